@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_BENCH_H
+#define DTXN_BENCH_H
+
+/**
+ * @file
+ * Benchmarks (ARCHITECTURE.md, "Benchmarks"): each is a table set, a
+ * loader, a generator with the standard mix, procedures written once
+ * against the transaction API, and invariant checks run after the run.
+ * Benchmarks register by name (DTXN_BENCH_REGISTER) and declare their
+ * options in a table the app turns into command-line options and INI keys.
+ * Specs: ../shared/papers/bench-specs.md.
+ *
+ * Also here: the coordinator loop (dtxn_bench_coord_main) and the seeded
+ * generators every benchmark shares (xoshiro256**, zipf, NURand).
+ *
+ * Thread-safety: a struct dtxn_bench is built on the main lcore and
+ * read-only during the run; a struct dtxn_bench_ctx belongs to one
+ * coordinator.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dtxn_stats.h"
+#include "dtxn_txn.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Seeded generators                                                  */
+/* ------------------------------------------------------------------ */
+
+/** xoshiro256** state: deterministic for a seed, one per coordinator. */
+struct dtxn_rng {
+	uint64_t s[4];
+};
+
+/** Seeds from a 64-bit seed (expanded with splitmix64). */
+void dtxn_rng_seed(struct dtxn_rng *r, uint64_t seed);
+/** @return 64 random bits. */
+uint64_t dtxn_rng_next(struct dtxn_rng *r);
+/** @return uniform in [0, n); n > 0 (Lemire's multiply-shift, unbiased). */
+uint64_t dtxn_rng_range(struct dtxn_rng *r, uint64_t n);
+/** @return uniform in [lo, hi], lo <= hi. */
+uint64_t dtxn_rng_between(struct dtxn_rng *r, uint64_t lo, uint64_t hi);
+/** @return uniform double in [0, 1). */
+double dtxn_rng_double(struct dtxn_rng *r);
+
+/** Zipf generator over [0, n) (Gray et al., "Quickly generating billion-record synthetic databases"; YCSB's). */
+struct dtxn_zipf {
+	uint64_t n;
+	double theta, alpha, zetan, eta, zeta2;
+};
+
+/**
+ * Prepares a zipf distribution; O(n) once (zeta(n)).
+ * @param theta  skew in [0, 1); 0 is uniform.
+ * @return 0 or -EINVAL.
+ */
+int dtxn_zipf_init(struct dtxn_zipf *z, uint64_t n, double theta);
+/** @return a rank in [0, n); rank 0 is the hottest. */
+uint64_t dtxn_zipf_next(const struct dtxn_zipf *z, struct dtxn_rng *r);
+
+/** TPC-C/TATP NURand(A, x, y) = (((rand(0,A) | rand(x,y)) + C) % (y-x+1)) + x. */
+uint64_t dtxn_nurand(struct dtxn_rng *r, uint64_t A, uint64_t x, uint64_t y, uint64_t C);
+
+/* ------------------------------------------------------------------ */
+/* Options                                                            */
+/* ------------------------------------------------------------------ */
+
+enum dtxn_opt_type {
+	DTXN_OPT_U64,     /**< stored as uint64_t */
+	DTXN_OPT_DOUBLE,  /**< stored as double */
+};
+
+/** One benchmark option: --name VALUE on the command line, name = VALUE in INI. */
+struct dtxn_opt {
+	const char *name;      /**< e.g. "keys" */
+	enum dtxn_opt_type type;
+	size_t offset;         /**< in the benchmark's conf struct */
+	double def, min, max;  /**< default and inclusive range */
+	const char *help;
+};
+
+/**
+ * Parses and range-checks an option value into @p conf.
+ * @return 0, or -EINVAL with a one-line message in @p err naming the option.
+ */
+int dtxn_opt_set(const struct dtxn_opt *o, void *conf, const char *value,
+		 char *err, size_t errlen);
+
+/* ------------------------------------------------------------------ */
+/* Benchmarks                                                         */
+/* ------------------------------------------------------------------ */
+
+struct dtxn_bench;
+
+/** A coordinator's benchmark context. */
+struct dtxn_bench_ctx {
+	struct dtxn_bench *bench;
+	struct dtxn_coord *coord;
+	struct dtxn_rng rng;
+	struct dtxn_run_stats *stats;  /**< the worker's (shared by its coordinators) */
+	uint64_t quota;                /**< committed txns to run; 0: until stopped */
+	uint64_t done;                 /**< txns finished (committed or rolled back) */
+	int64_t acc[4];                /**< benchmark bookkeeping, e.g. SmallBank's deltas */
+	bool finished;
+};
+
+/** Result of one procedure attempt (besides DTXN_OK and abort reasons). */
+#define DTXN_BENCH_ROLLBACK (-1)   /**< expected application failure: counted, not retried */
+
+/** A benchmark. All ops but destroy are mandatory. */
+struct dtxn_bench_ops {
+	const char *name;
+	const char *desc;
+	const struct dtxn_opt *opts;
+	unsigned n_opts;
+	size_t conf_size;              /**< bytes of the conf struct the options fill */
+	unsigned n_types;
+	const char *const *type_names;
+	/** Validates the conf, prepares generators; 0 or -EINVAL with b->err set. */
+	int (*create)(struct dtxn_bench *b);
+	void (*destroy)(struct dtxn_bench *b);
+	/** Adds the tables (dtxn_db_add_table); 0 or -errno with b->err set. */
+	int (*define)(struct dtxn_bench *b, struct dtxn_db *db);
+	/** Loads the initial population (dtxn_db_load); 0 or -errno with b->err set. */
+	int (*load)(struct dtxn_bench *b, struct dtxn_db *db);
+	/** Draws the next transaction type from the mix. */
+	unsigned (*pick)(struct dtxn_bench *b, struct dtxn_rng *r);
+	/**
+	 * Runs one attempt of a transaction of @p type (begin .. commit). Must
+	 * draw its inputs from ctx->rng only (a retry replays the same rng).
+	 * @return DTXN_OK (committed), an abort reason (retried), or
+	 *   DTXN_BENCH_ROLLBACK.
+	 */
+	int (*run)(struct dtxn_bench_ctx *ctx, unsigned type);
+	/** Called once per committed txn, after run() returned DTXN_OK (bookkeeping). */
+	void (*committed)(struct dtxn_bench_ctx *ctx, unsigned type);
+	/**
+	 * Checks the invariants after the run, reading MN memory
+	 * (dtxn_db_scan/get), and adds one result per invariant to @p r.
+	 * @return 0, or -errno if the check itself could not run.
+	 */
+	int (*check)(struct dtxn_bench *b, struct dtxn_db *db,
+		     struct dtxn_bench_ctx *const *ctxs, unsigned n_ctx,
+		     struct dtxn_report *r);
+};
+
+/** A benchmark instance. */
+struct dtxn_bench {
+	const struct dtxn_bench_ops *ops;
+	void *conf;          /**< conf_size bytes, filled with the defaults by dtxn_bench_alloc */
+	void *priv;          /**< the benchmark's own state */
+	uint64_t seed;
+	char err[160];       /**< one-line message of the last failure */
+};
+
+/**
+ * Registers a benchmark (from a constructor).
+ * @return 0, -EINVAL, -EEXIST, -ENOSPC.
+ */
+int dtxn_bench_register(const struct dtxn_bench_ops *ops);
+#define DTXN_BENCH_REGISTER(nm, ops) \
+	RTE_INIT(dtxn_bench_register_##nm) { (void)dtxn_bench_register(ops); }
+
+/** @return the benchmark registered under @p name, or NULL. */
+const struct dtxn_bench_ops *dtxn_bench_find(const char *name);
+/** Writes the registered names, comma-separated, to @p buf. */
+void dtxn_bench_list(char *buf, size_t len);
+/** Visits every registered benchmark (for option tables). */
+unsigned dtxn_bench_count(void);
+const struct dtxn_bench_ops *dtxn_bench_at(unsigned i);
+
+/**
+ * Allocates an instance with its conf set to the option defaults.
+ * @return it, or NULL with rte_errno ENOMEM.
+ */
+struct dtxn_bench *dtxn_bench_alloc(const struct dtxn_bench_ops *ops, uint64_t seed);
+/** Frees an instance (calls destroy). */
+void dtxn_bench_free(struct dtxn_bench *b);
+
+/**
+ * The coordinator loop (a dtxn_coord_fn; @p arg is a struct
+ * dtxn_bench_ctx): draw a type, run it, retry an aborted attempt with the
+ * same inputs after a short randomized back-off, count commits, aborts by
+ * reason, rollbacks and latency (first attempt to commit) in ctx->stats,
+ * until dtxn_coord_stopping() or the quota is reached.
+ */
+void dtxn_bench_coord_main(struct dtxn_coord *c, void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DTXN_BENCH_H */

@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_FABRIC_H
+#define DTXN_FABRIC_H
+
+/**
+ * @file
+ * The fabric: a verbs-like API over which CNs reach MN memory with
+ * one-sided READ, WRITE, CAS, FAA and masked CAS, and exchange messages
+ * with SEND/RECV (ARCHITECTURE.md, "Fabric API").
+ *
+ * Semantics follow RDMA RC verbs, because the real driver is verbs:
+ * - a QP connects the calling node to one remote node; a CQ is shared by
+ *   the QPs of one lcore;
+ * - WRs posted on one QP take effect in posting order;
+ * - dtxn_qp_post() posts a chain of WRs with one doorbell;
+ * - only WRs with DTXN_WR_F_SIGNALED produce a completion (selective
+ *   signaling); a failing unsignaled WR still produces an error completion;
+ * - CAS and FAA work on an 8-byte aligned word and write the old value
+ *   into the 8-byte local buffer, as verbs do.
+ *
+ * Node ids: MNs are 0 .. n_mn-1, CNs n_mn .. n_mn+n_cn-1. A remote address
+ * (dtxn_raddr_t) names an MN and an offset in its registered region.
+ *
+ * Every posted WR is counted per QP, by opcode (ops and bytes); the report
+ * sums the counters to give verbs per committed transaction.
+ *
+ * Thread-safety: a CQ and its QPs belong to one lcore (calls ending in _lc
+ * or taking a QP/CQ). dtxn_fabric_open/close run on the main lcore.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Remote addresses                                                   */
+/* ------------------------------------------------------------------ */
+
+/** Remote address: MN id (high 16 bits) and byte offset (low 48 bits). */
+typedef uint64_t dtxn_raddr_t;
+
+#define DTXN_RADDR_OFF_BITS 48
+#define DTXN_RADDR_OFF_MASK ((UINT64_C(1) << DTXN_RADDR_OFF_BITS) - 1)
+/** Builds a remote address. */
+#define DTXN_RADDR(mn, off) \
+	(((uint64_t)(uint16_t)(mn) << DTXN_RADDR_OFF_BITS) | ((uint64_t)(off) & DTXN_RADDR_OFF_MASK))
+/** MN id of a remote address. */
+#define DTXN_RADDR_MN(a) ((uint16_t)((a) >> DTXN_RADDR_OFF_BITS))
+/** Offset of a remote address in its MN's region. */
+#define DTXN_RADDR_OFF(a) ((uint64_t)(a) & DTXN_RADDR_OFF_MASK)
+
+/** Most nodes (MNs + CNs) in one cluster. */
+#define DTXN_MAX_NODES 64
+
+/* ------------------------------------------------------------------ */
+/* Work requests and completions                                      */
+/* ------------------------------------------------------------------ */
+
+enum dtxn_wr_opcode {
+	DTXN_WR_READ = 0,   /**< remote -> local, len bytes */
+	DTXN_WR_WRITE,      /**< local -> remote, len bytes */
+	DTXN_WR_CAS,        /**< 8 B compare-and-swap, old value -> local */
+	DTXN_WR_FAA,        /**< 8 B fetch-and-add, old value -> local */
+	DTXN_WR_MASKED_CAS, /**< 8 B CAS on the masked bits only (mlx5 extended atomic) */
+	DTXN_WR_SEND,       /**< message to the peer's next posted RECV */
+	DTXN_WR_RECV,       /**< receive buffer (dtxn_qp_post_recv only) */
+	DTXN_WR_OP_MAX,
+};
+
+/** The WR produces a completion. */
+#define DTXN_WR_F_SIGNALED (1u << 0)
+/** Payload copied at post time (WRITE/SEND up to DTXN_WR_INLINE_MAX B). */
+#define DTXN_WR_F_INLINE (1u << 1)
+
+/** Largest inline payload, bytes (as ConnectX's max_inline_data). */
+#define DTXN_WR_INLINE_MAX 256
+/** Largest single READ/WRITE/SEND, bytes. */
+#define DTXN_WR_LEN_MAX (1u << 30)
+
+/**
+ * A work request. The caller owns it; the fabric does not keep a pointer
+ * to it after dtxn_qp_post() returns (inline payloads are copied; the
+ * local buffer of a non-inline WR must stay valid until its completion or,
+ * unsignaled, until a later signaled WR on the same QP completes).
+ */
+struct dtxn_wr {
+	struct dtxn_wr *next;   /**< next WR of the chain, NULL ends it */
+	uint64_t wr_id;         /**< returned in the completion */
+	uint8_t opcode;         /**< enum dtxn_wr_opcode */
+	uint8_t flags;          /**< DTXN_WR_F_* */
+	uint16_t rsvd;
+	uint32_t len;           /**< bytes (READ/WRITE/SEND/RECV); 8 for atomics */
+	void *local;            /**< local buffer (atomics: 8 B for the old value) */
+	dtxn_raddr_t raddr;     /**< remote address (one-sided ops) */
+	uint64_t compare_add;   /**< CAS: compare value; FAA: addend */
+	uint64_t swap;          /**< CAS: new value */
+	uint64_t compare_mask;  /**< MASKED_CAS: bits compared */
+	uint64_t swap_mask;     /**< MASKED_CAS: bits swapped */
+};
+
+enum dtxn_wc_status {
+	DTXN_WC_SUCCESS = 0,
+	DTXN_WC_REM_ACCESS_ERR = 1, /**< remote address out of the region or misaligned */
+	DTXN_WC_LOC_LEN_ERR = 2,    /**< RECV buffer too small for the message */
+	DTXN_WC_WR_FLUSH_ERR = 3,   /**< QP destroyed with the WR outstanding */
+};
+
+/** A completion. */
+struct dtxn_cqe {
+	uint64_t wr_id;
+	uint32_t byte_len;  /**< bytes moved (READ/RECV), 8 for atomics */
+	uint8_t opcode;     /**< enum dtxn_wr_opcode of the WR */
+	uint8_t status;     /**< enum dtxn_wc_status */
+	uint16_t src_node;  /**< RECV: sender's node id */
+};
+
+/* ------------------------------------------------------------------ */
+/* NIC performance model (shared by shm and sim)                      */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Figures of one RNIC model (ARCHITECTURE.md, "NIC performance model").
+ * All rates apply at the MN's RNIC; 0 means unlimited. Loaded from
+ * config/nic/<name>.ini, section [nic].
+ */
+struct dtxn_nic_model {
+	char name[32];
+	uint64_t rtt_ns;             /**< round-trip time of an 8 B READ, ns */
+	uint64_t rw_ops_per_s;       /**< READ/WRITE/SEND unit, ops/s */
+	uint64_t rw_bytes_per_s;     /**< READ/WRITE/SEND unit, bytes/s */
+	uint64_t atomic_ops_per_s;   /**< CAS/FAA/masked CAS unit, ops/s */
+	uint64_t dm_atomic_ops_per_s;/**< atomics on device memory, ops/s */
+};
+
+/** One service unit: the time until which it is busy, reserved atomically. */
+struct dtxn_nic_unit {
+	uint64_t busy_until_ns; /**< atomically advanced */
+	uint64_t busy_ns;       /**< total service time, ns (for busy fractions) */
+	uint64_t ops;           /**< ops served */
+};
+
+/** The units of one node's RNIC, in memory every CN of the cluster sees. */
+struct dtxn_nic_state {
+	struct dtxn_nic_unit rw;
+	struct dtxn_nic_unit atomic;
+	struct dtxn_nic_unit dm_atomic;
+};
+
+/**
+ * Fills @p m with the preset "none": zero RTT, every rate unlimited.
+ */
+void dtxn_nic_model_none(struct dtxn_nic_model *m);
+
+/**
+ * Loads an RNIC model from an INI file (rte_cfgfile), section [nic], keys
+ * rtt_ns, rw_mops, rw_gbps, atomic_mops, dm_atomic_mops (floats; Mops/s and
+ * Gbit/s; a missing key means unlimited).
+ *
+ * @param path  INI file.
+ * @param m     filled on success; untouched on error.
+ * @param err   on error, a one-line message naming the file and the problem.
+ * @param errlen size of @p err, bytes.
+ * @return 0, -ENOENT (no such file), -EINVAL (no [nic] section, a value
+ *   that is not a non-negative number).
+ */
+int dtxn_nic_model_load(const char *path, struct dtxn_nic_model *m,
+			char *err, size_t errlen);
+
+/**
+ * Service time of one op at a unit of the model, ns.
+ *
+ * @param m       the model.
+ * @param opcode  enum dtxn_wr_opcode.
+ * @param len     payload bytes.
+ * @param dm      true for an atomic on device memory.
+ */
+uint64_t dtxn_nic_service_ns(const struct dtxn_nic_model *m, unsigned opcode,
+			     uint32_t len, bool dm);
+
+/**
+ * Reserves @p service_ns of a unit for an op that arrives at @p arrive_ns:
+ * start = max(arrive, busy_until), busy_until = start + service, atomically
+ * against every other CN thread reserving the same unit.
+ *
+ * @return the time the op is served (start + service), ns: the op touches
+ *   memory at that time.
+ */
+uint64_t dtxn_nic_reserve(struct dtxn_nic_unit *u, uint64_t arrive_ns,
+			  uint64_t service_ns);
+
+/* ------------------------------------------------------------------ */
+/* Fabric, CQ, QP                                                     */
+/* ------------------------------------------------------------------ */
+
+struct dtxn_fabric;
+struct dtxn_cq;
+struct dtxn_qp;
+
+/** Per-opcode counters of one QP. */
+struct dtxn_fabric_counters {
+	uint64_t ops[DTXN_WR_OP_MAX];
+	uint64_t bytes[DTXN_WR_OP_MAX];
+};
+
+/** Fabric configuration. */
+struct dtxn_fabric_conf {
+	size_t size;              /**< sizeof(struct dtxn_fabric_conf) */
+	const char *driver;       /**< "shm", "sim", "mlx5" */
+	uint16_t n_mn;            /**< MNs, 1..DTXN_MAX_NODES-1 */
+	uint16_t n_cn;            /**< CNs, 1.. */
+	uint64_t mn_region_size;  /**< bytes of registered memory per MN */
+	struct dtxn_nic_model nic;/**< RNIC model (shm, sim); ignored by mlx5 */
+	int socket_id;            /**< NUMA socket for MN regions, or SOCKET_ID_ANY */
+	const char *name;         /**< prefix of memzone names, e.g. "dtxn" */
+};
+
+/**
+ * Opens the fabric with the named driver and allocates (shm, sim) or
+ * registers (mlx5) each MN's region, zero-filled.
+ *
+ * @return the fabric, or NULL with rte_errno: ENOENT (no driver of that
+ *   name), EINVAL (bad conf), ENOMEM (region does not fit the memory given
+ *   to the EAL), ENODEV (mlx5: no RDMA device).
+ */
+struct dtxn_fabric *dtxn_fabric_open(const struct dtxn_fabric_conf *conf);
+
+/** Frees the regions and the fabric. Every QP and CQ must be destroyed. */
+void dtxn_fabric_close(struct dtxn_fabric *f);
+
+/** @return the driver's name. */
+const char *dtxn_fabric_driver_name(const struct dtxn_fabric *f);
+
+/** @return the configuration the fabric was opened with. */
+const struct dtxn_fabric_conf *dtxn_fabric_conf(const struct dtxn_fabric *f);
+
+/**
+ * MN-side pointer to the start of MN @p mn's region, for the MN role's own
+ * CPU (loading, invariant checks after the run). Coordinators never use it.
+ *
+ * @return the pointer, or NULL if @p mn is out of range or the region is
+ *   not mapped in this process.
+ */
+void *dtxn_fabric_mn_base(struct dtxn_fabric *f, uint16_t mn);
+
+/** The RNIC state of node @p node (busy fractions); NULL if not modelled. */
+const struct dtxn_nic_state *dtxn_fabric_nic_state(const struct dtxn_fabric *f,
+						   uint16_t node);
+
+/**
+ * Creates a CQ for the calling lcore.
+ *
+ * @param depth  most outstanding signaled WRs, power of two, 64..65536.
+ * @return the CQ, or NULL with rte_errno EINVAL or ENOMEM.
+ */
+struct dtxn_cq *dtxn_cq_create(struct dtxn_fabric *f, int socket_id,
+			       unsigned depth);
+
+/** Destroys a CQ with no QP attached. NULL is a no-op. */
+void dtxn_cq_destroy(struct dtxn_cq *cq);
+
+/**
+ * Creates an RC QP from node @p local_node to node @p remote_node, whose
+ * completions go to @p cq. For SEND/RECV, the remote side creates the
+ * matching QP (remote_node = local_node) and both are paired.
+ *
+ * @param max_wr  most outstanding WRs (posted, not yet taken effect), power
+ *   of two, 64..65536.
+ * @return the QP, or NULL with rte_errno EINVAL (bad node id) or ENOMEM.
+ */
+struct dtxn_qp *dtxn_qp_create(struct dtxn_fabric *f, struct dtxn_cq *cq,
+			       uint16_t local_node, uint16_t remote_node,
+			       unsigned max_wr);
+
+/** Destroys a QP; outstanding WRs complete with DTXN_WC_WR_FLUSH_ERR. */
+void dtxn_qp_destroy(struct dtxn_qp *qp);
+
+/**
+ * Posts a chain of WRs with one doorbell. The chain is checked before any
+ * WR is posted: on error nothing is posted.
+ *
+ * @return 0; -EINVAL (unknown opcode, atomic not 8 B or not 8-byte
+ *   aligned, len over DTXN_WR_LEN_MAX, inline payload over
+ *   DTXN_WR_INLINE_MAX, RECV in the chain, raddr of another MN than the
+ *   QP's remote node); -ENOBUFS (more than max_wr outstanding). A remote
+ *   address outside the region is not a post error: the WR completes with
+ *   DTXN_WC_REM_ACCESS_ERR, as on hardware.
+ */
+int dtxn_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list);
+
+/**
+ * Posts receive buffers (opcode DTXN_WR_RECV, local, len) for SENDs from
+ * the QP's remote node. Every RECV is signaled.
+ *
+ * @return 0, -EINVAL (not RECV), -ENOBUFS (receive queue full).
+ */
+int dtxn_qp_post_recv(struct dtxn_qp *qp, struct dtxn_wr *wr_list);
+
+/**
+ * Reaps up to @p n completions of the QPs attached to @p cq. With a NIC
+ * model this is also where ops due by now take effect.
+ *
+ * @return the number of completions written to @p cqes (0..n).
+ */
+unsigned dtxn_cq_poll(struct dtxn_cq *cq, struct dtxn_cqe *cqes, unsigned n);
+
+/** @return the QP's per-opcode counters (posted WRs). */
+const struct dtxn_fabric_counters *dtxn_qp_counters(const struct dtxn_qp *qp);
+
+/** @return the QP's remote node id. */
+uint16_t dtxn_qp_remote_node(const struct dtxn_qp *qp);
+
+/** @return the name of an opcode ("read", "write", "cas", ...). */
+const char *dtxn_wr_opcode_name(unsigned opcode);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DTXN_FABRIC_H */

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_FABRIC_DRIVER_H
+#define DTXN_FABRIC_DRIVER_H
+
+/**
+ * @file
+ * Contract between lib/fabric and its drivers (drivers/fabric/<name>), in
+ * the shape of DPDK's ethdev_driver.h. A driver embeds struct dtxn_fabric,
+ * struct dtxn_cq and struct dtxn_qp as the first member of its own objects,
+ * fills a static const struct dtxn_fabric_ops and registers it with
+ * DTXN_FABRIC_REGISTER(). lib/fabric checks WR chains and counts them
+ * before calling the driver's post, so drivers see only valid chains.
+ */
+
+#include <rte_common.h>
+
+#include "dtxn_fabric.h"
+
+struct dtxn_fabric_ops;
+
+/** Generic part of a fabric; drivers embed it first. */
+struct dtxn_fabric {
+	const struct dtxn_fabric_ops *ops;
+	struct dtxn_fabric_conf conf;
+	char name[32];
+};
+
+/** Generic part of a CQ; drivers embed it first. */
+struct dtxn_cq {
+	struct dtxn_fabric *fabric;
+	unsigned depth;
+};
+
+/** Generic part of a QP; drivers embed it first. */
+struct dtxn_qp {
+	struct dtxn_fabric *fabric;
+	struct dtxn_cq *cq;
+	uint16_t local_node;
+	uint16_t remote_node;
+	unsigned max_wr;
+	struct dtxn_fabric_counters cnt;
+};
+
+/** Allocates the driver's fabric object (embedding struct dtxn_fabric) and its regions. NULL + rte_errno on error. */
+typedef struct dtxn_fabric *(*dtxn_fabric_open_t)(const struct dtxn_fabric_conf *conf);
+/** Frees what open allocated. */
+typedef void (*dtxn_fabric_close_t)(struct dtxn_fabric *f);
+/** See dtxn_fabric_mn_base(). */
+typedef void *(*dtxn_fabric_mn_base_t)(struct dtxn_fabric *f, uint16_t mn);
+/** See dtxn_fabric_nic_state(); may be NULL in the ops table. */
+typedef const struct dtxn_nic_state *(*dtxn_fabric_nic_state_t)(const struct dtxn_fabric *f, uint16_t node);
+/** Allocates a CQ (embedding struct dtxn_cq); lib/fabric fills the generic part. */
+typedef struct dtxn_cq *(*dtxn_cq_create_t)(struct dtxn_fabric *f, int socket_id, unsigned depth);
+typedef void (*dtxn_cq_destroy_t)(struct dtxn_cq *cq);
+/** Allocates a QP (embedding struct dtxn_qp); lib/fabric fills the generic part before calling. */
+typedef struct dtxn_qp *(*dtxn_qp_create_t)(struct dtxn_fabric *f, struct dtxn_cq *cq,
+					    uint16_t local_node, uint16_t remote_node, unsigned max_wr);
+typedef void (*dtxn_qp_destroy_t)(struct dtxn_qp *qp);
+/** Posts a checked chain: 0 or -ENOBUFS (nothing posted). */
+typedef int (*dtxn_qp_post_t)(struct dtxn_qp *qp, struct dtxn_wr *wr_list);
+/** Posts checked RECVs: 0 or -ENOBUFS. */
+typedef int (*dtxn_qp_post_recv_t)(struct dtxn_qp *qp, struct dtxn_wr *wr_list);
+/** Reaps completions; returns a count. */
+typedef unsigned (*dtxn_cq_poll_t)(struct dtxn_cq *cq, struct dtxn_cqe *cqes, unsigned n);
+
+/** A fabric driver. Every member but nic_state is mandatory. */
+struct dtxn_fabric_ops {
+	const char *name;
+	dtxn_fabric_open_t open;
+	dtxn_fabric_close_t close;
+	dtxn_fabric_mn_base_t mn_base;
+	dtxn_fabric_nic_state_t nic_state;
+	dtxn_cq_create_t cq_create;
+	dtxn_cq_destroy_t cq_destroy;
+	dtxn_qp_create_t qp_create;
+	dtxn_qp_destroy_t qp_destroy;
+	dtxn_qp_post_t post;
+	dtxn_qp_post_recv_t post_recv;
+	dtxn_cq_poll_t poll;
+};
+
+/**
+ * Registers a driver. Called by DTXN_FABRIC_REGISTER() from a constructor.
+ *
+ * @return 0; -EINVAL (a mandatory op is missing), -EEXIST (name taken),
+ *   -ENOSPC (too many drivers).
+ */
+int dtxn_fabric_register(const struct dtxn_fabric_ops *ops);
+
+/** Looks a driver up by name; NULL if none. */
+const struct dtxn_fabric_ops *dtxn_fabric_driver_find(const char *name);
+
+/** Registers a fabric driver at start-up, as RTE_PMD_REGISTER_VDEV does. */
+#define DTXN_FABRIC_REGISTER(nm, ops) \
+	RTE_INIT(dtxn_fabric_register_##nm) { (void)dtxn_fabric_register(ops); }
+
+#endif /* DTXN_FABRIC_DRIVER_H */

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_SCHED_H
+#define DTXN_SCHED_H
+
+/**
+ * @file
+ * Per-lcore coroutine scheduler and the clock (ARCHITECTURE.md, "Scheduler
+ * and clock").
+ *
+ * One stackful coroutine per coordinator, many per lcore. The lcore runs a
+ * run-to-completion poll loop: it calls every registered poller (CQ reaping,
+ * message delivery), wakes coroutines whose timed sleep has expired, then
+ * resumes every ready coroutine once. A coroutine gives the lcore back only
+ * by yielding (dtxn_co_yield_lc(), dtxn_co_wait_lc(), dtxn_co_sleep_until_lc()).
+ *
+ * Thread-safety: a scheduler and its coroutines belong to the lcore that
+ * runs dtxn_sched_run_lc(); every call ending in _lc must be made on that
+ * lcore. dtxn_sched_stop() and dtxn_now_ns() may be called from any thread.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Clock                                                              */
+/* ------------------------------------------------------------------ */
+
+/** @internal Clock state; read through dtxn_now_ns() only. */
+struct dtxn_clock {
+	bool virtual_time;   /**< true: time is vnow_ns (simulation) */
+	uint64_t vnow_ns;    /**< virtual now, ns */
+	uint64_t tsc_base;   /**< TSC value at dtxn_clock_init() */
+	uint64_t mult;       /**< ns = (tsc - tsc_base) * mult >> shift */
+	uint32_t shift;
+};
+extern struct dtxn_clock g_dtxn_clock;
+
+/** @internal Reads the TSC-backed clock. */
+uint64_t dtxn_clock_real_ns(void);
+
+/**
+ * Calibrates the real-time clock from the EAL's TSC frequency. Call once,
+ * after rte_eal_init(), before any dtxn_now_ns().
+ *
+ * @return 0, or -ENOTSUP if the EAL reports a TSC frequency of 0.
+ */
+int dtxn_clock_init(void);
+
+/**
+ * The only clock protocol, fabric and benchmark code may read.
+ *
+ * @return nanoseconds since dtxn_clock_init() in real time, or the virtual
+ *   time in nanoseconds when the clock is virtual (simulation). Monotonic.
+ *   Thread-safe.
+ */
+static inline uint64_t
+dtxn_now_ns(void)
+{
+	if (__builtin_expect(g_dtxn_clock.virtual_time, 0))
+		return __atomic_load_n(&g_dtxn_clock.vnow_ns, __ATOMIC_RELAXED);
+	return dtxn_clock_real_ns();
+}
+
+/**
+ * Switches the clock to virtual time starting at @p start_ns (simulation).
+ * Not thread-safe: call before any lcore runs.
+ */
+void dtxn_clock_set_virtual(uint64_t start_ns);
+
+/**
+ * Advances virtual time to @p t_ns; a smaller value is ignored (time never
+ * goes back). Only for the simulation's event loop.
+ */
+void dtxn_clock_advance(uint64_t t_ns);
+
+/* ------------------------------------------------------------------ */
+/* Scheduler and coroutines                                           */
+/* ------------------------------------------------------------------ */
+
+struct dtxn_sched;
+struct dtxn_co;
+
+/** Coroutine body. Returning ends the coroutine. */
+typedef void (*dtxn_co_fn)(struct dtxn_co *co, void *arg);
+
+/**
+ * Poller called once per loop iteration, before coroutines are resumed.
+ * @return the number of events handled (0 when idle); only used for stats.
+ */
+typedef unsigned (*dtxn_poller_fn)(void *arg);
+
+/** Default coroutine stack size, bytes. */
+#define DTXN_CO_STACK_DEFAULT (64 * 1024)
+
+/**
+ * Creates a scheduler for one lcore.
+ *
+ * @param name       unique name (used for the stack mempool), at most 24 chars.
+ * @param socket_id  NUMA socket for the stack mempool (SOCKET_ID_ANY allowed).
+ * @param max_cos    coroutines this scheduler may hold (1..65535).
+ * @param stack_size bytes per coroutine stack, multiple of 4096, >= 16 KiB;
+ *                   0 selects DTXN_CO_STACK_DEFAULT.
+ * @return the scheduler, or NULL with rte_errno set: EINVAL (bad argument),
+ *   ENOMEM (no memory for the stack mempool), EEXIST (name in use).
+ */
+struct dtxn_sched *dtxn_sched_create(const char *name, int socket_id,
+				     unsigned max_cos, size_t stack_size);
+
+/**
+ * Frees a scheduler that is not running and all its coroutines' stacks.
+ * NULL is a no-op.
+ */
+void dtxn_sched_destroy(struct dtxn_sched *s);
+
+/**
+ * Creates a coroutine, ready to run at the next loop iteration.
+ *
+ * @return the coroutine, or NULL with rte_errno = ENOSPC (max_cos reached)
+ *   or ENOMEM (no stack).
+ */
+struct dtxn_co *dtxn_co_create(struct dtxn_sched *s, dtxn_co_fn fn, void *arg);
+
+/**
+ * Registers a poller, called at each loop iteration in registration order.
+ *
+ * @return 0, or -ENOSPC past DTXN_SCHED_MAX_POLLERS (8).
+ */
+#define DTXN_SCHED_MAX_POLLERS 8
+int dtxn_sched_add_poller(struct dtxn_sched *s, dtxn_poller_fn fn, void *arg);
+
+/**
+ * Runs the poll loop on the calling lcore until every coroutine has
+ * returned, or dtxn_sched_stop() was called and every coroutine has
+ * returned (coroutines see the request through dtxn_sched_stopping()).
+ * Never blocks in the kernel.
+ *
+ * @return 0 when all coroutines ended.
+ */
+int dtxn_sched_run_lc(struct dtxn_sched *s);
+
+/**
+ * Runs one iteration of the poll loop (pollers, timers, ready coroutines).
+ * For drivers that interleave several schedulers (simulation) and tests.
+ *
+ * @return number of coroutines still alive.
+ */
+unsigned dtxn_sched_step_lc(struct dtxn_sched *s);
+
+/** Asks the scheduler's coroutines to finish. Any thread. */
+void dtxn_sched_stop(struct dtxn_sched *s);
+
+/** @return true once dtxn_sched_stop() was called. Any thread. */
+bool dtxn_sched_stopping(const struct dtxn_sched *s);
+
+/** Yields, staying ready: other coroutines run before this one resumes. */
+void dtxn_co_yield_lc(struct dtxn_co *co);
+
+/**
+ * Adds @p n to the coroutine's count of outstanding completions (signaled
+ * WRs, expected replies). Call before posting.
+ */
+void dtxn_co_expect_lc(struct dtxn_co *co, unsigned n);
+
+/**
+ * Reports one completion for @p co (called by a poller, e.g. for each CQE
+ * whose wr_id names @p co). A non-zero @p status is remembered: the first
+ * one is returned by dtxn_co_wait_lc(). When the count drops to 0 the
+ * coroutine becomes ready.
+ */
+void dtxn_co_complete_lc(struct dtxn_co *co, int status);
+
+/**
+ * Yields until the count of outstanding completions is 0. Returns at once
+ * if it is already 0.
+ *
+ * @return 0, or the first non-zero completion status seen since the last
+ *   wait (the count still reaches 0 before it returns).
+ */
+int dtxn_co_wait_lc(struct dtxn_co *co);
+
+/** Yields until dtxn_now_ns() >= @p t_ns (back-off, timeouts). */
+void dtxn_co_sleep_until_lc(struct dtxn_co *co, uint64_t t_ns);
+
+/** @return the coroutine's index in its scheduler, 0-based. */
+unsigned dtxn_co_id(const struct dtxn_co *co);
+
+/** @return the scheduler the coroutine belongs to. */
+struct dtxn_sched *dtxn_co_sched(const struct dtxn_co *co);
+
+/** @return coroutine switches done by this scheduler so far. */
+uint64_t dtxn_sched_switches(const struct dtxn_sched *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DTXN_SCHED_H */

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_STATS_H
+#define DTXN_STATS_H
+
+/**
+ * @file
+ * Latency histograms and per-transaction-type counters, the live line and
+ * the final report (text and JSON; schema in doc/guides/report.md).
+ *
+ * Thread-safety: a struct dtxn_txn_stats is written by one lcore. The live
+ * line reads other lcores' counters with relaxed loads (approximate, never
+ * torn: counters are naturally aligned 64-bit words). Histograms are merged
+ * after the run.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dtxn_fabric.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Histogram                                                          */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Log-linear histogram of nanosecond values: values below 2^DTXN_HIST_SUB
+ * are exact; above, each power of two is split into 2^DTXN_HIST_SUB
+ * buckets (relative error < 1/2^DTXN_HIST_SUB = 1.6%). Covers 0 .. 2^63 ns.
+ */
+#define DTXN_HIST_SUB 6
+#define DTXN_HIST_BUCKETS ((64 - DTXN_HIST_SUB + 1) << DTXN_HIST_SUB)
+
+struct dtxn_hist {
+	uint64_t count;
+	uint64_t sum;       /**< ns */
+	uint64_t min, max;  /**< ns */
+	uint64_t b[DTXN_HIST_BUCKETS];
+};
+
+/** Empties a histogram. */
+void dtxn_hist_reset(struct dtxn_hist *h);
+/** Records one value, ns. */
+void dtxn_hist_add(struct dtxn_hist *h, uint64_t ns);
+/** Adds @p src into @p dst. */
+void dtxn_hist_merge(struct dtxn_hist *dst, const struct dtxn_hist *src);
+/**
+ * @param p  percentile in [0, 100].
+ * @return the smallest recorded value v (to the bucket's precision, the
+ *   bucket's upper bound, clamped to max) such that at least p% of values
+ *   are <= v; 0 if empty.
+ */
+uint64_t dtxn_hist_percentile(const struct dtxn_hist *h, double p);
+/** @return the mean, ns; 0 if empty. */
+double dtxn_hist_mean(const struct dtxn_hist *h);
+
+/* ------------------------------------------------------------------ */
+/* Per-type counters                                                  */
+/* ------------------------------------------------------------------ */
+
+/** Most abort reasons counted (>= DTXN_ABORT_REASON_MAX of dtxn_txn.h). */
+#define DTXN_STATS_MAX_REASONS 16
+/** Most transaction types a benchmark may have. */
+#define DTXN_STATS_MAX_TYPES 16
+
+/** Counters of one transaction type on one lcore. */
+struct dtxn_txn_stats {
+	uint64_t commits;
+	uint64_t attempts;       /**< commits + aborts + rollbacks */
+	uint64_t rollbacks;      /**< application rollbacks (the spec's expected failures) */
+	uint64_t aborts[DTXN_STATS_MAX_REASONS]; /**< concurrency aborts by reason */
+	struct dtxn_hist lat;    /**< commit latency, first attempt to commit, ns */
+};
+
+/** All of one lcore's (or the run's, merged) statistics. */
+struct dtxn_run_stats {
+	unsigned n_types;
+	struct dtxn_txn_stats type[DTXN_STATS_MAX_TYPES];
+};
+
+void dtxn_run_stats_reset(struct dtxn_run_stats *s, unsigned n_types);
+void dtxn_run_stats_merge(struct dtxn_run_stats *dst, const struct dtxn_run_stats *src);
+/** Relaxed sum of commits/attempts/aborts over types (live line). */
+void dtxn_run_stats_totals(const struct dtxn_run_stats *s, uint64_t *commits,
+			   uint64_t *attempts, uint64_t *aborts);
+
+/* ------------------------------------------------------------------ */
+/* Report                                                             */
+/* ------------------------------------------------------------------ */
+
+/** One invariant's result. */
+struct dtxn_check_result {
+	char name[48];
+	bool ok;
+	char detail[160];
+};
+
+#define DTXN_REPORT_MAX_CHECKS 32
+#define DTXN_REPORT_MAX_CONF 48
+
+/** Everything the final report shows. */
+struct dtxn_report {
+	/* configuration, as key/value strings, in order */
+	unsigned n_conf;
+	char conf_key[DTXN_REPORT_MAX_CONF][32];
+	char conf_val[DTXN_REPORT_MAX_CONF][96];
+	double seconds;                 /**< measured run time */
+	const char *type_names[DTXN_STATS_MAX_TYPES];
+	const char *reason_names[DTXN_STATS_MAX_REASONS];
+	unsigned n_reasons;
+	struct dtxn_run_stats stats;    /**< merged */
+	uint16_t n_mn;
+	struct dtxn_fabric_counters per_mn[DTXN_MAX_NODES]; /**< verbs to each MN */
+	unsigned n_checks;
+	struct dtxn_check_result checks[DTXN_REPORT_MAX_CHECKS];
+};
+
+/** Appends a configuration entry (value formatted with printf). */
+void dtxn_report_conf(struct dtxn_report *r, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/** Appends an invariant result (detail formatted with printf). */
+void dtxn_report_check(struct dtxn_report *r, const char *name, bool ok,
+		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/**
+ * Prints the live line: elapsed s, txn/s over the last interval, abort
+ * rate, P50/P99 µs of the interval.
+ */
+void dtxn_report_live(FILE *out, double elapsed_s, double interval_s,
+		      uint64_t d_commits, uint64_t d_attempts, uint64_t d_aborts,
+		      const struct dtxn_hist *interval_lat);
+
+/** Prints the human summary. */
+void dtxn_report_print(const struct dtxn_report *r, FILE *out);
+
+/**
+ * Writes the report as JSON (schema: doc/guides/report.md) to @p path,
+ * atomically (a temporary file renamed into place), so a failed run never
+ * leaves a partial file.
+ * @return 0 or -errno.
+ */
+int dtxn_report_write_json(const struct dtxn_report *r, const char *path);
+
+/** @return true if every check passed (also true with no check). */
+bool dtxn_report_ok(const struct dtxn_report *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DTXN_STATS_H */

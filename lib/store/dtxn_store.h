@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_STORE_H
+#define DTXN_STORE_H
+
+/**
+ * @file
+ * The memory store (ARCHITECTURE.md, "Store"): the table catalog, the
+ * layout of every MN region, the remote hash index, replica placement,
+ * per-coordinator log regions, the MN-side loader and scanner, and the
+ * CN-side address cache.
+ *
+ * MN region layout (every MN):
+ *   [tables whose replica it holds][log regions: coordinators x log_bytes]
+ *
+ * A table is a remote hash index: n_buckets buckets of bucket_size bytes.
+ * A bucket is a 32-byte header (struct dtxn_bucket_hdr) followed by
+ * slots_per_bucket slots of slot_size bytes. A slot begins with a 16-byte
+ * header (struct dtxn_slot_hdr); what follows is the protocol's record
+ * format (FORD: lock, version, value). Lookup = READ the bucket, match the
+ * key; a bucket that overflowed at load time sends the lookup on to the
+ * next bucket (linear probing, at most DTXN_STORE_MAX_PROBE buckets).
+ *
+ * Keys are 64-bit. The low 12 bits carry a shard number taken from the
+ * workload's locality field (TPC-C warehouse, TATP subscriber, SmallBank
+ * account, KVS key): Lotus §4.2 routes on it.
+ *
+ * Thread-safety: the catalog is built on the main lcore before the run and
+ * read-only afterwards. The loader and scanner run on the MN role's CPU
+ * while no coordinator runs. An address cache belongs to one lcore.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dtxn_fabric.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Keys                                                               */
+/* ------------------------------------------------------------------ */
+
+#define DTXN_KEY_SHARD_BITS 12
+#define DTXN_KEY_SHARD_MASK ((UINT64_C(1) << DTXN_KEY_SHARD_BITS) - 1)
+/** Largest id that fits beside a shard number. */
+#define DTXN_KEY_ID_MAX ((UINT64_C(1) << (64 - DTXN_KEY_SHARD_BITS)) - 1)
+
+/** Makes a record key from an id and the shard (locality) number. */
+static inline uint64_t
+dtxn_key_make(uint64_t id, uint64_t shard)
+{
+	return (id << DTXN_KEY_SHARD_BITS) | (shard & DTXN_KEY_SHARD_MASK);
+}
+
+/** Shard number of a key. */
+static inline uint16_t
+dtxn_key_shard(uint64_t key)
+{
+	return (uint16_t)(key & DTXN_KEY_SHARD_MASK);
+}
+
+/** Id part of a key. */
+static inline uint64_t
+dtxn_key_id(uint64_t key)
+{
+	return key >> DTXN_KEY_SHARD_BITS;
+}
+
+/* ------------------------------------------------------------------ */
+/* On-MN formats                                                      */
+/* ------------------------------------------------------------------ */
+
+/** Slot flag: the slot holds a live record. */
+#define DTXN_SLOT_VALID 0x1u
+
+/** Header every slot starts with (16 B). */
+struct dtxn_slot_hdr {
+	uint64_t key;
+	uint32_t table_id;
+	uint32_t flags;      /**< DTXN_SLOT_* */
+};
+
+/** Header every bucket starts with (32 B). */
+struct dtxn_bucket_hdr {
+	uint64_t lock;       /**< insert/delete lock: 0 free, else holder's txn id */
+	uint64_t version;    /**< bumped by each committed insert/delete in the bucket */
+	uint64_t overflow;   /**< non-zero: keys hashed here also live in the next bucket */
+	uint64_t rsvd;
+};
+
+#define DTXN_SLOT_HDR_SIZE 16
+#define DTXN_BUCKET_HDR_SIZE 32
+_Static_assert(sizeof(struct dtxn_slot_hdr) == DTXN_SLOT_HDR_SIZE, "slot header");
+_Static_assert(sizeof(struct dtxn_bucket_hdr) == DTXN_BUCKET_HDR_SIZE, "bucket header");
+
+/** Most buckets a lookup visits (home bucket + overflow). */
+#define DTXN_STORE_MAX_PROBE 4
+
+/* ------------------------------------------------------------------ */
+/* Catalog                                                            */
+/* ------------------------------------------------------------------ */
+
+#define DTXN_MAX_TABLES 16
+#define DTXN_MAX_REPLICAS 3
+#define DTXN_TABLE_NAME_MAX 32
+
+/** What a benchmark asks for a table. */
+struct dtxn_table_def {
+	uint32_t id;               /**< 0..DTXN_MAX_TABLES-1, unique */
+	char name[DTXN_TABLE_NAME_MAX];
+	uint32_t value_size;       /**< bytes, 1..65536 */
+	uint64_t max_keys;         /**< records the table must hold, incl. inserts */
+	uint32_t slots_per_bucket; /**< 0: default 8 */
+	uint64_t n_buckets;        /**< 0: sized from max_keys at 75% load */
+};
+
+/** A table as laid out on the MNs. */
+struct dtxn_table {
+	struct dtxn_table_def def;
+	uint32_t slot_size;         /**< bytes incl. slot header, multiple of 8 */
+	uint32_t bucket_size;       /**< DTXN_BUCKET_HDR_SIZE + slots * slot_size */
+	uint64_t n_buckets;
+	uint16_t n_replicas;        /**< primary + backups */
+	uint16_t mn[DTXN_MAX_REPLICAS];   /**< mn[0] is the primary */
+	uint64_t off[DTXN_MAX_REPLICAS];  /**< table's offset in each replica's region */
+};
+
+/** The catalog and the layout of every MN region. */
+struct dtxn_catalog {
+	uint16_t n_mn;
+	uint16_t n_replicas;            /**< per table, 1..min(n_mn, DTXN_MAX_REPLICAS) */
+	uint32_t n_tables;
+	struct dtxn_table tables[DTXN_MAX_TABLES];
+	bool present[DTXN_MAX_TABLES];
+	uint64_t mn_used[DTXN_MAX_NODES];   /**< bytes of tables per MN (after layout) */
+	uint32_t n_logs;                 /**< coordinators with a log region */
+	uint64_t log_bytes;              /**< per coordinator per MN */
+	uint64_t log_off;                /**< where log regions start on every MN */
+	uint64_t region_size;            /**< bytes every MN region needs */
+};
+
+/**
+ * Initialises an empty catalog.
+ *
+ * @param n_mn        MNs, 1..DTXN_MAX_NODES-1.
+ * @param n_replicas  copies of each table (primary + backups), 1..3 and
+ *                    <= n_mn. The papers' default is 3 over 3 MNs.
+ * @return 0 or -EINVAL.
+ */
+int dtxn_catalog_init(struct dtxn_catalog *cat, uint16_t n_mn, uint16_t n_replicas);
+
+/**
+ * Adds a table. Placement: primary on MN (id % n_mn), backups on the next
+ * n_replicas-1 MNs, round robin (FORD's rule, ford.md §1).
+ *
+ * @param slot_size  the protocol's slot size for def->value_size, bytes,
+ *                   multiple of 8, >= DTXN_SLOT_HDR_SIZE + value_size.
+ * @return 0; -EINVAL (bad id, size, or name); -EEXIST (id taken).
+ */
+int dtxn_catalog_add_table(struct dtxn_catalog *cat, const struct dtxn_table_def *def,
+			   uint32_t slot_size);
+
+/**
+ * Lays out every MN region: tables back to back (64-byte aligned), then
+ * one log region per coordinator.
+ *
+ * @param n_logs     coordinators in the cluster.
+ * @param log_bytes  log bytes per coordinator on every MN, multiple of 64.
+ * @return 0, -EINVAL, or -E2BIG if an offset would not fit 48 bits.
+ *   cat->region_size holds the bytes each MN needs.
+ */
+int dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_bytes);
+
+/** @return the table with that id, or NULL. */
+const struct dtxn_table *dtxn_catalog_table(const struct dtxn_catalog *cat, uint32_t id);
+
+/* ------------------------------------------------------------------ */
+/* Hash index                                                         */
+/* ------------------------------------------------------------------ */
+
+/** Home bucket of a key (a seeded 64-bit mix; same on every node). */
+uint64_t dtxn_store_bucket_of(const struct dtxn_table *t, uint64_t key);
+
+/** Remote address of bucket @p b (wrapped modulo n_buckets) on replica @p r (0 = primary). */
+dtxn_raddr_t dtxn_store_bucket_raddr(const struct dtxn_table *t, uint16_t r, uint64_t b);
+
+/**
+ * Remote address on replica @p r of the slot whose primary address is
+ * @p primary (backups have the same layout at their own offset).
+ */
+dtxn_raddr_t dtxn_store_replica_raddr(const struct dtxn_table *t, uint16_t r,
+				      dtxn_raddr_t primary);
+
+/**
+ * Finds a key in a bucket copy.
+ *
+ * @param bucket  local copy of a whole bucket (bucket_size bytes).
+ * @return slot index 0..slots_per_bucket-1 of the valid slot holding
+ *   @p key for table t, or -ENOENT.
+ */
+int dtxn_store_bucket_find(const struct dtxn_table *t, const void *bucket, uint64_t key);
+
+/**
+ * Finds a free slot (not valid) in a bucket copy, for an insert.
+ * @return slot index, or -ENOSPC.
+ */
+int dtxn_store_bucket_free_slot(const struct dtxn_table *t, const void *bucket);
+
+/** Pointer to slot @p i inside a bucket copy. */
+static inline void *
+dtxn_store_bucket_slot(const struct dtxn_table *t, void *bucket, unsigned i)
+{
+	return (char *)bucket + DTXN_BUCKET_HDR_SIZE + (size_t)i * t->slot_size;
+}
+
+/** Remote address of slot @p i of the bucket at @p bucket_raddr. */
+static inline dtxn_raddr_t
+dtxn_store_slot_raddr(const struct dtxn_table *t, dtxn_raddr_t bucket_raddr, unsigned i)
+{
+	return bucket_raddr + DTXN_BUCKET_HDR_SIZE + (uint64_t)i * t->slot_size;
+}
+
+/* ------------------------------------------------------------------ */
+/* MN side: loader and scanner                                        */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Writes a record in the protocol's format into a slot whose header the
+ * store has already filled (key, table_id, flags = DTXN_SLOT_VALID).
+ */
+typedef void (*dtxn_slot_format_fn)(const struct dtxn_table *t, void *slot,
+				    const void *value, void *arg);
+
+/**
+ * Loads one record into every replica of its table, on the MN's CPU,
+ * before the run (ARCHITECTURE.md: loading runs on the MN role).
+ *
+ * @return 0; -EEXIST (key already loaded); -ENOSPC (home bucket and
+ *   DTXN_STORE_MAX_PROBE-1 overflow buckets full); -ENXIO (a replica's
+ *   region is not mapped here).
+ */
+int dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
+		    const void *value, dtxn_slot_format_fn fmt, void *arg);
+
+/** Called for each valid slot by dtxn_store_scan(); non-zero stops the scan. */
+typedef int (*dtxn_slot_visit_fn)(const struct dtxn_table *t, const void *slot, void *arg);
+
+/**
+ * Visits every valid slot of replica @p r of a table, on the MN's CPU,
+ * while no coordinator runs (invariant checks).
+ *
+ * @return 0, the visitor's non-zero return, or -ENXIO.
+ */
+int dtxn_store_scan(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r,
+		    dtxn_slot_visit_fn visit, void *arg);
+
+/** Remote address of coordinator @p coord's log region on MN @p mn. */
+dtxn_raddr_t dtxn_store_log_raddr(const struct dtxn_catalog *cat, uint32_t coord, uint16_t mn);
+
+/* ------------------------------------------------------------------ */
+/* CN side: address cache                                             */
+/* ------------------------------------------------------------------ */
+
+struct dtxn_addr_cache;
+
+/**
+ * Creates an address cache (key -> slot raddr on the primary), one per
+ * lcore, backed by rte_hash. Entries are hints: users validate the slot
+ * header (key, table id, valid) of what they read and invalidate on a
+ * mismatch.
+ *
+ * @param name      unique name, at most 24 chars.
+ * @param entries   capacity; when full, inserts are dropped.
+ * @return the cache or NULL with rte_errno (EINVAL, ENOMEM, EEXIST).
+ */
+struct dtxn_addr_cache *dtxn_addr_cache_create(const char *name, uint32_t entries,
+					       int socket_id);
+
+void dtxn_addr_cache_destroy(struct dtxn_addr_cache *c);
+
+/** @return the cached primary slot address, or 0 if none. */
+dtxn_raddr_t dtxn_addr_cache_lookup(struct dtxn_addr_cache *c, uint32_t table_id,
+				    uint64_t key);
+
+/** Caches an address (replaces an older one). Silently dropped when full. */
+void dtxn_addr_cache_insert(struct dtxn_addr_cache *c, uint32_t table_id,
+			    uint64_t key, dtxn_raddr_t slot);
+
+/** Forgets a key. */
+void dtxn_addr_cache_invalidate(struct dtxn_addr_cache *c, uint32_t table_id,
+				uint64_t key);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DTXN_STORE_H */

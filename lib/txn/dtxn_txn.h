@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_TXN_H
+#define DTXN_TXN_H
+
+/**
+ * @file
+ * The transaction API every benchmark is written against, and the
+ * coordinator runtime under it (ARCHITECTURE.md, "Transaction API").
+ *
+ * @code
+ * struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
+ * struct dtxn_item *a = dtxn_txn_add_ro(t, TABLE, key);
+ * struct dtxn_item *b = dtxn_txn_add_rw(t, TABLE, key);
+ * if (dtxn_txn_execute(t) != DTXN_OK) ...   // may run several times
+ * modify dtxn_item_value(b);
+ * rc = dtxn_txn_commit(t);                  // DTXN_OK or an abort reason
+ * @endcode
+ *
+ * The protocol (struct dtxn_cc_ops, dtxn_txn_driver.h) and the isolation
+ * level are chosen at run time by name.
+ *
+ * Objects:
+ * - struct dtxn_db: the cluster as a coordinator sees it (fabric, catalog,
+ *   protocol, isolation); shared, read-only during the run.
+ * - struct dtxn_worker: one per worker lcore: scheduler, CQ, a QP per MN,
+ *   address cache. Everything in it belongs to that lcore.
+ * - struct dtxn_coord: one per coordinator coroutine: its transaction
+ *   object, item buffers and log region.
+ *
+ * Thread-safety: every call taking a worker, coordinator, transaction or
+ * item is made on the worker's lcore, from the coordinator's coroutine
+ * (calls that post WRs yield inside). dtxn_db_* calls run on the main
+ * lcore before or after the run.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dtxn_fabric.h"
+#include "dtxn_sched.h"
+#include "dtxn_store.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Transaction succeeded / may go on. */
+#define DTXN_OK 0
+
+/**
+ * Why a transaction aborted. DTXN_ABORT(r) is the value returned by
+ * dtxn_txn_execute() and dtxn_txn_commit(); it is always > 0.
+ */
+enum dtxn_abort_reason {
+	DTXN_ABORT_NONE = 0,
+	DTXN_ABORT_LOCK_CONFLICT,   /**< a lock was held by another txn (execute or validation) */
+	DTXN_ABORT_VALIDATION,      /**< a read item's version changed before commit */
+	DTXN_ABORT_LOCKED_READ,     /**< validation found a read item locked by a writer */
+	DTXN_ABORT_INVISIBLE,       /**< a record was being committed (invisible) */
+	DTXN_ABORT_NOT_FOUND,       /**< an RW/delete item does not exist */
+	DTXN_ABORT_EXISTS,          /**< an insert found the key present */
+	DTXN_ABORT_INDEX_FULL,      /**< no free slot for an insert */
+	DTXN_ABORT_TOO_LARGE,       /**< more items or buffer bytes than a txn may hold */
+	DTXN_ABORT_FABRIC,          /**< a WR completed with an error */
+	DTXN_ABORT_APP,             /**< the application rolled back (dtxn_txn_abort) */
+	DTXN_ABORT_WEAKENED,        /**< reserved for test aids */
+	DTXN_ABORT_REASON_MAX,
+};
+#define DTXN_ABORT(r) ((int)(r))
+
+/** @return a short name for an abort reason ("lock_conflict", ...). */
+const char *dtxn_abort_reason_name(int reason);
+
+enum dtxn_txn_mode {
+	DTXN_TXN_RW = 0,  /**< may write */
+	DTXN_TXN_RO = 1,  /**< read-only: protocols may take a faster path */
+};
+
+enum dtxn_isolation {
+	DTXN_ISO_SR = 0,  /**< serializable */
+	DTXN_ISO_SI = 1,  /**< snapshot isolation */
+	DTXN_ISO_MAX,
+};
+
+/** @return "sr" or "si". */
+const char *dtxn_isolation_name(enum dtxn_isolation iso);
+/** @return the isolation named @p name ("sr", "si"), or -EINVAL. */
+int dtxn_isolation_parse(const char *name);
+
+/** Most items one transaction may hold. */
+#define DTXN_TXN_MAX_ITEMS 1024
+
+struct dtxn_db;
+struct dtxn_worker;
+struct dtxn_coord;
+struct dtxn_txn;
+struct dtxn_item;
+
+/* ------------------------------------------------------------------ */
+/* Database: the cluster seen from the coordinators                   */
+/* ------------------------------------------------------------------ */
+
+/** Database configuration. */
+struct dtxn_db_conf {
+	size_t size;                  /**< sizeof(struct dtxn_db_conf) */
+	const char *protocol;         /**< registered protocol name, e.g. "ford" */
+	enum dtxn_isolation isolation;
+	uint16_t n_mn;                /**< MNs */
+	uint16_t n_replicas;          /**< copies per table */
+	uint32_t n_coords;            /**< coordinators in the cluster (log regions) */
+	uint64_t log_bytes;           /**< log bytes per coordinator per MN; 0: 64 KiB */
+	uint32_t addr_cache_entries;  /**< per worker; 0: 1 Mi */
+	uint32_t debug_flags;         /**< DTXN_DEBUG_* test aids; 0 in production */
+};
+
+/**
+ * Creates a database: finds the protocol and checks it supports the
+ * isolation level. Tables are added next, then dtxn_db_layout().
+ *
+ * @return the db, or NULL with rte_errno: ENOENT (unknown protocol),
+ *   ENOTSUP (isolation not supported by it), EINVAL, ENOMEM.
+ */
+struct dtxn_db *dtxn_db_create(const struct dtxn_db_conf *conf);
+
+/** Frees the db (not the fabric). NULL is a no-op. */
+void dtxn_db_destroy(struct dtxn_db *db);
+
+/**
+ * Adds a table; its slot size comes from the protocol's record format.
+ * @return 0, -EINVAL, -EEXIST (see dtxn_catalog_add_table()).
+ */
+int dtxn_db_add_table(struct dtxn_db *db, const struct dtxn_table_def *def);
+
+/**
+ * Lays the MN regions out (dtxn_catalog_layout()).
+ * @param region_size  out: bytes each MN region needs.
+ * @return 0, -EINVAL, -E2BIG.
+ */
+int dtxn_db_layout(struct dtxn_db *db, uint64_t *region_size);
+
+/**
+ * Binds the db to an open fabric whose MN regions are at least the
+ * laid-out size, and lets the protocol set up its shared state.
+ * @return 0, -EINVAL (regions too small), or the protocol's error.
+ */
+int dtxn_db_attach(struct dtxn_db *db, struct dtxn_fabric *f);
+
+/**
+ * Loads one record (MN CPU, before the run) into every replica, in the
+ * protocol's record format.
+ * @param value  value_size bytes.
+ * @return 0, or dtxn_store_load()'s errors.
+ */
+int dtxn_db_load(struct dtxn_db *db, uint32_t table_id, uint64_t key, const void *value);
+
+/** Called by dtxn_db_scan() for each live record; non-zero stops. */
+typedef int (*dtxn_record_visit_fn)(uint64_t key, const void *value, void *arg);
+
+/**
+ * Visits every live record of a table's primary, on the MN CPU, while no
+ * coordinator runs (invariant checks after the run).
+ * @return 0, the visitor's non-zero return, -ENOENT (no table), -ENXIO.
+ */
+int dtxn_db_scan(struct dtxn_db *db, uint32_t table_id, dtxn_record_visit_fn visit,
+		 void *arg);
+
+/**
+ * Reads one record's value on the MN CPU (after the run).
+ * @param value  out, value_size bytes.
+ * @return 0, -ENOENT (no such record or table).
+ */
+int dtxn_db_get(struct dtxn_db *db, uint32_t table_id, uint64_t key, void *value);
+
+/** @return the catalog. */
+const struct dtxn_catalog *dtxn_db_catalog(const struct dtxn_db *db);
+/** @return the protocol's name. */
+const char *dtxn_db_protocol(const struct dtxn_db *db);
+/** @return the fabric, once attached. */
+struct dtxn_fabric *dtxn_db_fabric(const struct dtxn_db *db);
+
+/** @return the names of the registered protocols, comma-separated, in @p buf. */
+void dtxn_cc_list(char *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Workers and coordinators                                           */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Creates a worker for the calling lcore: a scheduler, a CQ, a QP to each
+ * MN from CN node @p cn_node, an address cache, and a CQ poller that wakes
+ * coordinators when their WRs complete.
+ *
+ * @param index    worker index in the CN, 0-based (names, seeds).
+ * @param max_coords coordinators this worker will run.
+ * @return the worker or NULL with rte_errno.
+ */
+struct dtxn_worker *dtxn_worker_create(struct dtxn_db *db, uint16_t cn_node,
+				       unsigned index, unsigned max_coords,
+				       int socket_id);
+
+/** Destroys a worker whose scheduler has returned. */
+void dtxn_worker_destroy(struct dtxn_worker *w);
+
+/** @return the worker's scheduler. */
+struct dtxn_sched *dtxn_worker_sched(struct dtxn_worker *w);
+
+/** Sums the fabric counters of the worker's QPs into @p per_mn[n_mn]. */
+void dtxn_worker_counters(const struct dtxn_worker *w, struct dtxn_fabric_counters *per_mn);
+
+/** Body of a coordinator: runs transactions until dtxn_coord_stopping(). */
+typedef void (*dtxn_coord_fn)(struct dtxn_coord *c, void *arg);
+
+/**
+ * Creates a coordinator coroutine on the worker.
+ * @param gid  cluster-wide coordinator id, < db's n_coords (log region, txn ids).
+ * @return the coordinator or NULL with rte_errno.
+ */
+struct dtxn_coord *dtxn_coord_create(struct dtxn_worker *w, uint32_t gid,
+				     dtxn_coord_fn fn, void *arg);
+
+/** @return true once the run is asked to stop. */
+bool dtxn_coord_stopping(const struct dtxn_coord *c);
+/** @return the coordinator's cluster-wide id. */
+uint32_t dtxn_coord_gid(const struct dtxn_coord *c);
+/** @return the coordinator's coroutine. */
+struct dtxn_co *dtxn_coord_co(const struct dtxn_coord *c);
+
+/* ------------------------------------------------------------------ */
+/* Transactions                                                       */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Starts a transaction on a coordinator (one at a time per coordinator; a
+ * begin while one is open aborts the old one).
+ * @return the transaction (owned by the coordinator; valid until the next
+ *   begin).
+ */
+struct dtxn_txn *dtxn_txn_begin(struct dtxn_coord *c, enum dtxn_txn_mode mode);
+
+/**
+ * Adds a record to read. Its value is available after the next execute.
+ * @return the item, or NULL when the txn holds DTXN_TXN_MAX_ITEMS items
+ *   or the table does not exist (execute then aborts: DTXN_ABORT_TOO_LARGE
+ *   or DTXN_ABORT_NOT_FOUND).
+ */
+struct dtxn_item *dtxn_txn_add_ro(struct dtxn_txn *t, uint32_t table_id, uint64_t key);
+
+/** Adds a record to read and write (not allowed in a DTXN_TXN_RO txn: NULL). */
+struct dtxn_item *dtxn_txn_add_rw(struct dtxn_txn *t, uint32_t table_id, uint64_t key);
+
+/**
+ * Adds a record to insert; fill dtxn_item_value() before commit. If the key
+ * exists, execute returns DTXN_ABORT_EXISTS.
+ */
+struct dtxn_item *dtxn_txn_insert(struct dtxn_txn *t, uint32_t table_id, uint64_t key);
+
+/** Adds a record to delete. If it does not exist, execute returns DTXN_ABORT_NOT_FOUND. */
+struct dtxn_item *dtxn_txn_delete(struct dtxn_txn *t, uint32_t table_id, uint64_t key);
+
+/**
+ * Fetches (and, as the protocol does, locks) the items added since the
+ * last execute, in one round of doorbell batches, yielding until done.
+ * May be called several times.
+ *
+ * A read item whose key does not exist is not an abort: dtxn_item_exists()
+ * says false (the protocol validates the absence at commit).
+ *
+ * @return DTXN_OK, or an abort reason (the txn is then aborted and its
+ *   locks released; begin a new one).
+ */
+int dtxn_txn_execute(struct dtxn_txn *t);
+
+/**
+ * Validates and commits (replicated, logged), yielding inside.
+ * @return DTXN_OK, or an abort reason (the txn is aborted).
+ */
+int dtxn_txn_commit(struct dtxn_txn *t);
+
+/**
+ * Rolls back by the application's decision (releases locks).
+ * @param reason  DTXN_ABORT_APP normally.
+ */
+void dtxn_txn_abort(struct dtxn_txn *t, int reason);
+
+/** @return the coordinator-unique, cluster-unique id of the txn (> 0). */
+uint64_t dtxn_txn_id(const struct dtxn_txn *t);
+
+/**
+ * The item's value buffer (value_size bytes of its table): the record as
+ * read (after execute), to be modified in place for RW and insert items.
+ * Valid until the next begin on the coordinator.
+ */
+void *dtxn_item_value(struct dtxn_item *it);
+
+/** @return true if the record existed when read. */
+bool dtxn_item_exists(const struct dtxn_item *it);
+
+/** @return the item's key. */
+uint64_t dtxn_item_key(const struct dtxn_item *it);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DTXN_TXN_H */

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_TXN_DRIVER_H
+#define DTXN_TXN_DRIVER_H
+
+/**
+ * @file
+ * Contract between lib/txn and the concurrency-control protocols
+ * (drivers/cc/<name>), and the steps protocols share: per-MN doorbell
+ * batches, the per-transaction scratch arena, txn ids, replica fan-out.
+ *
+ * A protocol fills a static const struct dtxn_cc_ops and registers it with
+ * DTXN_CC_REGISTER(name, &ops). lib/txn keeps the read/write sets (the
+ * items, in the order added) and calls the protocol's ops; the protocol
+ * posts WRs through struct dtxn_batch and never touches MN memory any
+ * other way (ARCHITECTURE.md, rule 1).
+ */
+
+#include <rte_common.h>
+
+#include "dtxn_txn.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Item kinds. */
+enum dtxn_item_kind {
+	DTXN_ITEM_RO = 0,
+	DTXN_ITEM_RW,
+	DTXN_ITEM_INSERT,
+	DTXN_ITEM_DELETE,
+};
+
+/** Item state flags (set by lib/txn and the protocol). */
+#define DTXN_ITEM_F_FETCHED  (1u << 0) /**< execute has read it */
+#define DTXN_ITEM_F_EXISTS   (1u << 1) /**< the record exists */
+#define DTXN_ITEM_F_LOCKED   (1u << 2) /**< this txn holds its record lock */
+#define DTXN_ITEM_F_BLOCKED  (1u << 3) /**< this txn holds its bucket lock */
+#define DTXN_ITEM_F_CACHED   (1u << 4) /**< address came from the address cache */
+#define DTXN_ITEM_F_BAD      (1u << 5) /**< added with an unknown table */
+
+/** One entry of the read/write set. */
+struct dtxn_item {
+	const struct dtxn_table *table;
+	uint64_t key;
+	uint8_t kind;             /**< enum dtxn_item_kind */
+	uint8_t rsvd[3];
+	uint32_t flags;           /**< DTXN_ITEM_F_* */
+	dtxn_raddr_t slot_raddr;  /**< primary slot address, 0 if unknown */
+	dtxn_raddr_t bucket_raddr;/**< primary bucket address it was found in / will be inserted in */
+	void *slot;               /**< local copy of the slot (slot_size bytes) */
+	void *value;              /**< value inside the local slot copy */
+	void *bucket;             /**< local bucket copy when one was read, else NULL */
+	uint64_t version;         /**< version seen by execute (protocol-defined) */
+	uint64_t bucket_version;  /**< bucket header version seen (absent reads, inserts) */
+	uint64_t cc[4];           /**< protocol scratch */
+};
+
+/** A transaction: the read/write set and its scratch arena. */
+struct dtxn_txn {
+	struct dtxn_coord *coord;
+	uint64_t id;              /**< cluster-unique, > 0 */
+	uint8_t mode;             /**< enum dtxn_txn_mode */
+	uint8_t open;             /**< begun, not yet committed/aborted */
+	uint16_t rsvd;
+	uint32_t n_items;
+	uint32_t n_fetched;       /**< items[0 .. n_fetched) have been executed */
+	int abort_reason;         /**< set when aborted */
+	uint64_t start_ns;
+	uint64_t cc[8];           /**< protocol scratch (timestamps, ...) */
+	struct dtxn_item items[DTXN_TXN_MAX_ITEMS];
+};
+
+/** The cluster as coordinators see it. */
+struct dtxn_db {
+	struct dtxn_db_conf conf;
+	const struct dtxn_cc_ops *cc;
+	struct dtxn_catalog cat;
+	struct dtxn_fabric *fabric;
+	void *cc_shared;          /**< protocol's shared state (dtxn_cc_ops.db_init) */
+};
+
+/** One worker lcore. */
+struct dtxn_worker {
+	struct dtxn_db *db;
+	struct dtxn_sched *sched;
+	struct dtxn_cq *cq;
+	struct dtxn_qp *qp[DTXN_MAX_NODES];   /**< QP to each MN, by MN id */
+	struct dtxn_addr_cache *addr_cache;
+	uint16_t cn_node;
+	unsigned index;
+	int socket_id;
+	void *cc_priv;            /**< protocol's per-worker state */
+};
+
+/** One coordinator. */
+struct dtxn_coord {
+	struct dtxn_worker *worker;
+	struct dtxn_co *co;
+	uint32_t gid;
+	uint64_t txn_seq;
+	dtxn_coord_fn fn;
+	void *fn_arg;
+	struct dtxn_txn *txn;     /**< owned; reused by every begin */
+	/* scratch arena: reset at each begin */
+	char *arena;
+	size_t arena_size;
+	size_t arena_used;
+	/* WR pool for struct dtxn_batch */
+	struct dtxn_wr *wrs;
+	unsigned n_wrs;
+	void *cc_priv;            /**< protocol's per-coordinator state */
+};
+
+/* ------------------------------------------------------------------ */
+/* Protocol ops                                                       */
+/* ------------------------------------------------------------------ */
+
+/** Slot size, bytes (multiple of 8, incl. the 16 B slot header), for a value size. */
+typedef uint32_t (*dtxn_cc_slot_size_t)(uint32_t value_size);
+/** Formats a loaded record (dtxn_slot_format_fn); arg is the db. */
+typedef void (*dtxn_cc_slot_format_t)(const struct dtxn_table *t, void *slot,
+				      const void *value, void *arg);
+/** Pointer to the value inside a slot (local copy or MN memory). */
+typedef void *(*dtxn_cc_slot_value_t)(const struct dtxn_table *t, void *slot);
+/** Shared state, after the fabric is attached; 0 or -errno. Optional. */
+typedef int (*dtxn_cc_db_init_t)(struct dtxn_db *db);
+typedef void (*dtxn_cc_db_fini_t)(struct dtxn_db *db);
+/** Per-worker / per-coordinator state; 0 or -errno. Optional. */
+typedef int (*dtxn_cc_worker_init_t)(struct dtxn_worker *w);
+typedef void (*dtxn_cc_worker_fini_t)(struct dtxn_worker *w);
+typedef int (*dtxn_cc_coord_init_t)(struct dtxn_coord *c);
+typedef void (*dtxn_cc_coord_fini_t)(struct dtxn_coord *c);
+/** Called by dtxn_txn_begin() after lib/txn reset the txn; DTXN_OK or a reason. */
+typedef int (*dtxn_cc_begin_t)(struct dtxn_txn *t);
+/**
+ * Fetches items[t->n_fetched .. t->n_items): read, lock as the protocol
+ * does. lib/txn then sets n_fetched = n_items. Returns DTXN_OK, or an abort
+ * reason after releasing every lock the txn holds.
+ */
+typedef int (*dtxn_cc_execute_t)(struct dtxn_txn *t);
+/** Validates, logs, writes, unlocks. DTXN_OK or an abort reason (txn released). */
+typedef int (*dtxn_cc_commit_t)(struct dtxn_txn *t);
+/** Releases only what this txn holds (locks actually acquired). */
+typedef void (*dtxn_cc_abort_t)(struct dtxn_txn *t);
+
+/** A concurrency-control protocol. name, slot_*, execute, commit, abort are mandatory. */
+struct dtxn_cc_ops {
+	const char *name;
+	uint32_t isolations;      /**< bit (1 << enum dtxn_isolation) per level supported */
+	dtxn_cc_slot_size_t slot_size;
+	dtxn_cc_slot_format_t slot_format;
+	dtxn_cc_slot_value_t slot_value;
+	dtxn_cc_db_init_t db_init;
+	dtxn_cc_db_fini_t db_fini;
+	dtxn_cc_worker_init_t worker_init;
+	dtxn_cc_worker_fini_t worker_fini;
+	dtxn_cc_coord_init_t coord_init;
+	dtxn_cc_coord_fini_t coord_fini;
+	dtxn_cc_begin_t begin;
+	dtxn_cc_execute_t execute;
+	dtxn_cc_commit_t commit;
+	dtxn_cc_abort_t abort;
+};
+
+/**
+ * Registers a protocol (from a constructor).
+ * @return 0, -EINVAL (mandatory op missing), -EEXIST, -ENOSPC.
+ */
+int dtxn_cc_register(const struct dtxn_cc_ops *ops);
+
+/** @return the protocol registered under @p name, or NULL. */
+const struct dtxn_cc_ops *dtxn_cc_find(const char *name);
+
+/** Registers a protocol at start-up. */
+#define DTXN_CC_REGISTER(nm, ops) \
+	RTE_INIT(dtxn_cc_register_##nm) { (void)dtxn_cc_register(ops); }
+
+/** Test aid (issue 5): weaken validation on purpose; never in production. */
+#define DTXN_DEBUG_SKIP_LOCK_CHECK (1u << 0)
+
+/* ------------------------------------------------------------------ */
+/* Shared steps                                                       */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Allocates @p len bytes (8-byte aligned) from the coordinator's scratch
+ * arena; freed all at once by the next begin.
+ * @return the buffer, or NULL if the arena is exhausted (callers abort
+ *   with DTXN_ABORT_TOO_LARGE).
+ */
+void *dtxn_txn_alloc(struct dtxn_txn *t, size_t len);
+
+/**
+ * A doorbell batch: WRs gathered per MN, posted with one doorbell per QP,
+ * then waited for together (one round trip for the whole batch).
+ */
+struct dtxn_batch {
+	struct dtxn_coord *coord;
+	struct dtxn_wr *head[DTXN_MAX_NODES];
+	struct dtxn_wr *tail[DTXN_MAX_NODES];
+	unsigned n_wr;           /**< WRs taken from the coordinator's pool */
+	unsigned n_signaled;
+	uint64_t mn_mask;        /**< MNs with WRs */
+	int error;               /**< -ENOBUFS if the WR pool ran out */
+};
+
+/** Starts an empty batch. */
+void dtxn_batch_init(struct dtxn_batch *b, struct dtxn_coord *c);
+
+/**
+ * Appends a WR to the batch of raddr's MN, in order. Signaled WRs complete
+ * to the coordinator. Inline is chosen for WRITEs up to DTXN_WR_INLINE_MAX.
+ * On pool exhaustion, sets b->error and the batch will fail to post.
+ */
+void dtxn_batch_read(struct dtxn_batch *b, dtxn_raddr_t src, void *dst, uint32_t len,
+		     bool signaled);
+void dtxn_batch_write(struct dtxn_batch *b, dtxn_raddr_t dst, const void *src,
+		      uint32_t len, bool signaled);
+/** CAS on the 8-byte word at @p dst; old value to @p old (8 B). */
+void dtxn_batch_cas(struct dtxn_batch *b, dtxn_raddr_t dst, uint64_t *old,
+		    uint64_t compare, uint64_t swap, bool signaled);
+/** FAA on the 8-byte word at @p dst; old value to @p old (8 B). */
+void dtxn_batch_faa(struct dtxn_batch *b, dtxn_raddr_t dst, uint64_t *old,
+		    uint64_t add, bool signaled);
+
+/**
+ * Posts every MN's chain with one doorbell per QP; does not wait. If the
+ * batch has no signaled WR on a QP that has WRs, the last WR on it is made
+ * signaled (so WR buffers are reclaimed in order).
+ * @return 0, -ENOBUFS (pool or QP full: nothing posted), -EINVAL.
+ */
+int dtxn_batch_post(struct dtxn_batch *b);
+
+/**
+ * dtxn_batch_post() then yields until every signaled WR has completed.
+ * @return 0, or -EIO if a WR completed with an error, or a post error.
+ */
+int dtxn_batch_run(struct dtxn_batch *b);
+
+/** Releases the batch's WRs to the pool (after they completed). */
+void dtxn_batch_done(struct dtxn_batch *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DTXN_TXN_DRIVER_H */

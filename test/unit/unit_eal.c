@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include "dtxn_sched.h"
+#include "unit_eal.h"
+
+int
+dtxn_unit_eal_init(const char *prefix)
+{
+	char pfx[64];
+	snprintf(pfx, sizeof(pfx), "--file-prefix=%s", prefix);
+	char *argv[] = { "unit", "--no-huge", "--no-pci", "-m", "512", "-l", "0-1",
+			 pfx, "--log-level=*:warning", NULL };
+	int argc = (int)(sizeof(argv) / sizeof(argv[0])) - 1;
+
+	if (rte_eal_init(argc, argv) < 0) {
+		fprintf(stderr, "unit: rte_eal_init failed: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	if (dtxn_clock_init() != 0) {
+		fprintf(stderr, "unit: dtxn_clock_init failed\n");
+		return -1;
+	}
+	return 0;
+}
+
+void
+dtxn_unit_eal_fini(void)
+{
+	rte_eal_cleanup();
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_UNIT_EAL_H
+#define DTXN_UNIT_EAL_H
+
+/**
+ * Initialises the EAL for a unit-test binary: --no-huge --no-pci -m 512,
+ * lcores 0-1 (two, as the CI machine has), a --file-prefix of its own so
+ * binaries can run side by side, warnings only. Also calibrates the clock.
+ *
+ * @param prefix  file prefix, e.g. "ut_fabric".
+ * @return 0, or -1 after printing why.
+ */
+int dtxn_unit_eal_init(const char *prefix);
+
+/** Releases the EAL (rte_eal_cleanup). */
+void dtxn_unit_eal_fini(void);
+
+#endif
