@@ -1,1 +1,344 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dtxn-app's own arguments: --name VALUE or --name=VALUE, after the EAL's
+ * "--". Names with dashes on the command line map to the INI keys with
+ * underscores (--write-ratio <-> write_ratio). --config is read first, so
+ * the command line overrides the INI whatever the order.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtxn_bench.h"
+#include "dtxn_fabric_driver.h"
+#include "dtxn_txn.h"
+#include "app.h"
+
+void
+app_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("dtxn-app: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void
+app_conf_defaults(struct app_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->role, sizeof(c->role), "all");
+	snprintf(c->bench, sizeof(c->bench), "smallbank");
+	snprintf(c->protocol, sizeof(c->protocol), "ford");
+	snprintf(c->isolation, sizeof(c->isolation), "sr");
+	snprintf(c->fabric, sizeof(c->fabric), "shm");
+	snprintf(c->nic, sizeof(c->nic), "none");
+	c->mn = 3;
+	c->replicas = 3;
+	c->coroutines = 8;
+	c->duration_s = 5.0;
+	c->txns = 0;
+	c->seed = 1;
+	c->log_kib = 64;
+	c->addr_cache = 1u << 20;
+	c->live = true;
+}
+
+enum app_opt_kind { OPT_STR, OPT_U64, OPT_DOUBLE, OPT_BOOL };
+
+/** One application option: its canonical name, where it goes, its range. */
+struct app_opt {
+	const char *name;
+	enum app_opt_kind kind;
+	size_t offset;
+	size_t size;        /* OPT_STR: buffer size */
+	double min, max;
+	const char *arg;    /* for the usage text */
+	const char *help;
+};
+
+#define S(f) offsetof(struct app_conf, f), sizeof(((struct app_conf *)0)->f)
+#define N(f) offsetof(struct app_conf, f), 0
+
+static const struct app_opt g_opts[] = {
+	{ "role", OPT_STR, S(role), 0, 0, "all", "node role: all (MNs and CNs in this process)" },
+	{ "bench", OPT_STR, S(bench), 0, 0, "NAME", "benchmark: kvs, smallbank" },
+	{ "protocol", OPT_STR, S(protocol), 0, 0, "NAME", "concurrency control: ford" },
+	{ "isolation", OPT_STR, S(isolation), 0, 0, "sr|si", "isolation level (default sr)" },
+	{ "fabric", OPT_STR, S(fabric), 0, 0, "NAME", "fabric driver: shm" },
+	{ "nic", OPT_STR, S(nic), 0, 0, "MODEL", "RNIC model: none, cx3, cx5, cx6, or an INI path" },
+	{ "mn", OPT_U64, N(mn), 1, DTXN_MAX_NODES - 2, "N", "memory nodes (default 3)" },
+	{ "replicas", OPT_U64, N(replicas), 1, DTXN_MAX_REPLICAS, "R", "copies of each table, primary + backups (default 3)" },
+	{ "coroutines", OPT_U64, N(coroutines), 1, 1024, "C", "coordinators per worker lcore (default 8)" },
+	{ "duration", OPT_DOUBLE, N(duration_s), 0.1, 86400, "SECONDS", "run time (default 5)" },
+	{ "txns", OPT_U64, N(txns), 1, 1e12, "N", "run until N transactions finished, instead of --duration" },
+	{ "seed", OPT_U64, N(seed), 0, 1.8e19, "S", "random seed (default 1)" },
+	{ "out", OPT_STR, S(out), 0, 0, "FILE.json", "write the report as JSON" },
+	{ "log_kib", OPT_U64, N(log_kib), 4, 1 << 20, "KIB", "undo log per coordinator per MN (default 64)" },
+	{ "addr_cache", OPT_U64, N(addr_cache), 1024, 1 << 28, "N", "address cache entries per worker (default 1Mi)" },
+	{ "live", OPT_BOOL, N(live), 0, 1, "0|1", "print a live line each second (default 1)" },
+};
+#undef S
+#undef N
+
+void
+app_usage(void)
+{
+	char names[256];
+
+	printf("usage: dtxn-app [EAL args] -- [options] [benchmark options]\n\n"
+	       "options (also keys of the [dtxn] section of --config FILE.ini):\n"
+	       "  --config FILE.ini          read options from an INI file; the command line overrides it\n");
+	for (size_t i = 0; i < RTE_DIM(g_opts); i++) {
+		char flag[64];
+		snprintf(flag, sizeof(flag), "--%s %s", g_opts[i].name, g_opts[i].arg);
+		for (char *p = flag; *p && *p != ' '; p++)
+			if (*p == '_')
+				*p = '-';
+		printf("  %-26s %s\n", flag, g_opts[i].help);
+	}
+	for (unsigned b = 0; b < dtxn_bench_count(); b++) {
+		const struct dtxn_bench_ops *ops = dtxn_bench_at(b);
+		printf("\n%s options (also keys of the [bench] section):\n", ops->name);
+		for (unsigned i = 0; i < ops->n_opts; i++) {
+			char flag[64];
+			snprintf(flag, sizeof(flag), "--%s", ops->opts[i].name);
+			for (char *p = flag; *p; p++)
+				if (*p == '_')
+					*p = '-';
+			printf("  %-26s %s (default %g)\n", flag, ops->opts[i].help,
+			       ops->opts[i].def);
+		}
+	}
+	dtxn_cc_list(names, sizeof(names));
+	printf("\nprotocols: %s\n", names);
+	dtxn_bench_list(names, sizeof(names));
+	printf("benchmarks: %s\n", names);
+}
+
+static bool
+strict_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (*s == '\0' || *s == '-' || *s == '+')
+		return false;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 0);
+	if (errno != 0 || *end != '\0')
+		return false;
+	*v = x;
+	return true;
+}
+
+static bool
+strict_double(const char *s, double *v)
+{
+	char *end;
+
+	if (*s == '\0')
+		return false;
+	errno = 0;
+	double x = strtod(s, &end);
+	if (errno != 0 || *end != '\0' || x != x)
+		return false;
+	*v = x;
+	return true;
+}
+
+static bool
+is_bench_opt(const char *name)
+{
+	for (unsigned b = 0; b < dtxn_bench_count(); b++) {
+		const struct dtxn_bench_ops *ops = dtxn_bench_at(b);
+		for (unsigned i = 0; i < ops->n_opts; i++)
+			if (strcmp(ops->opts[i].name, name) == 0)
+				return true;
+	}
+	return false;
+}
+
+int
+app_conf_set(struct app_conf *c, const char *name, const char *value, const char *origin)
+{
+	for (size_t i = 0; i < RTE_DIM(g_opts); i++) {
+		const struct app_opt *o = &g_opts[i];
+		char *field = (char *)c + o->offset;
+
+		if (strcmp(o->name, name) != 0)
+			continue;
+		switch (o->kind) {
+		case OPT_STR:
+			if (value[0] == '\0') {
+				app_err("%s: empty value", origin);
+				return -1;
+			}
+			if (strlen(value) >= o->size) {
+				app_err("%s: value too long (at most %zu characters)", origin,
+					o->size - 1);
+				return -1;
+			}
+			snprintf(field, o->size, "%s", value);
+			return 0;
+		case OPT_U64: {
+			uint64_t v;
+			if (!strict_u64(value, &v)) {
+				app_err("%s: '%s' is not a non-negative integer", origin, value);
+				return -1;
+			}
+			if ((double)v < o->min || (double)v > o->max) {
+				app_err("%s: %s is out of range [%.0f, %.0f]", origin, value,
+					o->min, o->max);
+				return -1;
+			}
+			memcpy(field, &v, sizeof(v));
+			return 0;
+		}
+		case OPT_DOUBLE: {
+			double v;
+			if (!strict_double(value, &v)) {
+				app_err("%s: '%s' is not a number", origin, value);
+				return -1;
+			}
+			if (v < o->min || v > o->max) {
+				app_err("%s: %s is out of range [%g, %g]", origin, value,
+					o->min, o->max);
+				return -1;
+			}
+			memcpy(field, &v, sizeof(v));
+			return 0;
+		}
+		case OPT_BOOL: {
+			bool v;
+			if (strcmp(value, "1") == 0 || strcmp(value, "yes") == 0 ||
+			    strcmp(value, "true") == 0)
+				v = true;
+			else if (strcmp(value, "0") == 0 || strcmp(value, "no") == 0 ||
+				 strcmp(value, "false") == 0)
+				v = false;
+			else {
+				app_err("%s: '%s' is not 0 or 1", origin, value);
+				return -1;
+			}
+			memcpy(field, &v, sizeof(v));
+			return 0;
+		}
+		}
+	}
+	if (is_bench_opt(name)) {
+		struct app_bench_opt *bo = NULL;
+
+		/* a later setting of the same option replaces the earlier one */
+		for (unsigned i = 0; i < c->n_bench_opts; i++)
+			if (strcmp(c->bench_opts[i].name, name) == 0)
+				bo = &c->bench_opts[i];
+		if (bo == NULL) {
+			if (c->n_bench_opts == APP_MAX_BENCH_OPTS) {
+				app_err("%s: too many benchmark options", origin);
+				return -1;
+			}
+			bo = &c->bench_opts[c->n_bench_opts++];
+		}
+		if (strlen(name) >= sizeof(bo->name) || strlen(value) >= sizeof(bo->value)) {
+			app_err("%s: value too long", origin);
+			return -1;
+		}
+		snprintf(bo->name, sizeof(bo->name), "%s", name);
+		snprintf(bo->value, sizeof(bo->value), "%s", value);
+		snprintf(bo->origin, sizeof(bo->origin), "%s", origin);
+		return 0;
+	}
+	app_err("%s: unknown option (see --help)", origin);
+	return -1;
+}
+
+/* "--write-ratio" -> "write_ratio"; NULL if not an option */
+static const char *
+canonical(const char *arg, char *buf, size_t len)
+{
+	if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0')
+		return NULL;
+	snprintf(buf, len, "%s", arg + 2);
+	char *eq = strchr(buf, '=');
+	if (eq != NULL)
+		*eq = '\0';
+	for (char *p = buf; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return buf;
+}
+
+int
+app_parse_args(struct app_conf *c, int argc, char **argv)
+{
+	char name[APP_NAME_MAX];
+	int i;
+
+	/* pass 1: --help, --version, --config */
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			app_usage();
+			return 1;
+		}
+		if (strcmp(argv[i], "--version") == 0) {
+			printf("dtxn-app %s\n", DTXN_VERSION);
+			return 1;
+		}
+	}
+	for (i = 0; i < argc; i++) {
+		const char *n = canonical(argv[i], name, sizeof(name));
+		const char *eq = strchr(argv[i], '=');
+		const char *val;
+
+		if (n == NULL || strcmp(n, "config") != 0)
+			continue;
+		if (eq != NULL)
+			val = eq + 1;
+		else if (i + 1 < argc)
+			val = argv[++i];
+		else {
+			app_err("--config: missing value (an INI file)");
+			return -1;
+		}
+		if (strlen(val) >= sizeof(c->config)) {
+			app_err("--config: path too long");
+			return -1;
+		}
+		snprintf(c->config, sizeof(c->config), "%s", val);
+	}
+	if (c->config[0] != '\0' && app_config_load(c, c->config) != 0)
+		return -1;
+
+	/* pass 2: everything else, overriding the INI */
+	for (i = 0; i < argc; i++) {
+		const char *arg = argv[i];
+		const char *n = canonical(arg, name, sizeof(name));
+		const char *eq = strchr(arg, '=');
+		const char *val;
+		char origin[APP_NAME_MAX + 4];
+
+		if (n == NULL) {
+			app_err("unexpected argument '%s' (options start with --; see --help)", arg);
+			return -1;
+		}
+		snprintf(origin, sizeof(origin), "--%.*s", (int)(eq ? eq - arg - 2 : (long)strlen(arg + 2)), arg + 2);
+		if (eq != NULL)
+			val = eq + 1;
+		else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
+			val = argv[++i];
+		else {
+			app_err("%s: missing value", origin);
+			return -1;
+		}
+		if (strcmp(n, "config") == 0)
+			continue;
+		if (app_conf_set(c, n, val, origin) != 0)
+			return -1;
+	}
+	return 0;
+}

@@ -1,1 +1,137 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dtxn-app [EAL args] -- [options]
+ *
+ * The application's own arguments are checked before the EAL starts, so a
+ * bad input is reported in one line with nothing else printed. When no EAL
+ * memory option is given and no hugepages are available, dtxn-app runs in
+ * process memory (--no-huge) and says so in one line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include "dtxn_sched.h"
+#include "app.h"
+
+#define FALLBACK_MEM_MB "2048"
+
+static bool
+has_arg(int argc, char **argv, const char *const *names)
+{
+	for (int i = 0; i < argc; i++)
+		for (const char *const *n = names; *n != NULL; n++) {
+			size_t len = strlen(*n);
+			if (strncmp(argv[i], *n, len) == 0 &&
+			    (argv[i][len] == '\0' || argv[i][len] == '='))
+				return true;
+		}
+	return false;
+}
+
+/* hugetlbfs mounted and at least one free hugepage of some size */
+static bool
+hugepages_available(void)
+{
+	FILE *f = fopen("/proc/mounts", "r");
+	char line[512];
+	bool mounted = false;
+
+	if (f == NULL)
+		return false;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strstr(line, " hugetlbfs ") != NULL)
+			mounted = true;
+	fclose(f);
+	if (!mounted)
+		return false;
+	static const char *const sizes[] = {
+		"/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages",
+		"/sys/kernel/mm/hugepages/hugepages-1048576kB/free_hugepages",
+	};
+	for (size_t i = 0; i < RTE_DIM(sizes); i++) {
+		unsigned long n = 0;
+		f = fopen(sizes[i], "r");
+		if (f == NULL)
+			continue;
+		if (fscanf(f, "%lu", &n) != 1)
+			n = 0;
+		fclose(f);
+		if (n > 0)
+			return true;
+	}
+	return false;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const char *const mem_opts[] = { "--no-huge", "--in-memory", "-m",
+		"--socket-mem", "--huge-dir", "--legacy-mem", NULL };
+	static const char *const prefix_opts[] = { "--file-prefix", "--proc-type", NULL };
+	static const char *const log_opts[] = { "--log-level", NULL };
+	struct app_conf conf;
+	char *eal_argv[256];
+	int eal_argc = 0, sep, rc;
+
+	for (sep = 1; sep < argc; sep++)
+		if (strcmp(argv[sep], "--") == 0)
+			break;
+	/* no "--": "dtxn-app --help" or app options alone are accepted too */
+	if (sep == argc) {
+		bool app_only = argc > 1 && strncmp(argv[1], "--", 2) == 0 &&
+				!has_arg(argc - 1, argv + 1, mem_opts) &&
+				!has_arg(argc - 1, argv + 1, (const char *const[]){ "--no-pci", "--lcores", NULL });
+		sep = app_only ? 0 : argc;
+	}
+	if (sep > (int)RTE_DIM(eal_argv) - 8) {
+		app_err("too many EAL arguments");
+		return APP_EXIT_USAGE;
+	}
+
+	app_conf_defaults(&conf);
+	rc = app_parse_args(&conf, sep < argc ? argc - sep - 1 : 0, argv + sep + 1);
+	if (rc == 1)
+		return APP_EXIT_OK;
+	if (rc != 0 || app_validate(&conf) != 0)
+		return APP_EXIT_USAGE;
+
+	eal_argv[eal_argc++] = argv[0];
+	for (int i = 1; i < sep && i < argc; i++)
+		eal_argv[eal_argc++] = argv[i];
+	if (!has_arg(eal_argc, eal_argv, mem_opts)) {
+		if (hugepages_available()) {
+			if (!has_arg(eal_argc, eal_argv, prefix_opts))
+				eal_argv[eal_argc++] = "--in-memory";
+		} else {
+			fprintf(stderr, "dtxn-app: no hugepages available; running in process memory "
+				"(--no-huge -m " FALLBACK_MEM_MB ")\n");
+			eal_argv[eal_argc++] = "--no-huge";
+			eal_argv[eal_argc++] = "-m";
+			eal_argv[eal_argc++] = FALLBACK_MEM_MB;
+		}
+	}
+	if (!has_arg(eal_argc, eal_argv, (const char *const[]){ "--telemetry", "--no-telemetry", NULL }))
+		eal_argv[eal_argc++] = "--no-telemetry";
+	if (!has_arg(eal_argc, eal_argv, log_opts))
+		eal_argv[eal_argc++] = "--log-level=lib.eal:warning";
+	eal_argv[eal_argc] = NULL;
+
+	if (rte_eal_init(eal_argc, eal_argv) < 0) {
+		app_err("EAL initialisation failed: %s (check the EAL arguments before '--')",
+			rte_strerror(rte_errno));
+		return APP_EXIT_USAGE;
+	}
+	if (dtxn_clock_init() != 0) {
+		app_err("cannot calibrate the clock (TSC frequency unknown)");
+		rte_eal_cleanup();
+		return APP_EXIT_FAIL;
+	}
+	rc = app_run(&conf);
+	rte_eal_cleanup();
+	return rc;
+}

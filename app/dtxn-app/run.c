@@ -1,1 +1,485 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The embedded run (--role all): MN regions, the database and its load,
+ * one dtxn worker per worker lcore running the benchmark's coordinators,
+ * the live line on the main lcore, then invariants and the report.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_memory.h>
+
+#include "dtxn_bench.h"
+#include "dtxn_fabric.h"
+#include "dtxn_stats.h"
+#include "dtxn_txn.h"
+#include "app.h"
+
+/** One worker lcore's share of the run. */
+struct app_worker {
+	unsigned lcore;
+	struct dtxn_worker *w;
+	struct dtxn_run_stats *stats;      /* written by the worker only */
+	struct dtxn_bench_ctx *ctx;        /* one per coordinator */
+	unsigned n_ctx;
+	volatile int done;
+	int rc;
+};
+
+struct app_run {
+	const struct app_conf *conf;
+	struct dtxn_bench *bench;
+	struct dtxn_db *db;
+	struct dtxn_fabric *fabric;
+	unsigned n_workers;
+	struct app_worker *workers;
+};
+
+static int
+app_worker_main(void *arg)
+{
+	struct app_worker *aw = arg;
+
+	aw->rc = dtxn_sched_run_lc(dtxn_worker_sched(aw->w));
+	__atomic_store_n(&aw->done, 1, __ATOMIC_RELEASE);
+	return aw->rc;
+}
+
+static void
+sleep_ms(unsigned ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Merged latency histogram of every worker and type (relaxed, approximate
+ * while the run goes on: fine for the live line). */
+static void
+snapshot_latency(const struct app_run *r, struct dtxn_hist *h)
+{
+	dtxn_hist_reset(h);
+	for (unsigned i = 0; i < r->n_workers; i++)
+		for (unsigned t = 0; t < r->workers[i].stats->n_types; t++)
+			dtxn_hist_merge(h, &r->workers[i].stats->type[t].lat);
+}
+
+static void
+hist_diff(struct dtxn_hist *d, const struct dtxn_hist *cur, const struct dtxn_hist *prev)
+{
+	dtxn_hist_reset(d);
+	for (unsigned i = 0; i < DTXN_HIST_BUCKETS; i++) {
+		uint64_t n = cur->b[i] >= prev->b[i] ? cur->b[i] - prev->b[i] : 0;
+		d->b[i] = n;
+		d->count += n;
+	}
+	d->sum = cur->sum >= prev->sum ? cur->sum - prev->sum : 0;
+	d->min = 0;
+	d->max = cur->max;
+}
+
+static void
+totals(const struct app_run *r, uint64_t *c, uint64_t *a, uint64_t *ab)
+{
+	*c = *a = *ab = 0;
+	for (unsigned i = 0; i < r->n_workers; i++) {
+		uint64_t wc, wa, wab;
+		dtxn_run_stats_totals(r->workers[i].stats, &wc, &wa, &wab);
+		*c += wc;
+		*a += wa;
+		*ab += wab;
+	}
+}
+
+static bool
+all_done(const struct app_run *r)
+{
+	for (unsigned i = 0; i < r->n_workers; i++)
+		if (!__atomic_load_n(&r->workers[i].done, __ATOMIC_ACQUIRE))
+			return false;
+	return true;
+}
+
+/* Main lcore while the workers run: live line each second, stop at the
+ * deadline (duration mode) or when every quota is met (txns mode).
+ * Returns the measured seconds. */
+static double
+supervise(struct app_run *r)
+{
+	const struct app_conf *c = r->conf;
+	struct dtxn_hist *cur = malloc(sizeof(*cur)), *prev = malloc(sizeof(*prev)),
+			 *iv = malloc(sizeof(*iv));
+	uint64_t t0 = dtxn_now_ns(), last = t0, pc = 0, pa = 0, pab = 0;
+	uint64_t deadline = c->txns ? UINT64_MAX : t0 + (uint64_t)(c->duration_s * 1e9);
+	double seconds;
+	bool stopped = false;
+
+	if (cur == NULL || prev == NULL || iv == NULL) {
+		free(cur);
+		free(prev);
+		free(iv);
+		return 0;
+	}
+	dtxn_hist_reset(prev);
+	for (;;) {
+		uint64_t now = dtxn_now_ns();
+
+		if (!stopped && now >= deadline) {
+			for (unsigned i = 0; i < r->n_workers; i++)
+				dtxn_sched_stop(dtxn_worker_sched(r->workers[i].w));
+			stopped = true;
+			seconds = (double)(now - t0) / 1e9;
+		}
+		if (all_done(r)) {
+			if (!stopped)
+				seconds = (double)(dtxn_now_ns() - t0) / 1e9;
+			break;
+		}
+		if (c->live && now - last >= 1000000000ull && !stopped) {
+			uint64_t cc, ca, cab;
+			totals(r, &cc, &ca, &cab);
+			snapshot_latency(r, cur);
+			hist_diff(iv, cur, prev);
+			dtxn_report_live(stdout, (double)(now - t0) / 1e9, (double)(now - last) / 1e9,
+					 cc - pc, ca - pa, cab - pab, iv);
+			fflush(stdout);
+			memcpy(prev, cur, sizeof(*cur));
+			pc = cc;
+			pa = ca;
+			pab = cab;
+			last = now;
+		}
+		sleep_ms(5);
+	}
+	free(cur);
+	free(prev);
+	free(iv);
+	return seconds;
+}
+
+static int
+build_bench(struct app_run *r)
+{
+	const struct app_conf *c = r->conf;
+	const struct dtxn_bench_ops *bops = dtxn_bench_find(c->bench);
+	char err[256];
+
+	r->bench = dtxn_bench_alloc(bops, c->seed);
+	if (r->bench == NULL) {
+		app_err("out of memory for the benchmark");
+		return APP_EXIT_FAIL;
+	}
+	for (unsigned i = 0; i < c->n_bench_opts; i++)
+		for (unsigned k = 0; k < bops->n_opts; k++)
+			if (strcmp(bops->opts[k].name, c->bench_opts[i].name) == 0 &&
+			    dtxn_opt_set(&bops->opts[k], r->bench->conf, c->bench_opts[i].value,
+					 err, sizeof(err)) != 0) {
+				app_err("%s", err);
+				return APP_EXIT_USAGE;
+			}
+	if (bops->create(r->bench) != 0) {
+		app_err("--bench %s: %s", bops->name, r->bench->err);
+		return APP_EXIT_USAGE;
+	}
+	return APP_EXIT_OK;
+}
+
+static int
+build_db(struct app_run *r, unsigned n_coords)
+{
+	const struct app_conf *c = r->conf;
+	struct dtxn_db_conf dc = {
+		.size = sizeof(dc),
+		.protocol = c->protocol,
+		.isolation = (enum dtxn_isolation)dtxn_isolation_parse(c->isolation),
+		.n_mn = (uint16_t)c->mn,
+		.n_replicas = (uint16_t)c->replicas,
+		.n_coords = n_coords,
+		.log_bytes = c->log_kib * 1024,
+		.addr_cache_entries = (uint32_t)c->addr_cache,
+	};
+	struct dtxn_fabric_conf fc = {
+		.size = sizeof(fc),
+		.driver = c->fabric,
+		.n_mn = (uint16_t)c->mn,
+		.n_cn = 1,
+		.socket_id = (int)rte_socket_id(),
+		.name = "dtxn",
+	};
+	uint64_t region;
+	char err[256];
+	int rc;
+
+	r->db = dtxn_db_create(&dc);
+	if (r->db == NULL) {
+		app_err("--protocol %s: %s", c->protocol, rte_strerror(rte_errno));
+		return APP_EXIT_USAGE;
+	}
+	rc = r->bench->ops->define(r->bench, r->db);
+	if (rc != 0) {
+		app_err("--bench %s: %s", c->bench, r->bench->err[0] ? r->bench->err : strerror(-rc));
+		return APP_EXIT_USAGE;
+	}
+	rc = dtxn_db_layout(r->db, &region);
+	if (rc != 0) {
+		app_err("--bench %s: the tables do not fit an MN region (%s)", c->bench, strerror(-rc));
+		return APP_EXIT_USAGE;
+	}
+	fc.mn_region_size = region;
+	if (c->nic_path[0] == '\0')
+		dtxn_nic_model_none(&fc.nic);
+	else if (dtxn_nic_model_load(c->nic_path, &fc.nic, err, sizeof(err)) != 0) {
+		app_err("--nic: %s", err);
+		return APP_EXIT_USAGE;
+	}
+	r->fabric = dtxn_fabric_open(&fc);
+	if (r->fabric == NULL) {
+		if (rte_errno == ENOMEM)
+			app_err("the tables need %.1f MiB on each of %" PRIu64 " MNs (%.1f MiB in all), more than the memory given to the EAL (-m or hugepages)",
+				(double)region / (1 << 20), c->mn,
+				(double)region * (double)c->mn / (1 << 20));
+		else
+			app_err("--fabric %s: %s", c->fabric, rte_strerror(rte_errno));
+		return APP_EXIT_USAGE;
+	}
+	rc = dtxn_db_attach(r->db, r->fabric);
+	if (rc != 0) {
+		app_err("cannot attach the database to the fabric: %s", strerror(-rc));
+		return APP_EXIT_FAIL;
+	}
+	uint64_t t0 = dtxn_now_ns();
+	rc = r->bench->ops->load(r->bench, r->db);
+	if (rc != 0) {
+		app_err("--bench %s: load failed: %s", c->bench,
+			r->bench->err[0] ? r->bench->err : strerror(-rc));
+		return -rc == ENOMEM || -rc == ENOSPC ? APP_EXIT_USAGE : APP_EXIT_FAIL;
+	}
+	printf("dtxn: %s loaded on %" PRIu64 " MNs x %.1f MiB in %.2f s\n", c->bench, c->mn,
+	       (double)region / (1 << 20), (double)(dtxn_now_ns() - t0) / 1e9);
+	return APP_EXIT_OK;
+}
+
+static int
+build_workers(struct app_run *r)
+{
+	const struct app_conf *c = r->conf;
+	unsigned lcore, wi = 0;
+	uint64_t n_coords = (uint64_t)r->n_workers * c->coroutines;
+
+	r->workers = calloc(r->n_workers, sizeof(*r->workers));
+	if (r->workers == NULL)
+		return APP_EXIT_FAIL;
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		struct app_worker *aw = &r->workers[wi];
+		int socket = (int)rte_lcore_to_socket_id(lcore);
+
+		aw->lcore = lcore;
+		aw->w = dtxn_worker_create(r->db, (uint16_t)c->mn, wi, (unsigned)c->coroutines, socket);
+		if (aw->w == NULL) {
+			app_err("cannot create the worker on lcore %u: %s", lcore,
+				rte_strerror(rte_errno));
+			return APP_EXIT_FAIL;
+		}
+		aw->stats = rte_zmalloc_socket("dtxn_stats", sizeof(*aw->stats), 64, socket);
+		aw->ctx = rte_zmalloc_socket("dtxn_ctx", sizeof(*aw->ctx) * c->coroutines, 64, socket);
+		if (aw->stats == NULL || aw->ctx == NULL) {
+			app_err("out of memory for lcore %u's statistics", lcore);
+			return APP_EXIT_FAIL;
+		}
+		dtxn_run_stats_reset(aw->stats, r->bench->ops->n_types);
+		aw->n_ctx = (unsigned)c->coroutines;
+		for (unsigned i = 0; i < aw->n_ctx; i++) {
+			struct dtxn_bench_ctx *ctx = &aw->ctx[i];
+			uint32_t gid = wi * (uint32_t)c->coroutines + i;
+
+			ctx->bench = r->bench;
+			ctx->stats = aw->stats;
+			dtxn_rng_seed(&ctx->rng, c->seed * 0x9e3779b97f4a7c15ull + gid + 1);
+			if (c->txns)
+				ctx->quota = c->txns / n_coords + (gid < c->txns % n_coords ? 1 : 0);
+			if (c->txns && ctx->quota == 0) {
+				ctx->finished = true;
+				continue;
+			}
+			ctx->coord = dtxn_coord_create(aw->w, gid, dtxn_bench_coord_main, ctx);
+			if (ctx->coord == NULL) {
+				app_err("cannot create coordinator %u: %s", gid, rte_strerror(rte_errno));
+				return APP_EXIT_FAIL;
+			}
+		}
+		wi++;
+	}
+	return APP_EXIT_OK;
+}
+
+static void
+fill_report(struct app_run *r, struct dtxn_report *rep, double seconds)
+{
+	const struct app_conf *c = r->conf;
+	const struct dtxn_bench_ops *bops = r->bench->ops;
+
+	dtxn_report_conf(rep, "bench", "%s", c->bench);
+	dtxn_report_conf(rep, "protocol", "%s", c->protocol);
+	dtxn_report_conf(rep, "isolation", "%s", c->isolation);
+	dtxn_report_conf(rep, "fabric", "%s", c->fabric);
+	dtxn_report_conf(rep, "nic", "%s", c->nic);
+	dtxn_report_conf(rep, "mn", "%" PRIu64, c->mn);
+	dtxn_report_conf(rep, "replicas", "%" PRIu64, c->replicas);
+	dtxn_report_conf(rep, "workers", "%u", r->n_workers);
+	dtxn_report_conf(rep, "coroutines", "%" PRIu64, c->coroutines);
+	dtxn_report_conf(rep, "coordinators", "%" PRIu64, c->coroutines * r->n_workers);
+	if (c->txns)
+		dtxn_report_conf(rep, "txns", "%" PRIu64, c->txns);
+	else
+		dtxn_report_conf(rep, "duration", "%g", c->duration_s);
+	dtxn_report_conf(rep, "seed", "%" PRIu64, c->seed);
+	for (unsigned k = 0; k < bops->n_opts; k++) {
+		const struct dtxn_opt *o = &bops->opts[k];
+		const char *p = (const char *)r->bench->conf + o->offset;
+		if (o->type == DTXN_OPT_U64) {
+			uint64_t v;
+			memcpy(&v, p, sizeof(v));
+			dtxn_report_conf(rep, o->name, "%" PRIu64, v);
+		} else {
+			double v;
+			memcpy(&v, p, sizeof(v));
+			dtxn_report_conf(rep, o->name, "%g", v);
+		}
+	}
+	rep->seconds = seconds;
+	for (unsigned t = 0; t < bops->n_types && t < DTXN_STATS_MAX_TYPES; t++)
+		rep->type_names[t] = bops->type_names[t];
+	rep->n_reasons = DTXN_ABORT_REASON_MAX;
+	for (unsigned i = 0; i < DTXN_ABORT_REASON_MAX && i < DTXN_STATS_MAX_REASONS; i++)
+		rep->reason_names[i] = i == 0 ? NULL : dtxn_abort_reason_name((int)i);
+	dtxn_run_stats_reset(&rep->stats, bops->n_types);
+	rep->n_mn = (uint16_t)c->mn;
+	for (unsigned i = 0; i < r->n_workers; i++) {
+		struct dtxn_fabric_counters per_mn[DTXN_MAX_NODES];
+
+		dtxn_run_stats_merge(&rep->stats, r->workers[i].stats);
+		memset(per_mn, 0, sizeof(per_mn));
+		dtxn_worker_counters(r->workers[i].w, per_mn);
+		for (unsigned m = 0; m < c->mn; m++)
+			for (unsigned op = 0; op < DTXN_WR_OP_MAX; op++) {
+				rep->per_mn[m].ops[op] += per_mn[m].ops[op];
+				rep->per_mn[m].bytes[op] += per_mn[m].bytes[op];
+			}
+	}
+}
+
+static int
+check_and_report(struct app_run *r, double seconds)
+{
+	const struct app_conf *c = r->conf;
+	struct dtxn_report *rep = calloc(1, sizeof(*rep));
+	struct dtxn_bench_ctx **ctxs;
+	unsigned n = 0;
+	int rc = APP_EXIT_OK;
+
+	ctxs = calloc((size_t)r->n_workers * c->coroutines, sizeof(*ctxs));
+	if (rep == NULL || ctxs == NULL) {
+		free(rep);
+		free(ctxs);
+		app_err("out of memory for the report");
+		return APP_EXIT_FAIL;
+	}
+	fill_report(r, rep, seconds);
+	for (unsigned i = 0; i < r->n_workers; i++)
+		for (unsigned k = 0; k < r->workers[i].n_ctx; k++)
+			ctxs[n++] = &r->workers[i].ctx[k];
+	if (r->bench->ops->check(r->bench, r->db, (struct dtxn_bench_ctx *const *)ctxs, n,
+				 rep) != 0) {
+		dtxn_report_check(rep, "invariant_check_ran", false, "the check could not read MN memory");
+	}
+	dtxn_report_print(rep, stdout);
+	if (c->out[0] != '\0') {
+		int wrc = dtxn_report_write_json(rep, c->out);
+		if (wrc != 0) {
+			app_err("--out %s: %s", c->out, strerror(-wrc));
+			rc = APP_EXIT_FAIL;
+		}
+	}
+	if (!dtxn_report_ok(rep)) {
+		app_err("an invariant does not hold (see the checks above)");
+		rc = APP_EXIT_FAIL;
+	}
+	free(ctxs);
+	free(rep);
+	return rc;
+}
+
+static void
+teardown(struct app_run *r)
+{
+	if (r->workers != NULL) {
+		for (unsigned i = 0; i < r->n_workers; i++) {
+			dtxn_worker_destroy(r->workers[i].w);
+			rte_free(r->workers[i].stats);
+			rte_free(r->workers[i].ctx);
+		}
+		free(r->workers);
+	}
+	if (r->db != NULL)
+		dtxn_db_destroy(r->db);
+	if (r->fabric != NULL)
+		dtxn_fabric_close(r->fabric);
+	if (r->bench != NULL)
+		dtxn_bench_free(r->bench);
+}
+
+int
+app_run(const struct app_conf *c)
+{
+	struct app_run r = { .conf = c };
+	unsigned lcore;
+	double seconds;
+	int rc;
+
+	r.n_workers = rte_lcore_count() - 1;
+	if (r.n_workers == 0) {
+		app_err("too few lcores: dtxn-app needs the main lcore and at least one worker lcore (e.g. -l 0-1)");
+		return APP_EXIT_USAGE;
+	}
+	rc = build_bench(&r);
+	if (rc == APP_EXIT_OK)
+		rc = build_db(&r, r.n_workers * (unsigned)c->coroutines);
+	if (rc == APP_EXIT_OK)
+		rc = build_workers(&r);
+	if (rc != APP_EXIT_OK) {
+		teardown(&r);
+		return rc;
+	}
+	printf("dtxn: %s under %s (%s) on %s, nic %s: %u worker lcores x %" PRIu64 " coordinators, %s %g%s\n",
+	       c->bench, c->protocol, c->isolation, c->fabric, c->nic, r.n_workers, c->coroutines,
+	       c->txns ? "txns" : "duration", c->txns ? (double)c->txns : c->duration_s,
+	       c->txns ? "" : " s");
+	fflush(stdout);
+
+	unsigned wi = 0;
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		rte_eal_remote_launch(app_worker_main, &r.workers[wi], lcore);
+		wi++;
+	}
+	seconds = supervise(&r);
+	rte_eal_mp_wait_lcore();
+	for (unsigned i = 0; i < r.n_workers; i++)
+		if (r.workers[i].rc != 0) {
+			app_err("worker lcore %u failed: %s", r.workers[i].lcore,
+				strerror(-r.workers[i].rc));
+			rc = APP_EXIT_FAIL;
+		}
+	if (rc == APP_EXIT_OK)
+		rc = check_and_report(&r, seconds);
+	teardown(&r);
+	return rc;
+}

@@ -114,7 +114,10 @@ struct dtxn_bench_ctx {
 /** Result of one procedure attempt (besides DTXN_OK and abort reasons). */
 #define DTXN_BENCH_ROLLBACK (-1)   /**< expected application failure: counted, not retried */
 
-/** A benchmark. All ops but destroy are mandatory. */
+/**
+ * A benchmark. All ops but destroy and committed are mandatory
+ * (dtxn_bench_register() refuses a table without them).
+ */
 struct dtxn_bench_ops {
 	const char *name;
 	const char *desc;
@@ -125,6 +128,7 @@ struct dtxn_bench_ops {
 	const char *const *type_names;
 	/** Validates the conf, prepares generators; 0 or -EINVAL with b->err set. */
 	int (*create)(struct dtxn_bench *b);
+	/** Frees b->priv; called by dtxn_bench_free() even if create failed or never ran (priv may be NULL). */
 	void (*destroy)(struct dtxn_bench *b);
 	/** Adds the tables (dtxn_db_add_table); 0 or -errno with b->err set. */
 	int (*define)(struct dtxn_bench *b, struct dtxn_db *db);
@@ -139,7 +143,7 @@ struct dtxn_bench_ops {
 	 *   DTXN_BENCH_ROLLBACK.
 	 */
 	int (*run)(struct dtxn_bench_ctx *ctx, unsigned type);
-	/** Called once per committed txn, after run() returned DTXN_OK (bookkeeping). */
+	/** Optional: called once per committed txn, after run() returned DTXN_OK (bookkeeping). */
 	void (*committed)(struct dtxn_bench_ctx *ctx, unsigned type);
 	/**
 	 * Checks the invariants after the run, reading MN memory
@@ -177,11 +181,12 @@ unsigned dtxn_bench_count(void);
 const struct dtxn_bench_ops *dtxn_bench_at(unsigned i);
 
 /**
- * Allocates an instance with its conf set to the option defaults.
- * @return it, or NULL with rte_errno ENOMEM.
+ * Allocates an instance with its conf set to the option defaults; priv is
+ * NULL until ops->create() runs.
+ * @return it, or NULL with rte_errno EINVAL (@p ops NULL) or ENOMEM.
  */
 struct dtxn_bench *dtxn_bench_alloc(const struct dtxn_bench_ops *ops, uint64_t seed);
-/** Frees an instance (calls destroy). */
+/** Frees an instance (calls destroy if set). NULL is a no-op. */
 void dtxn_bench_free(struct dtxn_bench *b);
 
 /**
@@ -190,6 +195,15 @@ void dtxn_bench_free(struct dtxn_bench *b);
  * same inputs after a short randomized back-off, count commits, aborts by
  * reason, rollbacks and latency (first attempt to commit) in ctx->stats,
  * until dtxn_coord_stopping() or the quota is reached.
+ *
+ * Details: the quota counts this coordinator's commits. Retry k (0-based)
+ * of a transaction waits a uniform time in [0, min(64 us, 1 us << k)),
+ * drawn from a stream of its own (seeded once from ctx->rng), so ctx->rng
+ * is restored to the same state before every attempt. An abort counts
+ * aborts[reason] and attempts; when the run is stopping, the loop leaves
+ * instead of retrying. ctx->done counts committed and rolled-back txns;
+ * ctx->finished becomes true on exit; ctx->coord is set to @p c. Counters are updated with relaxed
+ * atomic stores (read by the main lcore for the live line).
  */
 void dtxn_bench_coord_main(struct dtxn_coord *c, void *arg);
 

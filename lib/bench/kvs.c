@@ -1,1 +1,302 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * "kvs": the key-value micro-benchmark of FORD and Motor
+ * (bench-specs.md §1; doc/guides/benchmarks.md, "KVS").
+ *
+ * One table (id 0, "kvs") of `keys` records of `value_size` bytes; record
+ * id i has key dtxn_key_make(i, i & 0xfff) (the locality field is the key
+ * itself). A transaction touches `records` distinct ids drawn from a zipf
+ * distribution over the ids (rank r is id r: id 0 is the hottest; theta 0
+ * is uniform). With probability write_ratio% it is an "update": every
+ * record RW, the u64 counter at value offset 0 incremented, the rest of the
+ * value left as loaded; otherwise a "read": a read-only txn, every record RO.
+ *
+ * Invariant: sum of all counters == committed update-records (ctx->acc[0]
+ * summed over coordinators); record count == keys; bytes 8.. of every value
+ * still hold the loader's pattern.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "bench_private.h"
+#include "dtxn_bench.h"
+
+#define KVS_TABLE 0
+#define KVS_MAX_RECORDS 64
+/* Zipf redraws of an id already in the txn before walking to a free one. */
+#define KVS_MAX_REDRAWS 1000
+
+enum kvs_type { KVS_READ, KVS_UPDATE, KVS_N_TYPES };
+
+static const char *const kvs_type_names[KVS_N_TYPES] = { "read", "update" };
+
+struct kvs_conf {
+	uint64_t keys;
+	uint64_t value_size;
+	double theta;
+	uint64_t write_ratio;
+	uint64_t records;
+};
+
+struct kvs_priv {
+	struct kvs_conf conf;
+	struct dtxn_zipf zipf;
+};
+
+static const struct dtxn_opt kvs_opts[] = {
+	{ "keys", DTXN_OPT_U64, offsetof(struct kvs_conf, keys), 1000000, 1,
+	  1099511627776.0 /* 2^40 */, "records in the table" },
+	{ "value_size", DTXN_OPT_U64, offsetof(struct kvs_conf, value_size), 40, 8, 4096,
+	  "bytes per value (a u64 counter, then payload)" },
+	{ "theta", DTXN_OPT_DOUBLE, offsetof(struct kvs_conf, theta), 0.99, 0, 0.999,
+	  "zipf skew of the key choice; 0 is uniform" },
+	{ "write_ratio", DTXN_OPT_U64, offsetof(struct kvs_conf, write_ratio), 25, 0, 100,
+	  "percent of transactions that update all their records" },
+	{ "records", DTXN_OPT_U64, offsetof(struct kvs_conf, records), 1, 1, KVS_MAX_RECORDS,
+	  "distinct records per transaction" },
+};
+
+static inline uint64_t
+kvs_key(uint64_t id)
+{
+	return dtxn_key_make(id, id & DTXN_KEY_SHARD_MASK);
+}
+
+/* The loader's payload byte at offset i (>= 8) of record id. */
+static inline uint8_t
+kvs_payload_byte(uint64_t id, size_t i)
+{
+	return (uint8_t)(id * 131 + i);
+}
+
+static int
+kvs_create(struct dtxn_bench *b)
+{
+	const struct kvs_conf *conf = b->conf;
+	struct kvs_priv *p;
+	int rc = bench_conf_check(b);
+
+	if (rc != 0)
+		return rc;
+	if (conf->records > conf->keys) {
+		bench_set_err(b, "kvs: records (%" PRIu64 ") exceeds keys (%" PRIu64 ")",
+			      conf->records, conf->keys);
+		return -EINVAL;
+	}
+	p = rte_zmalloc("kvs_priv", sizeof(*p), 0);
+	if (p == NULL) {
+		bench_set_err(b, "kvs: out of memory");
+		return -ENOMEM;
+	}
+	p->conf = *conf;
+	if (dtxn_zipf_init(&p->zipf, conf->keys, conf->theta) != 0) {
+		rte_free(p);
+		bench_set_err(b, "kvs: theta %g is not in [0, 1)", conf->theta);
+		return -EINVAL;
+	}
+	b->priv = p;
+	return 0;
+}
+
+static void
+kvs_destroy(struct dtxn_bench *b)
+{
+	rte_free(b->priv);
+	b->priv = NULL;
+}
+
+static int
+kvs_define(struct dtxn_bench *b, struct dtxn_db *db)
+{
+	const struct kvs_priv *p = b->priv;
+	struct dtxn_table_def def = {
+		.id = KVS_TABLE,
+		.name = "kvs",
+		.value_size = (uint32_t)p->conf.value_size,
+		.max_keys = p->conf.keys,
+	};
+	int rc = dtxn_db_add_table(db, &def);
+
+	if (rc != 0)
+		bench_set_err(b, "kvs: adding table kvs failed: %s", rte_strerror(-rc));
+	return rc;
+}
+
+static int
+kvs_load(struct dtxn_bench *b, struct dtxn_db *db)
+{
+	const struct kvs_priv *p = b->priv;
+	const size_t vs = p->conf.value_size;
+	uint8_t *value = rte_zmalloc("kvs_load", vs, 8);
+	int rc = 0;
+
+	if (value == NULL) {
+		bench_set_err(b, "kvs: out of memory");
+		return -ENOMEM;
+	}
+	for (uint64_t id = 0; id < p->conf.keys; id++) {
+		memset(value, 0, sizeof(uint64_t));  /* counter 0 */
+		for (size_t i = sizeof(uint64_t); i < vs; i++)
+			value[i] = kvs_payload_byte(id, i);
+		rc = dtxn_db_load(db, KVS_TABLE, kvs_key(id), value);
+		if (rc != 0) {
+			bench_set_err(b, "kvs: loading key %" PRIu64 " failed: %s", id,
+				      rte_strerror(-rc));
+			break;
+		}
+	}
+	rte_free(value);
+	return rc;
+}
+
+static unsigned
+kvs_pick(struct dtxn_bench *b, struct dtxn_rng *r)
+{
+	const struct kvs_priv *p = b->priv;
+
+	return dtxn_rng_range(r, 100) < p->conf.write_ratio ? KVS_UPDATE : KVS_READ;
+}
+
+static bool
+kvs_taken(const uint64_t *ids, unsigned n, uint64_t id)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+/* Draws n distinct ids (zipf ranks; rank r is id r). */
+static void
+kvs_draw_ids(const struct kvs_priv *p, struct dtxn_rng *r, uint64_t *ids, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t id = dtxn_zipf_next(&p->zipf, r);
+
+		for (unsigned k = 0; k < KVS_MAX_REDRAWS && kvs_taken(ids, i, id); k++)
+			id = dtxn_zipf_next(&p->zipf, r);
+		/* Heavily skewed and nearly all ids taken: walk to a free one. */
+		while (kvs_taken(ids, i, id))
+			id = id + 1 < p->conf.keys ? id + 1 : 0;
+		ids[i] = id;
+	}
+}
+
+static int
+kvs_run(struct dtxn_bench_ctx *ctx, unsigned type)
+{
+	const struct kvs_priv *p = ctx->bench->priv;
+	const unsigned n = (unsigned)p->conf.records;
+	const bool update = type == KVS_UPDATE;
+	uint64_t ids[KVS_MAX_RECORDS];
+	struct dtxn_item *it[KVS_MAX_RECORDS];
+	struct dtxn_txn *t;
+	int rc;
+
+	kvs_draw_ids(p, &ctx->rng, ids, n);
+	t = dtxn_txn_begin(ctx->coord, update ? DTXN_TXN_RW : DTXN_TXN_RO);
+	for (unsigned i = 0; i < n; i++)
+		it[i] = update ? dtxn_txn_add_rw(t, KVS_TABLE, kvs_key(ids[i])) :
+				 dtxn_txn_add_ro(t, KVS_TABLE, kvs_key(ids[i]));
+	rc = dtxn_txn_execute(t);
+	if (rc != DTXN_OK)
+		return rc;
+	if (!bench_items_exist(t, it, n))
+		return DTXN_ABORT_NOT_FOUND;
+	if (update) {
+		for (unsigned i = 0; i < n; i++) {
+			void *v = dtxn_item_value(it[i]);
+			uint64_t cnt;
+
+			memcpy(&cnt, v, sizeof(cnt));
+			cnt++;
+			memcpy(v, &cnt, sizeof(cnt));
+		}
+	}
+	rc = dtxn_txn_commit(t);
+	if (rc == DTXN_OK && update)
+		bench_acc_add(ctx, 0, n);
+	return rc;
+}
+
+struct kvs_scan {
+	const struct kvs_conf *conf;
+	uint64_t count;
+	uint64_t sum;
+	uint64_t bad_key;      /* id out of range or shard field wrong */
+	uint64_t bad_payload;  /* bytes 8.. differ from the loader's */
+};
+
+static int
+kvs_visit(uint64_t key, const void *value, void *arg)
+{
+	struct kvs_scan *s = arg;
+	const uint8_t *v = value;
+	const uint64_t id = dtxn_key_id(key);
+	uint64_t cnt;
+
+	memcpy(&cnt, v, sizeof(cnt));
+	s->count++;
+	s->sum += cnt;
+	if (id >= s->conf->keys || key != kvs_key(id))
+		s->bad_key++;
+	for (size_t i = sizeof(uint64_t); i < s->conf->value_size; i++) {
+		if (v[i] != kvs_payload_byte(id, i)) {
+			s->bad_payload++;
+			break;
+		}
+	}
+	return 0;
+}
+
+static int
+kvs_check(struct dtxn_bench *b, struct dtxn_db *db, struct dtxn_bench_ctx *const *ctxs,
+	  unsigned n_ctx, struct dtxn_report *r)
+{
+	const struct kvs_priv *p = b->priv;
+	struct kvs_scan s = { .conf = &p->conf };
+	int64_t expected = 0;
+	int rc;
+
+	for (unsigned i = 0; i < n_ctx; i++)
+		expected += ctxs[i]->acc[0];
+	rc = dtxn_db_scan(db, KVS_TABLE, kvs_visit, &s);
+	if (rc != 0) {
+		bench_set_err(b, "kvs: scanning table kvs failed: %s", rte_strerror(rc < 0 ? -rc : rc));
+		return rc < 0 ? rc : -EIO;
+	}
+	dtxn_report_check(r, "kvs_counter_sum", s.sum == (uint64_t)expected,
+			  "sum=%" PRIu64 " expected=%" PRId64, s.sum, expected);
+	dtxn_report_check(r, "kvs_record_count", s.count == p->conf.keys && s.bad_key == 0,
+			  "records=%" PRIu64 " expected=%" PRIu64 " bad_keys=%" PRIu64,
+			  s.count, p->conf.keys, s.bad_key);
+	dtxn_report_check(r, "kvs_payload_intact", s.bad_payload == 0,
+			  "records_with_changed_payload=%" PRIu64, s.bad_payload);
+	return 0;
+}
+
+static const struct dtxn_bench_ops kvs_ops = {
+	.name = "kvs",
+	.desc = "key-value micro-benchmark (FORD/Motor): zipf keys, read or update txns",
+	.opts = kvs_opts,
+	.n_opts = RTE_DIM(kvs_opts),
+	.conf_size = sizeof(struct kvs_conf),
+	.n_types = KVS_N_TYPES,
+	.type_names = kvs_type_names,
+	.create = kvs_create,
+	.destroy = kvs_destroy,
+	.define = kvs_define,
+	.load = kvs_load,
+	.pick = kvs_pick,
+	.run = kvs_run,
+	.check = kvs_check,
+};
+
+DTXN_BENCH_REGISTER(kvs, &kvs_ops);

@@ -1,1 +1,121 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The coordinator loop: draw a transaction type, run it, retry an aborted
+ * attempt with the same inputs after a randomized exponential back-off,
+ * and count commits, aborts by reason, rollbacks and latency.
+ *
+ * Counters live in the worker's struct dtxn_run_stats, written only by the
+ * worker's lcore (its coordinators take turns); the main lcore reads them
+ * relaxed for the live line, so each update is a relaxed atomic store of a
+ * naturally aligned word (never torn).
+ */
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#include "bench_private.h"
+#include "dtxn_bench.h"
+#include "dtxn_sched.h"
+#include "dtxn_stats.h"
+
+/* Back-off before retry k (0-based): uniform in [0, min(cap, base << k)). */
+#define RUNNER_BACKOFF_BASE_NS UINT64_C(1000)
+#define RUNNER_BACKOFF_CAP_NS UINT64_C(64000)
+
+static inline void
+runner_inc(uint64_t *c)
+{
+	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
+}
+
+static uint64_t
+runner_backoff_ns(struct dtxn_rng *r, unsigned retries)
+{
+	uint64_t bound = RUNNER_BACKOFF_CAP_NS;
+
+	if (retries < 7)
+		bound = RTE_MIN(bound, RUNNER_BACKOFF_BASE_NS << retries);
+	return dtxn_rng_range(r, bound);
+}
+
+/*
+ * Runs one transaction to its end (commit or rollback), retrying aborts.
+ * @return false if the run is stopping and the transaction was left
+ *   unfinished.
+ */
+static bool
+runner_one(struct dtxn_bench_ctx *ctx, struct dtxn_coord *c, struct dtxn_rng *backoff,
+	   unsigned type, uint64_t *commits)
+{
+	const struct dtxn_bench_ops *ops = ctx->bench->ops;
+	struct dtxn_txn_stats *ts = ctx->stats != NULL ? &ctx->stats->type[type] : NULL;
+	const struct dtxn_rng inputs = ctx->rng;  /* a retry replays these */
+	const uint64_t t0 = dtxn_now_ns();
+	unsigned retries = 0;
+
+	for (;;) {
+		int rc;
+
+		ctx->rng = inputs;
+		rc = ops->run(ctx, type);
+		if (rc == DTXN_OK) {
+			if (ts != NULL) {
+				runner_inc(&ts->commits);
+				runner_inc(&ts->attempts);
+				dtxn_hist_add(&ts->lat, dtxn_now_ns() - t0);
+			}
+			if (ops->committed != NULL)
+				ops->committed(ctx, type);
+			(*commits)++;
+			return true;
+		}
+		if (rc == DTXN_BENCH_ROLLBACK || rc < 0) {
+			if (rc != DTXN_BENCH_ROLLBACK)
+				BENCH_LOG(ERR, "%s: run() returned %d for type %u; counted as a rollback\n",
+					  ops->name, rc, type);
+			if (ts != NULL) {
+				runner_inc(&ts->rollbacks);
+				runner_inc(&ts->attempts);
+			}
+			return true;
+		}
+		if (ts != NULL) {
+			runner_inc(&ts->aborts[rc < DTXN_STATS_MAX_REASONS ? rc : 0]);
+			runner_inc(&ts->attempts);
+		}
+		if (dtxn_coord_stopping(c))
+			return false;
+		dtxn_co_sleep_until_lc(dtxn_coord_co(c),
+				       dtxn_now_ns() + runner_backoff_ns(backoff, retries));
+		if (dtxn_coord_stopping(c))
+			return false;
+		retries++;
+	}
+}
+
+void
+dtxn_bench_coord_main(struct dtxn_coord *c, void *arg)
+{
+	struct dtxn_bench_ctx *ctx = arg;
+	const struct dtxn_bench_ops *ops = ctx->bench->ops;
+	struct dtxn_rng backoff;
+	uint64_t commits = 0;
+
+	ctx->coord = c;
+	/* Back-off draws come from their own stream, so retries replay inputs. */
+	dtxn_rng_seed(&backoff, dtxn_rng_next(&ctx->rng));
+
+	while (!dtxn_coord_stopping(c) && (ctx->quota == 0 || commits < ctx->quota)) {
+		unsigned type = ops->pick(ctx->bench, &ctx->rng);
+
+		if (type >= ops->n_types) {
+			BENCH_LOG(ERR, "%s: pick() returned type %u of %u\n", ops->name, type,
+				  ops->n_types);
+			break;
+		}
+		if (!runner_one(ctx, c, &backoff, type, &commits))
+			break;
+		__atomic_store_n(&ctx->done, ctx->done + 1, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&ctx->finished, true, __ATOMIC_RELEASE);
+}

@@ -158,20 +158,24 @@ void dtxn_nic_model_none(struct dtxn_nic_model *m);
 /**
  * Loads an RNIC model from an INI file (rte_cfgfile), section [nic], keys
  * rtt_ns, rw_mops, rw_gbps, atomic_mops, dm_atomic_mops (floats; Mops/s and
- * Gbit/s; a missing key means unlimited).
+ * Gbit/s; a missing key means unlimited). The model's name is the file name
+ * without its directory and ".ini".
  *
  * @param path  INI file.
  * @param m     filled on success; untouched on error.
  * @param err   on error, a one-line message naming the file and the problem.
  * @param errlen size of @p err, bytes.
  * @return 0, -ENOENT (no such file), -EINVAL (no [nic] section, a value
- *   that is not a non-negative number).
+ *   that is not a non-negative number, an unknown key in [nic]), -ENOMEM.
  */
 int dtxn_nic_model_load(const char *path, struct dtxn_nic_model *m,
 			char *err, size_t errlen);
 
 /**
- * Service time of one op at a unit of the model, ns.
+ * Service time of one op at a unit of the model, ns, rounded to the
+ * nearest ns: READ/WRITE/SEND max(1e9/rw_ops_per_s, len*1e9/rw_bytes_per_s);
+ * CAS/FAA/masked CAS 1e9/atomic_ops_per_s (dm_atomic_ops_per_s if @p dm);
+ * RECV 0. A rate of 0 contributes 0 (unlimited).
  *
  * @param m       the model.
  * @param opcode  enum dtxn_wr_opcode.
@@ -185,6 +189,9 @@ uint64_t dtxn_nic_service_ns(const struct dtxn_nic_model *m, unsigned opcode,
  * Reserves @p service_ns of a unit for an op that arrives at @p arrive_ns:
  * start = max(arrive, busy_until), busy_until = start + service, atomically
  * against every other CN thread reserving the same unit.
+ *
+ * Also adds @p service_ns to busy_ns and 1 to ops. A zero @p service_ns
+ * reserves nothing but still waits behind the ops queued before it.
  *
  * @return the time the op is served (start + service), ns: the op touches
  *   memory at that time.
@@ -285,7 +292,9 @@ void dtxn_qp_destroy(struct dtxn_qp *qp);
  * @return 0; -EINVAL (unknown opcode, atomic not 8 B or not 8-byte
  *   aligned, len over DTXN_WR_LEN_MAX, inline payload over
  *   DTXN_WR_INLINE_MAX, RECV in the chain, raddr of another MN than the
- *   QP's remote node); -ENOBUFS (more than max_wr outstanding). A remote
+ *   QP's remote node, or a one-sided op on a QP to a CN); -ENOBUFS (more
+ *   than max_wr outstanding); -ENOTCONN (a SEND on a QP whose peer QP, the
+ *   matching one created on the remote node, does not exist). A remote
  *   address outside the region is not a post error: the WR completes with
  *   DTXN_WC_REM_ACCESS_ERR, as on hardware.
  */

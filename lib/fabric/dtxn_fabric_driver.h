@@ -56,7 +56,7 @@ typedef void (*dtxn_cq_destroy_t)(struct dtxn_cq *cq);
 typedef struct dtxn_qp *(*dtxn_qp_create_t)(struct dtxn_fabric *f, struct dtxn_cq *cq,
 					    uint16_t local_node, uint16_t remote_node, unsigned max_wr);
 typedef void (*dtxn_qp_destroy_t)(struct dtxn_qp *qp);
-/** Posts a checked chain: 0 or -ENOBUFS (nothing posted). */
+/** Posts a checked chain: 0, -ENOBUFS or -ENOTCONN (SEND, no peer QP); nothing posted on error. */
 typedef int (*dtxn_qp_post_t)(struct dtxn_qp *qp, struct dtxn_wr *wr_list);
 /** Posts checked RECVs: 0 or -ENOBUFS. */
 typedef int (*dtxn_qp_post_recv_t)(struct dtxn_qp *qp, struct dtxn_wr *wr_list);

@@ -1,1 +1,355 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/fabric generic layer: the driver registry, fabric/CQ/QP life cycle,
+ * the WR-chain checks every driver relies on, per-QP counters and dispatch
+ * to the driver's ops (dtxn_fabric.h, dtxn_fabric_driver.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_log.h>
+#include <rte_memory.h>
+#include <rte_string_fns.h>
+
+#include "dtxn_fabric.h"
+#include "dtxn_fabric_driver.h"
+#include "fabric_private.h"
+
+RTE_LOG_REGISTER(dtxn_fabric_logtype, dtxn.fabric, NOTICE);
+
+/** Most fabric drivers that can be registered. */
+#define FABRIC_MAX_DRIVERS 8
+
+static const struct dtxn_fabric_ops *g_fabric_drivers[FABRIC_MAX_DRIVERS];
+static unsigned g_fabric_n_drivers;
+
+static const char *const g_fabric_opcode_names[DTXN_WR_OP_MAX] = {
+	[DTXN_WR_READ] = "read",
+	[DTXN_WR_WRITE] = "write",
+	[DTXN_WR_CAS] = "cas",
+	[DTXN_WR_FAA] = "faa",
+	[DTXN_WR_MASKED_CAS] = "masked_cas",
+	[DTXN_WR_SEND] = "send",
+	[DTXN_WR_RECV] = "recv",
+};
+
+int
+dtxn_fabric_register(const struct dtxn_fabric_ops *ops)
+{
+	unsigned i;
+
+	if (ops == NULL || ops->name == NULL || ops->name[0] == '\0' ||
+	    ops->open == NULL || ops->close == NULL || ops->mn_base == NULL ||
+	    ops->cq_create == NULL || ops->cq_destroy == NULL ||
+	    ops->qp_create == NULL || ops->qp_destroy == NULL ||
+	    ops->post == NULL || ops->post_recv == NULL || ops->poll == NULL)
+		return -EINVAL;
+	for (i = 0; i < g_fabric_n_drivers; i++)
+		if (strcmp(g_fabric_drivers[i]->name, ops->name) == 0)
+			return -EEXIST;
+	if (g_fabric_n_drivers == FABRIC_MAX_DRIVERS)
+		return -ENOSPC;
+	g_fabric_drivers[g_fabric_n_drivers++] = ops;
+	return 0;
+}
+
+const struct dtxn_fabric_ops *
+dtxn_fabric_driver_find(const char *name)
+{
+	unsigned i;
+
+	if (name == NULL)
+		return NULL;
+	for (i = 0; i < g_fabric_n_drivers; i++)
+		if (strcmp(g_fabric_drivers[i]->name, name) == 0)
+			return g_fabric_drivers[i];
+	return NULL;
+}
+
+static int
+fabric_conf_check(const struct dtxn_fabric_conf *c)
+{
+	if (c->size < sizeof(*c)) {
+		FABRIC_LOG(ERR, "conf.size %zu, expected %zu", c->size, sizeof(*c));
+		return -EINVAL;
+	}
+	if (c->n_mn < 1 || c->n_mn > DTXN_MAX_NODES - 1 || c->n_cn < 1 ||
+	    (unsigned)c->n_mn + c->n_cn > DTXN_MAX_NODES) {
+		FABRIC_LOG(ERR, "%u MNs + %u CNs: need 1..%u MNs, >= 1 CN, at most %u nodes",
+			   c->n_mn, c->n_cn, DTXN_MAX_NODES - 1, DTXN_MAX_NODES);
+		return -EINVAL;
+	}
+	if (c->mn_region_size == 0 || c->mn_region_size > DTXN_RADDR_OFF_MASK) {
+		FABRIC_LOG(ERR, "MN region size %" PRIu64 " out of range", c->mn_region_size);
+		return -EINVAL;
+	}
+	if (c->name != NULL && (c->name[0] == '\0' || strlen(c->name) >= 20)) {
+		FABRIC_LOG(ERR, "fabric name must have 1..19 characters");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct dtxn_fabric *
+dtxn_fabric_open(const struct dtxn_fabric_conf *conf)
+{
+	const struct dtxn_fabric_ops *ops;
+	struct dtxn_fabric_conf c;
+	struct dtxn_fabric *f;
+	int rc;
+
+	if (conf == NULL || conf->driver == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	ops = dtxn_fabric_driver_find(conf->driver);
+	if (ops == NULL) {
+		FABRIC_LOG(ERR, "no fabric driver named '%s'", conf->driver);
+		rte_errno = ENOENT;
+		return NULL;
+	}
+	rc = fabric_conf_check(conf);
+	if (rc != 0) {
+		rte_errno = -rc;
+		return NULL;
+	}
+	c = *conf;
+	c.size = sizeof(c);
+	c.driver = ops->name;
+	if (c.name == NULL)
+		c.name = "dtxn";
+	f = ops->open(&c);
+	if (f == NULL)
+		return NULL; /* rte_errno set by the driver */
+	f->ops = ops;
+	f->conf = c;
+	strlcpy(f->name, c.name, sizeof(f->name));
+	f->conf.name = f->name; /* the caller's string may not outlive the fabric */
+	return f;
+}
+
+void
+dtxn_fabric_close(struct dtxn_fabric *f)
+{
+	if (f == NULL)
+		return;
+	f->ops->close(f);
+}
+
+const char *
+dtxn_fabric_driver_name(const struct dtxn_fabric *f)
+{
+	return f->ops->name;
+}
+
+const struct dtxn_fabric_conf *
+dtxn_fabric_conf(const struct dtxn_fabric *f)
+{
+	return &f->conf;
+}
+
+void *
+dtxn_fabric_mn_base(struct dtxn_fabric *f, uint16_t mn)
+{
+	if (f == NULL || mn >= f->conf.n_mn)
+		return NULL;
+	return f->ops->mn_base(f, mn);
+}
+
+const struct dtxn_nic_state *
+dtxn_fabric_nic_state(const struct dtxn_fabric *f, uint16_t node)
+{
+	if (f == NULL || f->ops->nic_state == NULL ||
+	    node >= f->conf.n_mn + f->conf.n_cn)
+		return NULL;
+	return f->ops->nic_state(f, node);
+}
+
+static bool
+fabric_depth_ok(unsigned d)
+{
+	return d >= 64 && d <= 65536 && rte_is_power_of_2(d);
+}
+
+struct dtxn_cq *
+dtxn_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth)
+{
+	struct dtxn_cq *cq;
+
+	if (f == NULL || !fabric_depth_ok(depth)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	cq = f->ops->cq_create(f, socket_id, depth);
+	if (cq == NULL)
+		return NULL;
+	cq->fabric = f;
+	cq->depth = depth;
+	return cq;
+}
+
+void
+dtxn_cq_destroy(struct dtxn_cq *cq)
+{
+	if (cq == NULL)
+		return;
+	cq->fabric->ops->cq_destroy(cq);
+}
+
+struct dtxn_qp *
+dtxn_qp_create(struct dtxn_fabric *f, struct dtxn_cq *cq, uint16_t local_node,
+	       uint16_t remote_node, unsigned max_wr)
+{
+	unsigned n_nodes;
+	struct dtxn_qp *qp;
+
+	if (f == NULL || cq == NULL || cq->fabric != f || !fabric_depth_ok(max_wr)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	n_nodes = (unsigned)f->conf.n_mn + f->conf.n_cn;
+	if (local_node >= n_nodes || remote_node >= n_nodes || local_node == remote_node) {
+		FABRIC_LOG(ERR, "QP %u -> %u: bad node id (%u nodes)", local_node,
+			   remote_node, n_nodes);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	qp = f->ops->qp_create(f, cq, local_node, remote_node, max_wr);
+	if (qp == NULL)
+		return NULL;
+	qp->fabric = f;
+	qp->cq = cq;
+	qp->local_node = local_node;
+	qp->remote_node = remote_node;
+	qp->max_wr = max_wr;
+	return qp;
+}
+
+void
+dtxn_qp_destroy(struct dtxn_qp *qp)
+{
+	if (qp == NULL)
+		return;
+	qp->fabric->ops->qp_destroy(qp);
+}
+
+static bool
+fabric_is_atomic(unsigned op)
+{
+	return op == DTXN_WR_CAS || op == DTXN_WR_FAA || op == DTXN_WR_MASKED_CAS;
+}
+
+/* One WR of a dtxn_qp_post() chain: 0 or -EINVAL (with a debug line). */
+static int
+fabric_wr_check(const struct dtxn_qp *qp, const struct dtxn_wr *wr)
+{
+	unsigned op = wr->opcode;
+
+	if (op >= DTXN_WR_OP_MAX || op == DTXN_WR_RECV)
+		goto bad;
+	if (fabric_is_atomic(op)) {
+		if (wr->len != 8 || wr->local == NULL ||
+		    (DTXN_RADDR_OFF(wr->raddr) & 7) != 0 ||
+		    (wr->flags & DTXN_WR_F_INLINE) != 0)
+			goto bad;
+	} else {
+		if (wr->len > DTXN_WR_LEN_MAX)
+			goto bad;
+		if (wr->len > 0 && wr->local == NULL)
+			goto bad;
+		if ((wr->flags & DTXN_WR_F_INLINE) != 0 &&
+		    (op == DTXN_WR_READ || wr->len > DTXN_WR_INLINE_MAX))
+			goto bad;
+	}
+	if ((wr->flags & ~(DTXN_WR_F_SIGNALED | DTXN_WR_F_INLINE)) != 0)
+		goto bad;
+	/* One-sided ops address the QP's remote node, which must be an MN. */
+	if (op != DTXN_WR_SEND &&
+	    (DTXN_RADDR_MN(wr->raddr) != qp->remote_node ||
+	     qp->remote_node >= qp->fabric->conf.n_mn))
+		goto bad;
+	return 0;
+bad:
+	FABRIC_LOG(DEBUG, "QP %u->%u: bad WR %#" PRIx64 " (opcode %u, len %u, raddr %#" PRIx64 ")",
+		   qp->local_node, qp->remote_node, wr->wr_id, op, wr->len, wr->raddr);
+	return -EINVAL;
+}
+
+static void
+fabric_count(struct dtxn_qp *qp, const struct dtxn_wr *wr_list)
+{
+	const struct dtxn_wr *wr;
+
+	for (wr = wr_list; wr != NULL; wr = wr->next) {
+		qp->cnt.ops[wr->opcode]++;
+		qp->cnt.bytes[wr->opcode] += wr->len;
+	}
+}
+
+int
+dtxn_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
+{
+	const struct dtxn_wr *wr;
+	int rc;
+
+	if (qp == NULL || wr_list == NULL)
+		return -EINVAL;
+	for (wr = wr_list; wr != NULL; wr = wr->next) {
+		rc = fabric_wr_check(qp, wr);
+		if (rc != 0)
+			return rc;
+	}
+	rc = qp->fabric->ops->post(qp, wr_list);
+	if (rc == 0)
+		fabric_count(qp, wr_list);
+	return rc;
+}
+
+int
+dtxn_qp_post_recv(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
+{
+	const struct dtxn_wr *wr;
+	int rc;
+
+	if (qp == NULL || wr_list == NULL)
+		return -EINVAL;
+	for (wr = wr_list; wr != NULL; wr = wr->next)
+		if (wr->opcode != DTXN_WR_RECV || wr->len > DTXN_WR_LEN_MAX ||
+		    (wr->len > 0 && wr->local == NULL))
+			return -EINVAL;
+	rc = qp->fabric->ops->post_recv(qp, wr_list);
+	if (rc == 0)
+		fabric_count(qp, wr_list);
+	return rc;
+}
+
+unsigned
+dtxn_cq_poll(struct dtxn_cq *cq, struct dtxn_cqe *cqes, unsigned n)
+{
+	if (cq == NULL || cqes == NULL || n == 0)
+		return 0;
+	return cq->fabric->ops->poll(cq, cqes, n);
+}
+
+const struct dtxn_fabric_counters *
+dtxn_qp_counters(const struct dtxn_qp *qp)
+{
+	return &qp->cnt;
+}
+
+uint16_t
+dtxn_qp_remote_node(const struct dtxn_qp *qp)
+{
+	return qp->remote_node;
+}
+
+const char *
+dtxn_wr_opcode_name(unsigned opcode)
+{
+	if (opcode >= DTXN_WR_OP_MAX)
+		return "unknown";
+	return g_fabric_opcode_names[opcode];
+}

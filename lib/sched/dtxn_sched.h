@@ -113,7 +113,8 @@ struct dtxn_sched *dtxn_sched_create(const char *name, int socket_id,
 
 /**
  * Frees a scheduler that is not running and all its coroutines' stacks.
- * NULL is a no-op.
+ * NULL is a no-op. Coroutines still suspended are discarded without being
+ * resumed. Called while its loop runs, it logs an error and does nothing.
  */
 void dtxn_sched_destroy(struct dtxn_sched *s);
 
@@ -121,14 +122,17 @@ void dtxn_sched_destroy(struct dtxn_sched *s);
  * Creates a coroutine, ready to run at the next loop iteration.
  *
  * @return the coroutine, or NULL with rte_errno = ENOSPC (max_cos reached)
- *   or ENOMEM (no stack).
+ *   or ENOMEM (no stack), or EINVAL (@p s or @p fn NULL). The slot and the
+ *   stack of a coroutine that returned are reused, so max_cos bounds the
+ *   coroutines alive at once, and a later coroutine may get the same id.
  */
 struct dtxn_co *dtxn_co_create(struct dtxn_sched *s, dtxn_co_fn fn, void *arg);
 
 /**
  * Registers a poller, called at each loop iteration in registration order.
  *
- * @return 0, or -ENOSPC past DTXN_SCHED_MAX_POLLERS (8).
+ * @return 0, or -ENOSPC past DTXN_SCHED_MAX_POLLERS (8), or -EINVAL
+ *   (@p s or @p fn NULL).
  */
 #define DTXN_SCHED_MAX_POLLERS 8
 int dtxn_sched_add_poller(struct dtxn_sched *s, dtxn_poller_fn fn, void *arg);
@@ -139,7 +143,10 @@ int dtxn_sched_add_poller(struct dtxn_sched *s, dtxn_poller_fn fn, void *arg);
  * returned (coroutines see the request through dtxn_sched_stopping()).
  * Never blocks in the kernel.
  *
- * @return 0 when all coroutines ended.
+ * @return 0 when all coroutines ended; -EINVAL if @p s is NULL; -EBUSY if
+ *   called from inside the loop of @p s (a poller or a coroutine);
+ *   -EDEADLK if every live coroutine waits in dtxn_co_wait_lc() and no
+ *   poller is registered (nothing could ever wake them).
  */
 int dtxn_sched_run_lc(struct dtxn_sched *s);
 
@@ -147,7 +154,7 @@ int dtxn_sched_run_lc(struct dtxn_sched *s);
  * Runs one iteration of the poll loop (pollers, timers, ready coroutines).
  * For drivers that interleave several schedulers (simulation) and tests.
  *
- * @return number of coroutines still alive.
+ * @return number of coroutines still alive (0 if @p s is NULL).
  */
 unsigned dtxn_sched_step_lc(struct dtxn_sched *s);
 
@@ -170,7 +177,8 @@ void dtxn_co_expect_lc(struct dtxn_co *co, unsigned n);
  * Reports one completion for @p co (called by a poller, e.g. for each CQE
  * whose wr_id names @p co). A non-zero @p status is remembered: the first
  * one is returned by dtxn_co_wait_lc(). When the count drops to 0 the
- * coroutine becomes ready.
+ * coroutine becomes ready if it waits; if it is not waiting, the count just
+ * drops. A completion while the count is already 0 only records its status.
  */
 void dtxn_co_complete_lc(struct dtxn_co *co, int status);
 
@@ -179,11 +187,17 @@ void dtxn_co_complete_lc(struct dtxn_co *co, int status);
  * if it is already 0.
  *
  * @return 0, or the first non-zero completion status seen since the last
- *   wait (the count still reaches 0 before it returns).
+ *   wait (the count still reaches 0 before it returns); -EINVAL if @p co is
+ *   not the running coroutine (the _lc calls that yield must be made by
+ *   @p co itself; yield and sleep ignore such a call and log an error).
  */
 int dtxn_co_wait_lc(struct dtxn_co *co);
 
-/** Yields until dtxn_now_ns() >= @p t_ns (back-off, timeouts). */
+/**
+ * Yields until dtxn_now_ns() >= @p t_ns (back-off, timeouts). Sleepers wake
+ * earliest first, FIFO among equal times. A time already reached still
+ * yields once, like dtxn_co_yield_lc().
+ */
 void dtxn_co_sleep_until_lc(struct dtxn_co *co, uint64_t t_ns);
 
 /** @return the coroutine's index in its scheduler, 0-based. */

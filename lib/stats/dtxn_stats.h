@@ -85,7 +85,10 @@ struct dtxn_run_stats {
 
 void dtxn_run_stats_reset(struct dtxn_run_stats *s, unsigned n_types);
 void dtxn_run_stats_merge(struct dtxn_run_stats *dst, const struct dtxn_run_stats *src);
-/** Relaxed sum of commits/attempts/aborts over types (live line). */
+/**
+ * Relaxed sum of commits/attempts/aborts (concurrency aborts, all reasons)
+ * over types (live line). Any output pointer may be NULL.
+ */
 void dtxn_run_stats_totals(const struct dtxn_run_stats *s, uint64_t *commits,
 			   uint64_t *attempts, uint64_t *aborts);
 
@@ -111,8 +114,8 @@ struct dtxn_report {
 	char conf_val[DTXN_REPORT_MAX_CONF][96];
 	double seconds;                 /**< measured run time */
 	const char *type_names[DTXN_STATS_MAX_TYPES];
-	const char *reason_names[DTXN_STATS_MAX_REASONS];
-	unsigned n_reasons;
+	const char *reason_names[DTXN_STATS_MAX_REASONS]; /**< by reason code; NULL: not listed */
+	unsigned n_reasons;             /**< named codes are < n_reasons; 0: all slots */
 	struct dtxn_run_stats stats;    /**< merged */
 	uint16_t n_mn;
 	struct dtxn_fabric_counters per_mn[DTXN_MAX_NODES]; /**< verbs to each MN */
@@ -120,11 +123,20 @@ struct dtxn_report {
 	struct dtxn_check_result checks[DTXN_REPORT_MAX_CHECKS];
 };
 
-/** Appends a configuration entry (value formatted with printf). */
+/**
+ * Appends a configuration entry (value formatted with printf). Key and
+ * value are truncated to their fields; past DTXN_REPORT_MAX_CONF entries
+ * the entry is dropped with a warning.
+ */
 void dtxn_report_conf(struct dtxn_report *r, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/** Appends an invariant result (detail formatted with printf). */
+/**
+ * Appends an invariant result (detail formatted with printf). Past
+ * DTXN_REPORT_MAX_CHECKS results a passing one is dropped and a failing one
+ * replaces the last result unless that already failed, so
+ * dtxn_report_ok() still sees the failure.
+ */
 void dtxn_report_check(struct dtxn_report *r, const char *name, bool ok,
 		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 

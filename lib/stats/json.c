@@ -1,1 +1,280 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The JSON report (jansson), schema in doc/guides/report.md, written
+ * atomically: "<path>.tmp", flushed and synced, then renamed onto path.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "stats_private.h"
+
+/*
+ * Builders return NULL on allocation failure. json_object_set_new() and
+ * json_array_append_new() take the reference even when they fail, so a
+ * failed set only needs the error flag.
+ */
+struct json_ctx {
+	bool oom;
+};
+
+static void
+json_set(struct json_ctx *c, json_t *obj, const char *key, json_t *val)
+{
+	if (val == NULL || json_object_set_new(obj, key, val) != 0)
+		c->oom = true;
+}
+
+static void
+json_append(struct json_ctx *c, json_t *arr, json_t *val)
+{
+	if (val == NULL || json_array_append_new(arr, val) != 0)
+		c->oom = true;
+}
+
+static json_t *
+json_num(double v)
+{
+	return json_real(isfinite(v) ? v : 0.0);
+}
+
+_Static_assert(sizeof(json_int_t) == sizeof(int64_t), "jansson without 64-bit integers");
+
+/* Counters above INT64_MAX (never reached in a run) saturate. */
+static json_t *
+json_u64(uint64_t v)
+{
+	return json_integer(v > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)v);
+}
+
+static json_t *
+json_latency(struct json_ctx *c, const struct dtxn_hist *h)
+{
+	json_t *o = json_object();
+
+	if (o == NULL)
+		return NULL;
+	json_set(c, o, "p50", json_num((double)dtxn_hist_percentile(h, 50.0) / 1e3));
+	json_set(c, o, "p99", json_num((double)dtxn_hist_percentile(h, 99.0) / 1e3));
+	json_set(c, o, "p999", json_num((double)dtxn_hist_percentile(h, 99.9) / 1e3));
+	json_set(c, o, "mean", json_num(dtxn_hist_mean(h) / 1e3));
+	return o;
+}
+
+/* {reason_name: count} for named reasons with count > 0. */
+static json_t *
+json_aborts(struct json_ctx *c, const struct dtxn_report *r, const uint64_t *counts)
+{
+	json_t *o = json_object();
+
+	if (o == NULL)
+		return NULL;
+	for (unsigned i = 0; i < DTXN_STATS_MAX_REASONS; i++) {
+		const char *name = stats_reason_name(r, i);
+
+		if (name != NULL && counts[i] != 0)
+			json_set(c, o, name, json_u64(counts[i]));
+	}
+	return o;
+}
+
+static json_t *
+json_config(struct json_ctx *c, const struct dtxn_report *r)
+{
+	unsigned n = r->n_conf > DTXN_REPORT_MAX_CONF ? DTXN_REPORT_MAX_CONF : r->n_conf;
+	json_t *o = json_object();
+
+	if (o == NULL)
+		return NULL;
+	for (unsigned i = 0; i < n; i++)
+		json_set(c, o, r->conf_key[i], json_string(r->conf_val[i]));
+	return o;
+}
+
+static json_t *
+json_types(struct json_ctx *c, const struct dtxn_report *r, const struct stats_view *v)
+{
+	json_t *a = json_array();
+	char buf[16];
+
+	if (a == NULL)
+		return NULL;
+	for (unsigned t = 0; t < v->n_types; t++) {
+		const struct dtxn_txn_stats *ts = &r->stats.type[t];
+		uint64_t ab = stats_type_aborts(ts, DTXN_STATS_MAX_REASONS);
+		json_t *o = json_object();
+
+		json_append(c, a, o);
+		if (o == NULL)
+			continue;
+		json_set(c, o, "name", json_string(stats_type_name(r, t, buf, sizeof(buf))));
+		json_set(c, o, "committed", json_u64(ts->commits));
+		json_set(c, o, "attempted", json_u64(ts->attempts));
+		json_set(c, o, "rollbacks", json_u64(ts->rollbacks));
+		json_set(c, o, "abort_rate", json_num(stats_ratio((double)ab, (double)ts->attempts)));
+		json_set(c, o, "aborts", json_aborts(c, r, ts->aborts));
+		json_set(c, o, "latency_us", json_latency(c, &ts->lat));
+	}
+	return a;
+}
+
+static json_t *
+json_verbs(struct json_ctx *c, const struct stats_view *v)
+{
+	json_t *o = json_object();
+	char buf[16];
+
+	if (o == NULL)
+		return NULL;
+	for (unsigned op = 0; op < STATS_N_VERBS; op++)
+		json_set(c, o, stats_op_name(op, buf, sizeof(buf)), json_num(v->verbs_per_txn[op]));
+	json_set(c, o, "mn_atomics", json_num(v->mn_atomics_per_txn));
+	json_set(c, o, "total", json_num(v->total_verbs_per_txn));
+	return o;
+}
+
+static json_t *
+json_fabric(struct json_ctx *c, const struct dtxn_report *r, const struct stats_view *v)
+{
+	json_t *a = json_array();
+	char buf[16];
+
+	if (a == NULL)
+		return NULL;
+	for (unsigned m = 0; m < v->n_mn; m++) {
+		json_t *o = json_object(), *ops = json_object(), *bytes = json_object();
+
+		json_append(c, a, o);
+		if (o == NULL || ops == NULL || bytes == NULL) {
+			json_decref(ops);
+			json_decref(bytes);
+			c->oom = true;
+			continue;
+		}
+		json_set(c, o, "mn", json_integer(m));
+		for (unsigned op = 0; op < DTXN_WR_OP_MAX; op++) {
+			const char *name = stats_op_name(op, buf, sizeof(buf));
+
+			json_set(c, ops, name, json_u64(r->per_mn[m].ops[op]));
+			json_set(c, bytes, name, json_u64(r->per_mn[m].bytes[op]));
+		}
+		json_set(c, o, "ops", ops);
+		json_set(c, o, "bytes", bytes);
+	}
+	return a;
+}
+
+static json_t *
+json_checks(struct json_ctx *c, const struct dtxn_report *r)
+{
+	unsigned n = r->n_checks > DTXN_REPORT_MAX_CHECKS ? DTXN_REPORT_MAX_CHECKS : r->n_checks;
+	json_t *a = json_array();
+
+	if (a == NULL)
+		return NULL;
+	for (unsigned i = 0; i < n; i++) {
+		json_t *o = json_object();
+
+		json_append(c, a, o);
+		if (o == NULL)
+			continue;
+		json_set(c, o, "name", json_string(r->checks[i].name));
+		json_set(c, o, "ok", json_boolean(r->checks[i].ok));
+		json_set(c, o, "detail", json_string(r->checks[i].detail));
+	}
+	return a;
+}
+
+/* The whole document; NULL on allocation failure. */
+static json_t *
+json_report(const struct dtxn_report *r)
+{
+	struct json_ctx c = { .oom = false };
+	struct stats_view *v = malloc(sizeof(*v));
+	json_t *root = json_object();
+
+	if (v == NULL || root == NULL)
+		goto fail;
+	stats_view_build(r, v);
+	json_set(&c, root, "dtxn_version", json_string(DTXN_VERSION));
+	json_set(&c, root, "config", json_config(&c, r));
+	json_set(&c, root, "seconds", json_num(r->seconds));
+	json_set(&c, root, "committed", json_u64(v->commits));
+	json_set(&c, root, "attempted", json_u64(v->attempts));
+	json_set(&c, root, "rollbacks", json_u64(v->rollbacks));
+	json_set(&c, root, "committed_tps", json_num(v->committed_tps));
+	json_set(&c, root, "attempted_tps", json_num(v->attempted_tps));
+	json_set(&c, root, "abort_rate", json_num(v->abort_rate));
+	json_set(&c, root, "aborts", json_aborts(&c, r, v->reason));
+	json_set(&c, root, "latency_us", json_latency(&c, &v->lat));
+	json_set(&c, root, "types", json_types(&c, r, v));
+	json_set(&c, root, "verbs_per_txn", json_verbs(&c, v));
+	json_set(&c, root, "bytes_per_txn", json_num(v->bytes_per_txn));
+	json_set(&c, root, "fabric", json_fabric(&c, r, v));
+	json_set(&c, root, "checks", json_checks(&c, r));
+	json_set(&c, root, "ok", json_boolean(dtxn_report_ok(r)));
+	if (c.oom)
+		goto fail;
+	free(v);
+	return root;
+fail:
+	json_decref(root);
+	free(v);
+	return NULL;
+}
+
+int
+dtxn_report_write_json(const struct dtxn_report *r, const char *path)
+{
+	char tmp[PATH_MAX];
+	json_t *doc = NULL;
+	FILE *f = NULL;
+	int rc;
+
+	if (r == NULL || path == NULL || path[0] == '\0')
+		return -EINVAL;
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	doc = json_report(r);
+	if (doc == NULL)
+		return -ENOMEM;
+
+	f = fopen(tmp, "w");
+	if (f == NULL) {
+		rc = -errno;
+		goto fail;
+	}
+	errno = 0;
+	if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12)) != 0 ||
+	    fputc('\n', f) == EOF || fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		rc = errno != 0 ? -errno : -EIO;
+		goto fail_unlink;
+	}
+	rc = fclose(f);
+	f = NULL;
+	if (rc != 0) {
+		rc = -errno;
+		goto fail_unlink;
+	}
+	if (rename(tmp, path) != 0) {
+		rc = -errno;
+		goto fail_unlink;
+	}
+	json_decref(doc);
+	return 0;
+
+fail_unlink:
+	if (f != NULL)
+		fclose(f);
+	unlink(tmp);
+fail:
+	STATS_LOG(ERR, "cannot write JSON report %s: %s", path, strerror(-rc));
+	json_decref(doc);
+	return rc;
+}

@@ -1,1 +1,220 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The catalog: table definitions, replica placement, and the layout of
+ * every MN region (tables, then per-coordinator log regions).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_log.h>
+
+#include "store_private.h"
+
+RTE_LOG_REGISTER_DEFAULT(dtxn_store_logtype, NOTICE);
+
+int
+dtxn_catalog_init(struct dtxn_catalog *cat, uint16_t n_mn, uint16_t n_replicas)
+{
+	if (cat == NULL)
+		return -EINVAL;
+	if (n_mn == 0 || n_mn >= DTXN_MAX_NODES) {
+		STORE_LOG(ERR, "catalog: %u MNs, expected 1..%u", n_mn, DTXN_MAX_NODES - 1);
+		return -EINVAL;
+	}
+	if (n_replicas == 0 || n_replicas > DTXN_MAX_REPLICAS || n_replicas > n_mn) {
+		STORE_LOG(ERR, "catalog: %u replicas, expected 1..%u and at most %u MNs",
+			  n_replicas, DTXN_MAX_REPLICAS, n_mn);
+		return -EINVAL;
+	}
+	memset(cat, 0, sizeof(*cat));
+	cat->n_mn = n_mn;
+	cat->n_replicas = n_replicas;
+	return 0;
+}
+
+/* Checks a table definition; fills slots and buckets; 0 or -EINVAL. */
+static int
+catalog_check_def(const struct dtxn_table_def *def, uint32_t slot_size,
+		  uint32_t *slots, uint64_t *n_buckets, uint32_t *bucket_size)
+{
+	size_t name_len = strnlen(def->name, DTXN_TABLE_NAME_MAX);
+	uint64_t bsize;
+
+	if (def->id >= DTXN_MAX_TABLES) {
+		STORE_LOG(ERR, "table id %u: expected 0..%u", def->id, DTXN_MAX_TABLES - 1);
+		return -EINVAL;
+	}
+	if (name_len == 0 || name_len == DTXN_TABLE_NAME_MAX) {
+		STORE_LOG(ERR, "table %u: name empty or not terminated within %u bytes",
+			  def->id, DTXN_TABLE_NAME_MAX);
+		return -EINVAL;
+	}
+	if (def->value_size == 0 || def->value_size > STORE_VALUE_MAX) {
+		STORE_LOG(ERR, "table %s: value_size %u, expected 1..%u", def->name,
+			  def->value_size, STORE_VALUE_MAX);
+		return -EINVAL;
+	}
+	if (def->max_keys == 0 || def->max_keys > DTXN_RADDR_OFF_MASK) {
+		STORE_LOG(ERR, "table %s: max_keys %" PRIu64 ", expected 1..2^48-1",
+			  def->name, def->max_keys);
+		return -EINVAL;
+	}
+	*slots = def->slots_per_bucket ? def->slots_per_bucket : STORE_SLOTS_DEFAULT;
+	if (*slots > STORE_SLOTS_MAX) {
+		STORE_LOG(ERR, "table %s: %u slots per bucket, expected 1..%u", def->name,
+			  *slots, STORE_SLOTS_MAX);
+		return -EINVAL;
+	}
+	if (slot_size % 8 != 0 || slot_size < DTXN_SLOT_HDR_SIZE + def->value_size) {
+		STORE_LOG(ERR, "table %s: slot size %u, expected a multiple of 8 >= %u",
+			  def->name, slot_size, DTXN_SLOT_HDR_SIZE + def->value_size);
+		return -EINVAL;
+	}
+	bsize = store_align(DTXN_BUCKET_HDR_SIZE + (uint64_t)*slots * slot_size, 8);
+	if (bsize > DTXN_WR_LEN_MAX) {
+		STORE_LOG(ERR, "table %s: bucket of %" PRIu64 " bytes exceeds one READ",
+			  def->name, bsize);
+		return -EINVAL;
+	}
+	*bucket_size = (uint32_t)bsize;
+	if (def->n_buckets != 0) {
+		*n_buckets = def->n_buckets;
+	} else {
+		/* ceil(max_keys / (slots * 0.75)) = ceil(4 * max_keys / (3 * slots)) */
+		uint64_t den = 3 * (uint64_t)*slots;
+		*n_buckets = (4 * def->max_keys + den - 1) / den;
+		if (*n_buckets == 0)
+			*n_buckets = 1;
+	}
+	if (*n_buckets > DTXN_RADDR_OFF_MASK / bsize) {
+		STORE_LOG(ERR, "table %s: %" PRIu64 " buckets do not fit a 48-bit region",
+			  def->name, *n_buckets);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+dtxn_catalog_add_table(struct dtxn_catalog *cat, const struct dtxn_table_def *def,
+		       uint32_t slot_size)
+{
+	struct dtxn_table *t;
+	uint64_t n_buckets;
+	uint32_t slots, bucket_size;
+	uint16_t r;
+	int rc;
+
+	if (cat == NULL || def == NULL || cat->n_mn == 0)
+		return -EINVAL;
+	rc = catalog_check_def(def, slot_size, &slots, &n_buckets, &bucket_size);
+	if (rc != 0)
+		return rc;
+	if (cat->present[def->id]) {
+		STORE_LOG(ERR, "table %s: id %u already taken", def->name, def->id);
+		return -EEXIST;
+	}
+	for (unsigned i = 0; i < DTXN_MAX_TABLES; i++) {
+		if (cat->present[i] &&
+		    strncmp(cat->tables[i].def.name, def->name, DTXN_TABLE_NAME_MAX) == 0) {
+			STORE_LOG(ERR, "table %s: name already taken by id %u", def->name, i);
+			return -EEXIST;
+		}
+	}
+
+	t = &cat->tables[def->id];
+	memset(t, 0, sizeof(*t));
+	t->def = *def;
+	t->def.slots_per_bucket = slots;
+	t->def.n_buckets = n_buckets;
+	t->slot_size = slot_size;
+	t->bucket_size = bucket_size;
+	t->n_buckets = n_buckets;
+	t->n_replicas = cat->n_replicas;
+	/* FORD's rule: primary on id % n_mn, backups on the next MNs. */
+	for (r = 0; r < cat->n_replicas; r++)
+		t->mn[r] = (uint16_t)((def->id + r) % cat->n_mn);
+	cat->present[def->id] = true;
+	cat->n_tables++;
+	/* A new table invalidates an earlier layout. */
+	cat->region_size = 0;
+	return 0;
+}
+
+int
+dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_bytes)
+{
+	uint64_t cursor[DTXN_MAX_NODES] = { 0 };
+	uint64_t used = 0, logs_end;
+
+	if (cat == NULL || cat->n_mn == 0)
+		return -EINVAL;
+	if (log_bytes % 64 != 0 || (n_logs != 0 && log_bytes == 0)) {
+		STORE_LOG(ERR, "layout: log_bytes %" PRIu64 " must be a non-zero multiple of 64",
+			  log_bytes);
+		return -EINVAL;
+	}
+
+	for (uint16_t m = 0; m < cat->n_mn; m++)
+		cursor[m] = STORE_REGION_RSVD;
+	for (unsigned id = 0; id < DTXN_MAX_TABLES; id++) {
+		struct dtxn_table *t = &cat->tables[id];
+
+		if (!cat->present[id])
+			continue;
+		for (uint16_t r = 0; r < t->n_replicas; r++) {
+			uint16_t m = t->mn[r];
+			uint64_t off = store_align(cursor[m], STORE_TABLE_ALIGN);
+
+			if (store_table_bytes(t) > DTXN_RADDR_OFF_MASK - off) {
+				STORE_LOG(ERR, "layout: table %s does not fit MN %u's 48-bit region",
+					  t->def.name, m);
+				return -E2BIG;
+			}
+			t->off[r] = off;
+			cursor[m] = off + store_table_bytes(t);
+		}
+	}
+	for (uint16_t m = 0; m < cat->n_mn; m++) {
+		cat->mn_used[m] = cursor[m];
+		if (cursor[m] > used)
+			used = cursor[m];
+	}
+
+	/* Logs at one offset on every MN, after the largest table area. */
+	used = store_align(used, STORE_TABLE_ALIGN);
+	if (n_logs != 0 && log_bytes > (DTXN_RADDR_OFF_MASK - used) / n_logs) {
+		STORE_LOG(ERR, "layout: %u logs of %" PRIu64 " bytes do not fit 48 bits",
+			  n_logs, log_bytes);
+		return -E2BIG;
+	}
+	logs_end = used + (uint64_t)n_logs * log_bytes;
+	if (store_align(logs_end, STORE_REGION_ALIGN) > DTXN_RADDR_OFF_MASK) {
+		STORE_LOG(ERR, "layout: region of %" PRIu64 " bytes does not fit 48 bits",
+			  logs_end);
+		return -E2BIG;
+	}
+	cat->n_logs = n_logs;
+	cat->log_bytes = log_bytes;
+	cat->log_off = used;
+	cat->region_size = store_align(logs_end, STORE_REGION_ALIGN);
+	STORE_LOG(DEBUG, "layout: %u tables, logs at %" PRIu64 ", region %" PRIu64 " bytes",
+		  cat->n_tables, cat->log_off, cat->region_size);
+	return 0;
+}
+
+const struct dtxn_table *
+dtxn_catalog_table(const struct dtxn_catalog *cat, uint32_t id)
+{
+	if (cat == NULL || id >= DTXN_MAX_TABLES || !cat->present[id])
+		return NULL;
+	return &cat->tables[id];
+}
+
+dtxn_raddr_t
+dtxn_store_log_raddr(const struct dtxn_catalog *cat, uint32_t coord, uint16_t mn)
+{
+	if (cat == NULL || coord >= cat->n_logs || mn >= cat->n_mn)
+		return 0;
+	return DTXN_RADDR(mn, cat->log_off + (uint64_t)coord * cat->log_bytes);
+}

@@ -113,7 +113,7 @@ struct dtxn_table_def {
 	char name[DTXN_TABLE_NAME_MAX];
 	uint32_t value_size;       /**< bytes, 1..65536 */
 	uint64_t max_keys;         /**< records the table must hold, incl. inserts */
-	uint32_t slots_per_bucket; /**< 0: default 8 */
+	uint32_t slots_per_bucket; /**< 0: default 8; at most 256 */
 	uint64_t n_buckets;        /**< 0: sized from max_keys at 75% load */
 };
 
@@ -135,7 +135,7 @@ struct dtxn_catalog {
 	uint32_t n_tables;
 	struct dtxn_table tables[DTXN_MAX_TABLES];
 	bool present[DTXN_MAX_TABLES];
-	uint64_t mn_used[DTXN_MAX_NODES];   /**< bytes of tables per MN (after layout) */
+	uint64_t mn_used[DTXN_MAX_NODES];   /**< end of the tables on each MN, bytes (after layout) */
 	uint32_t n_logs;                 /**< coordinators with a log region */
 	uint64_t log_bytes;              /**< per coordinator per MN */
 	uint64_t log_off;                /**< where log regions start on every MN */
@@ -158,14 +158,16 @@ int dtxn_catalog_init(struct dtxn_catalog *cat, uint16_t n_mn, uint16_t n_replic
  *
  * @param slot_size  the protocol's slot size for def->value_size, bytes,
  *                   multiple of 8, >= DTXN_SLOT_HDR_SIZE + value_size.
- * @return 0; -EINVAL (bad id, size, or name); -EEXIST (id taken).
+ * @return 0; -EINVAL (bad id, size, or name); -EEXIST (id or name taken).
+ *   Adding a table resets cat->region_size to 0: lay out again.
  */
 int dtxn_catalog_add_table(struct dtxn_catalog *cat, const struct dtxn_table_def *def,
 			   uint32_t slot_size);
 
 /**
  * Lays out every MN region: tables back to back (64-byte aligned), then
- * one log region per coordinator.
+ * one log region per coordinator at the same offset (cat->log_off) on every
+ * MN. Bytes 0..63 of each region are reserved, so no store address is 0.
  *
  * @param n_logs     coordinators in the cluster.
  * @param log_bytes  log bytes per coordinator on every MN, multiple of 64.
@@ -184,12 +186,17 @@ const struct dtxn_table *dtxn_catalog_table(const struct dtxn_catalog *cat, uint
 /** Home bucket of a key (a seeded 64-bit mix; same on every node). */
 uint64_t dtxn_store_bucket_of(const struct dtxn_table *t, uint64_t key);
 
-/** Remote address of bucket @p b (wrapped modulo n_buckets) on replica @p r (0 = primary). */
+/**
+ * Remote address of bucket @p b (wrapped modulo n_buckets) on replica @p r
+ * (0 = primary); 0 if r >= n_replicas.
+ */
 dtxn_raddr_t dtxn_store_bucket_raddr(const struct dtxn_table *t, uint16_t r, uint64_t b);
 
 /**
  * Remote address on replica @p r of the slot whose primary address is
  * @p primary (backups have the same layout at their own offset).
+ * @return the address, or 0 if r >= n_replicas or @p primary is not in the
+ *   table's primary replica.
  */
 dtxn_raddr_t dtxn_store_replica_raddr(const struct dtxn_table *t, uint16_t r,
 				      dtxn_raddr_t primary);
@@ -236,11 +243,20 @@ typedef void (*dtxn_slot_format_fn)(const struct dtxn_table *t, void *slot,
 
 /**
  * Loads one record into every replica of its table, on the MN's CPU,
- * before the run (ARCHITECTURE.md: loading runs on the MN role).
+ * before the run (ARCHITECTURE.md: loading runs on the MN role). The
+ * first free slot along the key's probe chain is taken, and the overflow
+ * flag set on each full bucket passed. If the home bucket and the
+ * DTXN_STORE_MAX_PROBE-1 after it are full, records already loaded may be
+ * moved within their own probe windows to make room (a bounded search;
+ * their slot addresses change, which is harmless before the run). @p fmt
+ * runs once, on the primary's slot; the slot is then copied to the same
+ * bucket and slot of each backup. Allocates nothing, logs nothing.
  *
- * @return 0; -EEXIST (key already loaded); -ENOSPC (home bucket and
- *   DTXN_STORE_MAX_PROBE-1 overflow buckets full); -ENXIO (a replica's
- *   region is not mapped here).
+ * @return 0; -EINVAL (NULL f, t or fmt); -EEXIST (key already loaded);
+ *   -ENOSPC (home bucket and
+ *   DTXN_STORE_MAX_PROBE-1 overflow buckets full, and no room could be
+ *   made); -ENXIO (a replica's region is not mapped here, or is smaller
+ *   than the table's layout).
  */
 int dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 		    const void *value, dtxn_slot_format_fn fmt, void *arg);
@@ -252,12 +268,16 @@ typedef int (*dtxn_slot_visit_fn)(const struct dtxn_table *t, const void *slot, 
  * Visits every valid slot of replica @p r of a table, on the MN's CPU,
  * while no coordinator runs (invariant checks).
  *
- * @return 0, the visitor's non-zero return, or -ENXIO.
+ * @return 0, the visitor's non-zero return, -EINVAL (NULL argument,
+ *   r >= n_replicas) or -ENXIO.
  */
 int dtxn_store_scan(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r,
 		    dtxn_slot_visit_fn visit, void *arg);
 
-/** Remote address of coordinator @p coord's log region on MN @p mn. */
+/**
+ * Remote address of coordinator @p coord's log region on MN @p mn, or 0 if
+ * coord >= cat->n_logs or mn >= cat->n_mn.
+ */
 dtxn_raddr_t dtxn_store_log_raddr(const struct dtxn_catalog *cat, uint32_t coord, uint16_t mn);
 
 /* ------------------------------------------------------------------ */

@@ -1,1 +1,79 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The remote hash index: which bucket a key hashes to, where buckets and
+ * slots live on each replica, and searching a local bucket copy.
+ */
+#include <errno.h>
+
+#include "store_private.h"
+
+/* Fixed seed: every node and every run must agree on a key's bucket. */
+#define INDEX_SEED UINT64_C(0x5d1b0c3a8e2f4967)
+/* 2^64 / golden ratio: spreads table ids apart before mixing. */
+#define INDEX_TABLE_MUL UINT64_C(0x9e3779b97f4a7c15)
+
+/* 64-bit finalizer (murmur3's fmix64 constants): full avalanche. */
+static inline uint64_t
+index_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64_C(0xc4ceb9fe1a85ec53);
+	x ^= x >> 33;
+	return x;
+}
+
+uint64_t
+dtxn_store_bucket_of(const struct dtxn_table *t, uint64_t key)
+{
+	uint64_t h = index_mix64(key ^ INDEX_SEED ^ ((uint64_t)(t->def.id + 1) * INDEX_TABLE_MUL));
+
+	return h % t->n_buckets;
+}
+
+dtxn_raddr_t
+dtxn_store_bucket_raddr(const struct dtxn_table *t, uint16_t r, uint64_t b)
+{
+	if (r >= t->n_replicas)
+		return 0;
+	b %= t->n_buckets;
+	return DTXN_RADDR(t->mn[r], t->off[r] + b * t->bucket_size);
+}
+
+dtxn_raddr_t
+dtxn_store_replica_raddr(const struct dtxn_table *t, uint16_t r, dtxn_raddr_t primary)
+{
+	uint64_t off = DTXN_RADDR_OFF(primary);
+
+	if (r >= t->n_replicas || DTXN_RADDR_MN(primary) != t->mn[0] ||
+	    off < t->off[0] || off - t->off[0] >= store_table_bytes(t))
+		return 0;
+	return DTXN_RADDR(t->mn[r], t->off[r] + (off - t->off[0]));
+}
+
+int
+dtxn_store_bucket_find(const struct dtxn_table *t, const void *bucket, uint64_t key)
+{
+	struct dtxn_slot_hdr h;
+
+	for (unsigned i = 0; i < t->def.slots_per_bucket; i++) {
+		store_slot_hdr_get(t, bucket, i, &h);
+		if ((h.flags & DTXN_SLOT_VALID) && h.key == key && h.table_id == t->def.id)
+			return (int)i;
+	}
+	return -ENOENT;
+}
+
+int
+dtxn_store_bucket_free_slot(const struct dtxn_table *t, const void *bucket)
+{
+	struct dtxn_slot_hdr h;
+
+	for (unsigned i = 0; i < t->def.slots_per_bucket; i++) {
+		store_slot_hdr_get(t, bucket, i, &h);
+		if (!(h.flags & DTXN_SLOT_VALID))
+			return (int)i;
+	}
+	return -ENOSPC;
+}

@@ -1,1 +1,194 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Doorbell batches: WRs from the coordinator's pool, one chain per MN,
+ * posted with one doorbell per QP and waited for together.
+ *
+ * The pool is a stack per coordinator: a batch takes WRs from the top and
+ * dtxn_batch_done() gives them back when they are still on top; begin
+ * empties it. The fabric copies WRs at post time, so a posted batch's WRs
+ * may be reused as soon as dtxn_batch_post() returns.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "txn_private.h"
+
+void
+dtxn_batch_init(struct dtxn_batch *b, struct dtxn_coord *c)
+{
+	memset(b, 0, sizeof(*b));
+	b->coord = c;
+}
+
+static struct dtxn_wr *
+batch_wr(struct dtxn_batch *b, dtxn_raddr_t raddr, uint8_t opcode, bool signaled)
+{
+	struct dtxn_coord *c = b->coord;
+	struct txn_coord *tc = txn_coord_of(c);
+	uint16_t mn = DTXN_RADDR_MN(raddr);
+	struct dtxn_wr *wr;
+
+	if (b->error != 0)
+		return NULL;
+	if (mn >= DTXN_MAX_NODES || c->worker->qp[mn] == NULL) {
+		b->error = -EINVAL;
+		return NULL;
+	}
+	if (tc->wrs_used >= c->n_wrs) {
+		b->error = -ENOBUFS;
+		return NULL;
+	}
+	wr = &c->wrs[tc->wrs_used++];
+	memset(wr, 0, sizeof(*wr));
+	wr->opcode = opcode;
+	wr->raddr = raddr;
+	if (signaled) {
+		wr->flags = DTXN_WR_F_SIGNALED;
+		wr->wr_id = (uintptr_t)c->co;
+		b->n_signaled++;
+	} else {
+		wr->wr_id = (uintptr_t)c->co | TXN_WR_ID_UNSIGNALED;
+	}
+	if (b->head[mn] == NULL)
+		b->head[mn] = wr;
+	else
+		b->tail[mn]->next = wr;
+	b->tail[mn] = wr;
+	b->mn_mask |= UINT64_C(1) << mn;
+	b->n_wr++;
+	return wr;
+}
+
+void
+dtxn_batch_read(struct dtxn_batch *b, dtxn_raddr_t src, void *dst, uint32_t len,
+		bool signaled)
+{
+	struct dtxn_wr *wr = batch_wr(b, src, DTXN_WR_READ, signaled);
+
+	if (wr == NULL)
+		return;
+	wr->local = dst;
+	wr->len = len;
+}
+
+void
+dtxn_batch_write(struct dtxn_batch *b, dtxn_raddr_t dst, const void *src, uint32_t len,
+		 bool signaled)
+{
+	struct dtxn_wr *wr = batch_wr(b, dst, DTXN_WR_WRITE, signaled);
+
+	if (wr == NULL)
+		return;
+	wr->local = (void *)(uintptr_t)src;
+	wr->len = len;
+	if (len <= DTXN_WR_INLINE_MAX)
+		wr->flags |= DTXN_WR_F_INLINE;
+}
+
+void
+dtxn_batch_cas(struct dtxn_batch *b, dtxn_raddr_t dst, uint64_t *old, uint64_t compare,
+	       uint64_t swap, bool signaled)
+{
+	struct dtxn_wr *wr = batch_wr(b, dst, DTXN_WR_CAS, signaled);
+
+	if (wr == NULL)
+		return;
+	wr->local = old;
+	wr->len = 8;
+	wr->compare_add = compare;
+	wr->swap = swap;
+}
+
+void
+dtxn_batch_faa(struct dtxn_batch *b, dtxn_raddr_t dst, uint64_t *old, uint64_t add,
+	       bool signaled)
+{
+	struct dtxn_wr *wr = batch_wr(b, dst, DTXN_WR_FAA, signaled);
+
+	if (wr == NULL)
+		return;
+	wr->local = old;
+	wr->len = 8;
+	wr->compare_add = add;
+}
+
+int
+dtxn_batch_post(struct dtxn_batch *b)
+{
+	struct dtxn_coord *c;
+	uint64_t mask;
+	int ret = 0;
+
+	if (b == NULL || b->coord == NULL)
+		return -EINVAL;
+	if (b->error != 0)
+		return b->error;
+	c = b->coord;
+	for (mask = b->mn_mask; mask != 0; mask &= mask - 1) {
+		unsigned mn = (unsigned)__builtin_ctzll(mask);
+		unsigned n_sig = 0, k;
+		struct dtxn_wr *wr;
+		int rc;
+
+		for (wr = b->head[mn]; wr != NULL; wr = wr->next)
+			n_sig += (wr->flags & DTXN_WR_F_SIGNALED) != 0;
+		if (n_sig == 0) {
+			/* reclaim the QP's WRs in order: signal its last WR */
+			b->tail[mn]->flags |= DTXN_WR_F_SIGNALED;
+			b->tail[mn]->wr_id = (uintptr_t)c->co;
+			b->n_signaled++;
+			n_sig = 1;
+		}
+		if (ret != 0) {
+			/* an earlier QP refused: post nothing more, keep counts balanced */
+			continue;
+		}
+		dtxn_co_expect_lc(c->co, n_sig);
+		rc = dtxn_qp_post(c->worker->qp[mn], b->head[mn]);
+		if (rc != 0) {
+			for (k = 0; k < n_sig; k++)
+				dtxn_co_complete_lc(c->co, rc);
+			ret = rc;
+		}
+	}
+	return ret;
+}
+
+int
+dtxn_batch_run(struct dtxn_batch *b)
+{
+	int rc, wrc;
+
+	rc = dtxn_batch_post(b);
+	if (b == NULL || b->coord == NULL)
+		return rc;
+	if (rc == b->error && rc != 0)
+		return rc; /* nothing posted */
+	wrc = dtxn_co_wait_lc(b->coord->co);
+	if (rc != 0)
+		return rc;
+	return wrc != 0 ? -EIO : 0;
+}
+
+void
+dtxn_batch_done(struct dtxn_batch *b)
+{
+	struct txn_coord *tc;
+	unsigned base = UINT32_MAX;
+	uint64_t mask;
+
+	if (b == NULL || b->coord == NULL || b->n_wr == 0)
+		return;
+	tc = txn_coord_of(b->coord);
+	/* the batch's first WR is the lowest chain head */
+	for (mask = b->mn_mask; mask != 0; mask &= mask - 1) {
+		unsigned mn = (unsigned)__builtin_ctzll(mask);
+		unsigned idx = (unsigned)(b->head[mn] - b->coord->wrs);
+
+		if (idx < base)
+			base = idx;
+	}
+	if (base != UINT32_MAX && base + b->n_wr == tc->wrs_used)
+		tc->wrs_used = base;
+	dtxn_batch_init(b, b->coord);
+}

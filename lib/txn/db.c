@@ -1,1 +1,227 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * struct dtxn_db: protocol choice, catalog, binding to the fabric, and the
+ * MN-side loader, scanner and point lookup.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "txn_private.h"
+
+struct dtxn_db *
+dtxn_db_create(const struct dtxn_db_conf *conf)
+{
+	const struct dtxn_cc_ops *ops;
+	struct dtxn_db *db = NULL;
+	int err = EINVAL;
+
+	if (conf == NULL || conf->size == 0 || conf->protocol == NULL)
+		goto fail;
+	if ((unsigned)conf->isolation >= DTXN_ISO_MAX)
+		goto fail;
+	ops = dtxn_cc_find(conf->protocol);
+	if (ops == NULL) {
+		TXN_LOG(ERR, "unknown protocol '%s'", conf->protocol);
+		err = ENOENT;
+		goto fail;
+	}
+	if ((ops->isolations & (1u << conf->isolation)) == 0) {
+		TXN_LOG(ERR, "protocol %s does not support isolation %s", ops->name,
+			dtxn_isolation_name(conf->isolation));
+		err = ENOTSUP;
+		goto fail;
+	}
+	db = rte_zmalloc("dtxn_db", sizeof(*db), RTE_CACHE_LINE_SIZE);
+	if (db == NULL) {
+		err = ENOMEM;
+		goto fail;
+	}
+	memcpy(&db->conf, conf, RTE_MIN(conf->size, sizeof(db->conf)));
+	db->conf.size = sizeof(db->conf);
+	db->conf.protocol = ops->name;
+	db->cc = ops;
+	if (db->conf.log_bytes == 0)
+		db->conf.log_bytes = TXN_LOG_BYTES_DEFAULT;
+	if (db->conf.addr_cache_entries == 0)
+		db->conf.addr_cache_entries = TXN_ADDR_CACHE_DEFAULT;
+	err = EINVAL;
+	if (db->conf.n_coords == 0 || db->conf.log_bytes % 64 != 0)
+		goto fail;
+	if (dtxn_catalog_init(&db->cat, db->conf.n_mn, db->conf.n_replicas) != 0)
+		goto fail;
+	return db;
+fail:
+	rte_free(db);
+	rte_errno = err;
+	return NULL;
+}
+
+void
+dtxn_db_destroy(struct dtxn_db *db)
+{
+	if (db == NULL)
+		return;
+	if (db->fabric != NULL && db->cc->db_fini != NULL)
+		db->cc->db_fini(db);
+	rte_free(db);
+}
+
+int
+dtxn_db_add_table(struct dtxn_db *db, const struct dtxn_table_def *def)
+{
+	uint32_t slot_size;
+
+	if (db == NULL || def == NULL || def->value_size == 0 || db->fabric != NULL)
+		return -EINVAL;
+	slot_size = db->cc->slot_size(def->value_size);
+	return dtxn_catalog_add_table(&db->cat, def, slot_size);
+}
+
+int
+dtxn_db_layout(struct dtxn_db *db, uint64_t *region_size)
+{
+	int rc;
+
+	if (db == NULL || db->fabric != NULL)
+		return -EINVAL;
+	rc = dtxn_catalog_layout(&db->cat, db->conf.n_coords, db->conf.log_bytes);
+	if (rc != 0)
+		return rc;
+	if (region_size != NULL)
+		*region_size = db->cat.region_size;
+	return 0;
+}
+
+int
+dtxn_db_attach(struct dtxn_db *db, struct dtxn_fabric *f)
+{
+	const struct dtxn_fabric_conf *fc;
+	int rc;
+
+	if (db == NULL || f == NULL || db->fabric != NULL || db->cat.region_size == 0)
+		return -EINVAL;
+	fc = dtxn_fabric_conf(f);
+	if (fc == NULL || fc->n_mn < db->conf.n_mn) {
+		TXN_LOG(ERR, "fabric has fewer MNs than the db needs (%u)", db->conf.n_mn);
+		return -EINVAL;
+	}
+	if (fc->mn_region_size < db->cat.region_size) {
+		TXN_LOG(ERR, "MN regions of %" PRIu64 " B, the db needs %" PRIu64 " B",
+			fc->mn_region_size, db->cat.region_size);
+		return -EINVAL;
+	}
+	db->fabric = f;
+	if (db->cc->db_init != NULL) {
+		rc = db->cc->db_init(db);
+		if (rc != 0) {
+			db->fabric = NULL;
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int
+dtxn_db_load(struct dtxn_db *db, uint32_t table_id, uint64_t key, const void *value)
+{
+	const struct dtxn_table *t;
+
+	if (db == NULL || value == NULL)
+		return -EINVAL;
+	if (db->fabric == NULL)
+		return -ENXIO;
+	t = dtxn_catalog_table(&db->cat, table_id);
+	if (t == NULL)
+		return -ENOENT;
+	return dtxn_store_load(db->fabric, t, key, value, db->cc->slot_format, db);
+}
+
+struct db_scan_ctx {
+	struct dtxn_db *db;
+	dtxn_record_visit_fn visit;
+	void *arg;
+};
+
+static int
+db_scan_slot(const struct dtxn_table *t, const void *slot, void *arg)
+{
+	struct db_scan_ctx *ctx = arg;
+	const struct dtxn_slot_hdr *h = slot;
+
+	return ctx->visit(h->key, ctx->db->cc->slot_value(t, (void *)(uintptr_t)slot),
+			  ctx->arg);
+}
+
+int
+dtxn_db_scan(struct dtxn_db *db, uint32_t table_id, dtxn_record_visit_fn visit, void *arg)
+{
+	struct db_scan_ctx ctx = { .db = db, .visit = visit, .arg = arg };
+	const struct dtxn_table *t;
+
+	if (db == NULL || visit == NULL)
+		return -EINVAL;
+	if (db->fabric == NULL)
+		return -ENXIO;
+	t = dtxn_catalog_table(&db->cat, table_id);
+	if (t == NULL)
+		return -ENOENT;
+	return dtxn_store_scan(db->fabric, t, 0, db_scan_slot, &ctx);
+}
+
+int
+dtxn_db_get(struct dtxn_db *db, uint32_t table_id, uint64_t key, void *value)
+{
+	const struct dtxn_table *t;
+	uint64_t home;
+	unsigned p;
+
+	if (db == NULL || value == NULL || db->fabric == NULL)
+		return -ENOENT;
+	t = dtxn_catalog_table(&db->cat, table_id);
+	if (t == NULL)
+		return -ENOENT;
+	home = dtxn_store_bucket_of(t, key);
+	for (p = 0; p < DTXN_STORE_MAX_PROBE; p++) {
+		dtxn_raddr_t ra = dtxn_store_bucket_raddr(t, 0, home + p);
+		char *base = dtxn_fabric_mn_base(db->fabric, DTXN_RADDR_MN(ra));
+		const struct dtxn_bucket_hdr *bh;
+		void *bucket;
+		int i;
+
+		if (base == NULL)
+			return -ENOENT;
+		bucket = base + DTXN_RADDR_OFF(ra);
+		i = dtxn_store_bucket_find(t, bucket, key);
+		if (i >= 0) {
+			void *slot = dtxn_store_bucket_slot(t, bucket, (unsigned)i);
+			memcpy(value, db->cc->slot_value(t, slot), t->def.value_size);
+			return 0;
+		}
+		bh = bucket;
+		if (bh->overflow == 0)
+			break;
+	}
+	return -ENOENT;
+}
+
+const struct dtxn_catalog *
+dtxn_db_catalog(const struct dtxn_db *db)
+{
+	return db == NULL ? NULL : &db->cat;
+}
+
+const char *
+dtxn_db_protocol(const struct dtxn_db *db)
+{
+	return db == NULL ? NULL : db->cc->name;
+}
+
+struct dtxn_fabric *
+dtxn_db_fabric(const struct dtxn_db *db)
+{
+	return db == NULL ? NULL : db->fabric;
+}

@@ -227,8 +227,13 @@ void dtxn_batch_faa(struct dtxn_batch *b, dtxn_raddr_t dst, uint64_t *old,
 /**
  * Posts every MN's chain with one doorbell per QP; does not wait. If the
  * batch has no signaled WR on a QP that has WRs, the last WR on it is made
- * signaled (so WR buffers are reclaimed in order).
- * @return 0, -ENOBUFS (pool or QP full: nothing posted), -EINVAL.
+ * signaled (so WR buffers are reclaimed in order); its completion is
+ * counted against the coordinator and absorbed by its next wait.
+ * Unsignaled WRs carry wr_id = coroutine | 1, so an error completion of
+ * one is logged and never counted against the coordinator.
+ * @return 0; b->error (-ENOBUFS pool exhausted, -EINVAL no QP to that MN:
+ *   nothing posted); or a dtxn_qp_post() error: QPs before the refusing
+ *   one are posted and the coordinator's count stays balanced.
  */
 int dtxn_batch_post(struct dtxn_batch *b);
 

@@ -1,1 +1,115 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Protocol registry (DTXN_CC_REGISTER), abort-reason and isolation names.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include <rte_log.h>
+
+#include "txn_private.h"
+
+RTE_LOG_REGISTER(dtxn_txn_logtype, dtxn.txn, INFO);
+
+#define REGISTRY_MAX 16
+
+static const struct dtxn_cc_ops *g_cc_ops[REGISTRY_MAX];
+static unsigned g_cc_n;
+
+int
+dtxn_cc_register(const struct dtxn_cc_ops *ops)
+{
+	if (ops == NULL || ops->name == NULL || ops->name[0] == '\0' ||
+	    ops->slot_size == NULL || ops->slot_format == NULL ||
+	    ops->slot_value == NULL || ops->execute == NULL ||
+	    ops->commit == NULL || ops->abort == NULL)
+		return -EINVAL;
+	if (dtxn_cc_find(ops->name) != NULL)
+		return -EEXIST;
+	if (g_cc_n >= REGISTRY_MAX)
+		return -ENOSPC;
+	g_cc_ops[g_cc_n++] = ops;
+	return 0;
+}
+
+const struct dtxn_cc_ops *
+dtxn_cc_find(const char *name)
+{
+	unsigned i;
+
+	if (name == NULL)
+		return NULL;
+	for (i = 0; i < g_cc_n; i++)
+		if (strcmp(g_cc_ops[i]->name, name) == 0)
+			return g_cc_ops[i];
+	return NULL;
+}
+
+void
+dtxn_cc_list(char *buf, size_t len)
+{
+	size_t used = 0;
+	unsigned i;
+
+	if (buf == NULL || len == 0)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < g_cc_n; i++) {
+		int n = snprintf(buf + used, len - used, "%s%s", i ? "," : "",
+				 g_cc_ops[i]->name);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+}
+
+static const char *const g_abort_names[DTXN_ABORT_REASON_MAX] = {
+	[DTXN_ABORT_NONE] = "none",
+	[DTXN_ABORT_LOCK_CONFLICT] = "lock_conflict",
+	[DTXN_ABORT_VALIDATION] = "validation",
+	[DTXN_ABORT_LOCKED_READ] = "locked_read",
+	[DTXN_ABORT_INVISIBLE] = "invisible",
+	[DTXN_ABORT_NOT_FOUND] = "not_found",
+	[DTXN_ABORT_EXISTS] = "exists",
+	[DTXN_ABORT_INDEX_FULL] = "index_full",
+	[DTXN_ABORT_TOO_LARGE] = "too_large",
+	[DTXN_ABORT_FABRIC] = "fabric",
+	[DTXN_ABORT_APP] = "app",
+	[DTXN_ABORT_WEAKENED] = "weakened",
+};
+
+const char *
+dtxn_abort_reason_name(int reason)
+{
+	if (reason < 0 || reason >= DTXN_ABORT_REASON_MAX)
+		return "unknown";
+	return g_abort_names[reason];
+}
+
+static const char *const g_iso_names[DTXN_ISO_MAX] = {
+	[DTXN_ISO_SR] = "sr",
+	[DTXN_ISO_SI] = "si",
+};
+
+const char *
+dtxn_isolation_name(enum dtxn_isolation iso)
+{
+	if ((unsigned)iso >= DTXN_ISO_MAX)
+		return "unknown";
+	return g_iso_names[iso];
+}
+
+int
+dtxn_isolation_parse(const char *name)
+{
+	int i;
+
+	if (name == NULL)
+		return -EINVAL;
+	for (i = 0; i < DTXN_ISO_MAX; i++)
+		if (strcasecmp(name, g_iso_names[i]) == 0)
+			return i;
+	return -EINVAL;
+}

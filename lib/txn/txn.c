@@ -1,1 +1,223 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The transaction API: begin, add_*, execute, commit, abort, accessors.
+ * lib/txn keeps the read/write set; the protocol's ops do the rest.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "txn_private.h"
+
+/** Txn ids: (gid + 1) in the high 24 bits, a per-coordinator sequence below. */
+#define TXN_SEQ_BITS 40
+#define TXN_SEQ_MASK ((UINT64_C(1) << TXN_SEQ_BITS) - 1)
+
+static inline const struct dtxn_cc_ops *
+txn_cc(const struct dtxn_txn *t)
+{
+	return t->coord->worker->db->cc;
+}
+
+/* Ends an open txn: the protocol releases what it holds. */
+static void
+txn_end_aborted(struct dtxn_txn *t, int reason)
+{
+	if (t->open) {
+		txn_cc(t)->abort(t);
+		t->open = 0;
+	}
+	t->abort_reason = reason;
+}
+
+struct dtxn_txn *
+dtxn_txn_begin(struct dtxn_coord *c, enum dtxn_txn_mode mode)
+{
+	struct txn_coord *tc;
+	struct dtxn_txn *t;
+	uint64_t seq;
+	int rc;
+
+	if (c == NULL)
+		return NULL;
+	tc = txn_coord_of(c);
+	t = c->txn;
+	if (t->open)
+		txn_end_aborted(t, DTXN_ABORT_APP);
+	txn_arena_reset(tc);
+	tc->wrs_used = 0;
+
+	seq = (c->txn_seq + 1) & TXN_SEQ_MASK;
+	if (seq == 0)
+		seq = 1;
+	c->txn_seq = seq;
+	t->id = ((uint64_t)(c->gid + 1) << TXN_SEQ_BITS) | seq;
+	t->mode = mode == DTXN_TXN_RO ? DTXN_TXN_RO : DTXN_TXN_RW;
+	t->open = 1;
+	t->n_items = 0;
+	t->n_fetched = 0;
+	t->abort_reason = DTXN_ABORT_NONE;
+	t->start_ns = dtxn_now_ns();
+	memset(t->cc, 0, sizeof(t->cc));
+	if (txn_cc(t)->begin != NULL) {
+		rc = txn_cc(t)->begin(t);
+		if (rc != DTXN_OK)
+			t->abort_reason = rc; /* execute/commit report it */
+	}
+	return t;
+}
+
+/* Marks a reason execute/commit will abort with (first one wins). */
+static void
+txn_mark(struct dtxn_txn *t, int reason)
+{
+	if (t->abort_reason == DTXN_ABORT_NONE)
+		t->abort_reason = reason;
+}
+
+static struct dtxn_item *
+txn_add(struct dtxn_txn *t, uint32_t table_id, uint64_t key, enum dtxn_item_kind kind)
+{
+	const struct dtxn_table *tab;
+	struct dtxn_item *it;
+	void *slot;
+
+	if (t == NULL || !t->open)
+		return NULL;
+	if (kind != DTXN_ITEM_RO && t->mode == DTXN_TXN_RO)
+		return NULL;
+	if (t->n_items >= DTXN_TXN_MAX_ITEMS) {
+		txn_mark(t, DTXN_ABORT_TOO_LARGE);
+		return NULL;
+	}
+	tab = dtxn_catalog_table(&t->coord->worker->db->cat, table_id);
+	if (tab == NULL) {
+		txn_mark(t, DTXN_ABORT_NOT_FOUND);
+		return NULL;
+	}
+	slot = dtxn_txn_alloc(t, tab->slot_size);
+	if (slot == NULL) {
+		txn_mark(t, DTXN_ABORT_TOO_LARGE);
+		return NULL;
+	}
+	memset(slot, 0, tab->slot_size);
+	it = &t->items[t->n_items++];
+	memset(it, 0, sizeof(*it));
+	it->table = tab;
+	it->key = key;
+	it->kind = (uint8_t)kind;
+	it->slot = slot;
+	it->value = txn_cc(t)->slot_value(tab, slot);
+	return it;
+}
+
+struct dtxn_item *
+dtxn_txn_add_ro(struct dtxn_txn *t, uint32_t table_id, uint64_t key)
+{
+	return txn_add(t, table_id, key, DTXN_ITEM_RO);
+}
+
+struct dtxn_item *
+dtxn_txn_add_rw(struct dtxn_txn *t, uint32_t table_id, uint64_t key)
+{
+	return txn_add(t, table_id, key, DTXN_ITEM_RW);
+}
+
+struct dtxn_item *
+dtxn_txn_insert(struct dtxn_txn *t, uint32_t table_id, uint64_t key)
+{
+	return txn_add(t, table_id, key, DTXN_ITEM_INSERT);
+}
+
+struct dtxn_item *
+dtxn_txn_delete(struct dtxn_txn *t, uint32_t table_id, uint64_t key)
+{
+	return txn_add(t, table_id, key, DTXN_ITEM_DELETE);
+}
+
+/* Closed txn: the reason it ended with (never OK). */
+static int
+txn_closed_rc(const struct dtxn_txn *t)
+{
+	return t->abort_reason != DTXN_ABORT_NONE ? t->abort_reason : DTXN_ABORT_APP;
+}
+
+int
+dtxn_txn_execute(struct dtxn_txn *t)
+{
+	uint32_t i;
+	int rc;
+
+	if (t == NULL)
+		return DTXN_ABORT(DTXN_ABORT_APP);
+	if (!t->open)
+		return txn_closed_rc(t);
+	if (t->abort_reason != DTXN_ABORT_NONE) {
+		rc = t->abort_reason;
+		txn_end_aborted(t, rc);
+		return rc;
+	}
+	if (t->n_fetched >= t->n_items)
+		return DTXN_OK;
+	rc = txn_cc(t)->execute(t);
+	if (rc != DTXN_OK) {
+		/* the protocol has released everything */
+		t->open = 0;
+		t->abort_reason = rc;
+		return rc;
+	}
+	for (i = t->n_fetched; i < t->n_items; i++)
+		t->items[i].flags |= DTXN_ITEM_F_FETCHED;
+	t->n_fetched = t->n_items;
+	return DTXN_OK;
+}
+
+int
+dtxn_txn_commit(struct dtxn_txn *t)
+{
+	int rc;
+
+	if (t == NULL)
+		return DTXN_ABORT(DTXN_ABORT_APP);
+	if (!t->open)
+		return txn_closed_rc(t);
+	rc = dtxn_txn_execute(t); /* items added since the last execute, if any */
+	if (rc != DTXN_OK)
+		return rc;
+	rc = txn_cc(t)->commit(t);
+	t->open = 0;
+	t->abort_reason = rc;
+	return rc;
+}
+
+void
+dtxn_txn_abort(struct dtxn_txn *t, int reason)
+{
+	if (t == NULL || !t->open)
+		return;
+	txn_end_aborted(t, reason > 0 && reason < DTXN_ABORT_REASON_MAX ? reason
+								: DTXN_ABORT_APP);
+}
+
+uint64_t
+dtxn_txn_id(const struct dtxn_txn *t)
+{
+	return t == NULL ? 0 : t->id;
+}
+
+void *
+dtxn_item_value(struct dtxn_item *it)
+{
+	return it == NULL ? NULL : it->value;
+}
+
+bool
+dtxn_item_exists(const struct dtxn_item *it)
+{
+	return it != NULL && (it->flags & DTXN_ITEM_F_EXISTS) != 0;
+}
+
+uint64_t
+dtxn_item_key(const struct dtxn_item *it)
+{
+	return it == NULL ? 0 : it->key;
+}

@@ -1,1 +1,399 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Workers (one per lcore: scheduler, CQ, a QP per MN, address cache, CQ
+ * poller) and coordinators (coroutine trampoline, scratch arena, WR pool).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "txn_private.h"
+
+#define WORKER_POLL_BURST 32
+
+/* ------------------------------------------------------------------ */
+/* CQ poller                                                          */
+/* ------------------------------------------------------------------ */
+
+static unsigned
+worker_poll_cq(void *arg)
+{
+	struct dtxn_worker *w = arg;
+	struct dtxn_cqe cqes[WORKER_POLL_BURST];
+	unsigned total = 0, n, i;
+
+	do {
+		n = dtxn_cq_poll(w->cq, cqes, WORKER_POLL_BURST);
+		for (i = 0; i < n; i++) {
+			uint64_t id = cqes[i].wr_id;
+			int st = cqes[i].status == DTXN_WC_SUCCESS ? 0 : -EIO;
+
+			if (id & TXN_WR_ID_UNSIGNALED) {
+				/* an unsignaled WR failed: nobody waits for it */
+				TXN_LOG(WARNING, "unsignaled %s failed (status %u)",
+					dtxn_wr_opcode_name(cqes[i].opcode),
+					cqes[i].status);
+				continue;
+			}
+			if (id != 0)
+				dtxn_co_complete_lc((struct dtxn_co *)(uintptr_t)id, st);
+		}
+		total += n;
+	} while (n == WORKER_POLL_BURST);
+	return total;
+}
+
+/* ------------------------------------------------------------------ */
+/* Workers                                                            */
+/* ------------------------------------------------------------------ */
+
+/* CQ and QP depth: room for every coordinator's usual outstanding WRs. */
+static unsigned
+worker_depth(unsigned max_coords)
+{
+	uint64_t d = (uint64_t)max_coords * TXN_WORKER_WRS_PER_COORD;
+
+	if (d < 64)
+		d = 64;
+	if (d > 65536)
+		d = 65536;
+	return rte_align32pow2((uint32_t)d);
+}
+
+struct dtxn_worker *
+dtxn_worker_create(struct dtxn_db *db, uint16_t cn_node, unsigned index,
+		   unsigned max_coords, int socket_id)
+{
+	struct txn_worker *tw = NULL;
+	struct dtxn_worker *w = NULL;
+	char name[32];
+	unsigned depth;
+	uint16_t mn;
+	int err = EINVAL;
+
+	/* node ids are the fabric's to check (dtxn_qp_create) */
+	if (db == NULL || db->fabric == NULL || max_coords == 0 || max_coords > 65535 ||
+	    cn_node >= DTXN_MAX_NODES)
+		goto fail;
+	err = ENOMEM;
+	tw = rte_zmalloc_socket("dtxn_worker", sizeof(*tw), RTE_CACHE_LINE_SIZE, socket_id);
+	if (tw == NULL)
+		goto fail;
+	w = &tw->pub;
+	w->db = db;
+	w->cn_node = cn_node;
+	w->index = index;
+	w->socket_id = socket_id;
+	tw->max_coords = max_coords;
+	tw->n_mn = db->conf.n_mn;
+	tw->coords = rte_zmalloc_socket("dtxn_coords", sizeof(*tw->coords) * max_coords,
+					0, socket_id);
+	if (tw->coords == NULL)
+		goto fail;
+
+	snprintf(name, sizeof(name), "w%u.%u", cn_node, index);
+	w->sched = dtxn_sched_create(name, socket_id, max_coords, 0);
+	if (w->sched == NULL) {
+		err = rte_errno;
+		goto fail;
+	}
+	depth = worker_depth(max_coords);
+	w->cq = dtxn_cq_create(db->fabric, socket_id, depth);
+	if (w->cq == NULL) {
+		err = rte_errno;
+		goto fail;
+	}
+	for (mn = 0; mn < db->conf.n_mn; mn++) {
+		w->qp[mn] = dtxn_qp_create(db->fabric, w->cq, cn_node, mn, depth);
+		if (w->qp[mn] == NULL) {
+			err = rte_errno;
+			goto fail;
+		}
+	}
+	snprintf(name, sizeof(name), "ac%u.%u", cn_node, index);
+	w->addr_cache = dtxn_addr_cache_create(name, db->conf.addr_cache_entries, socket_id);
+	if (w->addr_cache == NULL) {
+		err = rte_errno;
+		goto fail;
+	}
+	if (dtxn_sched_add_poller(w->sched, worker_poll_cq, w) != 0) {
+		err = ENOSPC;
+		goto fail;
+	}
+	if (db->cc->worker_init != NULL) {
+		int rc = db->cc->worker_init(w);
+		if (rc != 0) {
+			err = -rc;
+			goto fail;
+		}
+	}
+	return w;
+fail:
+	if (tw != NULL) {
+		if (w->addr_cache != NULL)
+			dtxn_addr_cache_destroy(w->addr_cache);
+		for (mn = 0; mn < DTXN_MAX_NODES; mn++)
+			if (w->qp[mn] != NULL)
+				dtxn_qp_destroy(w->qp[mn]);
+		dtxn_cq_destroy(w->cq);
+		dtxn_sched_destroy(w->sched);
+		rte_free(tw->coords);
+		rte_free(tw);
+	}
+	rte_errno = err ? err : EINVAL;
+	return NULL;
+}
+
+static void
+coord_free(struct txn_coord *tc)
+{
+	struct dtxn_coord *c = &tc->pub;
+	struct dtxn_db *db = c->worker->db;
+
+	if (db->cc->coord_fini != NULL && c->cc_priv != NULL)
+		db->cc->coord_fini(c);
+	txn_arena_free(tc);
+	rte_free(c->wrs);
+	rte_free(c->txn);
+	rte_free(tc);
+}
+
+void
+dtxn_worker_destroy(struct dtxn_worker *w)
+{
+	struct txn_worker *tw = (struct txn_worker *)w;
+	unsigned i;
+
+	if (w == NULL)
+		return;
+	for (i = 0; i < tw->n_coords; i++)
+		coord_free(tw->coords[i]);
+	if (w->db->cc->worker_fini != NULL)
+		w->db->cc->worker_fini(w);
+	if (w->addr_cache != NULL)
+		dtxn_addr_cache_destroy(w->addr_cache);
+	for (i = 0; i < DTXN_MAX_NODES; i++)
+		if (w->qp[i] != NULL)
+			dtxn_qp_destroy(w->qp[i]);
+	dtxn_cq_destroy(w->cq);
+	dtxn_sched_destroy(w->sched);
+	rte_free(tw->coords);
+	rte_free(tw);
+}
+
+struct dtxn_sched *
+dtxn_worker_sched(struct dtxn_worker *w)
+{
+	return w == NULL ? NULL : w->sched;
+}
+
+void
+dtxn_worker_counters(const struct dtxn_worker *w, struct dtxn_fabric_counters *per_mn)
+{
+	const struct txn_worker *tw = (const struct txn_worker *)w;
+	uint16_t mn;
+	unsigned op;
+
+	if (w == NULL || per_mn == NULL)
+		return;
+	for (mn = 0; mn < tw->n_mn; mn++) {
+		const struct dtxn_fabric_counters *q;
+
+		memset(&per_mn[mn], 0, sizeof(per_mn[mn]));
+		if (w->qp[mn] == NULL)
+			continue;
+		q = dtxn_qp_counters(w->qp[mn]);
+		for (op = 0; op < DTXN_WR_OP_MAX; op++) {
+			per_mn[mn].ops[op] += q->ops[op];
+			per_mn[mn].bytes[op] += q->bytes[op];
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Coordinators                                                       */
+/* ------------------------------------------------------------------ */
+
+static void
+coord_trampoline(struct dtxn_co *co, void *arg)
+{
+	struct txn_coord *tc = arg;
+	struct dtxn_coord *c = &tc->pub;
+
+	c->fn(c, c->fn_arg);
+	if (c->txn->open)
+		dtxn_txn_abort(c->txn, DTXN_ABORT_APP);
+	/* drain completions still owed to this coroutine (async unlocks) */
+	(void)dtxn_co_wait_lc(co);
+	tc->ended = true;
+}
+
+struct dtxn_coord *
+dtxn_coord_create(struct dtxn_worker *w, uint32_t gid, dtxn_coord_fn fn, void *arg)
+{
+	struct txn_worker *tw = (struct txn_worker *)w;
+	struct txn_coord *tc = NULL;
+	struct dtxn_coord *c = NULL;
+	int err = EINVAL;
+
+	if (w == NULL || fn == NULL || gid >= w->db->conf.n_coords)
+		goto fail;
+	if (tw->n_coords >= tw->max_coords) {
+		err = ENOSPC;
+		goto fail;
+	}
+	err = ENOMEM;
+	tc = rte_zmalloc_socket("dtxn_coord", sizeof(*tc), RTE_CACHE_LINE_SIZE, w->socket_id);
+	if (tc == NULL)
+		goto fail;
+	c = &tc->pub;
+	c->worker = w;
+	c->gid = gid;
+	c->fn = fn;
+	c->fn_arg = arg;
+	c->txn = rte_zmalloc_socket("dtxn_txn", sizeof(*c->txn), RTE_CACHE_LINE_SIZE,
+				    w->socket_id);
+	if (c->txn == NULL)
+		goto fail;
+	c->txn->coord = c;
+	c->n_wrs = TXN_COORD_WRS;
+	c->wrs = rte_zmalloc_socket("dtxn_wrs", sizeof(*c->wrs) * c->n_wrs, 0, w->socket_id);
+	if (c->wrs == NULL)
+		goto fail;
+	txn_arena_reset(tc);
+	if (c->arena == NULL)
+		goto fail;
+	if (w->db->cc->coord_init != NULL) {
+		int rc = w->db->cc->coord_init(c);
+		if (rc != 0) {
+			err = -rc;
+			goto fail;
+		}
+	}
+	c->co = dtxn_co_create(w->sched, coord_trampoline, tc);
+	if (c->co == NULL) {
+		err = rte_errno;
+		if (w->db->cc->coord_fini != NULL)
+			w->db->cc->coord_fini(c);
+		c->cc_priv = NULL;
+		goto fail;
+	}
+	tw->coords[tw->n_coords++] = tc;
+	return c;
+fail:
+	if (tc != NULL) {
+		txn_arena_free(tc);
+		rte_free(c->wrs);
+		rte_free(c->txn);
+		rte_free(tc);
+	}
+	rte_errno = err ? err : EINVAL;
+	return NULL;
+}
+
+bool
+dtxn_coord_stopping(const struct dtxn_coord *c)
+{
+	return dtxn_sched_stopping(c->worker->sched);
+}
+
+uint32_t
+dtxn_coord_gid(const struct dtxn_coord *c)
+{
+	return c->gid;
+}
+
+struct dtxn_co *
+dtxn_coord_co(const struct dtxn_coord *c)
+{
+	return c->co;
+}
+
+/* ------------------------------------------------------------------ */
+/* Scratch arena                                                      */
+/* ------------------------------------------------------------------ */
+
+static struct txn_arena_chunk *
+arena_chunk_new(struct txn_coord *tc, size_t size)
+{
+	struct txn_arena_chunk *ch;
+
+	ch = rte_malloc_socket("dtxn_arena", sizeof(*ch) + size, RTE_CACHE_LINE_SIZE,
+			       tc->pub.worker->socket_id);
+	if (ch == NULL)
+		return NULL;
+	ch->size = size;
+	ch->next = tc->chunk;
+	tc->chunk = ch;
+	tc->arena_total += size;
+	tc->pub.arena = ch->data;
+	tc->pub.arena_size = size;
+	tc->pub.arena_used = 0;
+	return ch;
+}
+
+void
+txn_arena_free(struct txn_coord *tc)
+{
+	while (tc->chunk != NULL) {
+		struct txn_arena_chunk *next = tc->chunk->next;
+
+		rte_free(tc->chunk);
+		tc->chunk = next;
+	}
+	tc->arena_total = 0;
+	tc->pub.arena = NULL;
+	tc->pub.arena_size = 0;
+	tc->pub.arena_used = 0;
+}
+
+void
+txn_arena_reset(struct txn_coord *tc)
+{
+	size_t want;
+
+	if (tc->chunk != NULL && tc->chunk->next == NULL) {
+		tc->pub.arena_used = 0;
+		return;
+	}
+	/* several chunks (or none): replace them by one that holds them all */
+	want = tc->arena_total > TXN_ARENA_INIT ? tc->arena_total : TXN_ARENA_INIT;
+	txn_arena_free(tc);
+	if (arena_chunk_new(tc, want) == NULL)
+		(void)arena_chunk_new(tc, TXN_ARENA_INIT);
+}
+
+void *
+dtxn_txn_alloc(struct dtxn_txn *t, size_t len)
+{
+	struct txn_coord *tc;
+	struct dtxn_coord *c;
+	size_t need, size;
+	void *p;
+
+	if (t == NULL)
+		return NULL;
+	c = t->coord;
+	tc = txn_coord_of(c);
+	need = RTE_ALIGN_CEIL(len ? len : 1, 8);
+	if (c->arena == NULL || c->arena_size - c->arena_used < need) {
+		if (need > TXN_ARENA_MAX || tc->arena_total + need > TXN_ARENA_MAX)
+			return NULL;
+		size = c->arena_size * 2;
+		if (size < TXN_ARENA_INIT)
+			size = TXN_ARENA_INIT;
+		if (size < need)
+			size = need;
+		if (tc->arena_total + size > TXN_ARENA_MAX)
+			size = need;
+		if (arena_chunk_new(tc, size) == NULL)
+			return NULL;
+	}
+	p = c->arena + c->arena_used;
+	c->arena_used += need;
+	return p;
+}

@@ -1,1 +1,45 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * FORD (FAST'22) as a dtxn protocol: ops table and registration.
+ */
+#include <errno.h>
+
+#include <rte_malloc.h>
+
+#include "ford_private.h"
+
+RTE_LOG_REGISTER(dtxn_ford_logtype, dtxn.cc.ford, INFO);
+
+static int
+ford_coord_init(struct dtxn_coord *c)
+{
+	struct ford_coord *fc;
+
+	fc = rte_zmalloc_socket("ford_coord", sizeof(*fc), 0, c->worker->socket_id);
+	if (fc == NULL)
+		return -ENOMEM;
+	c->cc_priv = fc;
+	return 0;
+}
+
+static void
+ford_coord_fini(struct dtxn_coord *c)
+{
+	rte_free(c->cc_priv);
+	c->cc_priv = NULL;
+}
+
+static const struct dtxn_cc_ops ford_ops = {
+	.name = "ford",
+	.isolations = 1u << DTXN_ISO_SR,
+	.slot_size = ford_slot_size,
+	.slot_format = ford_slot_format,
+	.slot_value = ford_slot_value,
+	.coord_init = ford_coord_init,
+	.coord_fini = ford_coord_fini,
+	.execute = ford_execute,
+	.commit = ford_commit,
+	.abort = ford_abort,
+};
+
+DTXN_CC_REGISTER(ford, &ford_ops);

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * FORD commit: validation + undo log (validate.c), then one round writing
+ * every written item to its primary (lock kept) and backups, bumping and
+ * unlocking the buckets of inserts and deletes, then fire-and-forget
+ * unlocks. Read-only txns: validation only.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "ford_private.h"
+
+static const uint64_t g_zero;
+
+/* Slot image for the backups: the primary's with the lock word cleared. */
+static void *
+commit_backup_image(struct dtxn_txn *t, const struct dtxn_item *it)
+{
+	struct ford_slot *img;
+
+	if (it->table->n_replicas < 2)
+		return it->slot;
+	img = dtxn_txn_alloc(t, it->table->slot_size);
+	if (img == NULL)
+		return NULL;
+	memcpy(img, it->slot, it->table->slot_size);
+	img->lock = 0;
+	return img;
+}
+
+/* Fills the slot copy as it must look after the txn (primary view). */
+static void
+commit_prepare_slot(const struct dtxn_txn *t, struct dtxn_item *it)
+{
+	struct ford_slot *s = ford_slot_of(it);
+
+	if (it->kind == DTXN_ITEM_INSERT) {
+		s->hdr.key = it->key;
+		s->hdr.table_id = it->table->def.id;
+		s->hdr.flags = DTXN_SLOT_VALID;
+	} else if (it->kind == DTXN_ITEM_DELETE) {
+		s->hdr.flags &= ~DTXN_SLOT_VALID;
+	}
+	s->lock = t->id;
+	s->version = t->id;
+}
+
+static int
+commit_write_round(struct dtxn_txn *t)
+{
+	struct dtxn_batch b;
+	uint32_t i;
+	int rc;
+
+	dtxn_batch_init(&b, t->coord);
+	/* slots first, so each MN sees them before the bucket headers */
+	for (i = 0; i < t->n_items; i++) {
+		struct dtxn_item *it = &t->items[i];
+		const struct dtxn_table *tab = it->table;
+		struct ford_slot *s = ford_slot_of(it);
+		void *bimg;
+		unsigned r;
+
+		if (!ford_is_write(it))
+			continue;
+		commit_prepare_slot(t, it);
+		bimg = commit_backup_image(t, it);
+		if (bimg == NULL)
+			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+		if (it->kind == DTXN_ITEM_INSERT) {
+			/* a free slot's lock is 0: take it before the slot turns valid */
+			dtxn_batch_write(&b, it->slot_raddr + FORD_LOCK_OFF, &s->lock, 8, true);
+			it->cc[3] = 1; /* ford_release must give it back */
+		}
+		dtxn_batch_write(&b, it->slot_raddr, s, tab->slot_size, true);
+		for (r = 1; r < tab->n_replicas; r++)
+			dtxn_batch_write(&b, dtxn_store_replica_raddr(tab, (uint16_t)r, it->slot_raddr),
+					 bimg, tab->slot_size, true);
+	}
+	for (i = 0; i < t->n_items; i++) {
+		struct dtxn_item *it = &t->items[i];
+		struct ford_item *fi = ford_item_of(it);
+		unsigned r;
+
+		if (!(it->flags & DTXN_ITEM_F_BLOCKED))
+			continue;
+		fi->bimg[0] = 0;
+		fi->bimg[1] = it->bucket_version + 1;
+		for (r = 0; r < it->table->n_replicas; r++)
+			dtxn_batch_write(&b, dtxn_store_replica_raddr(it->table, (uint16_t)r,
+								      it->bucket_raddr),
+					 fi->bimg, 16, true);
+	}
+	rc = dtxn_batch_run(&b);
+	dtxn_batch_done(&b);
+	if (rc == -ENOBUFS)
+		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	if (rc != 0)
+		return DTXN_ABORT(DTXN_ABORT_FABRIC);
+	for (i = 0; i < t->n_items; i++)
+		t->items[i].flags &= ~DTXN_ITEM_F_BLOCKED; /* the header write unlocked it */
+	return DTXN_OK;
+}
+
+/* Unsignaled unlocks, not waited for; address-cache upkeep. */
+static void
+commit_unlock(struct dtxn_txn *t)
+{
+	struct ford_coord *fc = t->coord->cc_priv;
+	struct dtxn_addr_cache *ac = t->coord->worker->addr_cache;
+	struct dtxn_batch b;
+	uint32_t i;
+
+	dtxn_batch_init(&b, t->coord);
+	for (i = 0; i < t->n_items; i++) {
+		struct dtxn_item *it = &t->items[i];
+
+		if (it->kind == DTXN_ITEM_INSERT) {
+			/* the lock was written, not CASed: release it only if still ours */
+			dtxn_batch_cas(&b, it->slot_raddr + FORD_LOCK_OFF, &fc->sink, t->id, 0,
+				       false);
+			it->cc[3] = 0;
+			dtxn_addr_cache_insert(ac, it->table->def.id, it->key, it->slot_raddr);
+		}
+		if (it->flags & DTXN_ITEM_F_LOCKED)
+			dtxn_batch_write(&b, it->cc[1] + FORD_LOCK_OFF, &g_zero, 8, false);
+		if (it->kind == DTXN_ITEM_DELETE)
+			dtxn_addr_cache_invalidate(ac, it->table->def.id, it->key);
+		it->flags &= ~DTXN_ITEM_F_LOCKED;
+	}
+	if (b.n_wr != 0 && dtxn_batch_post(&b) != 0)
+		FORD_LOG(WARNING, "unlocks not posted");
+	dtxn_batch_done(&b);
+}
+
+int
+ford_commit(struct dtxn_txn *t)
+{
+	bool has_write = false, has_read = false;
+	uint32_t i;
+	int reason;
+
+	for (i = 0; i < t->n_items; i++) {
+		if (ford_is_write(&t->items[i]))
+			has_write = true;
+		else
+			has_read = true;
+	}
+	if (has_read || has_write) {
+		reason = ford_validate_and_log(t, has_write);
+		if (reason != DTXN_OK)
+			goto abort;
+	}
+	if (!has_write)
+		return DTXN_OK;
+	reason = commit_write_round(t);
+	if (reason != DTXN_OK)
+		goto abort;
+	commit_unlock(t);
+	return DTXN_OK;
+abort:
+	ford_release(t);
+	return reason;
+}
+
+void
+ford_abort(struct dtxn_txn *t)
+{
+	ford_release(t);
+}

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * FORD validation round: re-READ lock + version of every read-only item
+ * (also in single-item read-only txns, and checking the lock: FORD bugs 3
+ * and 4) and the header of every bucket an absent read visited, with the
+ * undo-log record WRITEs in the same doorbell batch.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "ford_private.h"
+
+/* Builds the undo record; @return its bytes (0: nothing written), or -E2BIG. */
+static int64_t
+val_log_build(struct dtxn_txn *t, void **recp, uint64_t *mn_mask)
+{
+	const struct dtxn_catalog *cat = &t->coord->worker->db->cat;
+	struct ford_log_hdr *h;
+	uint64_t bytes = sizeof(*h), mask = 0;
+	uint32_t i, n = 0;
+	char *p;
+
+	for (i = 0; i < t->n_items; i++) {
+		const struct dtxn_item *it = &t->items[i];
+		unsigned r;
+
+		if (!ford_is_write(it))
+			continue;
+		bytes += sizeof(struct ford_log_entry) + it->table->slot_size;
+		for (r = 0; r < it->table->n_replicas; r++)
+			mask |= UINT64_C(1) << it->table->mn[r];
+		n++;
+	}
+	if (n == 0)
+		return 0;
+	bytes = RTE_ALIGN_CEIL(bytes, 64);
+	if (bytes > cat->log_bytes)
+		return -E2BIG;
+	h = dtxn_txn_alloc(t, bytes);
+	if (h == NULL)
+		return -E2BIG;
+	memset(h, 0, bytes);
+	h->txn_id = t->id;
+	h->n_entries = n;
+	h->bytes = (uint32_t)bytes;
+	p = (char *)(h + 1);
+	for (i = 0; i < t->n_items; i++) {
+		const struct dtxn_item *it = &t->items[i];
+		struct ford_log_entry *e = (struct ford_log_entry *)p;
+
+		if (!ford_is_write(it))
+			continue;
+		e->table_id = it->table->def.id;
+		e->slot_size = it->table->slot_size;
+		e->key = it->key;
+		e->raddr = it->slot_raddr;
+		memcpy(e + 1, ford_item_of(it)->pre, it->table->slot_size);
+		p += sizeof(*e) + it->table->slot_size;
+	}
+	*recp = h;
+	*mn_mask = mask;
+	return (int64_t)bytes;
+}
+
+static int
+val_check_word(const struct dtxn_txn *t, uint64_t lock, uint64_t version, uint64_t seen)
+{
+	if (lock != 0 && lock != t->id && !ford_skip_lock_check(t))
+		return DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
+	if (version != seen)
+		return DTXN_ABORT(DTXN_ABORT_VALIDATION);
+	return DTXN_OK;
+}
+
+int
+ford_validate_and_log(struct dtxn_txn *t, bool log)
+{
+	struct dtxn_coord *c = t->coord;
+	struct ford_coord *fc = c->cc_priv;
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	struct dtxn_batch b;
+	uint64_t mask = 0;
+	void *rec = NULL;
+	int64_t bytes = 0;
+	uint32_t i;
+	int rc, reason = DTXN_OK;
+
+	if (log) {
+		bytes = val_log_build(t, &rec, &mask);
+		if (bytes < 0)
+			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	}
+	dtxn_batch_init(&b, c);
+	for (i = 0; i < t->n_items; i++) {
+		struct dtxn_item *it = &t->items[i];
+		struct ford_item *fi = ford_item_of(it);
+		unsigned p;
+
+		if (it->kind != DTXN_ITEM_RO)
+			continue;
+		if (it->flags & DTXN_ITEM_F_EXISTS) {
+			dtxn_batch_read(&b, it->slot_raddr + FORD_LOCK_OFF, fi->vbuf[0], 16, true);
+			continue;
+		}
+		for (p = 0; p < fi->n_bkt; p++)
+			dtxn_batch_read(&b, fi->braddr[p], fi->vbuf[p], 16, true);
+	}
+	if (bytes > 0) {
+		if (fc->log_head + (uint64_t)bytes > cat->log_bytes)
+			fc->log_head = 0; /* circular: wrap to the start */
+		for (; mask != 0; mask &= mask - 1) {
+			uint16_t mn = (uint16_t)__builtin_ctzll(mask);
+
+			dtxn_batch_write(&b, dtxn_store_log_raddr(cat, c->gid, mn) + fc->log_head,
+					 rec, (uint32_t)bytes, true);
+		}
+		fc->log_head += (uint64_t)bytes;
+	}
+	if (b.n_wr == 0)
+		return DTXN_OK;
+	rc = dtxn_batch_run(&b);
+	dtxn_batch_done(&b);
+	if (rc == -ENOBUFS)
+		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	if (rc != 0)
+		return DTXN_ABORT(DTXN_ABORT_FABRIC);
+	for (i = 0; i < t->n_items && reason == DTXN_OK; i++) {
+		const struct dtxn_item *it = &t->items[i];
+		const struct ford_item *fi = ford_item_of(it);
+		unsigned p;
+
+		if (it->kind != DTXN_ITEM_RO)
+			continue;
+		if (it->flags & DTXN_ITEM_F_EXISTS) {
+			reason = val_check_word(t, fi->vbuf[0][0], fi->vbuf[0][1], it->version);
+			continue;
+		}
+		for (p = 0; p < fi->n_bkt && reason == DTXN_OK; p++)
+			reason = val_check_word(t, fi->vbuf[p][0], fi->vbuf[p][1], fi->bver[p]);
+	}
+	return reason;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * shm driver: dtxn_cq_poll. For each QP of the CQ: execute, in order, the
+ * WRs whose effect time has come; move due completions (signaled WRs and
+ * any failed WR) to the CQ's ring, freeing their send-queue slots; match
+ * inbound messages to posted RECVs. Then reap the ring.
+ */
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_ring.h>
+
+#include "dtxn_sched.h"
+#include "shm_private.h"
+
+bool
+shm_cq_push(struct shm_cq *cq, uint64_t wr_id, uint32_t byte_len, uint8_t opcode,
+	    uint8_t status, uint16_t src_node)
+{
+	struct dtxn_cqe *e;
+
+	if (cq->tail - cq->head > cq->mask)
+		return false;
+	e = &cq->ring[cq->tail & cq->mask];
+	e->wr_id = wr_id;
+	e->byte_len = byte_len;
+	e->opcode = opcode;
+	e->status = status;
+	e->src_node = src_node;
+	cq->tail++;
+	return true;
+}
+
+static void
+shm_qp_deliver(struct shm_qp *qp)
+{
+	struct shm_cq *cq = qp->cq;
+	struct shm_msg *m;
+
+	while (qp->rq_head != qp->rq_tail && cq->tail - cq->head <= cq->mask) {
+		struct dtxn_wr *r = &qp->rq[qp->rq_head & qp->mask];
+		uint8_t status = DTXN_WC_SUCCESS;
+
+		if (rte_ring_dequeue(qp->inbound, (void **)&m) != 0)
+			return;
+		if (m->len > r->len)
+			status = DTXN_WC_LOC_LEN_ERR;
+		else if (m->len > 0)
+			memcpy(r->local, m->data, m->len);
+		shm_cq_push(cq, r->wr_id, m->len, DTXN_WR_RECV, status, m->src_node);
+		shm_msg_free(m);
+		qp->rq_head++;
+	}
+}
+
+void
+shm_qp_progress(struct shm_qp *qp, uint64_t now)
+{
+	while (qp->exec != qp->tail) {
+		struct shm_wqe *w = &qp->sq[qp->exec & qp->mask];
+
+		if (w->effect_ns > now || !shm_wqe_execute(qp, w))
+			break;
+		qp->exec++;
+	}
+	while (qp->head != qp->exec) {
+		struct shm_wqe *w = &qp->sq[qp->head & qp->mask];
+		uint32_t byte_len;
+
+		if (w->done_ns > now)
+			break;
+		if ((w->wr.flags & DTXN_WR_F_SIGNALED) || w->status != DTXN_WC_SUCCESS) {
+			byte_len = w->status == DTXN_WC_SUCCESS ? w->wr.len : 0;
+			if (!shm_cq_push(qp->cq, w->wr.wr_id, byte_len, w->wr.opcode,
+					 w->status, 0))
+				break; /* CQ full: try again at the next poll */
+		}
+		qp->head++;
+	}
+	if (qp->rq_head != qp->rq_tail)
+		shm_qp_deliver(qp);
+}
+
+unsigned
+shm_cq_poll(struct dtxn_cq *c, struct dtxn_cqe *cqes, unsigned n)
+{
+	struct shm_cq *cq = SHM_CQ(c);
+	struct shm_qp *qp;
+	unsigned k = 0;
+
+	if (cq->tail - cq->head < n) {
+		uint64_t now = dtxn_now_ns();
+
+		TAILQ_FOREACH(qp, &cq->qps, cq_next)
+			shm_qp_progress(qp, now);
+	}
+	while (k < n && cq->head != cq->tail) {
+		cqes[k++] = cq->ring[cq->head & cq->mask];
+		cq->head++;
+	}
+	return k;
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_SHM_PRIVATE_H
+#define DTXN_SHM_PRIVATE_H
+
+/**
+ * @file
+ * The shm fabric driver: an emulated RNIC over shared memory.
+ *
+ * Files:
+ * - shm.c       ops table, registration, fabric open/close (MN regions and
+ *               RNIC state in named memzones, the message mempool);
+ * - shm_qp.c    CQ and QP life cycle, SEND/RECV pairing, flush;
+ * - shm_post.c  posting WRs and RECVs, the NIC-model timing of each WR;
+ * - shm_exec.c  the memory effect of a WR on MN memory (copies, atomics);
+ * - shm_poll.c  dtxn_cq_poll: execute due WRs, reap due completions, match
+ *               inbound messages to RECVs.
+ *
+ * Ownership: a CQ, its QPs, their send/receive queues and the CQE ring
+ * belong to the lcore that polls the CQ. Shared between lcores: MN memory
+ * (ordered copies and CPU atomics), the RNIC units (atomic reservations),
+ * each QP's inbound message ring (single producer = the peer QP's lcore,
+ * single consumer = this QP's lcore), and the fabric's QP list (spinlock,
+ * control path only).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <rte_log.h>
+#include <rte_spinlock.h>
+
+#include "dtxn_fabric.h"
+#include "dtxn_fabric_driver.h"
+
+extern int dtxn_shm_logtype;
+#define SHM_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, dtxn_shm_logtype, "dtxn.fabric.shm: " fmt "\n", ##__VA_ARGS__)
+
+/** Payload bytes of a pooled message buffer; larger SENDs use rte_malloc. */
+#define SHM_MSG_POOL_DATA 1024
+/** Message buffers in the fabric's pool. */
+#define SHM_MSG_POOL_SIZE 8191
+
+struct shm_qp;
+
+/** A message in flight from a SEND to the peer QP's next RECV. */
+struct shm_msg {
+	uint32_t len;
+	uint16_t src_node;
+	uint8_t pooled;   /**< from the fabric's mempool, else rte_malloc */
+	uint8_t rsvd;
+	uint8_t data[];
+};
+
+/** A posted WR in a QP's send queue. */
+struct shm_wqe {
+	struct dtxn_wr wr;   /**< copy; next unused; local -> inl for inline */
+	uint64_t effect_ns;  /**< when it touches memory */
+	uint64_t done_ns;    /**< when its completion is due */
+	uint8_t status;      /**< enum dtxn_wc_status, set at execution */
+	uint8_t inl[DTXN_WR_INLINE_MAX] __rte_aligned(8);
+};
+
+struct shm_fabric {
+	struct dtxn_fabric base;
+	bool modelled;                       /**< NIC model other than "none" */
+	uint16_t n_nodes;
+	const struct rte_memzone *mn_mz[DTXN_MAX_NODES];
+	const struct rte_memzone *nic_mz;    /**< struct dtxn_nic_state[n_nodes] */
+	struct dtxn_nic_state *nic;
+	struct rte_mempool *msg_pool;
+	rte_spinlock_t lock;                 /**< qps, qp_seq, ring_seq */
+	TAILQ_HEAD(, shm_qp) qps;
+	uint32_t ring_seq;
+	uint32_t qp_seq[DTXN_MAX_NODES][DTXN_MAX_NODES];
+};
+
+struct shm_cq {
+	struct dtxn_cq base;
+	TAILQ_HEAD(, shm_qp) qps;
+	unsigned n_qps;
+	struct dtxn_cqe *ring;   /**< depth entries */
+	uint32_t mask;
+	uint32_t head;           /**< next to reap */
+	uint32_t tail;           /**< next to fill */
+	uint64_t dropped;        /**< CQEs lost to an overrun at QP destroy */
+};
+
+struct shm_qp {
+	struct dtxn_qp base;
+	struct shm_fabric *sf;
+	struct shm_cq *cq;
+	TAILQ_ENTRY(shm_qp) fab_next;
+	TAILQ_ENTRY(shm_qp) cq_next;
+	uint32_t seq;                 /**< k: the k-th QP local -> remote */
+	struct shm_qp *peer;          /**< paired QP (SEND/RECV), atomic access */
+	uint8_t *mn_base;             /**< remote MN region, NULL for a CN */
+	uint64_t mn_size;
+	struct dtxn_nic_state *rnic;  /**< remote node's RNIC units */
+	uint64_t rtt_out_ns;          /**< half the RTT: CN -> MN */
+	uint64_t rtt_back_ns;         /**< the other half: MN -> CN */
+	uint64_t last_effect_ns;
+	/* send queue: head <= exec <= tail (free-running) */
+	struct shm_wqe *sq;
+	uint32_t mask;
+	uint32_t head;                /**< oldest not completed */
+	uint32_t exec;                /**< next to take effect */
+	uint32_t tail;                /**< next free */
+	/* receive queue */
+	struct dtxn_wr *rq;
+	uint32_t rq_head, rq_tail;
+	struct rte_ring *inbound;     /**< struct shm_msg * from the peer */
+};
+
+#define SHM_FABRIC(f) ((struct shm_fabric *)(f))
+#define SHM_CQ(c) ((struct shm_cq *)(c))
+#define SHM_QP(q) ((struct shm_qp *)(q))
+
+/* shm_qp.c */
+struct dtxn_cq *shm_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth);
+void shm_cq_destroy(struct dtxn_cq *cq);
+struct dtxn_qp *shm_qp_create(struct dtxn_fabric *f, struct dtxn_cq *cq,
+			      uint16_t local_node, uint16_t remote_node, unsigned max_wr);
+void shm_qp_destroy(struct dtxn_qp *qp);
+void shm_msg_free(struct shm_msg *m);
+
+/* shm_post.c */
+int shm_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list);
+int shm_qp_post_recv(struct dtxn_qp *qp, struct dtxn_wr *wr_list);
+
+/* shm_exec.c */
+bool shm_wqe_execute(struct shm_qp *qp, struct shm_wqe *w);
+
+/* shm_poll.c */
+void shm_qp_progress(struct shm_qp *qp, uint64_t now);
+bool shm_cq_push(struct shm_cq *cq, uint64_t wr_id, uint32_t byte_len, uint8_t opcode,
+		 uint8_t status, uint16_t src_node);
+unsigned shm_cq_poll(struct dtxn_cq *cq, struct dtxn_cqe *cqes, unsigned n);
+
+#endif /* DTXN_SHM_PRIVATE_H */

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * shm driver: CQ and QP life cycle. The k-th QP created from node a to
+ * node b is paired with the k-th QP from b to a, for SEND/RECV. Destroying
+ * a QP flushes its outstanding WRs and RECVs into its CQ.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "shm_private.h"
+
+struct dtxn_cq *
+shm_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth)
+{
+	struct shm_cq *cq;
+
+	RTE_SET_USED(f);
+	cq = rte_zmalloc_socket("shm_cq", sizeof(*cq), RTE_CACHE_LINE_SIZE, socket_id);
+	if (cq == NULL)
+		goto fail;
+	cq->ring = rte_zmalloc_socket("shm_cqe", sizeof(*cq->ring) * depth,
+				      RTE_CACHE_LINE_SIZE, socket_id);
+	if (cq->ring == NULL)
+		goto fail;
+	TAILQ_INIT(&cq->qps);
+	cq->mask = depth - 1;
+	return &cq->base;
+fail:
+	rte_free(cq);
+	rte_errno = ENOMEM;
+	return NULL;
+}
+
+void
+shm_cq_destroy(struct dtxn_cq *c)
+{
+	struct shm_cq *cq = SHM_CQ(c);
+
+	if (cq->n_qps != 0) {
+		SHM_LOG(ERR, "CQ destroyed with %u QPs attached: not freed", cq->n_qps);
+		return;
+	}
+	rte_free(cq->ring);
+	rte_free(cq);
+}
+
+void
+shm_msg_free(struct shm_msg *m)
+{
+	if (m->pooled)
+		rte_mempool_put(rte_mempool_from_obj(m), m);
+	else
+		rte_free(m);
+}
+
+/* Finds the k-th QP remote -> local and pairs it with @p qp. Lock held. */
+static void
+shm_qp_pair(struct shm_fabric *sf, struct shm_qp *qp)
+{
+	struct shm_qp *o;
+
+	TAILQ_FOREACH(o, &sf->qps, fab_next) {
+		if (o->base.local_node == qp->base.remote_node &&
+		    o->base.remote_node == qp->base.local_node && o->seq == qp->seq) {
+			__atomic_store_n(&qp->peer, o, __ATOMIC_RELEASE);
+			__atomic_store_n(&o->peer, qp, __ATOMIC_RELEASE);
+			return;
+		}
+	}
+}
+
+struct dtxn_qp *
+shm_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
+	      uint16_t remote_node, unsigned max_wr)
+{
+	struct shm_fabric *sf = SHM_FABRIC(f);
+	struct shm_cq *cq = SHM_CQ(c);
+	const struct dtxn_nic_model *m = &f->conf.nic;
+	char name[RTE_RING_NAMESIZE];
+	struct shm_qp *qp;
+	uint32_t ring_seq;
+
+	/* SOCKET_ID_ANY prefers the calling lcore's socket. */
+	qp = rte_zmalloc_socket("shm_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE, SOCKET_ID_ANY);
+	if (qp == NULL)
+		goto nomem;
+	qp->sq = rte_zmalloc_socket("shm_sq", sizeof(*qp->sq) * max_wr, RTE_CACHE_LINE_SIZE,
+				    SOCKET_ID_ANY);
+	qp->rq = rte_zmalloc_socket("shm_rq", sizeof(*qp->rq) * max_wr, RTE_CACHE_LINE_SIZE,
+				    SOCKET_ID_ANY);
+	if (qp->sq == NULL || qp->rq == NULL)
+		goto nomem;
+	rte_spinlock_lock(&sf->lock);
+	ring_seq = sf->ring_seq++;
+	rte_spinlock_unlock(&sf->lock);
+	if ((size_t)snprintf(name, sizeof(name), "%s_i%x", f->name, ring_seq) >= sizeof(name))
+		goto nomem;
+	/* max_wr slots, so a peer can have as many SENDs in flight as it may post. */
+	qp->inbound = rte_ring_create(name, max_wr, SOCKET_ID_ANY,
+				      RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
+	if (qp->inbound == NULL) {
+		SHM_LOG(ERR, "ring %s: %s", name, rte_strerror(rte_errno));
+		goto nomem;
+	}
+	qp->base.fabric = f;
+	qp->base.cq = c;
+	qp->base.local_node = local_node;
+	qp->base.remote_node = remote_node;
+	qp->base.max_wr = max_wr;
+	qp->sf = sf;
+	qp->cq = cq;
+	qp->mask = max_wr - 1;
+	if (remote_node < f->conf.n_mn) {
+		qp->mn_base = sf->mn_mz[remote_node]->addr;
+		qp->mn_size = f->conf.mn_region_size;
+	}
+	qp->rnic = sf->modelled ? &sf->nic[remote_node] : NULL;
+	qp->rtt_out_ns = m->rtt_ns / 2;
+	qp->rtt_back_ns = m->rtt_ns - qp->rtt_out_ns;
+
+	rte_spinlock_lock(&sf->lock);
+	qp->seq = sf->qp_seq[local_node][remote_node]++;
+	TAILQ_INSERT_TAIL(&sf->qps, qp, fab_next);
+	shm_qp_pair(sf, qp);
+	rte_spinlock_unlock(&sf->lock);
+
+	TAILQ_INSERT_TAIL(&cq->qps, qp, cq_next);
+	cq->n_qps++;
+	return &qp->base;
+nomem:
+	if (qp != NULL) {
+		rte_free(qp->sq);
+		rte_free(qp->rq);
+	}
+	rte_free(qp);
+	rte_errno = ENOMEM;
+	return NULL;
+}
+
+/* Pushes a flush completion, counting it if the CQ has no room. */
+static void
+shm_flush_push(struct shm_cq *cq, uint64_t wr_id, uint32_t len, uint8_t op,
+	       uint8_t status, uint16_t src)
+{
+	if (!shm_cq_push(cq, wr_id, len, op, status, src))
+		cq->dropped++;
+}
+
+void
+shm_qp_destroy(struct dtxn_qp *q)
+{
+	struct shm_qp *qp = SHM_QP(q);
+	struct shm_fabric *sf = qp->sf;
+	struct shm_cq *cq = qp->cq;
+	uint64_t dropped = cq->dropped;
+	struct shm_qp *peer;
+	void *m;
+
+	rte_spinlock_lock(&sf->lock);
+	TAILQ_REMOVE(&sf->qps, qp, fab_next);
+	peer = qp->peer;
+	if (peer != NULL)
+		__atomic_store_n(&peer->peer, NULL, __ATOMIC_RELEASE);
+	rte_spinlock_unlock(&sf->lock);
+
+	/* WRs that took effect complete normally; the others are flushed. */
+	for (; qp->head != qp->exec; qp->head++) {
+		struct shm_wqe *w = &qp->sq[qp->head & qp->mask];
+
+		if ((w->wr.flags & DTXN_WR_F_SIGNALED) || w->status != DTXN_WC_SUCCESS)
+			shm_flush_push(cq, w->wr.wr_id, w->wr.len, w->wr.opcode, w->status, 0);
+	}
+	for (; qp->head != qp->tail; qp->head++) {
+		struct shm_wqe *w = &qp->sq[qp->head & qp->mask];
+
+		shm_flush_push(cq, w->wr.wr_id, 0, w->wr.opcode, DTXN_WC_WR_FLUSH_ERR, 0);
+	}
+	for (; qp->rq_head != qp->rq_tail; qp->rq_head++) {
+		struct dtxn_wr *r = &qp->rq[qp->rq_head & qp->mask];
+
+		shm_flush_push(cq, r->wr_id, 0, DTXN_WR_RECV, DTXN_WC_WR_FLUSH_ERR, 0);
+	}
+	if (cq->dropped != dropped)
+		SHM_LOG(WARNING, "QP %u->%u destroyed: %" PRIu64 " completions lost (CQ full)",
+			q->local_node, q->remote_node, cq->dropped - dropped);
+	while (rte_ring_dequeue(qp->inbound, &m) == 0)
+		shm_msg_free(m);
+	rte_ring_free(qp->inbound);
+	TAILQ_REMOVE(&cq->qps, qp, cq_next);
+	cq->n_qps--;
+	rte_free(qp->sq);
+	rte_free(qp->rq);
+	rte_free(qp);
+}

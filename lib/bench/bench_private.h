@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_BENCH_PRIVATE_H
+#define DTXN_BENCH_PRIVATE_H
+
+/*
+ * Shared by the files of lib/bench only (never installed): the log type,
+ * the one-line error helper and the helpers the procedures share.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_log.h>
+
+#include "dtxn_bench.h"
+
+extern int dtxn_bench_logtype;
+
+#define BENCH_LOG(level, ...) \
+	rte_log(RTE_LOG_##level, dtxn_bench_logtype, "dtxn.bench: " __VA_ARGS__)
+
+/** Writes a one-line message into b->err (registry.c). */
+void bench_set_err(struct dtxn_bench *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/**
+ * Checks every option value of b->conf against its [min, max] (a conf may
+ * be filled without dtxn_opt_set()).
+ * @return 0, or -EINVAL with b->err naming the first bad option.
+ */
+int bench_conf_check(struct dtxn_bench *b);
+
+/**
+ * After a successful execute: true if every item is non-NULL and exists.
+ * Otherwise rolls the txn back with DTXN_ABORT_NOT_FOUND (a missing record
+ * is a bug in the KVS and SmallBank benchmarks) and returns false.
+ */
+static inline bool
+bench_items_exist(struct dtxn_txn *t, struct dtxn_item *const *it, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (it[i] == NULL || !dtxn_item_exists(it[i])) {
+			dtxn_txn_abort(t, DTXN_ABORT_NOT_FOUND);
+			return false;
+		}
+	}
+	return true;
+}
+
+/** Adds @p v to one of the coordinator's bookkeeping counters (own lcore only). */
+static inline void
+bench_acc_add(struct dtxn_bench_ctx *ctx, unsigned i, int64_t v)
+{
+	__atomic_store_n(&ctx->acc[i], ctx->acc[i] + v, __ATOMIC_RELAXED);
+}
+
+#endif /* DTXN_BENCH_PRIVATE_H */

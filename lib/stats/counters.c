@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Per-type run counters (dtxn_stats.h, "Per-type counters"): reset, merge
+ * after the run, and the relaxed totals the live line reads while workers
+ * still count.
+ */
+#include <string.h>
+
+#include "dtxn_stats.h"
+
+void
+dtxn_run_stats_reset(struct dtxn_run_stats *s, unsigned n_types)
+{
+	memset(s, 0, sizeof(*s));
+	s->n_types = n_types > DTXN_STATS_MAX_TYPES ? DTXN_STATS_MAX_TYPES : n_types;
+}
+
+void
+dtxn_run_stats_merge(struct dtxn_run_stats *dst, const struct dtxn_run_stats *src)
+{
+	unsigned n = src->n_types > DTXN_STATS_MAX_TYPES ? DTXN_STATS_MAX_TYPES : src->n_types;
+
+	if (n > dst->n_types)
+		dst->n_types = n;
+	for (unsigned t = 0; t < n; t++) {
+		struct dtxn_txn_stats *d = &dst->type[t];
+		const struct dtxn_txn_stats *s = &src->type[t];
+
+		d->commits += s->commits;
+		d->attempts += s->attempts;
+		d->rollbacks += s->rollbacks;
+		for (unsigned r = 0; r < DTXN_STATS_MAX_REASONS; r++)
+			d->aborts[r] += s->aborts[r];
+		dtxn_hist_merge(&d->lat, &s->lat);
+	}
+}
+
+void
+dtxn_run_stats_totals(const struct dtxn_run_stats *s, uint64_t *commits,
+		      uint64_t *attempts, uint64_t *aborts)
+{
+	uint64_t c = 0, a = 0, ab = 0;
+	unsigned n = __atomic_load_n(&s->n_types, __ATOMIC_RELAXED);
+
+	if (n > DTXN_STATS_MAX_TYPES)
+		n = DTXN_STATS_MAX_TYPES;
+	for (unsigned t = 0; t < n; t++) {
+		const struct dtxn_txn_stats *ts = &s->type[t];
+
+		c += __atomic_load_n(&ts->commits, __ATOMIC_RELAXED);
+		a += __atomic_load_n(&ts->attempts, __ATOMIC_RELAXED);
+		for (unsigned r = 0; r < DTXN_STATS_MAX_REASONS; r++)
+			ab += __atomic_load_n(&ts->aborts[r], __ATOMIC_RELAXED);
+	}
+	if (commits != NULL)
+		*commits = c;
+	if (attempts != NULL)
+		*attempts = a;
+	if (aborts != NULL)
+		*aborts = ab;
+}

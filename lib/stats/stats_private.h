@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_STATS_PRIVATE_H
+#define DTXN_STATS_PRIVATE_H
+
+/**
+ * @file
+ * Internal to lib/stats, never installed: the figures derived from a
+ * struct dtxn_report that both the text summary (report.c) and the JSON
+ * report (json.c) show, computed once in view.c so the two always agree.
+ */
+
+#include <stdint.h>
+
+#include <rte_log.h>
+
+#include "dtxn_fabric.h"
+#include "dtxn_stats.h"
+
+extern int dtxn_stats_logtype;
+#define STATS_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, dtxn_stats_logtype, "dtxn.stats: " fmt "\n", ##__VA_ARGS__)
+
+/** Opcodes that are verbs a CN issues to an MN: READ .. SEND (not RECV). */
+#define STATS_N_VERBS (DTXN_WR_SEND + 1)
+
+/** Derived, report-wide figures. */
+struct stats_view {
+	unsigned n_types;         /**< types shown, <= DTXN_STATS_MAX_TYPES */
+	unsigned n_reasons;       /**< reason slots looked at, <= DTXN_STATS_MAX_REASONS */
+	uint16_t n_mn;            /**< MNs shown, <= DTXN_MAX_NODES */
+	uint64_t commits, attempts, rollbacks;
+	uint64_t aborts;          /**< concurrency aborts, all reasons */
+	uint64_t reason[DTXN_STATS_MAX_REASONS];
+	struct dtxn_hist lat;     /**< every type merged */
+	double committed_tps, attempted_tps;
+	double abort_rate;        /**< aborts / attempts, 0..1 */
+	uint64_t ops[DTXN_WR_OP_MAX];   /**< summed over MNs */
+	uint64_t bytes[DTXN_WR_OP_MAX]; /**< summed over MNs */
+	double verbs_per_txn[STATS_N_VERBS];
+	double mn_atomics_per_txn;      /**< CAS + FAA + masked CAS */
+	double total_verbs_per_txn;     /**< READ .. SEND */
+	double bytes_per_txn;           /**< READ .. SEND payload bytes */
+};
+
+/** Fills @p v from @p r. */
+void stats_view_build(const struct dtxn_report *r, struct stats_view *v);
+
+/** @return num / den, or 0 when den is 0 or the quotient is not finite. */
+double stats_ratio(double num, double den);
+
+/** Concurrency aborts of one type, all reasons. */
+uint64_t stats_type_aborts(const struct dtxn_txn_stats *t, unsigned n_reasons);
+
+/**
+ * @return the name of reason @p i, or NULL when it has none (then it is
+ *   not shown).
+ */
+const char *stats_reason_name(const struct dtxn_report *r, unsigned i);
+
+/** @return the name of type @p i; "type<i>" (in @p buf) when it has none. */
+const char *stats_type_name(const struct dtxn_report *r, unsigned i,
+			    char *buf, size_t len);
+
+/** @return the name of opcode @p op; "op<op>" (in @p buf) when it has none. */
+const char *stats_op_name(unsigned op, char *buf, size_t len);
+
+#endif /* DTXN_STATS_PRIVATE_H */

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_STORE_PRIVATE_H
+#define DTXN_STORE_PRIVATE_H
+
+/**
+ * @file
+ * Internals of lib/store shared by its files; never installed.
+ *
+ * catalog.c   catalog, placement, MN region layout, log offsets
+ * index.c     bucket hash, remote addresses, bucket copy search
+ * loader.c    MN-side loader and scanner
+ * addr_cache.c CN-side address cache (rte_hash)
+ */
+
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_log.h>
+
+#include "dtxn_store.h"
+
+/** Log type "dtxn.store", registered in catalog.c. */
+extern int dtxn_store_logtype;
+
+#define STORE_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, dtxn_store_logtype, "dtxn.store: " fmt "\n", ##__VA_ARGS__)
+
+/** Bytes reserved at offset 0 of every MN region: no store raddr is 0. */
+#define STORE_REGION_RSVD 64
+/** Alignment of each table replica in a region. */
+#define STORE_TABLE_ALIGN 64
+/** Alignment of region_size. */
+#define STORE_REGION_ALIGN 4096
+/** Default and largest slots per bucket. */
+#define STORE_SLOTS_DEFAULT 8
+#define STORE_SLOTS_MAX 256
+/** Largest value, bytes. */
+#define STORE_VALUE_MAX 65536
+
+/** Rounds @p x up to a multiple of the power of two @p a. */
+static inline uint64_t
+store_align(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
+
+/** Bytes of one replica of a table. */
+static inline uint64_t
+store_table_bytes(const struct dtxn_table *t)
+{
+	return t->n_buckets * t->bucket_size;
+}
+
+/** Slot header of slot @p i of a bucket, read without alignment assumptions. */
+static inline void
+store_slot_hdr_get(const struct dtxn_table *t, const void *bucket, unsigned i,
+		   struct dtxn_slot_hdr *h)
+{
+	memcpy(h, (const char *)bucket + DTXN_BUCKET_HDR_SIZE + (size_t)i * t->slot_size,
+	       sizeof(*h));
+}
+
+#endif /* DTXN_STORE_PRIVATE_H */

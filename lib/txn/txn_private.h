@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_TXN_PRIVATE_H
+#define DTXN_TXN_PRIVATE_H
+
+/**
+ * @file
+ * lib/txn internals (never installed). Which file does what:
+ * - registry.c: protocol registry, abort-reason and isolation names;
+ * - db.c: struct dtxn_db (create, tables, layout, attach, load, scan, get);
+ * - worker.c: workers (scheduler, CQ, QPs, address cache, CQ poller) and
+ *   coordinators (coroutine trampoline, scratch arena, WR pool);
+ * - txn.c: the transaction API (begin, add_*, execute, commit, abort);
+ * - batch.c: doorbell batches.
+ */
+
+#include <rte_log.h>
+
+#include "dtxn_txn_driver.h"
+
+extern int dtxn_txn_logtype;
+#define TXN_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, dtxn_txn_logtype, "dtxn.txn: " fmt "\n", ##__VA_ARGS__)
+
+/** WRs in each coordinator's pool. */
+#define TXN_COORD_WRS 4096
+/** CQ/QP entries a worker reserves per coordinator (capped at 65536). */
+#define TXN_WORKER_WRS_PER_COORD 1024
+/** First arena chunk, bytes. */
+#define TXN_ARENA_INIT (64 * 1024)
+/** Most arena bytes one transaction may use. */
+#define TXN_ARENA_MAX (256u * 1024 * 1024)
+/** Log bytes per coordinator per MN when the conf says 0. */
+#define TXN_LOG_BYTES_DEFAULT (64 * 1024)
+/** Address-cache entries per worker when the conf says 0. */
+#define TXN_ADDR_CACHE_DEFAULT (1u << 20)
+
+/**
+ * wr_id of an unsignaled WR: the coordinator's coroutine with this bit set.
+ * Such a WR completes only on error, and the poller must not count that
+ * completion against the coroutine (it never expected one).
+ */
+#define TXN_WR_ID_UNSIGNALED 1u
+
+/** One arena chunk; chunks chain so pointers handed out stay valid. */
+struct txn_arena_chunk {
+	struct txn_arena_chunk *next;  /**< older chunk */
+	size_t size;                   /**< bytes in data[] */
+	char data[] __rte_aligned(8);
+};
+
+/** A coordinator as lib/txn keeps it. */
+struct txn_coord {
+	struct dtxn_coord pub;         /**< first: (struct txn_coord *)pub */
+	struct txn_arena_chunk *chunk; /**< current (newest) chunk */
+	size_t arena_total;            /**< bytes of every chunk */
+	unsigned wrs_used;             /**< WR pool: stack pointer */
+	bool ended;                    /**< body returned */
+};
+
+/** A worker as lib/txn keeps it. */
+struct txn_worker {
+	struct dtxn_worker pub;        /**< first */
+	unsigned max_coords;
+	unsigned n_coords;
+	struct txn_coord **coords;
+	uint16_t n_mn;
+};
+
+static inline struct txn_coord *
+txn_coord_of(struct dtxn_coord *c)
+{
+	return (struct txn_coord *)c;
+}
+
+/** Frees every chunk but one big enough for what the last txn used. */
+void txn_arena_reset(struct txn_coord *tc);
+
+/** Frees every chunk. */
+void txn_arena_free(struct txn_coord *tc);
+
+#endif /* DTXN_TXN_PRIVATE_H */

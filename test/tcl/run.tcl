@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Runs one tcltest suite against a dtxn-app binary:
+#   tclsh run.tcl SUITE.test /path/to/dtxn-app
+# Exits with the number of failed tests (tcltest's cleanupTests exits 0
+# even after failures), and prints "N passed, N failed" last.
+package require tcltest 2
+namespace import ::tcltest::*
+
+if {[llength $argv] != 2} {
+    puts stderr "usage: tclsh run.tcl SUITE.test DTXN_APP"
+    exit 2
+}
+lassign $argv suite ::dtxn_app
+set ::tcldir [file dirname [file normalize [info script]]]
+source [file join $::tcldir lib.tcl]
+
+configure -verbose {pass error}
+source $suite
+
+set passed $::tcltest::numTests(Passed)
+set failed $::tcltest::numTests(Failed)
+cleanupTests 1
+puts "$passed passed, $failed failed"
+exit [expr {$failed > 0 ? 1 : 0}]

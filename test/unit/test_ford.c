@@ -1,0 +1,954 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * FORD on the shm fabric (model none): 3 MNs, 3 replicas, 2 tables. Each
+ * case runs coordinators as coroutines on a worker of the main lcore and
+ * checks the outcome in MN memory (dtxn_fabric_mn_base). Interleavings
+ * between coordinators are forced with a shared step counter.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_eal.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "dtxn_txn_driver.h"
+#include "unit_eal.h"
+
+#define N_MN 3
+#define T_KV 0     /* 8 B counters */
+#define T_BIG 1    /* 40 B records */
+#define KV_KEYS 200
+#define BIG_KEYS 50
+#define N_COORDS 8
+
+/* FORD's slot, as the test reads it in MN memory. */
+struct slot_view {
+	struct dtxn_slot_hdr hdr;
+	uint64_t lock;
+	uint64_t version;
+	uint64_t value[];
+};
+
+struct big_val {
+	uint64_t a[5];
+};
+
+static struct dtxn_fabric *g_f;
+static struct dtxn_db *g_db;
+static const struct dtxn_catalog *g_cat;
+static unsigned g_worker_seq;
+static volatile int g_step;
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                            */
+/* ------------------------------------------------------------------ */
+
+static uint64_t
+kv_init(uint64_t key)
+{
+	return key * 10;
+}
+
+/* Slot of @p key on replica @p r in MN memory, or NULL (absent/deleted). */
+static struct slot_view *
+mn_slot(uint32_t tid, uint64_t key, uint16_t r)
+{
+	const struct dtxn_table *t = dtxn_catalog_table(g_cat, tid);
+	uint64_t home = dtxn_store_bucket_of(t, key);
+	unsigned p;
+
+	for (p = 0; p < DTXN_STORE_MAX_PROBE; p++) {
+		dtxn_raddr_t ra = dtxn_store_bucket_raddr(t, r, home + p);
+		char *bucket = (char *)dtxn_fabric_mn_base(g_f, DTXN_RADDR_MN(ra)) +
+			       DTXN_RADDR_OFF(ra);
+		int i = dtxn_store_bucket_find(t, bucket, key);
+
+		if (i >= 0)
+			return dtxn_store_bucket_slot(t, bucket, (unsigned)i);
+		if (((struct dtxn_bucket_hdr *)bucket)->overflow == 0)
+			break;
+	}
+	return NULL;
+}
+
+/* Home bucket header of @p key on replica @p r. */
+static struct dtxn_bucket_hdr *
+mn_bucket(uint32_t tid, uint64_t key, uint16_t r)
+{
+	const struct dtxn_table *t = dtxn_catalog_table(g_cat, tid);
+	dtxn_raddr_t ra = dtxn_store_bucket_raddr(t, r, dtxn_store_bucket_of(t, key));
+
+	return (struct dtxn_bucket_hdr *)((char *)dtxn_fabric_mn_base(g_f, DTXN_RADDR_MN(ra)) +
+					  DTXN_RADDR_OFF(ra));
+}
+
+static void
+wait_step(struct dtxn_coord *c, int n)
+{
+	while (g_step < n)
+		dtxn_co_yield_lc(dtxn_coord_co(c));
+}
+
+struct coord_spec {
+	dtxn_coord_fn fn;
+	void *arg;
+};
+
+/* Runs coordinators on a fresh worker of the calling lcore until they end. */
+static void
+run_coords(const struct coord_spec *specs, unsigned n, uint16_t cn_node)
+{
+	struct dtxn_worker *w;
+	unsigned i;
+
+	w = dtxn_worker_create(g_db, cn_node, __atomic_fetch_add(&g_worker_seq, 1,
+								 __ATOMIC_RELAXED),
+			       n, (int)rte_socket_id());
+	assert_non_null(w);
+	for (i = 0; i < n; i++)
+		assert_non_null(dtxn_coord_create(w, i, specs[i].fn, specs[i].arg));
+	assert_int_equal(dtxn_sched_run_lc(dtxn_worker_sched(w)), 0);
+	dtxn_worker_destroy(w);
+}
+
+static void
+run_one(dtxn_coord_fn fn, void *arg)
+{
+	struct coord_spec s = { fn, arg };
+
+	g_step = 0;
+	run_coords(&s, 1, N_MN);
+}
+
+static void
+run_two(dtxn_coord_fn fn1, void *arg1, dtxn_coord_fn fn2, void *arg2)
+{
+	struct coord_spec s[2] = { { fn1, arg1 }, { fn2, arg2 } };
+
+	g_step = 0;
+	run_coords(s, 2, N_MN);
+}
+
+/* One RW txn that adds @p delta to a counter; DTXN_OK or the abort reason. */
+static int
+txn_add_counter(struct dtxn_coord *c, uint64_t key, uint64_t delta, uint64_t *id)
+{
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	struct dtxn_item *it = dtxn_txn_add_rw(t, T_KV, key);
+	int rc;
+
+	if (id != NULL)
+		*id = dtxn_txn_id(t);
+	rc = dtxn_txn_execute(t);
+	if (rc != DTXN_OK)
+		return rc;
+	*(uint64_t *)dtxn_item_value(it) += delta;
+	return dtxn_txn_commit(t);
+}
+
+/* ------------------------------------------------------------------ */
+/* Setup                                                              */
+/* ------------------------------------------------------------------ */
+
+static int
+group_setup(void **state)
+{
+	struct dtxn_db_conf dc = {
+		.size = sizeof(dc), .protocol = "ford", .isolation = DTXN_ISO_SR,
+		.n_mn = N_MN, .n_replicas = 3, .n_coords = N_COORDS,
+		.log_bytes = 16384, .addr_cache_entries = 4096,
+	};
+	struct dtxn_table_def kv = { .id = T_KV, .name = "kv", .value_size = 8,
+				     .max_keys = 1024, .slots_per_bucket = 4 };
+	struct dtxn_table_def big = { .id = T_BIG, .name = "big", .value_size = 40,
+				      .max_keys = 256 };
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = N_MN,
+				       .n_cn = 2, .socket_id = SOCKET_ID_ANY,
+				       .name = "utford" };
+	uint64_t region, k;
+
+	(void)state;
+	g_db = dtxn_db_create(&dc);
+	if (g_db == NULL)
+		return -1;
+	if (dtxn_db_add_table(g_db, &kv) != 0 || dtxn_db_add_table(g_db, &big) != 0)
+		return -1;
+	if (dtxn_db_layout(g_db, &region) != 0)
+		return -1;
+	fc.mn_region_size = region;
+	dtxn_nic_model_none(&fc.nic);
+	g_f = dtxn_fabric_open(&fc);
+	if (g_f == NULL)
+		return -1;
+	if (dtxn_db_attach(g_db, g_f) != 0)
+		return -1;
+	g_cat = dtxn_db_catalog(g_db);
+	for (k = 1; k <= KV_KEYS; k++) {
+		uint64_t v = kv_init(k);
+
+		if (dtxn_db_load(g_db, T_KV, k, &v) != 0)
+			return -1;
+	}
+	for (k = 1; k <= BIG_KEYS; k++) {
+		struct big_val v = { { k, k + 1, k + 2, k + 3, k + 4 } };
+
+		if (dtxn_db_load(g_db, T_BIG, k, &v) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+group_teardown(void **state)
+{
+	(void)state;
+	dtxn_db_destroy(g_db);
+	dtxn_fabric_close(g_f);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cases                                                              */
+/* ------------------------------------------------------------------ */
+
+static void
+test_attach_checks(void **state)
+{
+	struct dtxn_db_conf dc = { .size = sizeof(dc), .protocol = "ford",
+				   .n_mn = N_MN, .n_replicas = 3, .n_coords = 64 };
+	struct dtxn_table_def kv = { .id = 0, .name = "kv", .value_size = 8,
+				     .max_keys = 100000 };
+	struct dtxn_db *db;
+	uint64_t region;
+
+	(void)state;
+	db = dtxn_db_create(&dc);
+	assert_non_null(db);
+	assert_int_equal(dtxn_db_add_table(db, &kv), 0);
+	assert_int_equal(dtxn_catalog_table(dtxn_db_catalog(db), 0)->slot_size, 40);
+	assert_int_equal(dtxn_db_layout(db, &region), 0);
+	assert_true(region > dtxn_fabric_conf(g_f)->mn_region_size);
+	/* the open fabric's regions are too small for this db */
+	assert_int_equal(dtxn_db_attach(db, g_f), -EINVAL);
+	assert_null(dtxn_db_fabric(db));
+	dtxn_db_destroy(db);
+}
+
+struct read_ctx {
+	uint64_t vals[5];
+	bool exists_absent;
+	bool cached_second;
+	int rc1, rc2;
+	struct big_val big;
+};
+
+static void
+co_read_load(struct dtxn_coord *c, void *arg)
+{
+	struct read_ctx *x = arg;
+	struct dtxn_item *it[5], *absent, *big;
+	struct dtxn_txn *t;
+	unsigned i;
+
+	t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	for (i = 0; i < 5; i++)
+		it[i] = dtxn_txn_add_ro(t, T_KV, i + 1);
+	absent = dtxn_txn_add_ro(t, T_KV, 100000);
+	big = dtxn_txn_add_ro(t, T_BIG, 7);
+	x->rc1 = dtxn_txn_execute(t);
+	for (i = 0; i < 5; i++)
+		x->vals[i] = dtxn_item_exists(it[i]) ? *(uint64_t *)dtxn_item_value(it[i]) : 0;
+	x->exists_absent = dtxn_item_exists(absent);
+	memcpy(&x->big, dtxn_item_value(big), sizeof(x->big));
+	if (x->rc1 == DTXN_OK)
+		x->rc1 = dtxn_txn_commit(t);
+	/* second time: addresses come from the cache */
+	t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	it[0] = dtxn_txn_add_ro(t, T_KV, 1);
+	x->rc2 = dtxn_txn_execute(t);
+	x->cached_second = (it[0]->flags & DTXN_ITEM_F_CACHED) != 0 &&
+			   *(uint64_t *)dtxn_item_value(it[0]) == kv_init(1);
+	if (x->rc2 == DTXN_OK)
+		x->rc2 = dtxn_txn_commit(t);
+}
+
+static void
+test_read_your_load(void **state)
+{
+	struct read_ctx x;
+	unsigned i;
+
+	(void)state;
+	memset(&x, 0, sizeof(x));
+	run_one(co_read_load, &x);
+	assert_int_equal(x.rc1, DTXN_OK);
+	assert_int_equal(x.rc2, DTXN_OK);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(x.vals[i], kv_init(i + 1));
+	assert_false(x.exists_absent);
+	assert_true(x.cached_second);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(x.big.a[i], 7 + i);
+}
+
+struct rw_ctx {
+	uint64_t key, id;
+	int rc;
+};
+
+static void
+co_add_one(struct dtxn_coord *c, void *arg)
+{
+	struct rw_ctx *x = arg;
+
+	x->rc = txn_add_counter(c, x->key, 1, &x->id);
+}
+
+static void
+test_rw_commit_replicated(void **state)
+{
+	struct rw_ctx x = { .key = 7 };
+	uint64_t v;
+	uint16_t r;
+
+	(void)state;
+	run_one(co_add_one, &x);
+	assert_int_equal(x.rc, DTXN_OK);
+	for (r = 0; r < 3; r++) {
+		struct slot_view *s = mn_slot(T_KV, 7, r);
+
+		assert_non_null(s);
+		assert_int_equal(s->value[0], kv_init(7) + 1);
+		assert_int_equal(s->version, x.id);
+		assert_int_equal(s->lock, 0);
+	}
+	assert_int_equal(dtxn_db_get(g_db, T_KV, 7, &v), 0);
+	assert_int_equal(v, kv_init(7) + 1);
+	/* an untouched neighbour is untouched */
+	assert_int_equal(mn_slot(T_KV, 8, 0)->version, 0);
+}
+
+struct conflict_ctx {
+	uint64_t id1, id2;
+	int rc1, rc2;
+	uint64_t lock9_after_abort, lock10_after_abort;
+};
+
+static void
+co_conflict_holder(struct dtxn_coord *c, void *arg)
+{
+	struct conflict_ctx *x = arg;
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	struct dtxn_item *it = dtxn_txn_add_rw(t, T_KV, 9);
+
+	x->id1 = dtxn_txn_id(t);
+	x->rc1 = dtxn_txn_execute(t);
+	g_step = 1;
+	wait_step(c, 2);
+	*(uint64_t *)dtxn_item_value(it) += 100;
+	x->rc1 = dtxn_txn_commit(t);
+}
+
+static void
+co_conflict_loser(struct dtxn_coord *c, void *arg)
+{
+	struct conflict_ctx *x = arg;
+	struct dtxn_txn *t;
+
+	wait_step(c, 1);
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	x->id2 = dtxn_txn_id(t);
+	dtxn_txn_add_rw(t, T_KV, 10); /* gets this one */
+	dtxn_txn_add_rw(t, T_KV, 9);  /* held by the holder */
+	x->rc2 = dtxn_txn_execute(t);
+	/* the abort's unlock WRITEs are posted; let them land */
+	dtxn_co_yield_lc(dtxn_coord_co(c));
+	x->lock9_after_abort = mn_slot(T_KV, 9, 0)->lock;
+	x->lock10_after_abort = mn_slot(T_KV, 10, 0)->lock;
+	g_step = 2;
+}
+
+static void
+test_lock_conflict(void **state)
+{
+	struct conflict_ctx x;
+
+	(void)state;
+	memset(&x, 0, sizeof(x));
+	run_two(co_conflict_holder, &x, co_conflict_loser, &x);
+	assert_int_equal(x.rc2, DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT));
+	/* the loser released the lock it got and left the holder's alone */
+	assert_int_equal(x.lock9_after_abort, x.id1);
+	assert_int_equal(x.lock10_after_abort, 0);
+	assert_int_equal(x.rc1, DTXN_OK);
+	assert_int_equal(mn_slot(T_KV, 9, 0)->lock, 0);
+	assert_int_equal(mn_slot(T_KV, 9, 0)->value[0], kv_init(9) + 100);
+	assert_int_equal(mn_slot(T_KV, 9, 2)->value[0], kv_init(9) + 100);
+	assert_int_equal(mn_slot(T_KV, 10, 0)->value[0], kv_init(10));
+}
+
+/* Write skew: T1 reads x writes y, T2 reads y writes x, interleaved. */
+struct skew_ctx {
+	uint64_t x, y;
+	int rc1, rc2;
+};
+
+static int
+skew_txn(struct dtxn_coord *c, uint64_t rkey, uint64_t wkey, int my, int other)
+{
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	struct dtxn_item *r, *w;
+	int rc;
+
+	(void)other;
+	r = dtxn_txn_add_ro(t, T_KV, rkey);
+	rc = dtxn_txn_execute(t);           /* both read first */
+	g_step++;
+	wait_step(c, 2);
+	w = dtxn_txn_add_rw(t, T_KV, wkey);
+	if (rc == DTXN_OK)
+		rc = dtxn_txn_execute(t);   /* then both lock */
+	g_step++;
+	wait_step(c, 4);
+	if (rc != DTXN_OK)
+		return rc;
+	*(uint64_t *)dtxn_item_value(w) = *(uint64_t *)dtxn_item_value(r) + (uint64_t)my;
+	return dtxn_txn_commit(t);          /* both validate before either writes */
+}
+
+static void
+co_skew1(struct dtxn_coord *c, void *arg)
+{
+	struct skew_ctx *x = arg;
+
+	x->rc1 = skew_txn(c, x->x, x->y, 1, 2);
+}
+
+static void
+co_skew2(struct dtxn_coord *c, void *arg)
+{
+	struct skew_ctx *x = arg;
+
+	x->rc2 = skew_txn(c, x->y, x->x, 2, 1);
+}
+
+static void
+test_write_skew(void **state)
+{
+	struct skew_ctx x = { .x = 11, .y = 12 };
+
+	(void)state;
+	run_two(co_skew1, &x, co_skew2, &x);
+	print_message("write skew: T1 %s, T2 %s\n", dtxn_abort_reason_name(x.rc1),
+		      dtxn_abort_reason_name(x.rc2));
+	assert_false(x.rc1 == DTXN_OK && x.rc2 == DTXN_OK);
+	assert_true(x.rc1 == DTXN_ABORT(DTXN_ABORT_LOCKED_READ) ||
+		    x.rc2 == DTXN_ABORT(DTXN_ABORT_LOCKED_READ));
+	assert_int_equal(mn_slot(T_KV, 11, 0)->lock, 0);
+	assert_int_equal(mn_slot(T_KV, 12, 0)->lock, 0);
+
+	/* the same schedule without the lock check (FORD's bug 3) lets both commit */
+	g_db->conf.debug_flags |= DTXN_DEBUG_SKIP_LOCK_CHECK;
+	x.x = 13;
+	x.y = 14;
+	run_two(co_skew1, &x, co_skew2, &x);
+	g_db->conf.debug_flags &= ~DTXN_DEBUG_SKIP_LOCK_CHECK;
+	assert_int_equal(x.rc1, DTXN_OK);
+	assert_int_equal(x.rc2, DTXN_OK);
+	assert_int_equal(mn_slot(T_KV, 14, 0)->value[0], kv_init(13) + 1);
+	assert_int_equal(mn_slot(T_KV, 13, 0)->value[0], kv_init(14) + 2);
+}
+
+struct val_ctx {
+	int rc_mixed, rc_single, rc_w1, rc_w2;
+};
+
+static void
+co_val_reader(struct dtxn_coord *c, void *arg)
+{
+	struct val_ctx *x = arg;
+	struct dtxn_txn *t;
+
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	dtxn_txn_add_ro(t, T_KV, 20);
+	dtxn_txn_add_rw(t, T_KV, 21);
+	x->rc_mixed = dtxn_txn_execute(t);
+	g_step = 1;
+	wait_step(c, 2);
+	if (x->rc_mixed == DTXN_OK)
+		x->rc_mixed = dtxn_txn_commit(t);
+
+	/* a single-item read-only txn is validated too (FORD's bug 4) */
+	t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	dtxn_txn_add_ro(t, T_KV, 22);
+	x->rc_single = dtxn_txn_execute(t);
+	g_step = 3;
+	wait_step(c, 4);
+	if (x->rc_single == DTXN_OK)
+		x->rc_single = dtxn_txn_commit(t);
+}
+
+static void
+co_val_writer(struct dtxn_coord *c, void *arg)
+{
+	struct val_ctx *x = arg;
+
+	wait_step(c, 1);
+	x->rc_w1 = txn_add_counter(c, 20, 5, NULL);
+	g_step = 2;
+	wait_step(c, 3);
+	x->rc_w2 = txn_add_counter(c, 22, 5, NULL);
+	g_step = 4;
+}
+
+static void
+test_validation_version_change(void **state)
+{
+	struct val_ctx x;
+
+	(void)state;
+	memset(&x, 0, sizeof(x));
+	run_two(co_val_reader, &x, co_val_writer, &x);
+	assert_int_equal(x.rc_w1, DTXN_OK);
+	assert_int_equal(x.rc_w2, DTXN_OK);
+	assert_int_equal(x.rc_mixed, DTXN_ABORT(DTXN_ABORT_VALIDATION));
+	assert_int_equal(x.rc_single, DTXN_ABORT(DTXN_ABORT_VALIDATION));
+	/* the aborted txn wrote nothing and released its lock */
+	assert_int_equal(mn_slot(T_KV, 21, 0)->value[0], kv_init(21));
+	assert_int_equal(mn_slot(T_KV, 21, 0)->lock, 0);
+}
+
+struct ins_ctx {
+	uint64_t key, val, id;
+	int rc_ins, rc_read, rc_dup, rc_dup_exec;
+	bool exists;
+	uint64_t read_val;
+};
+
+static void
+co_insert(struct dtxn_coord *c, void *arg)
+{
+	struct ins_ctx *x = arg;
+	struct dtxn_txn *t;
+	struct dtxn_item *it;
+
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	x->id = dtxn_txn_id(t);
+	it = dtxn_txn_insert(t, T_KV, x->key);
+	x->rc_ins = dtxn_txn_execute(t);
+	if (x->rc_ins == DTXN_OK) {
+		*(uint64_t *)dtxn_item_value(it) = x->val;
+		x->rc_ins = dtxn_txn_commit(t);
+	}
+	t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	it = dtxn_txn_add_ro(t, T_KV, x->key);
+	x->rc_read = dtxn_txn_execute(t);
+	x->exists = dtxn_item_exists(it);
+	x->read_val = x->exists ? *(uint64_t *)dtxn_item_value(it) : 0;
+	if (x->rc_read == DTXN_OK)
+		x->rc_read = dtxn_txn_commit(t);
+	/* inserting it again, or a loaded key */
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	dtxn_txn_insert(t, T_KV, x->key);
+	x->rc_dup = dtxn_txn_execute(t);
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	dtxn_txn_insert(t, T_KV, 3);
+	x->rc_dup_exec = dtxn_txn_execute(t);
+}
+
+static void
+test_insert(void **state)
+{
+	struct ins_ctx x = { .key = 5000, .val = 424242 };
+	struct dtxn_bucket_hdr *bh = mn_bucket(T_KV, 5000, 0);
+	uint64_t bver = bh->version, v;
+	uint16_t r;
+
+	(void)state;
+	assert_null(mn_slot(T_KV, 5000, 0));
+	run_one(co_insert, &x);
+	assert_int_equal(x.rc_ins, DTXN_OK);
+	assert_int_equal(x.rc_read, DTXN_OK);
+	assert_true(x.exists);
+	assert_int_equal(x.read_val, 424242);
+	assert_int_equal(x.rc_dup, DTXN_ABORT(DTXN_ABORT_EXISTS));
+	assert_int_equal(x.rc_dup_exec, DTXN_ABORT(DTXN_ABORT_EXISTS));
+	for (r = 0; r < 3; r++) {
+		struct slot_view *s = mn_slot(T_KV, 5000, r);
+
+		assert_non_null(s);
+		assert_int_equal(s->value[0], 424242);
+		assert_int_equal(s->version, x.id);
+		assert_int_equal(s->lock, 0);
+		assert_int_equal(mn_bucket(T_KV, 5000, r)->version, bver + 1);
+		assert_int_equal(mn_bucket(T_KV, 5000, r)->lock, 0);
+	}
+	/* the failed inserts released their bucket locks */
+	assert_int_equal(mn_bucket(T_KV, 3, 0)->lock, 0);
+	assert_int_equal(dtxn_db_get(g_db, T_KV, 5000, &v), 0);
+	assert_int_equal(v, 424242);
+}
+
+struct del_ctx {
+	int rc_del, rc_read, rc_again, rc_rw;
+	bool exists;
+};
+
+static void
+co_delete(struct dtxn_coord *c, void *arg)
+{
+	struct del_ctx *x = arg;
+	struct dtxn_txn *t;
+	struct dtxn_item *it;
+
+	/* warm the address cache first */
+	t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	dtxn_txn_add_ro(t, T_KV, 30);
+	(void)dtxn_txn_commit(t);
+
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	dtxn_txn_delete(t, T_KV, 30);
+	x->rc_del = dtxn_txn_commit(t);
+	t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	it = dtxn_txn_add_ro(t, T_KV, 30);
+	x->rc_read = dtxn_txn_execute(t);
+	x->exists = dtxn_item_exists(it);
+	if (x->rc_read == DTXN_OK)
+		x->rc_read = dtxn_txn_commit(t);
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	dtxn_txn_delete(t, T_KV, 30);
+	x->rc_again = dtxn_txn_execute(t);
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	dtxn_txn_add_rw(t, T_KV, 30);
+	x->rc_rw = dtxn_txn_execute(t);
+}
+
+static void
+test_delete(void **state)
+{
+	struct del_ctx x;
+	uint64_t bver = mn_bucket(T_KV, 30, 0)->version, v;
+	uint16_t r;
+
+	(void)state;
+	memset(&x, 0, sizeof(x));
+	assert_non_null(mn_slot(T_KV, 30, 0));
+	run_one(co_delete, &x);
+	assert_int_equal(x.rc_del, DTXN_OK);
+	assert_int_equal(x.rc_read, DTXN_OK);
+	assert_false(x.exists);
+	assert_int_equal(x.rc_again, DTXN_ABORT(DTXN_ABORT_NOT_FOUND));
+	assert_int_equal(x.rc_rw, DTXN_ABORT(DTXN_ABORT_NOT_FOUND));
+	for (r = 0; r < 3; r++) {
+		assert_null(mn_slot(T_KV, 30, r));
+		assert_int_equal(mn_bucket(T_KV, 30, r)->version, bver + 1);
+		assert_int_equal(mn_bucket(T_KV, 30, r)->lock, 0);
+	}
+	assert_int_equal(dtxn_db_get(g_db, T_KV, 30, &v), -ENOENT);
+}
+
+struct absent_ctx {
+	int rc_reader, rc_ins;
+	bool exists;
+};
+
+static void
+co_absent_reader(struct dtxn_coord *c, void *arg)
+{
+	struct absent_ctx *x = arg;
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	struct dtxn_item *it;
+
+	it = dtxn_txn_add_ro(t, T_KV, 6000);
+	dtxn_txn_add_rw(t, T_KV, 31);
+	x->rc_reader = dtxn_txn_execute(t);
+	x->exists = dtxn_item_exists(it);
+	g_step = 1;
+	wait_step(c, 2);
+	if (x->rc_reader == DTXN_OK)
+		x->rc_reader = dtxn_txn_commit(t);
+}
+
+static void
+co_absent_inserter(struct dtxn_coord *c, void *arg)
+{
+	struct absent_ctx *x = arg;
+	struct dtxn_txn *t;
+	struct dtxn_item *it;
+
+	wait_step(c, 1);
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	it = dtxn_txn_insert(t, T_KV, 6000);
+	x->rc_ins = dtxn_txn_execute(t);
+	if (x->rc_ins == DTXN_OK) {
+		*(uint64_t *)dtxn_item_value(it) = 1;
+		x->rc_ins = dtxn_txn_commit(t);
+	}
+	g_step = 2;
+}
+
+static void
+test_absent_read_invalidated(void **state)
+{
+	struct absent_ctx x;
+
+	(void)state;
+	memset(&x, 0, sizeof(x));
+	run_two(co_absent_reader, &x, co_absent_inserter, &x);
+	assert_false(x.exists);
+	assert_int_equal(x.rc_ins, DTXN_OK);
+	assert_int_equal(x.rc_reader, DTXN_ABORT(DTXN_ABORT_VALIDATION));
+	assert_int_equal(mn_slot(T_KV, 31, 0)->lock, 0);
+	assert_int_equal(mn_slot(T_KV, 31, 0)->value[0], kv_init(31));
+}
+
+struct log_ctx {
+	uint64_t id;
+	int rc;
+	uint32_t gid;
+};
+
+static void
+co_log(struct dtxn_coord *c, void *arg)
+{
+	struct log_ctx *x = arg;
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	struct dtxn_item *it = dtxn_txn_add_rw(t, T_BIG, 10);
+
+	x->gid = dtxn_coord_gid(c);
+	x->id = dtxn_txn_id(t);
+	x->rc = dtxn_txn_execute(t);
+	if (x->rc == DTXN_OK) {
+		((struct big_val *)dtxn_item_value(it))->a[0] = 777;
+		x->rc = dtxn_txn_commit(t);
+	}
+}
+
+static void
+test_undo_log(void **state)
+{
+	const struct dtxn_table *t = dtxn_catalog_table(g_cat, T_BIG);
+	struct log_ctx x;
+	unsigned r;
+
+	(void)state;
+	memset(&x, 0, sizeof(x));
+	run_one(co_log, &x);
+	assert_int_equal(x.rc, DTXN_OK);
+	assert_int_equal(mn_slot(T_BIG, 10, 0)->value[0], 777);
+	for (r = 0; r < t->n_replicas; r++) {
+		dtxn_raddr_t la = dtxn_store_log_raddr(g_cat, x.gid, t->mn[r]);
+		const uint64_t *rec = (const uint64_t *)((char *)dtxn_fabric_mn_base(
+			g_f, DTXN_RADDR_MN(la)) + DTXN_RADDR_OFF(la));
+		const struct slot_view *old;
+
+		/* header {txn id, n entries | bytes}, entry {table, slot size, key, raddr} */
+		assert_int_equal(rec[0], x.id);
+		assert_int_equal(rec[1] & 0xffffffff, 1);
+		assert_int_equal(rec[2] & 0xffffffff, T_BIG);
+		assert_int_equal(rec[2] >> 32, t->slot_size);
+		assert_int_equal(rec[3], 10);
+		assert_int_not_equal(rec[4], 0);
+		old = (const struct slot_view *)&rec[5];
+		assert_int_equal(old->hdr.key, 10);
+		assert_int_equal(old->value[0], 10); /* the loaded value, before the txn */
+	}
+}
+
+struct stale_ctx {
+	uint64_t id;
+	int rc;
+	uint64_t lock50, lock51;
+	dtxn_raddr_t ra51;
+	bool was_cached;
+};
+
+static void
+co_stale(struct dtxn_coord *c, void *arg)
+{
+	struct stale_ctx *x = arg;
+	const struct dtxn_table *tab = dtxn_catalog_table(g_cat, T_KV);
+	struct dtxn_worker *w = c->worker;
+	struct dtxn_txn *t;
+	struct dtxn_item *it;
+	dtxn_raddr_t ra51;
+
+	/* learn 51's address, then point 50's cache entry at it */
+	t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	it = dtxn_txn_add_ro(t, T_KV, 51);
+	(void)dtxn_txn_commit(t);
+	ra51 = dtxn_addr_cache_lookup(w->addr_cache, tab->def.id, 51);
+	x->ra51 = ra51;
+	dtxn_addr_cache_insert(w->addr_cache, tab->def.id, 50, ra51);
+
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	x->id = dtxn_txn_id(t);
+	it = dtxn_txn_add_rw(t, T_KV, 50);
+	x->rc = dtxn_txn_execute(t);
+	x->was_cached = (it->flags & DTXN_ITEM_F_CACHED) != 0;
+	dtxn_co_yield_lc(dtxn_coord_co(c));
+	x->lock50 = mn_slot(T_KV, 50, 0)->lock;
+	x->lock51 = mn_slot(T_KV, 51, 0)->lock;
+	if (x->rc == DTXN_OK) {
+		*(uint64_t *)dtxn_item_value(it) += 3;
+		x->rc = dtxn_txn_commit(t);
+	}
+}
+
+static void
+test_stale_cache_locks(void **state)
+{
+	struct stale_ctx x;
+
+	(void)state;
+	memset(&x, 0, sizeof(x));
+	run_one(co_stale, &x);
+	assert_int_not_equal(x.ra51, 0);
+	assert_false(x.was_cached);              /* went through the bucket */
+	assert_int_equal(x.lock50, x.id);        /* FORD's bug 2: it is locked */
+	assert_int_equal(x.lock51, 0);           /* the wrong slot was released */
+	assert_int_equal(x.rc, DTXN_OK);
+	assert_int_equal(mn_slot(T_KV, 50, 0)->value[0], kv_init(50) + 3);
+	assert_int_equal(mn_slot(T_KV, 51, 0)->value[0], kv_init(51));
+	assert_int_equal(mn_slot(T_KV, 50, 1)->value[0], kv_init(50) + 3);
+}
+
+/* Two lcores, two coordinators each, incrementing 4 shared counters. */
+#define INC_TXNS 400
+#define INC_KEY0 60
+
+struct inc_ctx {
+	uint64_t commits;
+	uint64_t aborts;
+	uint64_t seed;
+};
+
+static void
+co_inc(struct dtxn_coord *c, void *arg)
+{
+	struct inc_ctx *x = arg;
+	unsigned done = 0;
+
+	while (done < INC_TXNS) {
+		struct dtxn_txn *t;
+		struct dtxn_item *a, *r;
+		uint64_t k, rk;
+		int rc;
+
+		x->seed = x->seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		k = INC_KEY0 + ((x->seed >> 33) % 4);
+		rk = INC_KEY0 + ((x->seed >> 40) % 4);
+		t = dtxn_txn_begin(c, DTXN_TXN_RW);
+		a = dtxn_txn_add_rw(t, T_KV, k);
+		r = rk != k ? dtxn_txn_add_ro(t, T_KV, rk) : NULL;
+		rc = dtxn_txn_execute(t);
+		if (rc == DTXN_OK) {
+			*(uint64_t *)dtxn_item_value(a) += 1;
+			(void)r;
+			rc = dtxn_txn_commit(t);
+		}
+		if (rc == DTXN_OK) {
+			x->commits++;
+			done++;
+		} else {
+			x->aborts++;
+		}
+		dtxn_co_yield_lc(dtxn_coord_co(c));
+	}
+}
+
+struct lcore_arg {
+	struct inc_ctx ctx[2];
+	unsigned gid0;
+};
+
+static int
+lcore_worker(void *arg)
+{
+	struct lcore_arg *la = arg;
+	struct dtxn_worker *w;
+	unsigned i;
+	int rc;
+
+	w = dtxn_worker_create(g_db, N_MN + 1, __atomic_fetch_add(&g_worker_seq, 1,
+								  __ATOMIC_RELAXED),
+			       2, (int)rte_socket_id());
+	if (w == NULL)
+		return -1;
+	for (i = 0; i < 2; i++)
+		if (dtxn_coord_create(w, la->gid0 + i, co_inc, &la->ctx[i]) == NULL)
+			return -1;
+	rc = dtxn_sched_run_lc(dtxn_worker_sched(w));
+	dtxn_worker_destroy(w);
+	return rc;
+}
+
+static void
+test_two_lcores(void **state)
+{
+	struct lcore_arg remote = { .ctx = { { .seed = 1 }, { .seed = 2 } }, .gid0 = 4 };
+	struct lcore_arg local = { .ctx = { { .seed = 3 }, { .seed = 4 } }, .gid0 = 0 };
+	uint64_t before = 0, after = 0, commits = 0, k;
+	unsigned lc, i;
+
+	(void)state;
+	lc = rte_get_next_lcore(-1, 1, 0);
+	assert_true(lc < RTE_MAX_LCORE);
+	for (k = 0; k < 4; k++)
+		before += mn_slot(T_KV, INC_KEY0 + k, 0)->value[0];
+	assert_int_equal(rte_eal_remote_launch(lcore_worker, &remote, lc), 0);
+	assert_int_equal(lcore_worker(&local), 0);
+	assert_int_equal(rte_eal_wait_lcore(lc), 0);
+	for (i = 0; i < 2; i++)
+		commits += remote.ctx[i].commits + local.ctx[i].commits;
+	print_message("two lcores: %" PRIu64 " commits, %" PRIu64 " aborts\n", commits,
+		      remote.ctx[0].aborts + remote.ctx[1].aborts + local.ctx[0].aborts +
+			      local.ctx[1].aborts);
+	assert_int_equal(commits, 4 * INC_TXNS);
+	for (k = 0; k < 4; k++) {
+		uint16_t r;
+
+		after += mn_slot(T_KV, INC_KEY0 + k, 0)->value[0];
+		assert_int_equal(mn_slot(T_KV, INC_KEY0 + k, 0)->lock, 0);
+		for (r = 1; r < 3; r++)
+			assert_int_equal(mn_slot(T_KV, INC_KEY0 + k, r)->value[0],
+					 mn_slot(T_KV, INC_KEY0 + k, 0)->value[0]);
+	}
+	assert_int_equal(after - before, commits);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_attach_checks),
+		cmocka_unit_test(test_read_your_load),
+		cmocka_unit_test(test_rw_commit_replicated),
+		cmocka_unit_test(test_lock_conflict),
+		cmocka_unit_test(test_write_skew),
+		cmocka_unit_test(test_validation_version_change),
+		cmocka_unit_test(test_insert),
+		cmocka_unit_test(test_delete),
+		cmocka_unit_test(test_absent_read_invalidated),
+		cmocka_unit_test(test_undo_log),
+		cmocka_unit_test(test_stale_cache_locks),
+		cmocka_unit_test(test_two_lcores),
+	};
+	int rc;
+
+	if (dtxn_unit_eal_init("ut_ford") != 0)
+		return 1;
+	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
+	dtxn_unit_eal_fini();
+	return rc;
+}

@@ -1,0 +1,987 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/store: catalog, placement, layout, hash index, loader, scanner and
+ * address cache. Loader tests open an shm fabric (NIC model none) and read
+ * buckets back with memcpy from the MN base, as a READ would.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_errno.h>
+#include <rte_memory.h>
+
+#include "dtxn_fabric.h"
+#include "dtxn_sched.h"
+#include "dtxn_store.h"
+#include "unit_eal.h"
+
+/* ------------------------------------------------------------------ */
+/* helpers                                                            */
+/* ------------------------------------------------------------------ */
+
+static struct dtxn_table_def
+mkdef(uint32_t id, const char *name, uint32_t value_size, uint64_t max_keys)
+{
+	struct dtxn_table_def d;
+
+	memset(&d, 0, sizeof(d));
+	d.id = id;
+	snprintf(d.name, sizeof(d.name), "%s", name);
+	d.value_size = value_size;
+	d.max_keys = max_keys;
+	return d;
+}
+
+/* The slot size a simple protocol would use: header + value, 8-aligned. */
+static uint32_t
+slot_size_for(uint32_t value_size)
+{
+	return (DTXN_SLOT_HDR_SIZE + value_size + 7) & ~7u;
+}
+
+static struct dtxn_fabric *
+open_fabric(const char *name, uint16_t n_mn, uint64_t region_size)
+{
+	struct dtxn_fabric_conf conf;
+
+	memset(&conf, 0, sizeof(conf));
+	conf.size = sizeof(conf);
+	conf.driver = "shm";
+	conf.n_mn = n_mn;
+	conf.n_cn = 1;
+	conf.mn_region_size = region_size;
+	dtxn_nic_model_none(&conf.nic);
+	conf.socket_id = SOCKET_ID_ANY;
+	conf.name = name;
+	return dtxn_fabric_open(&conf);
+}
+
+/* Value of key k in the tests: derived from the key, value_size bytes. */
+static void
+make_value(uint64_t key, void *buf, uint32_t len)
+{
+	uint8_t *b = buf;
+
+	for (uint32_t i = 0; i < len; i++)
+		b[i] = (uint8_t)(key * 31 + i * 7 + 1);
+}
+
+struct fmt_arg {
+	uint64_t calls;
+};
+
+/* Test record format: the value right after the slot header. */
+static void
+test_fmt(const struct dtxn_table *t, void *slot, const void *value, void *arg)
+{
+	struct fmt_arg *a = arg;
+
+	memcpy((char *)slot + DTXN_SLOT_HDR_SIZE, value, t->def.value_size);
+	a->calls++;
+}
+
+/*
+ * Emulated lookup on replica r: READ the home bucket (memcpy from the MN
+ * base), match; follow the overflow flag up to DTXN_STORE_MAX_PROBE.
+ * Fills *slot_raddr and copies the slot. Returns buckets read, or -ENOENT.
+ */
+static int
+remote_lookup(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r,
+	      uint64_t key, dtxn_raddr_t *slot_raddr, void *slot_out)
+{
+	uint8_t *bucket = malloc(t->bucket_size);
+	uint64_t home = dtxn_store_bucket_of(t, key);
+	int rc = -ENOENT;
+
+	assert_non_null(bucket);
+	for (unsigned p = 0; p < DTXN_STORE_MAX_PROBE; p++) {
+		dtxn_raddr_t ba = dtxn_store_bucket_raddr(t, r, home + p);
+		const char *base = dtxn_fabric_mn_base(f, DTXN_RADDR_MN(ba));
+		struct dtxn_bucket_hdr h;
+		int i;
+
+		assert_non_null(base);
+		memcpy(bucket, base + DTXN_RADDR_OFF(ba), t->bucket_size);
+		i = dtxn_store_bucket_find(t, bucket, key);
+		if (i >= 0) {
+			*slot_raddr = dtxn_store_slot_raddr(t, ba, (unsigned)i);
+			if (slot_out != NULL)
+				memcpy(slot_out, dtxn_store_bucket_slot(t, bucket, (unsigned)i),
+				       t->slot_size);
+			rc = (int)p + 1;
+			break;
+		}
+		memcpy(&h, bucket, sizeof(h));
+		if (h.overflow == 0)
+			break;
+	}
+	free(bucket);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* catalog                                                            */
+/* ------------------------------------------------------------------ */
+
+static void
+test_catalog_init_errors(void **state)
+{
+	struct dtxn_catalog cat;
+
+	(void)state;
+	assert_int_equal(dtxn_catalog_init(NULL, 3, 3), -EINVAL);
+	assert_int_equal(dtxn_catalog_init(&cat, 0, 1), -EINVAL);
+	assert_int_equal(dtxn_catalog_init(&cat, DTXN_MAX_NODES, 1), -EINVAL);
+	assert_int_equal(dtxn_catalog_init(&cat, 3, 0), -EINVAL);
+	assert_int_equal(dtxn_catalog_init(&cat, 5, DTXN_MAX_REPLICAS + 1), -EINVAL);
+	assert_int_equal(dtxn_catalog_init(&cat, 2, 3), -EINVAL);
+	assert_int_equal(dtxn_catalog_init(&cat, DTXN_MAX_NODES - 1, 3), 0);
+	assert_int_equal(dtxn_catalog_init(&cat, 3, 3), 0);
+	assert_int_equal(cat.n_mn, 3);
+	assert_int_equal(cat.n_replicas, 3);
+	assert_int_equal(cat.n_tables, 0);
+	assert_null(dtxn_catalog_table(&cat, 0));
+	assert_null(dtxn_catalog_table(&cat, DTXN_MAX_TABLES));
+	assert_null(dtxn_catalog_table(NULL, 0));
+}
+
+static void
+test_catalog_add_errors(void **state)
+{
+	struct dtxn_catalog cat, uninit;
+	struct dtxn_table_def d;
+	const struct dtxn_table *t;
+
+	(void)state;
+	memset(&uninit, 0, sizeof(uninit));
+	assert_int_equal(dtxn_catalog_init(&cat, 3, 2), 0);
+	d = mkdef(1, "acct", 40, 1000);
+	assert_int_equal(dtxn_catalog_add_table(NULL, &d, 56), -EINVAL);
+	assert_int_equal(dtxn_catalog_add_table(&cat, NULL, 56), -EINVAL);
+	assert_int_equal(dtxn_catalog_add_table(&uninit, &d, 56), -EINVAL);
+
+	d = mkdef(DTXN_MAX_TABLES, "bad_id", 40, 1000);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 56), -EINVAL);
+	d = mkdef(1, "", 40, 1000);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 56), -EINVAL);
+	d = mkdef(1, "x", 40, 1000);
+	memset(d.name, 'x', sizeof(d.name));      /* not terminated */
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 56), -EINVAL);
+	d = mkdef(1, "acct", 0, 1000);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 56), -EINVAL);
+	d = mkdef(1, "acct", 65537, 1000);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 65560), -EINVAL);
+	d = mkdef(1, "acct", 40, 0);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 56), -EINVAL);
+	d = mkdef(1, "acct", 40, 1000);
+	d.slots_per_bucket = 257;
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 56), -EINVAL);
+	d = mkdef(1, "acct", 40, 1000);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 60), -EINVAL);  /* not x8 */
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 48), -EINVAL);  /* < 16 + 40 */
+	d.n_buckets = UINT64_C(1) << 47;                                    /* > 48 bits */
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 56), -EINVAL);
+	assert_int_equal(cat.n_tables, 0);
+
+	/* Defaults: 8 slots, buckets for 75% load, bucket = 32 + 8 * slot. */
+	d = mkdef(1, "acct", 40, 1000);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 56), 0);
+	t = dtxn_catalog_table(&cat, 1);
+	assert_non_null(t);
+	assert_int_equal(t->def.slots_per_bucket, 8);
+	assert_int_equal(t->n_buckets, 167);                 /* ceil(1000 / 6) */
+	assert_true(t->n_buckets * 8 * 3 >= 1000 * 4);       /* at most 75% full */
+	assert_int_equal(t->slot_size, 56);
+	assert_int_equal(t->bucket_size, 32 + 8 * 56);
+	assert_int_equal(t->bucket_size % 8, 0);
+	assert_int_equal(t->n_replicas, 2);
+	assert_string_equal(t->def.name, "acct");
+
+	/* Taken id; taken name. */
+	d = mkdef(1, "other", 8, 10);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), -EEXIST);
+	d = mkdef(2, "acct", 8, 10);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), -EEXIST);
+	assert_int_equal(cat.n_tables, 1);
+
+	/* Explicit sizes, and a tiny table: at least one bucket. */
+	d = mkdef(2, "tiny", 8, 1);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	assert_int_equal(dtxn_catalog_table(&cat, 2)->n_buckets, 1);
+	d = mkdef(3, "explicit", 8, 100);
+	d.slots_per_bucket = 3;
+	d.n_buckets = 5;
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 32), 0);
+	t = dtxn_catalog_table(&cat, 3);
+	assert_int_equal(t->n_buckets, 5);
+	assert_int_equal(t->bucket_size, 32 + 3 * 32);
+	assert_int_equal(cat.n_tables, 3);
+}
+
+static void
+test_catalog_placement(void **state)
+{
+	struct dtxn_catalog cat;
+	struct dtxn_table_def d;
+	char name[16];
+
+	(void)state;
+	assert_int_equal(dtxn_catalog_init(&cat, 3, 3), 0);
+	for (uint32_t id = 0; id < 7; id++) {
+		snprintf(name, sizeof(name), "t%u", id);
+		d = mkdef(id, name, 8, 100);
+		assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	}
+	for (uint32_t id = 0; id < 7; id++) {
+		const struct dtxn_table *t = dtxn_catalog_table(&cat, id);
+
+		assert_int_equal(t->n_replicas, 3);
+		assert_int_equal(t->mn[0], id % 3);
+		assert_int_equal(t->mn[1], (id + 1) % 3);
+		assert_int_equal(t->mn[2], (id + 2) % 3);
+	}
+
+	/* 5 MNs, 2 replicas: backups wrap round robin. */
+	assert_int_equal(dtxn_catalog_init(&cat, 5, 2), 0);
+	d = mkdef(4, "wrap", 8, 100);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	assert_int_equal(dtxn_catalog_table(&cat, 4)->mn[0], 4);
+	assert_int_equal(dtxn_catalog_table(&cat, 4)->mn[1], 0);
+	d = mkdef(12, "wrap2", 8, 100);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	assert_int_equal(dtxn_catalog_table(&cat, 12)->mn[0], 2);
+	assert_int_equal(dtxn_catalog_table(&cat, 12)->mn[1], 3);
+}
+
+struct interval {
+	uint64_t lo, hi;
+};
+
+static void
+test_catalog_layout(void **state)
+{
+	struct dtxn_catalog cat;
+	struct dtxn_table_def d;
+	const uint32_t vs[] = { 8, 100, 1000, 24, 3, 640 };
+	const uint64_t keys[] = { 1000, 333, 77, 5000, 1, 12345 };
+	struct interval iv[DTXN_MAX_NODES][DTXN_MAX_TABLES];
+	unsigned n_iv[DTXN_MAX_NODES] = { 0 };
+	uint64_t max_used = 0;
+	char name[16];
+
+	(void)state;
+	assert_int_equal(dtxn_catalog_init(&cat, 4, 3), 0);
+	for (uint32_t i = 0; i < RTE_DIM(vs); i++) {
+		snprintf(name, sizeof(name), "t%u", i * 2);
+		d = mkdef(i * 2, name, vs[i], keys[i]);
+		assert_int_equal(dtxn_catalog_add_table(&cat, &d, slot_size_for(vs[i]) + 8 * i), 0);
+	}
+	assert_int_equal(dtxn_catalog_layout(&cat, 10, 100), -EINVAL);    /* not x64 */
+	assert_int_equal(dtxn_catalog_layout(&cat, 10, 0), -EINVAL);
+	assert_int_equal(dtxn_catalog_layout(NULL, 10, 4096), -EINVAL);
+	assert_int_equal(dtxn_catalog_layout(&cat, 10, 4096), 0);
+
+	for (uint32_t id = 0; id < DTXN_MAX_TABLES; id++) {
+		const struct dtxn_table *t = dtxn_catalog_table(&cat, id);
+
+		if (t == NULL)
+			continue;
+		for (uint16_t r = 0; r < t->n_replicas; r++) {
+			uint16_t m = t->mn[r];
+			uint64_t lo = t->off[r], hi = lo + t->n_buckets * t->bucket_size;
+
+			assert_int_equal(lo % 64, 0);
+			assert_true(lo >= 64);             /* no store raddr is 0 */
+			assert_true(hi <= cat.mn_used[m]);
+			for (unsigned j = 0; j < n_iv[m]; j++)
+				assert_true(hi <= iv[m][j].lo || lo >= iv[m][j].hi);
+			iv[m][n_iv[m]].lo = lo;
+			iv[m][n_iv[m]].hi = hi;
+			n_iv[m]++;
+		}
+	}
+	for (uint16_t m = 0; m < cat.n_mn; m++) {
+		assert_true(n_iv[m] > 0);
+		if (cat.mn_used[m] > max_used)
+			max_used = cat.mn_used[m];
+	}
+	assert_int_equal(cat.log_off % 64, 0);
+	assert_true(cat.log_off >= max_used);
+	assert_true(cat.log_off < max_used + 64);
+	assert_int_equal(cat.region_size % 4096, 0);
+	assert_true(cat.region_size >= cat.log_off + 10 * 4096);
+	assert_true(cat.region_size < cat.log_off + 10 * 4096 + 4096);
+
+	/* Log regions: same offset on every MN, back to back, in the region. */
+	for (uint32_t c = 0; c < 10; c++) {
+		dtxn_raddr_t a0 = dtxn_store_log_raddr(&cat, c, 0);
+
+		assert_int_equal(DTXN_RADDR_OFF(a0), cat.log_off + c * 4096);
+		for (uint16_t m = 0; m < cat.n_mn; m++) {
+			dtxn_raddr_t a = dtxn_store_log_raddr(&cat, c, m);
+
+			assert_int_equal(DTXN_RADDR_MN(a), m);
+			assert_int_equal(DTXN_RADDR_OFF(a), DTXN_RADDR_OFF(a0));
+			assert_true(DTXN_RADDR_OFF(a) + 4096 <= cat.region_size);
+		}
+	}
+	assert_int_equal(dtxn_store_log_raddr(&cat, 10, 0), 0);
+	assert_int_equal(dtxn_store_log_raddr(&cat, 0, 4), 0);
+
+	/* Layout again: same result (idempotent). */
+	{
+		struct dtxn_catalog again = cat;
+
+		assert_int_equal(dtxn_catalog_layout(&again, 10, 4096), 0);
+		assert_memory_equal(&again, &cat, sizeof(cat));
+	}
+	/* A new table invalidates the layout. */
+	d = mkdef(15, "late", 8, 10);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	assert_int_equal(cat.region_size, 0);
+}
+
+static void
+test_catalog_layout_e2big(void **state)
+{
+	struct dtxn_catalog cat;
+	struct dtxn_table_def d;
+	uint64_t big;
+
+	(void)state;
+	/* Two tables of ~2^47 bytes each on one MN do not fit 48 bits. */
+	assert_int_equal(dtxn_catalog_init(&cat, 1, 1), 0);
+	d = mkdef(0, "a", 8, 1000);
+	d.slots_per_bucket = 1;
+	big = (UINT64_C(1) << 47) / (32 + 24) + 1;
+	d.n_buckets = big;
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	assert_int_equal(dtxn_catalog_layout(&cat, 0, 0), 0);
+	d = mkdef(1, "b", 8, 1000);
+	d.slots_per_bucket = 1;
+	d.n_buckets = big;
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	assert_int_equal(dtxn_catalog_layout(&cat, 0, 0), -E2BIG);
+
+	/* Logs past 48 bits. */
+	assert_int_equal(dtxn_catalog_init(&cat, 2, 1), 0);
+	d = mkdef(0, "a", 8, 1000);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	assert_int_equal(dtxn_catalog_layout(&cat, 1u << 20, UINT64_C(1) << 30), -E2BIG);
+	assert_int_equal(dtxn_catalog_layout(&cat, 1u << 10, UINT64_C(1) << 30), 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* hash index                                                         */
+/* ------------------------------------------------------------------ */
+
+static void
+test_bucket_of_uniform(void **state)
+{
+	struct dtxn_catalog cat;
+	struct dtxn_table_def d;
+	const struct dtxn_table *t, *t2;
+	const uint64_t nb = 1024, per = 64;
+	uint32_t *cnt = calloc(nb, sizeof(*cnt));
+	double chi2 = 0, expect = (double)per;
+	unsigned same = 0;
+
+	(void)state;
+	assert_non_null(cnt);
+	assert_int_equal(dtxn_catalog_init(&cat, 1, 1), 0);
+	d = mkdef(3, "u", 8, 1);
+	d.n_buckets = nb;
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	d = mkdef(4, "v", 8, 1);
+	d.n_buckets = nb;
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	t = dtxn_catalog_table(&cat, 3);
+	t2 = dtxn_catalog_table(&cat, 4);
+
+	/* Dense ids in a few shards: the worst case for a weak hash. */
+	for (uint64_t i = 0; i < nb * per; i++) {
+		uint64_t key = dtxn_key_make(i / 4, i % 4);
+		uint64_t b = dtxn_store_bucket_of(t, key);
+
+		assert_true(b < nb);
+		assert_int_equal(b, dtxn_store_bucket_of(t, key));   /* deterministic */
+		cnt[b]++;
+		if (dtxn_store_bucket_of(t2, key) == b)
+			same++;
+	}
+	for (uint64_t b = 0; b < nb; b++)
+		chi2 += ((double)cnt[b] - expect) * ((double)cnt[b] - expect) / expect;
+	/* df = 1023: mean 1023, sd ~45; allow 6 sd. */
+	print_message("bucket_of: chi2 %.1f over %" PRIu64 " buckets\n", chi2, nb);
+	assert_true(chi2 < 1023 + 6 * 45.2);
+	assert_true(chi2 > 1023 - 6 * 45.2);
+	/* The table id changes the bucket: ~1/1024 coincide. */
+	assert_true(same < nb * per / 100);
+	free(cnt);
+}
+
+static void
+test_raddr(void **state)
+{
+	struct dtxn_catalog cat;
+	struct dtxn_table_def d;
+	const struct dtxn_table *t;
+	dtxn_raddr_t b0, b5, s, s1;
+
+	(void)state;
+	assert_int_equal(dtxn_catalog_init(&cat, 3, 3), 0);
+	d = mkdef(0, "pad", 8, 5000);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	d = mkdef(1, "r", 40, 100);
+	d.n_buckets = 10;
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 64), 0);
+	assert_int_equal(dtxn_catalog_layout(&cat, 1, 64), 0);
+	t = dtxn_catalog_table(&cat, 1);
+
+	b0 = dtxn_store_bucket_raddr(t, 0, 0);
+	b5 = dtxn_store_bucket_raddr(t, 0, 5);
+	assert_int_equal(DTXN_RADDR_MN(b0), t->mn[0]);
+	assert_int_equal(DTXN_RADDR_OFF(b0), t->off[0]);
+	assert_int_equal(DTXN_RADDR_OFF(b5), t->off[0] + 5 * t->bucket_size);
+	assert_int_equal(dtxn_store_bucket_raddr(t, 0, 15), b5);          /* wraps */
+	assert_int_equal(dtxn_store_bucket_raddr(t, 3, 0), 0);            /* bad replica */
+	for (uint16_t r = 0; r < 3; r++) {
+		dtxn_raddr_t br = dtxn_store_bucket_raddr(t, r, 7);
+
+		assert_int_equal(DTXN_RADDR_MN(br), t->mn[r]);
+		assert_int_equal(DTXN_RADDR_OFF(br), t->off[r] + 7 * t->bucket_size);
+	}
+
+	s = dtxn_store_slot_raddr(t, b5, 2);
+	assert_int_equal(DTXN_RADDR_OFF(s), DTXN_RADDR_OFF(b5) + 32 + 2 * 64);
+	assert_int_equal(dtxn_store_replica_raddr(t, 0, s), s);
+	s1 = dtxn_store_replica_raddr(t, 1, s);
+	assert_int_equal(DTXN_RADDR_MN(s1), t->mn[1]);
+	assert_int_equal(DTXN_RADDR_OFF(s1) - t->off[1], DTXN_RADDR_OFF(s) - t->off[0]);
+	assert_int_equal(dtxn_store_replica_raddr(t, 3, s), 0);
+	assert_int_equal(dtxn_store_replica_raddr(t, 1, DTXN_RADDR(t->mn[1], DTXN_RADDR_OFF(s))), 0);
+	assert_int_equal(dtxn_store_replica_raddr(t, 1, DTXN_RADDR(t->mn[0],
+				t->off[0] + t->n_buckets * t->bucket_size)), 0);
+}
+
+static void
+test_bucket_find_free(void **state)
+{
+	struct dtxn_catalog cat;
+	struct dtxn_table_def d;
+	const struct dtxn_table *t;
+	uint64_t buf[(32 + 4 * 32) / 8];
+	struct dtxn_slot_hdr h;
+
+	(void)state;
+	assert_int_equal(dtxn_catalog_init(&cat, 1, 1), 0);
+	d = mkdef(2, "f", 16, 10);
+	d.slots_per_bucket = 4;
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 32), 0);
+	t = dtxn_catalog_table(&cat, 2);
+	assert_int_equal(t->bucket_size, sizeof(buf));
+
+	memset(buf, 0, sizeof(buf));
+	assert_int_equal(dtxn_store_bucket_find(t, buf, 0), -ENOENT);     /* zero != valid */
+	assert_int_equal(dtxn_store_bucket_free_slot(t, buf), 0);
+
+	h = (struct dtxn_slot_hdr){ .key = 77, .table_id = 2, .flags = DTXN_SLOT_VALID };
+	memcpy(dtxn_store_bucket_slot(t, buf, 0), &h, sizeof(h));
+	h = (struct dtxn_slot_hdr){ .key = 88, .table_id = 3, .flags = DTXN_SLOT_VALID };
+	memcpy(dtxn_store_bucket_slot(t, buf, 1), &h, sizeof(h));        /* other table */
+	h = (struct dtxn_slot_hdr){ .key = 99, .table_id = 2, .flags = 0 };
+	memcpy(dtxn_store_bucket_slot(t, buf, 2), &h, sizeof(h));        /* not valid */
+	h = (struct dtxn_slot_hdr){ .key = 88, .table_id = 2, .flags = DTXN_SLOT_VALID };
+	memcpy(dtxn_store_bucket_slot(t, buf, 3), &h, sizeof(h));
+
+	assert_int_equal(dtxn_store_bucket_find(t, buf, 77), 0);
+	assert_int_equal(dtxn_store_bucket_find(t, buf, 88), 3);
+	assert_int_equal(dtxn_store_bucket_find(t, buf, 99), -ENOENT);
+	assert_int_equal(dtxn_store_bucket_find(t, buf, 5), -ENOENT);
+	assert_int_equal(dtxn_store_bucket_free_slot(t, buf), 2);
+	h.flags = DTXN_SLOT_VALID;
+	h.key = 99;
+	memcpy(dtxn_store_bucket_slot(t, buf, 2), &h, sizeof(h));
+	assert_int_equal(dtxn_store_bucket_free_slot(t, buf), -ENOSPC);
+	assert_int_equal(dtxn_store_bucket_find(t, buf, 99), 2);
+}
+
+/* ------------------------------------------------------------------ */
+/* loader and scanner (shm fabric)                                    */
+/* ------------------------------------------------------------------ */
+
+struct scan_arg {
+	uint64_t n;
+	uint64_t max_key;
+	uint8_t *seen;        /* by key id */
+	int bad;
+	uint64_t stop_after;  /* 0: never */
+};
+
+static int
+scan_visit(const struct dtxn_table *t, const void *slot, void *arg)
+{
+	struct scan_arg *a = arg;
+	struct dtxn_slot_hdr h;
+	uint8_t want[1024];
+
+	memcpy(&h, slot, sizeof(h));
+	if (h.table_id != t->def.id || !(h.flags & DTXN_SLOT_VALID) || h.key > a->max_key ||
+	    a->seen[h.key]) {
+		a->bad++;
+		return 0;
+	}
+	a->seen[h.key] = 1;
+	make_value(h.key, want, t->def.value_size);
+	if (memcmp((const char *)slot + DTXN_SLOT_HDR_SIZE, want, t->def.value_size) != 0)
+		a->bad++;
+	a->n++;
+	if (a->stop_after != 0 && a->n == a->stop_after)
+		return 42;
+	return 0;
+}
+
+static void
+test_load_find_replicas_scan(void **state)
+{
+	struct dtxn_catalog cat;
+	struct dtxn_table_def d;
+	const struct dtxn_table *t;
+	struct dtxn_fabric *f;
+	struct fmt_arg fa = { 0 };
+	const uint64_t n = 20000;
+	uint8_t value[100], slot[256];
+	struct scan_arg sa;
+
+	(void)state;
+	assert_int_equal(dtxn_catalog_init(&cat, 3, 3), 0);
+	d = mkdef(0, "other", 8, 1000);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	d = mkdef(1, "main", 100, n);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, slot_size_for(100)), 0);
+	assert_int_equal(dtxn_catalog_layout(&cat, 4, 4096), 0);
+	t = dtxn_catalog_table(&cat, 1);
+
+	f = open_fabric("utst_a", 3, cat.region_size);
+	if (f == NULL)
+		fail_msg("shm fabric: %s", rte_strerror(rte_errno));
+
+	assert_int_equal(dtxn_store_load(NULL, t, 1, value, test_fmt, &fa), -EINVAL);
+	assert_int_equal(dtxn_store_load(f, t, 1, value, NULL, &fa), -EINVAL);
+
+	for (uint64_t k = 0; k < n; k++) {
+		make_value(k, value, sizeof(value));
+		assert_int_equal(dtxn_store_load(f, t, k, value, test_fmt, &fa), 0);
+	}
+	assert_int_equal(fa.calls, n);      /* once per record, on the primary */
+	/* A key in table 0 with the same number does not collide with table 1. */
+	make_value(5, value, 8);
+	assert_int_equal(dtxn_store_load(f, dtxn_catalog_table(&cat, 0), 5, value,
+					 test_fmt, &fa), 0);
+	/* Every key again: -EEXIST, wherever it landed along its chain. */
+	for (uint64_t k = 0; k < n; k++)
+		assert_int_equal(dtxn_store_load(f, t, k, value, test_fmt, &fa), -EEXIST);
+
+	/* Find every key on every replica, as a CN would with READs. */
+	for (uint64_t k = 0; k < n; k++) {
+		dtxn_raddr_t sa0 = 0;
+
+		make_value(k, value, sizeof(value));
+		for (uint16_t r = 0; r < t->n_replicas; r++) {
+			dtxn_raddr_t sr = 0;
+			struct dtxn_slot_hdr h;
+
+			assert_true(remote_lookup(f, t, r, k, &sr, slot) >= 1);
+			memcpy(&h, slot, sizeof(h));
+			assert_int_equal(h.key, k);
+			assert_int_equal(h.table_id, 1);
+			assert_int_equal(h.flags, DTXN_SLOT_VALID);
+			assert_memory_equal(slot + DTXN_SLOT_HDR_SIZE, value, sizeof(value));
+			if (r == 0)
+				sa0 = sr;
+			else
+				assert_int_equal(dtxn_store_replica_raddr(t, r, sa0), sr);
+		}
+	}
+	{
+		dtxn_raddr_t sr;
+
+		assert_int_equal(remote_lookup(f, t, 0, n + 1, &sr, NULL), -ENOENT);
+	}
+
+	/* Replicas are byte-identical. */
+	for (uint16_t r = 1; r < t->n_replicas; r++) {
+		const char *p = (const char *)dtxn_fabric_mn_base(f, t->mn[0]) + t->off[0];
+		const char *q = (const char *)dtxn_fabric_mn_base(f, t->mn[r]) + t->off[r];
+
+		assert_memory_equal(p, q, t->n_buckets * t->bucket_size);
+	}
+
+	/* Scan visits exactly the loaded keys, once each, on every replica. */
+	for (uint16_t r = 0; r < t->n_replicas; r++) {
+		memset(&sa, 0, sizeof(sa));
+		sa.max_key = n;
+		sa.seen = calloc(n + 1, 1);
+		assert_non_null(sa.seen);
+		assert_int_equal(dtxn_store_scan(f, t, r, scan_visit, &sa), 0);
+		assert_int_equal(sa.bad, 0);
+		assert_int_equal(sa.n, n);
+		for (uint64_t k = 0; k < n; k++)
+			assert_int_equal(sa.seen[k], 1);
+		free(sa.seen);
+	}
+	/* The visitor's non-zero return stops the scan. */
+	memset(&sa, 0, sizeof(sa));
+	sa.max_key = n;
+	sa.seen = calloc(n + 1, 1);
+	sa.stop_after = 10;
+	assert_int_equal(dtxn_store_scan(f, t, 0, scan_visit, &sa), 42);
+	assert_int_equal(sa.n, 10);
+	free(sa.seen);
+	assert_int_equal(dtxn_store_scan(f, t, 3, scan_visit, &sa), -EINVAL);
+	assert_int_equal(dtxn_store_scan(f, t, 0, NULL, &sa), -EINVAL);
+
+	/* A table laid out past the region: -ENXIO. */
+	{
+		struct dtxn_table bad = *t;
+
+		bad.off[1] = cat.region_size;
+		assert_int_equal(dtxn_store_load(f, &bad, n + 5, value, test_fmt, &fa), -ENXIO);
+		assert_int_equal(dtxn_store_scan(f, &bad, 1, scan_visit, &sa), -ENXIO);
+		bad = *t;
+		bad.mn[2] = 7;      /* no such MN */
+		assert_int_equal(dtxn_store_load(f, &bad, n + 5, value, test_fmt, &fa), -ENXIO);
+	}
+	dtxn_fabric_close(f);
+}
+
+static void
+test_load_overflow_chain(void **state)
+{
+	struct dtxn_catalog cat;
+	struct dtxn_table_def d;
+	const struct dtxn_table *t;
+	struct dtxn_fabric *f;
+	struct fmt_arg fa = { 0 };
+	uint64_t same[DTXN_STORE_MAX_PROBE + 1], home = 0;
+	unsigned n_same = 0;
+	uint8_t value[8];
+
+	(void)state;
+	/* 16 buckets of 1 slot, 2 replicas: collisions must spill. */
+	assert_int_equal(dtxn_catalog_init(&cat, 2, 2), 0);
+	d = mkdef(1, "chain", 8, 16);
+	d.slots_per_bucket = 1;
+	d.n_buckets = 16;
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	assert_int_equal(dtxn_catalog_layout(&cat, 0, 0), 0);
+	t = dtxn_catalog_table(&cat, 1);
+	f = open_fabric("utst_b", 2, cat.region_size);
+	if (f == NULL)
+		fail_msg("shm fabric: %s", rte_strerror(rte_errno));
+
+	/* MAX_PROBE + 1 keys with one home bucket. */
+	for (uint64_t k = 1; n_same < RTE_DIM(same); k++) {
+		if (n_same == 0)
+			home = dtxn_store_bucket_of(t, k);
+		if (dtxn_store_bucket_of(t, k) == home)
+			same[n_same++] = k;
+	}
+	for (unsigned i = 0; i < DTXN_STORE_MAX_PROBE; i++) {
+		dtxn_raddr_t sr = 0;
+
+		make_value(same[i], value, sizeof(value));
+		assert_int_equal(dtxn_store_load(f, t, same[i], value, test_fmt, &fa), 0);
+		/* i-th collider sits i buckets past home, found after i+1 READs. */
+		assert_int_equal(remote_lookup(f, t, 0, same[i], &sr, NULL), (int)i + 1);
+		assert_int_equal(DTXN_RADDR_OFF(sr),
+				 DTXN_RADDR_OFF(dtxn_store_bucket_raddr(t, 0, home + i)) + 32);
+		assert_int_equal(remote_lookup(f, t, 1, same[i], &sr, NULL), (int)i + 1);
+	}
+	/* Home + MAX_PROBE-1 overflow buckets full: -ENOSPC; a loaded one: -EEXIST. */
+	make_value(same[DTXN_STORE_MAX_PROBE], value, sizeof(value));
+	assert_int_equal(dtxn_store_load(f, t, same[DTXN_STORE_MAX_PROBE], value, test_fmt, &fa),
+			 -ENOSPC);
+	assert_int_equal(dtxn_store_load(f, t, same[DTXN_STORE_MAX_PROBE - 1], value, test_fmt,
+					 &fa), -EEXIST);
+	/* Overflow flags: set on the chain but its last bucket, on both replicas. */
+	for (uint16_t r = 0; r < 2; r++) {
+		const char *base = dtxn_fabric_mn_base(f, t->mn[r]);
+
+		for (unsigned p = 0; p < DTXN_STORE_MAX_PROBE; p++) {
+			struct dtxn_bucket_hdr h;
+
+			memcpy(&h, base + DTXN_RADDR_OFF(dtxn_store_bucket_raddr(t, r, home + p)),
+			       sizeof(h));
+			assert_int_equal(h.overflow != 0, p + 1 < DTXN_STORE_MAX_PROBE);
+		}
+	}
+	dtxn_fabric_close(f);
+}
+
+static void
+test_load_tiny_table(void **state)
+{
+	struct dtxn_catalog cat;
+	struct dtxn_table_def d;
+	const struct dtxn_table *t;
+	struct dtxn_fabric *f;
+	struct fmt_arg fa = { 0 };
+	uint8_t value[8] = { 0 };
+	struct scan_arg sa;
+	uint64_t k;
+
+	(void)state;
+	/* 2 buckets of 2 slots: 4 keys fit, whatever their homes; no endless wrap. */
+	assert_int_equal(dtxn_catalog_init(&cat, 1, 1), 0);
+	d = mkdef(0, "tiny", 8, 4);
+	d.slots_per_bucket = 2;
+	d.n_buckets = 2;
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	assert_int_equal(dtxn_catalog_layout(&cat, 0, 0), 0);
+	t = dtxn_catalog_table(&cat, 0);
+	f = open_fabric("utst_c", 1, cat.region_size);
+	if (f == NULL)
+		fail_msg("shm fabric: %s", rte_strerror(rte_errno));
+	for (k = 0; k < 4; k++) {
+		make_value(k, value, sizeof(value));
+		assert_int_equal(dtxn_store_load(f, t, k, value, test_fmt, &fa), 0);
+	}
+	assert_int_equal(dtxn_store_load(f, t, k, value, test_fmt, &fa), -ENOSPC);
+	for (k = 0; k < 4; k++) {
+		dtxn_raddr_t sr;
+
+		assert_true(remote_lookup(f, t, 0, k, &sr, NULL) >= 1);
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.max_key = 10;
+	sa.seen = calloc(11, 1);
+	assert_int_equal(dtxn_store_scan(f, t, 0, scan_visit, &sa), 0);
+	assert_int_equal(sa.n, 4);
+	assert_int_equal(sa.bad, 0);
+	free(sa.seen);
+	dtxn_fabric_close(f);
+}
+
+static void
+test_load_displace(void **state)
+{
+	struct dtxn_catalog cat;
+	struct dtxn_table_def d;
+	const struct dtxn_table *t;
+	struct dtxn_fabric *f;
+	struct fmt_arg fa = { 0 };
+	uint64_t cap, loaded = 0, far = 0;
+	uint8_t value[16];
+	struct scan_arg sa;
+
+	(void)state;
+	/*
+	 * Fill 2048 buckets of 8 slots, 2 replicas, until the first -ENOSPC.
+	 * Plain linear probing with a 4-bucket window first fails near half
+	 * load; moving records within their windows reaches the structural
+	 * limit (some run of buckets holds more homes than slots), ~85%.
+	 */
+	assert_int_equal(dtxn_catalog_init(&cat, 2, 2), 0);
+	d = mkdef(0, "dense", 16, 1);
+	d.n_buckets = 2048;
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 32), 0);
+	assert_int_equal(dtxn_catalog_layout(&cat, 0, 0), 0);
+	t = dtxn_catalog_table(&cat, 0);
+	cap = t->n_buckets * t->def.slots_per_bucket;
+	f = open_fabric("utst_e", 2, cat.region_size);
+	if (f == NULL)
+		fail_msg("shm fabric: %s", rte_strerror(rte_errno));
+	for (uint64_t k = 0; k < cap; k++) {
+		int rc;
+
+		make_value(k, value, sizeof(value));
+		rc = dtxn_store_load(f, t, k, value, test_fmt, &fa);
+		if (rc == -ENOSPC)
+			break;
+		assert_int_equal(rc, 0);
+		loaded++;
+	}
+	print_message("displace: %" PRIu64 " of %" PRIu64 " slots filled\n", loaded, cap);
+	assert_true(loaded * 100 >= cap * 80);
+	for (uint64_t k = 0; k < loaded; k++) {
+		dtxn_raddr_t sr;
+		uint8_t slot[32];
+		int reads = remote_lookup(f, t, 0, k, &sr, slot);
+
+		assert_true(reads >= 1);
+		if (reads > 1)
+			far++;
+		make_value(k, value, sizeof(value));
+		assert_memory_equal(slot + DTXN_SLOT_HDR_SIZE, value, sizeof(value));
+		assert_true(remote_lookup(f, t, 1, k, &sr, NULL) >= 1);
+		assert_int_equal(dtxn_store_load(f, t, k, value, test_fmt, &fa), -EEXIST);
+	}
+	assert_true(far > 0);
+	assert_memory_equal((char *)dtxn_fabric_mn_base(f, t->mn[0]) + t->off[0],
+			    (char *)dtxn_fabric_mn_base(f, t->mn[1]) + t->off[1],
+			    t->n_buckets * t->bucket_size);
+	memset(&sa, 0, sizeof(sa));
+	sa.max_key = cap;
+	sa.seen = calloc(cap + 1, 1);
+	assert_int_equal(dtxn_store_scan(f, t, 1, scan_visit, &sa), 0);
+	assert_int_equal(sa.n, loaded);
+	assert_int_equal(sa.bad, 0);
+	free(sa.seen);
+	dtxn_fabric_close(f);
+}
+
+static void
+test_load_speed(void **state)
+{
+	struct dtxn_catalog cat;
+	struct dtxn_table_def d;
+	const struct dtxn_table *t;
+	struct dtxn_fabric *f;
+	struct fmt_arg fa = { 0 };
+	const uint64_t n = 1000000;
+	uint64_t t0, ns;
+	uint8_t value[8];
+
+	(void)state;
+	assert_int_equal(dtxn_catalog_init(&cat, 1, 1), 0);
+	d = mkdef(0, "speed", 8, n);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	assert_int_equal(dtxn_catalog_layout(&cat, 0, 0), 0);
+	t = dtxn_catalog_table(&cat, 0);
+	f = open_fabric("utst_d", 1, cat.region_size);
+	if (f == NULL)
+		fail_msg("shm fabric: %s", rte_strerror(rte_errno));
+	t0 = dtxn_now_ns();
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t key = dtxn_key_make(i, i & 7);
+
+		memcpy(value, &key, sizeof(value));
+		assert_int_equal(dtxn_store_load(f, t, key, value, test_fmt, &fa), 0);
+	}
+	ns = dtxn_now_ns() - t0;
+	print_message("load: %" PRIu64 " records in %.3f s (%.2f Mrec/s)\n", n, ns / 1e9,
+		      n / (ns / 1e3));
+	assert_true(ns < UINT64_C(10) * 1000 * 1000 * 1000);
+	/* At 75% load some windows fill up: every key must still be reachable. */
+	for (uint64_t i = 0; i < n; i++) {
+		dtxn_raddr_t sr;
+
+		assert_true(remote_lookup(f, t, 0, dtxn_key_make(i, i & 7), &sr, NULL) >= 1);
+	}
+	dtxn_fabric_close(f);
+}
+
+/* ------------------------------------------------------------------ */
+/* address cache                                                      */
+/* ------------------------------------------------------------------ */
+
+static void
+test_addr_cache(void **state)
+{
+	struct dtxn_addr_cache *c, *c2;
+	unsigned hits = 0;
+
+	(void)state;
+	assert_null(dtxn_addr_cache_create(NULL, 64, SOCKET_ID_ANY));
+	assert_int_equal(rte_errno, EINVAL);
+	assert_null(dtxn_addr_cache_create("", 64, SOCKET_ID_ANY));
+	assert_int_equal(rte_errno, EINVAL);
+	assert_null(dtxn_addr_cache_create("a_name_longer_than_24_chr", 64, SOCKET_ID_ANY));
+	assert_int_equal(rte_errno, EINVAL);
+	assert_null(dtxn_addr_cache_create("ac0", 0, SOCKET_ID_ANY));
+	assert_int_equal(rte_errno, EINVAL);
+
+	c = dtxn_addr_cache_create("ac0", 4096, SOCKET_ID_ANY);
+	assert_non_null(c);
+	assert_null(dtxn_addr_cache_create("ac0", 4096, SOCKET_ID_ANY));
+	assert_int_equal(rte_errno, EEXIST);
+
+	assert_int_equal(dtxn_addr_cache_lookup(c, 1, 100), 0);
+	dtxn_addr_cache_insert(c, 1, 100, DTXN_RADDR(2, 4160));
+	dtxn_addr_cache_insert(c, 2, 100, DTXN_RADDR(0, 64));
+	assert_int_equal(dtxn_addr_cache_lookup(c, 1, 100), DTXN_RADDR(2, 4160));
+	assert_int_equal(dtxn_addr_cache_lookup(c, 2, 100), DTXN_RADDR(0, 64));
+	assert_int_equal(dtxn_addr_cache_lookup(c, 1, 101), 0);
+	dtxn_addr_cache_insert(c, 1, 100, DTXN_RADDR(1, 128));            /* replace */
+	assert_int_equal(dtxn_addr_cache_lookup(c, 1, 100), DTXN_RADDR(1, 128));
+	dtxn_addr_cache_invalidate(c, 1, 100);
+	assert_int_equal(dtxn_addr_cache_lookup(c, 1, 100), 0);
+	assert_int_equal(dtxn_addr_cache_lookup(c, 2, 100), DTXN_RADDR(0, 64));
+	dtxn_addr_cache_invalidate(c, 1, 100);                             /* absent: no-op */
+	dtxn_addr_cache_insert(c, 3, 1, 0);                                /* 0 not cached */
+	assert_int_equal(dtxn_addr_cache_lookup(c, 3, 1), 0);
+
+	/* Many keys with 48-bit offsets and high MN ids round-trip. */
+	for (uint64_t k = 0; k < 2000; k++)
+		dtxn_addr_cache_insert(c, 5, k * 4099, DTXN_RADDR(k % 63, DTXN_RADDR_OFF_MASK - k));
+	for (uint64_t k = 0; k < 2000; k++)
+		assert_int_equal(dtxn_addr_cache_lookup(c, 5, k * 4099),
+				 DTXN_RADDR(k % 63, DTXN_RADDR_OFF_MASK - k));
+
+	/* Full: inserts are dropped silently, nothing breaks. */
+	c2 = dtxn_addr_cache_create("ac_small", 64, SOCKET_ID_ANY);
+	assert_non_null(c2);
+	for (uint64_t k = 1; k <= 1000; k++)
+		dtxn_addr_cache_insert(c2, 0, k, DTXN_RADDR(0, k * 64));
+	for (uint64_t k = 1; k <= 1000; k++) {
+		dtxn_raddr_t a = dtxn_addr_cache_lookup(c2, 0, k);
+
+		if (a != 0) {
+			assert_int_equal(a, DTXN_RADDR(0, k * 64));
+			hits++;
+		}
+	}
+	print_message("addr cache: %u of 1000 kept with capacity 64\n", hits);
+	assert_true(hits > 0 && hits <= 64);
+	/* After an invalidate there is room again. */
+	for (uint64_t k = 1; k <= 1000; k++)
+		dtxn_addr_cache_invalidate(c2, 0, k);
+	dtxn_addr_cache_insert(c2, 0, 5000, DTXN_RADDR(1, 64));
+	assert_int_equal(dtxn_addr_cache_lookup(c2, 0, 5000), DTXN_RADDR(1, 64));
+
+	dtxn_addr_cache_destroy(c2);
+	dtxn_addr_cache_destroy(c);
+	dtxn_addr_cache_destroy(NULL);
+	assert_int_equal(dtxn_addr_cache_lookup(NULL, 0, 0), 0);
+	/* The name is free again after destroy. */
+	c = dtxn_addr_cache_create("ac0", 16, SOCKET_ID_ANY);
+	assert_non_null(c);
+	dtxn_addr_cache_destroy(c);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_catalog_init_errors),
+		cmocka_unit_test(test_catalog_add_errors),
+		cmocka_unit_test(test_catalog_placement),
+		cmocka_unit_test(test_catalog_layout),
+		cmocka_unit_test(test_catalog_layout_e2big),
+		cmocka_unit_test(test_bucket_of_uniform),
+		cmocka_unit_test(test_raddr),
+		cmocka_unit_test(test_bucket_find_free),
+		cmocka_unit_test(test_load_find_replicas_scan),
+		cmocka_unit_test(test_load_overflow_chain),
+		cmocka_unit_test(test_load_tiny_table),
+		cmocka_unit_test(test_load_displace),
+		cmocka_unit_test(test_load_speed),
+		cmocka_unit_test(test_addr_cache),
+	};
+	int rc;
+
+	if (dtxn_unit_eal_init("ut_store") != 0)
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	dtxn_unit_eal_fini();
+	return rc;
+}

@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/txn without a fabric: protocol registry, names, db creation errors,
+ * txn ids, the item API, the scratch arena and batch building. A fake
+ * protocol ("ut_nop") stands in for a real one; coordinators are built by
+ * hand around lib/txn's private structs (SPDK style: tests reach internals).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "dtxn_txn_driver.h"
+#include "txn_private.h"
+#include "unit_eal.h"
+
+/* ------------------------------------------------------------------ */
+/* A protocol that records what lib/txn asks of it                    */
+/* ------------------------------------------------------------------ */
+
+static unsigned g_nop_exec_calls, g_nop_exec_items, g_nop_commits, g_nop_aborts;
+static int g_nop_exec_rc;
+
+static uint32_t
+nop_slot_size(uint32_t value_size)
+{
+	return DTXN_SLOT_HDR_SIZE + 8 + RTE_ALIGN_CEIL(value_size, 8);
+}
+
+static void
+nop_slot_format(const struct dtxn_table *t, void *slot, const void *value, void *arg)
+{
+	(void)arg;
+	memcpy((char *)slot + 24, value, t->def.value_size);
+}
+
+static void *
+nop_slot_value(const struct dtxn_table *t, void *slot)
+{
+	(void)t;
+	return (char *)slot + 24;
+}
+
+static int
+nop_execute(struct dtxn_txn *t)
+{
+	g_nop_exec_calls++;
+	g_nop_exec_items += t->n_items - t->n_fetched;
+	return g_nop_exec_rc;
+}
+
+static int
+nop_commit(struct dtxn_txn *t)
+{
+	(void)t;
+	g_nop_commits++;
+	return DTXN_OK;
+}
+
+static void
+nop_abort(struct dtxn_txn *t)
+{
+	(void)t;
+	g_nop_aborts++;
+}
+
+static const struct dtxn_cc_ops nop_ops = {
+	.name = "ut_nop",
+	.isolations = 1u << DTXN_ISO_SR,
+	.slot_size = nop_slot_size,
+	.slot_format = nop_slot_format,
+	.slot_value = nop_slot_value,
+	.execute = nop_execute,
+	.commit = nop_commit,
+	.abort = nop_abort,
+};
+
+DTXN_CC_REGISTER(ut_nop, &nop_ops);
+
+/* ------------------------------------------------------------------ */
+/* Hand-built db, worker and coordinators                             */
+/* ------------------------------------------------------------------ */
+
+#define T_ACCT 1
+#define T_MISSING 7
+
+struct fixture {
+	struct dtxn_db *db;
+	struct txn_worker tw;
+	struct txn_coord tc[2];
+	struct dtxn_wr wrs[2][64];
+	struct dtxn_co *fake_co;
+};
+
+static struct dtxn_db *
+make_db(const char *proto, enum dtxn_isolation iso)
+{
+	struct dtxn_db_conf conf = {
+		.size = sizeof(conf),
+		.protocol = proto,
+		.isolation = iso,
+		.n_mn = 3,
+		.n_replicas = 3,
+		.n_coords = 4,
+	};
+	return dtxn_db_create(&conf);
+}
+
+static int
+setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	struct dtxn_table_def def = { .id = T_ACCT, .name = "acct", .value_size = 12,
+				      .max_keys = 100 };
+	unsigned i;
+
+	assert_non_null(fx);
+	fx->db = make_db("ut_nop", DTXN_ISO_SR);
+	assert_non_null(fx->db);
+	assert_int_equal(dtxn_db_add_table(fx->db, &def), 0);
+	fx->tw.pub.db = fx->db;
+	fx->tw.pub.socket_id = SOCKET_ID_ANY;
+	fx->tw.n_mn = 3;
+	/* batch building only checks that a QP exists; nothing is posted */
+	for (i = 0; i < 3; i++)
+		fx->tw.pub.qp[i] = (struct dtxn_qp *)(uintptr_t)(0x1000 + i);
+	fx->fake_co = (struct dtxn_co *)(uintptr_t)0x4000;
+	for (i = 0; i < 2; i++) {
+		struct dtxn_coord *c = &fx->tc[i].pub;
+
+		c->worker = &fx->tw.pub;
+		c->gid = i;
+		c->co = fx->fake_co;
+		c->wrs = fx->wrs[i];
+		c->n_wrs = 64;
+		c->txn = calloc(1, sizeof(*c->txn));
+		assert_non_null(c->txn);
+		c->txn->coord = c;
+		txn_arena_reset(&fx->tc[i]);
+		assert_non_null(c->arena);
+	}
+	*state = fx;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture *fx = *state;
+	unsigned i;
+
+	for (i = 0; i < 2; i++) {
+		txn_arena_free(&fx->tc[i]);
+		free(fx->tc[i].pub.txn);
+	}
+	dtxn_db_destroy(fx->db);
+	free(fx);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tests                                                              */
+/* ------------------------------------------------------------------ */
+
+static void
+test_registry(void **state)
+{
+	struct dtxn_cc_ops bad = nop_ops;
+	char buf[256];
+
+	(void)state;
+	assert_ptr_equal(dtxn_cc_find("ut_nop"), &nop_ops);
+	assert_null(dtxn_cc_find("no_such_protocol"));
+	assert_null(dtxn_cc_find(NULL));
+	assert_int_equal(dtxn_cc_register(&nop_ops), -EEXIST);
+	bad.name = "ut_bad";
+	bad.commit = NULL;
+	assert_int_equal(dtxn_cc_register(&bad), -EINVAL);
+	assert_null(dtxn_cc_find("ut_bad"));
+	assert_int_equal(dtxn_cc_register(NULL), -EINVAL);
+	dtxn_cc_list(buf, sizeof(buf));
+	assert_non_null(strstr(buf, "ut_nop"));
+	assert_non_null(strstr(buf, "ford"));
+	/* a short buffer is never overrun and stays a string */
+	memset(buf, 'x', sizeof(buf));
+	dtxn_cc_list(buf, 3);
+	assert_true(strlen(buf) < 3);
+}
+
+static void
+test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(dtxn_abort_reason_name(DTXN_ABORT_LOCK_CONFLICT), "lock_conflict");
+	assert_string_equal(dtxn_abort_reason_name(DTXN_ABORT_VALIDATION), "validation");
+	assert_string_equal(dtxn_abort_reason_name(DTXN_ABORT_APP), "app");
+	assert_string_equal(dtxn_abort_reason_name(-1), "unknown");
+	assert_string_equal(dtxn_abort_reason_name(DTXN_ABORT_REASON_MAX), "unknown");
+	for (int r = 0; r < DTXN_ABORT_REASON_MAX; r++)
+		assert_non_null(dtxn_abort_reason_name(r));
+	assert_string_equal(dtxn_isolation_name(DTXN_ISO_SR), "sr");
+	assert_string_equal(dtxn_isolation_name(DTXN_ISO_SI), "si");
+	assert_int_equal(dtxn_isolation_parse("sr"), DTXN_ISO_SR);
+	assert_int_equal(dtxn_isolation_parse("SI"), DTXN_ISO_SI);
+	assert_int_equal(dtxn_isolation_parse("rc"), -EINVAL);
+	assert_int_equal(dtxn_isolation_parse(NULL), -EINVAL);
+}
+
+static void
+test_db_create_errors(void **state)
+{
+	struct dtxn_db_conf conf = { .size = sizeof(conf), .protocol = "ut_nop",
+				     .n_mn = 3, .n_replicas = 3, .n_coords = 1 };
+	struct dtxn_db *db;
+
+	(void)state;
+	assert_null(make_db("no_such_protocol", DTXN_ISO_SR));
+	assert_int_equal(rte_errno, ENOENT);
+	assert_null(make_db("ut_nop", DTXN_ISO_SI));
+	assert_int_equal(rte_errno, ENOTSUP);
+	assert_null(make_db("ford", DTXN_ISO_SI));
+	assert_int_equal(rte_errno, ENOTSUP);
+	assert_null(dtxn_db_create(NULL));
+	assert_int_equal(rte_errno, EINVAL);
+	conf.n_coords = 0;
+	assert_null(dtxn_db_create(&conf));
+	assert_int_equal(rte_errno, EINVAL);
+	conf.n_coords = 1;
+	conf.log_bytes = 100; /* not a multiple of 64 */
+	assert_null(dtxn_db_create(&conf));
+	assert_int_equal(rte_errno, EINVAL);
+	conf.log_bytes = 0;
+	db = dtxn_db_create(&conf);
+	assert_non_null(db);
+	assert_string_equal(dtxn_db_protocol(db), "ut_nop");
+	assert_int_equal(db->conf.log_bytes, TXN_LOG_BYTES_DEFAULT);
+	assert_null(dtxn_db_fabric(db));
+	/* not attached: no loads, no attach before layout */
+	assert_int_equal(dtxn_db_load(db, 0, 1, "x"), -ENXIO);
+	assert_int_equal(dtxn_db_attach(db, NULL), -EINVAL);
+	dtxn_db_destroy(db);
+	dtxn_db_destroy(NULL);
+}
+
+static void
+test_db_table_slot_size(void **state)
+{
+	struct fixture *fx = *state;
+	const struct dtxn_table *t = dtxn_catalog_table(dtxn_db_catalog(fx->db), T_ACCT);
+	struct dtxn_table_def dup = { .id = T_ACCT, .name = "dup", .value_size = 8,
+				      .max_keys = 10 };
+
+	assert_non_null(t);
+	assert_int_equal(t->slot_size, nop_slot_size(12));
+	assert_int_equal(dtxn_db_add_table(fx->db, &dup), -EEXIST);
+	assert_int_equal(dtxn_db_add_table(fx->db, NULL), -EINVAL);
+}
+
+static void
+test_txn_ids(void **state)
+{
+	struct fixture *fx = *state;
+	uint64_t seen[200];
+	unsigned n = 0, i, j, k;
+
+	for (k = 0; k < 100; k++) {
+		for (i = 0; i < 2; i++) {
+			struct dtxn_txn *t = dtxn_txn_begin(&fx->tc[i].pub, DTXN_TXN_RW);
+
+			assert_non_null(t);
+			assert_true(dtxn_txn_id(t) > 0);
+			/* the coordinator's gid is recoverable from the id */
+			assert_int_equal((dtxn_txn_id(t) >> 40) - 1, i);
+			seen[n++] = dtxn_txn_id(t);
+			dtxn_txn_abort(t, DTXN_ABORT_APP);
+		}
+	}
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			assert_true(seen[i] != seen[j]);
+}
+
+static void
+test_items(void **state)
+{
+	struct fixture *fx = *state;
+	struct dtxn_coord *c = &fx->tc[0].pub;
+	struct dtxn_item *a, *b, *ins, *del;
+	struct dtxn_txn *t;
+	unsigned calls;
+
+	g_nop_exec_rc = DTXN_OK;
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	a = dtxn_txn_add_ro(t, T_ACCT, 11);
+	b = dtxn_txn_add_rw(t, T_ACCT, 22);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(dtxn_item_key(a), 11);
+	assert_int_equal(a->kind, DTXN_ITEM_RO);
+	assert_int_equal(b->kind, DTXN_ITEM_RW);
+	assert_false(dtxn_item_exists(a));
+	/* value points into the slot copy, where the protocol says */
+	assert_ptr_equal(dtxn_item_value(b), (char *)b->slot + 24);
+	calls = g_nop_exec_calls;
+	g_nop_exec_items = 0;
+	assert_int_equal(dtxn_txn_execute(t), DTXN_OK);
+	assert_int_equal(g_nop_exec_items, 2);
+	assert_int_equal(t->n_fetched, 2);
+	assert_true(a->flags & DTXN_ITEM_F_FETCHED);
+	/* a second execute sees only the new items */
+	ins = dtxn_txn_insert(t, T_ACCT, 33);
+	del = dtxn_txn_delete(t, T_ACCT, 44);
+	assert_non_null(ins);
+	assert_non_null(del);
+	assert_int_equal(dtxn_txn_execute(t), DTXN_OK);
+	assert_int_equal(g_nop_exec_items, 4);
+	/* nothing new: the protocol is not called */
+	assert_int_equal(dtxn_txn_execute(t), DTXN_OK);
+	assert_int_equal(g_nop_exec_calls, calls + 2);
+	assert_int_equal(dtxn_txn_commit(t), DTXN_OK);
+	/* a closed txn reports, never runs again */
+	assert_int_not_equal(dtxn_txn_execute(t), DTXN_OK);
+
+	/* read-only txns refuse writes */
+	t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	assert_non_null(dtxn_txn_add_ro(t, T_ACCT, 1));
+	assert_null(dtxn_txn_add_rw(t, T_ACCT, 1));
+	assert_null(dtxn_txn_insert(t, T_ACCT, 2));
+	assert_null(dtxn_txn_delete(t, T_ACCT, 3));
+	assert_int_equal(t->n_items, 1);
+	assert_int_equal(dtxn_txn_commit(t), DTXN_OK);
+}
+
+static void
+test_bad_items_abort(void **state)
+{
+	struct fixture *fx = *state;
+	struct dtxn_coord *c = &fx->tc[0].pub;
+	struct dtxn_txn *t;
+	unsigned aborts, i;
+
+	g_nop_exec_rc = DTXN_OK;
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	assert_null(dtxn_txn_add_ro(t, T_MISSING, 1));
+	assert_non_null(dtxn_txn_add_ro(t, T_ACCT, 1));
+	aborts = g_nop_aborts;
+	assert_int_equal(dtxn_txn_execute(t), DTXN_ABORT(DTXN_ABORT_NOT_FOUND));
+	assert_int_equal(g_nop_aborts, aborts + 1);
+	assert_int_equal(dtxn_txn_commit(t), DTXN_ABORT(DTXN_ABORT_NOT_FOUND));
+
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	for (i = 0; i < DTXN_TXN_MAX_ITEMS; i++)
+		assert_non_null(dtxn_txn_add_ro(t, T_ACCT, i));
+	assert_null(dtxn_txn_add_ro(t, T_ACCT, i));
+	assert_int_equal(dtxn_txn_commit(t), DTXN_ABORT(DTXN_ABORT_TOO_LARGE));
+
+	/* a protocol abort closes the txn without a second release */
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	assert_non_null(dtxn_txn_add_rw(t, T_ACCT, 5));
+	g_nop_exec_rc = DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
+	aborts = g_nop_aborts;
+	assert_int_equal(dtxn_txn_execute(t), DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT));
+	dtxn_txn_abort(t, DTXN_ABORT_APP);
+	assert_int_equal(g_nop_aborts, aborts);
+	g_nop_exec_rc = DTXN_OK;
+
+	/* begin over an open txn releases it */
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	assert_non_null(dtxn_txn_add_rw(t, T_ACCT, 5));
+	assert_int_equal(dtxn_txn_execute(t), DTXN_OK);
+	aborts = g_nop_aborts;
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	assert_int_equal(g_nop_aborts, aborts + 1);
+	assert_int_equal(t->n_items, 0);
+	dtxn_txn_abort(t, DTXN_ABORT_APP);
+}
+
+static void
+test_arena(void **state)
+{
+	struct fixture *fx = *state;
+	struct txn_coord *tc = &fx->tc[1];
+	struct dtxn_txn *t;
+	uint64_t *p[64];
+	unsigned i, j, chunks = 0;
+	struct txn_arena_chunk *ch;
+
+	t = dtxn_txn_begin(&tc->pub, DTXN_TXN_RW);
+	/* grow well past the first chunk; earlier buffers keep their data */
+	for (i = 0; i < 64; i++) {
+		p[i] = dtxn_txn_alloc(t, 8 * 1024 + (i % 3));
+		assert_non_null(p[i]);
+		assert_int_equal((uintptr_t)p[i] % 8, 0);
+		for (j = 0; j < 1024; j++)
+			p[i][j] = ((uint64_t)i << 32) | j;
+	}
+	for (ch = tc->chunk; ch != NULL; ch = ch->next)
+		chunks++;
+	assert_true(chunks > 1);
+	for (i = 0; i < 64; i++)
+		for (j = 0; j < 1024; j++)
+			assert_true(p[i][j] == (((uint64_t)i << 32) | j));
+	assert_null(dtxn_txn_alloc(t, (size_t)TXN_ARENA_MAX + 1));
+	/* the next begin folds the chunks into one that fits them all */
+	t = dtxn_txn_begin(&tc->pub, DTXN_TXN_RW);
+	assert_non_null(tc->chunk);
+	assert_null(tc->chunk->next);
+	assert_true(tc->pub.arena_size >= 64 * 8 * 1024);
+	assert_int_equal(tc->pub.arena_used, 0);
+	dtxn_txn_abort(t, DTXN_ABORT_APP);
+}
+
+static void
+test_batch_build(void **state)
+{
+	struct fixture *fx = *state;
+	struct dtxn_coord *c = &fx->tc[0].pub;
+	struct txn_coord *tc = &fx->tc[0];
+	uint64_t old, buf[64];
+	struct dtxn_batch b, b2;
+	struct dtxn_wr *wr;
+	unsigned n;
+
+	tc->wrs_used = 0;
+	dtxn_batch_init(&b, c);
+	dtxn_batch_read(&b, DTXN_RADDR(1, 64), buf, 32, true);
+	dtxn_batch_cas(&b, DTXN_RADDR(0, 16), &old, 0, 7, true);
+	dtxn_batch_write(&b, DTXN_RADDR(1, 128), buf, 8, false);
+	dtxn_batch_write(&b, DTXN_RADDR(2, 0), buf, DTXN_WR_INLINE_MAX + 8, true);
+	dtxn_batch_faa(&b, DTXN_RADDR(2, 8), &old, 3, false);
+	assert_int_equal(b.error, 0);
+	assert_int_equal(b.n_wr, 5);
+	assert_int_equal(b.n_signaled, 3);
+	assert_int_equal(b.mn_mask, 0x7);
+	/* per-MN chains keep the order WRs were added in */
+	wr = b.head[1];
+	assert_int_equal(wr->opcode, DTXN_WR_READ);
+	assert_int_equal(wr->len, 32);
+	assert_true(wr->flags & DTXN_WR_F_SIGNALED);
+	assert_int_equal(wr->wr_id, (uintptr_t)fx->fake_co);
+	wr = wr->next;
+	assert_int_equal(wr->opcode, DTXN_WR_WRITE);
+	assert_true(wr->flags & DTXN_WR_F_INLINE);
+	assert_false(wr->flags & DTXN_WR_F_SIGNALED);
+	assert_null(wr->next);
+	assert_ptr_equal(b.tail[1], wr);
+	wr = b.head[0];
+	assert_int_equal(wr->opcode, DTXN_WR_CAS);
+	assert_int_equal(wr->compare_add, 0);
+	assert_int_equal(wr->swap, 7);
+	assert_ptr_equal(wr->local, &old);
+	wr = b.head[2];
+	assert_false(wr->flags & DTXN_WR_F_INLINE); /* too long to inline */
+	assert_int_equal(wr->next->opcode, DTXN_WR_FAA);
+	assert_int_equal(wr->next->compare_add, 3);
+
+	/* a second batch stacks on the pool; releasing the top one pops it */
+	dtxn_batch_init(&b2, c);
+	dtxn_batch_read(&b2, DTXN_RADDR(0, 0), buf, 8, true);
+	assert_int_equal(tc->wrs_used, 6);
+	dtxn_batch_done(&b2);
+	assert_int_equal(tc->wrs_used, 5);
+	dtxn_batch_done(&b);
+	assert_int_equal(tc->wrs_used, 0);
+	assert_int_equal(b.n_wr, 0);
+
+	/* an MN without a QP is refused */
+	dtxn_batch_init(&b, c);
+	dtxn_batch_read(&b, DTXN_RADDR(5, 0), buf, 8, true);
+	assert_int_equal(b.error, -EINVAL);
+	assert_int_equal(dtxn_batch_post(&b), -EINVAL);
+	dtxn_batch_done(&b);
+
+	/* pool exhaustion marks the batch; nothing can be posted */
+	dtxn_batch_init(&b, c);
+	for (n = 0; n < c->n_wrs + 3; n++)
+		dtxn_batch_read(&b, DTXN_RADDR(0, 0), buf, 8, true);
+	assert_int_equal(b.n_wr, c->n_wrs);
+	assert_int_equal(b.error, -ENOBUFS);
+	assert_int_equal(dtxn_batch_post(&b), -ENOBUFS);
+	dtxn_batch_done(&b);
+	assert_int_equal(tc->wrs_used, 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_db_create_errors),
+		cmocka_unit_test_setup_teardown(test_db_table_slot_size, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_txn_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_items, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_items_abort, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_arena, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batch_build, setup, teardown),
+	};
+	int rc;
+
+	if (dtxn_unit_eal_init("ut_txn") != 0)
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	dtxn_unit_eal_fini();
+	return rc;
+}
