@@ -105,7 +105,7 @@ struct dtxn_bench_ctx {
 	struct dtxn_coord *coord;
 	struct dtxn_rng rng;
 	struct dtxn_run_stats *stats;  /**< the worker's (shared by its coordinators) */
-	uint64_t quota;                /**< committed txns to run; 0: until stopped */
+	uint64_t quota;                /**< txns to finish (committed or rolled back); 0: until stopped */
 	uint64_t done;                 /**< txns finished (committed or rolled back) */
 	int64_t acc[4];                /**< benchmark bookkeeping, e.g. SmallBank's deltas */
 	bool finished;
@@ -196,14 +196,15 @@ void dtxn_bench_free(struct dtxn_bench *b);
  * reason, rollbacks and latency (first attempt to commit) in ctx->stats,
  * until dtxn_coord_stopping() or the quota is reached.
  *
- * Details: the quota counts this coordinator's commits. Retry k (0-based)
- * of a transaction waits a uniform time in [0, min(64 us, 1 us << k)),
- * drawn from a stream of its own (seeded once from ctx->rng), so ctx->rng
- * is restored to the same state before every attempt. An abort counts
- * aborts[reason] and attempts; when the run is stopping, the loop leaves
- * instead of retrying. ctx->done counts committed and rolled-back txns;
- * ctx->finished becomes true on exit; ctx->coord is set to @p c. Counters are updated with relaxed
- * atomic stores (read by the main lcore for the live line).
+ * Details: the quota counts this coordinator's finished txns (ctx->done:
+ * committed or rolled back; an aborted attempt is retried, not finished).
+ * Retry k (0-based) of a transaction waits a uniform time in
+ * [0, min(64 us, 1 us << k)), drawn from a stream of its own (seeded once
+ * from ctx->rng), so ctx->rng is restored to the same state before every
+ * attempt. An abort counts aborts[reason] and attempts; when the run is
+ * stopping, the loop leaves instead of retrying. ctx->coord is set to
+ * @p c; ctx->finished becomes true on exit. Counters are updated with
+ * relaxed atomic stores (read by the main lcore for the live line).
  */
 void dtxn_bench_coord_main(struct dtxn_coord *c, void *arg);
 

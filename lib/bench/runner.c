@@ -45,7 +45,7 @@ runner_backoff_ns(struct dtxn_rng *r, unsigned retries)
  */
 static bool
 runner_one(struct dtxn_bench_ctx *ctx, struct dtxn_coord *c, struct dtxn_rng *backoff,
-	   unsigned type, uint64_t *commits)
+	   unsigned type)
 {
 	const struct dtxn_bench_ops *ops = ctx->bench->ops;
 	struct dtxn_txn_stats *ts = ctx->stats != NULL ? &ctx->stats->type[type] : NULL;
@@ -66,7 +66,6 @@ runner_one(struct dtxn_bench_ctx *ctx, struct dtxn_coord *c, struct dtxn_rng *ba
 			}
 			if (ops->committed != NULL)
 				ops->committed(ctx, type);
-			(*commits)++;
 			return true;
 		}
 		if (rc == DTXN_BENCH_ROLLBACK || rc < 0) {
@@ -99,13 +98,12 @@ dtxn_bench_coord_main(struct dtxn_coord *c, void *arg)
 	struct dtxn_bench_ctx *ctx = arg;
 	const struct dtxn_bench_ops *ops = ctx->bench->ops;
 	struct dtxn_rng backoff;
-	uint64_t commits = 0;
 
 	ctx->coord = c;
 	/* Back-off draws come from their own stream, so retries replay inputs. */
 	dtxn_rng_seed(&backoff, dtxn_rng_next(&ctx->rng));
 
-	while (!dtxn_coord_stopping(c) && (ctx->quota == 0 || commits < ctx->quota)) {
+	while (!dtxn_coord_stopping(c) && (ctx->quota == 0 || ctx->done < ctx->quota)) {
 		unsigned type = ops->pick(ctx->bench, &ctx->rng);
 
 		if (type >= ops->n_types) {
@@ -113,7 +111,7 @@ dtxn_bench_coord_main(struct dtxn_coord *c, void *arg)
 				  ops->n_types);
 			break;
 		}
-		if (!runner_one(ctx, c, &backoff, type, &commits))
+		if (!runner_one(ctx, c, &backoff, type))
 			break;
 		__atomic_store_n(&ctx->done, ctx->done + 1, __ATOMIC_RELAXED);
 	}
