@@ -90,6 +90,57 @@ int dtxn_fabric_register(const struct dtxn_fabric_ops *ops);
 /** Looks a driver up by name; NULL if none. */
 const struct dtxn_fabric_ops *dtxn_fabric_driver_find(const char *name);
 
+/* ------------------------------------------------------------------ */
+/* Shared by emulating drivers (shm, sim): lib/fabric/fabric_exec.c    */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Applies the memory effect of one one-sided WR (READ, WRITE, CAS, FAA,
+ * masked CAS) to an MN region, as the remote RNIC would: copies word by
+ * word in increasing address order with acquire loads / release stores;
+ * atomics are CPU atomics on the 8-byte word, the old value goes to
+ * wr->local. Safe against other threads applying WRs to the same region.
+ *
+ * @param mn_base  the MN region (NULL: no region, e.g. the node is a CN).
+ * @param mn_size  its size, bytes.
+ * @param wr       a WR checked by dtxn_qp_post() (inline payloads already
+ *                 copied: wr->local points at them).
+ * @return DTXN_WC_SUCCESS, or DTXN_WC_REM_ACCESS_ERR (range outside the
+ *   region, no region, or not a memory opcode: nothing is touched).
+ */
+uint8_t dtxn_fabric_mem_exec(uint8_t *mn_base, uint64_t mn_size, const struct dtxn_wr *wr);
+
+/** @return the unit of @p rnic that serves @p opcode (atomic unit for CAS/FAA/masked CAS, else rw). */
+struct dtxn_nic_unit *dtxn_nic_unit_of(struct dtxn_nic_state *rnic, unsigned opcode);
+
+/**
+ * Times one WR posted at @p post_ns on a QP (ARCHITECTURE.md, "NIC
+ * performance model"): arrive = post + rtt/2; served =
+ * dtxn_nic_reserve(unit of @p rnic for the opcode, arrive, service time);
+ * effect = max(served, *last_effect_ns) (RC order, then *last_effect_ns =
+ * effect); done = effect + (rtt - rtt/2). With @p rnic NULL (model none)
+ * effect = max(post, *last_effect_ns) and done = effect.
+ *
+ * @param m        the model of the remote node's RNIC (rtt and rates).
+ * @param rnic     the remote node's units, or NULL when not modelled.
+ * @param wr       the WR (opcode, len).
+ * @param post_ns  posting time, ns (dtxn_now_ns(): real or virtual).
+ * @param last_effect_ns  in/out: the QP's previous effect time, ns.
+ * @param effect_ns out: when the WR touches memory (or arrives, SEND), ns.
+ * @param done_ns  out: when its completion is due, ns.
+ */
+void dtxn_fabric_wr_time(const struct dtxn_nic_model *m, struct dtxn_nic_state *rnic,
+			 const struct dtxn_wr *wr, uint64_t post_ns,
+			 uint64_t *last_effect_ns, uint64_t *effect_ns, uint64_t *done_ns);
+
+/**
+ * Delivers a message of @p len bytes into a posted RECV: copies it to
+ * recv->local if it fits.
+ * @return DTXN_WC_SUCCESS, or DTXN_WC_LOC_LEN_ERR (longer than recv->len;
+ *   nothing copied).
+ */
+uint8_t dtxn_fabric_recv_fill(const struct dtxn_wr *recv, const void *data, uint32_t len);
+
 /** Registers a fabric driver at start-up, as RTE_PMD_REGISTER_VDEV does. */
 #define DTXN_FABRIC_REGISTER(nm, ops) \
 	RTE_INIT(dtxn_fabric_register_##nm) { (void)dtxn_fabric_register(ops); }

@@ -209,6 +209,111 @@ struct dtxn_sched *dtxn_co_sched(const struct dtxn_co *co);
 /** @return coroutine switches done by this scheduler so far. */
 uint64_t dtxn_sched_switches(const struct dtxn_sched *s);
 
+/* ------------------------------------------------------------------ */
+/* CPU time in virtual time (simulation; doc/guides/sim.md)           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * In real time the CPU spends what it spends: every call below is a no-op
+ * (charges) or returns 0 / UINT64_MAX. In virtual time (the sim fabric)
+ * nothing costs time unless charged: a thread (one scheduler) runs one
+ * coroutine at a time and is busy for the CPU time charged to it. A charge
+ * is a debt; at the next point where the running coroutine gives the
+ * thread up (yield, wait, sleep, return, dtxn_co_settle_lc()) or after the
+ * pollers, the debt becomes busy time: busy_until = now + debt. While
+ * busy_until is in the future, dtxn_sched_step_lc() does nothing (no
+ * poller, no coroutine), as a thread that computes does not poll.
+ */
+
+/** What one unit of CPU work is, for the cost model (config/cpu/NAME.ini). */
+enum dtxn_cpu_op {
+	DTXN_CPU_TXN = 0,   /**< one transaction attempt: generator, begin, bookkeeping */
+	DTXN_CPU_RECORD,    /**< one record added to a read/write set and processed */
+	DTXN_CPU_WR,        /**< one work request built and posted */
+	DTXN_CPU_DOORBELL,  /**< one doorbell: one chain posted on one QP */
+	DTXN_CPU_CQE,       /**< one completion reaped and dispatched */
+	DTXN_CPU_MSG,       /**< one message (SEND/RECV) handled */
+	DTXN_CPU_OP_MAX,
+};
+
+/** A CPU cost model: nanoseconds of one thread per unit of each kind of work. */
+struct dtxn_cpu_model {
+	char name[32];                 /**< file name without directory and ".ini" */
+	uint64_t ns[DTXN_CPU_OP_MAX];  /**< ns per unit, by enum dtxn_cpu_op */
+};
+
+/** @return the INI key of a cost ("txn_ns", "record_ns", ...), or "unknown". */
+const char *dtxn_cpu_op_name(unsigned op);
+
+/**
+ * Loads a CPU cost model from an INI file (rte_cfgfile), section [cpu],
+ * keys txn_ns, record_ns, wr_ns, doorbell_ns, cqe_ns, msg_ns
+ * (non-negative numbers of ns, rounded to the nearest ns; a missing key
+ * costs 0). The model's name is the file name without directory and ".ini".
+ *
+ * @param path   INI file.
+ * @param m      filled on success; untouched on error.
+ * @param err    on error, a one-line message naming the file and the problem.
+ * @param errlen size of @p err, bytes.
+ * @return 0, -EINVAL (@p path or @p m NULL, not an INI file, no [cpu]
+ *   section, unknown key, a value that is not a non-negative number),
+ *   -ENOENT (cannot read the file), -ENOMEM.
+ */
+int dtxn_cpu_model_load(const char *path, struct dtxn_cpu_model *m, char *err,
+			size_t errlen);
+
+/**
+ * Attaches a cost model to a scheduler (the sim run loop does, for every
+ * simulated thread). NULL detaches it. The model is copied. Owning lcore,
+ * outside the loop.
+ */
+void dtxn_sched_set_cpu_model(struct dtxn_sched *s, const struct dtxn_cpu_model *m);
+
+/**
+ * Charges @p ns of CPU time to the thread of @p s (virtual time only; a
+ * no-op in real time or with @p s NULL). Owning lcore, from a coroutine or
+ * a poller of @p s.
+ */
+void dtxn_sched_charge(struct dtxn_sched *s, uint64_t ns);
+
+/**
+ * Charges @p n units of @p op at the attached model's cost and counts them
+ * (dtxn_sched_cpu_ops()). A no-op without a model, in real time, or with
+ * @p s NULL. Owning lcore.
+ */
+void dtxn_sched_charge_op(struct dtxn_sched *s, enum dtxn_cpu_op op, uint64_t n);
+
+/**
+ * Pays the thread's CPU debt before an externally visible action (posting
+ * WRs): if CPU was charged and not yet turned into busy time, the thread
+ * becomes busy for it and @p co sleeps until the end of it, so that what
+ * it does next happens at the right virtual time. Returns at once (no
+ * yield) when there is no debt, hence always in real time. Called by the
+ * running coroutine @p co only.
+ */
+void dtxn_co_settle_lc(struct dtxn_co *co);
+
+/** @return the virtual time until which the thread computes, ns (0: never busy yet). */
+uint64_t dtxn_sched_busy_until_ns(const struct dtxn_sched *s);
+
+/** @return CPU time charged so far, ns (busy time; the busy fraction is this / elapsed). */
+uint64_t dtxn_sched_cpu_ns(const struct dtxn_sched *s);
+
+/**
+ * @return units charged so far by kind (DTXN_CPU_OP_MAX entries; used to
+ *   calibrate cost models), or NULL if @p s is NULL.
+ */
+const uint64_t *dtxn_sched_cpu_ops(const struct dtxn_sched *s);
+
+/** @return the earliest wake-up time of a sleeping coroutine, ns, or UINT64_MAX if none. */
+uint64_t dtxn_sched_next_timer_ns(const struct dtxn_sched *s);
+
+/** @return coroutines in the ready queue (0 if @p s is NULL). */
+unsigned dtxn_sched_ready_count(const struct dtxn_sched *s);
+
+/** @return coroutines created and not yet ended (0 if @p s is NULL). */
+unsigned dtxn_sched_alive(const struct dtxn_sched *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -134,7 +134,8 @@ co_leave(struct dtxn_sched *s, struct dtxn_co *cur)
 {
 	struct dtxn_co *next;
 
-	if (s->batch_left > 0) {
+	/* CPU debt (virtual time): back to the loop, which makes the thread busy */
+	if (s->batch_left > 0 && s->debt_ns == 0) {
 		s->batch_left--;
 		next = ready_pop(s);
 		next->state = CO_RUNNING;
@@ -199,8 +200,11 @@ sched_iterate(struct dtxn_sched *s)
 {
 	unsigned work = 0, i;
 
+	if (sched_busy(s))
+		return 0; /* virtual time: the thread still computes */
 	for (i = 0; i < s->n_pollers; i++)
 		work += s->pollers[i].fn(s->pollers[i].arg);
+	(void)sched_settle(s);
 
 	if (s->heap_n > 0) {
 		uint64_t now = dtxn_now_ns();
@@ -212,7 +216,7 @@ sched_iterate(struct dtxn_sched *s)
 	}
 
 	work += s->ready_n;
-	s->batch_left = s->ready_n;
+	s->batch_left = sched_busy(s) ? 0 : s->ready_n;
 	while (s->batch_left > 0) {
 		struct dtxn_co *co;
 
@@ -227,7 +231,10 @@ sched_iterate(struct dtxn_sched *s)
 			co_release(s, s->zombie);
 			s->zombie = NULL;
 		}
+		if (sched_settle(s))
+			break; /* busy: the rest of the batch stays ready, in order */
 	}
+	s->batch_left = 0;
 	return work;
 }
 

@@ -9,6 +9,7 @@
  *   clock.c      real (TSC) and virtual clock
  *   co_switch.c  machine context: initial frame and the switch itself
  *   sched.c      scheduler object, coroutine life cycle, poll loop
+ *   sched_cpu.c  CPU time in virtual time: cost model, charges, busy time
  */
 
 #include <stdint.h>
@@ -129,11 +130,46 @@ struct dtxn_sched {
 	bool in_loop;                  /* inside run_lc()/step_lc() */
 	bool stop;                     /* atomic: dtxn_sched_stop() */
 
+	/* virtual time only (sched_cpu.c): CPU charged by the cost model */
+	uint64_t debt_ns;              /* charged, not yet busy time */
+	uint64_t busy_until_ns;        /* thread computes until then; 0 in real time */
+	uint64_t cpu_ns;               /* all CPU charged, ns */
+	bool has_cpu;                  /* a cost model is attached */
+	struct dtxn_cpu_model cpu;
+	uint64_t cpu_ops[DTXN_CPU_OP_MAX];
+
 	struct rte_mempool *stacks;
 	struct dtxn_co *cos;           /* max_cos slots */
 	uint16_t *free_ids;            /* stack of free slot ids */
 	unsigned free_n;
 	char name[32];
 };
+
+/* ------------------------------------------------------------------ */
+/* CPU time in virtual time (sched_cpu.c)                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Turns the CPU debt into busy time: busy_until = now + debt. Only ever
+ * non-zero in virtual time, so in real time this is one predictable branch.
+ * @return true if the thread is now busy (the loop must stop running
+ *   coroutines).
+ */
+static inline bool
+sched_settle(struct dtxn_sched *s)
+{
+	if (__builtin_expect(s->debt_ns == 0, 1))
+		return false;
+	s->busy_until_ns = dtxn_now_ns() + s->debt_ns;
+	s->debt_ns = 0;
+	return true;
+}
+
+/* @return true while the thread computes (virtual time only). */
+static inline bool
+sched_busy(const struct dtxn_sched *s)
+{
+	return __builtin_expect(s->busy_until_ns != 0, 0) && s->busy_until_ns > dtxn_now_ns();
+}
 
 #endif /* DTXN_SCHED_PRIVATE_H */

@@ -124,6 +124,12 @@ dtxn_batch_post(struct dtxn_batch *b)
 	if (b->error != 0)
 		return b->error;
 	c = b->coord;
+	/* virtual time: the CPU that builds the WRs and rings the doorbells is
+	 * spent before they leave (no-op and no yield in real time) */
+	dtxn_sched_charge_op(c->worker->sched, DTXN_CPU_WR, b->n_wr);
+	dtxn_sched_charge_op(c->worker->sched, DTXN_CPU_DOORBELL,
+			     (uint64_t)__builtin_popcountll(b->mn_mask));
+	dtxn_co_settle_lc(c->co);
 	for (mask = b->mn_mask; mask != 0; mask &= mask - 1) {
 		unsigned mn = (unsigned)__builtin_ctzll(mask);
 		unsigned n_sig = 0, k;

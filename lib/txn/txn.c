@@ -41,6 +41,8 @@ dtxn_txn_begin(struct dtxn_coord *c, enum dtxn_txn_mode mode)
 		return NULL;
 	tc = txn_coord_of(c);
 	t = c->txn;
+	/* CPU of one attempt (virtual time only; doc/guides/sim.md) */
+	dtxn_sched_charge_op(c->worker->sched, DTXN_CPU_TXN, 1);
 	if (t->open)
 		txn_end_aborted(t, DTXN_ABORT_APP);
 	txn_arena_reset(tc);
@@ -94,6 +96,7 @@ txn_add(struct dtxn_txn *t, uint32_t table_id, uint64_t key, enum dtxn_item_kind
 		txn_mark(t, DTXN_ABORT_NOT_FOUND);
 		return NULL;
 	}
+	dtxn_sched_charge_op(t->coord->worker->sched, DTXN_CPU_RECORD, 1); /* sim only */
 	slot = dtxn_txn_alloc(t, tab->slot_size);
 	if (slot == NULL) {
 		txn_mark(t, DTXN_ABORT_TOO_LARGE);

@@ -44,6 +44,7 @@ worker_poll_cq(void *arg)
 		}
 		total += n;
 	} while (n == WORKER_POLL_BURST);
+	dtxn_sched_charge_op(w->sched, DTXN_CPU_CQE, total); /* sim only */
 	return total;
 }
 

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What every emulating driver (shm, sim) does the same way, so that they
+ * cannot drift apart (dtxn_fabric_driver.h, "Shared by emulating drivers"):
+ * - the memory effect of a one-sided WR on an MN region, as the remote RNIC
+ *   applies it: copies word by word in increasing address order (a lock or
+ *   version at a record's highest address is seen last: OOCC, FaRM), and
+ *   atomics as CPU atomics on the 8-byte word;
+ * - the NIC-model timing of a WR (ARCHITECTURE.md, "NIC performance model");
+ * - delivering a message into a posted RECV.
+ */
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "dtxn_fabric.h"
+#include "dtxn_fabric_driver.h"
+
+/* Local -> MN, increasing addresses, each store visible after the previous. */
+static void
+exec_copy_to_mn(uint8_t *dst, const uint8_t *src, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && ((uintptr_t)(dst + i) & 7) != 0) {
+		__atomic_store_n(dst + i, src[i], __ATOMIC_RELEASE);
+		i++;
+	}
+	for (; i + 8 <= len; i += 8) {
+		uint64_t v;
+
+		memcpy(&v, src + i, 8);
+		__atomic_store_n((uint64_t *)(void *)(dst + i), v, __ATOMIC_RELEASE);
+	}
+	for (; i < len; i++)
+		__atomic_store_n(dst + i, src[i], __ATOMIC_RELEASE);
+}
+
+/* MN -> local, increasing addresses. */
+static void
+exec_copy_from_mn(uint8_t *dst, const uint8_t *src, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && ((uintptr_t)(src + i) & 7) != 0) {
+		dst[i] = __atomic_load_n(src + i, __ATOMIC_ACQUIRE);
+		i++;
+	}
+	for (; i + 8 <= len; i += 8) {
+		uint64_t v = __atomic_load_n((const uint64_t *)(const void *)(src + i),
+					     __ATOMIC_ACQUIRE);
+
+		memcpy(dst + i, &v, 8);
+	}
+	for (; i < len; i++)
+		dst[i] = __atomic_load_n(src + i, __ATOMIC_ACQUIRE);
+}
+
+/* @return the MN address of [off, off+len) or NULL if outside the region. */
+static uint8_t *
+exec_mn_addr(uint8_t *mn_base, uint64_t mn_size, dtxn_raddr_t raddr, uint32_t len)
+{
+	uint64_t off = DTXN_RADDR_OFF(raddr);
+
+	if (mn_base == NULL || off > mn_size || len > mn_size - off)
+		return NULL;
+	return mn_base + off;
+}
+
+static uint64_t
+exec_masked_cas(uint64_t *p, uint64_t cmp, uint64_t swap, uint64_t cmp_mask,
+		uint64_t swap_mask)
+{
+	uint64_t old = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+	uint64_t nv;
+
+	do {
+		if (((old ^ cmp) & cmp_mask) != 0)
+			break;
+		nv = (old & ~swap_mask) | (swap & swap_mask);
+	} while (!__atomic_compare_exchange_n(p, &old, nv, false, __ATOMIC_ACQ_REL,
+					      __ATOMIC_ACQUIRE));
+	return old;
+}
+
+static uint8_t
+exec_atomic(uint8_t *mn_base, uint64_t mn_size, const struct dtxn_wr *wr)
+{
+	uint8_t *a = exec_mn_addr(mn_base, mn_size, wr->raddr, 8);
+	uint64_t *p, old;
+
+	if (a == NULL || ((uintptr_t)a & 7) != 0)
+		return DTXN_WC_REM_ACCESS_ERR;
+	p = (uint64_t *)(void *)a;
+	switch (wr->opcode) {
+	case DTXN_WR_CAS:
+		old = wr->compare_add;
+		__atomic_compare_exchange_n(p, &old, wr->swap, false, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE);
+		break;
+	case DTXN_WR_FAA:
+		old = __atomic_fetch_add(p, wr->compare_add, __ATOMIC_ACQ_REL);
+		break;
+	default:
+		old = exec_masked_cas(p, wr->compare_add, wr->swap, wr->compare_mask,
+				      wr->swap_mask);
+		break;
+	}
+	memcpy(wr->local, &old, 8);
+	return DTXN_WC_SUCCESS;
+}
+
+uint8_t
+dtxn_fabric_mem_exec(uint8_t *mn_base, uint64_t mn_size, const struct dtxn_wr *wr)
+{
+	uint8_t *a;
+
+	switch (wr->opcode) {
+	case DTXN_WR_READ:
+	case DTXN_WR_WRITE:
+		a = exec_mn_addr(mn_base, mn_size, wr->raddr, wr->len);
+		if (a == NULL)
+			return DTXN_WC_REM_ACCESS_ERR;
+		if (wr->opcode == DTXN_WR_READ)
+			exec_copy_from_mn(wr->local, a, wr->len);
+		else
+			exec_copy_to_mn(a, wr->local, wr->len);
+		return DTXN_WC_SUCCESS;
+	case DTXN_WR_CAS:
+	case DTXN_WR_FAA:
+	case DTXN_WR_MASKED_CAS:
+		return exec_atomic(mn_base, mn_size, wr);
+	default:
+		return DTXN_WC_REM_ACCESS_ERR; /* SEND/RECV are not memory ops */
+	}
+}
+
+struct dtxn_nic_unit *
+dtxn_nic_unit_of(struct dtxn_nic_state *rnic, unsigned opcode)
+{
+	switch (opcode) {
+	case DTXN_WR_CAS:
+	case DTXN_WR_FAA:
+	case DTXN_WR_MASKED_CAS:
+		return &rnic->atomic;
+	default:
+		return &rnic->rw;
+	}
+}
+
+void
+dtxn_fabric_wr_time(const struct dtxn_nic_model *m, struct dtxn_nic_state *rnic,
+		    const struct dtxn_wr *wr, uint64_t post_ns, uint64_t *last_effect_ns,
+		    uint64_t *effect_ns, uint64_t *done_ns)
+{
+	uint64_t out = m->rtt_ns / 2;
+	uint64_t effect = post_ns;
+
+	if (rnic != NULL) {
+		uint64_t svc = dtxn_nic_service_ns(m, wr->opcode, wr->len, false);
+
+		effect = dtxn_nic_reserve(dtxn_nic_unit_of(rnic, wr->opcode), post_ns + out,
+					  svc);
+	}
+	effect = RTE_MAX(effect, *last_effect_ns);
+	*last_effect_ns = effect;
+	*effect_ns = effect;
+	*done_ns = effect + (rnic != NULL ? m->rtt_ns - out : 0);
+}
+
+uint8_t
+dtxn_fabric_recv_fill(const struct dtxn_wr *recv, const void *data, uint32_t len)
+{
+	if (len > recv->len)
+		return DTXN_WC_LOC_LEN_ERR;
+	if (len > 0)
+		memcpy(recv->local, data, len);
+	return DTXN_WC_SUCCESS;
+}
