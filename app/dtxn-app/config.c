@@ -16,7 +16,7 @@
 
 #include "dtxn_bench.h"
 #include "dtxn_fabric_driver.h"
-#include "dtxn_txn_driver.h"
+#include "dtxn_txn.h"
 #include "app.h"
 
 /* Reads a whole INI file and checks that every line is a comment, a
@@ -233,7 +233,6 @@ int
 app_validate(struct app_conf *c)
 {
 	const struct dtxn_bench_ops *bops;
-	const struct dtxn_cc_ops *cc;
 	char names[256];
 	int iso;
 
@@ -251,20 +250,21 @@ app_validate(struct app_conf *c)
 		app_err("--bench: unknown benchmark '%s' (available: %s)", c->bench, names);
 		return -1;
 	}
-	cc = dtxn_cc_find(c->protocol);
-	if (cc == NULL) {
-		dtxn_cc_list(names, sizeof(names));
-		app_err("--protocol: unknown protocol '%s' (available: %s)", c->protocol, names);
-		return -1;
-	}
 	iso = dtxn_isolation_parse(c->isolation);
 	if (iso < 0) {
 		app_err("--isolation: unknown isolation level '%s' (sr, si)", c->isolation);
 		return -1;
 	}
-	if ((cc->isolations & (1u << iso)) == 0) {
+	switch (dtxn_cc_supports(c->protocol, (enum dtxn_isolation)iso)) {
+	case 1:
+		break;
+	case 0:
 		app_err("--isolation %s: protocol %s does not support it", c->isolation,
 			c->protocol);
+		return -1;
+	default:
+		dtxn_cc_list(names, sizeof(names));
+		app_err("--protocol: unknown protocol '%s' (available: %s)", c->protocol, names);
 		return -1;
 	}
 	if (dtxn_fabric_driver_find(c->fabric) == NULL) {

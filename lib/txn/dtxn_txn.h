@@ -182,6 +182,16 @@ struct dtxn_fabric *dtxn_db_fabric(const struct dtxn_db *db);
 /** @return the names of the registered protocols, comma-separated, in @p buf. */
 void dtxn_cc_list(char *buf, size_t len);
 
+/**
+ * Tells whether a registered protocol supports an isolation level, without
+ * creating a db (the app checks its arguments before the EAL starts).
+ * Any thread; registration happens before main().
+ *
+ * @return 1 (supported), 0 (not supported), -ENOENT (no such protocol),
+ *   -EINVAL (@p iso out of range or @p protocol NULL).
+ */
+int dtxn_cc_supports(const char *protocol, enum dtxn_isolation iso);
+
 /* ------------------------------------------------------------------ */
 /* Workers and coordinators                                           */
 /* ------------------------------------------------------------------ */

@@ -47,6 +47,19 @@ dtxn_cc_find(const char *name)
 	return NULL;
 }
 
+int
+dtxn_cc_supports(const char *protocol, enum dtxn_isolation iso)
+{
+	const struct dtxn_cc_ops *ops;
+
+	if (protocol == NULL || (unsigned)iso >= DTXN_ISO_MAX)
+		return -EINVAL;
+	ops = dtxn_cc_find(protocol);
+	if (ops == NULL)
+		return -ENOENT;
+	return (ops->isolations & (1u << iso)) != 0;
+}
+
 void
 dtxn_cc_list(char *buf, size_t len)
 {
