@@ -48,6 +48,20 @@ struct app_conf {
 	uint64_t log_kib;            /**< per coordinator per MN */
 	uint64_t addr_cache;         /**< entries per worker */
 	bool live;                   /**< print the live line each second */
+	/* simulation (--fabric sim): cluster.c, run_sim.c, doc/guides/sim.md */
+	char cluster[PATH_MAX];      /**< cluster preset name or INI path; "" none */
+	char cluster_path[PATH_MAX]; /**< resolved INI path */
+	char cpu[PATH_MAX];          /**< CPU cost model: preset name or INI path */
+	char cpu_path[PATH_MAX];     /**< resolved INI path */
+	char cn_nic[PATH_MAX];       /**< RNIC model of the CNs; "" = --nic */
+	char cn_nic_path[PATH_MAX];  /**< resolved INI path ("" for none) */
+	uint64_t cn;                 /**< simulated CNs */
+	uint64_t threads;            /**< simulated threads per CN */
+	uint64_t given;              /**< bit i: args.c's option i was set by the INI or the command line */
+	/* history check (check.c, doc/guides/checker.md) */
+	char check[16];              /**< "none" (or "") or "history" */
+	char history[PATH_MAX];      /**< save the history to this file; "" none */
+	char debug_weaken[32];       /**< test aid: "none" (or "") or "skip-lock-check" */
 	unsigned n_bench_opts;
 	struct app_bench_opt bench_opts[APP_MAX_BENCH_OPTS];
 };
@@ -100,5 +114,57 @@ int app_validate(struct app_conf *c);
 
 /** Runs the configured job after rte_eal_init(). @return an APP_EXIT_* code. */
 int app_run(const struct app_conf *c);
+
+/** @return true if the option named @p name (canonical) was set explicitly. */
+bool app_conf_given(const struct app_conf *c, const char *name);
+
+/**
+ * Simulation options (cluster.c): with --fabric sim, applies the cluster
+ * file to every option not set explicitly and resolves the CPU and CN NIC
+ * models; without it, refuses the sim-only options. Called first by
+ * app_validate(). @return 0 or -1 after printing one line.
+ */
+int app_sim_validate(struct app_conf *c);
+
+/** @return true if the run is simulated (--fabric sim). */
+bool app_is_sim(const struct app_conf *c);
+
+/** Runs the whole cluster in virtual time (run_sim.c). @return an APP_EXIT_* code. */
+int app_run_sim(const struct app_conf *c);
+
+/*
+ * History check (check.c; issue 5, doc/guides/checker.md). A run calls
+ * app_check_attach() for each coordinator it creates, app_check_finish()
+ * after the run and the benchmark's checks, before printing the report,
+ * and app_check_fini() at teardown. Every run path (embedded, sim) does.
+ */
+struct dtxn_coord;
+struct dtxn_report;
+
+/** Checks --check, --history and --debug-weaken. @return 0 or -1 after one line. */
+int app_check_validate(const struct app_conf *c);
+
+/** @return the DTXN_DEBUG_* flags --debug-weaken asks for (dtxn_db_conf.debug_flags). */
+uint32_t app_check_debug_flags(const struct app_conf *c);
+
+/**
+ * With --check history or --history: gives @p coord a history buffer
+ * (a share of the 4 GiB history budget among @p n_coords coordinators).
+ * Main lcore, before the run. @return 0 (also when recording is off) or
+ * -errno (-ENOMEM).
+ */
+int app_check_attach(const struct app_conf *c, struct dtxn_coord *coord, unsigned n_coords);
+
+/**
+ * After the run (workers done): saves the history (--history), runs the
+ * checker (--check history), prints its report and adds to @p rep one
+ * check per anomaly class the isolation level forbids ("history_G2",
+ * ...; failing when found) and "history_complete" if records were
+ * dropped. @return 0, or -1 after one line (save or checker failure).
+ */
+int app_check_finish(const struct app_conf *c, struct dtxn_report *rep);
+
+/** Frees the history (teardown; the coordinators must be gone or stopped). */
+void app_check_fini(void);
 
 #endif /* DTXN_APP_H */

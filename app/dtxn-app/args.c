@@ -47,6 +47,9 @@ app_conf_defaults(struct app_conf *c)
 	c->log_kib = 64;
 	c->addr_cache = 1u << 20;
 	c->live = true;
+	snprintf(c->cpu, sizeof(c->cpu), "default");
+	c->cn = 1;
+	c->threads = 1;
 }
 
 enum app_opt_kind { OPT_STR, OPT_U64, OPT_DOUBLE, OPT_BOOL };
@@ -67,21 +70,29 @@ struct app_opt {
 
 static const struct app_opt g_opts[] = {
 	{ "role", OPT_STR, S(role), 0, 0, "all", "node role: all (MNs and CNs in this process)" },
-	{ "bench", OPT_STR, S(bench), 0, 0, "NAME", "benchmark: kvs, smallbank" },
+	{ "bench", OPT_STR, S(bench), 0, 0, "NAME", "benchmark: kvs, smallbank, tpcc, tatp" },
 	{ "protocol", OPT_STR, S(protocol), 0, 0, "NAME", "concurrency control: ford" },
 	{ "isolation", OPT_STR, S(isolation), 0, 0, "sr|si", "isolation level (default sr)" },
-	{ "fabric", OPT_STR, S(fabric), 0, 0, "NAME", "fabric driver: shm" },
+	{ "fabric", OPT_STR, S(fabric), 0, 0, "NAME", "fabric driver: shm, sim (virtual time)" },
 	{ "nic", OPT_STR, S(nic), 0, 0, "MODEL", "RNIC model: none, cx3, cx5, cx6, or an INI path" },
 	{ "mn", OPT_U64, N(mn), 1, DTXN_MAX_NODES - 2, "N", "memory nodes (default 3)" },
 	{ "replicas", OPT_U64, N(replicas), 1, DTXN_MAX_REPLICAS, "R", "copies of each table, primary + backups (default 3)" },
 	{ "coroutines", OPT_U64, N(coroutines), 1, 1024, "C", "coordinators per worker lcore (default 8)" },
-	{ "duration", OPT_DOUBLE, N(duration_s), 0.1, 86400, "SECONDS", "run time (default 5)" },
+	{ "duration", OPT_DOUBLE, N(duration_s), 0.001, 86400, "SECONDS", "run time (default 5; virtual seconds with --fabric sim)" },
 	{ "txns", OPT_U64, N(txns), 1, 1e12, "N", "run until N transactions finished, instead of --duration" },
 	{ "seed", OPT_U64, N(seed), 0, 1.8e19, "S", "random seed (default 1)" },
 	{ "out", OPT_STR, S(out), 0, 0, "FILE.json", "write the report as JSON" },
 	{ "log_kib", OPT_U64, N(log_kib), 4, 1 << 20, "KIB", "undo log per coordinator per MN (default 64)" },
 	{ "addr_cache", OPT_U64, N(addr_cache), 1024, 1 << 28, "N", "address cache entries per worker (default 1Mi)" },
 	{ "live", OPT_BOOL, N(live), 0, 1, "0|1", "print a live line each second (default 1)" },
+	{ "cluster", OPT_STR, S(cluster), 0, 0, "FILE|NAME", "sim: cluster preset (lotus, motor, crest, scythe, oocc) or INI" },
+	{ "cn", OPT_U64, N(cn), 1, DTXN_MAX_NODES - 2, "N", "sim: compute nodes (default 1, or the cluster's)" },
+	{ "threads", OPT_U64, N(threads), 1, 1024, "T", "sim: threads per CN, each running --coroutines (default 1)" },
+	{ "cpu", OPT_STR, S(cpu), 0, 0, "MODEL", "sim: CPU cost model: default, zero, or an INI path" },
+	{ "cn_nic", OPT_STR, S(cn_nic), 0, 0, "MODEL", "sim: RNIC model of the CNs (default: --nic)" },
+	{ "check", OPT_STR, S(check), 0, 0, "none|history", "record every txn, check the history for isolation anomalies (default none)" },
+	{ "history", OPT_STR, S(history), 0, 0, "FILE", "record every txn, save the history to FILE for dtxn-check" },
+	{ "debug_weaken", OPT_STR, S(debug_weaken), 0, 0, "MODE", "TEST AID, breaks the protocol on purpose: none (default), skip-lock-check (FORD ignores read locks)" },
 };
 #undef S
 #undef N
@@ -172,6 +183,7 @@ app_conf_set(struct app_conf *c, const char *name, const char *value, const char
 
 		if (strcmp(o->name, name) != 0)
 			continue;
+		c->given |= UINT64_C(1) << i; /* app_conf_given(); the run stops on an error anyway */
 		switch (o->kind) {
 		case OPT_STR:
 			if (value[0] == '\0') {
@@ -256,6 +268,17 @@ app_conf_set(struct app_conf *c, const char *name, const char *value, const char
 	app_err("%s: unknown option (see --help)", origin);
 	return -1;
 }
+
+bool
+app_conf_given(const struct app_conf *c, const char *name)
+{
+	for (size_t i = 0; i < RTE_DIM(g_opts); i++)
+		if (strcmp(g_opts[i].name, name) == 0)
+			return (c->given >> i) & 1;
+	return false;
+}
+
+_Static_assert(RTE_DIM(g_opts) <= 64, "struct app_conf's given has 64 bits");
 
 /* "--write-ratio" -> "write_ratio"; NULL if not an option */
 static const char *

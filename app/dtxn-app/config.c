@@ -236,6 +236,8 @@ app_validate(struct app_conf *c)
 	char names[256];
 	int iso;
 
+	if (app_sim_validate(c) != 0) /* cluster.c: --cluster fills what was not given */
+		return -1;
 	if (strcmp(c->role, "all") != 0) {
 		if (strcmp(c->role, "mn") == 0 || strcmp(c->role, "cn") == 0)
 			app_err("--role %s: separate MN and CN processes are not supported yet; use --role all",
@@ -268,7 +270,7 @@ app_validate(struct app_conf *c)
 		return -1;
 	}
 	if (dtxn_fabric_driver_find(c->fabric) == NULL) {
-		app_err("--fabric: unknown fabric driver '%s' (available: shm)", c->fabric);
+		app_err("--fabric: unknown fabric driver '%s' (available: shm, sim)", c->fabric);
 		return -1;
 	}
 	if (c->replicas > c->mn) {
@@ -288,6 +290,8 @@ app_validate(struct app_conf *c)
 		}
 	}
 	if (check_bench_values(c, bops) != 0)
+		return -1;
+	if (app_check_validate(c) != 0) /* check.c: --check, --history, --debug-weaken */
 		return -1;
 	return resolve_nic(c);
 }

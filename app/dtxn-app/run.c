@@ -206,6 +206,7 @@ build_db(struct app_run *r, unsigned n_coords)
 		.n_coords = n_coords,
 		.log_bytes = c->log_kib * 1024,
 		.addr_cache_entries = (uint32_t)c->addr_cache,
+		.debug_flags = app_check_debug_flags(c),
 	};
 	struct dtxn_fabric_conf fc = {
 		.size = sizeof(fc),
@@ -315,6 +316,10 @@ build_workers(struct app_run *r)
 				app_err("cannot create coordinator %u: %s", gid, rte_strerror(rte_errno));
 				return APP_EXIT_FAIL;
 			}
+			if (app_check_attach(c, ctx->coord, (unsigned)n_coords) != 0) {
+				app_err("out of memory for coordinator %u's history", gid);
+				return APP_EXIT_FAIL;
+			}
 		}
 		wi++;
 	}
@@ -401,6 +406,8 @@ check_and_report(struct app_run *r, double seconds)
 				 rep) != 0) {
 		dtxn_report_check(rep, "invariant_check_ran", false, "the check could not read MN memory");
 	}
+	if (app_check_finish(c, rep) != 0) /* check.c: --check history, --history */
+		rc = APP_EXIT_FAIL;
 	dtxn_report_print(rep, stdout);
 	if (c->out[0] != '\0') {
 		int wrc = dtxn_report_write_json(rep, c->out);
@@ -435,6 +442,7 @@ teardown(struct app_run *r)
 		dtxn_fabric_close(r->fabric);
 	if (r->bench != NULL)
 		dtxn_bench_free(r->bench);
+	app_check_fini();
 }
 
 int
@@ -445,6 +453,8 @@ app_run(const struct app_conf *c)
 	double seconds;
 	int rc;
 
+	if (app_is_sim(c))
+		return app_run_sim(c); /* run_sim.c: the cluster in virtual time, main lcore only */
 	r.n_workers = rte_lcore_count() - 1;
 	if (r.n_workers == 0) {
 		app_err("too few lcores: dtxn-app needs the main lcore and at least one worker lcore (e.g. -l 0-1)");

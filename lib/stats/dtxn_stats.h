@@ -106,6 +106,41 @@ struct dtxn_check_result {
 #define DTXN_REPORT_MAX_CHECKS 32
 #define DTXN_REPORT_MAX_CONF 48
 
+/** Busy fraction of one simulated resource (an RNIC unit or a CN thread). */
+struct dtxn_report_busy {
+	char name[32];      /**< "mn1.atomic", "cn3.rw", "cn3.t0" */
+	double busy;        /**< busy time / virtual run time, 0..1 (may pass 1 by a final op) */
+	uint64_t count;     /**< ops served (RNIC unit) or CPU ns charged (thread) */
+};
+
+/**
+ * What only a simulated run has (sim fabric; doc/guides/sim.md): JSON
+ * section "sim". Every figure is in virtual time, so two runs with the same
+ * arguments and seed give the same section.
+ */
+struct dtxn_report_sim {
+	double virtual_seconds;          /**< the run's virtual duration */
+	uint64_t events;                 /**< fabric events simulated */
+	struct dtxn_report_busy bottleneck; /**< the busiest entry of nic[] and threads[] */
+	unsigned n_nic;
+	const struct dtxn_report_busy *nic;     /**< RNIC units that served ops */
+	unsigned n_threads;
+	const struct dtxn_report_busy *threads; /**< every simulated CN thread */
+	unsigned n_cpu;
+	const char *cpu_names[8];        /**< cost-model keys, e.g. "wr_ns" */
+	uint64_t cpu_units[8];           /**< units charged per key, all threads */
+};
+
+/**
+ * Wall-clock figures of the machine that ran the simulation: JSON section
+ * "host", the only part of a simulated run's report that differs between
+ * two runs with the same seed.
+ */
+struct dtxn_report_host {
+	double wall_seconds;             /**< wall time of the simulated run */
+	double events_per_wall_second;   /**< simulation speed */
+};
+
 /** Everything the final report shows. */
 struct dtxn_report {
 	/* configuration, as key/value strings, in order */
@@ -121,6 +156,8 @@ struct dtxn_report {
 	struct dtxn_fabric_counters per_mn[DTXN_MAX_NODES]; /**< verbs to each MN */
 	unsigned n_checks;
 	struct dtxn_check_result checks[DTXN_REPORT_MAX_CHECKS];
+	const struct dtxn_report_sim *sim;   /**< simulated run: section "sim"; else NULL */
+	const struct dtxn_report_host *host; /**< section "host" (wall clock); NULL: none */
 };
 
 /**

@@ -64,6 +64,8 @@ json_latency(struct json_ctx *c, const struct dtxn_hist *h)
 	json_set(c, o, "p99", json_num((double)dtxn_hist_percentile(h, 99.0) / 1e3));
 	json_set(c, o, "p999", json_num((double)dtxn_hist_percentile(h, 99.9) / 1e3));
 	json_set(c, o, "mean", json_num(dtxn_hist_mean(h) / 1e3));
+	json_set(c, o, "min", json_num((double)(h->count ? h->min : 0) / 1e3));
+	json_set(c, o, "max", json_num((double)h->max / 1e3));
 	return o;
 }
 
@@ -219,6 +221,10 @@ json_report(const struct dtxn_report *r)
 	json_set(&c, root, "fabric", json_fabric(&c, r, v));
 	json_set(&c, root, "checks", json_checks(&c, r));
 	json_set(&c, root, "ok", json_boolean(dtxn_report_ok(r)));
+	if (r->sim != NULL)
+		json_set(&c, root, "sim", stats_json_sim(r));
+	if (r->host != NULL) /* last: the only wall-clock part (report_sim.c) */
+		json_set(&c, root, "host", stats_json_host(r));
 	if (c.oom)
 		goto fail;
 	free(v);

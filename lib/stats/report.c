@@ -246,6 +246,7 @@ dtxn_report_print(const struct dtxn_report *r, FILE *out)
 	report_print_latency(&v, out);
 	report_print_types(r, &v, out);
 	report_print_fabric(r, &v, out);
+	stats_print_sim(r, out);
 	report_print_checks(r, out);
 	fflush(out);
 }

@@ -64,4 +64,15 @@ const char *stats_type_name(const struct dtxn_report *r, unsigned i,
 /** @return the name of opcode @p op; "op<op>" (in @p buf) when it has none. */
 const char *stats_op_name(unsigned op, char *buf, size_t len);
 
+/* report_sim.c: the "sim" and "host" parts of a simulated run's report */
+
+/** Prints the simulation and host lines of the summary (nothing if absent). */
+void stats_print_sim(const struct dtxn_report *r, FILE *out);
+
+struct json_t;
+/** @return the JSON object of r->sim, or NULL (absent, or out of memory). */
+struct json_t *stats_json_sim(const struct dtxn_report *r);
+/** @return the JSON object of r->host, or NULL (absent, or out of memory). */
+struct json_t *stats_json_host(const struct dtxn_report *r);
+
 #endif /* DTXN_STATS_PRIVATE_H */

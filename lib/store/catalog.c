@@ -35,7 +35,7 @@ dtxn_catalog_init(struct dtxn_catalog *cat, uint16_t n_mn, uint16_t n_replicas)
 
 /* Checks a table definition; fills slots and buckets; 0 or -EINVAL. */
 static int
-catalog_check_def(const struct dtxn_table_def *def, uint32_t slot_size,
+catalog_check_def(const struct dtxn_table_def *def, uint32_t slot_size, uint32_t aux_size,
 		  uint32_t *slots, uint64_t *n_buckets, uint32_t *bucket_size)
 {
 	size_t name_len = strnlen(def->name, DTXN_TABLE_NAME_MAX);
@@ -60,15 +60,48 @@ catalog_check_def(const struct dtxn_table_def *def, uint32_t slot_size,
 			  def->name, def->max_keys);
 		return -EINVAL;
 	}
+	if (def->n_versions > DTXN_TABLE_MAX_VERSIONS) {
+		STORE_LOG(ERR, "table %s: %u versions, expected 0..%u", def->name,
+			  def->n_versions, DTXN_TABLE_MAX_VERSIONS);
+		return -EINVAL;
+	}
+	if (def->n_columns != 0) {
+		uint64_t sum = 0;
+
+		if (def->n_columns > DTXN_TABLE_MAX_COLUMNS) {
+			STORE_LOG(ERR, "table %s: %u columns, expected 0..%u", def->name,
+				  def->n_columns, DTXN_TABLE_MAX_COLUMNS);
+			return -EINVAL;
+		}
+		for (uint32_t c = 0; c < def->n_columns; c++) {
+			if (def->column_size[c] == 0) {
+				STORE_LOG(ERR, "table %s: column %u has 0 bytes", def->name, c);
+				return -EINVAL;
+			}
+			sum += def->column_size[c];
+		}
+		if (sum != def->value_size) {
+			STORE_LOG(ERR, "table %s: columns sum to %" PRIu64 " bytes, value_size is %u",
+				  def->name, sum, def->value_size);
+			return -EINVAL;
+		}
+	}
 	*slots = def->slots_per_bucket ? def->slots_per_bucket : STORE_SLOTS_DEFAULT;
 	if (*slots > STORE_SLOTS_MAX) {
 		STORE_LOG(ERR, "table %s: %u slots per bucket, expected 1..%u", def->name,
 			  *slots, STORE_SLOTS_MAX);
 		return -EINVAL;
 	}
-	if (slot_size % 8 != 0 || slot_size < DTXN_SLOT_HDR_SIZE + def->value_size) {
-		STORE_LOG(ERR, "table %s: slot size %u, expected a multiple of 8 >= %u",
-			  def->name, slot_size, DTXN_SLOT_HDR_SIZE + def->value_size);
+	if (aux_size % 8 != 0 || aux_size > STORE_AUX_MAX) {
+		STORE_LOG(ERR, "table %s: aux size %u, expected a multiple of 8 <= %u",
+			  def->name, aux_size, STORE_AUX_MAX);
+		return -EINVAL;
+	}
+	/* the value is in the slot, or (aux_size != 0) may be in its aux area */
+	if (slot_size % 8 != 0 || slot_size < DTXN_SLOT_HDR_SIZE ||
+	    (uint64_t)slot_size + aux_size < DTXN_SLOT_HDR_SIZE + def->value_size) {
+		STORE_LOG(ERR, "table %s: slot size %u with %u aux bytes, expected a multiple of 8 >= %u",
+			  def->name, slot_size, aux_size, DTXN_SLOT_HDR_SIZE + def->value_size);
 		return -EINVAL;
 	}
 	bsize = store_align(DTXN_BUCKET_HDR_SIZE + (uint64_t)*slots * slot_size, 8);
@@ -92,12 +125,24 @@ catalog_check_def(const struct dtxn_table_def *def, uint32_t slot_size,
 			  def->name, *n_buckets);
 		return -EINVAL;
 	}
+	if (aux_size != 0 && *n_buckets * *slots > DTXN_RADDR_OFF_MASK / aux_size) {
+		STORE_LOG(ERR, "table %s: aux area of %u B per slot does not fit 48 bits",
+			  def->name, aux_size);
+		return -EINVAL;
+	}
 	return 0;
 }
 
 int
 dtxn_catalog_add_table(struct dtxn_catalog *cat, const struct dtxn_table_def *def,
 		       uint32_t slot_size)
+{
+	return dtxn_catalog_add_table_aux(cat, def, slot_size, 0);
+}
+
+int
+dtxn_catalog_add_table_aux(struct dtxn_catalog *cat, const struct dtxn_table_def *def,
+			   uint32_t slot_size, uint32_t aux_size)
 {
 	struct dtxn_table *t;
 	uint64_t n_buckets;
@@ -107,7 +152,7 @@ dtxn_catalog_add_table(struct dtxn_catalog *cat, const struct dtxn_table_def *de
 
 	if (cat == NULL || def == NULL || cat->n_mn == 0)
 		return -EINVAL;
-	rc = catalog_check_def(def, slot_size, &slots, &n_buckets, &bucket_size);
+	rc = catalog_check_def(def, slot_size, aux_size, &slots, &n_buckets, &bucket_size);
 	if (rc != 0)
 		return rc;
 	if (cat->present[def->id]) {
@@ -128,6 +173,7 @@ dtxn_catalog_add_table(struct dtxn_catalog *cat, const struct dtxn_table_def *de
 	t->def.slots_per_bucket = slots;
 	t->def.n_buckets = n_buckets;
 	t->slot_size = slot_size;
+	t->aux_size = aux_size;
 	t->bucket_size = bucket_size;
 	t->n_buckets = n_buckets;
 	t->n_replicas = cat->n_replicas;
@@ -173,6 +219,17 @@ dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_byte
 			}
 			t->off[r] = off;
 			cursor[m] = off + store_table_bytes(t);
+			if (t->aux_size != 0) {
+				/* the slots' aux area follows the buckets (add_table_aux) */
+				off = store_align(cursor[m], STORE_TABLE_ALIGN);
+				if (store_aux_bytes(t) > DTXN_RADDR_OFF_MASK - off) {
+					STORE_LOG(ERR, "layout: table %s's aux area does not fit MN %u's 48-bit region",
+						  t->def.name, m);
+					return -E2BIG;
+				}
+				t->aux_off[r] = off;
+				cursor[m] = off + store_aux_bytes(t);
+			}
 		}
 	}
 	for (uint16_t m = 0; m < cat->n_mn; m++) {
@@ -201,6 +258,17 @@ dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_byte
 	STORE_LOG(DEBUG, "layout: %u tables, logs at %" PRIu64 ", region %" PRIu64 " bytes",
 		  cat->n_tables, cat->log_off, cat->region_size);
 	return 0;
+}
+
+_Static_assert(DTXN_STORE_RSVD_BYTES == STORE_REGION_RSVD, "reserved words fit the reserved bytes");
+_Static_assert(DTXN_STORE_RSVD_MAX * 8 <= DTXN_STORE_RSVD_BYTES, "reserved words");
+
+dtxn_raddr_t
+dtxn_store_rsvd_raddr(const struct dtxn_catalog *cat, uint16_t mn, unsigned word)
+{
+	if (cat == NULL || word == 0 || word >= DTXN_STORE_RSVD_MAX || mn >= cat->n_mn)
+		return 0;
+	return DTXN_RADDR(mn, (uint64_t)word * 8);
 }
 
 const struct dtxn_table *

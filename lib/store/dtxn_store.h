@@ -106,6 +106,10 @@ _Static_assert(sizeof(struct dtxn_bucket_hdr) == DTXN_BUCKET_HDR_SIZE, "bucket h
 #define DTXN_MAX_TABLES 16
 #define DTXN_MAX_REPLICAS 3
 #define DTXN_TABLE_NAME_MAX 32
+/** Most columns a table may declare (struct dtxn_table_def.column_size). */
+#define DTXN_TABLE_MAX_COLUMNS 32
+/** Most versions per record an MVCC protocol may be asked to keep. */
+#define DTXN_TABLE_MAX_VERSIONS 64
 
 /** What a benchmark asks for a table. */
 struct dtxn_table_def {
@@ -115,6 +119,21 @@ struct dtxn_table_def {
 	uint64_t max_keys;         /**< records the table must hold, incl. inserts */
 	uint32_t slots_per_bucket; /**< 0: default 8; at most 256 */
 	uint64_t n_buckets;        /**< 0: sized from max_keys at 75% load */
+	/**
+	 * Versions an MVCC protocol keeps per record (Motor's VNum, its
+	 * paper's defaults: TPC-C 4, TATP 2, SmallBank 3, KVS 4);
+	 * 0: the protocol's default; at most DTXN_TABLE_MAX_VERSIONS.
+	 * Single-version protocols ignore it.
+	 */
+	uint32_t n_versions;
+	/**
+	 * Columns (attributes) of the value, for protocols that keep old
+	 * versions per column (Motor's attribute bar): n_columns sizes in
+	 * bytes, in value order, summing to value_size. 0 (the default): one
+	 * column, the whole value. At most DTXN_TABLE_MAX_COLUMNS.
+	 */
+	uint32_t n_columns;
+	uint16_t column_size[DTXN_TABLE_MAX_COLUMNS];
 };
 
 /** A table as laid out on the MNs. */
@@ -126,6 +145,14 @@ struct dtxn_table {
 	uint16_t n_replicas;        /**< primary + backups */
 	uint16_t mn[DTXN_MAX_REPLICAS];   /**< mn[0] is the primary */
 	uint64_t off[DTXN_MAX_REPLICAS];  /**< table's offset in each replica's region */
+	/**
+	 * Per-slot auxiliary area (dtxn_catalog_add_table_aux()): bytes per slot,
+	 * a multiple of 8; 0 when the table has none. Slot i of the table
+	 * (bucket b, slot s: i = b * slots_per_bucket + s) owns bytes
+	 * [aux_off[r] + i * aux_size, + aux_size) of replica r's region.
+	 */
+	uint32_t aux_size;
+	uint64_t aux_off[DTXN_MAX_REPLICAS]; /**< aux area's offset in each replica's region */
 };
 
 /** The catalog and the layout of every MN region. */
@@ -158,7 +185,10 @@ int dtxn_catalog_init(struct dtxn_catalog *cat, uint16_t n_mn, uint16_t n_replic
  *
  * @param slot_size  the protocol's slot size for def->value_size, bytes,
  *                   multiple of 8, >= DTXN_SLOT_HDR_SIZE + value_size.
- * @return 0; -EINVAL (bad id, size, or name); -EEXIST (id or name taken).
+ * @return 0; -EINVAL (bad id, size, or name; n_versions over
+ *   DTXN_TABLE_MAX_VERSIONS; n_columns over DTXN_TABLE_MAX_COLUMNS, a
+ *   column of 0 bytes, or column sizes not summing to value_size);
+ *   -EEXIST (id or name taken).
  *   Adding a table resets cat->region_size to 0: lay out again.
  */
 int dtxn_catalog_add_table(struct dtxn_catalog *cat, const struct dtxn_table_def *def,
@@ -179,6 +209,45 @@ int dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_
 /** @return the table with that id, or NULL. */
 const struct dtxn_table *dtxn_catalog_table(const struct dtxn_catalog *cat, uint32_t id);
 
+/**
+ * Adds a table whose slots each own an auxiliary area of @p aux_size
+ * bytes (additive, for protocols that keep part of a record outside the
+ * hash index, e.g. Motor's value package and attribute bar next to its
+ * CVT, doc/guides/motor.md). The layout places each replica's aux area
+ * right after that replica's buckets, on the same MN, 64-byte aligned
+ * (struct dtxn_table aux_size, aux_off); aux areas follow their slots:
+ * the loader zeroes a slot's aux area before the protocol formats it,
+ * copies it to the backups, and moves it with the slot. Placement and
+ * every check are those of dtxn_catalog_add_table(), except that the
+ * value may live in the aux area: slot_size >= DTXN_SLOT_HDR_SIZE and
+ * slot_size + aux_size >= DTXN_SLOT_HDR_SIZE + value_size.
+ *
+ * @param aux_size  bytes per slot, a multiple of 8, at most 2^24; 0 is
+ *                  dtxn_catalog_add_table().
+ * @return 0; -EINVAL (as dtxn_catalog_add_table(), or a bad aux_size, or
+ *   an aux area that would not fit a 48-bit region); -EEXIST.
+ */
+int dtxn_catalog_add_table_aux(struct dtxn_catalog *cat, const struct dtxn_table_def *def,
+			       uint32_t slot_size, uint32_t aux_size);
+
+/** Bytes at the start of every MN region that the store never allocates. */
+#define DTXN_STORE_RSVD_BYTES 64
+/**
+ * Reserved words: 8-byte words in those first 64 bytes, for cluster-wide
+ * variables that live on an MN (word 0 is never handed out, so that no
+ * such address is 0). Each word has one owner:
+ */
+#define DTXN_STORE_RSVD_TSO 1   /**< lib/tso: the timestamp oracle's counter */
+#define DTXN_STORE_RSVD_MAX 8   /**< words 1..7 exist */
+
+/**
+ * Remote address of reserved word @p word on MN @p mn (zero at start,
+ * like every region byte; only fabric WRs touch it during the run).
+ * @return the address, or 0 if @p word is 0 or >= DTXN_STORE_RSVD_MAX, or
+ *   @p mn >= cat->n_mn.
+ */
+dtxn_raddr_t dtxn_store_rsvd_raddr(const struct dtxn_catalog *cat, uint16_t mn, unsigned word);
+
 /* ------------------------------------------------------------------ */
 /* Hash index                                                         */
 /* ------------------------------------------------------------------ */
@@ -194,12 +263,32 @@ dtxn_raddr_t dtxn_store_bucket_raddr(const struct dtxn_table *t, uint16_t r, uin
 
 /**
  * Remote address on replica @p r of the slot whose primary address is
- * @p primary (backups have the same layout at their own offset).
+ * @p primary (backups have the same layout at their own offset). Also
+ * maps an address inside the table's primary aux area
+ * (dtxn_catalog_add_table_aux()) to the same byte of replica @p r's aux area.
  * @return the address, or 0 if r >= n_replicas or @p primary is not in the
- *   table's primary replica.
+ *   table's primary replica (buckets or aux area).
  */
 dtxn_raddr_t dtxn_store_replica_raddr(const struct dtxn_table *t, uint16_t r,
 				      dtxn_raddr_t primary);
+
+/**
+ * Remote address of the aux area of a slot on replica @p r.
+ * @param slot  the slot's address on the primary.
+ * @return the address, or 0 if the table has no aux area, r >= n_replicas,
+ *   or @p slot is not the start of a slot of the table's primary.
+ */
+dtxn_raddr_t dtxn_store_aux_raddr(const struct dtxn_table *t, uint16_t r, dtxn_raddr_t slot);
+
+/**
+ * MN-side pointer (the MN role's CPU: loading, invariant checks) to the aux
+ * area of the slot at @p slot, a pointer into replica @p r's buckets in
+ * this process.
+ * @return the pointer, or NULL (no aux area, region not mapped, @p slot
+ *   not the start of a slot of that replica).
+ */
+void *dtxn_store_aux_ptr(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r,
+			 const void *slot);
 
 /**
  * Finds a key in a bucket copy.
@@ -250,7 +339,10 @@ typedef void (*dtxn_slot_format_fn)(const struct dtxn_table *t, void *slot,
  * moved within their own probe windows to make room (a bounded search;
  * their slot addresses change, which is harmless before the run). @p fmt
  * runs once, on the primary's slot; the slot is then copied to the same
- * bucket and slot of each backup. Allocates nothing, logs nothing.
+ * bucket and slot of each backup. A table with an aux area
+ * (dtxn_catalog_add_table_aux()): the slot's aux area is zeroed before @p fmt
+ * (which reaches it with dtxn_store_aux_ptr(f, t, 0, slot)), copied to the
+ * backups with the slot, and moved with it. Allocates nothing, logs nothing.
  *
  * @return 0; -EINVAL (NULL f, t or fmt); -EEXIST (key already loaded);
  *   -ENOSPC (home bucket and

@@ -46,10 +46,27 @@ dtxn_store_replica_raddr(const struct dtxn_table *t, uint16_t r, dtxn_raddr_t pr
 {
 	uint64_t off = DTXN_RADDR_OFF(primary);
 
-	if (r >= t->n_replicas || DTXN_RADDR_MN(primary) != t->mn[0] ||
-	    off < t->off[0] || off - t->off[0] >= store_table_bytes(t))
+	if (r >= t->n_replicas || DTXN_RADDR_MN(primary) != t->mn[0])
 		return 0;
-	return DTXN_RADDR(t->mn[r], t->off[r] + (off - t->off[0]));
+	if (off >= t->off[0] && off - t->off[0] < store_table_bytes(t))
+		return DTXN_RADDR(t->mn[r], t->off[r] + (off - t->off[0]));
+	if (t->aux_size != 0 && off >= t->aux_off[0] && off - t->aux_off[0] < store_aux_bytes(t))
+		return DTXN_RADDR(t->mn[r], t->aux_off[r] + (off - t->aux_off[0]));
+	return 0;
+}
+
+dtxn_raddr_t
+dtxn_store_aux_raddr(const struct dtxn_table *t, uint16_t r, dtxn_raddr_t slot)
+{
+	uint64_t off = DTXN_RADDR_OFF(slot), i;
+
+	if (t == NULL || t->aux_size == 0 || r >= t->n_replicas ||
+	    DTXN_RADDR_MN(slot) != t->mn[0] || off < t->off[0])
+		return 0;
+	i = store_slot_index(t, off - t->off[0]);
+	if (i == UINT64_MAX)
+		return 0;
+	return DTXN_RADDR(t->mn[r], t->aux_off[r] + i * t->aux_size);
 }
 
 int

@@ -21,9 +21,40 @@ loader_table_base(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r)
 	char *base = dtxn_fabric_mn_base(f, t->mn[r]);
 
 	if (base == NULL || conf == NULL ||
-	    t->off[r] + store_table_bytes(t) > conf->mn_region_size)
+	    t->off[r] + store_table_bytes(t) > conf->mn_region_size ||
+	    t->aux_off[r] + store_aux_bytes(t) > conf->mn_region_size)
 		return NULL;
 	return base + t->off[r];
+}
+
+/* Slot number of slot @p s of bucket @p b. */
+static inline uint64_t
+loader_slot_idx(const struct dtxn_table *t, uint64_t b, unsigned s)
+{
+	return (b % t->n_buckets) * t->def.slots_per_bucket + s;
+}
+
+/* Aux area of slot @p slot_idx on replica r (the table has one), given its buckets' base. */
+static inline char *
+loader_aux(const struct dtxn_table *t, char *table, uint16_t r, uint64_t slot_idx)
+{
+	return table - t->off[r] + t->aux_off[r] + slot_idx * t->aux_size;
+}
+
+void *
+dtxn_store_aux_ptr(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r,
+		   const void *slot)
+{
+	char *table;
+	uint64_t i;
+
+	if (f == NULL || t == NULL || slot == NULL || t->aux_size == 0 || r >= t->n_replicas)
+		return NULL;
+	table = loader_table_base(f, t, r);
+	if (table == NULL || (const char *)slot < table)
+		return NULL;
+	i = store_slot_index(t, (uint64_t)((const char *)slot - table));
+	return i == UINT64_MAX ? NULL : loader_aux(t, table, r, i);
 }
 
 static inline struct dtxn_bucket_hdr *
@@ -59,10 +90,14 @@ loader_move(const struct dtxn_table *t, char *const *table, uint64_t sb, unsigne
 
 	store_slot_hdr_get(t, loader_bucket(t, table[0], sb), ss, &h);
 	home = dtxn_store_bucket_of(t, h.key);
-	for (uint16_t r = 0; r < t->n_replicas; r++)
+	for (uint16_t r = 0; r < t->n_replicas; r++) {
 		memcpy(dtxn_store_bucket_slot(t, loader_bucket(t, table[r], db), ds),
 		       dtxn_store_bucket_slot(t, loader_bucket(t, table[r], sb), ss),
 		       t->slot_size);
+		if (t->aux_size != 0) /* the aux area goes with its slot */
+			memcpy(loader_aux(t, table[r], r, loader_slot_idx(t, db, ds)),
+			       loader_aux(t, table[r], r, loader_slot_idx(t, sb, ss)), t->aux_size);
+	}
 	loader_mark_overflow(t, table, home, (db + t->n_buckets - home) % t->n_buckets);
 }
 
@@ -191,12 +226,19 @@ dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 	hdr.table_id = t->def.id;
 	hdr.flags = DTXN_SLOT_VALID;
 	memcpy(dst, &hdr, sizeof(hdr));
+	if (t->aux_size != 0)
+		memset(loader_aux(t, table[0], 0, loader_slot_idx(t, at_b, at_slot)), 0, t->aux_size);
 	fmt(t, dst, value, arg);
 
 	/* Backups mirror the primary: same bucket, same slot, same bytes. */
-	for (uint16_t r = 1; r < t->n_replicas; r++)
+	for (uint16_t r = 1; r < t->n_replicas; r++) {
 		memcpy(dtxn_store_bucket_slot(t, loader_bucket(t, table[r], at_b), at_slot),
 		       dst, t->slot_size);
+		if (t->aux_size != 0)
+			memcpy(loader_aux(t, table[r], r, loader_slot_idx(t, at_b, at_slot)),
+			       loader_aux(t, table[0], 0, loader_slot_idx(t, at_b, at_slot)),
+			       t->aux_size);
+	}
 	return 0;
 }
 

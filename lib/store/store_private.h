@@ -51,6 +51,32 @@ store_table_bytes(const struct dtxn_table *t)
 	return t->n_buckets * t->bucket_size;
 }
 
+/** Largest aux area per slot, bytes (dtxn_catalog_add_table_aux). */
+#define STORE_AUX_MAX (1u << 24)
+
+/** Bytes of one replica's aux area (0 without one). */
+static inline uint64_t
+store_aux_bytes(const struct dtxn_table *t)
+{
+	return t->n_buckets * t->def.slots_per_bucket * (uint64_t)t->aux_size;
+}
+
+/**
+ * Slot number (bucket * slots_per_bucket + slot) of the slot starting at
+ * byte @p rel of a replica's buckets, or UINT64_MAX if no slot starts there.
+ */
+static inline uint64_t
+store_slot_index(const struct dtxn_table *t, uint64_t rel)
+{
+	uint64_t b = rel / t->bucket_size, in = rel % t->bucket_size;
+
+	if (b >= t->n_buckets || in < DTXN_BUCKET_HDR_SIZE ||
+	    (in - DTXN_BUCKET_HDR_SIZE) % t->slot_size != 0 ||
+	    (in - DTXN_BUCKET_HDR_SIZE) / t->slot_size >= t->def.slots_per_bucket)
+		return UINT64_MAX;
+	return b * t->def.slots_per_bucket + (in - DTXN_BUCKET_HDR_SIZE) / t->slot_size;
+}
+
 /** Slot header of slot @p i of a bucket, read without alignment assumptions. */
 static inline void
 store_slot_hdr_get(const struct dtxn_table *t, const void *bucket, unsigned i,

@@ -73,12 +73,19 @@ dtxn_db_destroy(struct dtxn_db *db)
 int
 dtxn_db_add_table(struct dtxn_db *db, const struct dtxn_table_def *def)
 {
-	uint32_t slot_size;
+	uint32_t slot_size, aux_size = 0;
+	int rc;
 
 	if (db == NULL || def == NULL || def->value_size == 0 || db->fabric != NULL)
 		return -EINVAL;
-	slot_size = db->cc->slot_size(def->value_size);
-	return dtxn_catalog_add_table(&db->cat, def, slot_size);
+	if (db->cc->table_sizes != NULL) {
+		rc = db->cc->table_sizes(def, &slot_size, &aux_size);
+		if (rc != 0)
+			return rc;
+	} else {
+		slot_size = db->cc->slot_size(def->value_size);
+	}
+	return dtxn_catalog_add_table_aux(&db->cat, def, slot_size, aux_size);
 }
 
 int
@@ -140,6 +147,15 @@ dtxn_db_load(struct dtxn_db *db, uint32_t table_id, uint64_t key, const void *va
 	return dtxn_store_load(db->fabric, t, key, value, db->cc->slot_format, db);
 }
 
+/* The value of a live record in MN memory (the protocol's mn_value if it has one). */
+static void *
+db_mn_value(struct dtxn_db *db, const struct dtxn_table *t, void *slot)
+{
+	if (db->cc->mn_value != NULL)
+		return db->cc->mn_value(db, t, slot);
+	return db->cc->slot_value(t, slot);
+}
+
 struct db_scan_ctx {
 	struct dtxn_db *db;
 	dtxn_record_visit_fn visit;
@@ -151,9 +167,11 @@ db_scan_slot(const struct dtxn_table *t, const void *slot, void *arg)
 {
 	struct db_scan_ctx *ctx = arg;
 	const struct dtxn_slot_hdr *h = slot;
+	void *value = db_mn_value(ctx->db, t, (void *)(uintptr_t)slot);
 
-	return ctx->visit(h->key, ctx->db->cc->slot_value(t, (void *)(uintptr_t)slot),
-			  ctx->arg);
+	if (value == NULL)
+		return 0; /* deleted (a protocol that keeps tombstones) */
+	return ctx->visit(h->key, value, ctx->arg);
 }
 
 int
@@ -198,7 +216,11 @@ dtxn_db_get(struct dtxn_db *db, uint32_t table_id, uint64_t key, void *value)
 		i = dtxn_store_bucket_find(t, bucket, key);
 		if (i >= 0) {
 			void *slot = dtxn_store_bucket_slot(t, bucket, (unsigned)i);
-			memcpy(value, db->cc->slot_value(t, slot), t->def.value_size);
+			void *v = db_mn_value(db, t, slot);
+
+			if (v == NULL)
+				return -ENOENT; /* deleted: a tombstone */
+			memcpy(value, v, t->def.value_size);
 			return 0;
 		}
 		bh = bucket;

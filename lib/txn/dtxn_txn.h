@@ -65,6 +65,7 @@ enum dtxn_abort_reason {
 	DTXN_ABORT_FABRIC,          /**< a WR completed with an error */
 	DTXN_ABORT_APP,             /**< the application rolled back (dtxn_txn_abort) */
 	DTXN_ABORT_WEAKENED,        /**< reserved for test aids */
+	DTXN_ABORT_VERSION_GONE,    /**< MVCC: the version a read needs was garbage-collected */
 	DTXN_ABORT_REASON_MAX,
 };
 #define DTXN_ABORT(r) ((int)(r))
@@ -127,8 +128,9 @@ struct dtxn_db *dtxn_db_create(const struct dtxn_db_conf *conf);
 void dtxn_db_destroy(struct dtxn_db *db);
 
 /**
- * Adds a table; its slot size comes from the protocol's record format.
- * @return 0, -EINVAL, -EEXIST (see dtxn_catalog_add_table()).
+ * Adds a table; its slot size (and aux area, if the protocol keeps one:
+ * dtxn_cc_ops.table_sizes) comes from the protocol's record format.
+ * @return 0, -EINVAL, -EEXIST (see dtxn_catalog_add_table_aux()).
  */
 int dtxn_db_add_table(struct dtxn_db *db, const struct dtxn_table_def *def);
 
@@ -235,6 +237,27 @@ bool dtxn_coord_stopping(const struct dtxn_coord *c);
 uint32_t dtxn_coord_gid(const struct dtxn_coord *c);
 /** @return the coordinator's coroutine. */
 struct dtxn_co *dtxn_coord_co(const struct dtxn_coord *c);
+
+struct dtxn_hist_buf; /* lib/check/dtxn_check.h */
+
+/**
+ * Records every transaction the coordinator ends from now on (committed,
+ * or aborted for any reason, rollbacks included) into @p buf, for the
+ * serializability checker (issue 5; doc/guides/checker.md). Per item:
+ * table, key, read/read-modify-write/write, and the version seen as the
+ * protocol reports it in dtxn_item.version (the contract is in
+ * dtxn_txn_driver.h). The record is appended at the end of commit or
+ * abort, from the coordinator's lcore, into the buffer's current chunk:
+ * no fabric op, no lock, no allocation but one per 1 MiB chunk.
+ *
+ * Call on the main lcore before the run (or from the coordinator's own
+ * lcore). The caller keeps ownership of @p buf, which must outlive the
+ * coordinator's last transaction; read it only after the worker's lcore
+ * has finished. NULL stops recording.
+ *
+ * @return 0, or -EINVAL (@p c NULL).
+ */
+int dtxn_coord_history_attach(struct dtxn_coord *c, struct dtxn_hist_buf *buf);
 
 /* ------------------------------------------------------------------ */
 /* Transactions                                                       */

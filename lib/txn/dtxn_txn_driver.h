@@ -39,6 +39,24 @@ enum dtxn_item_kind {
 #define DTXN_ITEM_F_CACHED   (1u << 4) /**< address came from the address cache */
 #define DTXN_ITEM_F_BAD      (1u << 5) /**< added with an unknown table */
 
+/**
+ * Versions, as the history checker reads them (lib/check, issue 5;
+ * doc/guides/checker.md). Every protocol must keep this contract, so
+ * that one checker serves all of them:
+ * - execute sets @c version of every item it fetched to the id of the
+ *   transaction that wrote the version it saw (0 for the version loaded
+ *   before the run). For an RW or delete item that is the version it
+ *   overwrites (read under its lock, or whatever the protocol uses to
+ *   order writers); for a read-only item, the version it read (under
+ *   MVCC, the snapshot version chosen).
+ * - a read item that found no record leaves DTXN_ITEM_F_EXISTS clear.
+ * - commit installs, for every written item, a version whose id is the
+ *   committing transaction's id (dtxn_txn.id): a later reader of it must
+ *   report exactly that id.
+ * FORD keeps the writer's id in the slot's version word, so this holds
+ * by construction.
+ */
+
 /** One entry of the read/write set. */
 struct dtxn_item {
 	const struct dtxn_table *table;
@@ -48,7 +66,7 @@ struct dtxn_item {
 	uint32_t flags;           /**< DTXN_ITEM_F_* */
 	dtxn_raddr_t slot_raddr;  /**< primary slot address, 0 if unknown */
 	dtxn_raddr_t bucket_raddr;/**< primary bucket address it was found in / will be inserted in */
-	void *slot;               /**< local copy of the slot (slot_size bytes) */
+	void *slot;               /**< local copy: the slot (slot_size B), then its aux area (aux_size B) */
 	void *value;              /**< value inside the local slot copy */
 	void *bucket;             /**< local bucket copy when one was read, else NULL */
 	uint64_t version;         /**< version seen by execute (protocol-defined) */
@@ -143,6 +161,24 @@ typedef int (*dtxn_cc_execute_t)(struct dtxn_txn *t);
 typedef int (*dtxn_cc_commit_t)(struct dtxn_txn *t);
 /** Releases only what this txn holds (locks actually acquired). */
 typedef void (*dtxn_cc_abort_t)(struct dtxn_txn *t);
+/**
+ * Optional, overrides slot_size: the record format's sizes for a whole
+ * table definition (per-table parameters such as def->n_versions or
+ * def->column_size). @p aux_size: bytes of a per-slot aux area
+ * (dtxn_catalog_add_table_aux(); 0 for none), multiple of 8.
+ * @return 0, or -EINVAL (a definition the format cannot hold).
+ */
+typedef int (*dtxn_cc_table_sizes_t)(const struct dtxn_table_def *def, uint32_t *slot_size,
+				     uint32_t *aux_size);
+/**
+ * Optional: pointer to the value of a record in MN memory (MN CPU,
+ * dtxn_db_scan()/dtxn_db_get()), for formats whose value is not in the
+ * slot (e.g. in its aux area), or NULL if the slot holds a deleted record
+ * (a tombstone kept for older snapshots): scan skips it, get says
+ * -ENOENT. Without it, slot_value() is used.
+ */
+typedef void *(*dtxn_cc_mn_value_t)(struct dtxn_db *db, const struct dtxn_table *t,
+				    void *mn_slot);
 
 /** A concurrency-control protocol. name, slot_*, execute, commit, abort are mandatory. */
 struct dtxn_cc_ops {
@@ -161,6 +197,8 @@ struct dtxn_cc_ops {
 	dtxn_cc_execute_t execute;
 	dtxn_cc_commit_t commit;
 	dtxn_cc_abort_t abort;
+	dtxn_cc_table_sizes_t table_sizes; /**< optional */
+	dtxn_cc_mn_value_t mn_value;       /**< optional */
 };
 
 /**

@@ -25,6 +25,7 @@ txn_end_aborted(struct dtxn_txn *t, int reason)
 	if (t->open) {
 		txn_cc(t)->abort(t);
 		t->open = 0;
+		txn_history_end(t, false);
 	}
 	t->abort_reason = reason;
 }
@@ -97,12 +98,13 @@ txn_add(struct dtxn_txn *t, uint32_t table_id, uint64_t key, enum dtxn_item_kind
 		return NULL;
 	}
 	dtxn_sched_charge_op(t->coord->worker->sched, DTXN_CPU_RECORD, 1); /* sim only */
-	slot = dtxn_txn_alloc(t, tab->slot_size);
+	/* local copy: the slot, then its aux area if the table has one */
+	slot = dtxn_txn_alloc(t, (size_t)tab->slot_size + tab->aux_size);
 	if (slot == NULL) {
 		txn_mark(t, DTXN_ABORT_TOO_LARGE);
 		return NULL;
 	}
-	memset(slot, 0, tab->slot_size);
+	memset(slot, 0, (size_t)tab->slot_size + tab->aux_size);
 	it = &t->items[t->n_items++];
 	memset(it, 0, sizeof(*it));
 	it->table = tab;
@@ -166,6 +168,7 @@ dtxn_txn_execute(struct dtxn_txn *t)
 		/* the protocol has released everything */
 		t->open = 0;
 		t->abort_reason = rc;
+		txn_history_end(t, false);
 		return rc;
 	}
 	for (i = t->n_fetched; i < t->n_items; i++)
@@ -189,6 +192,7 @@ dtxn_txn_commit(struct dtxn_txn *t)
 	rc = txn_cc(t)->commit(t);
 	t->open = 0;
 	t->abort_reason = rc;
+	txn_history_end(t, rc == DTXN_OK);
 	return rc;
 }
 

@@ -10,7 +10,8 @@
  * - worker.c: workers (scheduler, CQ, QPs, address cache, CQ poller) and
  *   coordinators (coroutine trampoline, scratch arena, WR pool);
  * - txn.c: the transaction API (begin, add_*, execute, commit, abort);
- * - batch.c: doorbell batches.
+ * - batch.c: doorbell batches;
+ * - history.c: recording ended txns for the checker (lib/check).
  */
 
 #include <rte_log.h>
@@ -55,6 +56,7 @@ struct txn_coord {
 	size_t arena_total;            /**< bytes of every chunk */
 	unsigned wrs_used;             /**< WR pool: stack pointer */
 	bool ended;                    /**< body returned */
+	struct dtxn_hist_buf *hist;    /**< history recording (history.c); NULL: off */
 };
 
 /** A worker as lib/txn keeps it. */
@@ -77,5 +79,19 @@ void txn_arena_reset(struct txn_coord *tc);
 
 /** Frees every chunk. */
 void txn_arena_free(struct txn_coord *tc);
+
+/**
+ * history.c: appends the ended txn @p t to its coordinator's history
+ * buffer (dtxn_coord_history_attach()).
+ */
+void txn_history_record(const struct dtxn_txn *t, bool committed);
+
+/** Hook at each end of a txn (txn.c): records it when history is on. */
+static inline void
+txn_history_end(struct dtxn_txn *t, bool committed)
+{
+	if (__builtin_expect(txn_coord_of(t->coord)->hist != NULL, 0))
+		txn_history_record(t, committed);
+}
 
 #endif /* DTXN_TXN_PRIVATE_H */

@@ -81,3 +81,22 @@ proc type_entry {rep name} {
 proc report_ok {rep} {
     return [expr {[dict get $rep ok] ? 1 : 0}]
 }
+
+# Runs dtxn-app expecting a usage error: returns {code stderr-lines matches}
+# where matches is 1 if the last stderr line matches $pattern (tpcc, tatp).
+proc usage_error {pattern eal args} {
+    set r [dtxn $eal {*}$args]
+    set err [lines [dict get $r stderr]]
+    set m [regexp -- $pattern [lindex $err end]]
+    if {!$m || [llength $err] != 1} { puts "stderr was: [dict get $r stderr]" }
+    return [list [dict get $r code] [llength $err] $m]
+}
+
+# Names of a report's checks that failed (empty when all hold).
+proc failed_checks {rep} {
+    set f {}
+    foreach c [dict get $rep checks] {
+        if {![dict get $c ok]} { lappend f [dict get $c name] }
+    }
+    return $f
+}

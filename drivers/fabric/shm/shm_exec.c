@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * shm driver: the memory effect of one WR, as the remote RNIC would apply
- * it. Copies to and from MN memory go word by word in increasing address
- * order (what protocols that put a lock at a record's highest address rely
- * on: OOCC, FaRM); atomics are CPU atomics on the 8-byte word.
+ * shm driver: the effect of one WR. One-sided ops apply to MN memory through
+ * lib/fabric's dtxn_fabric_mem_exec() (shared with sim: copies in increasing
+ * address order, CPU atomics); a SEND hands its payload to the peer QP's
+ * inbound ring.
  */
 #include <string.h>
 
@@ -13,100 +13,6 @@
 #include <rte_ring.h>
 
 #include "shm_private.h"
-
-/* Local -> MN, increasing addresses, each store visible after the previous. */
-static void
-shm_copy_to_mn(uint8_t *dst, const uint8_t *src, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len && ((uintptr_t)(dst + i) & 7) != 0) {
-		__atomic_store_n(dst + i, src[i], __ATOMIC_RELEASE);
-		i++;
-	}
-	for (; i + 8 <= len; i += 8) {
-		uint64_t v;
-
-		memcpy(&v, src + i, 8);
-		__atomic_store_n((uint64_t *)(void *)(dst + i), v, __ATOMIC_RELEASE);
-	}
-	for (; i < len; i++)
-		__atomic_store_n(dst + i, src[i], __ATOMIC_RELEASE);
-}
-
-/* MN -> local, increasing addresses. */
-static void
-shm_copy_from_mn(uint8_t *dst, const uint8_t *src, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len && ((uintptr_t)(src + i) & 7) != 0) {
-		dst[i] = __atomic_load_n(src + i, __ATOMIC_ACQUIRE);
-		i++;
-	}
-	for (; i + 8 <= len; i += 8) {
-		uint64_t v = __atomic_load_n((const uint64_t *)(const void *)(src + i),
-					     __ATOMIC_ACQUIRE);
-
-		memcpy(dst + i, &v, 8);
-	}
-	for (; i < len; i++)
-		dst[i] = __atomic_load_n(src + i, __ATOMIC_ACQUIRE);
-}
-
-/* @return the MN address of [off, off+len) or NULL if outside the region. */
-static uint8_t *
-shm_mn_addr(const struct shm_qp *qp, dtxn_raddr_t raddr, uint32_t len)
-{
-	uint64_t off = DTXN_RADDR_OFF(raddr);
-
-	if (qp->mn_base == NULL || off > qp->mn_size || len > qp->mn_size - off)
-		return NULL;
-	return qp->mn_base + off;
-}
-
-static uint64_t
-shm_masked_cas(uint64_t *p, uint64_t cmp, uint64_t swap, uint64_t cmp_mask,
-	       uint64_t swap_mask)
-{
-	uint64_t old = __atomic_load_n(p, __ATOMIC_ACQUIRE);
-	uint64_t nv;
-
-	do {
-		if (((old ^ cmp) & cmp_mask) != 0)
-			break;
-		nv = (old & ~swap_mask) | (swap & swap_mask);
-	} while (!__atomic_compare_exchange_n(p, &old, nv, false, __ATOMIC_ACQ_REL,
-					      __ATOMIC_ACQUIRE));
-	return old;
-}
-
-static uint8_t
-shm_atomic(struct shm_qp *qp, struct dtxn_wr *wr)
-{
-	uint8_t *a = shm_mn_addr(qp, wr->raddr, 8);
-	uint64_t *p, old;
-
-	if (a == NULL || ((uintptr_t)a & 7) != 0)
-		return DTXN_WC_REM_ACCESS_ERR;
-	p = (uint64_t *)(void *)a;
-	switch (wr->opcode) {
-	case DTXN_WR_CAS:
-		old = wr->compare_add;
-		__atomic_compare_exchange_n(p, &old, wr->swap, false, __ATOMIC_ACQ_REL,
-					    __ATOMIC_ACQUIRE);
-		break;
-	case DTXN_WR_FAA:
-		old = __atomic_fetch_add(p, wr->compare_add, __ATOMIC_ACQ_REL);
-		break;
-	default:
-		old = shm_masked_cas(p, wr->compare_add, wr->swap, wr->compare_mask,
-				     wr->swap_mask);
-		break;
-	}
-	memcpy(wr->local, &old, 8);
-	return DTXN_WC_SUCCESS;
-}
 
 /* Hands a SEND's payload to the peer QP. false: retry later (RNR). */
 static bool
@@ -144,25 +50,8 @@ shm_send(struct shm_qp *qp, struct shm_wqe *w)
 bool
 shm_wqe_execute(struct shm_qp *qp, struct shm_wqe *w)
 {
-	struct dtxn_wr *wr = &w->wr;
-	uint8_t *a;
-
-	switch (wr->opcode) {
-	case DTXN_WR_READ:
-	case DTXN_WR_WRITE:
-		a = shm_mn_addr(qp, wr->raddr, wr->len);
-		if (a == NULL) {
-			w->status = DTXN_WC_REM_ACCESS_ERR;
-		} else if (wr->opcode == DTXN_WR_READ) {
-			shm_copy_from_mn(wr->local, a, wr->len);
-		} else {
-			shm_copy_to_mn(a, wr->local, wr->len);
-		}
-		return true;
-	case DTXN_WR_SEND:
+	if (w->wr.opcode == DTXN_WR_SEND)
 		return shm_send(qp, w);
-	default:
-		w->status = shm_atomic(qp, wr);
-		return true;
-	}
+	w->status = dtxn_fabric_mem_exec(qp->mn_base, qp->mn_size, &w->wr);
+	return true;
 }

@@ -39,14 +39,11 @@ shm_qp_deliver(struct shm_qp *qp)
 
 	while (qp->rq_head != qp->rq_tail && cq->tail - cq->head <= cq->mask) {
 		struct dtxn_wr *r = &qp->rq[qp->rq_head & qp->mask];
-		uint8_t status = DTXN_WC_SUCCESS;
+		uint8_t status;
 
 		if (rte_ring_dequeue(qp->inbound, (void **)&m) != 0)
 			return;
-		if (m->len > r->len)
-			status = DTXN_WC_LOC_LEN_ERR;
-		else if (m->len > 0)
-			memcpy(r->local, m->data, m->len);
+		status = dtxn_fabric_recv_fill(r, m->data, m->len);
 		shm_cq_push(cq, r->wr_id, m->len, DTXN_WR_RECV, status, m->src_node);
 		shm_msg_free(m);
 		qp->rq_head++;

@@ -15,36 +15,12 @@
 #include "dtxn_sched.h"
 #include "shm_private.h"
 
-static struct dtxn_nic_unit *
-shm_unit(struct dtxn_nic_state *rnic, unsigned opcode)
-{
-	switch (opcode) {
-	case DTXN_WR_CAS:
-	case DTXN_WR_FAA:
-	case DTXN_WR_MASKED_CAS:
-		return &rnic->atomic;
-	default:
-		return &rnic->rw;
-	}
-}
-
-/* Times one WR: sets effect_ns and done_ns. */
+/* Times one WR (lib/fabric's shared model): sets effect_ns and done_ns. */
 static void
 shm_wqe_time(struct shm_qp *qp, struct shm_wqe *w, uint64_t now)
 {
-	const struct dtxn_nic_model *m = &qp->base.fabric->conf.nic;
-	uint64_t effect = now;
-
-	if (qp->rnic != NULL) {
-		uint64_t svc = dtxn_nic_service_ns(m, w->wr.opcode, w->wr.len, false);
-
-		effect = dtxn_nic_reserve(shm_unit(qp->rnic, w->wr.opcode),
-					  now + qp->rtt_out_ns, svc);
-	}
-	effect = RTE_MAX(effect, qp->last_effect_ns);
-	qp->last_effect_ns = effect;
-	w->effect_ns = effect;
-	w->done_ns = effect + (qp->rnic != NULL ? qp->rtt_back_ns : 0);
+	dtxn_fabric_wr_time(&qp->base.fabric->conf.nic, qp->rnic, &w->wr, now,
+			    &qp->last_effect_ns, &w->effect_ns, &w->done_ns);
 }
 
 int

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * --check history, --history FILE and --debug-weaken (issue 5;
+ * doc/guides/checker.md): one history buffer per coordinator (attached
+ * before the run), gathered after it into one history that is saved for
+ * dtxn-check and/or checked, with one report line per anomaly class the
+ * run's isolation level forbids; any anomaly fails the run (exit 1).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <rte_errno.h>
+
+#include "dtxn_check.h"
+#include "dtxn_sched.h"
+#include "dtxn_stats.h"
+#include "dtxn_txn_driver.h"
+#include "app.h"
+
+/** History bytes all coordinators together may use (process heap). */
+#define APP_HISTORY_TOTAL_BYTES (UINT64_C(4) << 30)
+
+/** The run's history; buffers join it as coordinators are created. */
+static struct dtxn_history *g_history;
+
+static bool
+check_on(const struct app_conf *c)
+{
+	return strcmp(c->check, "history") == 0;
+}
+
+/* --check history or --history FILE: record. */
+static bool
+record_on(const struct app_conf *c)
+{
+	return check_on(c) || c->history[0] != '\0';
+}
+
+int
+app_check_validate(const struct app_conf *c)
+{
+	if (c->check[0] != '\0' && strcmp(c->check, "none") != 0 && !check_on(c)) {
+		app_err("--check: unknown value '%s' (none, history)", c->check);
+		return -1;
+	}
+	/* run_sim.c does not call app_check_attach/finish yet: refuse rather
+	 * than pass unchecked (drop this once it does) */
+	if (record_on(c) && app_is_sim(c)) {
+		app_err("--%s: not available with --fabric sim yet (use --fabric shm)",
+			check_on(c) ? "check history" : "history");
+		return -1;
+	}
+	if (c->debug_weaken[0] != '\0' && strcmp(c->debug_weaken, "none") != 0 &&
+	    strcmp(c->debug_weaken, "skip-lock-check") != 0) {
+		app_err("--debug-weaken: unknown value '%s' (none, skip-lock-check)",
+			c->debug_weaken);
+		return -1;
+	}
+	if (c->history[0] != '\0') {
+		char dir[PATH_MAX];
+		struct stat st;
+
+		snprintf(dir, sizeof(dir), "%s", c->history);
+		if (stat(dirname(dir), &st) != 0 || !S_ISDIR(st.st_mode)) {
+			app_err("--history %s: the directory does not exist", c->history);
+			return -1;
+		}
+		if (stat(c->history, &st) == 0 && S_ISDIR(st.st_mode)) {
+			app_err("--history %s: is a directory", c->history);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+uint32_t
+app_check_debug_flags(const struct app_conf *c)
+{
+	return strcmp(c->debug_weaken, "skip-lock-check") == 0 ? DTXN_DEBUG_SKIP_LOCK_CHECK : 0;
+}
+
+int
+app_check_attach(const struct app_conf *c, struct dtxn_coord *coord, unsigned n_coords)
+{
+	struct dtxn_hist_buf *b;
+	int rc;
+
+	if (!record_on(c))
+		return 0;
+	if (g_history == NULL) {
+		g_history = dtxn_history_create();
+		if (g_history == NULL)
+			return -ENOMEM;
+	}
+	b = dtxn_hist_buf_create(dtxn_coord_gid(coord),
+				 APP_HISTORY_TOTAL_BYTES / (n_coords ? n_coords : 1));
+	if (b == NULL)
+		return -rte_errno;
+	rc = dtxn_history_add_buf(g_history, b);
+	if (rc != 0) {
+		dtxn_hist_buf_free(b);
+		return rc;
+	}
+	return dtxn_coord_history_attach(coord, b);
+}
+
+static void
+set_meta(const struct app_conf *c)
+{
+	char seed[32];
+
+	snprintf(seed, sizeof(seed), "%" PRIu64, c->seed);
+	(void)dtxn_history_set_meta(g_history, "isolation", c->isolation);
+	(void)dtxn_history_set_meta(g_history, "protocol", c->protocol);
+	(void)dtxn_history_set_meta(g_history, "bench", c->bench);
+	(void)dtxn_history_set_meta(g_history, "fabric", c->fabric);
+	(void)dtxn_history_set_meta(g_history, "seed", seed);
+	(void)dtxn_history_set_meta(g_history, "debug_weaken",
+				    c->debug_weaken[0] ? c->debug_weaken : "none");
+}
+
+/* Runs the checker; one report line per class the level forbids. */
+static int
+run_check(const struct app_conf *c, struct dtxn_report *rep)
+{
+	struct dtxn_check_report *cr = calloc(1, sizeof(*cr));
+	int level = dtxn_check_level_parse(c->isolation);
+	uint64_t t0 = dtxn_now_ns(), dropped;
+	char detail[256], name[48];
+	int rc;
+
+	if (cr == NULL || level < 0) {
+		free(cr);
+		app_err("--check history: %s", cr == NULL ? "out of memory" : "unknown isolation");
+		return -1;
+	}
+	rc = dtxn_check_run(g_history, (enum dtxn_check_level)level, cr);
+	if (rc != 0) {
+		app_err("--check history: the checker failed: %s%s%s", strerror(-rc),
+			cr->error[0] ? ": " : "", cr->error);
+		free(cr);
+		return -1;
+	}
+	dtxn_check_print(cr, stdout);
+	printf("history checked in %.3f s\n", (double)(dtxn_now_ns() - t0) / 1e9);
+	dropped = dtxn_history_dropped(g_history);
+	if (dropped != 0)
+		dtxn_report_check(rep, "history_complete", false,
+				  "%" PRIu64 " txns not recorded (history buffers full); shorten the run",
+				  dropped);
+	for (unsigned a = 0; a < DTXN_ANOM_MAX; a++) {
+		if (!dtxn_anomaly_forbidden(cr->level, (enum dtxn_anomaly)a))
+			continue;
+		dtxn_check_describe(cr, (enum dtxn_anomaly)a, detail, sizeof(detail));
+		snprintf(name, sizeof(name), "history_%s", dtxn_anomaly_name((enum dtxn_anomaly)a));
+		dtxn_report_check(rep, name, cr->anom[a].count == 0, "%s", detail);
+	}
+	free(cr);
+	return 0;
+}
+
+int
+app_check_finish(const struct app_conf *c, struct dtxn_report *rep)
+{
+	int rc = 0;
+
+	if (!record_on(c))
+		return 0;
+	dtxn_report_conf(rep, "check", "%s", check_on(c) ? "history" : "none");
+	if (app_check_debug_flags(c) != 0)
+		dtxn_report_conf(rep, "debug_weaken", "%s", c->debug_weaken);
+	if (g_history == NULL) {
+		app_err("--check history: no coordinator recorded a history");
+		return -1;
+	}
+	set_meta(c);
+	if (c->history[0] != '\0') {
+		int src = dtxn_history_save(g_history, c->history);
+
+		if (src != 0) {
+			app_err("--history %s: %s", c->history, strerror(-src));
+			rc = -1;
+		} else {
+			printf("history: %" PRIu64 " txns saved to %s\n",
+			       dtxn_history_txns(g_history), c->history);
+		}
+	}
+	if (check_on(c) && run_check(c, rep) != 0)
+		rc = -1;
+	return rc;
+}
+
+void
+app_check_fini(void)
+{
+	dtxn_history_free(g_history);
+	g_history = NULL;
+}

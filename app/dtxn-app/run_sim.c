@@ -1,0 +1,596 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The simulated run (--fabric sim; doc/guides/sim.md): the whole cluster,
+ * N CNs x T threads x C coordinators and every MN, in the main lcore's OS
+ * thread, in virtual time.
+ *
+ * The loop, at virtual time `now`:
+ *   1. run every fabric event due by now (WR effects on MN memory, WR
+ *      completions into CQs, message arrivals), in (time, sequence) order;
+ *   2. step, in agenda order, every thread due by now: a thread is due when
+ *      it has ready coroutines, a due timer or a new completion, and its
+ *      CPU is free (busy_until <= now); a thread that is still busy is put
+ *      back on the agenda at its busy_until;
+ *   3. when nothing is left at `now`, advance the clock to the earliest of
+ *      the next event and the next agenda entry (busy ends, timers).
+ * At the end of the virtual duration every scheduler is asked to stop; the
+ * loop goes on until every coordinator has returned, then drains the
+ * remaining events (asynchronous unlocks still in flight) so that MN
+ * memory is final before the invariant checks.
+ *
+ * The agenda is a binary min-heap on (time, sequence); a thread has at most
+ * one live entry (its wake_ns), older ones are skipped when popped. No wall
+ * clock, no address is used for ordering, every random stream is seeded
+ * from --seed: the same arguments give the same run.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "dtxn_fabric_sim.h"
+#include "dtxn_txn_driver.h"
+#include "run_sim.h"
+
+/** Steps at one virtual instant before the loop calls it a livelock. */
+#define SIM_MAX_STEPS_AT_ONCE UINT64_C(50000000)
+/** Live line period, virtual ns. */
+#define SIM_LIVE_NS UINT64_C(1000000000)
+/** Smallest address cache the simulation gives a thread. */
+#define SIM_ADDR_CACHE_MIN 1024u
+
+/* ------------------------------------------------------------------ */
+/* Agenda                                                             */
+/* ------------------------------------------------------------------ */
+
+static inline bool
+ag_before(const struct sim_agenda_ent *a, const struct sim_agenda_ent *b)
+{
+	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->seq < b->seq);
+}
+
+static int
+ag_push(struct sim_run *r, uint64_t t_ns, uint32_t th)
+{
+	struct sim_agenda_ent e = { .t_ns = t_ns, .seq = r->ag_seq++, .th = th };
+	uint32_t i;
+
+	if (r->ag_n == r->ag_cap) {
+		uint32_t cap = r->ag_cap ? r->ag_cap * 2 : 1024;
+		struct sim_agenda_ent *a = realloc(r->ag, sizeof(*a) * cap);
+
+		if (a == NULL)
+			return -ENOMEM;
+		r->ag = a;
+		r->ag_cap = cap;
+	}
+	i = r->ag_n++;
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+
+		if (!ag_before(&e, &r->ag[p]))
+			break;
+		r->ag[i] = r->ag[p];
+		i = p;
+	}
+	r->ag[i] = e;
+	return 0;
+}
+
+static void
+ag_pop(struct sim_run *r)
+{
+	struct sim_agenda_ent *h = r->ag, last = h[--r->ag_n];
+	uint32_t n = r->ag_n, i = 0;
+
+	while (2 * i + 1 < n) {
+		uint32_t c = 2 * i + 1;
+
+		if (c + 1 < n && ag_before(&h[c + 1], &h[c]))
+			c++;
+		if (!ag_before(&h[c], &last))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (n > 0)
+		h[i] = last;
+}
+
+/* Earliest live agenda time (drops stale entries on the way), or UINT64_MAX. */
+static uint64_t
+ag_top(struct sim_run *r)
+{
+	while (r->ag_n > 0) {
+		const struct sim_agenda_ent *e = &r->ag[0];
+
+		if (r->th[e->th].wake_ns == e->t_ns)
+			return e->t_ns;
+		ag_pop(r);
+	}
+	return UINT64_MAX;
+}
+
+/* Thread @p th must be looked at by @p t_ns (earlier wins). */
+static void
+ag_wake(struct sim_run *r, struct sim_thread *th, uint64_t t_ns)
+{
+	if (t_ns >= th->wake_ns)
+		return;
+	th->wake_ns = t_ns;
+	if (ag_push(r, t_ns, th->idx) != 0)
+		th->wake_ns = UINT64_MAX; /* reported by the loop: it stalls */
+}
+
+/* A completion landed in a thread's CQ (called from the fabric's events). */
+static void
+sim_cq_notify(struct dtxn_cq *cq, void *arg)
+{
+	struct sim_thread *th = arg;
+
+	RTE_SET_USED(cq);
+	ag_wake(th->run, th, dtxn_now_ns());
+}
+
+/* ------------------------------------------------------------------ */
+/* Building the cluster                                               */
+/* ------------------------------------------------------------------ */
+
+static int
+sim_build_bench(struct sim_run *r)
+{
+	const struct app_conf *c = r->conf;
+	const struct dtxn_bench_ops *bops = dtxn_bench_find(c->bench);
+	char err[256];
+
+	r->bench = dtxn_bench_alloc(bops, c->seed);
+	if (r->bench == NULL) {
+		app_err("out of memory for the benchmark");
+		return APP_EXIT_FAIL;
+	}
+	for (unsigned i = 0; i < c->n_bench_opts; i++)
+		for (unsigned k = 0; k < bops->n_opts; k++)
+			if (strcmp(bops->opts[k].name, c->bench_opts[i].name) == 0 &&
+			    dtxn_opt_set(&bops->opts[k], r->bench->conf, c->bench_opts[i].value,
+					 err, sizeof(err)) != 0) {
+				app_err("%s", err);
+				return APP_EXIT_USAGE;
+			}
+	if (bops->create(r->bench) != 0) {
+		app_err("--bench %s: %s", bops->name, r->bench->err);
+		return APP_EXIT_USAGE;
+	}
+	return APP_EXIT_OK;
+}
+
+/* Creates the db and its tables with @p cache address-cache entries per thread. */
+static int
+sim_make_db(struct sim_run *r, uint32_t n_coords, uint32_t cache)
+{
+	const struct app_conf *c = r->conf;
+	struct dtxn_db_conf dc = {
+		.size = sizeof(dc),
+		.protocol = c->protocol,
+		.isolation = (enum dtxn_isolation)dtxn_isolation_parse(c->isolation),
+		.n_mn = (uint16_t)c->mn,
+		.n_replicas = (uint16_t)c->replicas,
+		.n_coords = n_coords,
+		.log_bytes = c->log_kib * 1024,
+		.addr_cache_entries = cache,
+	};
+	int rc;
+
+	r->db = dtxn_db_create(&dc);
+	if (r->db == NULL) {
+		app_err("--protocol %s: %s", c->protocol, rte_strerror(rte_errno));
+		return APP_EXIT_USAGE;
+	}
+	rc = r->bench->ops->define(r->bench, r->db);
+	if (rc != 0) {
+		app_err("--bench %s: %s", c->bench, r->bench->err[0] ? r->bench->err : strerror(-rc));
+		return APP_EXIT_USAGE;
+	}
+	return APP_EXIT_OK;
+}
+
+/*
+ * Address cache per thread: the papers assume an unlimited one; a thread
+ * never needs more entries than the database has keys, and 90 threads with
+ * 1 Mi entries each would not fit the memory, so unless --addr-cache was
+ * given the simulation sizes it to the tables' keys.
+ */
+static uint32_t
+sim_cache_entries(const struct sim_run *r)
+{
+	const struct dtxn_catalog *cat = dtxn_db_catalog(r->db);
+	uint64_t keys = 0;
+
+	if (app_conf_given(r->conf, "addr_cache"))
+		return (uint32_t)r->conf->addr_cache;
+	for (uint32_t t = 0; t < DTXN_MAX_TABLES; t++) {
+		const struct dtxn_table *tab = dtxn_catalog_table(cat, t);
+
+		if (tab != NULL)
+			keys += tab->def.max_keys;
+	}
+	keys = RTE_MAX(keys, (uint64_t)SIM_ADDR_CACHE_MIN);
+	return (uint32_t)RTE_MIN(keys, r->conf->addr_cache);
+}
+
+static int
+sim_load_model(const char *opt, const char *path, struct dtxn_nic_model *m)
+{
+	char err[256];
+
+	if (path[0] == '\0') {
+		dtxn_nic_model_none(m);
+		return APP_EXIT_OK;
+	}
+	if (dtxn_nic_model_load(path, m, err, sizeof(err)) != 0) {
+		app_err("%s: %s", opt, err);
+		return APP_EXIT_USAGE;
+	}
+	return APP_EXIT_OK;
+}
+
+static int
+sim_build_db(struct sim_run *r, uint32_t n_coords)
+{
+	const struct app_conf *c = r->conf;
+	struct dtxn_fabric_conf fc = {
+		.size = sizeof(fc),
+		.driver = "sim",
+		.n_mn = (uint16_t)c->mn,
+		.n_cn = (uint16_t)c->cn,
+		.socket_id = (int)rte_socket_id(),
+		.name = "dtxn",
+	};
+	struct dtxn_nic_model cn_nic;
+	uint64_t region, t0;
+	uint32_t cache;
+	int rc;
+
+	rc = sim_make_db(r, n_coords, (uint32_t)c->addr_cache);
+	if (rc != APP_EXIT_OK)
+		return rc;
+	cache = sim_cache_entries(r);
+	if (cache != c->addr_cache) {
+		dtxn_db_destroy(r->db);
+		rc = sim_make_db(r, n_coords, cache);
+		if (rc != APP_EXIT_OK)
+			return rc;
+	}
+	rc = dtxn_db_layout(r->db, &region);
+	if (rc != 0) {
+		app_err("--bench %s: the tables do not fit an MN region (%s)", c->bench, strerror(-rc));
+		return APP_EXIT_USAGE;
+	}
+	fc.mn_region_size = region;
+	if (sim_load_model("--nic", c->nic_path, &fc.nic) != APP_EXIT_OK)
+		return APP_EXIT_USAGE;
+	r->fabric = dtxn_fabric_open(&fc);
+	if (r->fabric == NULL) {
+		if (rte_errno == ENOMEM)
+			app_err("the tables need %.1f MiB on each of %" PRIu64 " MNs, more than the memory given to the EAL (-m)",
+				(double)region / (1 << 20), c->mn);
+		else
+			app_err("--fabric sim: %s", rte_strerror(rte_errno));
+		return APP_EXIT_USAGE;
+	}
+	/* every node has the --nic model; CNs take --cn-nic when given */
+	if (c->cn_nic[0] != '\0') {
+		if (sim_load_model("--cn-nic", c->cn_nic_path, &cn_nic) != APP_EXIT_OK)
+			return APP_EXIT_USAGE;
+		for (uint16_t i = 0; i < c->cn; i++)
+			(void)dtxn_sim_node_nic_set(r->fabric, (uint16_t)(c->mn + i), &cn_nic);
+	}
+	rc = dtxn_db_attach(r->db, r->fabric);
+	if (rc != 0) {
+		app_err("cannot attach the database to the fabric: %s", strerror(-rc));
+		return APP_EXIT_FAIL;
+	}
+	t0 = dtxn_now_ns();
+	rc = r->bench->ops->load(r->bench, r->db);
+	if (rc != 0) {
+		app_err("--bench %s: load failed: %s", c->bench,
+			r->bench->err[0] ? r->bench->err : strerror(-rc));
+		return -rc == ENOMEM || -rc == ENOSPC ? APP_EXIT_USAGE : APP_EXIT_FAIL;
+	}
+	printf("dtxn: %s loaded on %" PRIu64 " MNs x %.1f MiB in %.2f s\n", c->bench, c->mn,
+	       (double)region / (1 << 20), (double)(dtxn_now_ns() - t0) / 1e9);
+	return APP_EXIT_OK;
+}
+
+static int
+sim_build_thread(struct sim_run *r, struct sim_thread *th, uint64_t n_coords)
+{
+	const struct app_conf *c = r->conf;
+	int socket = (int)rte_socket_id();
+	unsigned per = (unsigned)c->coroutines;
+
+	th->w = dtxn_worker_create(r->db, (uint16_t)(c->mn + th->cn), th->thread, per, socket);
+	if (th->w == NULL) {
+		app_err("cannot create thread %u of CN %u: %s (more memory: -m)", th->thread, th->cn,
+			rte_strerror(rte_errno));
+		return APP_EXIT_FAIL;
+	}
+	th->s = dtxn_worker_sched(th->w);
+	th->cq = th->w->cq;
+	dtxn_sched_set_cpu_model(th->s, &r->cpu);
+	if (dtxn_sim_cq_set_notify(th->cq, sim_cq_notify, th) != 0) {
+		app_err("internal error: the sim fabric refused a CQ");
+		return APP_EXIT_FAIL;
+	}
+	th->stats = rte_zmalloc("dtxn_stats", sizeof(*th->stats), 64);
+	th->ctx = rte_zmalloc("dtxn_ctx", sizeof(*th->ctx) * per, 64);
+	if (th->stats == NULL || th->ctx == NULL) {
+		app_err("out of memory for the statistics of %u threads (more memory: -m)",
+			r->n_threads);
+		return APP_EXIT_FAIL;
+	}
+	dtxn_run_stats_reset(th->stats, r->bench->ops->n_types);
+	th->n_ctx = per;
+	for (unsigned i = 0; i < per; i++) {
+		struct dtxn_bench_ctx *ctx = &th->ctx[i];
+		uint32_t gid = th->idx * per + i;
+
+		ctx->bench = r->bench;
+		ctx->stats = th->stats;
+		dtxn_rng_seed(&ctx->rng, c->seed * 0x9e3779b97f4a7c15ull + gid + 1);
+		if (c->txns)
+			ctx->quota = c->txns / n_coords + (gid < c->txns % n_coords ? 1 : 0);
+		if (c->txns && ctx->quota == 0) {
+			ctx->finished = true;
+			continue;
+		}
+		ctx->coord = dtxn_coord_create(th->w, gid, dtxn_bench_coord_main, ctx);
+		if (ctx->coord == NULL) {
+			app_err("cannot create coordinator %u: %s", gid, rte_strerror(rte_errno));
+			return APP_EXIT_FAIL;
+		}
+	}
+	th->alive = dtxn_sched_alive(th->s);
+	r->alive += th->alive;
+	th->wake_ns = UINT64_MAX;
+	ag_wake(r, th, dtxn_now_ns());
+	return APP_EXIT_OK;
+}
+
+static int
+sim_build_threads(struct sim_run *r)
+{
+	const struct app_conf *c = r->conf;
+	uint64_t n_coords = (uint64_t)r->n_threads * c->coroutines;
+
+	r->th = calloc(r->n_threads, sizeof(*r->th));
+	if (r->th == NULL) {
+		app_err("out of memory for %u threads", r->n_threads);
+		return APP_EXIT_FAIL;
+	}
+	for (unsigned i = 0; i < r->n_threads; i++) {
+		struct sim_thread *th = &r->th[i];
+		int rc;
+
+		th->run = r;
+		th->idx = i;
+		th->cn = (uint16_t)(i / c->threads);
+		th->thread = (uint16_t)(i % c->threads);
+		rc = sim_build_thread(r, th, n_coords);
+		if (rc != APP_EXIT_OK)
+			return rc;
+	}
+	return APP_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* The loop                                                           */
+/* ------------------------------------------------------------------ */
+
+/* One step of a thread due at @p now, and its next agenda time. */
+static void
+sim_step(struct sim_run *r, struct sim_thread *th, uint64_t now)
+{
+	uint64_t busy = dtxn_sched_busy_until_ns(th->s), next;
+	unsigned alive;
+
+	if (busy > now) {
+		ag_wake(r, th, busy); /* still computing: look again when it is free */
+		return;
+	}
+	alive = dtxn_sched_step_lc(th->s);
+	r->steps++;
+	r->alive = r->alive - th->alive + alive;
+	th->alive = alive;
+	busy = dtxn_sched_busy_until_ns(th->s);
+	if (busy > now)
+		next = busy;
+	else if (dtxn_sched_ready_count(th->s) > 0 || dtxn_sim_cq_pending(th->cq) > 0)
+		next = now;
+	else
+		next = dtxn_sched_next_timer_ns(th->s); /* UINT64_MAX: until a completion */
+	if (next != UINT64_MAX)
+		ag_wake(r, th, RTE_MAX(next, now));
+}
+
+/* Live line: commits, aborts and latency of the last virtual interval. */
+struct sim_live {
+	uint64_t commits, attempts, aborts;
+	struct dtxn_hist prev, cur, iv;
+};
+
+static void
+sim_live_line(struct sim_run *r, struct sim_live *lv, double elapsed_s, double interval_s)
+{
+	uint64_t c = 0, a = 0, ab = 0;
+
+	dtxn_hist_reset(&lv->cur);
+	for (unsigned i = 0; i < r->n_threads; i++) {
+		uint64_t tc, ta, tab;
+
+		dtxn_run_stats_totals(r->th[i].stats, &tc, &ta, &tab);
+		c += tc;
+		a += ta;
+		ab += tab;
+		for (unsigned t = 0; t < r->th[i].stats->n_types; t++)
+			dtxn_hist_merge(&lv->cur, &r->th[i].stats->type[t].lat);
+	}
+	dtxn_hist_reset(&lv->iv);
+	for (unsigned i = 0; i < DTXN_HIST_BUCKETS; i++) {
+		lv->iv.b[i] = lv->cur.b[i] - lv->prev.b[i];
+		lv->iv.count += lv->iv.b[i];
+	}
+	lv->iv.sum = lv->cur.sum - lv->prev.sum;
+	lv->iv.max = lv->cur.max;
+	dtxn_report_live(stdout, elapsed_s, interval_s, c - lv->commits, a - lv->attempts,
+			 ab - lv->aborts, &lv->iv);
+	lv->prev = lv->cur;
+	lv->commits = c;
+	lv->attempts = a;
+	lv->aborts = ab;
+}
+
+static int
+sim_loop(struct sim_run *r)
+{
+	const struct app_conf *c = r->conf;
+	const uint64_t t0 = dtxn_now_ns();
+	const uint64_t t_end = c->txns ? UINT64_MAX : t0 + (uint64_t)(c->duration_s * 1e9 + 0.5);
+	uint64_t now = t0, next_live = t0 + SIM_LIVE_NS, at_once = 0, last_live = t0;
+	struct sim_live *lv = c->live ? calloc(1, sizeof(*lv)) : NULL;
+	bool stopping = false;
+	int rc = APP_EXIT_OK;
+
+	r->t_start_ns = t0;
+	for (;;) {
+		uint64_t next;
+
+		if (!stopping && now >= t_end) {
+			for (unsigned i = 0; i < r->n_threads; i++)
+				dtxn_sched_stop(r->th[i].s);
+			stopping = true;
+		}
+		(void)dtxn_sim_run_events(r->fabric, now);
+		while (ag_top(r) <= now) {
+			struct sim_thread *th = &r->th[r->ag[0].th];
+
+			ag_pop(r);
+			th->wake_ns = UINT64_MAX;
+			sim_step(r, th, now);
+			if (++at_once > SIM_MAX_STEPS_AT_ONCE) {
+				app_err("simulation livelock: %" PRIu64 " steps at virtual time %.9f s without time passing (a coroutine yields in a loop?)",
+					at_once, (double)(now - t0) / 1e9);
+				rc = APP_EXIT_FAIL;
+				goto out;
+			}
+		}
+		if (r->alive == 0)
+			break;
+		next = RTE_MIN(dtxn_sim_next_event_ns(r->fabric), ag_top(r));
+		if (next <= now)
+			continue; /* events made at `now` (a model with no RTT) */
+		if (next == UINT64_MAX) {
+			app_err("simulation stalled at virtual time %.9f s: %" PRIu64 " coroutines wait and nothing can wake them",
+				(double)(now - t0) / 1e9, r->alive);
+			rc = APP_EXIT_FAIL;
+			goto out;
+		}
+		if (!stopping && next > t_end)
+			next = t_end;
+		if (lv != NULL && next >= next_live && !stopping) {
+			sim_live_line(r, lv, (double)(next_live - t0) / 1e9,
+				      (double)(next_live - last_live) / 1e9);
+			last_live = next_live;
+			next_live += SIM_LIVE_NS;
+		}
+		dtxn_clock_advance(next);
+		now = next;
+		at_once = 0;
+	}
+	r->seconds = (double)((c->txns ? now : t_end) - t0) / 1e9;
+	/* in-flight unsignaled WRs (unlocks) still have to reach MN memory */
+	for (uint64_t t; (t = dtxn_sim_next_event_ns(r->fabric)) != UINT64_MAX;) {
+		dtxn_clock_advance(t);
+		(void)dtxn_sim_run_events(r->fabric, t);
+	}
+	/* the RNIC queues and the CPUs still work after the stop: busy
+	 * fractions are taken over the whole span, so they never pass 1 */
+	now = dtxn_now_ns();
+	for (unsigned i = 0; i < r->n_threads; i++)
+		now = RTE_MAX(now, dtxn_sched_busy_until_ns(r->th[i].s));
+	r->span_s = (double)(now - t0) / 1e9;
+out:
+	free(lv);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The run                                                            */
+/* ------------------------------------------------------------------ */
+
+static void
+sim_teardown(struct sim_run *r)
+{
+	if (r->th != NULL) {
+		for (unsigned i = 0; i < r->n_threads; i++) {
+			dtxn_worker_destroy(r->th[i].w);
+			rte_free(r->th[i].stats);
+			rte_free(r->th[i].ctx);
+		}
+		free(r->th);
+	}
+	free(r->ag);
+	if (r->db != NULL)
+		dtxn_db_destroy(r->db);
+	if (r->fabric != NULL)
+		dtxn_fabric_close(r->fabric);
+	if (r->bench != NULL)
+		dtxn_bench_free(r->bench);
+}
+
+int
+app_run_sim(const struct app_conf *c)
+{
+	struct sim_run r = { .conf = c };
+	uint64_t ev0, w0;
+	char err[256];
+	int rc;
+
+	r.n_threads = (unsigned)(c->cn * c->threads);
+	if (dtxn_cpu_model_load(c->cpu_path, &r.cpu, err, sizeof(err)) != 0) {
+		app_err("--cpu: %s", err);
+		return APP_EXIT_USAGE;
+	}
+	rc = sim_build_bench(&r);
+	if (rc == APP_EXIT_OK)
+		rc = sim_build_db(&r, (uint32_t)(r.n_threads * c->coroutines));
+	if (rc == APP_EXIT_OK) {
+		/* loading is done on the MN CPUs in real time; the run is virtual */
+		dtxn_clock_set_virtual(SIM_T0_NS);
+		rc = sim_build_threads(&r);
+	}
+	if (rc != APP_EXIT_OK) {
+		sim_teardown(&r);
+		return rc;
+	}
+	printf("dtxn: %s under %s (%s) on sim%s%s: %" PRIu64 " MNs, %" PRIu64 " CNs x %" PRIu64
+	       " threads x %" PRIu64 " coordinators, nic %s, cpu %s, %s %g%s (virtual)\n",
+	       c->bench, c->protocol, c->isolation, c->cluster[0] ? " cluster " : "", c->cluster,
+	       c->mn, c->cn, c->threads, c->coroutines, c->nic, r.cpu.name,
+	       c->txns ? "txns" : "duration", c->txns ? (double)c->txns : c->duration_s,
+	       c->txns ? "" : " s");
+	fflush(stdout);
+	ev0 = dtxn_sim_events(r.fabric);
+	w0 = dtxn_clock_real_ns();
+	rc = sim_loop(&r);
+	r.wall_s = (double)(dtxn_clock_real_ns() - w0) / 1e9;
+	r.events = dtxn_sim_events(r.fabric) - ev0;
+	if (rc == APP_EXIT_OK)
+		rc = sim_report(&r);
+	sim_teardown(&r);
+	return rc;
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_APP_RUN_SIM_H
+#define DTXN_APP_RUN_SIM_H
+
+/**
+ * @file
+ * The simulated run (--fabric sim; doc/guides/sim.md), shared by
+ * run_sim.c (building the cluster and the event loop) and
+ * run_sim_report.c (the report).
+ *
+ * Every node and every CN thread lives in the main lcore's OS thread. A
+ * simulated thread is one dtxn worker (its own scheduler, CQ, QPs and
+ * address cache) on CN node n_mn + cn, stepped by the loop with
+ * dtxn_sched_step_lc() when it has work and its CPU is free.
+ */
+
+#include <stdint.h>
+
+#include "dtxn_bench.h"
+#include "dtxn_fabric.h"
+#include "dtxn_sched.h"
+#include "dtxn_stats.h"
+#include "dtxn_txn.h"
+#include "app.h"
+
+/** Virtual time at which a simulated run starts, ns (not 0: 0 often means "unset"). */
+#define SIM_T0_NS UINT64_C(1000000000)
+
+/** One simulated CN thread. */
+struct sim_thread {
+	struct dtxn_worker *w;
+	struct dtxn_sched *s;
+	struct dtxn_cq *cq;
+	struct sim_run *run;
+	uint32_t idx;                 /**< in sim_run.th[] */
+	uint16_t cn;                  /**< CN index, 0-based (node n_mn + cn) */
+	uint16_t thread;              /**< thread index in its CN */
+	uint64_t wake_ns;             /**< next agenda time, UINT64_MAX: wait for a CQE */
+	unsigned alive;               /**< coroutines alive after the last step */
+	struct dtxn_run_stats *stats; /**< written by this thread's coordinators */
+	struct dtxn_bench_ctx *ctx;   /**< one per coordinator */
+	unsigned n_ctx;
+};
+
+/** An agenda entry: step thread @c th at @c t_ns. Stale if th's wake_ns differs. */
+struct sim_agenda_ent {
+	uint64_t t_ns;
+	uint64_t seq;
+	uint32_t th;
+};
+
+/** The whole simulated run. */
+struct sim_run {
+	const struct app_conf *conf;
+	struct dtxn_bench *bench;
+	struct dtxn_db *db;
+	struct dtxn_fabric *fabric;
+	struct dtxn_cpu_model cpu;
+	unsigned n_threads;           /**< conf->cn * conf->threads */
+	struct sim_thread *th;
+	/* agenda: binary min-heap on (t_ns, seq), lazy deletion */
+	struct sim_agenda_ent *ag;
+	uint32_t ag_n, ag_cap;
+	uint64_t ag_seq;
+	uint64_t alive;               /**< coroutines alive, all threads */
+	uint64_t steps;               /**< dtxn_sched_step_lc() calls */
+	/* results */
+	uint64_t t_start_ns;          /**< virtual start */
+	double seconds;               /**< virtual seconds measured (rates) */
+	double span_s;                /**< virtual seconds until the last event (busy fractions) */
+	double wall_s;                /**< wall seconds of the loop */
+	uint64_t events;              /**< fabric events of the loop */
+};
+
+/**
+ * Builds the report of a finished simulated run, runs the benchmark's
+ * invariant checks, prints the summary and writes the JSON (--out).
+ * @return an APP_EXIT_* code.
+ */
+int sim_report(struct sim_run *r);
+
+#endif /* DTXN_APP_RUN_SIM_H */

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The report of a simulated run: the usual figures (per-type counters,
+ * latency, verbs per MN) measured in virtual time, plus section "sim"
+ * (virtual seconds, events, busy fraction of every RNIC unit and CN thread,
+ * the bottleneck, CPU units charged) and section "host" (wall seconds,
+ * events per wall second), the only part that differs between two runs
+ * with the same seed.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "dtxn_fabric_sim.h"
+#include "run_sim.h"
+
+static void
+sim_report_conf(const struct sim_run *r, struct dtxn_report *rep)
+{
+	const struct app_conf *c = r->conf;
+	const struct dtxn_bench_ops *bops = r->bench->ops;
+
+	dtxn_report_conf(rep, "bench", "%s", c->bench);
+	dtxn_report_conf(rep, "protocol", "%s", c->protocol);
+	dtxn_report_conf(rep, "isolation", "%s", c->isolation);
+	dtxn_report_conf(rep, "fabric", "%s", c->fabric);
+	dtxn_report_conf(rep, "cluster", "%s", c->cluster[0] ? c->cluster : "-");
+	dtxn_report_conf(rep, "nic", "%s", c->nic);
+	dtxn_report_conf(rep, "cn_nic", "%s", c->cn_nic[0] ? c->cn_nic : c->nic);
+	dtxn_report_conf(rep, "cpu", "%s", r->cpu.name);
+	dtxn_report_conf(rep, "mn", "%" PRIu64, c->mn);
+	dtxn_report_conf(rep, "cn", "%" PRIu64, c->cn);
+	dtxn_report_conf(rep, "replicas", "%" PRIu64, c->replicas);
+	dtxn_report_conf(rep, "workers", "%u", r->n_threads);
+	dtxn_report_conf(rep, "threads", "%" PRIu64, c->threads);
+	dtxn_report_conf(rep, "coroutines", "%" PRIu64, c->coroutines);
+	dtxn_report_conf(rep, "coordinators", "%" PRIu64, c->coroutines * r->n_threads);
+	if (c->txns)
+		dtxn_report_conf(rep, "txns", "%" PRIu64, c->txns);
+	else
+		dtxn_report_conf(rep, "duration", "%g", c->duration_s);
+	dtxn_report_conf(rep, "seed", "%" PRIu64, c->seed);
+	for (unsigned k = 0; k < bops->n_opts; k++) {
+		const struct dtxn_opt *o = &bops->opts[k];
+		const char *p = (const char *)r->bench->conf + o->offset;
+
+		if (o->type == DTXN_OPT_U64) {
+			uint64_t v;
+
+			memcpy(&v, p, sizeof(v));
+			dtxn_report_conf(rep, o->name, "%" PRIu64, v);
+		} else {
+			double v;
+
+			memcpy(&v, p, sizeof(v));
+			dtxn_report_conf(rep, o->name, "%g", v);
+		}
+	}
+}
+
+static void
+sim_report_stats(const struct sim_run *r, struct dtxn_report *rep)
+{
+	const struct dtxn_bench_ops *bops = r->bench->ops;
+	uint16_t n_mn = (uint16_t)r->conf->mn;
+
+	rep->seconds = r->seconds;
+	for (unsigned t = 0; t < bops->n_types && t < DTXN_STATS_MAX_TYPES; t++)
+		rep->type_names[t] = bops->type_names[t];
+	rep->n_reasons = DTXN_ABORT_REASON_MAX;
+	for (unsigned i = 0; i < DTXN_ABORT_REASON_MAX && i < DTXN_STATS_MAX_REASONS; i++)
+		rep->reason_names[i] = i == 0 ? NULL : dtxn_abort_reason_name((int)i);
+	dtxn_run_stats_reset(&rep->stats, bops->n_types);
+	rep->n_mn = n_mn;
+	for (unsigned i = 0; i < r->n_threads; i++) {
+		struct dtxn_fabric_counters per_mn[DTXN_MAX_NODES];
+
+		dtxn_run_stats_merge(&rep->stats, r->th[i].stats);
+		memset(per_mn, 0, sizeof(per_mn));
+		dtxn_worker_counters(r->th[i].w, per_mn);
+		for (unsigned m = 0; m < n_mn; m++)
+			for (unsigned op = 0; op < DTXN_WR_OP_MAX; op++) {
+				rep->per_mn[m].ops[op] += per_mn[m].ops[op];
+				rep->per_mn[m].bytes[op] += per_mn[m].bytes[op];
+			}
+	}
+}
+
+/* Units of CPU work, by enum dtxn_cpu_op (the cost keys without "_ns"). */
+static const char *const g_unit_names[DTXN_CPU_OP_MAX] = {
+	[DTXN_CPU_TXN] = "txn",
+	[DTXN_CPU_RECORD] = "record",
+	[DTXN_CPU_WR] = "wr",
+	[DTXN_CPU_DOORBELL] = "doorbell",
+	[DTXN_CPU_CQE] = "cqe",
+	[DTXN_CPU_MSG] = "msg",
+};
+
+static double
+sim_frac(uint64_t ns, double seconds)
+{
+	return seconds > 0 ? (double)ns / (seconds * 1e9) : 0.0;
+}
+
+static void
+sim_busy_note(struct dtxn_report_sim *s, const struct dtxn_report_busy *b)
+{
+	if (b->busy > s->bottleneck.busy || s->bottleneck.name[0] == '\0')
+		s->bottleneck = *b;
+}
+
+/* Fills the "sim" section; @p nic and @p thr have room for every unit / thread. */
+static void
+sim_report_sim(const struct sim_run *r, struct dtxn_report_sim *s,
+	       struct dtxn_report_busy *nic, struct dtxn_report_busy *thr)
+{
+	static const char *const units[] = { "rw", "atomic", "dm_atomic" };
+	const struct app_conf *c = r->conf;
+	unsigned n_nodes = (unsigned)(c->mn + c->cn);
+
+	s->virtual_seconds = r->seconds;
+	s->events = r->events;
+	s->nic = nic;
+	s->threads = thr;
+	for (unsigned node = 0; node < n_nodes; node++) {
+		const struct dtxn_nic_state *st = dtxn_fabric_nic_state(r->fabric, (uint16_t)node);
+		const struct dtxn_nic_unit *u[3];
+
+		if (st == NULL)
+			continue;
+		u[0] = &st->rw;
+		u[1] = &st->atomic;
+		u[2] = &st->dm_atomic;
+		for (unsigned k = 0; k < RTE_DIM(units); k++) {
+			struct dtxn_report_busy *b = &nic[s->n_nic];
+
+			if (u[k]->ops == 0)
+				continue;
+			if (node < c->mn)
+				snprintf(b->name, sizeof(b->name), "mn%u.%s", node, units[k]);
+			else
+				snprintf(b->name, sizeof(b->name), "cn%u.%s",
+					 node - (unsigned)c->mn, units[k]);
+			b->busy = sim_frac(u[k]->busy_ns, r->span_s);
+			b->count = u[k]->ops;
+			sim_busy_note(s, b);
+			s->n_nic++;
+		}
+	}
+	for (unsigned i = 0; i < r->n_threads; i++) {
+		const struct sim_thread *th = &r->th[i];
+		const uint64_t *ops = dtxn_sched_cpu_ops(th->s);
+		struct dtxn_report_busy *b = &thr[s->n_threads++];
+
+		snprintf(b->name, sizeof(b->name), "cn%u.t%u", th->cn, th->thread);
+		b->count = dtxn_sched_cpu_ns(th->s);
+		b->busy = sim_frac(b->count, r->span_s);
+		sim_busy_note(s, b);
+		for (unsigned k = 0; k < DTXN_CPU_OP_MAX && k < RTE_DIM(s->cpu_units); k++)
+			s->cpu_units[k] += ops[k];
+	}
+	s->n_cpu = RTE_MIN((unsigned)DTXN_CPU_OP_MAX, (unsigned)RTE_DIM(s->cpu_units));
+	for (unsigned k = 0; k < s->n_cpu; k++)
+		s->cpu_names[k] = g_unit_names[k];
+}
+
+int
+sim_report(struct sim_run *r)
+{
+	const struct app_conf *c = r->conf;
+	unsigned n_nodes = (unsigned)(c->mn + c->cn), n = 0;
+	struct dtxn_report *rep = calloc(1, sizeof(*rep));
+	struct dtxn_report_busy *nic = calloc((size_t)n_nodes * 3, sizeof(*nic));
+	struct dtxn_report_busy *thr = calloc(r->n_threads, sizeof(*thr));
+	struct dtxn_bench_ctx **ctxs = calloc((size_t)r->n_threads * c->coroutines, sizeof(*ctxs));
+	struct dtxn_report_sim sim;
+	struct dtxn_report_host host;
+	int rc = APP_EXIT_OK;
+
+	if (rep == NULL || nic == NULL || thr == NULL || ctxs == NULL) {
+		app_err("out of memory for the report");
+		rc = APP_EXIT_FAIL;
+		goto out;
+	}
+	memset(&sim, 0, sizeof(sim));
+	sim_report_conf(r, rep);
+	sim_report_stats(r, rep);
+	sim_report_sim(r, &sim, nic, thr);
+	host.wall_seconds = r->wall_s;
+	host.events_per_wall_second = r->wall_s > 0 ? (double)r->events / r->wall_s : 0.0;
+	rep->sim = &sim;
+	rep->host = &host;
+	for (unsigned i = 0; i < r->n_threads; i++)
+		for (unsigned k = 0; k < r->th[i].n_ctx; k++)
+			ctxs[n++] = &r->th[i].ctx[k];
+	if (r->bench->ops->check(r->bench, r->db, (struct dtxn_bench_ctx *const *)ctxs, n,
+				 rep) != 0)
+		dtxn_report_check(rep, "invariant_check_ran", false,
+				  "the check could not read MN memory");
+	dtxn_report_print(rep, stdout);
+	if (c->out[0] != '\0') {
+		int wrc = dtxn_report_write_json(rep, c->out);
+
+		if (wrc != 0) {
+			app_err("--out %s: %s", c->out, strerror(-wrc));
+			rc = APP_EXIT_FAIL;
+		}
+	}
+	if (!dtxn_report_ok(rep)) {
+		app_err("an invariant does not hold (see the checks above)");
+		rc = APP_EXIT_FAIL;
+	}
+out:
+	free(ctxs);
+	free(thr);
+	free(nic);
+	free(rep);
+	return rc;
+}

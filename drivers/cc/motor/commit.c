@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Motor's commit phase (paper §5.1 phase 3): after validation, one
+ * doorbell batch writes every new version to every replica and unlocks
+ * the primaries; the txn is committed when every replica has acked (the
+ * last WR of each MN's chain is signaled; RC completes in order). No
+ * undo or redo log: the old versions in the CVT and the attribute bar are
+ * the undo information.
+ *
+ * Per written record and replica, in this order on the replica's QP
+ * (§4.4 R1: Vpkg -> attributes -> Vcell):
+ *   update/delete/re-insert  WRITE Vpkg, WRITE pre-images (if any),
+ *                            WRITE the Vcell array (every cell re-stamped)
+ *   new-key insert           WRITE Vpkg, WRITE the whole slot (CVT)
+ * then, on the primary, WRITE 0 to the record lock, and for inserts
+ * WRITE {lock 0, version + 1} to the bucket header of every replica.
+ *
+ * Read-only txns commit without validation (the paper's "movable" start
+ * time), after the recheck of any read that saw a lock (validate.c).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "motor_private.h"
+
+static const uint64_t g_zero;
+
+/* Columns whose bytes differ between @p a and @p b. */
+static uint32_t
+commit_diff(const struct dtxn_table *t, const uint8_t *a, const uint8_t *b)
+{
+	unsigned c, n = motor_columns(t);
+	uint32_t bitmap = 0, off, size;
+
+	for (c = 0; c < n; c++) {
+		motor_column(t, c, &off, &size);
+		if (memcmp(a + off, b + off, size) != 0)
+			bitmap |= UINT32_C(1) << c;
+	}
+	return bitmap;
+}
+
+/* Packs the old bytes of the columns in @p bitmap (the pre-images). */
+static void
+commit_pack(const struct dtxn_table *t, uint32_t bitmap, const uint8_t *old, uint8_t *seg)
+{
+	unsigned c, n = motor_columns(t);
+	uint32_t off, size;
+
+	for (c = 0; c < n; c++) {
+		if ((bitmap & (UINT32_C(1) << c)) == 0)
+			continue;
+		motor_column(t, c, &off, &size);
+		memcpy(seg, old + off, size);
+		seg += size;
+	}
+}
+
+/* WRITE of @p len bytes at primary address @p primary, on every replica. */
+static void
+commit_write_all(struct dtxn_batch *b, const struct dtxn_table *t, dtxn_raddr_t primary,
+		 const void *src, uint32_t len)
+{
+	uint16_t r;
+
+	for (r = 0; r < t->n_replicas; r++)
+		dtxn_batch_write(b, dtxn_store_replica_raddr(t, r, primary), src, len, false);
+}
+
+/* New-key insert: a fresh CVT whose only version is ours. */
+static void
+commit_insert(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
+{
+	const struct dtxn_table *tab = it->table;
+	struct motor_cvt *cvt = motor_cvt_of(it->slot);
+	uint8_t *vpkg = motor_local_vpkg(it);
+	uint32_t i, n = motor_vnum(tab);
+
+	cvt->hdr.key = it->key;
+	cvt->hdr.table_id = tab->def.id;
+	cvt->hdr.flags = DTXN_SLOT_VALID;
+	cvt->lock = 0;
+	memset(cvt->cells, 0, (size_t)n * MOTOR_CELL_SIZE);
+	cvt->cells[0].valid = 1;
+	cvt->cells[0].flags = MOTOR_CELL_INSERT;
+	cvt->cells[0].version = t->cc[MOTOR_TS_COMMIT];
+	cvt->cells[0].writer = t->id;
+	for (i = 0; i < n; i++)
+		cvt->cells[i].sa = cvt->cells[i].ea = 1;
+	vpkg[0] = 1;
+	vpkg[motor_vpkg_size(tab) - 1] = 1;
+	commit_write_all(b, tab, motor_vpkg_raddr(tab, it->slot_raddr), vpkg, motor_vpkg_size(tab));
+	commit_write_all(b, tab, it->slot_raddr, cvt, tab->slot_size);
+}
+
+/* Update, delete or re-insert of a CVT read under our lock. */
+static int
+commit_version(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
+{
+	const struct dtxn_table *tab = it->table;
+	struct motor_item *mi = motor_item_of(it);
+	struct motor_cvt *cvt = motor_cvt_of(it->slot);
+	uint8_t *vpkg = motor_local_vpkg(it), *seg = NULL, anchor;
+	struct motor_cell nc;
+	uint32_t len, start;
+	unsigned cell;
+
+	memset(&nc, 0, sizeof(nc));
+	nc.version = t->cc[MOTOR_TS_COMMIT];
+	nc.writer = t->id;
+	if (it->kind == DTXN_ITEM_DELETE) {
+		/* the value stays; the new version says the key is gone */
+		memcpy(it->value, mi->pre, tab->def.value_size);
+		nc.flags = MOTOR_CELL_TOMB;
+	} else {
+		nc.bitmap = commit_diff(tab, mi->pre, it->value);
+	}
+	len = motor_seg_len(tab, nc.bitmap);
+	if (len != 0) {
+		seg = dtxn_txn_alloc(t, len);
+		if (seg == NULL)
+			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+		commit_pack(tab, nc.bitmap, mi->pre, seg);
+	}
+	anchor = (uint8_t)(motor_cvt_anchor(tab, cvt) + 1);
+	(void)motor_gc_install(tab, cvt->cells, &nc, anchor, &cell, &start);
+	vpkg[0] = anchor;
+	vpkg[motor_vpkg_size(tab) - 1] = anchor;
+	commit_write_all(b, tab, motor_vpkg_raddr(tab, it->slot_raddr), vpkg, motor_vpkg_size(tab));
+	if (len != 0)
+		commit_write_all(b, tab, motor_bar_raddr(tab, it->slot_raddr) + start, seg, len);
+	commit_write_all(b, tab, it->slot_raddr + MOTOR_CELLS_OFF, cvt->cells,
+			 motor_vnum(tab) * MOTOR_CELL_SIZE);
+	return DTXN_OK;
+}
+
+static int
+commit_round(struct dtxn_txn *t)
+{
+	struct dtxn_addr_cache *ac = t->coord->worker->addr_cache;
+	struct dtxn_batch b;
+	uint32_t i;
+	int rc, reason = DTXN_OK;
+
+	dtxn_batch_init(&b, t->coord);
+	for (i = 0; i < t->n_items && reason == DTXN_OK; i++) {
+		struct dtxn_item *it = &t->items[i];
+
+		if (!motor_is_write(it))
+			continue;
+		if (it->kind == DTXN_ITEM_INSERT && !motor_item_of(it)->reinsert)
+			commit_insert(t, it, &b);
+		else
+			reason = commit_version(t, it, &b);
+	}
+	/* after the data, on the same QPs: the unlocks */
+	for (i = 0; i < t->n_items && reason == DTXN_OK; i++) {
+		struct dtxn_item *it = &t->items[i];
+		struct motor_item *mi = motor_item_of(it);
+
+		if (it->flags & DTXN_ITEM_F_LOCKED)
+			dtxn_batch_write(&b, it->cc[1], &g_zero, 8, false);
+		if (it->flags & DTXN_ITEM_F_BLOCKED) {
+			mi->bimg[0] = 0;
+			mi->bimg[1] = it->bucket_version + 1;
+			commit_write_all(&b, it->table, it->cc[2], mi->bimg, sizeof(mi->bimg));
+		}
+	}
+	if (reason != DTXN_OK) {
+		dtxn_batch_done(&b);
+		return reason;
+	}
+	rc = dtxn_batch_run(&b);
+	dtxn_batch_done(&b);
+	if (rc == -ENOBUFS)
+		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	if (rc != 0)
+		return DTXN_ABORT(DTXN_ABORT_FABRIC);
+	for (i = 0; i < t->n_items; i++) {
+		struct dtxn_item *it = &t->items[i];
+
+		it->flags &= ~(DTXN_ITEM_F_LOCKED | DTXN_ITEM_F_BLOCKED);
+		if (it->kind == DTXN_ITEM_INSERT)
+			dtxn_addr_cache_insert(ac, it->table->def.id, it->key, it->slot_raddr);
+	}
+	return DTXN_OK;
+}
+
+int
+motor_commit(struct dtxn_txn *t)
+{
+	bool has_write = false, has_read = false;
+	uint32_t i;
+	int reason = DTXN_OK;
+
+	for (i = 0; i < t->n_items; i++) {
+		if (motor_is_write(&t->items[i]))
+			has_write = true;
+		else
+			has_read = true;
+	}
+	if (!has_write) {
+		/* read-only: a snapshot at T_start, no validation, no locks */
+		if (t->cc[MOTOR_TX_FLAGS] & MOTOR_TX_SIGHTED)
+			reason = motor_recheck(t, true);
+		return reason;
+	}
+	if (motor_iso(t) == DTXN_ISO_SI && (t->cc[MOTOR_TX_FLAGS] & MOTOR_TX_SIGHTED))
+		reason = motor_recheck(t, false); /* we hold locks: do not wait */
+	if (reason == DTXN_OK)
+		reason = motor_timestamp(t, &t->cc[MOTOR_TS_COMMIT]);
+	if (reason == DTXN_OK && motor_iso(t) == DTXN_ISO_SR && has_read)
+		reason = motor_validate(t);
+	if (reason == DTXN_OK)
+		reason = commit_round(t);
+	if (reason != DTXN_OK)
+		motor_release(t);
+	return reason;
+}
+
+void
+motor_abort(struct dtxn_txn *t)
+{
+	motor_release(t);
+}

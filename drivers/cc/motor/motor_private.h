@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_MOTOR_PRIVATE_H
+#define DTXN_MOTOR_PRIVATE_H
+
+/**
+ * @file
+ * Motor (Zhang, Hua, Yang, OSDI'24): multi-versioning with consecutive
+ * version tuples (CVTs) over one-sided verbs, SR and SI
+ * (doc/guides/motor.md). Which file does what:
+ * - motor.c: ops table, registration, per-worker TSO client;
+ * - format.c: the record format (CVT in the slot, value package and
+ *   attribute bar in the slot's aux area), loading, version choice,
+ *   rebuilding an old version from pre-images (paper §4.1, §4.2, §4.4);
+ * - gc.c: coordinator-active garbage collection: the new Vcell and its
+ *   attribute-bar segment (§4.3);
+ * - execute.c: execution phase, both rounds, and releasing held locks
+ *   (§5.1 phase 1);
+ * - validate.c: SR validation at T_commit and the snapshot recheck of
+ *   reads that saw a lock (§5.1 phase 2, §5.2);
+ * - commit.c: commit phase, one doorbell batch to every replica with the
+ *   unlocks (§5.1 phase 3);
+ * - oplog.c: the operation log for coordinator failures (§5.3).
+ */
+
+#include <rte_common.h>
+#include <rte_log.h>
+
+#include "dtxn_tso.h"
+#include "dtxn_txn_driver.h"
+
+extern int dtxn_motor_logtype;
+#define MOTOR_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, dtxn_motor_logtype, "dtxn.cc.motor: " fmt "\n", ##__VA_ARGS__)
+
+/* ------------------------------------------------------------------ */
+/* Record format                                                      */
+/* ------------------------------------------------------------------ */
+
+/** Versions per record when the table does not say (def.n_versions 0): KVS/TPC-C's 4. */
+#define MOTOR_VNUM_DEFAULT 4
+/** Fewest versions per record: one old version besides the newest. */
+#define MOTOR_VNUM_MIN 2
+
+/**
+ * CVT header in the slot: [slot header 16 B: Key, TableID][Lock]. The
+ * paper's VpkgPtr and AttrBarPtr are implicit: a slot's position names
+ * its aux area (lib/store), where its Vpkg and attribute bar live. Stored
+ * pointers would go stale when the loader moves a record to another slot
+ * (it moves the aux area with it).
+ */
+#define MOTOR_LOCK_OFF 16
+#define MOTOR_CELLS_OFF 24
+#define MOTOR_CELL_SIZE 32
+
+/** Vcell flags. */
+#define MOTOR_CELL_INSERT 0x1 /**< no version of the key precedes this one (new-key insert) */
+#define MOTOR_CELL_TOMB 0x2   /**< the version is a deletion */
+
+/** A version cell (Vcell), 32 B: anchors in its first and last byte. */
+struct motor_cell {
+	uint8_t sa;          /**< VcellSA */
+	uint8_t valid;
+	uint8_t flags;       /**< MOTOR_CELL_* */
+	uint8_t rsvd0;
+	uint32_t bitmap;     /**< columns this version changed (bit 0 = column 1) */
+	uint64_t version;    /**< commit timestamp; 0: the version loaded before the run */
+	uint64_t writer;     /**< txn id of the writer (0: loaded), for the history checker */
+	uint32_t start_off;  /**< StartOffset: its pre-images in the attribute bar */
+	uint16_t rsvd1;
+	uint8_t rsvd2;
+	uint8_t ea;          /**< VcellEA */
+};
+_Static_assert(sizeof(struct motor_cell) == MOTOR_CELL_SIZE, "motor cell");
+
+/** The CVT as it sits in a slot. */
+struct motor_cvt {
+	struct dtxn_slot_hdr hdr;   /**< TableID, Key (and the store's flags) */
+	uint64_t lock;              /**< 0 free, else the holder's txn id */
+	struct motor_cell cells[];  /**< VNum cells */
+};
+_Static_assert(sizeof(struct motor_cvt) == MOTOR_CELLS_OFF, "motor CVT header");
+_Static_assert(offsetof(struct motor_cvt, lock) == MOTOR_LOCK_OFF, "motor lock");
+
+/** Value package (Vpkg): [VpkgSA, 7 B][value, rounded up to 8][7 B, VpkgEA]. */
+#define MOTOR_VPKG_VALUE_OFF 8
+
+/** "No version": the key did not exist at the snapshot (inserted later). */
+#define MOTOR_V_NONE UINT64_MAX
+
+static inline uint32_t
+motor_vnum(const struct dtxn_table *t)
+{
+	return (t->slot_size - MOTOR_CELLS_OFF) / MOTOR_CELL_SIZE;
+}
+
+static inline uint32_t
+motor_vpkg_size(const struct dtxn_table *t)
+{
+	return 16 + RTE_ALIGN_CEIL(t->def.value_size, 8);
+}
+
+/** Attribute bar size (ABS), bytes. */
+static inline uint32_t
+motor_abs(const struct dtxn_table *t)
+{
+	return t->aux_size - motor_vpkg_size(t);
+}
+
+static inline struct motor_cvt *
+motor_cvt_of(void *slot)
+{
+	return (struct motor_cvt *)slot;
+}
+
+/** VpkgPtr of the record in slot @p slot (primary address). */
+static inline dtxn_raddr_t
+motor_vpkg_raddr(const struct dtxn_table *t, dtxn_raddr_t slot)
+{
+	return dtxn_store_aux_raddr(t, 0, slot);
+}
+
+/** AttrBarPtr of the record in slot @p slot (primary address). */
+static inline dtxn_raddr_t
+motor_bar_raddr(const struct dtxn_table *t, dtxn_raddr_t slot)
+{
+	return dtxn_store_aux_raddr(t, 0, slot) + motor_vpkg_size(t);
+}
+
+/** The local Vpkg image that follows the local slot copy. */
+static inline uint8_t *
+motor_local_vpkg(const struct dtxn_item *it)
+{
+	return (uint8_t *)it->slot + it->table->slot_size;
+}
+
+/** The local attribute-bar image (pre-images land at their bar offsets). */
+static inline uint8_t *
+motor_local_bar(const struct dtxn_item *it)
+{
+	return motor_local_vpkg(it) + motor_vpkg_size(it->table);
+}
+
+/** VpkgEA of a Vpkg image (VpkgSA is its first byte). */
+static inline uint8_t
+motor_vpkg_ea(const struct dtxn_table *t, const uint8_t *vpkg)
+{
+	return vpkg[motor_vpkg_size(t) - 1];
+}
+
+/** Result of choosing a version at a timestamp. */
+enum motor_pick {
+	MOTOR_PICK_FOUND = 0, /**< a version (which may be a tombstone) */
+	MOTOR_PICK_ABSENT,    /**< the key was inserted after the timestamp */
+	MOTOR_PICK_GONE,      /**< the version needed was garbage-collected */
+};
+
+/* format.c */
+int motor_table_sizes(const struct dtxn_table_def *def, uint32_t *slot_size, uint32_t *aux_size);
+uint32_t motor_slot_size(uint32_t value_size);
+void motor_slot_format(const struct dtxn_table *t, void *slot, const void *value, void *arg);
+void *motor_slot_value(const struct dtxn_table *t, void *slot);
+void *motor_mn_value(struct dtxn_db *db, const struct dtxn_table *t, void *mn_slot);
+/** Common anchor of every cell of a CVT copy, or -1 if the copy is torn. */
+int motor_cvt_anchor(const struct dtxn_table *t, const struct motor_cvt *cvt);
+/** Index of the newest valid cell, or -1. */
+int motor_cvt_newest(const struct dtxn_table *t, const struct motor_cvt *cvt);
+/**
+ * Chooses the version a reader at timestamp @p ts sees: the valid cell
+ * with the largest version < ts (paper §5.1).
+ * @param idx  out: the cell (MOTOR_PICK_FOUND).
+ */
+enum motor_pick motor_cvt_pick(const struct dtxn_table *t, const struct motor_cvt *cvt,
+			       uint64_t ts, int *idx);
+/** Identity of what a reader at @p ts sees: a version, MOTOR_V_NONE, or 0 with GONE. */
+uint64_t motor_cvt_seen(const struct dtxn_table *t, const struct motor_cvt *cvt, uint64_t ts,
+			enum motor_pick *res);
+/** True if a valid cell holds a version > ts. */
+bool motor_cvt_has_newer(const struct dtxn_table *t, const struct motor_cvt *cvt, uint64_t ts);
+/** Bytes of the pre-images of the columns in @p bitmap. */
+uint32_t motor_seg_len(const struct dtxn_table *t, uint32_t bitmap);
+/** Offset and size of column @p c in the value. */
+void motor_column(const struct dtxn_table *t, unsigned c, uint32_t *off, uint32_t *size);
+/** Number of columns of the table (1 when it declares none). */
+unsigned motor_columns(const struct dtxn_table *t);
+/**
+ * Rebuilds in @p out the value of the version in cell @p v0 from the
+ * newest value @p newest and the pre-images in the local bar image of
+ * every valid cell newer than it, applied newest first (paper §4.2).
+ */
+void motor_rebuild(const struct dtxn_table *t, const struct motor_cvt *cvt, int v0,
+		   const uint8_t *newest, const uint8_t *bar, uint8_t *out);
+
+/* gc.c */
+/**
+ * Installs a new version in a CVT image (the copy read under the lock):
+ * takes an empty Vcell or overwrites the oldest one, places the version's
+ * pre-images after the newest version's in the attribute bar (wrapping to
+ * its start), invalidates the versions that can no longer be rebuilt
+ * because their pre-images were overwritten, and stamps every cell with
+ * @p anchor (paper §4.3, §4.4).
+ *
+ * @param cells   in/out: the VNum cells.
+ * @param cell    out: the cell taken.
+ * @param start   out: where the pre-images go in the bar.
+ * @return cells invalidated (besides the one overwritten).
+ */
+unsigned motor_gc_install(const struct dtxn_table *t, struct motor_cell *cells,
+			  const struct motor_cell *nc, uint8_t anchor, unsigned *cell,
+			  uint32_t *start);
+
+/* ------------------------------------------------------------------ */
+/* Protocol state                                                     */
+/* ------------------------------------------------------------------ */
+
+/** What an item waits for / does next in execute. */
+enum motor_state {
+	MOTOR_S_CVT = 0,   /**< RO, cached: READ the CVT */
+	MOTOR_S_BKT,       /**< READ bucket probe p (lookup) */
+	MOTOR_S_LOCK,      /**< RW/delete, cached: {CAS lock, READ CVT} */
+	MOTOR_S_LOCK_VPKG, /**< RW/delete/re-insert found through the bucket: {CAS, READ CVT, READ Vpkg} */
+	MOTOR_S_VPKG,      /**< RW/delete: READ the Vpkg */
+	MOTOR_S_VALUE,     /**< RO: READ pre-images, then the Vpkg */
+	MOTOR_S_INS,       /**< insert: {CAS bucket lock, READ home bucket} */
+	MOTOR_S_INS_PROBE, /**< insert: READ overflow bucket p (existence) */
+	MOTOR_S_DONE,
+};
+
+/** CAS result before the CAS completed. */
+#define MOTOR_CAS_UNSET UINT64_MAX
+/** Re-reads of a record whose CVT or value changed under a lock-free read. */
+#define MOTOR_READ_RETRIES 16
+/** Rechecks of a snapshot read that saw a lock, before giving up. */
+#define MOTOR_RECHECK_MAX 64
+/** Pause between two rechecks, ns. */
+#define MOTOR_RECHECK_PAUSE_NS 2000
+
+/** Protocol state of one item, from the arena (item->cc[0]). */
+struct motor_item {
+	uint8_t state;        /**< enum motor_state */
+	uint8_t inflight;     /**< WRs posted in the current round */
+	uint8_t probe;        /**< bucket probe being read */
+	uint8_t n_bkt;        /**< absent read: buckets visited */
+	uint8_t own_block;    /**< insert: this item CASes its bucket lock */
+	uint8_t sighted;      /**< read: saw another txn's lock (record or bucket) */
+	uint8_t absent_bkt;   /**< read: the key is in no bucket of its chain */
+	uint8_t reinsert;     /**< insert over a tombstone: a new version of the CVT */
+	uint8_t retries;      /**< re-reads after a torn or changed read */
+	uint8_t rsvd[3];
+	int32_t cell;         /**< the cell chosen (V0), -1 none */
+	int32_t slot_idx;     /**< insert: the free slot taken, -1 none */
+	uint64_t seen;        /**< identity of what was read (version, MOTOR_V_NONE) */
+	uint64_t lock_old;    /**< CAS result of the record lock */
+	uint64_t block_old;   /**< CAS result of the bucket lock */
+	dtxn_raddr_t braddr[DTXN_STORE_MAX_PROBE];
+	uint64_t bver[DTXN_STORE_MAX_PROBE];
+	uint64_t vbuf[DTXN_STORE_MAX_PROBE][2]; /**< validation: bucket lock, version */
+	uint8_t *pre;         /**< written items: the value as read (pre-images come from it) */
+	uint8_t *vpkg_in;     /**< re-insert: where its old Vpkg is read (the app owns the local one) */
+	void *cvt2;           /**< validation: the CVT re-read */
+	uint64_t bimg[2];     /**< insert: bucket header image written at commit */
+};
+
+/** Txn scratch (dtxn_txn.cc). */
+#define MOTOR_TS_START 0  /**< T_start, 0 until the first execute */
+#define MOTOR_TS_COMMIT 1 /**< T_commit, 0 until commit */
+#define MOTOR_TX_FLAGS 2
+#define MOTOR_TX_SIGHTED 0x1 /**< a read saw a lock: recheck before a snapshot commit */
+
+/** Per-worker state. */
+struct motor_worker {
+	struct dtxn_tso *tso;     /**< the worker's TSO client (lib/tso) */
+};
+
+/** Per-coordinator state. */
+struct motor_coord {
+	struct dtxn_tso_req req;  /**< its place in the TSO client's queue */
+};
+
+static inline struct motor_item *
+motor_item_of(const struct dtxn_item *it)
+{
+	return (struct motor_item *)(uintptr_t)it->cc[0];
+}
+
+static inline bool
+motor_is_write(const struct dtxn_item *it)
+{
+	return it->kind != DTXN_ITEM_RO;
+}
+
+static inline enum dtxn_isolation
+motor_iso(const struct dtxn_txn *t)
+{
+	return t->coord->worker->db->conf.isolation;
+}
+
+static inline struct dtxn_tso *
+motor_tso(const struct dtxn_txn *t)
+{
+	return ((struct motor_worker *)t->coord->worker->cc_priv)->tso;
+}
+
+/** Gets a timestamp from the TSO; DTXN_OK or an abort reason. */
+int motor_timestamp(struct dtxn_txn *t, uint64_t *ts);
+
+/* execute.c */
+int motor_execute(struct dtxn_txn *t);
+/** Releases every lock the txn holds (fire-and-forget WRITEs of 0). */
+void motor_release(struct dtxn_txn *t);
+
+/* validate.c */
+/** SR validation of the read items at T_commit (one round). DTXN_OK or a reason. */
+int motor_validate(struct dtxn_txn *t);
+/**
+ * Snapshot recheck of the reads that saw another txn's lock: once the
+ * lock is gone, the read must still see the same version at T_start.
+ * @param wait  yield and re-read while the lock is held (up to
+ *   MOTOR_RECHECK_MAX times); false: a lock still held aborts.
+ * @return DTXN_OK or a reason.
+ */
+int motor_recheck(struct dtxn_txn *t, bool wait);
+/** Lock word and version identity a validation re-read shows; shared by both checks. */
+int motor_check_read(const struct dtxn_txn *t, const struct dtxn_item *it, uint64_t ts,
+		     bool *locked);
+
+/* commit.c */
+int motor_commit(struct dtxn_txn *t);
+void motor_abort(struct dtxn_txn *t);
+
+/* oplog.c */
+/**
+ * Adds, to a round's batch, the coordinator's operation-log record (every
+ * lock the txn holds or takes in this round) on each MN of @p mn_mask,
+ * before that MN's CASes (paper §5.3).
+ * @return DTXN_OK or DTXN_ABORT_TOO_LARGE.
+ */
+int motor_oplog_add(struct dtxn_txn *t, struct dtxn_batch *b, uint64_t mn_mask,
+		    const dtxn_raddr_t *round_locks, const uint32_t *round_items,
+		    unsigned n_round);
+
+#endif /* DTXN_MOTOR_PRIVATE_H */

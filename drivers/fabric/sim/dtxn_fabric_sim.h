@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_FABRIC_SIM_H
+#define DTXN_FABRIC_SIM_H
+
+/**
+ * @file
+ * The sim fabric driver's own calls (like DPDK's rte_pmd_<drv>.h): what the
+ * simulation loop needs besides the fabric API (doc/guides/sim.md).
+ *
+ * The sim driver has the shm driver's semantics (doc/guides/fabric.md) in
+ * virtual time: every WR becomes events in one global queue ordered by
+ * (virtual time, sequence number). At post time lib/fabric's NIC model
+ * (dtxn_fabric_wr_time) gives the WR its effect time (when it touches MN
+ * memory, or when a SEND arrives) and its completion time (effect + the
+ * other half of the RTT). The effect event applies the WR with
+ * dtxn_fabric_mem_exec() (shared with shm) whatever the posting thread is
+ * doing; the completion event puts the CQE in the CQ, where the owning
+ * thread's next poll finds it. A SEND that arrives is matched to the
+ * peer QP's posted RECVs in order (waits in the peer's inbound queue
+ * while none is posted: RNR); its RECV completion is visible from the
+ * arrival time.
+ *
+ * Nothing reads the wall clock and nothing depends on addresses: the same
+ * posts at the same virtual times give the same events in the same order.
+ *
+ * Thread-safety: the whole simulated cluster runs in one OS thread; none
+ * of these calls is thread-safe, and all run on that thread.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dtxn_fabric.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @return true if @p f was opened with the "sim" driver. */
+bool dtxn_sim_is(const struct dtxn_fabric *f);
+
+/**
+ * Gives node @p node its own RNIC model (the fabric's conf.nic is every
+ * node's model after open). A WR is timed with the model of the node it
+ * goes to (its RTT and its units' rates). Applies to WRs posted from now on.
+ *
+ * @return 0; -EINVAL (@p f not a sim fabric, @p node out of range, @p m NULL).
+ */
+int dtxn_sim_node_nic_set(struct dtxn_fabric *f, uint16_t node,
+			  const struct dtxn_nic_model *m);
+
+/** @return the RNIC model of node @p node, or NULL if out of range / not sim. */
+const struct dtxn_nic_model *dtxn_sim_node_nic(const struct dtxn_fabric *f, uint16_t node);
+
+/** @return virtual time of the earliest pending event, ns; UINT64_MAX when none. */
+uint64_t dtxn_sim_next_event_ns(const struct dtxn_fabric *f);
+
+/**
+ * Runs, in (time, sequence) order, every event due at or before @p now_ns,
+ * including those the events themselves create for times <= @p now_ns.
+ * dtxn_cq_poll() on a sim CQ also does this, for dtxn_now_ns().
+ *
+ * @return events run.
+ */
+uint64_t dtxn_sim_run_events(struct dtxn_fabric *f, uint64_t now_ns);
+
+/** @return events run since the fabric was opened (0 if not sim). */
+uint64_t dtxn_sim_events(const struct dtxn_fabric *f);
+
+/** Called when a completion lands in a CQ (from dtxn_sim_run_events()). */
+typedef void (*dtxn_sim_cq_notify_fn)(struct dtxn_cq *cq, void *arg);
+
+/**
+ * Registers @p fn to be called each time a completion lands in @p cq, so
+ * that the simulation loop knows which thread has work. NULL unregisters.
+ *
+ * @return 0, or -EINVAL (@p cq NULL or not a sim CQ).
+ */
+int dtxn_sim_cq_set_notify(struct dtxn_cq *cq, dtxn_sim_cq_notify_fn fn, void *arg);
+
+/** @return completions waiting in @p cq (0 if NULL or not sim). */
+unsigned dtxn_sim_cq_pending(const struct dtxn_cq *cq);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DTXN_FABRIC_SIM_H */

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sim fabric driver: registration, the fabric's memory (MN regions, the
+ * RNIC units and model of every node) and the dtxn_sim_* calls of
+ * dtxn_fabric_sim.h. The run loop that drives the events lives in the
+ * application (app/dtxn-app/run_sim.c).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "sim_private.h"
+
+RTE_LOG_REGISTER(dtxn_sim_logtype, dtxn.fabric.sim, NOTICE);
+
+/** Alignment of an MN region: a page, so any 8 B word of it is aligned. */
+#define SIM_REGION_ALIGN 4096
+
+static const struct dtxn_fabric_ops sim_ops;
+
+static bool
+sim_model_is_none(const struct dtxn_nic_model *m)
+{
+	return m->rtt_ns == 0 && m->rw_ops_per_s == 0 && m->rw_bytes_per_s == 0 &&
+	       m->atomic_ops_per_s == 0 && m->dm_atomic_ops_per_s == 0;
+}
+
+static void
+sim_close(struct dtxn_fabric *f)
+{
+	struct sim_fabric *sf = SIM_FABRIC(f);
+	unsigned i;
+
+	for (i = 0; i < sf->n_qps; i++)
+		if (sf->qps[i] != NULL) {
+			SIM_LOG(ERR, "fabric %s closed with QPs alive", f->name);
+			break;
+		}
+	if (sf->heap_n > 0)
+		SIM_LOG(DEBUG, "fabric %s closed with %u events pending", f->name, sf->heap_n);
+	sim_event_fini(sf);
+	rte_free(sf->qps);
+	rte_free(sf->nic);
+	for (i = 0; i < DTXN_MAX_NODES; i++)
+		rte_free(sf->mn[i]);
+	rte_free(sf);
+}
+
+static struct dtxn_fabric *
+sim_open(const struct dtxn_fabric_conf *conf)
+{
+	struct sim_fabric *sf;
+	unsigned i;
+
+	if (conf->mn_region_size > SIZE_MAX) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	sf = rte_zmalloc_socket("sim_fabric", sizeof(*sf), RTE_CACHE_LINE_SIZE,
+				conf->socket_id);
+	if (sf == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	sf->n_nodes = conf->n_mn + conf->n_cn;
+	for (i = 0; i < sf->n_nodes; i++) {
+		sf->model[i] = conf->nic;
+		sf->modelled[i] = !sim_model_is_none(&conf->nic);
+	}
+	for (i = 0; i < conf->n_mn; i++) {
+		sf->mn[i] = rte_zmalloc_socket("sim_mn", conf->mn_region_size, SIM_REGION_ALIGN,
+					       conf->socket_id);
+		if (sf->mn[i] == NULL) {
+			SIM_LOG(DEBUG, "MN %u: cannot allocate %" PRIu64 " bytes", i,
+				conf->mn_region_size);
+			goto nomem;
+		}
+	}
+	sf->nic = rte_zmalloc_socket("sim_nic", sizeof(*sf->nic) * sf->n_nodes,
+				     RTE_CACHE_LINE_SIZE, conf->socket_id);
+	if (sf->nic == NULL || sim_event_reserve(sf, 1) != 0)
+		goto nomem;
+	SIM_LOG(INFO, "fabric %s: %u MNs x %" PRIu64 " B, %u CNs, NIC model %s",
+		conf->name, conf->n_mn, conf->mn_region_size, conf->n_cn, conf->nic.name);
+	return &sf->base;
+nomem:
+	sim_close(&sf->base);
+	rte_errno = ENOMEM;
+	return NULL;
+}
+
+static void *
+sim_mn_base(struct dtxn_fabric *f, uint16_t mn)
+{
+	return SIM_FABRIC(f)->mn[mn];
+}
+
+static const struct dtxn_nic_state *
+sim_nic_state(const struct dtxn_fabric *f, uint16_t node)
+{
+	const struct sim_fabric *sf = (const struct sim_fabric *)f;
+
+	return sf->modelled[node] ? &sf->nic[node] : NULL;
+}
+
+bool
+dtxn_sim_is(const struct dtxn_fabric *f)
+{
+	return f != NULL && f->ops == &sim_ops;
+}
+
+int
+dtxn_sim_node_nic_set(struct dtxn_fabric *f, uint16_t node, const struct dtxn_nic_model *m)
+{
+	struct sim_fabric *sf = SIM_FABRIC(f);
+
+	if (!dtxn_sim_is(f) || m == NULL || node >= sf->n_nodes)
+		return -EINVAL;
+	sf->model[node] = *m;
+	sf->modelled[node] = !sim_model_is_none(m);
+	return 0;
+}
+
+const struct dtxn_nic_model *
+dtxn_sim_node_nic(const struct dtxn_fabric *f, uint16_t node)
+{
+	const struct sim_fabric *sf = (const struct sim_fabric *)f;
+
+	if (!dtxn_sim_is(f) || node >= sf->n_nodes)
+		return NULL;
+	return &sf->model[node];
+}
+
+uint64_t
+dtxn_sim_next_event_ns(const struct dtxn_fabric *f)
+{
+	const struct sim_fabric *sf = (const struct sim_fabric *)f;
+
+	if (!dtxn_sim_is(f) || sf->heap_n == 0)
+		return UINT64_MAX;
+	return sf->heap[0].t_ns;
+}
+
+uint64_t
+dtxn_sim_run_events(struct dtxn_fabric *f, uint64_t now_ns)
+{
+	if (!dtxn_sim_is(f))
+		return 0;
+	return sim_run_due(SIM_FABRIC(f), now_ns);
+}
+
+uint64_t
+dtxn_sim_events(const struct dtxn_fabric *f)
+{
+	return dtxn_sim_is(f) ? ((const struct sim_fabric *)f)->events : 0;
+}
+
+int
+dtxn_sim_cq_set_notify(struct dtxn_cq *cq, dtxn_sim_cq_notify_fn fn, void *arg)
+{
+	if (cq == NULL || !dtxn_sim_is(cq->fabric))
+		return -EINVAL;
+	SIM_CQ(cq)->notify = fn;
+	SIM_CQ(cq)->notify_arg = arg;
+	return 0;
+}
+
+unsigned
+dtxn_sim_cq_pending(const struct dtxn_cq *cq)
+{
+	const struct sim_cq *scq = (const struct sim_cq *)cq;
+
+	if (cq == NULL || !dtxn_sim_is(cq->fabric))
+		return 0;
+	return scq->tail - scq->head;
+}
+
+static const struct dtxn_fabric_ops sim_ops = {
+	.name = "sim",
+	.open = sim_open,
+	.close = sim_close,
+	.mn_base = sim_mn_base,
+	.nic_state = sim_nic_state,
+	.cq_create = sim_cq_create,
+	.cq_destroy = sim_cq_destroy,
+	.qp_create = sim_qp_create,
+	.qp_destroy = sim_qp_destroy,
+	.post = sim_qp_post,
+	.post_recv = sim_qp_post_recv,
+	.poll = sim_cq_poll,
+};
+
+DTXN_FABRIC_REGISTER(sim, &sim_ops);

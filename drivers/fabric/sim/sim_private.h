@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_SIM_PRIVATE_H
+#define DTXN_SIM_PRIVATE_H
+
+/**
+ * @file
+ * The sim fabric driver: the shm driver's semantics in virtual time, as
+ * events in one global queue (dtxn_fabric_sim.h, doc/guides/sim.md).
+ *
+ * Files:
+ * - sim.c        ops table, registration, open/close (MN regions, RNIC
+ *                state and model of every node), dtxn_sim_* calls;
+ * - sim_event.c  the event queue: a binary min-heap on (time, sequence);
+ * - sim_qp.c     CQ and QP life cycle, SEND/RECV pairing, flush;
+ * - sim_post.c   post, post_recv and poll;
+ * - sim_run.c    what an event does: effect (memory op through lib/fabric's
+ *                dtxn_fabric_mem_exec, or SEND arrival) and completion.
+ *
+ * Everything runs on one OS thread; nothing here is thread-safe.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <rte_log.h>
+
+#include "dtxn_fabric.h"
+#include "dtxn_fabric_driver.h"
+#include "dtxn_fabric_sim.h"
+
+extern int dtxn_sim_logtype;
+#define SIM_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, dtxn_sim_logtype, "dtxn.fabric.sim: " fmt "\n", ##__VA_ARGS__)
+
+struct sim_qp;
+
+enum sim_ev_kind {
+	SIM_EV_EFFECT = 0,  /**< the WR touches memory / the SEND arrives */
+	SIM_EV_DONE,        /**< the WR's completion is due */
+};
+
+/** One event. Ordered by (t_ns, seq); seq is unique and increasing. */
+struct sim_event {
+	uint64_t t_ns;
+	uint64_t seq;
+	uint32_t qp_id;     /**< index in the fabric's QP table (never reused) */
+	uint32_t wqe;       /**< free-running send-queue index */
+	uint8_t kind;       /**< enum sim_ev_kind */
+};
+
+/** A message that arrived and waits for a RECV. */
+struct sim_msg {
+	struct sim_msg *next;
+	uint32_t len;
+	uint16_t src_node;
+	uint8_t data[];
+};
+
+/** A posted WR. */
+struct sim_wqe {
+	struct dtxn_wr wr;   /**< copy; local -> inl for inline payloads */
+	uint64_t effect_ns;
+	uint64_t done_ns;
+	uint8_t status;      /**< enum dtxn_wc_status, set by the effect */
+	uint8_t owed;        /**< a CQE is owed (signaled, or failed) */
+	uint8_t completed;   /**< its completion event ran */
+	uint8_t inl[DTXN_WR_INLINE_MAX] __rte_aligned(8);
+};
+
+struct sim_fabric {
+	struct dtxn_fabric base;
+	uint16_t n_nodes;
+	uint8_t *mn[DTXN_MAX_NODES];               /**< MN regions */
+	struct dtxn_nic_state *nic;                /**< n_nodes units */
+	struct dtxn_nic_model model[DTXN_MAX_NODES];
+	bool modelled[DTXN_MAX_NODES];             /**< model other than "none" */
+	/* event queue (sim_event.c) */
+	struct sim_event *heap;
+	uint32_t heap_n, heap_cap;
+	uint64_t ev_seq;
+	uint64_t events;                           /**< events run */
+	bool running;                              /**< inside sim_run_due */
+	/* QP table: id -> QP, NULL once destroyed; ids never reused */
+	struct sim_qp **qps;
+	uint32_t n_qps, qps_cap;
+	uint32_t qp_seq[DTXN_MAX_NODES][DTXN_MAX_NODES];
+};
+
+struct sim_cq {
+	struct dtxn_cq base;
+	struct dtxn_cqe *ring;    /**< cap entries, grows when full */
+	uint32_t cap;             /**< power of two */
+	uint32_t head, tail;      /**< free-running */
+	unsigned n_qps;
+	dtxn_sim_cq_notify_fn notify;
+	void *notify_arg;
+};
+
+struct sim_qp {
+	struct dtxn_qp base;
+	struct sim_fabric *sf;
+	struct sim_cq *cq;
+	uint32_t id;
+	uint32_t seq;              /**< k: the k-th QP local -> remote */
+	struct sim_qp *peer;       /**< paired QP (SEND/RECV) */
+	uint8_t *mn_base;          /**< remote MN region, NULL for a CN */
+	uint64_t mn_size;
+	uint64_t last_effect_ns;
+	/* send queue: head <= exec <= tail (free-running); the arrays start
+	 * small and double up to max_wr (a worker asks for 1024 WRs per
+	 * coordinator, which a 90-thread cluster could not afford) */
+	struct sim_wqe *sq;
+	uint32_t mask;             /**< sq entries - 1 */
+	uint32_t head;             /**< oldest slot still in use */
+	uint32_t exec;             /**< next to take effect */
+	uint32_t tail;             /**< next free */
+	/* receive queue */
+	struct dtxn_wr *rq;
+	uint32_t rq_mask;          /**< rq entries - 1 */
+	uint32_t rq_head, rq_tail;
+	/* inbound messages waiting for a RECV, FIFO */
+	struct sim_msg *in_head, *in_tail;
+};
+
+#define SIM_FABRIC(f) ((struct sim_fabric *)(f))
+#define SIM_CQ(c) ((struct sim_cq *)(c))
+#define SIM_QP(q) ((struct sim_qp *)(q))
+
+/* sim_event.c */
+/** Makes room for @p extra more events: 0 or -ENOMEM. */
+int sim_event_reserve(struct sim_fabric *sf, uint32_t extra);
+/** Pushes an event (room reserved beforehand): 0 or -ENOMEM. */
+int sim_event_push(struct sim_fabric *sf, uint64_t t_ns, uint8_t kind, uint32_t qp_id,
+		   uint32_t wqe);
+/** Pops the earliest event if it is due at or before @p now_ns. */
+bool sim_event_pop_due(struct sim_fabric *sf, uint64_t now_ns, struct sim_event *ev);
+void sim_event_fini(struct sim_fabric *sf);
+
+/** First size of a QP's send and receive arrays. */
+#define SIM_QP_INIT_SLOTS 64u
+
+/* sim_qp.c */
+struct dtxn_cq *sim_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth);
+void sim_cq_destroy(struct dtxn_cq *cq);
+struct dtxn_qp *sim_qp_create(struct dtxn_fabric *f, struct dtxn_cq *cq,
+			      uint16_t local_node, uint16_t remote_node, unsigned max_wr);
+void sim_qp_destroy(struct dtxn_qp *qp);
+/** Appends a CQE (the ring grows when full); calls the CQ's notify. */
+void sim_cq_push(struct sim_cq *cq, uint64_t wr_id, uint32_t byte_len, uint8_t opcode,
+		 uint8_t status, uint16_t src_node);
+
+/* sim_post.c */
+int sim_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list);
+int sim_qp_post_recv(struct dtxn_qp *qp, struct dtxn_wr *wr_list);
+unsigned sim_cq_poll(struct dtxn_cq *cq, struct dtxn_cqe *cqes, unsigned n);
+/** Makes room for @p n more WRs (send queue) or RECVs: 0 or -ENOBUFS. */
+int sim_qp_sq_room(struct sim_qp *qp, uint32_t n);
+int sim_qp_rq_room(struct sim_qp *qp, uint32_t n);
+/** Frees send-queue slots whose WR is finished by @p now_ns. */
+void sim_qp_reclaim(struct sim_qp *qp, uint64_t now_ns);
+
+/* sim_run.c */
+/** Runs the events due at or before @p now_ns. @return events run. */
+uint64_t sim_run_due(struct sim_fabric *sf, uint64_t now_ns);
+/** Matches inbound messages to posted RECVs, in order. */
+void sim_qp_deliver(struct sim_qp *qp);
+
+#endif /* DTXN_SIM_PRIVATE_H */

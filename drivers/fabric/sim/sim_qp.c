@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sim driver: CQ and QP life cycle. As in shm, the k-th QP created from
+ * node a to node b pairs with the k-th QP from b to a (SEND/RECV), and
+ * destroying a QP flushes it: WRs that took effect complete normally, the
+ * others and the posted RECVs complete with WR_FLUSH_ERR. Events still
+ * queued for a destroyed QP find its table slot empty and do nothing.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "sim_private.h"
+
+struct dtxn_cq *
+sim_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth)
+{
+	struct sim_cq *cq;
+
+	RTE_SET_USED(f);
+	cq = rte_zmalloc_socket("sim_cq", sizeof(*cq), RTE_CACHE_LINE_SIZE, socket_id);
+	if (cq == NULL)
+		goto fail;
+	cq->ring = rte_zmalloc_socket("sim_cqe", sizeof(*cq->ring) * depth, RTE_CACHE_LINE_SIZE,
+				      socket_id);
+	if (cq->ring == NULL)
+		goto fail;
+	cq->cap = depth;
+	return &cq->base;
+fail:
+	rte_free(cq);
+	rte_errno = ENOMEM;
+	return NULL;
+}
+
+void
+sim_cq_destroy(struct dtxn_cq *c)
+{
+	struct sim_cq *cq = SIM_CQ(c);
+
+	if (cq->n_qps != 0) {
+		SIM_LOG(ERR, "CQ destroyed with %u QPs attached: not freed", cq->n_qps);
+		return;
+	}
+	rte_free(cq->ring);
+	rte_free(cq);
+}
+
+/* Doubles the ring, keeping the CQEs in order. false: no memory. */
+static bool
+sim_cq_grow(struct sim_cq *cq)
+{
+	uint32_t cap = cq->cap * 2, n = cq->tail - cq->head, i;
+	struct dtxn_cqe *r;
+
+	if (cap == 0)
+		return false;
+	r = rte_malloc("sim_cqe", sizeof(*r) * cap, RTE_CACHE_LINE_SIZE);
+	if (r == NULL)
+		return false;
+	for (i = 0; i < n; i++)
+		r[i] = cq->ring[(cq->head + i) & (cq->cap - 1)];
+	rte_free(cq->ring);
+	cq->ring = r;
+	cq->cap = cap;
+	cq->head = 0;
+	cq->tail = n;
+	return true;
+}
+
+void
+sim_cq_push(struct sim_cq *cq, uint64_t wr_id, uint32_t byte_len, uint8_t opcode,
+	    uint8_t status, uint16_t src_node)
+{
+	struct dtxn_cqe *e;
+
+	if (cq->tail - cq->head == cq->cap && !sim_cq_grow(cq)) {
+		/* never seen in practice: the ring starts at the CQ's depth */
+		SIM_LOG(ERR, "CQ full and out of memory: completion of %#" PRIx64 " lost", wr_id);
+		return;
+	}
+	e = &cq->ring[cq->tail & (cq->cap - 1)];
+	e->wr_id = wr_id;
+	e->byte_len = byte_len;
+	e->opcode = opcode;
+	e->status = status;
+	e->src_node = src_node;
+	cq->tail++;
+	if (cq->notify != NULL)
+		cq->notify(&cq->base, cq->notify_arg);
+}
+
+static int
+sim_qp_table_add(struct sim_fabric *sf, struct sim_qp *qp)
+{
+	if (sf->n_qps == sf->qps_cap) {
+		uint32_t cap = sf->qps_cap ? sf->qps_cap * 2 : 64;
+		struct sim_qp **t = rte_realloc(sf->qps, sizeof(*t) * cap, 0);
+
+		if (t == NULL)
+			return -ENOMEM;
+		sf->qps = t;
+		sf->qps_cap = cap;
+	}
+	qp->id = sf->n_qps;
+	sf->qps[sf->n_qps++] = qp;
+	return 0;
+}
+
+/* Pairs @p qp with the k-th QP remote -> local, if it exists. */
+static void
+sim_qp_pair(struct sim_fabric *sf, struct sim_qp *qp)
+{
+	uint32_t i;
+
+	for (i = 0; i < sf->n_qps; i++) {
+		struct sim_qp *o = sf->qps[i];
+
+		if (o != NULL && o != qp && o->base.local_node == qp->base.remote_node &&
+		    o->base.remote_node == qp->base.local_node && o->seq == qp->seq) {
+			qp->peer = o;
+			o->peer = qp;
+			return;
+		}
+	}
+}
+
+struct dtxn_qp *
+sim_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
+	      uint16_t remote_node, unsigned max_wr)
+{
+	struct sim_fabric *sf = SIM_FABRIC(f);
+	struct sim_cq *cq = SIM_CQ(c);
+	struct sim_qp *qp;
+	unsigned slots;
+
+	qp = rte_zmalloc("sim_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
+	if (qp == NULL)
+		goto nomem;
+	slots = RTE_MIN(max_wr, SIM_QP_INIT_SLOTS);
+	qp->sq = rte_zmalloc("sim_sq", sizeof(*qp->sq) * slots, RTE_CACHE_LINE_SIZE);
+	qp->rq = rte_zmalloc("sim_rq", sizeof(*qp->rq) * slots, RTE_CACHE_LINE_SIZE);
+	if (qp->sq == NULL || qp->rq == NULL || sim_qp_table_add(sf, qp) != 0)
+		goto nomem;
+	qp->base.fabric = f;
+	qp->base.cq = c;
+	qp->base.local_node = local_node;
+	qp->base.remote_node = remote_node;
+	qp->base.max_wr = max_wr;
+	qp->sf = sf;
+	qp->cq = cq;
+	qp->mask = slots - 1;
+	qp->rq_mask = slots - 1;
+	if (remote_node < f->conf.n_mn) {
+		qp->mn_base = sf->mn[remote_node];
+		qp->mn_size = f->conf.mn_region_size;
+	}
+	qp->seq = sf->qp_seq[local_node][remote_node]++;
+	sim_qp_pair(sf, qp);
+	cq->n_qps++;
+	return &qp->base;
+nomem:
+	if (qp != NULL) {
+		rte_free(qp->sq);
+		rte_free(qp->rq);
+	}
+	rte_free(qp);
+	rte_errno = ENOMEM;
+	return NULL;
+}
+
+int
+sim_qp_sq_room(struct sim_qp *qp, uint32_t n)
+{
+	uint32_t used = qp->tail - qp->head, size = qp->mask + 1, cap = size, i;
+	struct sim_wqe *sq;
+
+	if (n > qp->base.max_wr - used)
+		return -ENOBUFS;
+	if (used + n <= size)
+		return 0;
+	while (cap < used + n)
+		cap *= 2;
+	sq = rte_malloc("sim_sq", sizeof(*sq) * cap, RTE_CACHE_LINE_SIZE);
+	if (sq == NULL)
+		return -ENOBUFS;
+	/* free-running indices stay valid: slot i moves to i & (cap - 1) */
+	for (i = qp->head; i != qp->tail; i++) {
+		struct sim_wqe *w = &sq[i & (cap - 1)];
+
+		*w = qp->sq[i & qp->mask];
+		if (w->wr.flags & DTXN_WR_F_INLINE)
+			w->wr.local = w->inl;
+	}
+	rte_free(qp->sq);
+	qp->sq = sq;
+	qp->mask = cap - 1;
+	return 0;
+}
+
+int
+sim_qp_rq_room(struct sim_qp *qp, uint32_t n)
+{
+	uint32_t used = qp->rq_tail - qp->rq_head, size = qp->rq_mask + 1, cap = size, i;
+	struct dtxn_wr *rq;
+
+	if (n > qp->base.max_wr - used)
+		return -ENOBUFS;
+	if (used + n <= size)
+		return 0;
+	while (cap < used + n)
+		cap *= 2;
+	rq = rte_malloc("sim_rq", sizeof(*rq) * cap, RTE_CACHE_LINE_SIZE);
+	if (rq == NULL)
+		return -ENOBUFS;
+	for (i = qp->rq_head; i != qp->rq_tail; i++)
+		rq[i & (cap - 1)] = qp->rq[i & qp->rq_mask];
+	rte_free(qp->rq);
+	qp->rq = rq;
+	qp->rq_mask = cap - 1;
+	return 0;
+}
+
+void
+sim_qp_destroy(struct dtxn_qp *q)
+{
+	struct sim_qp *qp = SIM_QP(q);
+	struct sim_cq *cq = qp->cq;
+
+	qp->sf->qps[qp->id] = NULL; /* its pending events now do nothing */
+	if (qp->peer != NULL)
+		qp->peer->peer = NULL;
+	/* WRs that took effect complete normally; the others are flushed. */
+	for (; qp->head != qp->exec; qp->head++) {
+		struct sim_wqe *w = &qp->sq[qp->head & qp->mask];
+
+		if (w->owed && !w->completed)
+			sim_cq_push(cq, w->wr.wr_id, w->status == DTXN_WC_SUCCESS ? w->wr.len : 0,
+				    w->wr.opcode, w->status, 0);
+	}
+	for (; qp->head != qp->tail; qp->head++) {
+		struct sim_wqe *w = &qp->sq[qp->head & qp->mask];
+
+		sim_cq_push(cq, w->wr.wr_id, 0, w->wr.opcode, DTXN_WC_WR_FLUSH_ERR, 0);
+	}
+	for (; qp->rq_head != qp->rq_tail; qp->rq_head++) {
+		struct dtxn_wr *r = &qp->rq[qp->rq_head & qp->rq_mask];
+
+		sim_cq_push(cq, r->wr_id, 0, DTXN_WR_RECV, DTXN_WC_WR_FLUSH_ERR, 0);
+	}
+	while (qp->in_head != NULL) {
+		struct sim_msg *m = qp->in_head;
+
+		qp->in_head = m->next;
+		rte_free(m);
+	}
+	cq->n_qps--;
+	rte_free(qp->sq);
+	rte_free(qp->rq);
+	rte_free(qp);
+}

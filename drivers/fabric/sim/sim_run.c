@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sim driver: what the events do. An effect applies the WR (memory ops
+ * through lib/fabric's dtxn_fabric_mem_exec(), shared with shm) or hands a
+ * SEND's payload to the peer QP; it then schedules the WR's completion if a
+ * CQE is owed (signaled, or failed). A completion puts the CQE in the CQ.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_malloc.h>
+
+#include "sim_private.h"
+
+void
+sim_qp_deliver(struct sim_qp *qp)
+{
+	while (qp->rq_head != qp->rq_tail && qp->in_head != NULL) {
+		struct dtxn_wr *r = &qp->rq[qp->rq_head & qp->rq_mask];
+		struct sim_msg *m = qp->in_head;
+		uint8_t status;
+
+		qp->in_head = m->next;
+		if (qp->in_head == NULL)
+			qp->in_tail = NULL;
+		status = dtxn_fabric_recv_fill(r, m->data, m->len);
+		sim_cq_push(qp->cq, r->wr_id, m->len, DTXN_WR_RECV, status, m->src_node);
+		rte_free(m);
+		qp->rq_head++;
+	}
+}
+
+/* A SEND arrives at the peer: queued there, matched to its RECVs in order. */
+static uint8_t
+sim_send(struct sim_qp *qp, const struct sim_wqe *w)
+{
+	struct sim_qp *peer = qp->peer;
+	struct sim_msg *m;
+
+	if (peer == NULL)
+		return DTXN_WC_WR_FLUSH_ERR; /* the peer QP is gone */
+	m = rte_malloc("sim_msg", sizeof(*m) + w->wr.len, 0);
+	if (m == NULL) {
+		SIM_LOG(ERR, "QP %u->%u: no memory for a %u-byte message", qp->base.local_node,
+			qp->base.remote_node, w->wr.len);
+		return DTXN_WC_WR_FLUSH_ERR;
+	}
+	m->next = NULL;
+	m->len = w->wr.len;
+	m->src_node = qp->base.local_node;
+	if (w->wr.len > 0)
+		memcpy(m->data, w->wr.local, w->wr.len);
+	if (peer->in_tail != NULL)
+		peer->in_tail->next = m;
+	else
+		peer->in_head = m;
+	peer->in_tail = m;
+	sim_qp_deliver(peer);
+	return DTXN_WC_SUCCESS;
+}
+
+static void
+sim_effect(struct sim_fabric *sf, struct sim_qp *qp, uint32_t idx)
+{
+	struct sim_wqe *w = &qp->sq[idx & qp->mask];
+
+	if (idx != qp->exec) {
+		/* effects are pushed in posting order with non-decreasing times */
+		SIM_LOG(ERR, "QP %u->%u: effect of WR %u out of order (next %u)",
+			qp->base.local_node, qp->base.remote_node, idx, qp->exec);
+		return;
+	}
+	if (w->wr.opcode == DTXN_WR_SEND)
+		w->status = sim_send(qp, w);
+	else
+		w->status = dtxn_fabric_mem_exec(qp->mn_base, qp->mn_size, &w->wr);
+	qp->exec++;
+	w->owed = (w->wr.flags & DTXN_WR_F_SIGNALED) != 0 || w->status != DTXN_WC_SUCCESS;
+	if (w->owed)
+		(void)sim_event_push(sf, w->done_ns, SIM_EV_DONE, qp->id, idx);
+}
+
+static void
+sim_done(struct sim_qp *qp, uint32_t idx, uint64_t now_ns)
+{
+	struct sim_wqe *w = &qp->sq[idx & qp->mask];
+
+	w->completed = 1;
+	sim_cq_push(qp->cq, w->wr.wr_id, w->status == DTXN_WC_SUCCESS ? w->wr.len : 0,
+		    w->wr.opcode, w->status, 0);
+	sim_qp_reclaim(qp, now_ns);
+}
+
+uint64_t
+sim_run_due(struct sim_fabric *sf, uint64_t now_ns)
+{
+	struct sim_event ev;
+	uint64_t n = 0;
+
+	if (sf->running)
+		return 0; /* a notify callback polled: the outer call goes on */
+	sf->running = true;
+	while (sim_event_pop_due(sf, now_ns, &ev)) {
+		struct sim_qp *qp = ev.qp_id < sf->n_qps ? sf->qps[ev.qp_id] : NULL;
+
+		n++;
+		if (qp == NULL)
+			continue; /* destroyed: flushed already */
+		if (ev.kind == SIM_EV_EFFECT)
+			sim_effect(sf, qp, ev.wqe);
+		else
+			sim_done(qp, ev.wqe, ev.t_ns);
+	}
+	sf->events += n;
+	sf->running = false;
+	return n;
+}

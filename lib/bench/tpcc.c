@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * "tpcc": TPC-C 5.11 on the transaction API (doc/guides/tpcc.md;
+ * bench-specs.md §4-§5). This file: the options, create/destroy, the table
+ * definitions and their sizes, the mix and the dispatch. The parts are
+ * listed in tpcc.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "bench_private.h"
+#include "bench_room.h"
+#include "tpcc.h"
+
+/* Slots per bucket and the chance an insert finds its home bucket full
+ * once the table holds all the rows it was sized for (bench_room.h). An
+ * ORDER or NEW-ORDER insert that cannot go in blocks its district (the
+ * next NewOrder there has the same O_ID), so those get the smaller one. */
+#define TPCC_GROW_SLOTS 16
+#define TPCC_OL_SLOTS 32
+#define TPCC_P_FULL_BLOCKING 1e-7
+#define TPCC_P_FULL 1e-6
+
+static const char *const tpcc_type_names[TPCC_N_TYPES] = {
+	"new_order", "payment", "order_status", "delivery", "stock_level",
+};
+
+static const struct dtxn_opt tpcc_opts[] = {
+	{ "warehouses", DTXN_OPT_U64, offsetof(struct tpcc_conf, warehouses), 1, 1,
+	  TPCC_MAX_WAREHOUSES, "warehouses (W); the warehouse id is the key's locality field" },
+	{ "tpcc_scale", DTXN_OPT_U64, offsetof(struct tpcc_conf, tpcc_scale), 1, 1, 100,
+	  "divides items, stock and customers per district (10: the papers' population)" },
+	{ "max_new_orders", DTXN_OPT_U64, offsetof(struct tpcc_conf, max_new_orders), 100000, 0,
+	  1e9, "NewOrders (and Payments) the growing tables have room for, whole run" },
+	{ "mix_new_order", DTXN_OPT_U64, offsetof(struct tpcc_conf, mix[TPCC_NEW_ORDER_TXN]), 45,
+	  0, 100, "percent of NewOrder (the five mix_* sum to 100)" },
+	{ "mix_payment", DTXN_OPT_U64, offsetof(struct tpcc_conf, mix[TPCC_PAYMENT_TXN]), 43, 0,
+	  100, "percent of Payment" },
+	{ "mix_order_status", DTXN_OPT_U64, offsetof(struct tpcc_conf, mix[TPCC_ORDER_STATUS_TXN]),
+	  4, 0, 100, "percent of OrderStatus" },
+	{ "mix_delivery", DTXN_OPT_U64, offsetof(struct tpcc_conf, mix[TPCC_DELIVERY_TXN]), 4, 0,
+	  100, "percent of Delivery" },
+	{ "mix_stock_level", DTXN_OPT_U64, offsetof(struct tpcc_conf, mix[TPCC_STOCK_LEVEL_TXN]), 4,
+	  0, 100, "percent of StockLevel" },
+};
+
+static int
+tpcc_create(struct dtxn_bench *b)
+{
+	const struct tpcc_conf *conf = b->conf;
+	struct tpcc_priv *p;
+	uint64_t sum = 0;
+	int rc = bench_conf_check(b);
+
+	if (rc != 0)
+		return rc;
+	for (unsigned i = 0; i < TPCC_N_TYPES; i++)
+		sum += conf->mix[i];
+	if (sum != 100) {
+		bench_set_err(b, "tpcc: mix_new_order + mix_payment + mix_order_status + mix_delivery + mix_stock_level = %" PRIu64 ", must be 100",
+			      sum);
+		return -EINVAL;
+	}
+	p = rte_zmalloc("tpcc_priv", sizeof(*p), 0);
+	if (p == NULL) {
+		bench_set_err(b, "tpcc: out of memory");
+		return -ENOMEM;
+	}
+	p->conf = *conf;
+	p->w = (uint32_t)conf->warehouses;
+	p->customers = TPCC_CUSTOMERS / (uint32_t)conf->tpcc_scale;
+	p->items = TPCC_ITEMS / (uint32_t)conf->tpcc_scale;
+	p->names = RTE_MIN(p->customers, (uint32_t)TPCC_NAMES);
+	/* clause 4.3.3.1: O_ID 2101..3000 of 3000 are undelivered (the last 30%) */
+	p->undelivered = p->customers - p->customers * 7 / 10;
+	tpcc_nurand_constants(b->seed, &p->c_load, &p->c_run);
+	b->priv = p;
+	return 0;
+}
+
+static void
+tpcc_destroy(struct dtxn_bench *b)
+{
+	rte_free(b->priv);
+	b->priv = NULL;
+}
+
+static int
+tpcc_define(struct dtxn_bench *b, struct dtxn_db *db)
+{
+	const struct tpcc_priv *p = b->priv;
+	const uint64_t wd = (uint64_t)p->w * TPCC_DISTRICTS;
+	const uint64_t room = p->conf.max_new_orders;
+	const uint64_t orders = wd * p->customers + room;
+	/* order lines: 5..15 per order, 10 on average; a 5% margin for the draw */
+	const uint64_t lines = orders * 10 + orders / 2;
+	const uint64_t new_orders = wd * p->undelivered + room;
+	struct dtxn_table_def defs[TPCC_N_TABLES] = {
+		{ .id = TPCC_WAREHOUSE, .name = "warehouse", .value_size = sizeof(struct tpcc_warehouse),
+		  .max_keys = p->w },
+		{ .id = TPCC_DISTRICT, .name = "district", .value_size = sizeof(struct tpcc_district),
+		  .max_keys = wd },
+		{ .id = TPCC_CUSTOMER, .name = "customer", .value_size = sizeof(struct tpcc_customer),
+		  .max_keys = wd * p->customers },
+		{ .id = TPCC_HISTORY, .name = "history", .value_size = sizeof(struct tpcc_history),
+		  .max_keys = orders, .slots_per_bucket = TPCC_GROW_SLOTS,
+		  .n_buckets = bench_room_buckets(orders, TPCC_GROW_SLOTS, TPCC_P_FULL) },
+		{ .id = TPCC_NEW_ORDER, .name = "new_order", .value_size = sizeof(struct tpcc_new_order),
+		  .max_keys = new_orders, .slots_per_bucket = TPCC_GROW_SLOTS,
+		  .n_buckets = bench_room_buckets(new_orders, TPCC_GROW_SLOTS,
+						  TPCC_P_FULL_BLOCKING) },
+		{ .id = TPCC_ORDER, .name = "order", .value_size = sizeof(struct tpcc_order),
+		  .max_keys = orders, .slots_per_bucket = TPCC_GROW_SLOTS,
+		  .n_buckets = bench_room_buckets(orders, TPCC_GROW_SLOTS, TPCC_P_FULL_BLOCKING) },
+		{ .id = TPCC_ORDER_LINE, .name = "order_line",
+		  .value_size = sizeof(struct tpcc_order_line), .max_keys = lines,
+		  .slots_per_bucket = TPCC_OL_SLOTS,
+		  .n_buckets = bench_room_buckets(lines, TPCC_OL_SLOTS, TPCC_P_FULL) },
+		{ .id = TPCC_ITEM, .name = "item", .value_size = sizeof(struct tpcc_item),
+		  .max_keys = p->items },
+		{ .id = TPCC_STOCK, .name = "stock", .value_size = sizeof(struct tpcc_stock),
+		  .max_keys = (uint64_t)p->w * p->items },
+		{ .id = TPCC_CUSTOMER_NAME, .name = "customer_name",
+		  .value_size = sizeof(struct tpcc_customer_name), .max_keys = wd * p->names },
+		{ .id = TPCC_LAST_ORDER, .name = "last_order",
+		  .value_size = sizeof(struct tpcc_last_order), .max_keys = wd * p->customers },
+		{ .id = TPCC_DELIVERY_CURSOR, .name = "delivery_cursor",
+		  .value_size = sizeof(struct tpcc_delivery_cursor), .max_keys = wd },
+	};
+
+	for (unsigned i = 0; i < RTE_DIM(defs); i++) {
+		int rc = dtxn_db_add_table(db, &defs[i]);
+
+		if (rc != 0) {
+			bench_set_err(b, "tpcc: adding table %s failed: %s", defs[i].name,
+				      rte_strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static unsigned
+tpcc_pick(struct dtxn_bench *b, struct dtxn_rng *r)
+{
+	const struct tpcc_priv *p = b->priv;
+	uint64_t x = dtxn_rng_range(r, 100);
+
+	for (unsigned i = 0; i < TPCC_N_TYPES; i++) {
+		if (x < p->conf.mix[i])
+			return i;
+		x -= p->conf.mix[i];
+	}
+	return TPCC_NEW_ORDER_TXN;  /* unreachable: the mix sums to 100 */
+}
+
+static int
+tpcc_run(struct dtxn_bench_ctx *ctx, unsigned type)
+{
+	const struct tpcc_priv *p = ctx->bench->priv;
+	int rc = DTXN_BENCH_ROLLBACK;  /* not a type: the runner logs it */
+
+	switch ((enum tpcc_type)type) {
+	case TPCC_NEW_ORDER_TXN:
+		rc = tpcc_new_order(ctx, p);
+		break;
+	case TPCC_PAYMENT_TXN:
+		rc = tpcc_payment(ctx, p);
+		break;
+	case TPCC_ORDER_STATUS_TXN:
+		rc = tpcc_order_status(ctx, p);
+		break;
+	case TPCC_DELIVERY_TXN:
+		rc = tpcc_delivery(ctx, p);
+		break;
+	case TPCC_STOCK_LEVEL_TXN:
+		rc = tpcc_stock_level(ctx, p);
+		break;
+	case TPCC_N_TYPES:
+		break;
+	}
+	return bench_room_outcome(ctx, rc, "tpcc");
+}
+
+static const struct dtxn_bench_ops tpcc_ops = {
+	.name = "tpcc",
+	.desc = "TPC-C 5.11: nine tables, five transactions, consistency conditions 1-12",
+	.opts = tpcc_opts,
+	.n_opts = RTE_DIM(tpcc_opts),
+	.conf_size = sizeof(struct tpcc_conf),
+	.n_types = TPCC_N_TYPES,
+	.type_names = tpcc_type_names,
+	.create = tpcc_create,
+	.destroy = tpcc_destroy,
+	.define = tpcc_define,
+	.load = tpcc_load,
+	.pick = tpcc_pick,
+	.run = tpcc_run,
+	.check = tpcc_check,
+};
+
+DTXN_BENCH_REGISTER(tpcc, &tpcc_ops);

@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_BENCH_TPCC_H
+#define DTXN_BENCH_TPCC_H
+
+/*
+ * TPC-C (--bench tpcc), private to lib/bench (never installed). The spec
+ * is TPC-C 5.11; what FORD and Motor changed, and the consistency
+ * conditions: bench-specs.md §4 and §5; the user's page:
+ * doc/guides/tpcc.md.
+ *
+ * Which file does what:
+ * - tpcc.c:              options, create/destroy, table definitions, mix, dispatch
+ * - tpcc_input.c:        NURand constants, warehouse/customer choice, dates, last names
+ * - tpcc_load.c:         the initial population (clause 4.3.3.1)
+ * - tpcc_new_order.c:    NewOrder (clause 2.4)
+ * - tpcc_payment.c:      Payment (clause 2.5) and customer-by-last-name lookup
+ * - tpcc_order_status.c: OrderStatus (clause 2.6)
+ * - tpcc_delivery.c:     Delivery (clause 2.7)
+ * - tpcc_stock_level.c:  StockLevel (clause 2.8)
+ * - tpcc_check.c:        scans MN memory after the run into tpcc_check.h's picture;
+ *   tpcc_check_cond.c:   evaluates the conditions on it
+ * - bench_room.c, bench_text.c (shared with tatp): growing-table sizing, random strings
+ *
+ * Money is int64 cents; rates (taxes, discount) are int32 in 1/10000.
+ * Dates are microseconds of dtxn_now_ns() plus one; 0 is "null".
+ * Rows are fixed-width structs; character fields are not NUL-terminated
+ * (NUL-padded when shorter). The procedures copy a row out of the item
+ * buffer and back (memcpy), so they assume no alignment of the protocol's
+ * value buffers.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "dtxn_bench.h"
+#include "dtxn_store.h"
+#include "dtxn_txn.h"
+
+/* ------------------------------------------------------------------ */
+/* Tables                                                             */
+/* ------------------------------------------------------------------ */
+
+enum tpcc_table {
+	TPCC_WAREHOUSE = 0,
+	TPCC_DISTRICT = 1,
+	TPCC_CUSTOMER = 2,
+	TPCC_HISTORY = 3,
+	TPCC_NEW_ORDER = 4,
+	TPCC_ORDER = 5,
+	TPCC_ORDER_LINE = 6,
+	TPCC_ITEM = 7,
+	TPCC_STOCK = 8,
+	TPCC_CUSTOMER_NAME = 9,   /* secondary index: (w, d, last name) -> c_ids */
+	TPCC_LAST_ORDER = 10,     /* (w, d, c) -> the customer's latest O_ID */
+	TPCC_DELIVERY_CURSOR = 11, /* (w, d) -> the lowest undelivered O_ID */
+	TPCC_N_TABLES,
+};
+
+/* Spec constants (clause 1.2, 4.3.3.1) */
+#define TPCC_DISTRICTS 10            /* per warehouse */
+#define TPCC_CUSTOMERS 3000          /* per district, at scale 1 */
+#define TPCC_ITEMS 100000            /* at scale 1 */
+#define TPCC_NAMES 1000              /* last names (syllable numbers 0..999) */
+#define TPCC_MIN_OL 5
+#define TPCC_MAX_OL 15
+#define TPCC_STOCK_LEVEL_ORDERS 20   /* StockLevel looks at the last 20 orders */
+#define TPCC_MAX_WAREHOUSES 4095     /* the 12-bit locality field of a key */
+/* Most customers of one district sharing a last name (the index row's capacity). */
+#define TPCC_NAME_MAX 128
+
+/* NURand A values (clause 2.1.6). */
+#define TPCC_A_C_LAST 255
+#define TPCC_A_C_ID 1023
+#define TPCC_A_OL_I_ID 8191
+
+#define TPCC_H_AMOUNT_LOAD INT64_C(1000)     /* 10.00; D_YTD = customers x this at load */
+#define TPCC_C_BALANCE_LOAD INT64_C(-1000)   /* -10.00 */
+#define TPCC_C_CREDIT_LIM INT64_C(5000000)   /* 50,000.00 */
+
+/* Key ids (dtxn_key_make(id, w): the warehouse is the locality field). */
+#define TPCC_O_BITS 28                     /* O_ID < 2^28 per district */
+#define TPCC_C_BITS 12                     /* C_ID < 4096 */
+#define TPCC_OL_BITS 4                     /* OL_NUMBER < 16 */
+#define TPCC_NAME_BITS 10                  /* last-name number < 1024 */
+#define TPCC_HIST_SEQ_BITS 32              /* history: per-coordinator sequence */
+
+static inline uint64_t tpcc_k_warehouse(uint32_t w) { return dtxn_key_make(w, w); }
+static inline uint64_t tpcc_k_district(uint32_t w, uint32_t d) { return dtxn_key_make(d, w); }
+static inline uint64_t
+tpcc_k_customer(uint32_t w, uint32_t d, uint32_t c)
+{
+	return dtxn_key_make(((uint64_t)d << TPCC_C_BITS) | c, w);
+}
+static inline uint64_t
+tpcc_order_id(uint32_t d, uint32_t o)
+{
+	return ((uint64_t)d << TPCC_O_BITS) | o;
+}
+/* ORDER, NEW-ORDER: the same key in two tables. */
+static inline uint64_t
+tpcc_k_order(uint32_t w, uint32_t d, uint32_t o)
+{
+	return dtxn_key_make(tpcc_order_id(d, o), w);
+}
+static inline uint64_t
+tpcc_k_order_line(uint32_t w, uint32_t d, uint32_t o, uint32_t ol)
+{
+	return dtxn_key_make((tpcc_order_id(d, o) << TPCC_OL_BITS) | ol, w);
+}
+/* ITEM rows belong to no warehouse: locality field 0 (never a warehouse id). */
+static inline uint64_t tpcc_k_item(uint32_t i) { return dtxn_key_make(i, 0); }
+static inline uint64_t tpcc_k_stock(uint32_t w, uint32_t i) { return dtxn_key_make(i, w); }
+static inline uint64_t
+tpcc_k_name(uint32_t w, uint32_t d, uint32_t name)
+{
+	return dtxn_key_make(((uint64_t)d << TPCC_NAME_BITS) | name, w);
+}
+/* HISTORY: load rows (gid 0) id = (d << 12 | c); run rows ((gid + 1) << 32 | seq). */
+static inline uint64_t
+tpcc_k_history(uint32_t w, uint64_t gid1, uint64_t seq)
+{
+	return dtxn_key_make((gid1 << TPCC_HIST_SEQ_BITS) | (seq & 0xffffffffu), w);
+}
+
+/* ------------------------------------------------------------------ */
+/* Rows (clause 1.3; sizes checked below and listed in doc/guides/tpcc.md) */
+/* ------------------------------------------------------------------ */
+
+struct tpcc_warehouse {
+	int64_t ytd;           /* W_YTD, cents */
+	int32_t tax;           /* W_TAX, 1/10000 */
+	char name[10];
+	char street_1[20];
+	char street_2[20];
+	char city[20];
+	char state[2];
+	char zip[9];
+};
+
+struct tpcc_district {
+	int64_t ytd;           /* D_YTD, cents */
+	int32_t tax;           /* D_TAX, 1/10000 */
+	uint32_t next_o_id;    /* D_NEXT_O_ID */
+	char name[10];
+	char street_1[20];
+	char street_2[20];
+	char city[20];
+	char state[2];
+	char zip[9];
+};
+
+struct tpcc_customer {
+	int64_t credit_lim;    /* cents */
+	int64_t balance;       /* cents */
+	int64_t ytd_payment;   /* cents */
+	uint64_t since;        /* date */
+	int32_t discount;      /* 1/10000 */
+	uint32_t payment_cnt;
+	uint32_t delivery_cnt;
+	char first[16];
+	char middle[2];
+	char last[16];
+	char street_1[20];
+	char street_2[20];
+	char city[20];
+	char state[2];
+	char zip[9];
+	char phone[16];
+	char credit[2];        /* "GC" or "BC" */
+	char data[500];
+};
+
+struct tpcc_history {
+	uint64_t date;
+	int64_t amount;        /* cents */
+	uint32_t c_id;
+	uint16_t c_w_id;
+	uint16_t w_id;
+	uint8_t c_d_id;
+	uint8_t d_id;
+	char data[24];
+};
+
+struct tpcc_new_order {
+	uint32_t o_id;
+	uint16_t w_id;
+	uint8_t d_id;
+	uint8_t pad;
+};
+
+struct tpcc_order {
+	uint64_t entry_d;
+	uint32_t c_id;
+	uint8_t carrier_id;    /* 0: null */
+	uint8_t ol_cnt;
+	uint8_t all_local;
+	uint8_t pad;
+};
+
+struct tpcc_order_line {
+	uint64_t delivery_d;   /* 0: null */
+	int64_t amount;        /* cents */
+	uint32_t i_id;
+	uint16_t supply_w_id;
+	uint8_t quantity;
+	uint8_t pad;
+	char dist_info[24];
+};
+
+struct tpcc_item {
+	int64_t price;         /* cents */
+	uint32_t im_id;
+	char name[24];
+	char data[50];
+};
+
+struct tpcc_stock {
+	int32_t quantity;
+	uint32_t ytd;
+	uint16_t order_cnt;
+	uint16_t remote_cnt;
+	char dist[TPCC_DISTRICTS][24];
+	char data[50];
+};
+
+/* Secondary index row: the district's customers with one last name, by C_FIRST. */
+struct tpcc_customer_name {
+	uint16_t n;
+	uint16_t c_id[TPCC_NAME_MAX];
+};
+
+/* The customer's latest order (OrderStatus). */
+struct tpcc_last_order {
+	uint32_t o_id;
+	uint32_t pad;
+};
+
+/* The district's lowest undelivered order (Delivery). */
+struct tpcc_delivery_cursor {
+	uint32_t o_id;
+	uint32_t pad;
+};
+
+_Static_assert(sizeof(struct tpcc_warehouse) == 96, "warehouse row");
+_Static_assert(sizeof(struct tpcc_district) == 104, "district row");
+_Static_assert(sizeof(struct tpcc_customer) == 672, "customer row");
+_Static_assert(sizeof(struct tpcc_history) == 56, "history row");
+_Static_assert(sizeof(struct tpcc_new_order) == 8, "new_order row");
+_Static_assert(sizeof(struct tpcc_order) == 16, "order row");
+_Static_assert(sizeof(struct tpcc_order_line) == 48, "order_line row");
+_Static_assert(sizeof(struct tpcc_item) == 88, "item row");
+_Static_assert(sizeof(struct tpcc_stock) == 304, "stock row");
+_Static_assert(sizeof(struct tpcc_customer_name) == 258, "customer_name row");
+
+/* ------------------------------------------------------------------ */
+/* Benchmark state                                                    */
+/* ------------------------------------------------------------------ */
+
+enum tpcc_type {
+	TPCC_NEW_ORDER_TXN,
+	TPCC_PAYMENT_TXN,
+	TPCC_ORDER_STATUS_TXN,
+	TPCC_DELIVERY_TXN,
+	TPCC_STOCK_LEVEL_TXN,
+	TPCC_N_TYPES,
+};
+
+/* ctx->acc bookkeeping (acc[3] is bench_room's). */
+#define TPCC_ACC_NEW_ORDERS 0   /* committed NewOrders */
+#define TPCC_ACC_PAYMENTS 1     /* committed Payments */
+#define TPCC_ACC_DELIVERED 2    /* orders delivered by committed Deliveries */
+
+/* Options (struct tpcc_conf, filled by the option table of tpcc.c). */
+struct tpcc_conf {
+	uint64_t warehouses;
+	uint64_t tpcc_scale;
+	uint64_t max_new_orders;
+	uint64_t mix[TPCC_N_TYPES];
+};
+
+/* The run-time constants C of NURand (clause 2.1.6). */
+struct tpcc_nurand_c {
+	uint32_t c_last;   /* C for C_LAST */
+	uint32_t c_id;     /* C for C_ID */
+	uint32_t ol_i_id;  /* C for OL_I_ID */
+};
+
+struct tpcc_priv {
+	struct tpcc_conf conf;
+	uint32_t w;             /* warehouses */
+	uint32_t customers;     /* per district: 3000 / scale */
+	uint32_t items;         /* 100000 / scale; also stock rows per warehouse */
+	uint32_t names;         /* last-name numbers in use: min(1000, customers) */
+	uint32_t undelivered;   /* loaded orders without a carrier per district (the last 30%) */
+	struct tpcc_nurand_c c_load;  /* C used by the loader */
+	struct tpcc_nurand_c c_run;   /* C used by the transactions (clause 2.1.6.1) */
+};
+
+/* ------------------------------------------------------------------ */
+/* Shared helpers (tpcc_input.c)                                      */
+/* ------------------------------------------------------------------ */
+
+/** Draws the C constants for the load and the run from @p seed (clause 2.1.6.1). */
+void tpcc_nurand_constants(uint64_t seed, struct tpcc_nurand_c *load, struct tpcc_nurand_c *run);
+
+/** Home warehouse of a transaction: uniform in [1, W]. */
+uint32_t tpcc_pick_warehouse(const struct tpcc_priv *p, struct dtxn_rng *r);
+/** A warehouse other than @p w, uniform (W > 1); @p w when W == 1. */
+uint32_t tpcc_pick_other_warehouse(const struct tpcc_priv *p, struct dtxn_rng *r, uint32_t w);
+/** C_ID by NURand(1023, 1, customers). */
+uint32_t tpcc_pick_customer(const struct tpcc_priv *p, struct dtxn_rng *r);
+/** A run-time last-name number: NURand(255, 0, names - 1). */
+uint32_t tpcc_pick_last_name(const struct tpcc_priv *p, struct dtxn_rng *r);
+/** OL_I_ID by NURand(8191, 1, items). */
+uint32_t tpcc_pick_item(const struct tpcc_priv *p, struct dtxn_rng *r);
+/** The spec's last name (clause 4.3.2.3) of number @p num into a 16-byte field. */
+void tpcc_last_name(uint32_t num, char out[16]);
+/** A date: microseconds of dtxn_now_ns() plus one (never 0, which is null). */
+uint64_t tpcc_now_date(void);
+
+/** Copies an item's value out (@p len bytes: the table's row struct). */
+static inline void
+tpcc_get(struct dtxn_item *it, void *row, size_t len)
+{
+	memcpy(row, dtxn_item_value(it), len);
+}
+
+/** Copies a row into an item's value buffer. */
+static inline void
+tpcc_put(struct dtxn_item *it, const void *row, size_t len)
+{
+	memcpy(dtxn_item_value(it), row, len);
+}
+
+/* ------------------------------------------------------------------ */
+/* The parts                                                          */
+/* ------------------------------------------------------------------ */
+
+/** Loads the initial population (tpcc_load.c). @return 0 or -errno, b->err set. */
+int tpcc_load(struct dtxn_bench *b, struct dtxn_db *db);
+
+/* The transactions: one attempt each; DTXN_OK, an abort reason, or DTXN_BENCH_ROLLBACK. */
+int tpcc_new_order(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p);
+int tpcc_payment(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p);
+int tpcc_order_status(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p);
+int tpcc_delivery(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p);
+int tpcc_stock_level(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p);
+
+/**
+ * Finds a customer by last name through TPCC_CUSTOMER_NAME (one execute
+ * round): the row at position ceil(n / 2) of the customers with that name
+ * sorted by C_FIRST (clause 2.5.2.2). Adds the index item as read-only.
+ * @param c_id  out.
+ * @return DTXN_OK, an abort reason, or -ENOENT if no customer has the name
+ *   (the caller rolls back).
+ */
+int tpcc_customer_by_name(struct dtxn_txn *t, uint32_t w, uint32_t d, uint32_t name,
+			  uint32_t *c_id);
+
+/** The consistency checks (tpcc_check.c). */
+int tpcc_check(struct dtxn_bench *b, struct dtxn_db *db, struct dtxn_bench_ctx *const *ctxs,
+	       unsigned n_ctx, struct dtxn_report *r);
+
+#endif /* DTXN_BENCH_TPCC_H */

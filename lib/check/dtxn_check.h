@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_CHECK_H
+#define DTXN_CHECK_H
+
+/**
+ * @file
+ * Transaction histories and the isolation checker (issue 5;
+ * doc/guides/checker.md).
+ *
+ * A history is what every coordinator recorded about each transaction it
+ * ended: its id, whether it committed, and per item the table, the key,
+ * what it did (read, read-modify-write, blind write) and the version it
+ * saw. A version is named by the id of the transaction that wrote it
+ * (DTXN_HIST_VER_INIT for the loaded record, DTXN_HIST_VER_ABSENT for a
+ * missing key); a write installs the version named by its own
+ * transaction's id. Writes also carry the version they overwrote, so each
+ * key's version order can be rebuilt without timestamps.
+ *
+ * The checker builds Adya's direct serialization graph (Adya, "Weak
+ * consistency", MIT PhD thesis 1999, chapter 3: ww, wr and rw edges) from
+ * that and reports the phenomena each isolation level proscribes: G0,
+ * G1a, G1b, G1c and G2 for serializability (PL-3, Adya §4.2-4.3); for
+ * snapshot isolation the same G0/G1 phenomena and every dependency cycle
+ * without two adjacent anti-dependency edges (Adya's G-SIa/G-SIb, in the
+ * form of Cerone and Gotsman, "Analysing snapshot isolation", PODC'16,
+ * Theorem 9), which leaves write skew allowed.
+ *
+ * Memory: histories and checker state live in the process heap (malloc),
+ * not in DPDK memory: they can be much larger than the EAL's -m.
+ *
+ * Thread-safety: a struct dtxn_hist_buf is written by one thread (a
+ * coordinator's lcore) and read by another only after that thread is done
+ * (after rte_eal_mp_wait_lcore()); a struct dtxn_history is used by one
+ * thread at a time. dtxn_check_run() only reads the history.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* History records                                                    */
+/* ------------------------------------------------------------------ */
+
+/** Version of a record as loaded before the run (no writer). */
+#define DTXN_HIST_VER_INIT UINT64_C(0)
+/** The key did not exist (absent read; what an insert overwrote). */
+#define DTXN_HIST_VER_ABSENT UINT64_MAX
+/** Nothing seen: an item an aborted txn never fetched, or a blind write whose overwritten version is unknown. */
+#define DTXN_HIST_VER_NONE (UINT64_MAX - 1)
+
+/** What a transaction did with an item. */
+enum dtxn_hist_op {
+	DTXN_HIST_READ = 0, /**< read version ver */
+	DTXN_HIST_RMW,      /**< read version ver and installed its own version over it */
+	DTXN_HIST_WRITE,    /**< installed its own version over ver without reading it (insert: ver ABSENT) */
+	DTXN_HIST_OP_MAX,
+};
+
+/** The write removes the key (a delete): the version it installs is a tombstone. */
+#define DTXN_HIST_F_DELETE (1u << 0)
+
+/** One item of a recorded transaction (24 bytes). */
+struct dtxn_hist_item {
+	uint64_t key;
+	/**
+	 * READ, RMW: the version read (the writer's txn id, INIT or ABSENT).
+	 * WRITE: the version overwritten (or NONE if unknown).
+	 */
+	uint64_t ver;
+	uint32_t table;
+	uint8_t op;     /**< enum dtxn_hist_op */
+	uint8_t flags;  /**< DTXN_HIST_F_* */
+	/**
+	 * Reads only: which of the writer's writes to this key was seen,
+	 * 1-based; 0 means its last one. Protocols that only ever expose
+	 * committed final versions leave 0 (G1b needs a protocol that can
+	 * expose an intermediate version).
+	 */
+	uint16_t wseq;
+};
+
+/** Most items one recorded transaction may hold (>= DTXN_TXN_MAX_ITEMS of dtxn_txn.h). */
+#define DTXN_HIST_MAX_ITEMS 32768
+
+/** How a recorded transaction ended. */
+enum dtxn_hist_status {
+	DTXN_HIST_COMMITTED = 0,
+	DTXN_HIST_ABORTED = 1,
+};
+
+/** One recorded transaction, followed by its items (16 + 24 * n_items bytes). */
+struct dtxn_hist_txn {
+	uint64_t id;        /**< cluster-unique txn id: not INIT, ABSENT or NONE */
+	uint32_t coord;     /**< coordinator (gid) that ran it */
+	uint8_t status;     /**< enum dtxn_hist_status */
+	uint8_t rsvd;
+	uint16_t n_items;
+	struct dtxn_hist_item items[];
+};
+
+/* ------------------------------------------------------------------ */
+/* Per-coordinator recording buffer                                   */
+/* ------------------------------------------------------------------ */
+
+/**
+ * An append-only buffer of one coordinator's records: a chain of 1 MiB
+ * chunks from the heap, so appending allocates once per chunk, never per
+ * transaction. Past @p max_bytes records are dropped and counted (the
+ * history is then "truncated": the checker reports what it cannot place
+ * instead of flagging it).
+ */
+struct dtxn_hist_buf;
+
+/**
+ * Creates a buffer and its first chunk.
+ * @param coord      the coordinator's gid (for the records it appends).
+ * @param max_bytes  most bytes of chunks the buffer may use; at least one
+ *   chunk (1 MiB) is always allowed.
+ * @return the buffer, or NULL with rte_errno ENOMEM.
+ */
+struct dtxn_hist_buf *dtxn_hist_buf_create(uint32_t coord, uint64_t max_bytes);
+
+/** Frees a buffer and its records. NULL is a no-op. */
+void dtxn_hist_buf_free(struct dtxn_hist_buf *b);
+
+/**
+ * Appends one transaction; the caller fills the @p n_items items returned
+ * (no other allocation, no locking: the owning thread only).
+ * @param n_items  at most DTXN_HIST_MAX_ITEMS.
+ * @return the item array to fill (valid even for 0 items), or NULL when
+ *   the transaction was dropped (buffer full, chunk allocation failed, or
+ *   @p n_items too large); drops are counted by dtxn_hist_buf_dropped().
+ */
+struct dtxn_hist_item *dtxn_hist_buf_append(struct dtxn_hist_buf *b, uint64_t id,
+					    enum dtxn_hist_status status, unsigned n_items);
+
+/** @return transactions recorded in the buffer. */
+uint64_t dtxn_hist_buf_txns(const struct dtxn_hist_buf *b);
+/** @return transactions dropped because the buffer was full. */
+uint64_t dtxn_hist_buf_dropped(const struct dtxn_hist_buf *b);
+/** @return bytes of chunks the buffer holds. */
+uint64_t dtxn_hist_buf_bytes(const struct dtxn_hist_buf *b);
+
+/* ------------------------------------------------------------------ */
+/* Histories                                                          */
+/* ------------------------------------------------------------------ */
+
+/** A whole run's history: the buffers of every coordinator and some metadata. */
+struct dtxn_history;
+
+/** @return an empty history, or NULL with rte_errno ENOMEM. */
+struct dtxn_history *dtxn_history_create(void);
+
+/** Frees the history and every buffer it owns. NULL is a no-op. */
+void dtxn_history_free(struct dtxn_history *h);
+
+/**
+ * Adds a buffer; the history owns it from then on (frees it).
+ * @return 0, -EINVAL (NULL argument), -ENOMEM (the buffer stays the caller's).
+ */
+int dtxn_history_add_buf(struct dtxn_history *h, struct dtxn_hist_buf *b);
+
+/**
+ * Sets a metadata entry saved with the history (e.g. "isolation" = "sr",
+ * "protocol" = "ford"); a second set of a key replaces the value.
+ * @param key    1..31 characters of [A-Za-z0-9_.-].
+ * @param value  0..127 printable characters, no newline.
+ * @return 0, -EINVAL (bad key or value), -ENOSPC (more than 16 keys).
+ */
+int dtxn_history_set_meta(struct dtxn_history *h, const char *key, const char *value);
+
+/** @return the value of metadata @p key, or NULL. */
+const char *dtxn_history_meta(const struct dtxn_history *h, const char *key);
+
+/** @return recorded transactions, over every buffer. */
+uint64_t dtxn_history_txns(const struct dtxn_history *h);
+/** @return dropped transactions, over every buffer (0: the history is complete). */
+uint64_t dtxn_history_dropped(const struct dtxn_history *h);
+
+/** Called for each recorded transaction; non-zero stops the walk. */
+typedef int (*dtxn_hist_visit_fn)(const struct dtxn_hist_txn *t, void *arg);
+
+/**
+ * Visits every transaction, buffer by buffer in the order added, each in
+ * append order.
+ * @return 0, or the visitor's non-zero return.
+ */
+int dtxn_history_foreach(const struct dtxn_history *h, dtxn_hist_visit_fn fn, void *arg);
+
+/**
+ * Saves the history as text (format: doc/guides/checker.md, "History
+ * file") to @p path, atomically: written to "<path>.tmp", flushed, synced
+ * and renamed, so a reader sees a whole file or none.
+ * @return 0, or -errno (-EINVAL NULL/empty path; open, write, rename errors).
+ */
+int dtxn_history_save(const struct dtxn_history *h, const char *path);
+
+/**
+ * Reads a saved history from @p f.
+ * @param name  the file's name, for messages.
+ * @param err   out: on -EINVAL, one line "NAME:LINE: what is wrong".
+ * @return the history, or NULL with rte_errno EINVAL (malformed: bad
+ *   header, unknown record, bad number, item count mismatch, missing end
+ *   line, transaction count mismatch), EIO (read error), ENOMEM.
+ */
+struct dtxn_history *dtxn_history_read(FILE *f, const char *name, char *err, size_t errlen);
+
+/**
+ * Opens and reads a saved history (dtxn_history_read()).
+ * @return the history, or NULL with rte_errno as dtxn_history_read(), or
+ *   the fopen() errno (ENOENT, EACCES, EISDIR, ...), with @p err set.
+ */
+struct dtxn_history *dtxn_history_load(const char *path, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------ */
+/* Checker                                                            */
+/* ------------------------------------------------------------------ */
+
+/** Isolation level checked; same values as enum dtxn_isolation (dtxn_txn.h). */
+enum dtxn_check_level {
+	DTXN_CHECK_SR = 0,  /**< serializability (Adya PL-3) */
+	DTXN_CHECK_SI = 1,  /**< snapshot isolation (Adya PL-SI) */
+	DTXN_CHECK_LEVEL_MAX,
+};
+
+/** @return "sr" or "si" ("?" for others). */
+const char *dtxn_check_level_name(enum dtxn_check_level level);
+/** @return the level named @p name ("sr", "si"), or -EINVAL. */
+int dtxn_check_level_parse(const char *name);
+
+/** Anomaly classes. */
+enum dtxn_anomaly {
+	DTXN_ANOM_G0 = 0, /**< write cycle: a cycle of ww edges (Adya G0) */
+	DTXN_ANOM_G1A,    /**< aborted read: a committed txn read an aborted txn's version */
+	DTXN_ANOM_G1B,    /**< intermediate read: a committed txn read a version its writer later overwrote */
+	DTXN_ANOM_G1C,    /**< circular information flow: a cycle of ww/wr edges with a wr edge */
+	DTXN_ANOM_G2,     /**< anti-dependency cycle: a cycle with at least one rw edge */
+	DTXN_ANOM_GSI,    /**< a cycle with an rw edge but no two adjacent rw edges (G-SIa/G-SIb) */
+	DTXN_ANOM_GARBAGE,/**< a read of a version no recorded txn wrote (complete histories only) */
+	DTXN_ANOM_MAX,
+};
+
+/** @return "G0", "G1a", "G1b", "G1c", "G2", "G-SI", "garbage" ("?" for others). */
+const char *dtxn_anomaly_name(enum dtxn_anomaly a);
+
+/**
+ * @return true if @p level proscribes @p a: every class for SR but G-SI
+ *   (a subset of G2 there); every class for SI but G2 (write skew is
+ *   allowed; the cycles SI forbids are G-SI).
+ */
+bool dtxn_anomaly_forbidden(enum dtxn_check_level level, enum dtxn_anomaly a);
+
+/** Edge (dependency) types of the serialization graph. */
+enum dtxn_dep {
+	DTXN_DEP_WW = 0, /**< the target installed the next version of a key the source wrote */
+	DTXN_DEP_WR,     /**< the target read a version the source wrote */
+	DTXN_DEP_RW,     /**< the source read a version the target overwrote (anti-dependency) */
+	DTXN_DEP_MAX,
+};
+
+/** @return "ww", "wr" or "rw". */
+const char *dtxn_dep_name(enum dtxn_dep d);
+
+/** Steps kept of an example cycle (a longer cycle is cut; len says how long it is). */
+#define DTXN_CHECK_MAX_STEPS 16
+
+/** One step of an example: a transaction and the edge to the next step. */
+struct dtxn_check_step {
+	uint64_t txn;     /**< txn id (for garbage: the unknown version read) */
+	uint32_t coord;   /**< its coordinator; UINT32_MAX if unknown */
+	uint32_t table;   /**< table of a key behind the edge; UINT32_MAX if none found */
+	uint64_t key;     /**< a key behind the edge to the next step */
+	uint8_t dep;      /**< enum dtxn_dep of the edge to the next step (the last wraps to the first) */
+	uint8_t rsvd[7];
+};
+
+/** What was found of one anomaly class. */
+struct dtxn_check_anomaly {
+	/**
+	 * Cycle classes: strongly connected components holding such a cycle.
+	 * Read classes (G1a, G1b, garbage): offending reads.
+	 */
+	uint64_t count;
+	/**
+	 * Cycle classes: edges of the shortest cycle found (>= 2). Read
+	 * classes: 1; steps[0] is the writer (dep wr), steps[1] the reader.
+	 */
+	unsigned len;
+	unsigned n_steps;  /**< steps filled: min(len, DTXN_CHECK_MAX_STEPS) (read classes: 2) */
+	struct dtxn_check_step steps[DTXN_CHECK_MAX_STEPS];
+};
+
+/** The checker's result. */
+struct dtxn_check_report {
+	enum dtxn_check_level level;
+	uint64_t committed;        /**< committed txns */
+	uint64_t aborted;          /**< aborted txns */
+	uint64_t items;            /**< items of committed txns */
+	uint64_t edges[DTXN_DEP_MAX]; /**< edges by type (with repeats between the same txns) */
+	/**
+	 * Reads and writes the checker could not place in their key's version
+	 * order (a read of an absent key that was deleted and re-inserted, a
+	 * blind write with an unknown overwritten version, a read of an
+	 * unknown writer in a truncated history): no edge is drawn for them.
+	 */
+	uint64_t unresolved;
+	uint64_t dropped;          /**< txns dropped while recording */
+	struct dtxn_check_anomaly anom[DTXN_ANOM_MAX];
+	char error[160];           /**< on -EINVAL from dtxn_check_run(): why */
+};
+
+/**
+ * Checks a history: builds the serialization graph (near-linear: one sort
+ * of the writes, hash lookups of txn ids; Tarjan's SCC per edge class)
+ * and looks for every anomaly class, each with the shortest cycle found
+ * (BFS back to the source of up to 32 witness edges inside their SCC).
+ * Every class is computed at both levels; @p level only decides which
+ * count as failures (dtxn_anomaly_forbidden(), dtxn_check_ok()).
+ *
+ * @param r  out: zeroed, then filled.
+ * @return 0; -EINVAL (NULL argument, bad level, or an inconsistent
+ *   history: a txn id of 0, ABSENT or NONE, or one appearing twice; see
+ *   r->error); -E2BIG (more than 2^30 txns or 2^32 edges); -ENOMEM.
+ */
+int dtxn_check_run(const struct dtxn_history *h, enum dtxn_check_level level,
+		   struct dtxn_check_report *r);
+
+/** @return true if no anomaly the report's level forbids was found. */
+bool dtxn_check_ok(const struct dtxn_check_report *r);
+
+/**
+ * One line about a class: "none", or the count and the example, e.g.
+ * "1 cycle; shortest 2: T0x10000000005 -rw 0:0x3-> T0x20000000007 -rw 0:0x4-> (back)".
+ * @return the length the full line needs (as snprintf), or -EINVAL.
+ */
+int dtxn_check_describe(const struct dtxn_check_report *r, enum dtxn_anomaly a,
+			char *buf, size_t len);
+
+/**
+ * Prints the report: totals, then one line per class (FAIL / PASS /
+ * allowed) with its example, then "result: PASS" or "result: FAIL".
+ */
+void dtxn_check_print(const struct dtxn_check_report *r, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DTXN_CHECK_H */

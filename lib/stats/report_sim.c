@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The parts of the report only a simulated run has (doc/guides/sim.md,
+ * doc/guides/report.md): section "sim" (virtual seconds, events, busy
+ * fraction of every RNIC unit and CN thread, the bottleneck, CPU units
+ * charged) and section "host" (wall seconds, events per wall second), in
+ * the summary and in the JSON report.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include <rte_common.h>
+
+#include "stats_private.h"
+
+/** Busiest threads listed in the summary (the JSON lists all). */
+#define SIM_PRINT_THREADS 4
+
+static json_t *
+sim_num(double v)
+{
+	return json_real(isfinite(v) ? v : 0.0);
+}
+
+static json_t *
+sim_u64(uint64_t v)
+{
+	return json_integer(v > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)v);
+}
+
+/* Sets obj[key] = val; false on failure (the reference is taken either way). */
+static bool
+sim_set(json_t *obj, const char *key, json_t *val)
+{
+	return val != NULL && json_object_set_new(obj, key, val) == 0;
+}
+
+static json_t *
+sim_busy(const struct dtxn_report_busy *b, const char *count_key)
+{
+	json_t *o = json_object();
+	bool ok;
+
+	if (o == NULL)
+		return NULL;
+	ok = sim_set(o, "name", json_string(b->name));
+	ok &= sim_set(o, "busy", sim_num(b->busy));
+	if (count_key != NULL)
+		ok &= sim_set(o, count_key, sim_u64(b->count));
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *
+sim_busy_list(const struct dtxn_report_busy *b, unsigned n, const char *count_key)
+{
+	json_t *a = json_array();
+
+	if (a == NULL)
+		return NULL;
+	for (unsigned i = 0; i < n; i++) {
+		json_t *o = sim_busy(&b[i], count_key);
+
+		if (o == NULL || json_array_append_new(a, o) != 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+json_t *
+stats_json_sim(const struct dtxn_report *r)
+{
+	const struct dtxn_report_sim *s = r->sim;
+	json_t *o, *cpu;
+	bool ok;
+
+	if (s == NULL || (o = json_object()) == NULL)
+		return NULL;
+	ok = sim_set(o, "virtual_seconds", sim_num(s->virtual_seconds));
+	ok &= sim_set(o, "events", sim_u64(s->events));
+	ok &= sim_set(o, "bottleneck", sim_busy(&s->bottleneck, NULL));
+	ok &= sim_set(o, "nic", sim_busy_list(s->nic, s->n_nic, "ops"));
+	ok &= sim_set(o, "threads", sim_busy_list(s->threads, s->n_threads, "cpu_ns"));
+	cpu = json_object();
+	if (cpu != NULL)
+		for (unsigned i = 0; i < s->n_cpu && i < RTE_DIM(s->cpu_names); i++)
+			ok &= sim_set(cpu, s->cpu_names[i], sim_u64(s->cpu_units[i]));
+	ok &= sim_set(o, "cpu_units", cpu);
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+json_t *
+stats_json_host(const struct dtxn_report *r)
+{
+	json_t *o;
+	bool ok;
+
+	if (r->host == NULL || (o = json_object()) == NULL)
+		return NULL;
+	ok = sim_set(o, "wall_seconds", sim_num(r->host->wall_seconds));
+	ok &= sim_set(o, "events_per_wall_second", sim_num(r->host->events_per_wall_second));
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+void
+stats_print_sim(const struct dtxn_report *r, FILE *out)
+{
+	const struct dtxn_report_sim *s = r->sim;
+	unsigned shown[SIM_PRINT_THREADS], n_shown = 0;
+
+	if (s != NULL) {
+		fprintf(out, "simulation (virtual time)\n");
+		fprintf(out, "  %-22s %.6f\n", "virtual seconds", s->virtual_seconds);
+		fprintf(out, "  %-22s %" PRIu64 "\n", "events", s->events);
+		fprintf(out, "  %-22s %s %.1f%% busy\n", "bottleneck", s->bottleneck.name,
+			100.0 * s->bottleneck.busy);
+		fprintf(out, "  RNIC units (busy %%, ops)\n");
+		for (unsigned i = 0; i < s->n_nic; i++)
+			fprintf(out, "    %-20s %6.1f%% %14" PRIu64 "\n", s->nic[i].name,
+				100.0 * s->nic[i].busy, s->nic[i].count);
+		/* the busiest threads, first one first among equals */
+		while (n_shown < SIM_PRINT_THREADS && n_shown < s->n_threads) {
+			unsigned best = UINT32_MAX;
+
+			for (unsigned i = 0; i < s->n_threads; i++) {
+				bool taken = false;
+
+				for (unsigned k = 0; k < n_shown; k++)
+					taken |= shown[k] == i;
+				if (!taken && (best == UINT32_MAX ||
+					       s->threads[i].busy > s->threads[best].busy))
+					best = i;
+			}
+			shown[n_shown++] = best;
+		}
+		fprintf(out, "  CN threads: %u, busiest (busy %%)\n", s->n_threads);
+		for (unsigned k = 0; k < n_shown; k++)
+			fprintf(out, "    %-20s %6.1f%%\n", s->threads[shown[k]].name,
+				100.0 * s->threads[shown[k]].busy);
+	}
+	if (r->host != NULL)
+		fprintf(out, "host (wall clock)\n  %-22s %.3f\n  %-22s %.0f\n", "wall seconds",
+			r->host->wall_seconds, "events per wall second",
+			r->host->events_per_wall_second);
+}

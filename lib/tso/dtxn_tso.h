@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_TSO_H
+#define DTXN_TSO_H
+
+/**
+ * @file
+ * The timestamp oracle (TSO) the MVCC protocols share (Motor, Lotus,
+ * Scythe; ARCHITECTURE.md, "lib/rpc, lib/tso"): one 64-bit counter on an
+ * MN, advanced with one-sided FAA, and leader batching of the concurrent
+ * requests of the coordinators of one worker lcore (Scythe §4.5, "TSO
+ * Group"; ../shared/papers/scythe.md §3).
+ *
+ * Timestamps are the integers 1, 2, 3, ... (Motor §5: "sequential numbers
+ * as transaction timestamps ... also adopted as data versions"). Each
+ * call returns a timestamp no other call in the cluster returns, larger
+ * than every timestamp whose call returned before this call began (the
+ * FAA that produces it is posted after the request): a coordinator that
+ * got ts a, and then asks again, or another coordinator that asks after
+ * a was returned, gets a larger one. That real-time order is what Motor's
+ * snapshot reads and validation rely on (doc/guides/motor.md).
+ *
+ * Batching (Scythe's TSO Group, per worker lcore): the first coordinator
+ * that asks while no FAA of this worker is in flight becomes the leader:
+ * it takes the requests queued so far (up to max_batch - 1), posts one
+ * FAA of n = 1 + that many on the counter, yields until it completes, and
+ * hands out old + 1 (its own), old + 2, ... in queue order. Requests that
+ * arrive while the FAA is in flight queue for the next one; when the
+ * leader is done it makes the first queued coordinator the next leader.
+ * So one worker has at most one FAA in flight, and under load a single
+ * FAA serves many coordinators. Batching spans the coroutines of one
+ * lcore only: across lcores it would need a shared queue and atomics on
+ * the data path (ARCHITECTURE.md, rule 3); each worker batches its own.
+ *
+ * Where the counter lives: reserved word DTXN_STORE_RSVD_TSO of MN 0
+ * (dtxn_tso_counter_raddr()). Real ConnectX NICs would keep it in device
+ * memory (ibv_alloc_dm, Scythe's 110 Mops); the shm and sim drivers have
+ * no device-memory addresses yet, so its FAAs use the MN's host atomic
+ * unit of the NIC model (doc/guides/fabric.md).
+ *
+ * Thread-safety: a struct dtxn_tso belongs to one worker lcore; its
+ * coordinators call dtxn_tso_get_lc() from their coroutines.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dtxn_store.h"
+#include "dtxn_txn_driver.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Default and largest number of timestamps one FAA hands out. */
+#define DTXN_TSO_BATCH_DEFAULT 64
+#define DTXN_TSO_BATCH_MAX 4096
+
+/** Configuration of a worker's TSO client. */
+struct dtxn_tso_conf {
+	size_t size;            /**< sizeof(struct dtxn_tso_conf) */
+	dtxn_raddr_t counter;   /**< the counter (dtxn_tso_counter_raddr()), != 0 */
+	unsigned max_batch;     /**< most timestamps per FAA, 1..DTXN_TSO_BATCH_MAX; 0: default */
+	int socket_id;          /**< NUMA socket of the client's memory */
+};
+
+/**
+ * A request's place in the client's queue: one per coordinator, kept by
+ * the caller (e.g. in its per-coordinator state) and passed to every
+ * dtxn_tso_get_lc() of that coordinator. Its fields are the client's.
+ */
+struct dtxn_tso_req {
+	struct dtxn_tso_req *next;
+	struct dtxn_coord *c;
+	uint64_t ts;
+	int err;
+	bool done;
+	bool lead;
+};
+
+/** Counters of one TSO client (cumulative since create). */
+struct dtxn_tso_stats {
+	uint64_t requests;      /**< timestamps handed out */
+	uint64_t faas;          /**< FAAs posted (batches) */
+	uint64_t max_batch;     /**< largest batch served by one FAA */
+	uint64_t errors;        /**< FAAs that completed with an error */
+};
+
+/**
+ * Remote address of the cluster's timestamp counter: reserved word
+ * DTXN_STORE_RSVD_TSO of MN 0 (dtxn_store_rsvd_raddr()). Zero at start,
+ * so the first timestamp is 1. Any thread.
+ *
+ * @return the address, or 0 if @p cat is NULL or has no MN.
+ */
+dtxn_raddr_t dtxn_tso_counter_raddr(const struct dtxn_catalog *cat);
+
+/**
+ * Creates the TSO client of one worker lcore.
+ *
+ * @return the client, or NULL with rte_errno: EINVAL (NULL or short
+ *   @p conf, counter 0 or not 8-byte aligned, max_batch over
+ *   DTXN_TSO_BATCH_MAX), ENOMEM.
+ */
+struct dtxn_tso *dtxn_tso_create(const struct dtxn_tso_conf *conf);
+
+/** Frees a client no coordinator is waiting in. NULL is a no-op. */
+void dtxn_tso_destroy(struct dtxn_tso *tso);
+
+/**
+ * Gets one timestamp for coordinator @p c, yielding until it is known
+ * (one FAA round trip, shared with the worker's other coordinators that
+ * ask meanwhile). Called from @p c's own coroutine, on the worker's lcore
+ * (no other batch of @p c may be under construction: the FAA is posted
+ * through a struct dtxn_batch of @p c).
+ *
+ * @param req  @p c's request record (struct dtxn_tso_req), not in use by
+ *   another call.
+ * @param ts   out: the timestamp (>= 1), set only on success.
+ * @return 0; -EINVAL (NULL argument); -EIO (the FAA failed; this and
+ *   every request batched with it get -EIO); -ENOBUFS (no WR left in the
+ *   leader's pool).
+ */
+int dtxn_tso_get_lc(struct dtxn_tso *tso, struct dtxn_coord *c, struct dtxn_tso_req *req,
+		    uint64_t *ts);
+
+/** Copies the client's counters into @p st. Owning lcore, or after it stopped. */
+void dtxn_tso_stats_get(const struct dtxn_tso *tso, struct dtxn_tso_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DTXN_TSO_H */

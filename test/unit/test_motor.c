@@ -1,0 +1,1359 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Motor (drivers/cc/motor) on the shm fabric, model none: 3 MNs, 3
+ * replicas. The CVT layout and load, version choice, garbage collection
+ * with attribute-bar wrap and the rebuilding of old versions (pure
+ * functions on local CVT images), then the protocol: replicated commits,
+ * snapshot reads of old versions, version_gone after GC, SR early abort
+ * and validation (lock != 0), write skew (SR forbids, SI allows), the
+ * snapshot recheck of a read that saw a lock, insert/delete/re-insert,
+ * lock release on abort, the operation log, verbs per transaction, and
+ * two lcores. Interleavings are forced with a shared step counter;
+ * coordinators run as coroutines on the calling lcore.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_memory.h>
+
+#include "motor_private.h"
+#include "unit_eal.h"
+
+#define N_MN 3
+#define T_KV 0    /* 8 B counters, VNum 3 (SmallBank's) */
+#define T_COL 1   /* 3 columns of 8 B, VNum 4 */
+#define T_TWO 2   /* 8 B, VNum 2 (TATP's) */
+#define KV_KEYS 200
+#define COL_KEYS 32
+#define TWO_KEYS 32
+#define N_COORDS 8
+
+struct env {
+	struct dtxn_fabric *f;
+	struct dtxn_db *db;
+	const struct dtxn_catalog *cat;
+};
+
+static struct env g_sr, g_si;
+static unsigned g_worker_seq;
+static volatile int g_step;
+
+struct col_val {
+	uint64_t c[3];
+};
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                            */
+/* ------------------------------------------------------------------ */
+
+static const struct dtxn_table *
+tab(const struct env *e, uint32_t tid)
+{
+	return dtxn_catalog_table(e->cat, tid);
+}
+
+/* The CVT of @p key on replica @p r in MN memory, or NULL. */
+static struct motor_cvt *
+mn_cvt(const struct env *e, uint32_t tid, uint64_t key, uint16_t r)
+{
+	const struct dtxn_table *t = tab(e, tid);
+	uint64_t home = dtxn_store_bucket_of(t, key);
+	unsigned p;
+
+	for (p = 0; p < DTXN_STORE_MAX_PROBE; p++) {
+		dtxn_raddr_t ra = dtxn_store_bucket_raddr(t, r, home + p);
+		char *bucket = (char *)dtxn_fabric_mn_base(e->f, DTXN_RADDR_MN(ra)) +
+			       DTXN_RADDR_OFF(ra);
+		int i = dtxn_store_bucket_find(t, bucket, key);
+
+		if (i >= 0)
+			return dtxn_store_bucket_slot(t, bucket, (unsigned)i);
+		if (((struct dtxn_bucket_hdr *)bucket)->overflow == 0)
+			break;
+	}
+	return NULL;
+}
+
+/* The Vpkg of @p key on replica @p r in MN memory. */
+static uint8_t *
+mn_vpkg(const struct env *e, uint32_t tid, uint64_t key, uint16_t r)
+{
+	struct motor_cvt *c = mn_cvt(e, tid, key, r);
+
+	return c == NULL ? NULL : dtxn_store_aux_ptr(e->f, tab(e, tid), r, c);
+}
+
+static uint64_t
+mn_u64(const struct env *e, uint32_t tid, uint64_t key)
+{
+	uint64_t v;
+
+	memcpy(&v, mn_vpkg(e, tid, key, 0) + MOTOR_VPKG_VALUE_OFF, 8);
+	return v;
+}
+
+static void
+wait_step(struct dtxn_coord *c, int n)
+{
+	while (g_step < n)
+		dtxn_co_yield_lc(dtxn_coord_co(c));
+}
+
+struct coord_spec {
+	dtxn_coord_fn fn;
+	void *arg;
+};
+
+static void
+run_coords(struct env *e, const struct coord_spec *specs, unsigned n, unsigned gid0)
+{
+	struct dtxn_worker *w;
+	unsigned i;
+
+	g_step = 0;
+	w = dtxn_worker_create(e->db, N_MN, __atomic_fetch_add(&g_worker_seq, 1, __ATOMIC_RELAXED),
+			       n, (int)rte_socket_id());
+	assert_non_null(w);
+	for (i = 0; i < n; i++)
+		assert_non_null(dtxn_coord_create(w, gid0 + i, specs[i].fn, specs[i].arg));
+	assert_int_equal(dtxn_sched_run_lc(dtxn_worker_sched(w)), 0);
+	dtxn_worker_destroy(w);
+}
+
+static void
+run_one(struct env *e, dtxn_coord_fn fn, void *arg)
+{
+	struct coord_spec s = { fn, arg };
+
+	run_coords(e, &s, 1, 0);
+}
+
+static void
+run_two(struct env *e, dtxn_coord_fn f1, void *a1, dtxn_coord_fn f2, void *a2)
+{
+	struct coord_spec s[2] = { { f1, a1 }, { f2, a2 } };
+
+	run_coords(e, s, 2, 0);
+}
+
+/* One RW txn adding @p delta to a T_KV or T_TWO counter. */
+static int
+txn_add(struct dtxn_coord *c, uint32_t tid, uint64_t key, uint64_t delta, uint64_t *id)
+{
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	struct dtxn_item *it = dtxn_txn_add_rw(t, tid, key);
+	int rc;
+
+	if (id != NULL)
+		*id = dtxn_txn_id(t);
+	rc = dtxn_txn_execute(t);
+	if (rc != DTXN_OK)
+		return rc;
+	*(uint64_t *)dtxn_item_value(it) += delta;
+	return dtxn_txn_commit(t);
+}
+
+/* ------------------------------------------------------------------ */
+/* Setup                                                              */
+/* ------------------------------------------------------------------ */
+
+static int
+env_setup(struct env *e, enum dtxn_isolation iso, const char *name)
+{
+	struct dtxn_db_conf dc = {
+		.size = sizeof(dc), .protocol = "motor", .isolation = iso,
+		.n_mn = N_MN, .n_replicas = 3, .n_coords = N_COORDS,
+		.log_bytes = 4096, .addr_cache_entries = 4096,
+	};
+	struct dtxn_table_def kv = { .id = T_KV, .name = "kv", .value_size = 8,
+				     .max_keys = 1024, .slots_per_bucket = 4, .n_versions = 3 };
+	struct dtxn_table_def col = { .id = T_COL, .name = "col", .value_size = 24,
+				      .max_keys = 64, .n_versions = 4, .n_columns = 3,
+				      .column_size = { 8, 8, 8 } };
+	struct dtxn_table_def two = { .id = T_TWO, .name = "two", .value_size = 8,
+				      .max_keys = 64, .n_versions = 2 };
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = N_MN,
+				       .n_cn = 2, .socket_id = SOCKET_ID_ANY, .name = name };
+	uint64_t region, k;
+
+	e->db = dtxn_db_create(&dc);
+	if (e->db == NULL || dtxn_db_add_table(e->db, &kv) != 0 ||
+	    dtxn_db_add_table(e->db, &col) != 0 || dtxn_db_add_table(e->db, &two) != 0 ||
+	    dtxn_db_layout(e->db, &region) != 0)
+		return -1;
+	fc.mn_region_size = region;
+	dtxn_nic_model_none(&fc.nic);
+	e->f = dtxn_fabric_open(&fc);
+	if (e->f == NULL || dtxn_db_attach(e->db, e->f) != 0)
+		return -1;
+	e->cat = dtxn_db_catalog(e->db);
+	for (k = 1; k <= KV_KEYS; k++) {
+		uint64_t v = k * 10;
+
+		if (dtxn_db_load(e->db, T_KV, k, &v) != 0)
+			return -1;
+	}
+	for (k = 1; k <= COL_KEYS; k++) {
+		struct col_val v = { { k, k + 100, k + 200 } };
+
+		if (dtxn_db_load(e->db, T_COL, k, &v) != 0)
+			return -1;
+	}
+	for (k = 1; k <= TWO_KEYS; k++)
+		if (dtxn_db_load(e->db, T_TWO, k, &k) != 0)
+			return -1;
+	return 0;
+}
+
+static int
+group_setup(void **state)
+{
+	(void)state;
+	if (env_setup(&g_sr, DTXN_ISO_SR, "utmotsr") != 0 ||
+	    env_setup(&g_si, DTXN_ISO_SI, "utmotsi") != 0)
+		return -1;
+	return 0;
+}
+
+static int
+group_teardown(void **state)
+{
+	(void)state;
+	dtxn_db_destroy(g_sr.db);
+	dtxn_fabric_close(g_sr.f);
+	dtxn_db_destroy(g_si.db);
+	dtxn_fabric_close(g_si.f);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Layout and load                                                    */
+/* ------------------------------------------------------------------ */
+
+static void
+test_layout(void **state)
+{
+	struct dtxn_db_conf dc = { .size = sizeof(dc), .protocol = "motor",
+				   .n_mn = N_MN, .n_replicas = 3, .n_coords = 1 };
+	struct dtxn_table_def d = { .id = 0, .name = "x", .value_size = 40, .max_keys = 100 };
+	const struct dtxn_table *t;
+	struct dtxn_db *db;
+
+	(void)state;
+	/* VNum 3, 8 B: CVT 24 + 3 x 32; aux: Vpkg 16 + 8, bar 2 x 8 */
+	t = tab(&g_sr, T_KV);
+	assert_int_equal(t->slot_size, MOTOR_CELLS_OFF + 3 * MOTOR_CELL_SIZE);
+	assert_int_equal(motor_vnum(t), 3);
+	assert_int_equal(motor_vpkg_size(t), 24);
+	assert_int_equal(motor_abs(t), 16);
+	assert_int_equal(t->aux_size, 40);
+	assert_true(t->aux_off[0] >= t->off[0] + t->n_buckets * t->bucket_size);
+	t = tab(&g_sr, T_COL);
+	assert_int_equal(motor_vnum(t), 4);
+	assert_int_equal(motor_abs(t), 72);
+	assert_int_equal(motor_columns(t), 3);
+	assert_int_equal(motor_seg_len(t, 0x5), 16);
+	t = tab(&g_sr, T_TWO);
+	assert_int_equal(motor_vnum(t), 2);
+	assert_int_equal(motor_columns(t), 1);
+
+	db = dtxn_db_create(&dc);
+	assert_non_null(db);
+	/* default VNum 4 (KVS, TPC-C); 40 B: the bar holds 3 full values */
+	assert_int_equal(dtxn_db_add_table(db, &d), 0);
+	t = dtxn_catalog_table(dtxn_db_catalog(db), 0);
+	assert_int_equal(t->slot_size, MOTOR_CELLS_OFF + 4 * MOTOR_CELL_SIZE);
+	assert_int_equal(t->aux_size, 16 + 40 + 3 * 40);
+	/* one version is not multi-versioning; too many; bad columns */
+	d.id = 1;
+	strcpy(d.name, "y");
+	d.n_versions = 1;
+	assert_int_equal(dtxn_db_add_table(db, &d), -EINVAL);
+	d.n_versions = DTXN_TABLE_MAX_VERSIONS + 1;
+	assert_int_equal(dtxn_db_add_table(db, &d), -EINVAL);
+	d.n_versions = 2;
+	d.n_columns = 2;
+	d.column_size[0] = 8;
+	d.column_size[1] = 8;
+	assert_int_equal(dtxn_db_add_table(db, &d), -EINVAL); /* 16 != 40 */
+	d.column_size[1] = 32;
+	assert_int_equal(dtxn_db_add_table(db, &d), 0);
+	dtxn_db_destroy(db);
+}
+
+/* Loading into nearly full buckets moves records; their aux areas go with them. */
+static void
+test_loader_moves_aux(void **state)
+{
+	struct dtxn_db_conf dc = { .size = sizeof(dc), .protocol = "motor", .n_mn = 1,
+				   .n_replicas = 1, .n_coords = 1, .log_bytes = 64 };
+	struct dtxn_table_def d = { .id = 0, .name = "tight", .value_size = 16, .max_keys = 64,
+				    .slots_per_bucket = 2, .n_buckets = 40, .n_versions = 2 };
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 1,
+				       .n_cn = 1, .socket_id = SOCKET_ID_ANY, .name = "utmotld" };
+	const struct dtxn_table *t;
+	struct dtxn_fabric *f;
+	struct dtxn_db *db;
+	uint64_t region, k, v[2], away = 0;
+	unsigned loaded = 0;
+
+	(void)state;
+	db = dtxn_db_create(&dc);
+	assert_non_null(db);
+	assert_int_equal(dtxn_db_add_table(db, &d), 0);
+	assert_int_equal(dtxn_db_layout(db, &region), 0);
+	fc.mn_region_size = region;
+	dtxn_nic_model_none(&fc.nic);
+	f = dtxn_fabric_open(&fc);
+	assert_non_null(f);
+	assert_int_equal(dtxn_db_attach(db, f), 0);
+	t = dtxn_catalog_table(dtxn_db_catalog(db), 0);
+	for (k = 1; k <= 76; k++) {
+		v[0] = k;
+		v[1] = ~k;
+		if (dtxn_db_load(db, 0, k, v) == 0)
+			loaded++;
+	}
+	assert_true(loaded >= 70); /* 95% of the slots */
+	for (k = 1; k <= 76; k++) {
+		uint64_t home = dtxn_store_bucket_of(t, k), b;
+		char *base = dtxn_fabric_mn_base(f, 0);
+
+		if (dtxn_db_get(db, 0, k, v) != 0)
+			continue;
+		assert_int_equal(v[0], k);
+		assert_int_equal(v[1], ~k);
+		b = dtxn_store_bucket_raddr(t, 0, home);
+		away += dtxn_store_bucket_find(t, base + DTXN_RADDR_OFF(b), k) < 0;
+	}
+	assert_true(away > 0); /* some records live past their home bucket */
+	dtxn_db_destroy(db);
+	dtxn_fabric_close(f);
+}
+
+static void
+test_load_format(void **state)
+{
+	const struct dtxn_table *t = tab(&g_sr, T_COL);
+	struct motor_cvt *c = mn_cvt(&g_sr, T_COL, 5, 0);
+	uint8_t *vp = mn_vpkg(&g_sr, T_COL, 5, 0);
+	struct col_val v, want = { { 5, 105, 205 } };
+	uint16_t r;
+	unsigned i;
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(c->lock, 0);
+	assert_int_equal(c->cells[0].valid, 1);
+	assert_int_equal(c->cells[0].version, 0);
+	assert_int_equal(c->cells[0].writer, 0);
+	for (i = 1; i < motor_vnum(t); i++)
+		assert_int_equal(c->cells[i].valid, 0);
+	assert_int_equal(motor_cvt_anchor(t, c), 0);
+	assert_int_equal(vp[0], 0);
+	assert_int_equal(motor_vpkg_ea(t, vp), 0);
+	memcpy(&v, vp + MOTOR_VPKG_VALUE_OFF, sizeof(v));
+	assert_memory_equal(&v, &want, sizeof(v));
+	for (r = 1; r < 3; r++) {
+		assert_memory_equal(mn_cvt(&g_sr, T_COL, 5, r), c, t->slot_size);
+		assert_memory_equal(mn_vpkg(&g_sr, T_COL, 5, r), vp, t->aux_size);
+	}
+	/* MN-side reads see the newest value */
+	assert_int_equal(dtxn_db_get(g_sr.db, T_COL, 5, &v), 0);
+	assert_memory_equal(&v, &want, sizeof(v));
+}
+
+/* ------------------------------------------------------------------ */
+/* Version choice, GC, rebuild (local images)                         */
+/* ------------------------------------------------------------------ */
+
+static void
+test_pick(void **state)
+{
+	const struct dtxn_table *t = tab(&g_sr, T_KV);
+	uint8_t buf[MOTOR_CELLS_OFF + 3 * MOTOR_CELL_SIZE];
+	struct motor_cvt *c = (struct motor_cvt *)buf;
+	enum motor_pick res;
+	int idx;
+
+	(void)state;
+	memset(buf, 0, sizeof(buf));
+	/* unsorted on purpose: GC leaves cells in any order */
+	c->cells[0] = (struct motor_cell){ .valid = 1, .version = 9, .writer = 90 };
+	c->cells[1] = (struct motor_cell){ .valid = 1, .version = 14, .writer = 140,
+					   .flags = MOTOR_CELL_TOMB };
+	c->cells[2] = (struct motor_cell){ .valid = 1, .version = 5, .writer = 50 };
+	assert_int_equal(motor_cvt_pick(t, c, 7, &idx), MOTOR_PICK_FOUND);
+	assert_int_equal(idx, 2);
+	assert_int_equal(motor_cvt_pick(t, c, 10, &idx), MOTOR_PICK_FOUND);
+	assert_int_equal(idx, 0);
+	assert_int_equal(motor_cvt_pick(t, c, 15, &idx), MOTOR_PICK_FOUND);
+	assert_int_equal(idx, 1); /* the tombstone: absent at 15 */
+	assert_int_equal(motor_cvt_newest(t, c), 1);
+	assert_true(motor_cvt_has_newer(t, c, 9));
+	assert_false(motor_cvt_has_newer(t, c, 14));
+	/* older than every version kept: reclaimed, unless the oldest is the key's first */
+	assert_int_equal(motor_cvt_pick(t, c, 3, &idx), MOTOR_PICK_GONE);
+	c->cells[2].flags = MOTOR_CELL_INSERT;
+	assert_int_equal(motor_cvt_pick(t, c, 3, &idx), MOTOR_PICK_ABSENT);
+	assert_int_equal(motor_cvt_seen(t, c, 3, &res), MOTOR_V_NONE);
+	assert_int_equal(motor_cvt_seen(t, c, 12, &res), 9);
+	/* invalid cells are never chosen */
+	c->cells[0].valid = 0;
+	assert_int_equal(motor_cvt_pick(t, c, 10, &idx), MOTOR_PICK_FOUND);
+	assert_int_equal(idx, 2);
+	/* anchors: every cell must carry the same pair */
+	assert_int_equal(motor_cvt_anchor(t, c), 0);
+	c->cells[1].ea = 7;
+	assert_int_equal(motor_cvt_anchor(t, c), -1);
+}
+
+/* Packs the old bytes of the columns in @p bitmap, as the commit does. */
+static uint32_t
+pack(const struct dtxn_table *t, uint32_t bitmap, const uint8_t *old, uint8_t *seg)
+{
+	uint32_t n = 0, off, size;
+	unsigned c;
+
+	for (c = 0; c < motor_columns(t); c++) {
+		if (!(bitmap & (1u << c)))
+			continue;
+		motor_column(t, c, &off, &size);
+		memcpy(seg + n, old + off, size);
+		n += size;
+	}
+	return n;
+}
+
+static void
+test_gc_wrap_rebuild(void **state)
+{
+	/* T_COL: VNum 4, three 8 B columns, a 72 B bar */
+	const struct dtxn_table *t = tab(&g_sr, T_COL);
+	static const uint32_t bitmaps[] = { 0x1, 0x7, 0x7, 0x7, 0x2, 0x4, 0x7, 0x1, 0x3, 0x7 };
+	uint8_t buf[MOTOR_CELLS_OFF + 4 * MOTOR_CELL_SIZE], bar[72], seg[24];
+	struct motor_cvt *c = (struct motor_cvt *)buf;
+	struct col_val hist[16], cur = { { 1, 2, 3 } }, out;
+	unsigned step, i, cell, dropped_total = 0;
+	uint32_t start;
+
+	(void)state;
+	memset(buf, 0, sizeof(buf));
+	memset(bar, 0xee, sizeof(bar));
+	c->cells[0].valid = 1; /* the loaded version 0 */
+	hist[0] = cur;
+	for (step = 1; step <= RTE_DIM(bitmaps); step++) {
+		struct motor_cell nc = { .bitmap = bitmaps[step - 1], .version = step * 10,
+					 .writer = step };
+		struct col_val next = cur;
+		uint32_t len;
+
+		for (i = 0; i < 3; i++)
+			if (nc.bitmap & (1u << i))
+				next.c[i] = step * 1000 + i;
+		len = pack(t, nc.bitmap, (const uint8_t *)&cur, seg);
+		dropped_total += motor_gc_install(t, c->cells, &nc, (uint8_t)step, &cell, &start);
+		assert_true(start + len <= motor_abs(t));
+		memcpy(bar + start, seg, len);
+		cur = next;
+		hist[step] = cur;
+		assert_int_equal(c->cells[cell].version, step * 10);
+		assert_int_equal(motor_cvt_newest(t, c), (int)cell);
+		assert_int_equal(motor_cvt_anchor(t, c), step);
+		/* every version still valid rebuilds to exactly what it was */
+		for (i = 0; i < motor_vnum(t); i++) {
+			if (!c->cells[i].valid)
+				continue;
+			motor_rebuild(t, c, (int)i, (const uint8_t *)&cur, bar, (uint8_t *)&out);
+			assert_memory_equal(&out, &hist[c->cells[i].version / 10], sizeof(out));
+		}
+		/* the valid versions are the newest ones, with no gap */
+		{
+			unsigned valid = 0, oldest_ok = step + 1;
+
+			for (i = 0; i < motor_vnum(t); i++)
+				if (c->cells[i].valid) {
+					valid++;
+					if (c->cells[i].version / 10 < oldest_ok)
+						oldest_ok = (unsigned)(c->cells[i].version / 10);
+				}
+			assert_int_equal(valid, step + 1 - oldest_ok);
+		}
+	}
+	/* a full value after small ones wraps over several segments: some
+	 * versions had to go before their cell was needed */
+	assert_true(dropped_total > 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Protocol                                                           */
+/* ------------------------------------------------------------------ */
+
+struct rw_ctx {
+	uint64_t id, ts;
+	int rc;
+};
+
+static void
+co_rw_one(struct dtxn_coord *c, void *arg)
+{
+	struct rw_ctx *x = arg;
+
+	x->rc = txn_add(c, T_KV, 1, 5, &x->id);
+	x->ts = c->txn->cc[MOTOR_TS_COMMIT];
+}
+
+static void
+test_rw_replicated(void **state)
+{
+	const struct dtxn_table *t = tab(&g_sr, T_KV);
+	struct rw_ctx x = { 0 };
+	uint16_t r;
+	int n;
+
+	(void)state;
+	run_one(&g_sr, co_rw_one, &x);
+	assert_int_equal(x.rc, DTXN_OK);
+	assert_true(x.ts > 0);
+	for (r = 0; r < 3; r++) {
+		struct motor_cvt *c = mn_cvt(&g_sr, T_KV, 1, r);
+		uint8_t *vp = mn_vpkg(&g_sr, T_KV, 1, r);
+		uint64_t v, pre;
+
+		assert_int_equal(c->lock, 0);
+		n = motor_cvt_newest(t, c);
+		assert_true(n >= 0);
+		assert_int_equal(c->cells[n].version, x.ts);
+		assert_int_equal(c->cells[n].writer, x.id);
+		assert_int_equal(c->cells[n].bitmap, 1);
+		assert_int_equal(motor_cvt_anchor(t, c), 1);
+		assert_int_equal(vp[0], 1);
+		assert_int_equal(motor_vpkg_ea(t, vp), 1);
+		memcpy(&v, vp + MOTOR_VPKG_VALUE_OFF, 8);
+		assert_int_equal(v, 15);
+		/* the pre-image of the old version is in the bar */
+		memcpy(&pre, vp + motor_vpkg_size(t) + c->cells[n].start_off, 8);
+		assert_int_equal(pre, 10);
+	}
+}
+
+struct snap_ctx {
+	uint64_t kv, kv_version;
+	struct col_val col;
+	bool exists;
+	int rc_exec, rc_commit, rc_w;
+	uint64_t later;
+};
+
+static void
+co_snap_reader(struct dtxn_coord *c, void *arg)
+{
+	struct snap_ctx *x = arg;
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	struct dtxn_item *a, *b, *d;
+
+	(void)dtxn_txn_add_ro(t, T_KV, 2);
+	x->rc_exec = dtxn_txn_execute(t); /* takes T_start */
+	g_step = 1;
+	wait_step(c, 2);
+	a = dtxn_txn_add_ro(t, T_KV, 3);
+	b = dtxn_txn_add_ro(t, T_COL, 7);
+	x->rc_exec |= dtxn_txn_execute(t);
+	memcpy(&x->kv, dtxn_item_value(a), 8);
+	x->kv_version = a->version;
+	memcpy(&x->col, dtxn_item_value(b), sizeof(x->col));
+	x->exists = dtxn_item_exists(a) && dtxn_item_exists(b);
+	x->rc_commit = dtxn_txn_commit(t);
+	/* a new txn sees the newest */
+	t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	d = dtxn_txn_add_ro(t, T_KV, 3);
+	if (dtxn_txn_execute(t) == DTXN_OK)
+		memcpy(&x->later, dtxn_item_value(d), 8);
+	(void)dtxn_txn_commit(t);
+}
+
+static void
+co_snap_writer(struct dtxn_coord *c, void *arg)
+{
+	struct snap_ctx *x = arg;
+	int k;
+
+	wait_step(c, 1);
+	for (k = 0; k < 2; k++) {
+		struct dtxn_txn *t;
+		struct dtxn_item *it;
+
+		x->rc_w |= txn_add(c, T_KV, 3, 1, NULL);
+		/* T_COL: change one column per txn (column 1, then 2) */
+		t = dtxn_txn_begin(c, DTXN_TXN_RW);
+		it = dtxn_txn_add_rw(t, T_COL, 7);
+		x->rc_w |= dtxn_txn_execute(t);
+		((struct col_val *)dtxn_item_value(it))->c[1 + k] += 1000;
+		x->rc_w |= dtxn_txn_commit(t);
+	}
+	g_step = 2;
+}
+
+static void
+test_snapshot_old_version(void **state)
+{
+	struct snap_ctx x = { 0 };
+	struct col_val want = { { 7, 107, 207 } };
+	struct motor_cvt *c;
+
+	(void)state;
+	run_two(&g_sr, co_snap_reader, &x, co_snap_writer, &x);
+	assert_int_equal(x.rc_w, DTXN_OK);
+	assert_int_equal(x.rc_exec, DTXN_OK);
+	assert_int_equal(x.rc_commit, DTXN_OK);
+	assert_true(x.exists);
+	/* the snapshot: the loaded versions, rebuilt from pre-images */
+	assert_int_equal(x.kv, 30);
+	assert_int_equal(x.kv_version, 0);
+	assert_memory_equal(&x.col, &want, sizeof(want));
+	assert_int_equal(x.later, 32);
+	/* only the changed column was kept as a pre-image */
+	c = mn_cvt(&g_sr, T_COL, 7, 0);
+	assert_int_equal(c->cells[motor_cvt_newest(tab(&g_sr, T_COL), c)].bitmap, 0x4);
+}
+
+struct gone_ctx {
+	int rc;
+	int rc_w;
+};
+
+static void
+co_gone_reader(struct dtxn_coord *c, void *arg)
+{
+	struct gone_ctx *x = arg;
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RO);
+
+	(void)dtxn_txn_add_ro(t, T_TWO, 1);
+	x->rc = dtxn_txn_execute(t);
+	g_step = 1;
+	wait_step(c, 2);
+	(void)dtxn_txn_add_ro(t, T_TWO, 2);
+	x->rc = dtxn_txn_execute(t);
+	if (x->rc == DTXN_OK)
+		x->rc = dtxn_txn_commit(t);
+}
+
+static void
+co_gone_writer(struct dtxn_coord *c, void *arg)
+{
+	struct gone_ctx *x = arg;
+
+	wait_step(c, 1);
+	x->rc_w = txn_add(c, T_TWO, 2, 1, NULL);
+	x->rc_w |= txn_add(c, T_TWO, 2, 1, NULL);
+	g_step = 2;
+}
+
+static void
+test_gc_version_gone(void **state)
+{
+	struct gone_ctx x = { 0 };
+
+	(void)state;
+	/* VNum 2: two newer versions evict the one the old snapshot needs */
+	run_two(&g_sr, co_gone_reader, &x, co_gone_writer, &x);
+	assert_int_equal(x.rc_w, DTXN_OK);
+	assert_int_equal(x.rc, DTXN_ABORT_VERSION_GONE);
+	assert_int_equal(mn_u64(&g_sr, T_TWO, 2), 4);
+}
+
+struct early_ctx {
+	int rc_exec, rc_commit, rc_w;
+	uint64_t seen;
+};
+
+static void
+co_early_t1(struct dtxn_coord *c, void *arg)
+{
+	struct early_ctx *x = arg;
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	struct dtxn_item *a, *b;
+
+	a = dtxn_txn_add_rw(t, T_KV, 10);
+	x->rc_exec = dtxn_txn_execute(t);
+	g_step = 1;
+	wait_step(c, 2);
+	b = dtxn_txn_add_ro(t, T_KV, 11);
+	x->rc_exec = dtxn_txn_execute(t);
+	if (x->rc_exec != DTXN_OK)
+		return;
+	memcpy(&x->seen, dtxn_item_value(b), 8);
+	*(uint64_t *)dtxn_item_value(a) += 1;
+	x->rc_commit = dtxn_txn_commit(t);
+}
+
+static void
+co_early_w(struct dtxn_coord *c, void *arg)
+{
+	struct early_ctx *x = arg;
+
+	wait_step(c, 1);
+	x->rc_w = txn_add(c, T_KV, 11, 1, NULL);
+	g_step = 2;
+}
+
+static void
+test_early_abort(void **state)
+{
+	struct early_ctx sr = { 0 }, si = { 0 };
+
+	(void)state;
+	/* SR: a version newer than T_start on an RO item aborts at once */
+	run_two(&g_sr, co_early_t1, &sr, co_early_w, &sr);
+	assert_int_equal(sr.rc_w, DTXN_OK);
+	assert_int_equal(sr.rc_exec, DTXN_ABORT_VALIDATION);
+	assert_int_equal(mn_u64(&g_sr, T_KV, 10), 100);
+	/* SI: it reads its snapshot and commits */
+	run_two(&g_si, co_early_t1, &si, co_early_w, &si);
+	assert_int_equal(si.rc_w, DTXN_OK);
+	assert_int_equal(si.rc_exec, DTXN_OK);
+	assert_int_equal(si.seen, 110);
+	assert_int_equal(si.rc_commit, DTXN_OK);
+	assert_int_equal(mn_u64(&g_si, T_KV, 10), 101);
+}
+
+struct locked_ctx {
+	int rc1, rc2;
+	uint64_t id2, lock_seen;
+};
+
+static void
+co_locked_t1(struct dtxn_coord *c, void *arg)
+{
+	struct locked_ctx *x = arg;
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	struct dtxn_item *w;
+
+	(void)dtxn_txn_add_ro(t, T_KV, 20);
+	w = dtxn_txn_add_rw(t, T_KV, 21);
+	x->rc1 = dtxn_txn_execute(t);
+	g_step = 1;
+	wait_step(c, 2);
+	*(uint64_t *)dtxn_item_value(w) += 1;
+	x->rc1 = dtxn_txn_commit(t);
+	g_step = 3;
+}
+
+static void
+co_locked_t2(struct dtxn_coord *c, void *arg)
+{
+	struct locked_ctx *x = arg;
+	struct dtxn_txn *t;
+	struct dtxn_item *w;
+
+	wait_step(c, 1);
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	x->id2 = dtxn_txn_id(t);
+	w = dtxn_txn_add_rw(t, T_KV, 20);
+	x->rc2 = dtxn_txn_execute(t);
+	x->lock_seen = mn_cvt(&g_sr, T_KV, 20, 0)->lock;
+	g_step = 2;
+	wait_step(c, 3);
+	*(uint64_t *)dtxn_item_value(w) += 1;
+	x->rc2 |= dtxn_txn_commit(t);
+}
+
+static void
+test_validation_lock_not_one(void **state)
+{
+	struct locked_ctx x = { 0 };
+
+	(void)state;
+	run_two(&g_sr, co_locked_t1, &x, co_locked_t2, &x);
+	/* the lock holds a txn id, not 1: validation must test lock != 0 */
+	assert_int_equal(x.lock_seen, x.id2);
+	assert_true(x.lock_seen != 1);
+	assert_int_equal(x.rc1, DTXN_ABORT_LOCKED_READ);
+	assert_int_equal(x.rc2, DTXN_OK);
+	assert_int_equal(mn_u64(&g_sr, T_KV, 21), 210);
+	assert_int_equal(mn_u64(&g_sr, T_KV, 20), 201);
+	assert_int_equal(mn_cvt(&g_sr, T_KV, 21, 0)->lock, 0);
+}
+
+struct skew_ctx {
+	int rc[2];
+};
+
+struct skew_arg {
+	struct skew_ctx *x;
+	unsigned me;
+};
+
+/*
+ * T0 reads 31 and writes 30; T1 reads 30 and writes 31. T0 executes, then
+ * T1 (which sees T0's lock on 30), then T0 commits, then T1: both read
+ * before either wrote, the classic write skew.
+ */
+static void
+co_skew(struct dtxn_coord *c, void *arg)
+{
+	struct skew_arg *a = arg;
+	const uint64_t mine = 30 + a->me, other = 31 - a->me;
+	struct dtxn_txn *t;
+	struct dtxn_item *r, *w;
+
+	wait_step(c, (int)a->me);
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	r = dtxn_txn_add_ro(t, T_KV, other);
+	w = dtxn_txn_add_rw(t, T_KV, mine);
+	a->x->rc[a->me] = dtxn_txn_execute(t);
+	g_step = (int)a->me + 1;
+	wait_step(c, 2 + (int)a->me);
+	if (a->x->rc[a->me] == DTXN_OK) {
+		*(uint64_t *)dtxn_item_value(w) = *(uint64_t *)dtxn_item_value(r) + 1;
+		a->x->rc[a->me] = dtxn_txn_commit(t);
+	}
+	g_step = 3 + (int)a->me;
+}
+
+static void
+test_write_skew(void **state)
+{
+	struct skew_ctx sr = { { -1, -1 } }, si = { { -1, -1 } };
+	struct skew_arg s0 = { &sr, 0 }, s1 = { &sr, 1 }, i0 = { &si, 0 }, i1 = { &si, 1 };
+
+	(void)state;
+	run_two(&g_sr, co_skew, &s0, co_skew, &s1);
+	/* SR: T0's validation finds 31 locked by T1 (lock != 0) */
+	assert_int_equal(sr.rc[0], DTXN_ABORT_LOCKED_READ);
+	assert_int_equal(sr.rc[1], DTXN_OK);
+	run_two(&g_si, co_skew, &i0, co_skew, &i1);
+	assert_int_equal(si.rc[0], DTXN_OK); /* SI allows it: both commit */
+	assert_int_equal(si.rc[1], DTXN_OK);
+	assert_int_equal(mn_u64(&g_si, T_KV, 30), 311);
+	assert_int_equal(mn_u64(&g_si, T_KV, 31), 301);
+}
+
+/* A writer that holds a lock while a snapshot reads: the recheck. */
+struct recheck_ctx {
+	bool commit_below;   /* the fake writer installs a version below T_start */
+	uint64_t ts;         /* the reader's T_start */
+	int rc;
+	unsigned waited;
+};
+
+static void
+co_recheck_reader(struct dtxn_coord *c, void *arg)
+{
+	struct recheck_ctx *x = arg;
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RO);
+
+	(void)dtxn_txn_add_ro(t, T_KV, 40);
+	x->rc = dtxn_txn_execute(t);
+	x->ts = t->cc[MOTOR_TS_START];
+	g_step = 1;
+	if (x->rc == DTXN_OK)
+		x->rc = dtxn_txn_commit(t);
+	g_step = 3;
+}
+
+static void
+co_recheck_writer(struct dtxn_coord *c, void *arg)
+{
+	struct recheck_ctx *x = arg;
+	const struct dtxn_table *t = tab(&g_sr, T_KV);
+	struct motor_cvt *cvt;
+	uint8_t *vp;
+	unsigned i, cell;
+	uint32_t start;
+
+	wait_step(c, 1);
+	/* the reader's commit is now rechecking: it must wait for us */
+	for (i = 0; i < 5 && g_step < 3; i++) {
+		dtxn_co_sleep_until_lc(dtxn_coord_co(c), dtxn_now_ns() + 1000);
+		x->waited++;
+	}
+	cvt = mn_cvt(&g_sr, T_KV, 40, 0);
+	if (x->commit_below) {
+		/* as a txn whose T_commit < T_start would: a new version, new anchors */
+		struct motor_cell nc = { .version = x->ts - 1, .writer = 999, .bitmap = 0 };
+		uint8_t a = (uint8_t)(motor_cvt_anchor(t, cvt) + 1);
+
+		vp = dtxn_store_aux_ptr(g_sr.f, t, 0, cvt);
+		vp[0] = a;
+		vp[motor_vpkg_size(t) - 1] = a;
+		(void)motor_gc_install(t, cvt->cells, &nc, a, &cell, &start);
+	}
+	__atomic_store_n(&cvt->lock, 0, __ATOMIC_RELEASE);
+}
+
+static void
+test_snapshot_recheck(void **state)
+{
+	struct recheck_ctx ok = { .commit_below = false }, bad = { .commit_below = true };
+	struct motor_cvt *cvt = mn_cvt(&g_sr, T_KV, 40, 0);
+
+	(void)state;
+	/* a lock held by another txn when the snapshot read the record */
+	cvt->lock = UINT64_C(0x7700000001);
+	run_two(&g_sr, co_recheck_reader, &ok, co_recheck_writer, &ok);
+	assert_int_equal(ok.rc, DTXN_OK);   /* it unlocked without a version below T_start */
+	assert_int_equal(ok.waited, 5);     /* and the reader waited for it */
+	cvt->lock = UINT64_C(0x7700000002);
+	run_two(&g_sr, co_recheck_reader, &bad, co_recheck_writer, &bad);
+	/* it committed below T_start: the snapshot read missed it and must abort */
+	assert_int_equal(bad.rc, DTXN_ABORT_VALIDATION);
+}
+
+struct idr_ctx {
+	int rc_ins, rc_dup, rc_del, rc_del_absent, rc_reins, rc_old;
+	bool after_del_exists, old_exists;
+	uint64_t after_ins, old_val, after_reins;
+};
+
+static int
+idr_read(struct dtxn_coord *c, uint64_t key, bool *exists, uint64_t *val)
+{
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	struct dtxn_item *it = dtxn_txn_add_ro(t, T_KV, key);
+	int rc = dtxn_txn_execute(t);
+
+	if (rc != DTXN_OK)
+		return rc;
+	*exists = dtxn_item_exists(it);
+	if (*exists)
+		memcpy(val, dtxn_item_value(it), 8);
+	return dtxn_txn_commit(t);
+}
+
+static int
+idr_write(struct dtxn_coord *c, bool del, uint64_t key, uint64_t v)
+{
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	struct dtxn_item *it = del ? dtxn_txn_delete(t, T_KV, key) : dtxn_txn_insert(t, T_KV, key);
+	int rc;
+
+	if (!del)
+		memcpy(dtxn_item_value(it), &v, 8); /* filled before execute */
+	rc = dtxn_txn_execute(t);
+	return rc != DTXN_OK ? rc : dtxn_txn_commit(t);
+}
+
+static void
+co_idr_main(struct dtxn_coord *c, void *arg)
+{
+	struct idr_ctx *x = arg;
+	bool e;
+
+	x->rc_ins = idr_write(c, false, 500, 5000);
+	(void)idr_read(c, 500, &e, &x->after_ins);
+	x->rc_dup = idr_write(c, false, 500, 1);
+	g_step = 1;          /* the old snapshot starts */
+	wait_step(c, 2);
+	x->rc_del = idr_write(c, true, 500, 0);
+	x->rc_del_absent = idr_write(c, true, 777, 0);
+	(void)idr_read(c, 500, &x->after_del_exists, &x->old_val);
+	g_step = 3;          /* the old snapshot reads */
+	wait_step(c, 4);
+	x->rc_reins = idr_write(c, false, 500, 6000);
+	(void)idr_read(c, 500, &e, &x->after_reins);
+}
+
+static void
+co_idr_old(struct dtxn_coord *c, void *arg)
+{
+	struct idr_ctx *x = arg;
+	struct dtxn_txn *t;
+	struct dtxn_item *it;
+
+	wait_step(c, 1);
+	t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	(void)dtxn_txn_add_ro(t, T_KV, 8);
+	x->rc_old = dtxn_txn_execute(t);
+	g_step = 2;
+	wait_step(c, 3);
+	it = dtxn_txn_add_ro(t, T_KV, 500);
+	x->rc_old |= dtxn_txn_execute(t);
+	x->old_exists = dtxn_item_exists(it);
+	if (x->old_exists)
+		memcpy(&x->old_val, dtxn_item_value(it), 8);
+	x->rc_old |= dtxn_txn_commit(t);
+	g_step = 4;
+}
+
+static int
+count_all(uint64_t key, const void *value, void *arg)
+{
+	(void)key;
+	(void)value;
+	++*(unsigned *)arg;
+	return 0;
+}
+
+static int
+count_kv(uint64_t key, const void *value, void *arg)
+{
+	(void)value;
+	if (key == 500)
+		++*(unsigned *)arg;
+	return 0;
+}
+
+static void
+test_insert_delete_reinsert(void **state)
+{
+	struct idr_ctx x = { 0 };
+	unsigned seen = 0;
+	uint64_t v;
+
+	(void)state;
+	run_two(&g_sr, co_idr_main, &x, co_idr_old, &x);
+	assert_int_equal(x.rc_ins, DTXN_OK);
+	assert_int_equal(x.after_ins, 5000);
+	assert_int_equal(x.rc_dup, DTXN_ABORT_EXISTS);
+	assert_int_equal(x.rc_del, DTXN_OK);
+	assert_int_equal(x.rc_del_absent, DTXN_ABORT_NOT_FOUND);
+	assert_false(x.after_del_exists);
+	/* a snapshot from before the delete still sees the record */
+	assert_int_equal(x.rc_old, DTXN_OK);
+	assert_true(x.old_exists);
+	assert_int_equal(x.old_val, 5000);
+	/* re-insert over the tombstone */
+	assert_int_equal(x.rc_reins, DTXN_OK);
+	assert_int_equal(x.after_reins, 6000);
+	assert_int_equal(dtxn_db_get(g_sr.db, T_KV, 500, &v), 0);
+	assert_int_equal(v, 6000);
+	assert_int_equal(dtxn_db_scan(g_sr.db, T_KV, count_kv, &seen), 0);
+	assert_int_equal(seen, 1);
+	/* every replica has the CVT with its versions */
+	assert_memory_equal(mn_cvt(&g_sr, T_KV, 500, 1), mn_cvt(&g_sr, T_KV, 500, 0),
+			    tab(&g_sr, T_KV)->slot_size);
+}
+
+static void
+co_delete_only(struct dtxn_coord *c, void *arg)
+{
+	*(int *)arg = idr_write(c, true, 9, 0);
+}
+
+static void
+test_deleted_hidden_from_mn_reads(void **state)
+{
+	int rc = -1;
+	unsigned seen = 0;
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(dtxn_db_get(g_sr.db, T_KV, 9, &v), 0);
+	run_one(&g_sr, co_delete_only, &rc);
+	assert_int_equal(rc, DTXN_OK);
+	/* the slot keeps the tombstone for older snapshots; MN-side reads skip it */
+	assert_non_null(mn_cvt(&g_sr, T_KV, 9, 0));
+	assert_int_equal(dtxn_db_get(g_sr.db, T_KV, 9, &v), -ENOENT);
+	assert_int_equal(dtxn_db_scan(g_sr.db, T_KV, count_all, &seen), 0);
+	assert_int_equal(seen, KV_KEYS - 1 + 1 /* key 500 */);
+}
+
+struct rel_ctx {
+	int rc1, rc2;
+	uint64_t id1, lock50, lock51;
+};
+
+static void
+co_rel_t1(struct dtxn_coord *c, void *arg)
+{
+	struct rel_ctx *x = arg;
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
+
+	x->id1 = dtxn_txn_id(t);
+	(void)dtxn_txn_add_rw(t, T_KV, 50);
+	x->rc1 = dtxn_txn_execute(t);
+	g_step = 1;
+	wait_step(c, 2);
+	x->rc1 |= dtxn_txn_commit(t);
+}
+
+static void
+co_rel_t2(struct dtxn_coord *c, void *arg)
+{
+	struct rel_ctx *x = arg;
+	struct dtxn_txn *t;
+
+	wait_step(c, 1);
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	(void)dtxn_txn_add_rw(t, T_KV, 51);
+	(void)dtxn_txn_add_rw(t, T_KV, 50);
+	x->rc2 = dtxn_txn_execute(t);
+	dtxn_co_yield_lc(dtxn_coord_co(c)); /* the unlock WRITEs take effect */
+	x->lock50 = mn_cvt(&g_sr, T_KV, 50, 0)->lock;
+	x->lock51 = mn_cvt(&g_sr, T_KV, 51, 0)->lock;
+	g_step = 2;
+}
+
+static void
+test_abort_releases_only_held(void **state)
+{
+	struct rel_ctx x = { 0 };
+
+	(void)state;
+	run_two(&g_sr, co_rel_t1, &x, co_rel_t2, &x);
+	assert_int_equal(x.rc2, DTXN_ABORT_LOCK_CONFLICT);
+	assert_int_equal(x.lock51, 0);      /* released: it was ours */
+	assert_int_equal(x.lock50, x.id1);  /* untouched: it was not */
+	assert_int_equal(x.rc1, DTXN_OK);
+	assert_int_equal(mn_cvt(&g_sr, T_KV, 50, 0)->lock, 0);
+}
+
+struct oplog_ctx {
+	uint64_t id;
+	int rc;
+	uint64_t hdr[2];
+	uint64_t e[2][3];
+	dtxn_raddr_t slot[2];
+};
+
+static void
+co_oplog(struct dtxn_coord *c, void *arg)
+{
+	struct oplog_ctx *x = arg;
+	const struct dtxn_catalog *cat = g_sr.cat;
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	struct dtxn_item *a, *b;
+	const char *log;
+
+	x->id = dtxn_txn_id(t);
+	a = dtxn_txn_add_rw(t, T_KV, 60);
+	b = dtxn_txn_add_rw(t, T_COL, 3);
+	x->rc = dtxn_txn_execute(t);
+	x->slot[0] = a->slot_raddr;
+	x->slot[1] = b->slot_raddr;
+	/* T_KV's primary is MN 0: the record is in this coordinator's log there */
+	log = (const char *)dtxn_fabric_mn_base(g_sr.f, 0) +
+	      DTXN_RADDR_OFF(dtxn_store_log_raddr(cat, dtxn_coord_gid(c), 0));
+	memcpy(x->hdr, log, 16);
+	memcpy(x->e, log + 16, sizeof(x->e));
+	dtxn_txn_abort(t, DTXN_ABORT_APP);
+}
+
+static void
+test_oplog(void **state)
+{
+	struct oplog_ctx x = { 0 };
+	uint64_t n_bytes;
+
+	(void)state;
+	run_one(&g_sr, co_oplog, &x);
+	assert_int_equal(x.rc, DTXN_OK);
+	assert_int_equal(x.hdr[0], x.id);
+	n_bytes = x.hdr[1];
+	assert_int_equal(n_bytes & 0xffffffff, 2);         /* two locks */
+	assert_int_equal(n_bytes >> 32, 16 + 2 * 24);      /* bytes */
+	assert_int_equal(x.e[0][0] & 0xffffffff, T_KV);
+	assert_int_equal(x.e[0][1], 60);
+	assert_int_equal(x.e[0][2], x.slot[0] + MOTOR_LOCK_OFF);
+	assert_int_equal(x.e[1][0] & 0xffffffff, T_COL);
+	assert_int_equal(x.e[1][2], x.slot[1] + MOTOR_LOCK_OFF);
+}
+
+struct verbs_ctx {
+	struct dtxn_fabric_counters ro, rw;
+	int rc_ro, rc_rw;
+};
+
+static void
+counters_total(struct dtxn_worker *w, struct dtxn_fabric_counters *out)
+{
+	struct dtxn_fabric_counters per[N_MN];
+	unsigned m, op;
+
+	memset(out, 0, sizeof(*out));
+	dtxn_worker_counters(w, per);
+	for (m = 0; m < N_MN; m++)
+		for (op = 0; op < DTXN_WR_OP_MAX; op++)
+			out->ops[op] += per[m].ops[op];
+}
+
+static void
+counters_diff(struct dtxn_fabric_counters *d, const struct dtxn_fabric_counters *a)
+{
+	unsigned op;
+
+	for (op = 0; op < DTXN_WR_OP_MAX; op++)
+		d->ops[op] -= a->ops[op];
+}
+
+static void
+co_verbs(struct dtxn_coord *c, void *arg)
+{
+	struct verbs_ctx *x = arg;
+	struct dtxn_fabric_counters before;
+	struct dtxn_txn *t;
+	bool e;
+	uint64_t v;
+
+	/* warm the address cache */
+	(void)idr_read(c, 70, &e, &v);
+	(void)idr_read(c, 71, &e, &v);
+	counters_total(c->worker, &before);
+	t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	(void)dtxn_txn_add_ro(t, T_KV, 70);
+	(void)dtxn_txn_add_ro(t, T_KV, 71);
+	x->rc_ro = dtxn_txn_execute(t);
+	x->rc_ro |= dtxn_txn_commit(t);
+	counters_total(c->worker, &x->ro);
+	counters_diff(&x->ro, &before);
+	counters_total(c->worker, &before);
+	x->rc_rw = txn_add(c, T_KV, 70, 1, NULL);
+	counters_total(c->worker, &x->rw);
+	counters_diff(&x->rw, &before);
+}
+
+static void
+test_verbs(void **state)
+{
+	struct verbs_ctx x = { 0 };
+
+	(void)state;
+	run_one(&g_sr, co_verbs, &x);
+	assert_int_equal(x.rc_ro, DTXN_OK);
+	assert_int_equal(x.rc_rw, DTXN_OK);
+	/* read-only: T_start, then a CVT and a Vpkg per record; no lock, no validation */
+	assert_int_equal(x.ro.ops[DTXN_WR_FAA], 1);
+	assert_int_equal(x.ro.ops[DTXN_WR_READ], 4);
+	assert_int_equal(x.ro.ops[DTXN_WR_CAS], 0);
+	assert_int_equal(x.ro.ops[DTXN_WR_WRITE], 0);
+	/* one RW record: T_start + T_commit, {CAS, READ CVT}, READ Vpkg, the
+	 * op-log WRITE, 3 replicas x {Vpkg, pre-image, Vcells}, the unlock */
+	assert_int_equal(x.rw.ops[DTXN_WR_FAA], 2);
+	assert_int_equal(x.rw.ops[DTXN_WR_CAS], 1);
+	assert_int_equal(x.rw.ops[DTXN_WR_READ], 2);
+	assert_int_equal(x.rw.ops[DTXN_WR_WRITE], 1 + 3 * 3 + 1);
+}
+
+#define INC_TXNS 400
+#define INC_KEY0 90
+
+struct inc_ctx {
+	uint64_t seed, commits, aborts;
+};
+
+static void
+co_inc(struct dtxn_coord *c, void *arg)
+{
+	struct inc_ctx *x = arg;
+	uint64_t s = x->seed;
+
+	while (x->commits < INC_TXNS) {
+		uint64_t key;
+
+		s = s * 6364136223846793005ull + 1442695040888963407ull;
+		key = INC_KEY0 + ((s >> 33) & 3);
+		if (txn_add(c, T_KV, key, 1, NULL) == DTXN_OK)
+			x->commits++;
+		else
+			x->aborts++;
+	}
+}
+
+struct lcore_arg {
+	struct inc_ctx ctx[2];
+	unsigned gid0;
+	uint16_t cn;
+};
+
+static int
+lcore_worker(void *arg)
+{
+	struct lcore_arg *a = arg;
+	struct dtxn_worker *w;
+	unsigned i;
+	int rc;
+
+	w = dtxn_worker_create(g_sr.db, a->cn, __atomic_fetch_add(&g_worker_seq, 1, __ATOMIC_RELAXED),
+			       2, (int)rte_socket_id());
+	if (w == NULL)
+		return -1;
+	for (i = 0; i < 2; i++)
+		if (dtxn_coord_create(w, a->gid0 + i, co_inc, &a->ctx[i]) == NULL)
+			return -1;
+	rc = dtxn_sched_run_lc(dtxn_worker_sched(w));
+	dtxn_worker_destroy(w);
+	return rc;
+}
+
+static void
+test_two_lcores(void **state)
+{
+	struct lcore_arg remote = { .ctx = { { .seed = 1 }, { .seed = 2 } }, .gid0 = 4,
+				    .cn = N_MN + 1 };
+	struct lcore_arg local = { .ctx = { { .seed = 3 }, { .seed = 4 } }, .gid0 = 0,
+				   .cn = N_MN };
+	uint64_t before = 0, after = 0, commits = 0, k;
+	unsigned lc, i;
+
+	(void)state;
+	lc = rte_get_next_lcore(-1, 1, 0);
+	assert_true(lc < RTE_MAX_LCORE);
+	for (k = 0; k < 4; k++)
+		before += mn_u64(&g_sr, T_KV, INC_KEY0 + k);
+	assert_int_equal(rte_eal_remote_launch(lcore_worker, &remote, lc), 0);
+	assert_int_equal(lcore_worker(&local), 0);
+	assert_int_equal(rte_eal_wait_lcore(lc), 0);
+	for (i = 0; i < 2; i++)
+		commits += remote.ctx[i].commits + local.ctx[i].commits;
+	print_message("two lcores: %" PRIu64 " commits, %" PRIu64 " aborts\n", commits,
+		      remote.ctx[0].aborts + remote.ctx[1].aborts + local.ctx[0].aborts +
+			      local.ctx[1].aborts);
+	assert_int_equal(commits, 4 * INC_TXNS);
+	for (k = 0; k < 4; k++) {
+		const struct dtxn_table *t = tab(&g_sr, T_KV);
+		uint16_t r;
+
+		after += mn_u64(&g_sr, T_KV, INC_KEY0 + k);
+		assert_int_equal(mn_cvt(&g_sr, T_KV, INC_KEY0 + k, 0)->lock, 0);
+		for (r = 1; r < 3; r++) {
+			assert_memory_equal(mn_cvt(&g_sr, T_KV, INC_KEY0 + k, r),
+					    mn_cvt(&g_sr, T_KV, INC_KEY0 + k, 0), t->slot_size);
+			assert_memory_equal(mn_vpkg(&g_sr, T_KV, INC_KEY0 + k, r),
+					    mn_vpkg(&g_sr, T_KV, INC_KEY0 + k, 0), t->aux_size);
+		}
+	}
+	assert_int_equal(after - before, commits);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_load_format),
+		cmocka_unit_test(test_loader_moves_aux),
+		cmocka_unit_test(test_pick),
+		cmocka_unit_test(test_gc_wrap_rebuild),
+		cmocka_unit_test(test_rw_replicated),
+		cmocka_unit_test(test_snapshot_old_version),
+		cmocka_unit_test(test_gc_version_gone),
+		cmocka_unit_test(test_early_abort),
+		cmocka_unit_test(test_validation_lock_not_one),
+		cmocka_unit_test(test_write_skew),
+		cmocka_unit_test(test_snapshot_recheck),
+		cmocka_unit_test(test_insert_delete_reinsert),
+		cmocka_unit_test(test_deleted_hidden_from_mn_reads),
+		cmocka_unit_test(test_abort_releases_only_held),
+		cmocka_unit_test(test_oplog),
+		cmocka_unit_test(test_verbs),
+		cmocka_unit_test(test_two_lcores),
+	};
+	int rc;
+
+	if (dtxn_unit_eal_init("ut_motor") != 0)
+		return 1;
+	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
+	dtxn_unit_eal_fini();
+	return rc;
+}

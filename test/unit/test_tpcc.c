@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the TPC-C benchmark (lib/bench/tpcc*.c): inputs (last
+ * names, NURand constants, the mix), the insert-room sizing, and on a
+ * one-MN cluster: the consistency checks pass after the load and after a
+ * run, each check fails when the database is broken the way it guards
+ * against (and passes again once repaired), and a run that fills its
+ * tables still ends with every check holding.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_common.h>
+
+#include "bench_room.h"
+#include "tpcc.h"
+#include "unit_eal.h"
+#include "ut_cluster.h"
+
+static const struct dtxn_opt *
+find_opt(const struct dtxn_bench_ops *ops, const char *name)
+{
+	for (unsigned i = 0; i < ops->n_opts; i++)
+		if (strcmp(ops->opts[i].name, name) == 0)
+			return &ops->opts[i];
+	return NULL;
+}
+
+static void
+set_opt(struct dtxn_bench *b, const char *name, const char *value)
+{
+	const struct dtxn_opt *o = find_opt(b->ops, name);
+	char err[160] = "";
+
+	assert_non_null(o);
+	if (dtxn_opt_set(o, b->conf, value, err, sizeof(err)) != 0)
+		fail_msg("set %s=%s: %s", name, value, err);
+}
+
+/* A small TPC-C: 2 warehouses, 30 customers and 1000 items (scale 100). */
+static struct dtxn_bench *
+small_tpcc(uint64_t seed, const char *max_new_orders)
+{
+	const struct dtxn_bench_ops *ops = dtxn_bench_find("tpcc");
+	struct dtxn_bench *b;
+
+	assert_non_null(ops);
+	b = dtxn_bench_alloc(ops, seed);
+	assert_non_null(b);
+	set_opt(b, "warehouses", "2");
+	set_opt(b, "tpcc_scale", "100");
+	set_opt(b, "max_new_orders", max_new_orders);
+	assert_int_equal(ops->create(b), 0);
+	return b;
+}
+
+static void
+test_inputs(void **state)
+{
+	char name[16];
+	struct tpcc_priv p = { .w = 5, .customers = 3000, .items = 100000, .names = 1000 };
+	struct dtxn_rng r;
+
+	(void)state;
+	tpcc_last_name(0, name);
+	assert_memory_equal(name, "BARBARBAR\0\0\0\0\0\0\0", 16);
+	tpcc_last_name(371, name);
+	assert_memory_equal(name, "PRICALLYOUGHT\0\0\0", 16);
+	tpcc_last_name(999, name);
+	assert_memory_equal(name, "EINGEINGEING\0\0\0\0", 16);
+
+	/* clause 2.1.6.1: |C_LAST run - load| in [65, 119], not 96 or 112 */
+	for (uint64_t seed = 0; seed < 2000; seed++) {
+		struct tpcc_nurand_c load, run;
+		int delta;
+
+		tpcc_nurand_constants(seed, &load, &run);
+		delta = abs((int)run.c_last - (int)load.c_last);
+		assert_true(delta >= 65 && delta <= 119 && delta != 96 && delta != 112);
+		assert_true(run.c_last <= 255 && run.c_id <= 1023 && run.ol_i_id <= 8191);
+	}
+
+	tpcc_nurand_constants(7, &p.c_load, &p.c_run);
+	dtxn_rng_seed(&r, 3);
+	for (int i = 0; i < 20000; i++) {
+		uint32_t w = tpcc_pick_warehouse(&p, &r), o = tpcc_pick_other_warehouse(&p, &r, w);
+		uint32_t c = tpcc_pick_customer(&p, &r), it = tpcc_pick_item(&p, &r);
+
+		assert_true(w >= 1 && w <= p.w && o >= 1 && o <= p.w && o != w);
+		assert_true(c >= 1 && c <= p.customers && it >= 1 && it <= p.items);
+		assert_true(tpcc_pick_last_name(&p, &r) < p.names);
+	}
+	p.w = 1;
+	assert_int_equal(tpcc_pick_other_warehouse(&p, &r, 1), 1);
+}
+
+static void
+test_mix_and_options(void **state)
+{
+	const struct dtxn_bench_ops *ops = dtxn_bench_find("tpcc");
+	struct dtxn_bench *b = small_tpcc(1, "1000");
+	unsigned hist[TPCC_N_TYPES] = { 0 };
+	const unsigned draws = 200000;
+	static const double want[TPCC_N_TYPES] = { 0.45, 0.43, 0.04, 0.04, 0.04 };
+	struct dtxn_rng r;
+
+	(void)state;
+	dtxn_rng_seed(&r, 11);
+	for (unsigned i = 0; i < draws; i++) {
+		unsigned t = ops->pick(b, &r);
+
+		assert_true(t < TPCC_N_TYPES);
+		hist[t]++;
+	}
+	for (unsigned t = 0; t < TPCC_N_TYPES; t++)
+		assert_true(fabs((double)hist[t] / draws - want[t]) < 0.005);
+	dtxn_bench_free(b);
+
+	/* the mix must sum to 100 */
+	b = dtxn_bench_alloc(ops, 1);
+	set_opt(b, "mix_payment", "44");
+	assert_int_equal(ops->create(b), -EINVAL);
+	assert_non_null(strstr(b->err, "must be 100"));
+	dtxn_bench_free(b);
+
+	/* a NewOrder-only mix */
+	b = dtxn_bench_alloc(ops, 1);
+	set_opt(b, "mix_new_order", "100");
+	set_opt(b, "mix_payment", "0");
+	set_opt(b, "mix_order_status", "0");
+	set_opt(b, "mix_delivery", "0");
+	set_opt(b, "mix_stock_level", "0");
+	assert_int_equal(ops->create(b), 0);
+	for (unsigned i = 0; i < 1000; i++)
+		assert_int_equal(ops->pick(b, &r), TPCC_NEW_ORDER_TXN);
+	dtxn_bench_free(b);
+}
+
+/* bench_room_buckets: with the buckets it returns, about p_full of the
+ * buckets are full once the table holds its rows (simulated). */
+static void
+test_room_sizing(void **state)
+{
+	const uint64_t rows = 200000;
+	const uint32_t slots = 8;
+	const double p_full = 0.01;
+	uint64_t n = bench_room_buckets(rows, slots, p_full), full = 0;
+	static uint16_t load[200000];
+	struct dtxn_rng r;
+
+	(void)state;
+	assert_true(n > rows / slots && n < rows);
+	assert_true(bench_room_buckets(rows, slots, 1e-7) > n);
+	assert_true(bench_room_buckets(rows, 16, p_full) < n);
+	assert_int_equal(bench_room_buckets(0, slots, p_full), 1);
+	assert_true(n <= RTE_DIM(load));
+	dtxn_rng_seed(&r, 5);
+	for (uint64_t i = 0; i < rows; i++)
+		load[dtxn_rng_range(&r, n)]++;
+	for (uint64_t b = 0; b < n; b++)
+		full += load[b] >= slots;
+	print_message("  %" PRIu64 " buckets, %.4f full (bound %.2f)\n", n, (double)full / n,
+		      p_full);
+	assert_true((double)full / n <= p_full * 1.3);
+	assert_true((double)full / n >= p_full * 0.5);
+}
+
+static void
+mut_add(struct ut_cluster *u, uint32_t table, uint64_t key, size_t off, int64_t delta,
+	enum ut_op op)
+{
+	struct ut_mutation m = { .op = op, .table = table, .key = key, .off = off, .delta = delta };
+
+	ut_mutate(u, &m);
+}
+
+/* Breaks, checks, repairs, checks. */
+static void
+expect_break(struct ut_cluster *u, uint32_t table, uint64_t key, size_t off, int64_t delta,
+	     enum ut_op op, const char *const *failing)
+{
+	mut_add(u, table, key, off, delta, op);
+	ut_check(u, UT_COORDS);
+	ut_expect_failing(u->rep, failing);
+	mut_add(u, table, key, off, -delta, op);
+	ut_check(u, UT_COORDS);
+	ut_expect_failing(u->rep, NULL);
+}
+
+static void
+test_run_and_teeth(void **state)
+{
+	struct dtxn_bench *b = small_tpcc(42, "5000");
+	struct tpcc_priv *p = b->priv;
+	struct ut_cluster u;
+	uint64_t commits = 0;
+
+	(void)state;
+	if (!ut_cluster_up(&u, b, "ut_tpcc")) {
+		dtxn_bench_free(b);
+		skip();
+	}
+	/* right after the load */
+	ut_check(&u, 0);
+	assert_int_equal(u.rep->n_checks, 18);
+	ut_expect_failing(u.rep, NULL);
+
+	ut_cluster_run(&u, 500);
+	for (unsigned t = 0; t < TPCC_N_TYPES; t++) {
+		const struct dtxn_txn_stats *ts = &u.stats->type[t];
+
+		print_message("  %-12s commits %" PRIu64 " rollbacks %" PRIu64 " attempts %" PRIu64 "\n",
+			      b->ops->type_names[t], ts->commits, ts->rollbacks, ts->attempts);
+		assert_true(ts->commits > 0);
+		commits += ts->commits;
+	}
+	/* the 1% NewOrder rollback, and nothing else rolls back */
+	assert_true(u.stats->type[TPCC_NEW_ORDER_TXN].rollbacks > 0);
+	assert_true(u.stats->type[TPCC_NEW_ORDER_TXN].rollbacks <
+		    u.stats->type[TPCC_NEW_ORDER_TXN].commits / 20);
+	for (unsigned t = 1; t < TPCC_N_TYPES; t++)
+		assert_int_equal(u.stats->type[t].rollbacks, 0);
+	assert_int_equal(commits + u.stats->type[TPCC_NEW_ORDER_TXN].rollbacks, 4 * 500);
+	ut_check(&u, UT_COORDS);
+	ut_expect_failing(u.rep, NULL);
+
+	/* money: W_YTD, D_YTD, C_BALANCE */
+	expect_break(&u, TPCC_WAREHOUSE, tpcc_k_warehouse(1), offsetof(struct tpcc_warehouse, ytd), 1,
+		     UT_ADD_I64, (const char *[]){ "tpcc_cond1_w_ytd_sum_d_ytd",
+						  "tpcc_cond8_w_ytd_sum_h_amount", NULL });
+	expect_break(&u, TPCC_DISTRICT, tpcc_k_district(2, 3), offsetof(struct tpcc_district, ytd), 7,
+		     UT_ADD_I64, (const char *[]){ "tpcc_cond1_w_ytd_sum_d_ytd",
+						  "tpcc_cond9_d_ytd_sum_h_amount", NULL });
+	expect_break(&u, TPCC_CUSTOMER, tpcc_k_customer(1, 1, 1),
+		     offsetof(struct tpcc_customer, balance), -5, UT_ADD_I64,
+		     (const char *[]){ "tpcc_cond10_c_balance", "tpcc_cond12_c_balance_ytd", NULL });
+	/* counters: STOCK, LAST_ORDER */
+	expect_break(&u, TPCC_STOCK, tpcc_k_stock(2, 1), offsetof(struct tpcc_stock, ytd), 1,
+		     UT_ADD_U32, (const char *[]){ "tpcc_stock_counts", NULL });
+	expect_break(&u, TPCC_LAST_ORDER, tpcc_k_customer(1, 2, 3),
+		     offsetof(struct tpcc_last_order, o_id), 1, UT_ADD_U32,
+		     (const char *[]){ "tpcc_last_order", NULL });
+
+	/* D_NEXT_O_ID: condition 2 (and the cursor when the district has no new order) */
+	{
+		struct tpcc_district di;
+		struct tpcc_delivery_cursor cur;
+
+		assert_int_equal(dtxn_db_get(u.db, TPCC_DISTRICT, tpcc_k_district(1, 4), &di), 0);
+		assert_int_equal(dtxn_db_get(u.db, TPCC_DELIVERY_CURSOR, tpcc_k_district(1, 4), &cur),
+				 0);
+		expect_break(&u, TPCC_DISTRICT, tpcc_k_district(1, 4),
+			     offsetof(struct tpcc_district, next_o_id), 1, UT_ADD_U32,
+			     cur.o_id == di.next_o_id
+				     ? (const char *[]){ "tpcc_cond2_next_o_id",
+							 "tpcc_delivery_cursor", NULL }
+				     : (const char *[]){ "tpcc_cond2_next_o_id", NULL });
+	}
+
+	/* a gap in NEW-ORDER: find a district with three or more */
+	for (uint32_t w = 1, done = 0; w <= p->w && !done; w++) {
+		for (uint32_t d = 1; d <= TPCC_DISTRICTS && !done; d++) {
+			struct tpcc_district di;
+			struct tpcc_delivery_cursor cur;
+			struct tpcc_new_order no;
+			struct tpcc_order_line ol;
+			uint64_t key;
+
+			assert_int_equal(dtxn_db_get(u.db, TPCC_DISTRICT, tpcc_k_district(w, d), &di), 0);
+			assert_int_equal(dtxn_db_get(u.db, TPCC_DELIVERY_CURSOR, tpcc_k_district(w, d),
+						     &cur), 0);
+			if (di.next_o_id - cur.o_id < 3)
+				continue;
+			done = 1;
+			key = tpcc_k_order(w, d, cur.o_id + 1);
+			assert_int_equal(dtxn_db_get(u.db, TPCC_NEW_ORDER, key, &no), 0);
+			struct ut_mutation del = { .op = UT_DELETE, .table = TPCC_NEW_ORDER, .key = key };
+			struct ut_mutation ins = { .op = UT_INSERT, .table = TPCC_NEW_ORDER, .key = key,
+						   .value = &no, .len = sizeof(no) };
+
+			ut_mutate(&u, &del);
+			ut_check(&u, UT_COORDS);
+			ut_expect_failing(u.rep, (const char *[]){
+				"tpcc_cond3_new_order_contiguous", "tpcc_cond5_carrier_new_order",
+				"tpcc_cond11_orders_minus_new_orders", "tpcc_row_counts", NULL });
+			ut_mutate(&u, &ins);
+			ut_check(&u, UT_COORDS);
+			ut_expect_failing(u.rep, NULL);
+
+			/* an undelivered line marked delivered: condition 7, and its
+			 * amount now counts in the customer's balance (10, 12) */
+			expect_break(&u, TPCC_ORDER_LINE, tpcc_k_order_line(w, d, cur.o_id, 1),
+				     offsetof(struct tpcc_order_line, delivery_d), 12345, UT_ADD_I64,
+				     (const char *[]){ "tpcc_cond7_delivery_d_carrier",
+						       "tpcc_cond10_c_balance",
+						       "tpcc_cond12_c_balance_ytd", NULL });
+
+			/* a lost order line (of a loaded, delivered order: amount 0) */
+			key = tpcc_k_order_line(w, d, 1, 1);
+			assert_int_equal(dtxn_db_get(u.db, TPCC_ORDER_LINE, key, &ol), 0);
+			del = (struct ut_mutation){ .op = UT_DELETE, .table = TPCC_ORDER_LINE, .key = key };
+			ins = (struct ut_mutation){ .op = UT_INSERT, .table = TPCC_ORDER_LINE,
+						    .key = key, .value = &ol, .len = sizeof(ol) };
+			ut_mutate(&u, &del);
+			ut_check(&u, UT_COORDS);
+			ut_expect_failing(u.rep, (const char *[]){ "tpcc_cond4_ol_cnt_sum",
+								  "tpcc_cond6_ol_cnt_lines", NULL });
+			ut_mutate(&u, &ins);
+			ut_check(&u, UT_COORDS);
+			ut_expect_failing(u.rep, NULL);
+		}
+	}
+
+	/* a payment the books do not show: an extra HISTORY row */
+	{
+		struct tpcc_history h = { .c_id = 1, .c_d_id = 1, .c_w_id = 1, .d_id = 1, .w_id = 1,
+					  .date = 1, .amount = 500 };
+		const uint64_t key = tpcc_k_history(1, 999, 1);
+		struct ut_mutation ins = { .op = UT_INSERT, .table = TPCC_HISTORY, .key = key,
+					   .value = &h, .len = sizeof(h) };
+		struct ut_mutation del = { .op = UT_DELETE, .table = TPCC_HISTORY, .key = key };
+
+		ut_mutate(&u, &ins);
+		ut_check(&u, UT_COORDS);
+		ut_expect_failing(u.rep, (const char *[]){
+			"tpcc_cond8_w_ytd_sum_h_amount", "tpcc_cond9_d_ytd_sum_h_amount",
+			"tpcc_cond10_c_balance", "tpcc_customer_counts", "tpcc_row_counts", NULL });
+		ut_mutate(&u, &del);
+		ut_check(&u, UT_COORDS);
+		ut_expect_failing(u.rep, NULL);
+	}
+
+	/* bookkeeping: a NewOrder the database does not have */
+	u.ctx[0].acc[TPCC_ACC_NEW_ORDERS]++;
+	ut_check(&u, UT_COORDS);
+	ut_expect_failing(u.rep, (const char *[]){ "tpcc_row_counts", NULL });
+	u.ctx[0].acc[TPCC_ACC_NEW_ORDERS]--;
+
+	ut_cluster_down(&u);
+	dtxn_bench_free(b);
+}
+
+/* Tables with no room for the run: inserts hit INDEX_FULL, the transactions
+ * are given up as rollbacks, the run ends, and every check holds. */
+static void
+test_full_tables(void **state)
+{
+	struct dtxn_bench *b = small_tpcc(9, "0");
+	struct ut_cluster u;
+	uint64_t full = 0;
+
+	(void)state;
+	if (!ut_cluster_up(&u, b, "ut_tpcc_full")) {
+		dtxn_bench_free(b);
+		skip();
+	}
+	ut_cluster_run(&u, 1500);
+	for (unsigned t = 0; t < TPCC_N_TYPES; t++)
+		full += u.stats->type[t].aborts[DTXN_ABORT_INDEX_FULL];
+	print_message("  index_full aborts %" PRIu64 ", NewOrder rollbacks %" PRIu64 " of %" PRIu64
+		      " commits\n", full, u.stats->type[TPCC_NEW_ORDER_TXN].rollbacks,
+		      u.stats->type[TPCC_NEW_ORDER_TXN].commits);
+	assert_true(full >= BENCH_ROOM_TRIES);
+	assert_true(u.stats->type[TPCC_NEW_ORDER_TXN].rollbacks > 0);
+	ut_check(&u, UT_COORDS);
+	ut_expect_failing(u.rep, NULL);
+	ut_cluster_down(&u);
+	dtxn_bench_free(b);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_inputs),
+		cmocka_unit_test(test_mix_and_options),
+		cmocka_unit_test(test_room_sizing),
+		cmocka_unit_test(test_run_and_teeth),
+		cmocka_unit_test(test_full_tables),
+	};
+	int rc;
+
+	if (dtxn_unit_eal_init("ut_tpcc") != 0)
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	dtxn_unit_eal_fini();
+	return rc;
+}

@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/tso, the timestamp oracle: the counter's place (a reserved word of
+ * MN 0), argument checks, sequential and concurrent requests on one worker
+ * (leader batching: unique, increasing per coordinator, fewer FAAs than
+ * timestamps), the real-time order a later request sees, max_batch 1, and
+ * two workers on two lcores sharing the counter. shm fabric, model none.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_memory.h>
+
+#include "dtxn_tso.h"
+#include "unit_eal.h"
+
+#define N_MN 3
+#define N_COORDS 32
+#define PER_COORD 50
+
+static struct dtxn_fabric *g_f;
+static struct dtxn_db *g_db;
+static unsigned g_worker_seq;
+
+/* The counter as the MN holds it. */
+static uint64_t
+counter_now(void)
+{
+	dtxn_raddr_t ra = dtxn_tso_counter_raddr(dtxn_db_catalog(g_db));
+	const char *base = dtxn_fabric_mn_base(g_f, DTXN_RADDR_MN(ra));
+
+	return __atomic_load_n((const uint64_t *)(const void *)(base + DTXN_RADDR_OFF(ra)),
+			       __ATOMIC_ACQUIRE);
+}
+
+static int
+group_setup(void **state)
+{
+	struct dtxn_db_conf dc = {
+		.size = sizeof(dc), .protocol = "motor", .isolation = DTXN_ISO_SR,
+		.n_mn = N_MN, .n_replicas = 3, .n_coords = 2 * N_COORDS,
+		.log_bytes = 4096, .addr_cache_entries = 64,
+	};
+	struct dtxn_table_def kv = { .id = 0, .name = "kv", .value_size = 8, .max_keys = 16 };
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = N_MN,
+				       .n_cn = 2, .socket_id = SOCKET_ID_ANY, .name = "uttso" };
+	uint64_t region;
+
+	(void)state;
+	g_db = dtxn_db_create(&dc);
+	if (g_db == NULL || dtxn_db_add_table(g_db, &kv) != 0 ||
+	    dtxn_db_layout(g_db, &region) != 0)
+		return -1;
+	fc.mn_region_size = region;
+	dtxn_nic_model_none(&fc.nic);
+	g_f = dtxn_fabric_open(&fc);
+	if (g_f == NULL || dtxn_db_attach(g_db, g_f) != 0)
+		return -1;
+	return 0;
+}
+
+static int
+group_teardown(void **state)
+{
+	(void)state;
+	dtxn_db_destroy(g_db);
+	dtxn_fabric_close(g_f);
+	return 0;
+}
+
+/* One worker's client and the timestamps its coordinators got. */
+struct run {
+	struct dtxn_tso *tso;
+	unsigned n;                 /* coordinators */
+	unsigned per;               /* timestamps each */
+	uint64_t ts[N_COORDS][PER_COORD];
+	struct dtxn_tso_req req[N_COORDS];
+	unsigned gid0;
+	uint16_t cn;
+	int err;
+};
+
+struct co_arg {
+	struct run *run;
+	unsigned idx;
+};
+
+static void
+co_get(struct dtxn_coord *c, void *arg)
+{
+	struct co_arg *a = arg;
+	struct run *r = a->run;
+	unsigned k;
+
+	for (k = 0; k < r->per; k++) {
+		int rc = dtxn_tso_get_lc(r->tso, c, &r->req[a->idx], &r->ts[a->idx][k]);
+
+		if (rc != 0)
+			r->err = rc;
+		/* vary the interleaving: some coordinators yield between requests */
+		if (a->idx % 3 == 0)
+			dtxn_co_yield_lc(dtxn_coord_co(c));
+	}
+}
+
+/* Runs r->n coordinators requesting r->per timestamps each, on this lcore. */
+static int
+run_worker(struct run *r, unsigned max_batch)
+{
+	struct dtxn_tso_conf tc = { .size = sizeof(tc),
+				    .counter = dtxn_tso_counter_raddr(dtxn_db_catalog(g_db)),
+				    .max_batch = max_batch, .socket_id = SOCKET_ID_ANY };
+	struct co_arg args[N_COORDS];
+	struct dtxn_worker *w;
+	unsigned i;
+	int rc;
+
+	w = dtxn_worker_create(g_db, r->cn, __atomic_fetch_add(&g_worker_seq, 1, __ATOMIC_RELAXED),
+			       r->n, (int)rte_socket_id());
+	if (w == NULL)
+		return -1;
+	r->tso = dtxn_tso_create(&tc);
+	if (r->tso == NULL)
+		return -1;
+	for (i = 0; i < r->n; i++) {
+		args[i].run = r;
+		args[i].idx = i;
+		if (dtxn_coord_create(w, r->gid0 + i, co_get, &args[i]) == NULL)
+			return -1;
+	}
+	rc = dtxn_sched_run_lc(dtxn_worker_sched(w));
+	dtxn_worker_destroy(w);
+	return rc;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every timestamp of @p runs: sorted copy in @p all; checks per-coordinator order. */
+static unsigned
+collect(struct run *const *runs, unsigned n_runs, uint64_t *all)
+{
+	unsigned n = 0, r, i, k;
+
+	for (r = 0; r < n_runs; r++)
+		for (i = 0; i < runs[r]->n; i++)
+			for (k = 0; k < runs[r]->per; k++) {
+				if (k > 0)
+					assert_true(runs[r]->ts[i][k] > runs[r]->ts[i][k - 1]);
+				all[n++] = runs[r]->ts[i][k];
+			}
+	qsort(all, n, sizeof(*all), cmp_u64);
+	for (i = 1; i < n; i++)
+		assert_true(all[i] > all[i - 1]); /* unique */
+	return n;
+}
+
+static void
+test_counter_place(void **state)
+{
+	const struct dtxn_catalog *cat = dtxn_db_catalog(g_db);
+
+	(void)state;
+	assert_int_equal(dtxn_tso_counter_raddr(cat), DTXN_RADDR(0, 8));
+	assert_int_equal(dtxn_tso_counter_raddr(NULL), 0);
+	assert_int_equal(dtxn_store_rsvd_raddr(cat, 0, DTXN_STORE_RSVD_TSO), DTXN_RADDR(0, 8));
+	assert_int_equal(dtxn_store_rsvd_raddr(cat, 2, 7), DTXN_RADDR(2, 56));
+	assert_int_equal(dtxn_store_rsvd_raddr(cat, 0, 0), 0);
+	assert_int_equal(dtxn_store_rsvd_raddr(cat, 0, DTXN_STORE_RSVD_MAX), 0);
+	assert_int_equal(dtxn_store_rsvd_raddr(cat, N_MN, 1), 0);
+	/* no table starts inside the reserved bytes */
+	assert_true(dtxn_catalog_table(cat, 0)->off[0] >= DTXN_STORE_RSVD_BYTES);
+}
+
+static void
+test_create_checks(void **state)
+{
+	struct dtxn_tso_conf tc = { .size = sizeof(tc), .counter = DTXN_RADDR(0, 8) };
+	struct dtxn_tso *tso;
+	uint64_t ts;
+
+	(void)state;
+	assert_null(dtxn_tso_create(NULL));
+	assert_int_equal(rte_errno, EINVAL);
+	tc.counter = 0;
+	assert_null(dtxn_tso_create(&tc));
+	tc.counter = DTXN_RADDR(0, 12);
+	assert_null(dtxn_tso_create(&tc));
+	tc.counter = DTXN_RADDR(0, 8);
+	tc.max_batch = DTXN_TSO_BATCH_MAX + 1;
+	assert_null(dtxn_tso_create(&tc));
+	tc.size = 4;
+	tc.max_batch = 0;
+	assert_null(dtxn_tso_create(&tc));
+	tc.size = sizeof(tc);
+	tso = dtxn_tso_create(&tc);
+	assert_non_null(tso);
+	assert_int_equal(dtxn_tso_get_lc(tso, NULL, NULL, &ts), -EINVAL);
+	assert_int_equal(dtxn_tso_get_lc(NULL, NULL, NULL, NULL), -EINVAL);
+	dtxn_tso_destroy(tso);
+	dtxn_tso_destroy(NULL);
+}
+
+static void
+test_sequential(void **state)
+{
+	static struct run r;
+	struct run *runs[1] = { &r };
+	struct dtxn_tso_stats st;
+	uint64_t before = counter_now(), all[PER_COORD];
+	unsigned k;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.n = 1;
+	r.per = PER_COORD;
+	r.cn = N_MN;
+	assert_int_equal(run_worker(&r, 0), 0);
+	assert_int_equal(r.err, 0);
+	assert_int_equal(collect(runs, 1, all), PER_COORD);
+	/* one coordinator: consecutive values, one FAA each */
+	for (k = 0; k < PER_COORD; k++)
+		assert_int_equal(r.ts[0][k], before + 1 + k);
+	assert_int_equal(counter_now(), before + PER_COORD);
+	dtxn_tso_stats_get(r.tso, &st);
+	assert_int_equal(st.requests, PER_COORD);
+	assert_int_equal(st.faas, PER_COORD);
+	assert_int_equal(st.max_batch, 1);
+	dtxn_tso_destroy(r.tso);
+}
+
+static void
+test_batched(void **state)
+{
+	static struct run r;
+	static uint64_t all[N_COORDS * PER_COORD];
+	struct run *runs[1] = { &r };
+	struct dtxn_tso_stats st;
+	uint64_t before = counter_now();
+	unsigned n;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.n = N_COORDS;
+	r.per = PER_COORD;
+	r.cn = N_MN;
+	assert_int_equal(run_worker(&r, 0), 0);
+	assert_int_equal(r.err, 0);
+	n = collect(runs, 1, all);
+	assert_int_equal(n, N_COORDS * PER_COORD);
+	/* exactly the range the counter advanced over: nothing lost or reused */
+	assert_int_equal(all[0], before + 1);
+	assert_int_equal(all[n - 1], before + n);
+	assert_int_equal(counter_now(), before + n);
+	dtxn_tso_stats_get(r.tso, &st);
+	print_message("tso: %" PRIu64 " timestamps with %" PRIu64 " FAAs (largest batch %" PRIu64 ")\n",
+		      st.requests, st.faas, st.max_batch);
+	assert_int_equal(st.requests, n);
+	assert_true(st.faas < n);          /* leader batching served several at once */
+	assert_true(st.max_batch > 1);
+	assert_true(st.max_batch <= DTXN_TSO_BATCH_DEFAULT);
+	dtxn_tso_destroy(r.tso);
+}
+
+static void
+test_batch_one(void **state)
+{
+	static struct run r;
+	static uint64_t all[8 * 10];
+	struct run *runs[1] = { &r };
+	struct dtxn_tso_stats st;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.n = 8;
+	r.per = 10;
+	r.cn = N_MN;
+	assert_int_equal(run_worker(&r, 1), 0);
+	assert_int_equal(collect(runs, 1, all), 80);
+	dtxn_tso_stats_get(r.tso, &st);
+	assert_int_equal(st.faas, 80);     /* max_batch 1: one FAA per timestamp */
+	assert_int_equal(st.max_batch, 1);
+	dtxn_tso_destroy(r.tso);
+}
+
+/* Real-time order: a request that starts after another returned gets more. */
+struct order_arg {
+	struct dtxn_tso *tso;
+	struct dtxn_tso_req req[2];
+	volatile int step;
+	uint64_t a, b, c;
+};
+
+static void
+co_first(struct dtxn_coord *c, void *arg)
+{
+	struct order_arg *o = arg;
+
+	assert_int_equal(dtxn_tso_get_lc(o->tso, c, &o->req[0], &o->a), 0);
+	o->step = 1;
+	assert_int_equal(dtxn_tso_get_lc(o->tso, c, &o->req[0], &o->c), 0);
+}
+
+static void
+co_second(struct dtxn_coord *c, void *arg)
+{
+	struct order_arg *o = arg;
+
+	while (o->step < 1)
+		dtxn_co_yield_lc(dtxn_coord_co(c));
+	assert_int_equal(dtxn_tso_get_lc(o->tso, c, &o->req[1], &o->b), 0);
+}
+
+static void
+test_real_time_order(void **state)
+{
+	struct dtxn_tso_conf tc = { .size = sizeof(tc),
+				    .counter = dtxn_tso_counter_raddr(dtxn_db_catalog(g_db)),
+				    .socket_id = SOCKET_ID_ANY };
+	static struct order_arg o;
+	struct dtxn_worker *w;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	w = dtxn_worker_create(g_db, N_MN, __atomic_fetch_add(&g_worker_seq, 1, __ATOMIC_RELAXED),
+			       2, (int)rte_socket_id());
+	assert_non_null(w);
+	o.tso = dtxn_tso_create(&tc);
+	assert_non_null(o.tso);
+	assert_non_null(dtxn_coord_create(w, 0, co_first, &o));
+	assert_non_null(dtxn_coord_create(w, 1, co_second, &o));
+	assert_int_equal(dtxn_sched_run_lc(dtxn_worker_sched(w)), 0);
+	dtxn_worker_destroy(w);
+	assert_true(o.b > o.a);
+	assert_true(o.c > o.a);
+	assert_true(o.b != o.c);
+	dtxn_tso_destroy(o.tso);
+}
+
+static int
+lcore_main(void *arg)
+{
+	return run_worker(arg, 0);
+}
+
+static void
+test_two_lcores(void **state)
+{
+	static struct run r0, r1;
+	static uint64_t all[2 * 16 * PER_COORD];
+	struct run *runs[2] = { &r0, &r1 };
+	uint64_t before = counter_now();
+	unsigned lc, n;
+
+	(void)state;
+	memset(&r0, 0, sizeof(r0));
+	memset(&r1, 0, sizeof(r1));
+	r0.n = r1.n = 16;
+	r0.per = r1.per = PER_COORD;
+	r0.cn = N_MN;
+	r1.cn = N_MN + 1;
+	r1.gid0 = N_COORDS;
+	lc = rte_get_next_lcore(-1, 1, 0);
+	assert_true(lc < RTE_MAX_LCORE);
+	assert_int_equal(rte_eal_remote_launch(lcore_main, &r1, lc), 0);
+	assert_int_equal(run_worker(&r0, 0), 0);
+	assert_int_equal(rte_eal_wait_lcore(lc), 0);
+	assert_int_equal(r0.err, 0);
+	assert_int_equal(r1.err, 0);
+	/* two clients, one counter: still unique, and nothing skipped */
+	n = collect(runs, 2, all);
+	assert_int_equal(n, 2 * 16 * PER_COORD);
+	assert_int_equal(all[0], before + 1);
+	assert_int_equal(all[n - 1], before + n);
+	dtxn_tso_destroy(r0.tso);
+	dtxn_tso_destroy(r1.tso);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_counter_place),
+		cmocka_unit_test(test_create_checks),
+		cmocka_unit_test(test_sequential),
+		cmocka_unit_test(test_batched),
+		cmocka_unit_test(test_batch_one),
+		cmocka_unit_test(test_real_time_order),
+		cmocka_unit_test(test_two_lcores),
+	};
+	int rc;
+
+	if (dtxn_unit_eal_init("ut_tso") != 0)
+		return 1;
+	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
+	dtxn_unit_eal_fini();
+	return rc;
+}
