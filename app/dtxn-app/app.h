@@ -55,13 +55,14 @@ struct app_conf {
 	char cpu_path[PATH_MAX];     /**< resolved INI path */
 	char cn_nic[PATH_MAX];       /**< RNIC model of the CNs; "" = --nic */
 	char cn_nic_path[PATH_MAX];  /**< resolved INI path ("" for none) */
-	uint64_t cn;                 /**< simulated CNs */
+	uint64_t cn;                 /**< CNs (simulated; on shm the worker lcores are split between them, run.c) */
 	uint64_t threads;            /**< simulated threads per CN */
 	uint64_t given;              /**< bit i: args.c's option i was set by the INI or the command line */
 	/* history check (check.c, doc/guides/checker.md) */
 	char check[16];              /**< "none" (or "") or "history" */
 	char history[PATH_MAX];      /**< save the history to this file; "" none */
 	char debug_weaken[32];       /**< test aid: "none" (or "") or "skip-lock-check" */
+	char cc_opts[256];           /**< protocol options (dtxn_db_conf.cc_options); "" none */
 	unsigned n_bench_opts;
 	struct app_bench_opt bench_opts[APP_MAX_BENCH_OPTS];
 };

@@ -86,12 +86,13 @@ static const struct app_opt g_opts[] = {
 	{ "addr_cache", OPT_U64, N(addr_cache), 1024, 1 << 28, "N", "address cache entries per worker (default 1Mi)" },
 	{ "live", OPT_BOOL, N(live), 0, 1, "0|1", "print a live line each second (default 1)" },
 	{ "cluster", OPT_STR, S(cluster), 0, 0, "FILE|NAME", "sim: cluster preset (lotus, motor, crest, scythe, oocc) or INI" },
-	{ "cn", OPT_U64, N(cn), 1, DTXN_MAX_NODES - 2, "N", "sim: compute nodes (default 1, or the cluster's)" },
+	{ "cn", OPT_U64, N(cn), 1, DTXN_MAX_NODES - 2, "N", "compute nodes (default 1; sim: or the cluster's; shm: worker lcores split between them, doc/guides/lotus.md)" },
 	{ "threads", OPT_U64, N(threads), 1, 1024, "T", "sim: threads per CN, each running --coroutines (default 1)" },
 	{ "cpu", OPT_STR, S(cpu), 0, 0, "MODEL", "sim: CPU cost model: default, zero, or an INI path" },
 	{ "cn_nic", OPT_STR, S(cn_nic), 0, 0, "MODEL", "sim: RNIC model of the CNs (default: --nic)" },
 	{ "check", OPT_STR, S(check), 0, 0, "none|history", "record every txn, check the history for isolation anomalies (default none)" },
 	{ "history", OPT_STR, S(history), 0, 0, "FILE", "record every txn, save the history to FILE for dtxn-check" },
+	{ "cc_opts", OPT_STR, S(cc_opts), 0, 0, "K=V,...", "protocol options, e.g. lotus: ablation=lock-sharding,vt_cache=0 (doc/guides/lotus.md)" },
 	{ "debug_weaken", OPT_STR, S(debug_weaken), 0, 0, "MODE", "TEST AID, breaks the protocol on purpose: none (default), skip-lock-check (FORD ignores read locks)" },
 };
 #undef S

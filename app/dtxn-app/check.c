@@ -49,13 +49,6 @@ app_check_validate(const struct app_conf *c)
 		app_err("--check: unknown value '%s' (none, history)", c->check);
 		return -1;
 	}
-	/* run_sim.c does not call app_check_attach/finish yet: refuse rather
-	 * than pass unchecked (drop this once it does) */
-	if (record_on(c) && app_is_sim(c)) {
-		app_err("--%s: not available with --fabric sim yet (use --fabric shm)",
-			check_on(c) ? "check history" : "history");
-		return -1;
-	}
 	if (c->debug_weaken[0] != '\0' && strcmp(c->debug_weaken, "none") != 0 &&
 	    strcmp(c->debug_weaken, "skip-lock-check") != 0) {
 		app_err("--debug-weaken: unknown value '%s' (none, skip-lock-check)",

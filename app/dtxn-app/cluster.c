@@ -30,7 +30,7 @@ static const char *const g_cluster_keys[] = {
 #define CLUSTER_N_MANDATORY 5
 
 /* Options that mean nothing without --fabric sim. */
-static const char *const g_sim_only[] = { "cluster", "cn", "threads", "cpu", "cn_nic" };
+static const char *const g_sim_only[] = { "cluster", "threads", "cpu", "cn_nic" };
 
 bool
 app_is_sim(const struct app_conf *c)

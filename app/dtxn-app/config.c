@@ -269,6 +269,14 @@ app_validate(struct app_conf *c)
 		app_err("--protocol: unknown protocol '%s' (available: %s)", c->protocol, names);
 		return -1;
 	}
+	if (c->cc_opts[0] != '\0') {
+		char msg[200];
+
+		if (dtxn_cc_check_options(c->protocol, c->cc_opts, msg, sizeof(msg)) != 0) {
+			app_err("--cc-opts: %s", msg);
+			return -1;
+		}
+	}
 	if (dtxn_fabric_driver_find(c->fabric) == NULL) {
 		app_err("--fabric: unknown fabric driver '%s' (available: shm, sim)", c->fabric);
 		return -1;

@@ -19,6 +19,9 @@
 #include "app.h"
 
 #define FALLBACK_MEM_MB "2048"
+/* --fabric sim without EAL memory options: process memory (90 simulated
+ * threads need about 1.4 GB) */
+#define FALLBACK_SIM_MEM_MB "4096"
 
 static bool
 has_arg(int argc, char **argv, const char *const *names)
@@ -104,7 +107,14 @@ main(int argc, char **argv)
 	for (int i = 1; i < sep && i < argc; i++)
 		eal_argv[eal_argc++] = argv[i];
 	if (!has_arg(eal_argc, eal_argv, mem_opts)) {
-		if (hugepages_available()) {
+		if (app_is_sim(&conf)) {
+			/* a simulation needs no DMA memory, only plenty of it */
+			eal_argv[eal_argc++] = "--no-huge";
+			eal_argv[eal_argc++] = "-m";
+			eal_argv[eal_argc++] = FALLBACK_SIM_MEM_MB;
+			if (!has_arg(eal_argc, eal_argv, prefix_opts))
+				eal_argv[eal_argc++] = "--no-shconf"; /* runs side by side */
+		} else if (hugepages_available()) {
 			if (!has_arg(eal_argc, eal_argv, prefix_opts))
 				eal_argv[eal_argc++] = "--in-memory";
 		} else {

@@ -42,6 +42,11 @@ struct app_run {
 	struct dtxn_fabric *fabric;
 	unsigned n_workers;
 	struct app_worker *workers;
+	/* several CNs (--cn): workers per CN, and the worker lcores that run them */
+	unsigned per_cn;
+	unsigned n_lcores;
+	unsigned lcores[RTE_MAX_LCORE];
+	struct app_lcore_run { struct app_run *r; unsigned slot; } lrun[RTE_MAX_LCORE];
 };
 
 static int
@@ -52,6 +57,38 @@ app_worker_main(void *arg)
 	aw->rc = dtxn_sched_run_lc(dtxn_worker_sched(aw->w));
 	__atomic_store_n(&aw->done, 1, __ATOMIC_RELEASE);
 	return aw->rc;
+}
+
+static bool all_done(const struct app_run *r);
+
+/*
+ * Several CNs (--cn N): worker j runs on worker lcore j % n_lcores, so with
+ * fewer lcores than CNs one lcore hosts the workers of several CNs, each
+ * CN with its own dtxn workers (and so its own protocol state, e.g. lock
+ * table and caches) and coordinators. The lcore steps its schedulers in
+ * turn, and keeps stepping (pollers: messages from other CNs) until every
+ * worker of the run is done, so that a CN that finished early still
+ * answers the others.
+ */
+static int
+app_lcore_main(void *arg)
+{
+	struct app_lcore_run *lr = arg;
+	struct app_run *r = lr->r;
+	int rc = 0;
+
+	for (;;) {
+		for (unsigned j = lr->slot; j < r->n_workers; j += r->n_lcores) {
+			struct app_worker *aw = &r->workers[j];
+
+			if (dtxn_sched_step_lc(dtxn_worker_sched(aw->w)) == 0 &&
+			    !__atomic_load_n(&aw->done, __ATOMIC_ACQUIRE))
+				__atomic_store_n(&aw->done, 1, __ATOMIC_RELEASE);
+		}
+		if (all_done(r))
+			break;
+	}
+	return rc;
 }
 
 static void
@@ -207,12 +244,13 @@ build_db(struct app_run *r, unsigned n_coords)
 		.log_bytes = c->log_kib * 1024,
 		.addr_cache_entries = (uint32_t)c->addr_cache,
 		.debug_flags = app_check_debug_flags(c),
+		.cc_options = c->cc_opts,
 	};
 	struct dtxn_fabric_conf fc = {
 		.size = sizeof(fc),
 		.driver = c->fabric,
 		.n_mn = (uint16_t)c->mn,
-		.n_cn = 1,
+		.n_cn = (uint16_t)c->cn,
 		.socket_id = (int)rte_socket_id(),
 		.name = "dtxn",
 	};
@@ -279,12 +317,18 @@ build_workers(struct app_run *r)
 	r->workers = calloc(r->n_workers, sizeof(*r->workers));
 	if (r->workers == NULL)
 		return APP_EXIT_FAIL;
-	RTE_LCORE_FOREACH_WORKER(lcore) {
+	/* CN by CN, each CN's workers in index order (lib/rpc pairs worker k of
+	 * every CN); worker wi runs on worker lcore wi % n_lcores */
+	for (wi = 0; wi < r->n_workers; wi++) {
 		struct app_worker *aw = &r->workers[wi];
-		int socket = (int)rte_lcore_to_socket_id(lcore);
+		int socket;
+		uint16_t cn_node = (uint16_t)(c->mn + wi / r->per_cn);
 
+		lcore = r->lcores[wi % r->n_lcores];
+		socket = (int)rte_lcore_to_socket_id(lcore);
 		aw->lcore = lcore;
-		aw->w = dtxn_worker_create(r->db, (uint16_t)c->mn, wi, (unsigned)c->coroutines, socket);
+		aw->w = dtxn_worker_create(r->db, cn_node, wi % r->per_cn, (unsigned)c->coroutines,
+					   socket);
 		if (aw->w == NULL) {
 			app_err("cannot create the worker on lcore %u: %s", lcore,
 				rte_strerror(rte_errno));
@@ -321,7 +365,6 @@ build_workers(struct app_run *r)
 				return APP_EXIT_FAIL;
 			}
 		}
-		wi++;
 	}
 	return APP_EXIT_OK;
 }
@@ -340,6 +383,10 @@ fill_report(struct app_run *r, struct dtxn_report *rep, double seconds)
 	dtxn_report_conf(rep, "mn", "%" PRIu64, c->mn);
 	dtxn_report_conf(rep, "replicas", "%" PRIu64, c->replicas);
 	dtxn_report_conf(rep, "workers", "%u", r->n_workers);
+	if (c->cn > 1)
+		dtxn_report_conf(rep, "cn", "%" PRIu64, c->cn);
+	if (c->cc_opts[0] != '\0')
+		dtxn_report_conf(rep, "cc_opts", "%s", c->cc_opts);
 	dtxn_report_conf(rep, "coroutines", "%" PRIu64, c->coroutines);
 	dtxn_report_conf(rep, "coordinators", "%" PRIu64, c->coroutines * r->n_workers);
 	if (c->txns)
@@ -455,11 +502,19 @@ app_run(const struct app_conf *c)
 
 	if (app_is_sim(c))
 		return app_run_sim(c); /* run_sim.c: the cluster in virtual time, main lcore only */
-	r.n_workers = rte_lcore_count() - 1;
-	if (r.n_workers == 0) {
+	r.n_lcores = 0;
+	RTE_LCORE_FOREACH_WORKER(lcore)
+		r.lcores[r.n_lcores++] = lcore;
+	if (r.n_lcores == 0) {
 		app_err("too few lcores: dtxn-app needs the main lcore and at least one worker lcore (e.g. -l 0-1)");
 		return APP_EXIT_USAGE;
 	}
+	/* --cn N: the same number of workers per CN; lcores beyond N x that stay idle */
+	r.per_cn = r.n_lcores >= c->cn ? r.n_lcores / (unsigned)c->cn : 1;
+	r.n_workers = r.per_cn * (unsigned)c->cn;
+	if (r.n_workers < r.n_lcores)
+		printf("dtxn: %u CNs x %u workers: %u worker lcores stay idle\n", (unsigned)c->cn,
+		       r.per_cn, r.n_lcores - r.n_workers);
 	rc = build_bench(&r);
 	if (rc == APP_EXIT_OK)
 		rc = build_db(&r, r.n_workers * (unsigned)c->coroutines);
@@ -473,12 +528,20 @@ app_run(const struct app_conf *c)
 	       c->bench, c->protocol, c->isolation, c->fabric, c->nic, r.n_workers, c->coroutines,
 	       c->txns ? "txns" : "duration", c->txns ? (double)c->txns : c->duration_s,
 	       c->txns ? "" : " s");
+	if (c->cn > 1)
+		printf("dtxn: %" PRIu64 " CNs x %u workers on %u worker lcores\n", c->cn, r.per_cn,
+		       RTE_MIN(r.n_lcores, r.n_workers));
 	fflush(stdout);
 
-	unsigned wi = 0;
-	RTE_LCORE_FOREACH_WORKER(lcore) {
-		rte_eal_remote_launch(app_worker_main, &r.workers[wi], lcore);
-		wi++;
+	if (c->cn == 1) {
+		for (unsigned wi = 0; wi < r.n_workers; wi++)
+			rte_eal_remote_launch(app_worker_main, &r.workers[wi], r.workers[wi].lcore);
+	} else {
+		for (unsigned l = 0; l < RTE_MIN(r.n_lcores, r.n_workers); l++) {
+			r.lrun[l].r = &r;
+			r.lrun[l].slot = l;
+			rte_eal_remote_launch(app_lcore_main, &r.lrun[l], r.lcores[l]);
+		}
 	}
 	seconds = supervise(&r);
 	rte_eal_mp_wait_lcore();

@@ -182,6 +182,8 @@ sim_make_db(struct sim_run *r, uint32_t n_coords, uint32_t cache)
 		.n_coords = n_coords,
 		.log_bytes = c->log_kib * 1024,
 		.addr_cache_entries = cache,
+		.debug_flags = app_check_debug_flags(c),
+		.cc_options = c->cc_opts,
 	};
 	int rc;
 
@@ -353,6 +355,10 @@ sim_build_thread(struct sim_run *r, struct sim_thread *th, uint64_t n_coords)
 			app_err("cannot create coordinator %u: %s", gid, rte_strerror(rte_errno));
 			return APP_EXIT_FAIL;
 		}
+		if (app_check_attach(c, ctx->coord, (unsigned)n_coords) != 0) {
+			app_err("out of memory for coordinator %u's history", gid);
+			return APP_EXIT_FAIL;
+		}
 	}
 	th->alive = dtxn_sched_alive(th->s);
 	r->alive += th->alive;
@@ -482,7 +488,7 @@ sim_loop(struct sim_run *r)
 			th->wake_ns = UINT64_MAX;
 			sim_step(r, th, now);
 			if (++at_once > SIM_MAX_STEPS_AT_ONCE) {
-				app_err("simulation livelock: %" PRIu64 " steps at virtual time %.9f s without time passing (a coroutine yields in a loop?)",
+				app_err("simulation livelock: %" PRIu64 " steps at virtual time %.9f s and time does not pass (nothing costs time: --nic none with --cpu zero? or a coroutine yields in a loop)",
 					at_once, (double)(now - t0) / 1e9);
 				rc = APP_EXIT_FAIL;
 				goto out;
@@ -550,6 +556,7 @@ sim_teardown(struct sim_run *r)
 		dtxn_fabric_close(r->fabric);
 	if (r->bench != NULL)
 		dtxn_bench_free(r->bench);
+	app_check_fini();
 }
 
 int

@@ -200,6 +200,8 @@ sim_report(struct sim_run *r)
 				 rep) != 0)
 		dtxn_report_check(rep, "invariant_check_ran", false,
 				  "the check could not read MN memory");
+	if (app_check_finish(c, rep) != 0) /* check.c: --check history, --history */
+		rc = APP_EXIT_FAIL;
 	dtxn_report_print(rep, stdout);
 	if (c->out[0] != '\0') {
 		int wrc = dtxn_report_write_json(rep, c->out);

@@ -111,6 +111,24 @@ struct dtxn_bench_ctx {
 	bool finished;
 };
 
+/**
+ * Routing (Lotus §4.3, hybrid routing; doc/guides/lotus.md): the generator
+ * is the routing layer. A read-write transaction must run on the CN that
+ * owns its first record's shard, so its procedure draws its inputs again
+ * (at most DTXN_BENCH_ROUTE_TRIES times, then runs it where it is) until
+ * dtxn_bench_routes_here() says yes for the first record's key; read-only
+ * ones run wherever they were drawn (a uniformly random CN). Protocols that
+ * do not route always say yes, so the first draw stands.
+ */
+#define DTXN_BENCH_ROUTE_TRIES 64
+
+/** @return true if a read-write txn whose first record is @p key of @p table runs on ctx's CN. */
+static inline bool
+dtxn_bench_routes_here(const struct dtxn_bench_ctx *ctx, uint32_t table, uint64_t key)
+{
+	return ctx->coord == NULL || dtxn_coord_routes_here(ctx->coord, table, key);
+}
+
 /** Result of one procedure attempt (besides DTXN_OK and abort reasons). */
 #define DTXN_BENCH_ROLLBACK (-1)   /**< expected application failure: counted, not retried */
 

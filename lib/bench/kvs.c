@@ -121,6 +121,7 @@ kvs_define(struct dtxn_bench *b, struct dtxn_db *db)
 		.name = "kvs",
 		.value_size = (uint32_t)p->conf.value_size,
 		.max_keys = p->conf.keys,
+		.n_versions = 4, /* MVCC protocols: Motor's VNum for KVS (§7.2) */
 	};
 	int rc = dtxn_db_add_table(db, &def);
 
@@ -201,6 +202,10 @@ kvs_run(struct dtxn_bench_ctx *ctx, unsigned type)
 	int rc;
 
 	kvs_draw_ids(p, &ctx->rng, ids, n);
+	/* routing (dtxn_bench.h): an update runs on the owner of its first key */
+	for (unsigned k = 1; update && k < DTXN_BENCH_ROUTE_TRIES &&
+			     !dtxn_bench_routes_here(ctx, KVS_TABLE, kvs_key(ids[0])); k++)
+		kvs_draw_ids(p, &ctx->rng, ids, n);
 	t = dtxn_txn_begin(ctx->coord, update ? DTXN_TXN_RW : DTXN_TXN_RO);
 	for (unsigned i = 0; i < n; i++)
 		it[i] = update ? dtxn_txn_add_rw(t, KVS_TABLE, kvs_key(ids[i])) :

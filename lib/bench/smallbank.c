@@ -139,10 +139,11 @@ sb_define(struct dtxn_bench *b, struct dtxn_db *db)
 {
 	const struct sb_priv *p = b->priv;
 	const struct dtxn_table_def defs[] = {
+		/* n_versions: MVCC protocols, Motor's VNum for SmallBank (§7.2) */
 		{ .id = SB_SAVINGS, .name = "savings", .value_size = sizeof(int64_t),
-		  .max_keys = p->conf.accounts },
+		  .max_keys = p->conf.accounts, .n_versions = 3 },
 		{ .id = SB_CHECKING, .name = "checking", .value_size = sizeof(int64_t),
-		  .max_keys = p->conf.accounts },
+		  .max_keys = p->conf.accounts, .n_versions = 3 },
 	};
 
 	for (unsigned i = 0; i < RTE_DIM(defs); i++) {
@@ -208,6 +209,19 @@ sb_accounts(const struct sb_priv *p, struct dtxn_rng *r, uint64_t *a, uint64_t *
 	}
 }
 
+/*
+ * The accounts of a read-write txn: drawn again until its first record
+ * (keyed by account a) is routed to this CN (dtxn_bench_routes_here()).
+ */
+static void
+sb_accounts_rw(struct dtxn_bench_ctx *ctx, const struct sb_priv *p, uint64_t *a, uint64_t *b)
+{
+	sb_accounts(p, &ctx->rng, a, b);
+	for (unsigned k = 1; k < DTXN_BENCH_ROUTE_TRIES &&
+			     !dtxn_bench_routes_here(ctx, SB_CHECKING, sb_key(*a)); k++)
+		sb_accounts(p, &ctx->rng, a, b);
+}
+
 /* Commits; on success adds the external delta (cents) to ctx->acc[0]. */
 static int
 sb_commit(struct dtxn_bench_ctx *ctx, struct dtxn_txn *t, int64_t delta)
@@ -227,7 +241,7 @@ sb_amalgamate(struct dtxn_bench_ctx *ctx, const struct sb_priv *p)
 	struct dtxn_txn *t;
 	int rc;
 
-	sb_accounts(p, &ctx->rng, &a, &b);
+	sb_accounts_rw(ctx, p, &a, &b);
 	t = dtxn_txn_begin(ctx->coord, DTXN_TXN_RW);
 	it[0] = dtxn_txn_add_rw(t, SB_SAVINGS, sb_key(a));
 	it[1] = dtxn_txn_add_rw(t, SB_CHECKING, sb_key(a));
@@ -274,7 +288,7 @@ sb_deposit(struct dtxn_bench_ctx *ctx, const struct sb_priv *p, uint32_t table,
 	struct dtxn_txn *t;
 	int rc;
 
-	sb_accounts(p, &ctx->rng, &a, NULL);
+	sb_accounts_rw(ctx, p, &a, NULL);
 	t = dtxn_txn_begin(ctx->coord, DTXN_TXN_RW);
 	it = dtxn_txn_add_rw(t, table, sb_key(a));
 	rc = dtxn_txn_execute(t);
@@ -294,7 +308,7 @@ sb_send_payment(struct dtxn_bench_ctx *ctx, const struct sb_priv *p)
 	struct dtxn_txn *t;
 	int rc;
 
-	sb_accounts(p, &ctx->rng, &a, &b);
+	sb_accounts_rw(ctx, p, &a, &b);
 	t = dtxn_txn_begin(ctx->coord, DTXN_TXN_RW);
 	it[0] = dtxn_txn_add_rw(t, SB_CHECKING, sb_key(a));
 	it[1] = dtxn_txn_add_rw(t, SB_CHECKING, sb_key(b));
@@ -321,7 +335,7 @@ sb_write_check(struct dtxn_bench_ctx *ctx, const struct sb_priv *p)
 	int64_t amount = SB_CHECK_CENTS;
 	int rc;
 
-	sb_accounts(p, &ctx->rng, &a, NULL);
+	sb_accounts_rw(ctx, p, &a, NULL);
 	t = dtxn_txn_begin(ctx->coord, DTXN_TXN_RW);
 	it[0] = dtxn_txn_add_ro(t, SB_SAVINGS, sb_key(a));
 	it[1] = dtxn_txn_add_rw(t, SB_CHECKING, sb_key(a));

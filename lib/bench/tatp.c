@@ -73,20 +73,24 @@ tatp_define(struct dtxn_bench *b, struct dtxn_db *db)
 {
 	const struct tatp_priv *p = b->priv;
 	const uint64_t cf_rows = p->n * TATP_CF_ROWS_PER_SUB;
+	/* n_versions 2: MVCC protocols, Motor's VNum for TATP (§7.2) */
 	const struct dtxn_table_def defs[] = {
 		{ .id = TATP_SUBSCRIBER, .name = "subscriber",
-		  .value_size = sizeof(struct tatp_subscriber), .max_keys = p->n },
+		  .value_size = sizeof(struct tatp_subscriber), .max_keys = p->n, .n_versions = 2 },
 		{ .id = TATP_SEC_SUBSCRIBER, .name = "sec_subscriber",
-		  .value_size = sizeof(struct tatp_sec_subscriber), .max_keys = p->n },
+		  .value_size = sizeof(struct tatp_sec_subscriber), .max_keys = p->n,
+		  .n_versions = 2 },
 		{ .id = TATP_SPECIAL_FACILITY, .name = "special_facility",
 		  .value_size = sizeof(struct tatp_special_facility),
-		  .max_keys = p->n * TATP_TYPES },
+		  .max_keys = p->n * TATP_TYPES, .n_versions = 2 },
 		{ .id = TATP_ACCESS_INFO, .name = "access_info",
-		  .value_size = sizeof(struct tatp_access_info), .max_keys = p->n * TATP_TYPES },
+		  .value_size = sizeof(struct tatp_access_info), .max_keys = p->n * TATP_TYPES,
+		  .n_versions = 2 },
 		{ .id = TATP_CALL_FORWARDING, .name = "call_forwarding",
 		  .value_size = sizeof(struct tatp_call_forwarding), .max_keys = cf_rows,
 		  .slots_per_bucket = TATP_CF_SLOTS,
-		  .n_buckets = bench_room_buckets(cf_rows, TATP_CF_SLOTS, TATP_P_FULL) },
+		  .n_buckets = bench_room_buckets(cf_rows, TATP_CF_SLOTS, TATP_P_FULL),
+		  .n_versions = 2 },
 	};
 
 	for (unsigned i = 0; i < RTE_DIM(defs); i++) {

@@ -145,6 +145,22 @@ tatp_pick_subscriber(const struct tatp_priv *p, struct dtxn_rng *r)
 	return dtxn_nurand(r, p->nurand_a, 1, p->n, 0);
 }
 
+/**
+ * The s_id of a read-write transaction: drawn again until its records
+ * (all in the subscriber's shard) are routed to this CN
+ * (dtxn_bench_routes_here()).
+ */
+static inline uint64_t
+tatp_pick_subscriber_rw(struct dtxn_bench_ctx *ctx, const struct tatp_priv *p)
+{
+	uint64_t s = tatp_pick_subscriber(p, &ctx->rng);
+
+	for (unsigned k = 1; k < DTXN_BENCH_ROUTE_TRIES &&
+			     !dtxn_bench_routes_here(ctx, TATP_SUBSCRIBER, tatp_k_subscriber(s)); k++)
+		s = tatp_pick_subscriber(p, &ctx->rng);
+	return s;
+}
+
 /** Writes s_id as the 15-digit sub_nbr string (no NUL). */
 void tatp_sub_nbr(uint64_t s_id, char out[TATP_SUB_NBR_LEN]);
 /** The numeric value of a sub_nbr string (the index key's id). */

@@ -44,7 +44,7 @@ int
 tatp_update_subscriber_data(struct dtxn_bench_ctx *ctx, const struct tatp_priv *p)
 {
 	struct dtxn_rng *r = &ctx->rng;
-	const uint64_t s = tatp_pick_subscriber(p, r);
+	const uint64_t s = tatp_pick_subscriber_rw(ctx, p);
 	const uint16_t bit_1 = (uint16_t)dtxn_rng_range(r, 2);
 	const uint32_t sf_type = (uint32_t)dtxn_rng_between(r, 1, TATP_TYPES);
 	const uint8_t data_a = (uint8_t)dtxn_rng_range(r, 256);
@@ -76,7 +76,7 @@ int
 tatp_update_location(struct dtxn_bench_ctx *ctx, const struct tatp_priv *p)
 {
 	struct dtxn_rng *r = &ctx->rng;
-	const uint64_t drawn = tatp_pick_subscriber(p, r);
+	const uint64_t drawn = tatp_pick_subscriber_rw(ctx, p);
 	const uint32_t vlr = (uint32_t)dtxn_rng_between(r, 1, UINT32_MAX);
 	struct tatp_subscriber sub;
 	struct dtxn_item *it;
@@ -107,7 +107,7 @@ int
 tatp_insert_call_forwarding(struct dtxn_bench_ctx *ctx, const struct tatp_priv *p)
 {
 	struct dtxn_rng *r = &ctx->rng;
-	const uint64_t drawn = tatp_pick_subscriber(p, r);
+	const uint64_t drawn = tatp_pick_subscriber_rw(ctx, p);
 	const uint32_t sf_type = (uint32_t)dtxn_rng_between(r, 1, TATP_TYPES);
 	const uint32_t start = 8 * (uint32_t)dtxn_rng_range(r, TATP_STARTS);
 	struct tatp_call_forwarding cf;
@@ -152,7 +152,7 @@ int
 tatp_delete_call_forwarding(struct dtxn_bench_ctx *ctx, const struct tatp_priv *p)
 {
 	struct dtxn_rng *r = &ctx->rng;
-	const uint64_t drawn = tatp_pick_subscriber(p, r);
+	const uint64_t drawn = tatp_pick_subscriber_rw(ctx, p);
 	const uint32_t sf_type = (uint32_t)dtxn_rng_between(r, 1, TATP_TYPES);
 	const uint32_t start = 8 * (uint32_t)dtxn_rng_range(r, TATP_STARTS);
 	struct dtxn_txn *t;

@@ -306,6 +306,12 @@ void tpcc_nurand_constants(uint64_t seed, struct tpcc_nurand_c *load, struct tpc
 
 /** Home warehouse of a transaction: uniform in [1, W]. */
 uint32_t tpcc_pick_warehouse(const struct tpcc_priv *p, struct dtxn_rng *r);
+/**
+ * The home warehouse of a read-write transaction (New-Order, Payment,
+ * Delivery): drawn again until its first record, keyed by the warehouse,
+ * is routed to this CN (dtxn_bench_routes_here()).
+ */
+uint32_t tpcc_pick_home_warehouse(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p);
 /** A warehouse other than @p w, uniform (W > 1); @p w when W == 1. */
 uint32_t tpcc_pick_other_warehouse(const struct tpcc_priv *p, struct dtxn_rng *r, uint32_t w);
 /** C_ID by NURand(1023, 1, customers). */

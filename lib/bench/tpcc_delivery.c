@@ -48,7 +48,7 @@ tpcc_delivery(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 	bool found[TPCC_DISTRICTS];
 	int rc;
 
-	w = tpcc_pick_warehouse(p, r);
+	w = tpcc_pick_home_warehouse(ctx, p);
 	carrier = (uint32_t)dtxn_rng_between(r, 1, 10);
 
 	/* round 1: the cursors */

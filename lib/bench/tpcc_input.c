@@ -41,6 +41,17 @@ tpcc_pick_warehouse(const struct tpcc_priv *p, struct dtxn_rng *r)
 }
 
 uint32_t
+tpcc_pick_home_warehouse(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
+{
+	uint32_t w = tpcc_pick_warehouse(p, &ctx->rng);
+
+	for (unsigned k = 1; k < DTXN_BENCH_ROUTE_TRIES &&
+			     !dtxn_bench_routes_here(ctx, TPCC_WAREHOUSE, tpcc_k_warehouse(w)); k++)
+		w = tpcc_pick_warehouse(p, &ctx->rng);
+	return w;
+}
+
+uint32_t
 tpcc_pick_other_warehouse(const struct tpcc_priv *p, struct dtxn_rng *r, uint32_t w)
 {
 	uint32_t o;

@@ -54,7 +54,7 @@ tpcc_new_order(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 	int rc;
 
 	/* inputs */
-	w = tpcc_pick_warehouse(p, r);
+	w = tpcc_pick_home_warehouse(ctx, p);
 	d = (uint32_t)dtxn_rng_between(r, 1, TPCC_DISTRICTS);
 	c = tpcc_pick_customer(p, r);
 	ol_cnt = (uint32_t)dtxn_rng_between(r, TPCC_MIN_OL, TPCC_MAX_OL);

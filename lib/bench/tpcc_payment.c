@@ -82,7 +82,7 @@ tpcc_payment(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 	int rc;
 
 	/* inputs */
-	w = tpcc_pick_warehouse(p, r);
+	w = tpcc_pick_home_warehouse(ctx, p);
 	d = (uint32_t)dtxn_rng_between(r, 1, TPCC_DISTRICTS);
 	if (dtxn_rng_between(r, 1, 100) <= 85 || p->w == 1) {
 		c_w = w;

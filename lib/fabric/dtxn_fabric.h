@@ -82,6 +82,15 @@ enum dtxn_wr_opcode {
 #define DTXN_WR_LEN_MAX (1u << 30)
 
 /**
+ * Bytes at the start of every MN region that stand for its RNIC's device
+ * memory (ConnectX-5 ibv_alloc_dm): the NIC model (shm, sim) serves
+ * atomics on them with the device-memory unit (dm_atomic_ops_per_s).
+ * lib/store never allocates them (its reserved words, e.g. lib/tso's
+ * timestamp counter, live there).
+ */
+#define DTXN_FABRIC_DM_BYTES 64
+
+/**
  * A work request. The caller owns it; the fabric does not keep a pointer
  * to it after dtxn_qp_post() returns (inline payloads are copied; the
  * local buffer of a non-inline WR must stay valid until its completion or,

@@ -157,10 +157,12 @@ dtxn_fabric_wr_time(const struct dtxn_nic_model *m, struct dtxn_nic_state *rnic,
 	uint64_t effect = post_ns;
 
 	if (rnic != NULL) {
-		uint64_t svc = dtxn_nic_service_ns(m, wr->opcode, wr->len, false);
+		struct dtxn_nic_unit *unit = dtxn_nic_unit_of(rnic, wr->opcode);
+		/* an atomic on the region's first bytes: the RNIC's device memory */
+		bool dm = unit == &rnic->atomic && DTXN_RADDR_OFF(wr->raddr) < DTXN_FABRIC_DM_BYTES;
+		uint64_t svc = dtxn_nic_service_ns(m, wr->opcode, wr->len, dm);
 
-		effect = dtxn_nic_reserve(dtxn_nic_unit_of(rnic, wr->opcode), post_ns + out,
-					  svc);
+		effect = dtxn_nic_reserve(dm ? &rnic->dm_atomic : unit, post_ns + out, svc);
 	}
 	effect = RTE_MAX(effect, *last_effect_ns);
 	*last_effect_ns = effect;

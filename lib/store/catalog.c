@@ -262,6 +262,8 @@ dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_byte
 
 _Static_assert(DTXN_STORE_RSVD_BYTES == STORE_REGION_RSVD, "reserved words fit the reserved bytes");
 _Static_assert(DTXN_STORE_RSVD_MAX * 8 <= DTXN_STORE_RSVD_BYTES, "reserved words");
+_Static_assert(DTXN_STORE_RSVD_BYTES <= DTXN_FABRIC_DM_BYTES,
+	       "reserved words sit in the RNIC's device memory (NIC model)");
 
 dtxn_raddr_t
 dtxn_store_rsvd_raddr(const struct dtxn_catalog *cat, uint16_t mn, unsigned word)

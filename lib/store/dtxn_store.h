@@ -235,7 +235,9 @@ int dtxn_catalog_add_table_aux(struct dtxn_catalog *cat, const struct dtxn_table
 /**
  * Reserved words: 8-byte words in those first 64 bytes, for cluster-wide
  * variables that live on an MN (word 0 is never handed out, so that no
- * such address is 0). Each word has one owner:
+ * such address is 0). They model the RNIC's device memory
+ * (DTXN_FABRIC_DM_BYTES): atomics on them get the NIC model's
+ * device-memory rate. Each word has one owner:
  */
 #define DTXN_STORE_RSVD_TSO 1   /**< lib/tso: the timestamp oracle's counter */
 #define DTXN_STORE_RSVD_MAX 8   /**< words 1..7 exist */
@@ -304,6 +306,19 @@ int dtxn_store_bucket_find(const struct dtxn_table *t, const void *bucket, uint6
  * @return slot index, or -ENOSPC.
  */
 int dtxn_store_bucket_free_slot(const struct dtxn_table *t, const void *bucket);
+
+/**
+ * True if a slot copy holds @p key of table @p t (key, table id and
+ * DTXN_SLOT_VALID): how a read through a cached address checks that the
+ * cache was right.
+ */
+bool dtxn_store_slot_matches(const struct dtxn_table *t, const void *slot, uint64_t key);
+
+/**
+ * Primary address of the bucket that holds the slot at primary address
+ * @p slot (for a slot address taken from the address cache).
+ */
+dtxn_raddr_t dtxn_store_bucket_of_slot(const struct dtxn_table *t, dtxn_raddr_t slot);
 
 /** Pointer to slot @p i inside a bucket copy. */
 static inline void *

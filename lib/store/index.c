@@ -69,6 +69,23 @@ dtxn_store_aux_raddr(const struct dtxn_table *t, uint16_t r, dtxn_raddr_t slot)
 	return DTXN_RADDR(t->mn[r], t->aux_off[r] + i * t->aux_size);
 }
 
+bool
+dtxn_store_slot_matches(const struct dtxn_table *t, const void *slot, uint64_t key)
+{
+	struct dtxn_slot_hdr h;
+
+	memcpy(&h, slot, sizeof(h));
+	return h.key == key && h.table_id == t->def.id && (h.flags & DTXN_SLOT_VALID) != 0;
+}
+
+dtxn_raddr_t
+dtxn_store_bucket_of_slot(const struct dtxn_table *t, dtxn_raddr_t slot)
+{
+	uint64_t rel = DTXN_RADDR_OFF(slot) - t->off[0];
+
+	return dtxn_store_bucket_raddr(t, 0, rel / t->bucket_size);
+}
+
 int
 dtxn_store_bucket_find(const struct dtxn_table *t, const void *bucket, uint64_t key)
 {

@@ -62,6 +62,19 @@ struct dtxn_tso_conf {
 	dtxn_raddr_t counter;   /**< the counter (dtxn_tso_counter_raddr()), != 0 */
 	unsigned max_batch;     /**< most timestamps per FAA, 1..DTXN_TSO_BATCH_MAX; 0: default */
 	int socket_id;          /**< NUMA socket of the client's memory */
+	/**
+	 * Optional (additive, issue 7): a counter that is not an MN word,
+	 * e.g. Lotus's timestamp service "deployed in the compute pool" (Lotus
+	 * §5; doc/guides/lotus.md): the leader calls it instead of posting the
+	 * FAA, from its own coroutine (it may yield), with the batch's size
+	 * @p n; it stores the counter's value before adding @p n in @p old and
+	 * returns 0, or -errno (-EIO, -ENOBUFS, -ETIMEDOUT: the whole batch
+	 * fails with it). It must add atomically and after being called, so
+	 * that the real-time order above holds. With it, @c counter may be 0.
+	 * NULL: the FAA on @c counter.
+	 */
+	int (*fetch_add)(void *arg, struct dtxn_coord *c, uint64_t n, uint64_t *old);
+	void *fetch_add_arg;    /**< fetch_add's first argument */
 };
 
 /**
@@ -122,6 +135,14 @@ void dtxn_tso_destroy(struct dtxn_tso *tso);
  *   leader's pool).
  */
 int dtxn_tso_get_lc(struct dtxn_tso *tso, struct dtxn_coord *c, struct dtxn_tso_req *req,
+		    uint64_t *ts);
+
+/**
+ * dtxn_tso_get_lc() for a transaction's coordinator, with its error as an
+ * abort reason (what a protocol's execute or commit returns).
+ * @return DTXN_OK, DTXN_ABORT_TOO_LARGE (-ENOBUFS) or DTXN_ABORT_FABRIC.
+ */
+int dtxn_tso_txn_ts(struct dtxn_tso *tso, struct dtxn_txn *t, struct dtxn_tso_req *req,
 		    uint64_t *ts);
 
 /** Copies the client's counters into @p st. Owning lcore, or after it stopped. */

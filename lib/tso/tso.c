@@ -21,6 +21,8 @@ RTE_LOG_REGISTER(dtxn_tso_logtype, dtxn.tso, INFO);
 
 struct dtxn_tso {
 	dtxn_raddr_t counter;
+	int (*fetch_add)(void *arg, struct dtxn_coord *c, uint64_t n, uint64_t *old);
+	void *fetch_add_arg;
 	unsigned max_batch;
 	bool busy;                   /**< a leader's FAA is in flight */
 	struct dtxn_tso_req *head;   /**< queued for the next FAA, oldest first */
@@ -39,8 +41,13 @@ dtxn_tso_create(const struct dtxn_tso_conf *conf)
 {
 	struct dtxn_tso *tso;
 
-	if (conf == NULL || conf->size < sizeof(*conf) || conf->counter == 0 ||
-	    (DTXN_RADDR_OFF(conf->counter) & 7) != 0 || conf->max_batch > DTXN_TSO_BATCH_MAX) {
+	if (conf == NULL || conf->size < offsetof(struct dtxn_tso_conf, fetch_add) ||
+	    conf->max_batch > DTXN_TSO_BATCH_MAX) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if ((conf->size < sizeof(*conf) || conf->fetch_add == NULL) &&
+	    (conf->counter == 0 || (DTXN_RADDR_OFF(conf->counter) & 7) != 0)) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -50,6 +57,10 @@ dtxn_tso_create(const struct dtxn_tso_conf *conf)
 		return NULL;
 	}
 	tso->counter = conf->counter;
+	if (conf->size >= sizeof(*conf)) {
+		tso->fetch_add = conf->fetch_add;
+		tso->fetch_add_arg = conf->fetch_add_arg;
+	}
 	tso->max_batch = conf->max_batch != 0 ? conf->max_batch : DTXN_TSO_BATCH_DEFAULT;
 	return tso;
 }
@@ -111,10 +122,14 @@ tso_lead(struct dtxn_tso *tso, struct dtxn_tso_req *me)
 		link = &w->next;
 		n++;
 	}
-	dtxn_batch_init(&b, me->c);
-	dtxn_batch_faa(&b, tso->counter, &old, n, true);
-	rc = dtxn_batch_run(&b);
-	dtxn_batch_done(&b);
+	if (tso->fetch_add != NULL) {
+		rc = tso->fetch_add(tso->fetch_add_arg, me->c, n, &old);
+	} else {
+		dtxn_batch_init(&b, me->c);
+		dtxn_batch_faa(&b, tso->counter, &old, n, true);
+		rc = dtxn_batch_run(&b);
+		dtxn_batch_done(&b);
+	}
 	tso->st.faas++;
 	if (rc != 0) {
 		rc = rc == -ENOBUFS ? -ENOBUFS : -EIO;
@@ -172,6 +187,17 @@ dtxn_tso_get_lc(struct dtxn_tso *tso, struct dtxn_coord *c, struct dtxn_tso_req 
 		return me->err;
 	*ts = me->ts;
 	return 0;
+}
+
+int
+dtxn_tso_txn_ts(struct dtxn_tso *tso, struct dtxn_txn *t, struct dtxn_tso_req *req,
+		uint64_t *ts)
+{
+	int rc = dtxn_tso_get_lc(tso, t != NULL ? t->coord : NULL, req, ts);
+
+	if (rc == -ENOBUFS)
+		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	return rc == 0 ? DTXN_OK : DTXN_ABORT(DTXN_ABORT_FABRIC);
 }
 
 void

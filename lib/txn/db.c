@@ -35,6 +35,15 @@ dtxn_db_create(const struct dtxn_db_conf *conf)
 		err = ENOTSUP;
 		goto fail;
 	}
+	if (conf->size >= offsetof(struct dtxn_db_conf, cc_options) + sizeof(conf->cc_options)) {
+		char msg[160];
+
+		if (dtxn_cc_check_options(ops->name, conf->cc_options, msg, sizeof(msg)) != 0) {
+			TXN_LOG(ERR, "%s", msg);
+			err = EINVAL;
+			goto fail;
+		}
+	}
 	db = rte_zmalloc("dtxn_db", sizeof(*db), RTE_CACHE_LINE_SIZE);
 	if (db == NULL) {
 		err = ENOMEM;

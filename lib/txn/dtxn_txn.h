@@ -113,6 +113,12 @@ struct dtxn_db_conf {
 	uint64_t log_bytes;           /**< log bytes per coordinator per MN; 0: 64 KiB */
 	uint32_t addr_cache_entries;  /**< per worker; 0: 1 Mi */
 	uint32_t debug_flags;         /**< DTXN_DEBUG_* test aids; 0 in production */
+	/**
+	 * Protocol options, "key=value,key=value" (each protocol's guide lists
+	 * its keys, e.g. doc/guides/lotus.md); NULL or "" for the defaults. The
+	 * string must outlive the db. A protocol without options refuses any.
+	 */
+	const char *cc_options;
 };
 
 /**
@@ -194,6 +200,17 @@ void dtxn_cc_list(char *buf, size_t len);
  */
 int dtxn_cc_supports(const char *protocol, enum dtxn_isolation iso);
 
+/**
+ * Checks a protocol option string (dtxn_db_conf.cc_options) without
+ * creating a db, so that the app can refuse bad options before the EAL
+ * starts. Any thread.
+ *
+ * @param err  a one-line message on error (may be NULL).
+ * @return 0 (NULL or "" always pass); -ENOENT (no such protocol); -EINVAL
+ *   (the protocol takes no options, or refuses these).
+ */
+int dtxn_cc_check_options(const char *protocol, const char *opts, char *err, size_t errlen);
+
 /* ------------------------------------------------------------------ */
 /* Workers and coordinators                                           */
 /* ------------------------------------------------------------------ */
@@ -237,6 +254,20 @@ bool dtxn_coord_stopping(const struct dtxn_coord *c);
 uint32_t dtxn_coord_gid(const struct dtxn_coord *c);
 /** @return the coordinator's coroutine. */
 struct dtxn_co *dtxn_coord_co(const struct dtxn_coord *c);
+
+/**
+ * Routing (Lotus §4.3, "hybrid routing"; doc/guides/lotus.md): whether a
+ * read-write transaction whose first record is @p key of table
+ * @p table_id should run on coordinator @p c's CN. A benchmark generator
+ * acting as the routing layer draws the inputs of a read-write
+ * transaction again when this says false (read-only transactions run
+ * anywhere). Protocols that do not route say true. Coordinator's lcore;
+ * no fabric op, no yield.
+ *
+ * @return true if @p c's CN owns the key's shard (or the protocol does not
+ *   route, or @p c is NULL).
+ */
+bool dtxn_coord_routes_here(const struct dtxn_coord *c, uint32_t table_id, uint64_t key);
 
 struct dtxn_hist_buf; /* lib/check/dtxn_check.h */
 

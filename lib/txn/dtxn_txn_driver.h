@@ -72,6 +72,10 @@ struct dtxn_item {
 	uint64_t version;         /**< version seen by execute (protocol-defined) */
 	uint64_t bucket_version;  /**< bucket header version seen (absent reads, inserts) */
 	uint64_t cc[4];           /**< protocol scratch */
+	/** Record lock word this txn CASed (held while DTXN_ITEM_F_LOCKED); dtxn_txn_unlock_held(). */
+	dtxn_raddr_t lock_raddr;
+	/** Bucket lock word this txn CASed (held while DTXN_ITEM_F_BLOCKED). */
+	dtxn_raddr_t block_raddr;
 };
 
 /** A transaction: the read/write set and its scratch arena. */
@@ -109,6 +113,15 @@ struct dtxn_worker {
 	unsigned index;
 	int socket_id;
 	void *cc_priv;            /**< protocol's per-worker state */
+	/**
+	 * Completions of SEND and RECV WRs on the worker's CQ go to this
+	 * handler instead of to a coroutine (lib/rpc attaches its CN-to-CN QPs
+	 * to the worker's CQ, so that one poll serves both and the sim loop
+	 * wakes the worker when a message lands). NULL: none expected. Set on
+	 * the worker's lcore before the run (dtxn_rpc_create()).
+	 */
+	void (*msg_cqe)(void *arg, const struct dtxn_cqe *cqe);
+	void *msg_arg;            /**< msg_cqe's argument */
 };
 
 /** One coordinator. */
@@ -180,6 +193,19 @@ typedef int (*dtxn_cc_table_sizes_t)(const struct dtxn_table_def *def, uint32_t 
 typedef void *(*dtxn_cc_mn_value_t)(struct dtxn_db *db, const struct dtxn_table *t,
 				    void *mn_slot);
 
+/**
+ * Optional: routing (Lotus §4.3, hybrid routing): whether a read-write
+ * transaction whose first record has key @p key should run on @p c's CN
+ * (dtxn_coord_routes_here()). Coordinator's lcore; no fabric op.
+ */
+typedef bool (*dtxn_cc_route_t)(const struct dtxn_coord *c, uint32_t table_id, uint64_t key);
+/**
+ * Optional: checks a protocol option string (dtxn_db_conf.cc_options,
+ * "key=value,key=value"). Any thread, before the db exists.
+ * @return 0, or -EINVAL with a one-line message in @p err.
+ */
+typedef int (*dtxn_cc_check_options_t)(const char *opts, char *err, size_t errlen);
+
 /** A concurrency-control protocol. name, slot_*, execute, commit, abort are mandatory. */
 struct dtxn_cc_ops {
 	const char *name;
@@ -199,6 +225,8 @@ struct dtxn_cc_ops {
 	dtxn_cc_abort_t abort;
 	dtxn_cc_table_sizes_t table_sizes; /**< optional */
 	dtxn_cc_mn_value_t mn_value;       /**< optional */
+	dtxn_cc_route_t route;             /**< optional; none: every CN may run anything */
+	dtxn_cc_check_options_t check_options; /**< optional; none: the protocol takes no options */
 };
 
 /**
@@ -209,6 +237,13 @@ int dtxn_cc_register(const struct dtxn_cc_ops *ops);
 
 /** @return the protocol registered under @p name, or NULL. */
 const struct dtxn_cc_ops *dtxn_cc_find(const char *name);
+
+/**
+ * @return the most coordinators worker @p w was created for
+ *   (dtxn_worker_create()'s max_coords), 0 if @p w is NULL. For protocols
+ *   that size per-coordinator resources in worker_init (lib/rpc rings).
+ */
+unsigned dtxn_worker_max_coords(const struct dtxn_worker *w);
 
 /** Registers a protocol at start-up. */
 #define DTXN_CC_REGISTER(nm, ops) \
@@ -283,6 +318,95 @@ int dtxn_batch_run(struct dtxn_batch *b);
 
 /** Releases the batch's WRs to the pool (after they completed). */
 void dtxn_batch_done(struct dtxn_batch *b);
+
+/* ------------------------------------------------------------------ */
+/* Steps protocols share (steps.c): FORD and Motor use them           */
+/* ------------------------------------------------------------------ */
+
+/**
+ * dtxn_batch_run() then dtxn_batch_done(), with the error turned into an
+ * abort reason. Yields (calling coordinator's coroutine).
+ * @return DTXN_OK, DTXN_ABORT_TOO_LARGE (the WR pool ran out) or
+ *   DTXN_ABORT_FABRIC (a WR failed, or the post was refused).
+ */
+int dtxn_batch_run_reason(struct dtxn_batch *b);
+
+/**
+ * Posts a fire-and-forget batch (unlocks): no wait; the WRs go back to the
+ * pool at once (the fabric copied them). A refused post is logged with
+ * @p what and the txn id. An empty batch is a no-op.
+ */
+void dtxn_batch_post_forget(struct dtxn_batch *b, const struct dtxn_txn *t, const char *what);
+
+/**
+ * Adds, to @p b, an unsignaled WRITE of 0 to every lock the txn holds:
+ * item->lock_raddr of each DTXN_ITEM_F_LOCKED item and item->block_raddr
+ * of each DTXN_ITEM_F_BLOCKED item (a lock is held only when its CAS
+ * returned 0; FORD's and Motor's public code release locks they never
+ * got), and clears those flags.
+ */
+void dtxn_txn_unlock_held(struct dtxn_txn *t, struct dtxn_batch *b);
+
+/**
+ * Sets a new item up for execute: allocates @p size zeroed bytes of
+ * protocol state from the arena (kept in it->cc[0]) and, unless it is an
+ * insert, looks its primary slot up in the worker's address cache; on a
+ * hit sets DTXN_ITEM_F_CACHED, slot_raddr and bucket_raddr.
+ * @return the state, or NULL when the arena is exhausted (abort with
+ *   DTXN_ABORT_TOO_LARGE).
+ */
+void *dtxn_txn_item_prepare(struct dtxn_txn *t, struct dtxn_item *it, size_t size);
+
+/**
+ * Gives back the record lock item @p it holds (DTXN_ITEM_F_LOCKED at
+ * it->lock_raddr), at once, fire-and-forget; e.g. a lock taken through a
+ * stale cached address before the key is looked up again. No-op if the
+ * item holds none.
+ */
+void dtxn_txn_unlock_item(struct dtxn_txn *t, struct dtxn_item *it);
+
+/**
+ * Releases every lock the txn holds: dtxn_txn_unlock_held() in a batch of
+ * its own, posted fire-and-forget (no wait). Coordinator's coroutine.
+ */
+void dtxn_txn_release_held(struct dtxn_txn *t);
+
+/** True if the item writes (RW, insert, delete). */
+static inline bool
+dtxn_item_writes(const struct dtxn_item *it)
+{
+	return it->kind != DTXN_ITEM_RO;
+}
+
+/** The isolation level the txn's db runs at. */
+static inline enum dtxn_isolation
+dtxn_txn_isolation(const struct dtxn_txn *t)
+{
+	return t->coord->worker->db->conf.isolation;
+}
+
+/** One item's steps in a phase of several rounds (dtxn_txn_rounds()). */
+struct dtxn_round_ops {
+	/** Optional: WRs that lead each round (e.g. a log record); DTXN_OK or a reason. */
+	int (*prelude)(struct dtxn_txn *t, struct dtxn_batch *b);
+	/** True once item @p i needs no more WRs. */
+	bool (*done)(const struct dtxn_txn *t, uint32_t i);
+	/** Adds item @p i's WRs for this round to @p b; DTXN_OK or a reason. */
+	int (*issue)(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b);
+	/** Reads item @p i's results after a round (called for every item); DTXN_OK or a reason. */
+	int (*complete)(struct dtxn_txn *t, uint32_t i);
+};
+
+/**
+ * Runs the rounds of an execution phase over items[t->n_fetched ..
+ * t->n_items): each round is one doorbell batch with every unfinished
+ * item's WRs (one round trip), then every item's complete(); until a
+ * round has no WR or an abort reason comes up. A round whose building
+ * failed is still posted and completed, so that CAS results say which
+ * locks are held. Releases nothing. Coordinator's coroutine; yields.
+ * @return DTXN_OK or the first abort reason.
+ */
+int dtxn_txn_rounds(struct dtxn_txn *t, const struct dtxn_round_ops *ops);
 
 #ifdef __cplusplus
 }

@@ -60,6 +60,30 @@ dtxn_cc_supports(const char *protocol, enum dtxn_isolation iso)
 	return (ops->isolations & (1u << iso)) != 0;
 }
 
+int
+dtxn_cc_check_options(const char *protocol, const char *opts, char *err, size_t errlen)
+{
+	const struct dtxn_cc_ops *ops = dtxn_cc_find(protocol);
+	char dummy[8];
+
+	if (err == NULL || errlen == 0) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	err[0] = '\0';
+	if (ops == NULL) {
+		snprintf(err, errlen, "unknown protocol '%s'", protocol != NULL ? protocol : "");
+		return -ENOENT;
+	}
+	if (opts == NULL || opts[0] == '\0')
+		return 0;
+	if (ops->check_options == NULL) {
+		snprintf(err, errlen, "protocol %s takes no options", ops->name);
+		return -EINVAL;
+	}
+	return ops->check_options(opts, err, errlen) != 0 ? -EINVAL : 0;
+}
+
 void
 dtxn_cc_list(char *buf, size_t len)
 {

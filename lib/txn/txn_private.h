@@ -11,7 +11,8 @@
  *   coordinators (coroutine trampoline, scratch arena, WR pool);
  * - txn.c: the transaction API (begin, add_*, execute, commit, abort);
  * - batch.c: doorbell batches;
- * - history.c: recording ended txns for the checker (lib/check).
+ * - history.c: recording ended txns for the checker (lib/check);
+ * - steps.c: steps protocols share (rounds, lock release, batch errors).
  */
 
 #include <rte_log.h>

@@ -32,6 +32,11 @@ worker_poll_cq(void *arg)
 			uint64_t id = cqes[i].wr_id;
 			int st = cqes[i].status == DTXN_WC_SUCCESS ? 0 : -EIO;
 
+			if ((cqes[i].opcode == DTXN_WR_RECV || cqes[i].opcode == DTXN_WR_SEND) &&
+			    w->msg_cqe != NULL) {
+				w->msg_cqe(w->msg_arg, &cqes[i]); /* lib/rpc */
+				continue;
+			}
 			if (id & TXN_WR_ID_UNSIGNALED) {
 				/* an unsignaled WR failed: nobody waits for it */
 				TXN_LOG(WARNING, "unsignaled %s failed (status %u)",
@@ -186,6 +191,12 @@ dtxn_worker_destroy(struct dtxn_worker *w)
 	rte_free(tw);
 }
 
+unsigned
+dtxn_worker_max_coords(const struct dtxn_worker *w)
+{
+	return w == NULL ? 0 : ((const struct txn_worker *)w)->max_coords;
+}
+
 struct dtxn_sched *
 dtxn_worker_sched(struct dtxn_worker *w)
 {
@@ -312,6 +323,14 @@ struct dtxn_co *
 dtxn_coord_co(const struct dtxn_coord *c)
 {
 	return c->co;
+}
+
+bool
+dtxn_coord_routes_here(const struct dtxn_coord *c, uint32_t table_id, uint64_t key)
+{
+	if (c == NULL || c->worker->db->cc->route == NULL)
+		return true;
+	return c->worker->db->cc->route(c, table_id, key);
 }
 
 /* ------------------------------------------------------------------ */

@@ -23,6 +23,7 @@
 
 #include "dtxn_txn_driver.h"
 #include "unit_eal.h"
+#include "ut_txn.h"
 
 #define N_MN 3
 #define T_KV 0     /* 8 B counters */
@@ -63,22 +64,7 @@ kv_init(uint64_t key)
 static struct slot_view *
 mn_slot(uint32_t tid, uint64_t key, uint16_t r)
 {
-	const struct dtxn_table *t = dtxn_catalog_table(g_cat, tid);
-	uint64_t home = dtxn_store_bucket_of(t, key);
-	unsigned p;
-
-	for (p = 0; p < DTXN_STORE_MAX_PROBE; p++) {
-		dtxn_raddr_t ra = dtxn_store_bucket_raddr(t, r, home + p);
-		char *bucket = (char *)dtxn_fabric_mn_base(g_f, DTXN_RADDR_MN(ra)) +
-			       DTXN_RADDR_OFF(ra);
-		int i = dtxn_store_bucket_find(t, bucket, key);
-
-		if (i >= 0)
-			return dtxn_store_bucket_slot(t, bucket, (unsigned)i);
-		if (((struct dtxn_bucket_hdr *)bucket)->overflow == 0)
-			break;
-	}
-	return NULL;
+	return ut_mn_slot(g_f, g_cat, tid, key, r);
 }
 
 /* Home bucket header of @p key on replica @p r. */
@@ -95,36 +81,20 @@ mn_bucket(uint32_t tid, uint64_t key, uint16_t r)
 static void
 wait_step(struct dtxn_coord *c, int n)
 {
-	while (g_step < n)
-		dtxn_co_yield_lc(dtxn_coord_co(c));
+	ut_wait_step(c, &g_step, n);
 }
-
-struct coord_spec {
-	dtxn_coord_fn fn;
-	void *arg;
-};
 
 /* Runs coordinators on a fresh worker of the calling lcore until they end. */
 static void
-run_coords(const struct coord_spec *specs, unsigned n, uint16_t cn_node)
+run_coords(const struct ut_coord_spec *specs, unsigned n, uint16_t cn_node)
 {
-	struct dtxn_worker *w;
-	unsigned i;
-
-	w = dtxn_worker_create(g_db, cn_node, __atomic_fetch_add(&g_worker_seq, 1,
-								 __ATOMIC_RELAXED),
-			       n, (int)rte_socket_id());
-	assert_non_null(w);
-	for (i = 0; i < n; i++)
-		assert_non_null(dtxn_coord_create(w, i, specs[i].fn, specs[i].arg));
-	assert_int_equal(dtxn_sched_run_lc(dtxn_worker_sched(w)), 0);
-	dtxn_worker_destroy(w);
+	assert_int_equal(ut_run_coords(g_db, specs, n, cn_node, 0, &g_worker_seq), 0);
 }
 
 static void
 run_one(dtxn_coord_fn fn, void *arg)
 {
-	struct coord_spec s = { fn, arg };
+	struct ut_coord_spec s = { fn, arg };
 
 	g_step = 0;
 	run_coords(&s, 1, N_MN);
@@ -133,7 +103,7 @@ run_one(dtxn_coord_fn fn, void *arg)
 static void
 run_two(dtxn_coord_fn fn1, void *arg1, dtxn_coord_fn fn2, void *arg2)
 {
-	struct coord_spec s[2] = { { fn1, arg1 }, { fn2, arg2 } };
+	struct ut_coord_spec s[2] = { { fn1, arg1 }, { fn2, arg2 } };
 
 	g_step = 0;
 	run_coords(s, 2, N_MN);
@@ -143,17 +113,7 @@ run_two(dtxn_coord_fn fn1, void *arg1, dtxn_coord_fn fn2, void *arg2)
 static int
 txn_add_counter(struct dtxn_coord *c, uint64_t key, uint64_t delta, uint64_t *id)
 {
-	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
-	struct dtxn_item *it = dtxn_txn_add_rw(t, T_KV, key);
-	int rc;
-
-	if (id != NULL)
-		*id = dtxn_txn_id(t);
-	rc = dtxn_txn_execute(t);
-	if (rc != DTXN_OK)
-		return rc;
-	*(uint64_t *)dtxn_item_value(it) += delta;
-	return dtxn_txn_commit(t);
+	return ut_txn_add_u64(c, T_KV, key, delta, id);
 }
 
 /* ------------------------------------------------------------------ */
@@ -876,21 +836,9 @@ static int
 lcore_worker(void *arg)
 {
 	struct lcore_arg *la = arg;
-	struct dtxn_worker *w;
-	unsigned i;
-	int rc;
+	struct ut_coord_spec s[2] = { { co_inc, &la->ctx[0] }, { co_inc, &la->ctx[1] } };
 
-	w = dtxn_worker_create(g_db, N_MN + 1, __atomic_fetch_add(&g_worker_seq, 1,
-								  __ATOMIC_RELAXED),
-			       2, (int)rte_socket_id());
-	if (w == NULL)
-		return -1;
-	for (i = 0; i < 2; i++)
-		if (dtxn_coord_create(w, la->gid0 + i, co_inc, &la->ctx[i]) == NULL)
-			return -1;
-	rc = dtxn_sched_run_lc(dtxn_worker_sched(w));
-	dtxn_worker_destroy(w);
-	return rc;
+	return ut_run_coords(g_db, s, 2, N_MN + 1, la->gid0, &g_worker_seq);
 }
 
 static void

@@ -28,6 +28,7 @@
 
 #include "motor_private.h"
 #include "unit_eal.h"
+#include "ut_txn.h"
 
 #define N_MN 3
 #define T_KV 0    /* 8 B counters, VNum 3 (SmallBank's) */
@@ -66,22 +67,7 @@ tab(const struct env *e, uint32_t tid)
 static struct motor_cvt *
 mn_cvt(const struct env *e, uint32_t tid, uint64_t key, uint16_t r)
 {
-	const struct dtxn_table *t = tab(e, tid);
-	uint64_t home = dtxn_store_bucket_of(t, key);
-	unsigned p;
-
-	for (p = 0; p < DTXN_STORE_MAX_PROBE; p++) {
-		dtxn_raddr_t ra = dtxn_store_bucket_raddr(t, r, home + p);
-		char *bucket = (char *)dtxn_fabric_mn_base(e->f, DTXN_RADDR_MN(ra)) +
-			       DTXN_RADDR_OFF(ra);
-		int i = dtxn_store_bucket_find(t, bucket, key);
-
-		if (i >= 0)
-			return dtxn_store_bucket_slot(t, bucket, (unsigned)i);
-		if (((struct dtxn_bucket_hdr *)bucket)->overflow == 0)
-			break;
-	}
-	return NULL;
+	return ut_mn_slot(e->f, e->cat, tid, key, r);
 }
 
 /* The Vpkg of @p key on replica @p r in MN memory. */
@@ -105,35 +91,20 @@ mn_u64(const struct env *e, uint32_t tid, uint64_t key)
 static void
 wait_step(struct dtxn_coord *c, int n)
 {
-	while (g_step < n)
-		dtxn_co_yield_lc(dtxn_coord_co(c));
+	ut_wait_step(c, &g_step, n);
 }
 
-struct coord_spec {
-	dtxn_coord_fn fn;
-	void *arg;
-};
-
 static void
-run_coords(struct env *e, const struct coord_spec *specs, unsigned n, unsigned gid0)
+run_coords(struct env *e, const struct ut_coord_spec *specs, unsigned n, unsigned gid0)
 {
-	struct dtxn_worker *w;
-	unsigned i;
-
 	g_step = 0;
-	w = dtxn_worker_create(e->db, N_MN, __atomic_fetch_add(&g_worker_seq, 1, __ATOMIC_RELAXED),
-			       n, (int)rte_socket_id());
-	assert_non_null(w);
-	for (i = 0; i < n; i++)
-		assert_non_null(dtxn_coord_create(w, gid0 + i, specs[i].fn, specs[i].arg));
-	assert_int_equal(dtxn_sched_run_lc(dtxn_worker_sched(w)), 0);
-	dtxn_worker_destroy(w);
+	assert_int_equal(ut_run_coords(e->db, specs, n, N_MN, gid0, &g_worker_seq), 0);
 }
 
 static void
 run_one(struct env *e, dtxn_coord_fn fn, void *arg)
 {
-	struct coord_spec s = { fn, arg };
+	struct ut_coord_spec s = { fn, arg };
 
 	run_coords(e, &s, 1, 0);
 }
@@ -141,7 +112,7 @@ run_one(struct env *e, dtxn_coord_fn fn, void *arg)
 static void
 run_two(struct env *e, dtxn_coord_fn f1, void *a1, dtxn_coord_fn f2, void *a2)
 {
-	struct coord_spec s[2] = { { f1, a1 }, { f2, a2 } };
+	struct ut_coord_spec s[2] = { { f1, a1 }, { f2, a2 } };
 
 	run_coords(e, s, 2, 0);
 }
@@ -150,17 +121,7 @@ run_two(struct env *e, dtxn_coord_fn f1, void *a1, dtxn_coord_fn f2, void *a2)
 static int
 txn_add(struct dtxn_coord *c, uint32_t tid, uint64_t key, uint64_t delta, uint64_t *id)
 {
-	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
-	struct dtxn_item *it = dtxn_txn_add_rw(t, tid, key);
-	int rc;
-
-	if (id != NULL)
-		*id = dtxn_txn_id(t);
-	rc = dtxn_txn_execute(t);
-	if (rc != DTXN_OK)
-		return rc;
-	*(uint64_t *)dtxn_item_value(it) += delta;
-	return dtxn_txn_commit(t);
+	return ut_txn_add_u64(c, tid, key, delta, id);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1059,6 +1020,51 @@ test_deleted_hidden_from_mn_reads(void **state)
 	assert_int_equal(seen, KV_KEYS - 1 + 1 /* key 500 */);
 }
 
+/* Two inserts that hash to one bucket share its lock: the txn commits. */
+struct same_bkt_ctx {
+	uint64_t k[2];
+	int rc;
+	unsigned n_exists;
+};
+
+static void
+co_same_bucket(struct dtxn_coord *c, void *arg)
+{
+	struct same_bkt_ctx *x = arg;
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	struct dtxn_item *a = dtxn_txn_insert(t, T_KV, x->k[0]);
+	struct dtxn_item *b = dtxn_txn_insert(t, T_KV, x->k[1]);
+	bool e;
+	uint64_t v;
+	unsigned i;
+
+	*(uint64_t *)dtxn_item_value(a) = 1;
+	*(uint64_t *)dtxn_item_value(b) = 2;
+	x->rc = dtxn_txn_execute(t);
+	if (x->rc == DTXN_OK)
+		x->rc = dtxn_txn_commit(t);
+	for (i = 0; i < 2; i++)
+		if (idr_read(c, x->k[i], &e, &v) == DTXN_OK && e && v == i + 1)
+			x->n_exists++;
+}
+
+static void
+test_inserts_share_bucket_lock(void **state)
+{
+	const struct dtxn_table *t = tab(&g_sr, T_KV);
+	struct same_bkt_ctx x = { .k = { 600, 0 } };
+	uint64_t k;
+
+	(void)state;
+	for (k = 601; x.k[1] == 0; k++)
+		if (dtxn_store_bucket_of(t, k) == dtxn_store_bucket_of(t, x.k[0]))
+			x.k[1] = k;
+	run_one(&g_sr, co_same_bucket, &x);
+	assert_int_equal(x.rc, DTXN_OK);
+	assert_int_equal(x.n_exists, 2);
+	assert_int_equal(mn_cvt(&g_sr, T_KV, 600, 0)->lock, 0);
+}
+
 struct rel_ctx {
 	int rc1, rc2;
 	uint64_t id1, lock50, lock51;
@@ -1270,20 +1276,9 @@ static int
 lcore_worker(void *arg)
 {
 	struct lcore_arg *a = arg;
-	struct dtxn_worker *w;
-	unsigned i;
-	int rc;
+	struct ut_coord_spec s[2] = { { co_inc, &a->ctx[0] }, { co_inc, &a->ctx[1] } };
 
-	w = dtxn_worker_create(g_sr.db, a->cn, __atomic_fetch_add(&g_worker_seq, 1, __ATOMIC_RELAXED),
-			       2, (int)rte_socket_id());
-	if (w == NULL)
-		return -1;
-	for (i = 0; i < 2; i++)
-		if (dtxn_coord_create(w, a->gid0 + i, co_inc, &a->ctx[i]) == NULL)
-			return -1;
-	rc = dtxn_sched_run_lc(dtxn_worker_sched(w));
-	dtxn_worker_destroy(w);
-	return rc;
+	return ut_run_coords(g_sr.db, s, 2, a->cn, a->gid0, &g_worker_seq);
 }
 
 static void
@@ -1344,6 +1339,7 @@ main(void)
 		cmocka_unit_test(test_snapshot_recheck),
 		cmocka_unit_test(test_insert_delete_reinsert),
 		cmocka_unit_test(test_deleted_hidden_from_mn_reads),
+		cmocka_unit_test(test_inserts_share_bucket_lock),
 		cmocka_unit_test(test_abort_releases_only_held),
 		cmocka_unit_test(test_oplog),
 		cmocka_unit_test(test_verbs),

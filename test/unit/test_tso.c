@@ -353,6 +353,52 @@ test_real_time_order(void **state)
 	dtxn_tso_destroy(o.tso);
 }
 
+/* With a NIC model, the counter's FAAs are device-memory atomics. */
+static void
+test_device_memory_unit(void **state)
+{
+	struct dtxn_db_conf dc = { .size = sizeof(dc), .protocol = "motor", .n_mn = 1,
+				   .n_replicas = 1, .n_coords = 4, .log_bytes = 64 };
+	struct dtxn_table_def kv = { .id = 0, .name = "kv", .value_size = 8, .max_keys = 8 };
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 1,
+				       .n_cn = 1, .socket_id = SOCKET_ID_ANY, .name = "uttsodm" };
+	struct dtxn_fabric *keep_f = g_f;
+	struct dtxn_db *keep_db = g_db;
+	const struct dtxn_nic_state *ns;
+	static struct run r;
+	struct dtxn_tso_stats st;
+	char err[128];
+	uint64_t region;
+
+	(void)state;
+	g_db = dtxn_db_create(&dc);
+	assert_non_null(g_db);
+	assert_int_equal(dtxn_db_add_table(g_db, &kv), 0);
+	assert_int_equal(dtxn_db_layout(g_db, &region), 0);
+	fc.mn_region_size = region;
+	assert_int_equal(dtxn_nic_model_load(DTXN_SRC_CONFIG_DIR "/nic/cx5.ini", &fc.nic, err,
+					     sizeof(err)), 0);
+	g_f = dtxn_fabric_open(&fc);
+	assert_non_null(g_f);
+	assert_int_equal(dtxn_db_attach(g_db, g_f), 0);
+	memset(&r, 0, sizeof(r));
+	r.n = 4;
+	r.per = 10;
+	r.cn = 1;
+	assert_int_equal(run_worker(&r, 0), 0);
+	dtxn_tso_stats_get(r.tso, &st);
+	ns = dtxn_fabric_nic_state(g_f, 0);
+	assert_non_null(ns);
+	assert_int_equal(ns->dm_atomic.ops, st.faas);  /* the counter is in device memory */
+	assert_int_equal(ns->atomic.ops, 0);
+	assert_int_equal(counter_now(), 40);
+	dtxn_tso_destroy(r.tso);
+	dtxn_db_destroy(g_db);
+	dtxn_fabric_close(g_f);
+	g_db = keep_db;
+	g_f = keep_f;
+}
+
 static int
 lcore_main(void *arg)
 {
@@ -403,6 +449,7 @@ main(void)
 		cmocka_unit_test(test_batch_one),
 		cmocka_unit_test(test_real_time_order),
 		cmocka_unit_test(test_two_lcores),
+		cmocka_unit_test(test_device_memory_unit),
 	};
 	int rc;
 

@@ -10,8 +10,6 @@
 
 #include "ford_private.h"
 
-static const uint64_t g_zero;
-
 /* Slot image for the backups: the primary's with the lock word cleared. */
 static void *
 commit_backup_image(struct dtxn_txn *t, const struct dtxn_item *it)
@@ -91,12 +89,9 @@ commit_write_round(struct dtxn_txn *t)
 								      it->bucket_raddr),
 					 fi->bimg, 16, true);
 	}
-	rc = dtxn_batch_run(&b);
-	dtxn_batch_done(&b);
-	if (rc == -ENOBUFS)
-		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-	if (rc != 0)
-		return DTXN_ABORT(DTXN_ABORT_FABRIC);
+	rc = dtxn_batch_run_reason(&b);
+	if (rc != DTXN_OK)
+		return rc;
 	for (i = 0; i < t->n_items; i++)
 		t->items[i].flags &= ~DTXN_ITEM_F_BLOCKED; /* the header write unlocked it */
 	return DTXN_OK;
@@ -122,15 +117,11 @@ commit_unlock(struct dtxn_txn *t)
 			it->cc[3] = 0;
 			dtxn_addr_cache_insert(ac, it->table->def.id, it->key, it->slot_raddr);
 		}
-		if (it->flags & DTXN_ITEM_F_LOCKED)
-			dtxn_batch_write(&b, it->cc[1] + FORD_LOCK_OFF, &g_zero, 8, false);
 		if (it->kind == DTXN_ITEM_DELETE)
 			dtxn_addr_cache_invalidate(ac, it->table->def.id, it->key);
-		it->flags &= ~DTXN_ITEM_F_LOCKED;
 	}
-	if (b.n_wr != 0 && dtxn_batch_post(&b) != 0)
-		FORD_LOG(WARNING, "unlocks not posted");
-	dtxn_batch_done(&b);
+	dtxn_txn_unlock_held(t, &b);
+	dtxn_batch_post_forget(&b, t, "unlocks");
 }
 
 int

@@ -24,24 +24,6 @@ exe_cache(const struct dtxn_txn *t)
 	return t->coord->worker->addr_cache;
 }
 
-/* Primary bucket holding the slot at @p slot. */
-static dtxn_raddr_t
-exe_bucket_of_slot(const struct dtxn_table *tab, dtxn_raddr_t slot)
-{
-	uint64_t rel = DTXN_RADDR_OFF(slot) - tab->off[0];
-
-	return dtxn_store_bucket_raddr(tab, 0, rel / tab->bucket_size);
-}
-
-static bool
-exe_slot_matches(const struct dtxn_item *it, const void *slot)
-{
-	const struct dtxn_slot_hdr *h = slot;
-
-	return h->key == it->key && h->table_id == it->table->def.id &&
-	       (h->flags & DTXN_SLOT_VALID) != 0;
-}
-
 /*
  * Another insert/delete item of this txn that holds (or is acquiring) the
  * lock of the bucket at @p braddr: then this item shares it instead of
@@ -106,9 +88,9 @@ exe_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 	if (fi->release) {
 		/* stale cached slot: drop the locks we took on it */
 		if (it->flags & DTXN_ITEM_F_LOCKED)
-			dtxn_batch_write(b, it->cc[1] + FORD_LOCK_OFF, &g_zero, 8, false);
+			dtxn_batch_write(b, it->lock_raddr, &g_zero, 8, false);
 		if (it->flags & DTXN_ITEM_F_BLOCKED)
-			dtxn_batch_write(b, it->cc[2], &g_zero, 8, false);
+			dtxn_batch_write(b, it->block_raddr, &g_zero, 8, false);
 		it->flags &= ~(DTXN_ITEM_F_LOCKED | DTXN_ITEM_F_BLOCKED);
 		fi->release = 0;
 	}
@@ -132,7 +114,7 @@ exe_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 		dtxn_batch_cas(b, it->slot_raddr + FORD_LOCK_OFF, &fi->slot_lock_old, 0, t->id,
 			       true);
 		dtxn_batch_read(b, it->slot_raddr, it->slot, tab->slot_size, true);
-		it->cc[1] = it->slot_raddr; /* where the lock was taken */
+		it->lock_raddr = it->slot_raddr + FORD_LOCK_OFF; /* where the lock was taken */
 		if (it->kind == DTXN_ITEM_DELETE) {
 			fi->own_block = !exe_bucket_lock_shared(t, i, it->bucket_raddr);
 			fi->bkt_lock_old = FORD_CAS_UNSET;
@@ -140,7 +122,7 @@ exe_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 				dtxn_batch_cas(b, it->bucket_raddr, &fi->bkt_lock_old, 0, t->id,
 					       true);
 			dtxn_batch_read(b, it->bucket_raddr, &fi->bhdr, sizeof(fi->bhdr), true);
-			it->cc[2] = it->bucket_raddr;
+			it->block_raddr = it->bucket_raddr;
 		}
 		break;
 	case FORD_S_INS:
@@ -152,7 +134,7 @@ exe_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 		if (fi->own_block)
 			dtxn_batch_cas(b, ra, &fi->bkt_lock_old, 0, t->id, true);
 		dtxn_batch_read(b, ra, it->bucket, tab->bucket_size, true);
-		it->cc[2] = ra;
+		it->block_raddr = ra;
 		break;
 	default:
 		return DTXN_OK;
@@ -235,7 +217,7 @@ exe_complete_lock(struct dtxn_txn *t, struct dtxn_item *it, struct ford_item *fi
 		it->flags |= DTXN_ITEM_F_LOCKED;
 	if (it->kind == DTXN_ITEM_DELETE && fi->own_block && fi->bkt_lock_old == 0)
 		it->flags |= DTXN_ITEM_F_BLOCKED;
-	if (!exe_slot_matches(it, s)) {
+	if (!dtxn_store_slot_matches(it->table, s, it->key)) {
 		/* stale address: unlock next round, find it through the bucket */
 		fi->release = (it->flags & (DTXN_ITEM_F_LOCKED | DTXN_ITEM_F_BLOCKED)) != 0;
 		dtxn_addr_cache_invalidate(exe_cache(t), it->table->def.id, it->key);
@@ -308,7 +290,7 @@ exe_complete(struct dtxn_txn *t, uint32_t i)
 	fi->inflight = 0;
 	switch (fi->state) {
 	case FORD_S_SLOT:
-		if (exe_slot_matches(it, it->slot))
+		if (dtxn_store_slot_matches(it->table, it->slot, it->key))
 			return exe_read_found(t, it);
 		dtxn_addr_cache_invalidate(exe_cache(t), it->table->def.id, it->key);
 		it->flags &= ~DTXN_ITEM_F_CACHED;
@@ -332,32 +314,22 @@ exe_complete(struct dtxn_txn *t, uint32_t i)
 static int
 exe_prepare(struct dtxn_txn *t, struct dtxn_item *it)
 {
-	const struct dtxn_table *tab = it->table;
-	struct ford_item *fi;
-	dtxn_raddr_t ra = 0;
+	struct ford_item *fi = dtxn_txn_item_prepare(t, it, sizeof(*fi));
+	bool cached;
 
-	fi = dtxn_txn_alloc(t, sizeof(*fi));
 	if (fi == NULL)
 		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-	memset(fi, 0, sizeof(*fi));
+	cached = (it->flags & DTXN_ITEM_F_CACHED) != 0;
 	fi->slot_idx = -1;
 	fi->slot_lock_old = FORD_CAS_UNSET;
 	fi->bkt_lock_old = FORD_CAS_UNSET;
-	it->cc[0] = (uintptr_t)fi;
-	if (it->kind != DTXN_ITEM_INSERT)
-		ra = dtxn_addr_cache_lookup(exe_cache(t), tab->def.id, it->key);
-	if (ra != 0) {
-		it->flags |= DTXN_ITEM_F_CACHED;
-		it->slot_raddr = ra;
-		it->bucket_raddr = exe_bucket_of_slot(tab, ra);
-	}
 	switch (it->kind) {
 	case DTXN_ITEM_RO:
-		fi->state = ra != 0 ? FORD_S_SLOT : FORD_S_BKT;
+		fi->state = cached ? FORD_S_SLOT : FORD_S_BKT;
 		break;
 	case DTXN_ITEM_RW:
 	case DTXN_ITEM_DELETE:
-		fi->state = ra != 0 ? FORD_S_LOCK : FORD_S_BKT;
+		fi->state = cached ? FORD_S_LOCK : FORD_S_BKT;
 		break;
 	default:
 		fi->state = FORD_S_INS;
@@ -366,46 +338,28 @@ exe_prepare(struct dtxn_txn *t, struct dtxn_item *it)
 	return DTXN_OK;
 }
 
+static bool
+exe_done(const struct dtxn_txn *t, uint32_t i)
+{
+	return ford_item_of(&t->items[i])->state == FORD_S_DONE;
+}
+
+static const struct dtxn_round_ops exe_rounds = {
+	.done = exe_done,
+	.issue = exe_issue,
+	.complete = exe_complete,
+};
+
 int
 ford_execute(struct dtxn_txn *t)
 {
-	struct dtxn_batch b;
 	uint32_t i;
 	int reason = DTXN_OK;
 
 	for (i = t->n_fetched; i < t->n_items && reason == DTXN_OK; i++)
 		reason = exe_prepare(t, &t->items[i]);
-	while (reason == DTXN_OK) {
-		int rc;
-
-		dtxn_batch_init(&b, t->coord);
-		for (i = t->n_fetched; i < t->n_items && reason == DTXN_OK; i++)
-			if (ford_item_of(&t->items[i])->state != FORD_S_DONE)
-				reason = exe_issue(t, i, &b);
-		if (b.n_wr == 0)
-			break;
-		if (reason != DTXN_OK) {
-			/* post what was issued anyway: CAS results say what we hold */
-			(void)dtxn_batch_run(&b);
-			dtxn_batch_done(&b);
-			for (i = t->n_fetched; i < t->n_items; i++)
-				(void)exe_complete(t, i);
-			break;
-		}
-		rc = dtxn_batch_run(&b);
-		dtxn_batch_done(&b);
-		if (rc == -ENOBUFS)
-			reason = DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-		else if (rc != 0)
-			reason = DTXN_ABORT(DTXN_ABORT_FABRIC);
-		/* read every result, even after a failure: it says which locks we hold */
-		for (i = t->n_fetched; i < t->n_items; i++) {
-			int r = exe_complete(t, i);
-
-			if (reason == DTXN_OK)
-				reason = r;
-		}
-	}
+	if (reason == DTXN_OK)
+		reason = dtxn_txn_rounds(t, &exe_rounds);
 	if (reason != DTXN_OK)
 		ford_release(t);
 	return reason;
@@ -422,24 +376,13 @@ ford_release(struct dtxn_txn *t)
 	for (i = 0; i < t->n_items; i++) {
 		struct dtxn_item *it = &t->items[i];
 
-		if (it->flags & DTXN_ITEM_F_LOCKED)
-			dtxn_batch_write(&b, it->cc[1] + FORD_LOCK_OFF, &g_zero, 8, false);
-		if (it->flags & DTXN_ITEM_F_BLOCKED)
-			dtxn_batch_write(&b, it->cc[2], &g_zero, 8, false);
 		if (it->kind == DTXN_ITEM_INSERT && it->cc[3] != 0) {
 			/* commit failed after writing the new slot's lock word */
 			dtxn_batch_cas(&b, it->slot_raddr + FORD_LOCK_OFF, &fc->sink, t->id, 0,
 				       false);
 			it->cc[3] = 0;
 		}
-		it->flags &= ~(DTXN_ITEM_F_LOCKED | DTXN_ITEM_F_BLOCKED);
 	}
-	if (b.n_wr != 0) {
-		int rc = dtxn_batch_post(&b);
-
-		if (rc != 0)
-			FORD_LOG(WARNING, "txn %#" PRIx64 ": lock release not posted (%d)",
-				 t->id, rc);
-	}
-	dtxn_batch_done(&b);
+	dtxn_txn_unlock_held(t, &b);
+	dtxn_batch_post_forget(&b, t, "lock release");
 }

@@ -120,12 +120,9 @@ ford_validate_and_log(struct dtxn_txn *t, bool log)
 	}
 	if (b.n_wr == 0)
 		return DTXN_OK;
-	rc = dtxn_batch_run(&b);
-	dtxn_batch_done(&b);
-	if (rc == -ENOBUFS)
-		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-	if (rc != 0)
-		return DTXN_ABORT(DTXN_ABORT_FABRIC);
+	rc = dtxn_batch_run_reason(&b);
+	if (rc != DTXN_OK)
+		return rc;
 	for (i = 0; i < t->n_items && reason == DTXN_OK; i++) {
 		const struct dtxn_item *it = &t->items[i];
 		const struct ford_item *fi = ford_item_of(it);

@@ -18,8 +18,6 @@
  * Read-only txns commit without validation (the paper's "movable" start
  * time), after the recheck of any read that saw a lock (validate.c).
  */
-#include <errno.h>
-#include <inttypes.h>
 #include <string.h>
 
 #include "motor_private.h"
@@ -141,42 +139,40 @@ commit_round(struct dtxn_txn *t)
 	struct dtxn_addr_cache *ac = t->coord->worker->addr_cache;
 	struct dtxn_batch b;
 	uint32_t i;
-	int rc, reason = DTXN_OK;
+	int reason = DTXN_OK;
 
 	dtxn_batch_init(&b, t->coord);
 	for (i = 0; i < t->n_items && reason == DTXN_OK; i++) {
 		struct dtxn_item *it = &t->items[i];
 
-		if (!motor_is_write(it))
+		if (!dtxn_item_writes(it))
 			continue;
 		if (it->kind == DTXN_ITEM_INSERT && !motor_item_of(it)->reinsert)
 			commit_insert(t, it, &b);
 		else
 			reason = commit_version(t, it, &b);
 	}
-	/* after the data, on the same QPs: the unlocks */
+	/* after the data, on the same QPs: the unlocks; an insert's bucket
+	 * header gets {lock 0, version + 1} on every replica */
 	for (i = 0; i < t->n_items && reason == DTXN_OK; i++) {
 		struct dtxn_item *it = &t->items[i];
 		struct motor_item *mi = motor_item_of(it);
 
 		if (it->flags & DTXN_ITEM_F_LOCKED)
-			dtxn_batch_write(&b, it->cc[1], &g_zero, 8, false);
+			dtxn_batch_write(&b, it->lock_raddr, &g_zero, 8, false);
 		if (it->flags & DTXN_ITEM_F_BLOCKED) {
 			mi->bimg[0] = 0;
 			mi->bimg[1] = it->bucket_version + 1;
-			commit_write_all(&b, it->table, it->cc[2], mi->bimg, sizeof(mi->bimg));
+			commit_write_all(&b, it->table, it->block_raddr, mi->bimg, sizeof(mi->bimg));
 		}
 	}
 	if (reason != DTXN_OK) {
 		dtxn_batch_done(&b);
 		return reason;
 	}
-	rc = dtxn_batch_run(&b);
-	dtxn_batch_done(&b);
-	if (rc == -ENOBUFS)
-		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-	if (rc != 0)
-		return DTXN_ABORT(DTXN_ABORT_FABRIC);
+	reason = dtxn_batch_run_reason(&b);
+	if (reason != DTXN_OK)
+		return reason;
 	for (i = 0; i < t->n_items; i++) {
 		struct dtxn_item *it = &t->items[i];
 
@@ -195,7 +191,7 @@ motor_commit(struct dtxn_txn *t)
 	int reason = DTXN_OK;
 
 	for (i = 0; i < t->n_items; i++) {
-		if (motor_is_write(&t->items[i]))
+		if (dtxn_item_writes(&t->items[i]))
 			has_write = true;
 		else
 			has_read = true;
@@ -206,11 +202,11 @@ motor_commit(struct dtxn_txn *t)
 			reason = motor_recheck(t, true);
 		return reason;
 	}
-	if (motor_iso(t) == DTXN_ISO_SI && (t->cc[MOTOR_TX_FLAGS] & MOTOR_TX_SIGHTED))
+	if (dtxn_txn_isolation(t) == DTXN_ISO_SI && (t->cc[MOTOR_TX_FLAGS] & MOTOR_TX_SIGHTED))
 		reason = motor_recheck(t, false); /* we hold locks: do not wait */
 	if (reason == DTXN_OK)
 		reason = motor_timestamp(t, &t->cc[MOTOR_TS_COMMIT]);
-	if (reason == DTXN_OK && motor_iso(t) == DTXN_ISO_SR && has_read)
+	if (reason == DTXN_OK && dtxn_txn_isolation(t) == DTXN_ISO_SR && has_read)
 		reason = motor_validate(t);
 	if (reason == DTXN_OK)
 		reason = commit_round(t);

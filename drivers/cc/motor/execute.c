@@ -31,16 +31,13 @@
  * it is marked and checked again before commit (validate.c).
  *
  * Locks are held only when their CAS returned 0 (DTXN_ITEM_F_LOCKED /
- * F_BLOCKED, lock words in item->cc[1] / cc[2]); on abort exactly those
- * are released.
+ * F_BLOCKED, lock words in item->lock_raddr / block_raddr); on abort
+ * exactly those are released (dtxn_txn_unlock_held()).
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <string.h>
 
 #include "motor_private.h"
-
-static const uint64_t g_zero;
 
 static inline struct dtxn_addr_cache *
 exe_cache(const struct dtxn_txn *t)
@@ -51,7 +48,7 @@ exe_cache(const struct dtxn_txn *t)
 static inline bool
 exe_sr_rw(const struct dtxn_txn *t)
 {
-	return motor_iso(t) == DTXN_ISO_SR && t->mode == DTXN_TXN_RW;
+	return dtxn_txn_isolation(t) == DTXN_ISO_SR && t->mode == DTXN_TXN_RW;
 }
 
 /* A lock word held by another txn. */
@@ -61,25 +58,11 @@ exe_foreign(const struct dtxn_txn *t, uint64_t lock)
 	return lock != 0 && lock != t->id;
 }
 
-static bool
-exe_slot_matches(const struct dtxn_item *it, const void *slot)
-{
-	const struct dtxn_slot_hdr *h = slot;
-
-	return h->key == it->key && h->table_id == it->table->def.id &&
-	       (h->flags & DTXN_SLOT_VALID) != 0;
-}
-
-/* Primary bucket holding the slot at @p slot. */
-static dtxn_raddr_t
-exe_bucket_of_slot(const struct dtxn_table *tab, dtxn_raddr_t slot)
-{
-	uint64_t rel = DTXN_RADDR_OFF(slot) - tab->off[0];
-
-	return dtxn_store_bucket_raddr(tab, 0, rel / tab->bucket_size);
-}
-
-/* Another insert of this txn takes (or holds) the lock of bucket @p braddr. */
+/*
+ * Another insert of this txn holds the lock of bucket @p braddr, or takes
+ * it in this round (an earlier item: items are given their round's lock in
+ * order, exe_round_lock()). A txn never conflicts with itself.
+ */
 static bool
 exe_block_taken(const struct dtxn_txn *t, uint32_t self, dtxn_raddr_t braddr)
 {
@@ -89,9 +72,10 @@ exe_block_taken(const struct dtxn_txn *t, uint32_t self, dtxn_raddr_t braddr)
 		const struct dtxn_item *o = &t->items[j];
 		const struct motor_item *om = motor_item_of(o);
 
-		if (j == self || om == NULL || o->kind != DTXN_ITEM_INSERT || o->cc[2] != braddr)
+		if (j == self || om == NULL || o->kind != DTXN_ITEM_INSERT || o->block_raddr != braddr)
 			continue;
-		if ((o->flags & DTXN_ITEM_F_BLOCKED) != 0 || (om->own_block && om->inflight))
+		if ((o->flags & DTXN_ITEM_F_BLOCKED) != 0 ||
+		    (j < self && om->state == MOTOR_S_INS && om->own_block))
 			return true;
 	}
 	return false;
@@ -140,7 +124,7 @@ exe_round_lock(struct dtxn_txn *t, uint32_t i)
 	case MOTOR_S_INS:
 		it->bucket_raddr = dtxn_store_bucket_raddr(it->table, 0,
 							   dtxn_store_bucket_of(it->table, it->key));
-		it->cc[2] = it->bucket_raddr;
+		it->block_raddr = it->bucket_raddr;
 		mi->own_block = !exe_block_taken(t, i, it->bucket_raddr);
 		return mi->own_block ? it->bucket_raddr : 0;
 	default:
@@ -206,8 +190,8 @@ exe_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 	case MOTOR_S_LOCK:
 	case MOTOR_S_LOCK_VPKG:
 		mi->lock_old = MOTOR_CAS_UNSET;
-		it->cc[1] = it->slot_raddr + MOTOR_LOCK_OFF;
-		dtxn_batch_cas(b, it->cc[1], &mi->lock_old, 0, t->id, true);
+		it->lock_raddr = it->slot_raddr + MOTOR_LOCK_OFF;
+		dtxn_batch_cas(b, it->lock_raddr, &mi->lock_old, 0, t->id, true);
 		dtxn_batch_read(b, it->slot_raddr, it->slot, tab->slot_size, true);
 		if (mi->state == MOTOR_S_LOCK_VPKG)
 			dtxn_batch_read(b, motor_vpkg_raddr(tab, it->slot_raddr),
@@ -375,18 +359,9 @@ exe_complete_lock(struct dtxn_txn *t, struct dtxn_item *it, struct motor_item *m
 
 	if (mi->lock_old == 0)
 		it->flags |= DTXN_ITEM_F_LOCKED;
-	if (!exe_slot_matches(it, cvt)) {
+	if (!dtxn_store_slot_matches(tab, cvt, it->key)) {
 		/* stale cached address: drop the lock taken on it, look the key up */
-		if (it->flags & DTXN_ITEM_F_LOCKED) {
-			struct dtxn_batch b;
-
-			dtxn_batch_init(&b, t->coord);
-			dtxn_batch_write(&b, it->cc[1], &g_zero, 8, false);
-			if (dtxn_batch_post(&b) != 0)
-				MOTOR_LOG(WARNING, "txn %#" PRIx64 ": unlock not posted", t->id);
-			dtxn_batch_done(&b);
-			it->flags &= ~DTXN_ITEM_F_LOCKED;
-		}
+		dtxn_txn_unlock_item(t, it);
 		dtxn_addr_cache_invalidate(exe_cache(t), tab->def.id, it->key);
 		it->flags &= ~DTXN_ITEM_F_CACHED;
 		it->slot_raddr = 0;
@@ -501,7 +476,7 @@ exe_complete(struct dtxn_txn *t, uint32_t i)
 	mi->inflight = 0;
 	switch (mi->state) {
 	case MOTOR_S_CVT:
-		if (exe_slot_matches(it, it->slot))
+		if (dtxn_store_slot_matches(it->table, it->slot, it->key))
 			return exe_read_cvt(t, it, mi);
 		dtxn_addr_cache_invalidate(exe_cache(t), it->table->def.id, it->key);
 		it->flags &= ~DTXN_ITEM_F_CACHED;
@@ -534,53 +509,33 @@ exe_complete(struct dtxn_txn *t, uint32_t i)
 static int
 exe_prepare(struct dtxn_txn *t, struct dtxn_item *it)
 {
-	const struct dtxn_table *tab = it->table;
-	struct motor_item *mi;
-	dtxn_raddr_t ra = 0;
+	struct motor_item *mi = dtxn_txn_item_prepare(t, it, sizeof(*mi));
+	bool cached;
 
-	mi = dtxn_txn_alloc(t, sizeof(*mi));
 	if (mi == NULL)
 		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-	memset(mi, 0, sizeof(*mi));
+	cached = (it->flags & DTXN_ITEM_F_CACHED) != 0;
 	mi->cell = -1;
 	mi->slot_idx = -1;
 	mi->lock_old = MOTOR_CAS_UNSET;
 	mi->block_old = MOTOR_CAS_UNSET;
-	it->cc[0] = (uintptr_t)mi;
-	if (it->kind != DTXN_ITEM_INSERT)
-		ra = dtxn_addr_cache_lookup(exe_cache(t), tab->def.id, it->key);
-	if (ra != 0) {
-		it->flags |= DTXN_ITEM_F_CACHED;
-		it->slot_raddr = ra;
-		it->bucket_raddr = exe_bucket_of_slot(tab, ra);
-	}
-	switch (it->kind) {
-	case DTXN_ITEM_RO:
-		mi->state = ra != 0 ? MOTOR_S_CVT : MOTOR_S_BKT;
-		break;
-	case DTXN_ITEM_RW:
-	case DTXN_ITEM_DELETE:
-		mi->state = ra != 0 ? MOTOR_S_LOCK : MOTOR_S_BKT;
-		break;
-	default:
+	if (it->kind == DTXN_ITEM_RO)
+		mi->state = cached ? MOTOR_S_CVT : MOTOR_S_BKT;
+	else if (it->kind == DTXN_ITEM_INSERT)
 		mi->state = MOTOR_S_INS;
-		break;
-	}
+	else
+		mi->state = cached ? MOTOR_S_LOCK : MOTOR_S_BKT;
 	return DTXN_OK;
 }
 
-/*
- * Builds one round: the operation log first (before any CAS on each MN),
- * then every unfinished item's WRs.
- */
+/* The operation log leads each round: before any CAS on each MN. */
 static int
-exe_build_round(struct dtxn_txn *t, struct dtxn_batch *b)
+exe_prelude(struct dtxn_txn *t, struct dtxn_batch *b)
 {
 	uint32_t n = t->n_items - t->n_fetched, k = 0, i;
 	dtxn_raddr_t *locks = NULL;
 	uint32_t *owners = NULL;
 	uint64_t mask = 0;
-	int reason = DTXN_OK;
 
 	for (i = t->n_fetched; i < t->n_items; i++) {
 		dtxn_raddr_t lw;
@@ -600,29 +555,33 @@ exe_build_round(struct dtxn_txn *t, struct dtxn_batch *b)
 		owners[k++] = i;
 		mask |= UINT64_C(1) << DTXN_RADDR_MN(lw);
 	}
-	if (k != 0)
-		reason = motor_oplog_add(t, b, mask, locks, owners, k);
-	for (i = t->n_fetched; i < t->n_items && reason == DTXN_OK; i++)
-		if (motor_item_of(&t->items[i])->state != MOTOR_S_DONE)
-			reason = exe_issue(t, i, b);
-	return reason;
+	return k != 0 ? motor_oplog_add(t, b, mask, locks, owners, k) : DTXN_OK;
 }
+
+static bool
+exe_done(const struct dtxn_txn *t, uint32_t i)
+{
+	return motor_item_of(&t->items[i])->state == MOTOR_S_DONE;
+}
+
+static const struct dtxn_round_ops exe_rounds = {
+	.prelude = exe_prelude,
+	.done = exe_done,
+	.issue = exe_issue,
+	.complete = exe_complete,
+};
 
 int
 motor_timestamp(struct dtxn_txn *t, uint64_t *ts)
 {
 	struct motor_coord *mc = t->coord->cc_priv;
-	int rc = dtxn_tso_get_lc(motor_tso(t), t->coord, &mc->req, ts);
 
-	if (rc == -ENOBUFS)
-		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-	return rc == 0 ? DTXN_OK : DTXN_ABORT(DTXN_ABORT_FABRIC);
+	return dtxn_tso_txn_ts(motor_tso(t), t, &mc->req, ts);
 }
 
 int
 motor_execute(struct dtxn_txn *t)
 {
-	struct dtxn_batch b;
 	uint32_t i;
 	int reason = DTXN_OK;
 
@@ -630,29 +589,8 @@ motor_execute(struct dtxn_txn *t)
 		reason = motor_timestamp(t, &t->cc[MOTOR_TS_START]);
 	for (i = t->n_fetched; i < t->n_items && reason == DTXN_OK; i++)
 		reason = exe_prepare(t, &t->items[i]);
-	while (reason == DTXN_OK) {
-		int rc;
-
-		dtxn_batch_init(&b, t->coord);
-		reason = exe_build_round(t, &b);
-		if (b.n_wr == 0) {
-			dtxn_batch_done(&b);
-			break;
-		}
-		/* post even after a failure: the CAS results say which locks we hold */
-		rc = dtxn_batch_run(&b);
-		dtxn_batch_done(&b);
-		if (reason == DTXN_OK && rc == -ENOBUFS)
-			reason = DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-		else if (reason == DTXN_OK && rc != 0)
-			reason = DTXN_ABORT(DTXN_ABORT_FABRIC);
-		for (i = t->n_fetched; i < t->n_items; i++) {
-			int r = exe_complete(t, i);
-
-			if (reason == DTXN_OK)
-				reason = r;
-		}
-	}
+	if (reason == DTXN_OK)
+		reason = dtxn_txn_rounds(t, &exe_rounds);
 	if (reason != DTXN_OK)
 		motor_release(t);
 	return reason;
@@ -661,20 +599,5 @@ motor_execute(struct dtxn_txn *t)
 void
 motor_release(struct dtxn_txn *t)
 {
-	struct dtxn_batch b;
-	uint32_t i;
-
-	dtxn_batch_init(&b, t->coord);
-	for (i = 0; i < t->n_items; i++) {
-		struct dtxn_item *it = &t->items[i];
-
-		if (it->flags & DTXN_ITEM_F_LOCKED)
-			dtxn_batch_write(&b, it->cc[1], &g_zero, 8, false);
-		if (it->flags & DTXN_ITEM_F_BLOCKED)
-			dtxn_batch_write(&b, it->cc[2], &g_zero, 8, false);
-		it->flags &= ~(DTXN_ITEM_F_LOCKED | DTXN_ITEM_F_BLOCKED);
-	}
-	if (b.n_wr != 0 && dtxn_batch_post(&b) != 0)
-		MOTOR_LOG(WARNING, "txn %#" PRIx64 ": lock release not posted", t->id);
-	dtxn_batch_done(&b);
+	dtxn_txn_release_held(t);
 }

@@ -282,18 +282,6 @@ motor_item_of(const struct dtxn_item *it)
 	return (struct motor_item *)(uintptr_t)it->cc[0];
 }
 
-static inline bool
-motor_is_write(const struct dtxn_item *it)
-{
-	return it->kind != DTXN_ITEM_RO;
-}
-
-static inline enum dtxn_isolation
-motor_iso(const struct dtxn_txn *t)
-{
-	return t->coord->worker->db->conf.isolation;
-}
-
 static inline struct dtxn_tso *
 motor_tso(const struct dtxn_txn *t)
 {

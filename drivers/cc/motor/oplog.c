@@ -78,9 +78,9 @@ motor_oplog_add(struct dtxn_txn *t, struct dtxn_batch *b, uint64_t mn_mask,
 		const struct dtxn_item *it = &t->items[i];
 
 		if (it->flags & DTXN_ITEM_F_LOCKED)
-			oplog_put(e++, it, it->cc[1]);
+			oplog_put(e++, it, it->lock_raddr);
 		if (it->flags & DTXN_ITEM_F_BLOCKED)
-			oplog_put(e++, it, it->cc[2]);
+			oplog_put(e++, it, it->block_raddr);
 	}
 	for (i = 0; i < n_round; i++)
 		oplog_put(e++, &t->items[round_items[i]], round_locks[i]);

@@ -21,7 +21,6 @@
  * The paper lets read-only txns skip validation altogether, which misses
  * exactly this case.
  */
-#include <errno.h>
 #include <string.h>
 
 #include "motor_private.h"
@@ -82,7 +81,7 @@ val_round(struct dtxn_txn *t, const uint8_t *pick)
 {
 	struct dtxn_batch b;
 	uint32_t i;
-	int rc, reason = DTXN_OK;
+	int reason = DTXN_OK;
 
 	dtxn_batch_init(&b, t->coord);
 	for (i = 0; i < t->n_items && reason == DTXN_OK; i++)
@@ -92,27 +91,38 @@ val_round(struct dtxn_txn *t, const uint8_t *pick)
 		dtxn_batch_done(&b);
 		return reason;
 	}
-	rc = dtxn_batch_run(&b);
-	dtxn_batch_done(&b);
-	if (rc == -ENOBUFS)
-		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-	return rc != 0 ? DTXN_ABORT(DTXN_ABORT_FABRIC) : DTXN_OK;
+	return dtxn_batch_run_reason(&b);
+}
+
+/* Marks the read items to re-read (all, or those that saw a lock); NULL: no arena. */
+static uint8_t *
+val_pick(struct dtxn_txn *t, bool sighted_only, uint32_t *n)
+{
+	uint8_t *pick = dtxn_txn_alloc(t, t->n_items);
+	uint32_t i;
+
+	*n = 0;
+	if (pick == NULL)
+		return NULL;
+	for (i = 0; i < t->n_items; i++) {
+		const struct dtxn_item *it = &t->items[i];
+
+		pick[i] = it->kind == DTXN_ITEM_RO &&
+			  (!sighted_only || motor_item_of(it)->sighted);
+		*n += pick[i];
+	}
+	return pick;
 }
 
 int
 motor_validate(struct dtxn_txn *t)
 {
-	uint8_t *pick;
-	uint32_t i, n = 0;
+	uint32_t i, n;
+	uint8_t *pick = val_pick(t, false, &n);
 	int reason;
 
-	pick = dtxn_txn_alloc(t, t->n_items);
 	if (pick == NULL)
 		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-	for (i = 0; i < t->n_items; i++) {
-		pick[i] = t->items[i].kind == DTXN_ITEM_RO;
-		n += pick[i];
-	}
 	if (n == 0)
 		return DTXN_OK; /* every item is locked: nothing can have changed */
 	reason = val_round(t, pick);
@@ -131,17 +141,12 @@ motor_validate(struct dtxn_txn *t)
 int
 motor_recheck(struct dtxn_txn *t, bool wait)
 {
-	uint8_t *pick;
-	uint32_t i, n = 0;
+	uint32_t i, n;
+	uint8_t *pick = val_pick(t, true, &n);
 	unsigned round;
 
-	pick = dtxn_txn_alloc(t, t->n_items);
 	if (pick == NULL)
 		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-	for (i = 0; i < t->n_items; i++) {
-		pick[i] = t->items[i].kind == DTXN_ITEM_RO && motor_item_of(&t->items[i])->sighted;
-		n += pick[i];
-	}
 	for (round = 0; n != 0; round++) {
 		int reason;
 

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Lotus's commit phase (paper §5.1 phase 2; doc/guides/lotus.md,
+ * "Protocol"), for a transaction that writes:
+ *
+ *   1. one doorbell batch: every new record and its CVT cells, version
+ *      INVISIBLE, to the primary and the backups, and the log record to
+ *      the coordinator's log region (metadata only: the old versions in
+ *      the CVT are the undo);
+ *   2. T_commit from the timestamp oracle;
+ *   3. one batch: T_commit into every new cell's meta word, every replica
+ *      ("write visible"), waited for, so that no unlock can overtake it;
+ *   4. unlock: local locks at once, remote ones by one asynchronous
+ *      message per CN (lock.c).
+ *
+ * The lightweight GC (§7.1) runs in step 1 on the CVT read under the
+ * write lock: the new version takes a free cell, else overwrites the
+ * oldest one (its record buffer with it); other versions whose commit is
+ * older than gc_ms by the writer's clock are cleared, never the newest.
+ *
+ * Read-only transactions have nothing to do here: their records' cacheline
+ * versions were checked at execute (§5.1, "RO txn"). A read-write
+ * transaction that wrote nothing only unlocks.
+ *
+ * The log record (a future recovery reads it, §6): [txn id, CN id, n,
+ * entries {table, cell, key, slot}..., txn id again]: fully written iff
+ * its last word equals its first.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "lotus_private.h"
+
+/** Bytes at the end of each coordinator's log region kept for metrics (shard.c). */
+#define LOTUS_LOG_MAILBOX 64
+
+struct log_hdr {
+	uint64_t txn;
+	uint16_t cn;
+	uint16_t n;
+	uint32_t bytes;
+};
+
+struct log_ent {
+	uint32_t table;
+	int32_t cell;
+	uint64_t key;
+	uint64_t slot;
+};
+
+/* WRITE of @p len bytes at primary address @p primary, on every replica. */
+static void
+commit_write_all(struct dtxn_batch *b, const struct dtxn_table *t, dtxn_raddr_t primary,
+		 const void *src, uint32_t len)
+{
+	for (uint16_t r = 0; r < t->n_replicas; r++)
+		dtxn_batch_write(b, dtxn_store_replica_raddr(t, r, primary), src, len, false);
+}
+
+/* The cell a new version takes in the CVT image, after the GC pass. */
+static int
+commit_gc(const struct dtxn_txn *t, struct dtxn_item *it, uint64_t now)
+{
+	const struct dtxn_table *tab = it->table;
+	struct lotus_cvt *cvt = lotus_cvt_of(it->slot);
+	const uint32_t n = lotus_vnum(tab);
+	const uint64_t age = (uint64_t)lotus_opts_t(t)->gc_ms * 1000000;
+	int newest = lotus_cvt_newest(tab, cvt), free_c = -1, oldest = -1;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct lotus_cell *c = &cvt->cells[i];
+		uint8_t fl = lotus_meta_flags(c->meta);
+
+		if ((int)i != newest && (fl & LOTUS_CELL_VALID) && now > c->commit_ns + age) {
+			/* too old for any reader we keep: clear it (§7.1) */
+			c->meta = lotus_meta(0, lotus_meta_cv(c->meta), 0);
+			fl = 0;
+		}
+		if ((fl & LOTUS_CELL_VALID) == 0) {
+			if (free_c < 0)
+				free_c = (int)i;
+			continue;
+		}
+		if ((int)i != newest &&
+		    (oldest < 0 || lotus_meta_ver(c->meta) < lotus_meta_ver(cvt->cells[oldest].meta)))
+			oldest = (int)i;
+	}
+	return free_c >= 0 ? free_c : oldest;
+}
+
+/* New-key insert: a fresh CVT whose only version is ours. */
+static void
+commit_insert(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li, uint64_t now,
+	      uint64_t ver, struct dtxn_batch *b)
+{
+	const struct dtxn_table *tab = it->table;
+	struct lotus_cvt *cvt = lotus_cvt_of(it->slot);
+	const uint32_t n = lotus_vnum(tab), rec = lotus_rec_size(tab);
+	const uint8_t cv = 1;
+
+	memset(cvt, 0, tab->slot_size);
+	cvt->hdr.key = it->key;
+	cvt->hdr.table_id = tab->def.id;
+	cvt->hdr.flags = DTXN_SLOT_VALID;
+	cvt->length = tab->def.value_size;
+	cvt->n_cells = n;
+	for (uint32_t i = 0; i < n; i++)
+		cvt->cells[i].addr = (uint64_t)i * rec;
+	cvt->cells[0].meta = lotus_meta(ver, cv, LOTUS_CELL_VALID | LOTUS_CELL_INSERT);
+	cvt->cells[0].commit_ns = now;
+	li->new_cell = 0;
+	li->meta_new = cvt->cells[0].meta;
+	lotus_rec_pack(tab, lotus_local_rec(it), cv, t->id, it->value);
+	/* the record before the CVT that makes it reachable */
+	commit_write_all(b, tab, lotus_rec_raddr(tab, it->slot_raddr, cvt, 0), lotus_local_rec(it),
+			 rec);
+	commit_write_all(b, tab, it->slot_raddr, cvt, tab->slot_size);
+}
+
+/* Update, delete or re-insert of a CVT read under the write lock. */
+static int
+commit_version(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li, uint64_t now,
+	       uint64_t ver, struct dtxn_batch *b)
+{
+	const struct dtxn_table *tab = it->table;
+	struct lotus_cvt *cvt = lotus_cvt_of(it->slot);
+	uint8_t flags = LOTUS_CELL_VALID, cv;
+	int c = commit_gc(t, it, now);
+
+	if (c < 0)
+		return DTXN_ABORT(DTXN_ABORT_INDEX_FULL); /* cannot happen with VNum >= 2 */
+	if (it->kind == DTXN_ITEM_DELETE)
+		flags |= LOTUS_CELL_TOMB;
+	cv = (uint8_t)(lotus_meta_cv(cvt->cells[c].meta) + 1);
+	/* cell first: a reader of the version being overwritten then sees it
+	 * INVISIBLE, or a record whose cacheline versions no longer match */
+	cvt->cells[c].meta = lotus_meta(ver, cv, flags);
+	cvt->cells[c].commit_ns = now;
+	li->new_cell = c;
+	li->meta_new = cvt->cells[c].meta;
+	lotus_rec_pack(tab, lotus_local_rec(it), cv, t->id, it->value);
+	commit_write_all(b, tab, it->slot_raddr + LOTUS_CVT_HDR, cvt->cells,
+			 lotus_vnum(tab) * LOTUS_CELL_SIZE);
+	commit_write_all(b, tab, lotus_rec_raddr(tab, it->slot_raddr, cvt, (unsigned)c),
+			 lotus_local_rec(it), lotus_rec_size(tab));
+	return DTXN_OK;
+}
+
+/* The log record, to the coordinator's log region on the replicas of the first written table. */
+static int
+commit_log(struct dtxn_txn *t, struct dtxn_batch *b)
+{
+	struct lotus_coord *lc = t->coord->cc_priv;
+	const struct dtxn_catalog *cat = &t->coord->worker->db->cat;
+	const struct dtxn_table *first = NULL;
+	struct log_hdr *h;
+	struct log_ent *e;
+	uint32_t n = 0, bytes;
+	uint64_t *tail, room = cat->log_bytes - LOTUS_LOG_MAILBOX;
+	uint8_t *rec;
+
+	for (uint32_t i = 0; i < t->n_items; i++)
+		if (lotus_is_write(&t->items[i])) {
+			if (first == NULL)
+				first = t->items[i].table;
+			n++;
+		}
+	bytes = (uint32_t)RTE_ALIGN_CEIL(sizeof(*h) + n * sizeof(*e) + 8, 64);
+	if (first == NULL || bytes > room)
+		return first == NULL ? DTXN_OK : DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	rec = dtxn_txn_alloc(t, bytes);
+	if (rec == NULL)
+		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	memset(rec, 0, bytes);
+	h = (struct log_hdr *)(void *)rec;
+	h->txn = t->id;
+	h->cn = t->coord->worker->cn_node;
+	h->n = (uint16_t)RTE_MIN(n, (uint32_t)UINT16_MAX);
+	h->bytes = bytes;
+	e = (struct log_ent *)(void *)(rec + sizeof(*h));
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		const struct dtxn_item *it = &t->items[i];
+
+		if (!lotus_is_write(it))
+			continue;
+		e->table = it->table->def.id;
+		e->cell = lotus_item_of(it)->new_cell;
+		e->key = it->key;
+		e->slot = it->slot_raddr;
+		e++;
+	}
+	tail = (uint64_t *)(void *)(rec + bytes - 8);
+	*tail = t->id;
+	if (lc->log_head + bytes > room)
+		lc->log_head = 0;
+	for (uint16_t r = 0; r < first->n_replicas; r++) {
+		dtxn_raddr_t ra = dtxn_store_log_raddr(cat, t->coord->gid, first->mn[r]);
+
+		if (ra != 0)
+			dtxn_batch_write(b, ra + lc->log_head, rec, bytes, false);
+	}
+	lc->log_head += bytes;
+	return DTXN_OK;
+}
+
+/*
+ * Step 1: new records, cells with version @p ver (INVISIBLE; or T_commit
+ * with commit=direct, the ablation's first step, whose batch also carries
+ * the MN unlocks), and the log.
+ */
+static int
+commit_write(struct dtxn_txn *t, uint64_t now, uint64_t ver)
+{
+	struct dtxn_batch b;
+	int reason = DTXN_OK;
+
+	dtxn_batch_init(&b, t->coord);
+	for (uint32_t i = 0; i < t->n_items && reason == DTXN_OK; i++) {
+		struct dtxn_item *it = &t->items[i];
+		struct lotus_item *li = lotus_item_of(it);
+
+		if (!lotus_is_write(it))
+			continue;
+		if (it->kind == DTXN_ITEM_INSERT && !li->reinsert)
+			commit_insert(t, it, li, now, ver, &b);
+		else
+			reason = commit_version(t, it, li, now, ver, &b);
+	}
+	if (reason == DTXN_OK && lotus_opts_t(t)->log)
+		reason = commit_log(t, &b);
+	if (reason == DTXN_OK && ver != LOTUS_INVISIBLE && lotus_mn_locks(t))
+		lotus_mn_unlocks(t, &b, true); /* after the data, on the same QPs */
+	if (reason != DTXN_OK) {
+		/* nothing posted: nothing to undo either */
+		for (uint32_t i = 0; i < t->n_items; i++)
+			if (lotus_item_of(&t->items[i]) != NULL)
+				lotus_item_of(&t->items[i])->new_cell = -1;
+		dtxn_batch_done(&b);
+		return reason;
+	}
+	return dtxn_batch_run_reason(&b);
+}
+
+/* Step 3 (or its undo with @p meta_of == NULL: the new cells become invalid). */
+static int
+commit_visible(struct dtxn_txn *t, bool undo)
+{
+	const uint64_t tc = t->cc[LOTUS_TS_COMMIT];
+	struct dtxn_batch b;
+
+	dtxn_batch_init(&b, t->coord);
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		struct dtxn_item *it = &t->items[i];
+		struct lotus_item *li = lotus_item_of(it);
+		struct lotus_cvt *cvt = lotus_cvt_of(it->slot);
+		struct lotus_cell *c;
+
+		if (!lotus_is_write(it) || li->new_cell < 0)
+			continue;
+		c = &cvt->cells[li->new_cell];
+		if (undo)
+			c->meta = lotus_meta(0, lotus_meta_cv(li->meta_new), 0);
+		else
+			c->meta = lotus_meta(tc, lotus_meta_cv(li->meta_new), lotus_meta_flags(li->meta_new));
+		commit_write_all(&b, it->table,
+				 it->slot_raddr + LOTUS_CVT_HDR +
+					 (uint64_t)li->new_cell * LOTUS_CELL_SIZE,
+				 &c->meta, sizeof(c->meta));
+	}
+	if (!undo && lotus_mn_locks(t))
+		lotus_mn_unlocks(t, &b, true); /* after the visible WRITEs, on the same QPs */
+	return dtxn_batch_run_reason(&b);
+}
+
+/* After the commit: VT cache (locks this CN granted), address cache (inserts). */
+static void
+commit_caches(struct dtxn_txn *t)
+{
+	struct lotus_vtc *vtc = lotus_worker_of(t)->cn->vtc;
+	struct dtxn_addr_cache *ac = t->coord->worker->addr_cache;
+	const uint16_t me = t->coord->worker->cn_node;
+
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		struct dtxn_item *it = &t->items[i];
+		struct lotus_item *li = lotus_item_of(it);
+
+		if (!lotus_is_write(it))
+			continue;
+		if (it->kind == DTXN_ITEM_INSERT)
+			dtxn_addr_cache_insert(ac, it->table->def.id, it->key, it->slot_raddr);
+		if (vtc != NULL && (it->flags & DTXN_ITEM_F_LOCKED) && li->owner == me)
+			lotus_vtc_put(vtc, it->table->def.id, it->key, it->slot,
+				      it->table->slot_size, it->slot_raddr);
+	}
+}
+
+/* The ablation's first step (commit=direct, locks=mn): Motor's order. */
+static int
+commit_direct(struct dtxn_txn *t, bool has_read)
+{
+	int reason = DTXN_OK;
+
+	if (lotus_iso(t) == DTXN_ISO_SI && (t->cc[LOTUS_TX_FLAGS] & LOTUS_TX_SIGHTED))
+		reason = lotus_mn_recheck(t, false); /* we hold locks: do not wait */
+	if (reason == DTXN_OK)
+		reason = lotus_timestamp(t, &t->cc[LOTUS_TS_COMMIT]);
+	if (reason == DTXN_OK && lotus_iso(t) == DTXN_ISO_SR && has_read)
+		reason = lotus_mn_validate(t);
+	if (reason == DTXN_OK)
+		reason = commit_write(t, dtxn_now_ns(), t->cc[LOTUS_TS_COMMIT]);
+	return reason;
+}
+
+int
+lotus_commit(struct dtxn_txn *t)
+{
+	const bool mn = lotus_mn_locks(t);
+	bool has_write = false, has_read = false;
+	int reason = DTXN_OK;
+
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		if (lotus_is_write(&t->items[i]))
+			has_write = true;
+		else
+			has_read = true;
+	}
+	if (!has_write) {
+		/* a snapshot at T_start (read locks, if any, go now) */
+		if (mn && (t->cc[LOTUS_TX_FLAGS] & LOTUS_TX_SIGHTED))
+			reason = lotus_mn_recheck(t, true);
+	} else if (lotus_opts_t(t)->commit == LOTUS_COMMIT_DIRECT) {
+		reason = commit_direct(t, has_read);
+	} else {
+		reason = commit_write(t, dtxn_now_ns(), LOTUS_INVISIBLE);
+		if (reason == DTXN_OK)
+			reason = lotus_timestamp(t, &t->cc[LOTUS_TS_COMMIT]);
+		/* locks=mn: read items are validated (with CN locks they are read-locked) */
+		if (reason == DTXN_OK && mn && lotus_iso(t) == DTXN_ISO_SR && has_read)
+			reason = lotus_mn_validate(t);
+		if (reason == DTXN_OK)
+			reason = commit_visible(t, false);
+		if (reason != DTXN_OK)
+			(void)commit_visible(t, true); /* what reached memory must not look committed */
+	}
+	if (reason != DTXN_OK) {
+		lotus_release_all(t);
+		return reason;
+	}
+	if (has_write)
+		commit_caches(t);
+	lotus_release_all(t);
+	lotus_shard_latency(lotus_worker_of(t)->cn, dtxn_now_ns() - t->start_ns);
+	return DTXN_OK;
+}
+
+void
+lotus_abort(struct dtxn_txn *t)
+{
+	lotus_release_all(t);
+}

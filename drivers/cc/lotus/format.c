@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Lotus's memory store on lib/store (paper §7.1; doc/guides/lotus.md,
+ * "Memory store"):
+ *
+ *   slot (in the hash index):  [slot header: Key, TableID][Length, VNum][lock]
+ *                              [cell x VNum: meta | addr | commit_ns]
+ *   slot's aux area:           [record of cell 0][record of cell 1] ...
+ *
+ * A CVT per record; a full record per version ("full record store", not
+ * Motor's newest value plus deltas). A record is lines of 64 B, each
+ * starting with a cacheline version (CV) byte, the last byte of the
+ * record a tail CV; its payload is the writer's txn id (what the history
+ * checker needs) then the value. A cell's meta word packs the version,
+ * the cell's CV and its flags: readers compare the cell's CV with every
+ * CV of the record and read again on a mismatch.
+ *
+ * Records live in the slot's aux area, one fixed buffer per cell: the
+ * cell's Address is the buffer's offset there (the loader may move a slot
+ * and its aux area together before the run, so absolute addresses would
+ * go stale), and overwriting the oldest version reuses its buffer.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "lotus_private.h"
+
+static uint32_t
+fmt_vnum(const struct dtxn_table_def *def)
+{
+	return def->n_versions != 0 ? def->n_versions : LOTUS_VNUM_DEFAULT;
+}
+
+int
+lotus_table_sizes(const struct dtxn_table_def *def, uint32_t *slot_size, uint32_t *aux_size)
+{
+	uint32_t vnum;
+
+	if (def == NULL || slot_size == NULL || aux_size == NULL)
+		return -EINVAL;
+	vnum = fmt_vnum(def);
+	if (vnum < LOTUS_VNUM_MIN || vnum > LOTUS_VNUM_MAX) {
+		LOTUS_LOG(ERR, "table %s: %u versions per record, Lotus keeps %u..%u", def->name,
+			  vnum, LOTUS_VNUM_MIN, LOTUS_VNUM_MAX);
+		return -EINVAL;
+	}
+	*slot_size = LOTUS_CVT_HDR + vnum * LOTUS_CELL_SIZE;
+	/* the local copy keeps [value][staging record] in the same room: vnum >= 2 */
+	*aux_size = vnum * lotus_rec_size_v(def->value_size);
+	return 0;
+}
+
+uint32_t
+lotus_slot_size(uint32_t value_size)
+{
+	RTE_SET_USED(value_size);
+	return LOTUS_CVT_HDR + LOTUS_VNUM_DEFAULT * LOTUS_CELL_SIZE;
+}
+
+void
+lotus_rec_pack(const struct dtxn_table *t, uint8_t *rec, uint8_t cv, uint64_t writer,
+	       const void *value)
+{
+	const uint32_t size = lotus_rec_size(t), len = t->def.value_size;
+	const uint8_t *v = value;
+	uint32_t pos = 0, line;
+
+	memset(rec, 0, size);
+	for (line = 0; line * LOTUS_LINE < size; line++)
+		rec[line * LOTUS_LINE] = cv;
+	rec[size - 1] = cv;
+	/* payload stream: bytes 1..63 of each line */
+	for (uint32_t i = 0; i < LOTUS_REC_WRITER + len; i++, pos++) {
+		uint8_t b = i < LOTUS_REC_WRITER ? (uint8_t)(writer >> (8 * i)) :
+						   v[i - LOTUS_REC_WRITER];
+
+		if (pos % LOTUS_LINE == 0)
+			pos++;
+		rec[pos] = b;
+	}
+}
+
+int
+lotus_rec_unpack(const struct dtxn_table *t, const uint8_t *rec, uint8_t cv, uint64_t *writer,
+		 void *value)
+{
+	const uint32_t size = lotus_rec_size(t), len = t->def.value_size;
+	uint8_t *v = value;
+	uint64_t w = 0;
+	uint32_t pos = 0, line;
+
+	for (line = 0; line * LOTUS_LINE < size; line++)
+		if (rec[line * LOTUS_LINE] != cv)
+			return -EAGAIN;
+	if (rec[size - 1] != cv)
+		return -EAGAIN;
+	for (uint32_t i = 0; i < LOTUS_REC_WRITER + len; i++, pos++) {
+		if (pos % LOTUS_LINE == 0)
+			pos++;
+		if (i < LOTUS_REC_WRITER)
+			w |= (uint64_t)rec[pos] << (8 * i);
+		else if (v != NULL)
+			v[i - LOTUS_REC_WRITER] = rec[pos];
+	}
+	if (writer != NULL)
+		*writer = w;
+	return 0;
+}
+
+void
+lotus_slot_format(const struct dtxn_table *t, void *slot, const void *value, void *arg)
+{
+	struct dtxn_db *db = arg;
+	struct lotus_cvt *cvt = slot;
+	const uint32_t n = lotus_vnum(t), rec = lotus_rec_size(t);
+	uint8_t *aux = dtxn_store_aux_ptr(db->fabric, t, 0, slot);
+
+	if (aux == NULL) {
+		LOTUS_LOG(ERR, "table %s: no aux area for a loaded record", t->def.name);
+		return;
+	}
+	cvt->length = t->def.value_size;
+	cvt->n_cells = n;
+	cvt->lock = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		cvt->cells[i].meta = 0;
+		cvt->cells[i].addr = (uint64_t)i * rec;
+		cvt->cells[i].commit_ns = 0;
+	}
+	/* the loaded version: version 0 by writer 0 (the checker's INIT), CV 0 */
+	cvt->cells[0].meta = lotus_meta(0, 0, LOTUS_CELL_VALID);
+	lotus_rec_pack(t, aux, 0, 0, value);
+}
+
+void *
+lotus_slot_value(const struct dtxn_table *t, void *slot)
+{
+	/* local copies only: [CVT][value][staging record] */
+	return (uint8_t *)slot + t->slot_size;
+}
+
+int
+lotus_cvt_newest(const struct dtxn_table *t, const struct lotus_cvt *cvt)
+{
+	const uint32_t n = lotus_vnum(t);
+	int best = -1;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t m = cvt->cells[i].meta;
+
+		if ((lotus_meta_flags(m) & LOTUS_CELL_VALID) == 0)
+			continue;
+		if (best < 0 || lotus_meta_ver(m) > lotus_meta_ver(cvt->cells[best].meta))
+			best = (int)i;
+	}
+	return best;
+}
+
+void *
+lotus_mn_value(struct dtxn_db *db, const struct dtxn_table *t, void *mn_slot)
+{
+	const struct lotus_cvt *cvt = mn_slot;
+	struct lotus_shared *sh = lotus_shared_of(db);
+	const uint8_t *aux;
+	uint64_t m;
+	int n;
+
+	n = lotus_cvt_newest(t, cvt);
+	if (n < 0 || sh == NULL || sh->scratch == NULL)
+		return NULL;
+	m = cvt->cells[n].meta;
+	if ((lotus_meta_flags(m) & LOTUS_CELL_TOMB) != 0)
+		return NULL; /* deleted */
+	aux = dtxn_store_aux_ptr(db->fabric, t, 0, mn_slot);
+	if (aux == NULL || lotus_rec_unpack(t, aux + cvt->cells[n].addr, lotus_meta_cv(m), NULL,
+					    sh->scratch) != 0)
+		return NULL;
+	return sh->scratch;
+}
+
+enum lotus_pick
+lotus_cvt_pick(const struct dtxn_table *t, const struct lotus_cvt *cvt, uint64_t ts, int *idx)
+{
+	const uint32_t n = lotus_vnum(t);
+	int best = -1, oldest = -1;
+
+	*idx = -1;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t m = cvt->cells[i].meta, v = lotus_meta_ver(m);
+
+		if ((lotus_meta_flags(m) & LOTUS_CELL_VALID) == 0)
+			continue;
+		if (v == LOTUS_INVISIBLE)
+			return LOTUS_PICK_INVISIBLE;
+		if (oldest < 0 || v < lotus_meta_ver(cvt->cells[oldest].meta))
+			oldest = (int)i;
+		if (v < ts && (best < 0 || v > lotus_meta_ver(cvt->cells[best].meta)))
+			best = (int)i;
+	}
+	*idx = best;
+	if (best >= 0)
+		return LOTUS_PICK_FOUND;
+	/* nothing older than ts: the key did not exist yet (its first version
+	 * is kept), or the version ts needs was reclaimed */
+	if (oldest >= 0 && (lotus_meta_flags(cvt->cells[oldest].meta) & LOTUS_CELL_INSERT) != 0)
+		return LOTUS_PICK_ABSENT;
+	return LOTUS_PICK_GONE;
+}

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Lotus as a dtxn protocol: ops table, registration, and the state it
+ * keeps on the CNs (doc/guides/lotus.md):
+ * - shared (db->cc_shared): options, the shard -> CN map, one struct
+ *   lotus_cn per CN: its lock table and VT cache (allocated by the CN's
+ *   first worker, on that worker's NUMA socket), its resharding counters;
+ * - per worker: the CN it belongs to, its lib/rpc (a QP to each other
+ *   CN), its lib/tso client, the lock state of the locks it grants;
+ * - per coordinator: its rpc endpoint, its TSO request, its log head.
+ * SR and SI.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "lotus_private.h"
+
+RTE_LOG_REGISTER(dtxn_lotus_logtype, dtxn.cc.lotus, INFO);
+
+/** Largest value a table may have (dtxn_table_def.value_size): the scratch buffer. */
+#define LOTUS_VALUE_MAX 65536
+/** Lock-state entries per worker: per coordinator of each CN, this many locks. */
+#define LOTUS_LS_PER_COORD 256
+#define LOTUS_LS_MIN 4096
+#define LOTUS_LS_MAX (1u << 22)
+
+static int
+lotus_db_init(struct dtxn_db *db)
+{
+	const struct dtxn_fabric_conf *fc = dtxn_fabric_conf(db->fabric);
+	struct lotus_shared *sh;
+	char err[160];
+
+	sh = rte_zmalloc("lotus_shared", sizeof(*sh), RTE_CACHE_LINE_SIZE);
+	if (sh == NULL)
+		return -ENOMEM;
+	sh->db = db;
+	lotus_opts_default(&sh->opts);
+	if (lotus_opts_parse(db->conf.cc_options, &sh->opts, err, sizeof(err)) != 0) {
+		LOTUS_LOG(ERR, "%s", err);
+		rte_free(sh);
+		return -EINVAL;
+	}
+	sh->n_mn = fc->n_mn;
+	sh->n_cn = fc->n_cn;
+	sh->cn = rte_zmalloc("lotus_cns", sizeof(*sh->cn) * sh->n_cn, RTE_CACHE_LINE_SIZE);
+	sh->scratch = rte_zmalloc("lotus_scratch", LOTUS_VALUE_MAX, 8);
+	if (sh->cn == NULL || sh->scratch == NULL) {
+		rte_free(sh->cn);
+		rte_free(sh->scratch);
+		rte_free(sh);
+		return -ENOMEM;
+	}
+	for (uint16_t i = 0; i < sh->n_cn; i++) {
+		sh->cn[i].sh = sh;
+		sh->cn[i].idx = i;
+		sh->cn[i].node = (uint16_t)(sh->n_mn + i);
+		sh->cn[i].moving = -1;
+	}
+	for (uint32_t t = 0; t < DTXN_MAX_TABLES; t++) {
+		const struct dtxn_table *tab = dtxn_catalog_table(&db->cat, t);
+
+		if (tab != NULL && tab->slot_size > sh->cvt_max)
+			sh->cvt_max = tab->slot_size;
+	}
+	lotus_shard_init(sh);
+	sh->tso_counter = dtxn_tso_counter_raddr(&db->cat);
+	db->cc_shared = sh;
+	return 0;
+}
+
+static void
+lotus_db_fini(struct dtxn_db *db)
+{
+	struct lotus_shared *sh = db->cc_shared;
+
+	if (sh == NULL)
+		return;
+	for (uint16_t i = 0; i < sh->n_cn; i++) {
+		lotus_lt_fini(&sh->cn[i].lt);
+		lotus_vtc_destroy(sh->cn[i].vtc);
+		rte_free(sh->cn[i].peer_metrics);
+	}
+	rte_free(sh->cn);
+	rte_free(sh->scratch);
+	rte_free(sh);
+	db->cc_shared = NULL;
+}
+
+/* The CN's lock table and VT cache, by its first worker, on that worker's socket. */
+static int
+lotus_cn_init(struct lotus_shared *sh, struct lotus_cn *cn, int socket_id)
+{
+	char name[32];
+	int rc;
+
+	if (cn->ready)
+		return 0;
+	rc = lotus_lt_init(&cn->lt, (uint64_t)sh->opts.lock_table_mb << 20, socket_id);
+	if (rc != 0)
+		return rc;
+	if (sh->opts.vt_cache != 0 && sh->opts.locks == LOTUS_LOCKS_CN) {
+		snprintf(name, sizeof(name), "lvtc%u", cn->node);
+		cn->vtc = lotus_vtc_create(name, sh->opts.vt_cache, sh->opts.vt_subcaches,
+					   sh->cvt_max, socket_id);
+		if (cn->vtc == NULL)
+			return -rte_errno;
+	}
+	cn->peer_metrics = rte_zmalloc_socket("lotus_metrics", 2 * sizeof(uint64_t) * sh->n_cn,
+					      RTE_CACHE_LINE_SIZE, socket_id);
+	if (cn->peer_metrics == NULL)
+		return -ENOMEM;
+	cn->ready = true;
+	return 0;
+}
+
+static void lotus_worker_fini(struct dtxn_worker *w);
+
+/*
+ * The timestamp service "deployed in the compute pool" (§5): lib/tso's
+ * leader batching, over a counter in CN 0's memory instead of an MN word.
+ * CN 0's coordinators add locally; the others send one message per batch
+ * to CN 0 (whose handler adds while the request is in flight, so a
+ * timestamp still exceeds every one handed out before it was asked for).
+ */
+static int
+ts_handle(void *arg, uint16_t src_node, const void *req, uint32_t len, void *resp)
+{
+	struct lotus_shared *sh = arg;
+	uint64_t n, old;
+
+	RTE_SET_USED(src_node);
+	if (len != sizeof(n) || sh->n_cn == 0)
+		return -1;
+	memcpy(&n, req, sizeof(n));
+	old = __atomic_fetch_add(&sh->ts_counter, n, __ATOMIC_SEQ_CST);
+	memcpy(resp, &old, sizeof(old));
+	return (int)sizeof(old);
+}
+
+int
+lotus_ts_fetch_add(void *arg, struct dtxn_coord *c, uint64_t n, uint64_t *old)
+{
+	struct dtxn_worker *w = arg;
+	struct lotus_shared *sh = lotus_shared_of(w->db);
+	struct lotus_coord *lc = c->cc_priv;
+	uint8_t resp[DTXN_RPC_RESP_MAX];
+	struct dtxn_rpc_call call;
+
+	if (w->cn_node == sh->n_mn) {
+		*old = __atomic_fetch_add(&sh->ts_counter, n, __ATOMIC_SEQ_CST);
+		return 0;
+	}
+	if (lc == NULL || lc->ep == NULL)
+		return -EIO;
+	memset(&call, 0, sizeof(call));
+	call.dst_node = sh->n_mn;
+	call.type = LOTUS_RPC_TS;
+	call.req = &n;
+	call.req_len = sizeof(n);
+	call.resp = resp;
+	if (dtxn_rpc_call_lc(lc->ep, &call, 1) != 0 || call.resp_len != sizeof(*old))
+		return call.status == -ETIMEDOUT ? -ETIMEDOUT : -EIO;
+	memcpy(old, resp, sizeof(*old));
+	return 0;
+}
+
+static int
+lotus_worker_init(struct dtxn_worker *w)
+{
+	struct lotus_shared *sh = lotus_shared_of(w->db);
+	struct dtxn_tso_conf tc = {
+		.size = sizeof(tc),
+		.counter = sh->tso_counter,
+		.socket_id = w->socket_id,
+		.fetch_add = sh->opts.ts_mn ? NULL : lotus_ts_fetch_add,
+		.fetch_add_arg = w,
+	};
+	struct lotus_worker *lw;
+	uint64_t cap;
+	char name[32];
+	int rc;
+
+	if (w->cn_node < sh->n_mn || w->cn_node >= sh->n_mn + sh->n_cn)
+		return -EINVAL;
+	lw = rte_zmalloc_socket("lotus_worker", sizeof(*lw), RTE_CACHE_LINE_SIZE, w->socket_id);
+	if (lw == NULL)
+		return -ENOMEM;
+	w->cc_priv = lw;
+	lw->cn = &sh->cn[w->cn_node - sh->n_mn];
+	rc = lotus_cn_init(sh, lw->cn, w->socket_id);
+	if (rc != 0)
+		goto fail;
+	cap = (uint64_t)dtxn_worker_max_coords(w) * sh->n_cn * LOTUS_LS_PER_COORD;
+	cap = RTE_MIN(RTE_MAX(cap, (uint64_t)LOTUS_LS_MIN), (uint64_t)LOTUS_LS_MAX);
+	snprintf(name, sizeof(name), "lls%u.%u", w->cn_node, w->index);
+	rc = lotus_ls_init(&lw->ls, name, (uint32_t)cap, w->socket_id);
+	if (rc != 0)
+		goto fail;
+	lw->tso = dtxn_tso_create(&tc);
+	if (lw->tso == NULL) {
+		rc = -rte_errno;
+		goto fail;
+	}
+	if (sh->n_cn > 1) {
+		struct dtxn_rpc_conf rc_conf = {
+			.size = sizeof(rc_conf),
+			.timeout_ns = (uint64_t)sh->opts.rpc_timeout_us * 1000,
+		};
+
+		lw->rpc = dtxn_rpc_create(w, &rc_conf);
+		if (lw->rpc == NULL) {
+			rc = -rte_errno;
+			goto fail;
+		}
+		rc = lotus_lock_handlers(w);
+		if (rc == 0)
+			rc = dtxn_rpc_register(lw->rpc, LOTUS_RPC_TS, ts_handle, sh);
+		if (rc != 0)
+			goto fail;
+	}
+	if (w->index == 0) {
+		/* the CN's metrics worker (§4.3): metrics every reshard_ms */
+		rc = dtxn_sched_add_poller(w->sched, lotus_shard_poll, w);
+		if (rc != 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	lotus_worker_fini(w);
+	return rc;
+}
+
+static void
+lotus_worker_fini(struct dtxn_worker *w)
+{
+	struct lotus_worker *lw = w->cc_priv;
+
+	if (lw == NULL)
+		return;
+	if (lw->rpc != NULL) {
+		struct dtxn_rpc_stats st;
+
+		dtxn_rpc_stats_get(lw->rpc, &st);
+		LOTUS_LOG(DEBUG, "CN %u worker %u: rpc sent %" PRIu64 " resent %" PRIu64
+			  " handled %" PRIu64 " replies %" PRIu64 " failed %" PRIu64,
+			  w->cn_node, w->index, st.req_sent, st.resent, st.req_handled,
+			  st.resp_recv, st.failed);
+	}
+	if (w->index == 0 && lw->cn->vtc != NULL) {
+		struct lotus_vtc_stats vs;
+
+		lotus_vtc_stats_get(lw->cn->vtc, &vs);
+		LOTUS_LOG(DEBUG, "CN %u: VT cache hits %" PRIu64 " misses %" PRIu64
+			  " invalidations %" PRIu64 " evictions %" PRIu64 "; shards moved %" PRIu64,
+			  w->cn_node, vs.hits, vs.misses, vs.invalidations, vs.evictions,
+			  lw->cn->moves);
+	}
+	dtxn_rpc_destroy(lw->rpc);
+	dtxn_tso_destroy(lw->tso);
+	lotus_ls_fini(&lw->ls);
+	rte_free(lw);
+	w->cc_priv = NULL;
+}
+
+static int
+lotus_coord_init(struct dtxn_coord *c)
+{
+	struct lotus_worker *lw = c->worker->cc_priv;
+	struct lotus_coord *lc;
+
+	lc = rte_zmalloc_socket("lotus_coord", sizeof(*lc), RTE_CACHE_LINE_SIZE,
+				c->worker->socket_id);
+	if (lc == NULL)
+		return -ENOMEM;
+	if (lw->rpc != NULL) {
+		lc->ep = dtxn_rpc_ep_create(lw->rpc, c);
+		if (lc->ep == NULL) {
+			int err = rte_errno;
+
+			rte_free(lc);
+			return -err;
+		}
+	}
+	c->cc_priv = lc;
+	return 0;
+}
+
+static void
+lotus_coord_fini(struct dtxn_coord *c)
+{
+	struct lotus_coord *lc = c->cc_priv;
+
+	if (lc == NULL)
+		return;
+	dtxn_rpc_ep_destroy(lc->ep);
+	rte_free(lc);
+	c->cc_priv = NULL;
+}
+
+static const struct dtxn_cc_ops lotus_ops = {
+	.name = "lotus",
+	.isolations = (1u << DTXN_ISO_SR) | (1u << DTXN_ISO_SI),
+	.slot_size = lotus_slot_size,
+	.slot_format = lotus_slot_format,
+	.slot_value = lotus_slot_value,
+	.db_init = lotus_db_init,
+	.db_fini = lotus_db_fini,
+	.worker_init = lotus_worker_init,
+	.worker_fini = lotus_worker_fini,
+	.coord_init = lotus_coord_init,
+	.coord_fini = lotus_coord_fini,
+	.execute = lotus_execute,
+	.commit = lotus_commit,
+	.abort = lotus_abort,
+	.table_sizes = lotus_table_sizes,
+	.mn_value = lotus_mn_value,
+	.route = lotus_route,
+	.check_options = lotus_check_options,
+};
+
+DTXN_CC_REGISTER(lotus, &lotus_ops);

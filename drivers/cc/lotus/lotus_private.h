@@ -1,0 +1,586 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_LOTUS_PRIVATE_H
+#define DTXN_LOTUS_PRIVATE_H
+
+/**
+ * @file
+ * Lotus (Hu et al.): lock disaggregation on the compute nodes, the
+ * lock-first protocol and application-aware sharding
+ * (../shared/papers/lotus.md; doc/guides/lotus.md). Which file does what:
+ * - lotus.c: ops table, registration, shared state (per-CN lock tables,
+ *   VT caches, shard map), per-worker and per-coordinator state;
+ * - options.c: the protocol options (dtxn_db_conf.cc_options);
+ * - format.c: the memory store: CVTs of full records with cacheline
+ *   versions (paper §7.1), version choice, record packing, loading;
+ * - locktable.c: the CN lock table and Algorithm 1, the lock-state map
+ *   (paper §4.1);
+ * - vtcache.c: the version-table cache, LRU sub-caches (§4.4);
+ * - shard.c: shard map, routing and pass-by-range resharding (§4.2, §4.3);
+ * - lock.c: the lock step of execution (local CAS or one batched RPC per
+ *   CN), the lock RPC handlers, releases (§5.1 phase 1 step 1);
+ * - execute.c: execution: CVTs (cache, address or bucket), then data,
+ *   version checks against T_start (§5.1 phase 1 steps 2-3);
+ * - commit.c: commit: data, CVTs (INVISIBLE) and log, T_commit, visible,
+ *   unlock (§5.1 phase 2), and the lightweight GC (§7.1).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_log.h>
+#include <rte_spinlock.h>
+
+#include "dtxn_rpc.h"
+#include "dtxn_tso.h"
+#include "dtxn_txn_driver.h"
+
+extern int dtxn_lotus_logtype;
+#define LOTUS_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, dtxn_lotus_logtype, "dtxn.cc.lotus: " fmt "\n", ##__VA_ARGS__)
+
+/* ------------------------------------------------------------------ */
+/* Options (options.c)                                                */
+/* ------------------------------------------------------------------ */
+
+enum lotus_routing {
+	LOTUS_ROUTE_HYBRID = 0, /**< RW to the owner of the first record, RO anywhere (§4.3) */
+	LOTUS_ROUTE_RANDOM,     /**< no routing: the generator's draw runs where it was drawn */
+};
+
+enum lotus_lockloc {
+	LOTUS_LOCKS_CN = 0,     /**< lock disaggregation: locks in the CNs' lock tables */
+	LOTUS_LOCKS_MN,         /**< ablation: Motor's locks, CAS on a lock word in the CVT */
+};
+
+enum lotus_commitmode {
+	LOTUS_COMMIT_VISIBLE = 0, /**< INVISIBLE + log, T_commit, visible (§5.1) */
+	LOTUS_COMMIT_DIRECT,      /**< ablation: T_commit first, one write round (Motor's) */
+};
+
+/** Protocol options (doc/guides/lotus.md, "Options"). */
+struct lotus_opts {
+	uint32_t lock_table_mb;   /**< lock table per CN, MiB */
+	uint32_t vt_cache;        /**< VT-cache entries per CN; 0: no VT cache */
+	uint32_t vt_subcaches;    /**< LRU sub-caches per CN */
+	uint8_t routing;          /**< enum lotus_routing */
+	uint8_t locks;            /**< enum lotus_lockloc */
+	uint8_t commit;           /**< enum lotus_commitmode */
+	uint8_t reshard;          /**< pass-by-range resharding on */
+	uint8_t log;              /**< write the commit log */
+	uint8_t shard_init_one;   /**< test aid: every shard starts on CN 0 */
+	uint8_t ts_mn;            /**< timestamps by FAA on an MN (lib/tso's default), not CN 0 */
+	uint32_t reshard_ms;      /**< metrics interval, ms (paper: 100) */
+	uint32_t reshard_pct;     /**< overload: latency above the average by this %, (50) */
+	uint32_t reshard_rounds;  /**< ... for this many intervals in a row (3) */
+	uint32_t drain_ms;        /**< handover: wait this long for held locks (10) */
+	uint32_t gc_ms;           /**< GC: clear versions older than this, ms (500) */
+	uint32_t rpc_timeout_us;  /**< lock RPC timeout before a resend, us */
+};
+
+/** Fills the defaults (the paper's figures where it gives them). */
+void lotus_opts_default(struct lotus_opts *o);
+/** Parses "key=value,..." over @p o. @return 0 or -EINVAL with @p err. */
+int lotus_opts_parse(const char *s, struct lotus_opts *o, char *err, size_t errlen);
+int lotus_check_options(const char *opts, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------ */
+/* Record format (format.c)                                           */
+/* ------------------------------------------------------------------ */
+
+/** Versions per record when the table does not say: the paper's default (§8: "2 versions"). */
+#define LOTUS_VNUM_DEFAULT 2
+#define LOTUS_VNUM_MIN 2
+#define LOTUS_VNUM_MAX 32
+
+/**
+ * A cell's first word: version (commit timestamp), the cell's cacheline
+ * version and its flags, in one 8-byte word so that a lock-free reader
+ * always sees them together (the paper's HeadCV | Valid | Version |
+ * TailCV; an RNIC writes an aligned 8-byte word atomically).
+ */
+#define LOTUS_META_VER_BITS 48
+#define LOTUS_META_VER_MASK ((UINT64_C(1) << LOTUS_META_VER_BITS) - 1)
+/** The version of a cell being committed (the paper's INVISIBLE, 64-bit max, in 48 bits). */
+#define LOTUS_INVISIBLE LOTUS_META_VER_MASK
+#define LOTUS_META_CV_SHIFT 48
+#define LOTUS_META_FL_SHIFT 56
+#define LOTUS_CELL_VALID 0x1u   /**< the cell holds a version */
+#define LOTUS_CELL_TOMB 0x2u    /**< the version is a deletion */
+#define LOTUS_CELL_INSERT 0x4u  /**< no version of the key precedes it (new-key insert) */
+
+static inline uint64_t
+lotus_meta(uint64_t version, uint8_t cv, uint8_t flags)
+{
+	return (version & LOTUS_META_VER_MASK) | ((uint64_t)cv << LOTUS_META_CV_SHIFT) |
+	       ((uint64_t)flags << LOTUS_META_FL_SHIFT);
+}
+
+static inline uint64_t
+lotus_meta_ver(uint64_t m)
+{
+	return m & LOTUS_META_VER_MASK;
+}
+
+static inline uint8_t
+lotus_meta_cv(uint64_t m)
+{
+	return (uint8_t)(m >> LOTUS_META_CV_SHIFT);
+}
+
+static inline uint8_t
+lotus_meta_flags(uint64_t m)
+{
+	return (uint8_t)(m >> LOTUS_META_FL_SHIFT);
+}
+
+/** A CVT cell (24 B). */
+struct lotus_cell {
+	uint64_t meta;       /**< version | cv | flags (lotus_meta()) */
+	uint64_t addr;       /**< the version's record: offset in the slot's aux area */
+	uint64_t commit_ns;  /**< writer's clock at commit (GC's age; the paper's physical part) */
+};
+
+/** The CVT in a hash-index slot: header then VNum cells. */
+struct lotus_cvt {
+	struct dtxn_slot_hdr hdr;  /**< Key, TableID (and the store's flags) */
+	uint32_t length;           /**< record (value) size, bytes */
+	uint32_t n_cells;          /**< VNum */
+	uint64_t lock;             /**< ablation locks=mn only: Motor's lock word; 0 otherwise */
+	struct lotus_cell cells[];
+};
+#define LOTUS_CVT_HDR 32
+#define LOTUS_CELL_SIZE 24
+#define LOTUS_LOCK_OFF 24
+_Static_assert(sizeof(struct lotus_cvt) == LOTUS_CVT_HDR, "lotus CVT header");
+_Static_assert(sizeof(struct lotus_cell) == LOTUS_CELL_SIZE, "lotus cell");
+_Static_assert(offsetof(struct lotus_cvt, lock) == LOTUS_LOCK_OFF, "lotus lock word");
+
+/** Cache line of a record; its first byte is a cacheline version. */
+#define LOTUS_LINE 64
+/** Payload of a record: the writer's txn id (for the history checker), then the value. */
+#define LOTUS_REC_WRITER 8
+
+static inline uint32_t
+lotus_vnum(const struct dtxn_table *t)
+{
+	return (t->slot_size - LOTUS_CVT_HDR) / LOTUS_CELL_SIZE;
+}
+
+/** Record bytes per version: lines of [cv][63 B payload], the last byte a tail cv. */
+static inline uint32_t
+lotus_rec_size_v(uint32_t value_size)
+{
+	uint32_t payload = LOTUS_REC_WRITER + value_size;
+
+	return LOTUS_LINE * ((payload + 1 + (LOTUS_LINE - 1) - 1) / (LOTUS_LINE - 1));
+}
+
+static inline uint32_t
+lotus_rec_size(const struct dtxn_table *t)
+{
+	return lotus_rec_size_v(t->def.value_size);
+}
+
+static inline struct lotus_cvt *
+lotus_cvt_of(void *slot)
+{
+	return (struct lotus_cvt *)slot;
+}
+
+/** Local staging buffer of an item's record: after its value in the local aux copy. */
+static inline uint8_t *
+lotus_local_rec(const struct dtxn_item *it)
+{
+	return (uint8_t *)it->slot + it->table->slot_size +
+	       RTE_ALIGN_CEIL(it->table->def.value_size, 8);
+}
+
+/** Primary address of the record of cell @p cell of the slot at @p slot. */
+static inline dtxn_raddr_t
+lotus_rec_raddr(const struct dtxn_table *t, dtxn_raddr_t slot, const struct lotus_cvt *cvt,
+		unsigned cell)
+{
+	return dtxn_store_aux_raddr(t, 0, slot) + cvt->cells[cell].addr;
+}
+
+/** Result of choosing a version at a timestamp. */
+enum lotus_pick {
+	LOTUS_PICK_FOUND = 0,  /**< a version (which may be a tombstone) */
+	LOTUS_PICK_ABSENT,     /**< the key was inserted after the timestamp */
+	LOTUS_PICK_GONE,       /**< the version needed was garbage-collected */
+	LOTUS_PICK_INVISIBLE,  /**< a version is being committed: read again */
+};
+
+int lotus_table_sizes(const struct dtxn_table_def *def, uint32_t *slot_size, uint32_t *aux_size);
+uint32_t lotus_slot_size(uint32_t value_size);
+void lotus_slot_format(const struct dtxn_table *t, void *slot, const void *value, void *arg);
+void *lotus_slot_value(const struct dtxn_table *t, void *slot);
+void *lotus_mn_value(struct dtxn_db *db, const struct dtxn_table *t, void *mn_slot);
+/** Index of the newest valid cell (INVISIBLE counts as newest), or -1. */
+int lotus_cvt_newest(const struct dtxn_table *t, const struct lotus_cvt *cvt);
+/**
+ * The version a lock-free reader at @p ts sees: the largest visible
+ * version < ts; LOTUS_PICK_INVISIBLE if any cell is INVISIBLE (its
+ * T_commit may be < ts: the reader reads again, doc/guides/lotus.md
+ * "INVISIBLE and lock-free readers").
+ */
+enum lotus_pick lotus_cvt_pick(const struct dtxn_table *t, const struct lotus_cvt *cvt,
+			       uint64_t ts, int *idx);
+/** Packs writer id + value into a record image with cacheline version @p cv. */
+void lotus_rec_pack(const struct dtxn_table *t, uint8_t *rec, uint8_t cv, uint64_t writer,
+		    const void *value);
+/**
+ * Unpacks a record image: checks that every cacheline version equals
+ * @p cv (else -EAGAIN: torn or overwritten), copies the value and the
+ * writer id. @return 0 or -EAGAIN.
+ */
+int lotus_rec_unpack(const struct dtxn_table *t, const uint8_t *rec, uint8_t cv,
+		     uint64_t *writer, void *value);
+
+/* ------------------------------------------------------------------ */
+/* Lock table and lock state (locktable.c)                            */
+/* ------------------------------------------------------------------ */
+
+#define LOTUS_LT_SLOTS 8               /**< slots per lock bucket (64 B) */
+#define LOTUS_LT_WRITE 1u              /**< counter of a write lock */
+#define LOTUS_LT_READ 2u               /**< a read lock adds this */
+#define LOTUS_LT_READ_MAX 254u         /**< counter limit (127 readers) */
+/** Table-id bit of a lock on an index bucket (insert locking, §4.1). */
+#define LOTUS_LK_BUCKET 0x80000000u
+
+/** What a lock is on: a record (table, key) or an index bucket. */
+struct lotus_lk {
+	uint32_t table;     /**< table id, | LOTUS_LK_BUCKET for a bucket */
+	uint32_t rsvd;
+	uint64_t key;       /**< record key, or bucket index */
+};
+
+enum lotus_lk_rc {
+	LOTUS_LK_OK = 0,
+	LOTUS_LK_CONFLICT,  /**< held in a conflicting mode (or a racing CAS won) */
+	LOTUS_LK_FULL,      /**< no free slot in the bucket, or read counter at its limit */
+	LOTUS_LK_NOT_OWNER, /**< this CN does not own the shard (resharding) */
+	LOTUS_LK_STATE,     /**< lock-state map full */
+};
+
+/** A CN's lock table: n_buckets x 8 slots of 8 B, in hugepage memory. */
+struct lotus_lt {
+	uint64_t *slots;
+	uint64_t n_buckets;
+};
+
+int lotus_lt_init(struct lotus_lt *lt, uint64_t bytes, int socket_id);
+void lotus_lt_fini(struct lotus_lt *lt);
+
+/** Lock-state entry: who holds what (paper §4.1: txn id, CN id, mode). */
+struct lotus_ls_key {
+	uint64_t txn;
+	uint64_t key;
+	uint32_t table;
+	uint32_t rsvd;
+};
+
+struct lotus_ls_val {
+	uint64_t slot;      /**< lock-table slot index */
+	uint16_t cn;        /**< holder's CN node id */
+	uint8_t write;      /**< mode */
+	uint8_t rsvd[5];
+};
+
+/** One worker's lock-state map (its lcore only). */
+struct lotus_ls {
+	struct rte_hash *h;
+	struct lotus_ls_val *vals;  /**< by rte_hash position */
+	uint32_t cap;
+	uint32_t n;
+};
+
+int lotus_ls_init(struct lotus_ls *ls, const char *name, uint32_t cap, int socket_id);
+void lotus_ls_fini(struct lotus_ls *ls);
+
+struct lotus_cn;
+
+/**
+ * Algorithm 1 (ACQUIRE) on @p cn's lock table, with the lock state of the
+ * handling worker. Idempotent (a lock this txn holds is granted again);
+ * a read lock of this txn alone is upgraded to a write lock. NO_WAIT: a
+ * conflict fails at once. A write lock for another CN invalidates the
+ * key's VT-cache entry (Alg. 1 line 15).
+ */
+enum lotus_lk_rc lotus_lock_acquire(struct lotus_cn *cn, struct lotus_ls *ls,
+				    const struct lotus_lk *lk, bool write, uint16_t holder_cn,
+				    uint64_t txn, bool *fresh);
+/** Releases what @p txn holds on @p lk (no-op if nothing: idempotent). */
+void lotus_lock_release(struct lotus_cn *cn, struct lotus_ls *ls, const struct lotus_lk *lk,
+			uint64_t txn);
+
+/* ------------------------------------------------------------------ */
+/* VT cache (vtcache.c)                                               */
+/* ------------------------------------------------------------------ */
+
+struct lotus_vtc;
+
+struct lotus_vtc *lotus_vtc_create(const char *name, uint32_t entries, uint32_t n_sub,
+				   uint32_t cvt_max, int socket_id);
+void lotus_vtc_destroy(struct lotus_vtc *c);
+/** Copies the cached CVT of (table, key) into @p cvt and its slot address. @return true on a hit. */
+bool lotus_vtc_get(struct lotus_vtc *c, uint32_t table, uint64_t key, void *cvt, uint32_t len,
+		   dtxn_raddr_t *slot);
+/** Caches (replaces) the CVT of (table, key). */
+void lotus_vtc_put(struct lotus_vtc *c, uint32_t table, uint64_t key, const void *cvt,
+		   uint32_t len, dtxn_raddr_t slot);
+void lotus_vtc_invalidate(struct lotus_vtc *c, uint32_t table, uint64_t key);
+/** Drops every entry of shard @p shard (resharding handover). @return entries dropped. */
+unsigned lotus_vtc_drop_shard(struct lotus_vtc *c, uint16_t shard);
+
+struct lotus_vtc_stats {
+	uint64_t hits, misses, puts, invalidations, evictions;
+};
+void lotus_vtc_stats_get(const struct lotus_vtc *c, struct lotus_vtc_stats *st);
+
+/* ------------------------------------------------------------------ */
+/* Shared state (lotus.c, shard.c)                                    */
+/* ------------------------------------------------------------------ */
+
+/** Shard-map entry flag: the shard is being handed over (requests are refused). */
+#define LOTUS_SHARD_MOVING 0x8000u
+#define LOTUS_SHARDS (1u << DTXN_KEY_SHARD_BITS)
+
+struct lotus_shared;
+
+/** Per-CN state, shared by the CN's workers. */
+struct lotus_cn {
+	struct lotus_shared *sh;
+	uint16_t node;              /**< fabric node id */
+	uint16_t idx;               /**< 0 .. n_cn-1 */
+	bool ready;                 /**< lock table and cache allocated */
+	struct lotus_lt lt;
+	struct lotus_vtc *vtc;      /**< NULL: no VT cache */
+	/* resharding (shard.c): written by the CN's workers with atomics */
+	uint32_t held[LOTUS_SHARDS];    /**< locks held per shard */
+	uint32_t reqs[LOTUS_SHARDS];    /**< lock requests per shard this interval */
+	uint64_t lat_sum_ns;            /**< committed txns' latency this interval */
+	uint64_t lat_n;
+	/* the CN's metrics worker (worker 0) only */
+	uint64_t next_ns;               /**< next metrics interval */
+	unsigned over;                  /**< intervals in a row above the threshold */
+	uint64_t metrics[2];            /**< {avg latency ns, intervals}: WRITE source */
+	uint64_t *peer_metrics;         /**< READ targets: 2 words per CN */
+	int moving;                     /**< shard being handed over, -1 none */
+	uint16_t moving_to;
+	uint64_t moving_since_ns;
+	uint64_t moves;                 /**< shards handed over */
+};
+
+/** The protocol's shared state (dtxn_db.cc_shared). */
+struct lotus_shared {
+	struct lotus_opts opts;
+	struct dtxn_db *db;
+	uint16_t n_mn, n_cn;
+	struct lotus_cn *cn;            /**< [n_cn] */
+	/** The routing layer's shard -> CN map: CN index, | LOTUS_SHARD_MOVING. */
+	uint16_t shard_owner[LOTUS_SHARDS];
+	uint32_t cvt_max;               /**< largest slot size of the tables */
+	uint8_t *scratch;               /**< lotus_mn_value()'s unpacked value */
+	dtxn_raddr_t tso_counter;
+	/** The timestamp service's counter, in CN 0's memory (ts=cn). */
+	uint64_t ts_counter __rte_cache_aligned;
+};
+
+static inline struct lotus_shared *
+lotus_shared_of(const struct dtxn_db *db)
+{
+	return (struct lotus_shared *)db->cc_shared;
+}
+
+/** Per-worker state. */
+struct lotus_worker {
+	struct lotus_cn *cn;       /**< the worker's CN */
+	struct dtxn_rpc *rpc;      /**< NULL with one CN */
+	struct dtxn_tso *tso;
+	struct lotus_ls ls;        /**< lock state of the locks this worker granted */
+	uint64_t metrics_old[2];   /**< unsignaled READ sink (worker 0) */
+};
+
+/** Per-coordinator state. */
+struct lotus_coord {
+	struct dtxn_rpc_ep *ep;
+	struct dtxn_tso_req req;
+	uint64_t log_head;         /**< next log record offset in the log region */
+};
+
+static inline struct lotus_worker *
+lotus_worker_of(const struct dtxn_txn *t)
+{
+	return (struct lotus_worker *)t->coord->worker->cc_priv;
+}
+
+static inline struct lotus_shared *
+lotus_shared_t(const struct dtxn_txn *t)
+{
+	return lotus_shared_of(t->coord->worker->db);
+}
+
+static inline const struct lotus_opts *
+lotus_opts_t(const struct dtxn_txn *t)
+{
+	return &lotus_shared_t(t)->opts;
+}
+
+/** Shard of what a lock is on: the key's low 12 bits, or the bucket index's. */
+static inline uint16_t
+lotus_lk_shard(const struct lotus_lk *lk)
+{
+	return (uint16_t)(lk->key & DTXN_KEY_SHARD_MASK);
+}
+
+/** CN index owning @p shard (the routing layer's map), LOTUS_SHARD_MOVING masked off. */
+static inline uint16_t
+lotus_shard_owner(const struct lotus_shared *sh, uint16_t shard)
+{
+	return __atomic_load_n(&sh->shard_owner[shard], __ATOMIC_ACQUIRE) & ~LOTUS_SHARD_MOVING;
+}
+
+/* shard.c */
+void lotus_shard_init(struct lotus_shared *sh);
+bool lotus_route(const struct dtxn_coord *c, uint32_t table_id, uint64_t key);
+/** Whether @p cn may grant a lock on @p shard now (it owns it, not moving). */
+bool lotus_shard_serves(const struct lotus_shared *sh, const struct lotus_cn *cn, uint16_t shard);
+/** Adds a committed txn's latency to its CN's interval. */
+void lotus_shard_latency(struct lotus_cn *cn, uint64_t ns);
+/** Metrics and resharding poller of a CN's worker 0 (every reshard_ms). */
+unsigned lotus_shard_poll(void *arg);
+/**
+ * The overload rule (§4.3), a pure function for tests: CN @p me with
+ * average latency lat[me] is overloaded this interval if lat[me] >
+ * avg * (100 + pct) / 100 over the CNs with a measurement (lat != 0).
+ */
+bool lotus_overloaded(const uint64_t *lat, unsigned n, unsigned me, unsigned pct);
+/** The CN with the lowest latency other than @p me, or -1. */
+int lotus_coolest(const uint64_t *lat, unsigned n, unsigned me);
+
+/* ------------------------------------------------------------------ */
+/* Protocol state                                                     */
+/* ------------------------------------------------------------------ */
+
+/** What an item waits for / does next in execute. */
+enum lotus_state {
+	LOTUS_S_CVT = 0,   /**< READ the CVT (cached address) */
+	LOTUS_S_BKT,       /**< READ bucket probe p (lookup) */
+	LOTUS_S_INS,       /**< insert: READ the home bucket */
+	LOTUS_S_INS_PROBE, /**< insert: READ overflow bucket p (existence) */
+	LOTUS_S_REC,       /**< READ the chosen version's record */
+	LOTUS_S_MLOCK,     /**< locks=mn: {CAS the CVT's lock word, READ the CVT} */
+	LOTUS_S_DONE,
+};
+
+/** Re-reads of a lock-free read that met an INVISIBLE version or a torn record. */
+#define LOTUS_READ_RETRIES 64
+/** Pause before such a re-read, ns. */
+#define LOTUS_REREAD_PAUSE_NS 1000
+
+/** Lock request modes of an item. */
+#define LOTUS_LOCK_NONE 0
+#define LOTUS_LOCK_READ 1
+#define LOTUS_LOCK_WRITE 2
+
+/** Protocol state of one item, from the arena (item->cc[0]). */
+struct lotus_item {
+	uint8_t state;        /**< enum lotus_state */
+	uint8_t inflight;     /**< WRs posted in the current round */
+	uint8_t probe;        /**< bucket probe being read */
+	uint8_t lock;         /**< LOTUS_LOCK_* requested on the record */
+	uint8_t own_block;    /**< insert: this item takes its bucket's lock */
+	uint8_t reinsert;     /**< insert over a tombstone: a new version of the CVT */
+	uint8_t retries;      /**< re-reads */
+	uint8_t cached;       /**< CVT from the VT cache */
+	uint8_t sighted;      /**< locks=mn, commit=direct: a lock-free read saw a lock */
+	uint8_t rsvd[3];
+	uint16_t owner;       /**< node of the CN that granted the record lock, 0: none */
+	uint16_t bowner;      /**< node of the CN that granted the bucket lock, 0: none */
+	int32_t cell;         /**< the cell read (V), -1 none */
+	int32_t slot_idx;     /**< insert: the free slot taken, -1 none */
+	int32_t new_cell;     /**< commit: the cell written, -1 none */
+	uint32_t rsvd2;
+	uint64_t bkt;         /**< home bucket index */
+	uint64_t cas_old;     /**< locks=mn: CAS result of the record lock */
+	uint64_t bcas_old;    /**< locks=mn: CAS result of the bucket lock */
+	uint64_t bimg[2];     /**< locks=mn: bucket header image written at commit */
+	uint64_t meta_new;    /**< commit: the new cell's meta (visible) */
+	dtxn_raddr_t braddr[DTXN_STORE_MAX_PROBE];
+};
+
+/** Txn scratch (dtxn_txn.cc). */
+#define LOTUS_TS_START 0   /**< T_start, 0 until the first execute */
+#define LOTUS_TS_COMMIT 1  /**< T_commit */
+#define LOTUS_TX_PAUSE 2   /**< a lock-free read asks the next round to pause first */
+#define LOTUS_TX_FLAGS 3
+#define LOTUS_TX_SIGHTED 0x1 /**< locks=mn: a read saw another txn's lock */
+
+static inline struct lotus_item *
+lotus_item_of(const struct dtxn_item *it)
+{
+	return (struct lotus_item *)(uintptr_t)it->cc[0];
+}
+
+static inline bool
+lotus_mn_locks(const struct dtxn_txn *t)
+{
+	return lotus_opts_t(t)->locks == LOTUS_LOCKS_MN;
+}
+
+static inline bool
+lotus_is_write(const struct dtxn_item *it)
+{
+	return it->kind != DTXN_ITEM_RO;
+}
+
+static inline enum dtxn_isolation
+lotus_iso(const struct dtxn_txn *t)
+{
+	return t->coord->worker->db->conf.isolation;
+}
+
+/** Gets a timestamp from the TSO; DTXN_OK or an abort reason. */
+int lotus_timestamp(struct dtxn_txn *t, uint64_t *ts);
+
+/* lock.c */
+/** RPC message types. */
+#define LOTUS_RPC_LOCK 1      /**< acquire/release a batch; reply: one byte per op */
+#define LOTUS_RPC_UNLOCK 2    /**< release a batch; reply: empty (ack) */
+#define LOTUS_RPC_TS 3        /**< timestamps from CN 0: n -> the counter before adding n */
+/** lib/tso's fetch_add on CN 0's counter (lotus.c). */
+int lotus_ts_fetch_add(void *arg, struct dtxn_coord *c, uint64_t n, uint64_t *old);
+/** Locks every new item as the isolation level asks (§5.1 step 1). DTXN_OK or a reason. */
+int lotus_lock_items(struct dtxn_txn *t);
+/** Releases every lock the txn holds: local at once, remote by asynchronous RPC. */
+void lotus_release_all(struct dtxn_txn *t);
+/** Registers the lock handlers on a worker's rpc. */
+int lotus_lock_handlers(struct dtxn_worker *w);
+
+/* execute.c */
+int lotus_execute(struct dtxn_txn *t);
+
+/* mnlock.c: the ablation steps with Motor's MN locks (locks=mn) */
+void lotus_mn_issue_lock(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b);
+void lotus_mn_issue_block(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b);
+/** @return 0 (locked), 1 (stale address: the item looks the key up again), or a reason. */
+int lotus_mn_complete_lock(struct dtxn_txn *t, struct dtxn_item *it);
+int lotus_mn_complete_block(struct dtxn_item *it);
+/** A lock-free read: note a lock held on its CVT by another txn. */
+void lotus_mn_sight(struct dtxn_txn *t, struct dtxn_item *it);
+/** SR validation of the read items after T_commit (one round). */
+int lotus_mn_validate(struct dtxn_txn *t);
+/** Recheck of the reads that saw a lock; @p wait: until it is gone. */
+int lotus_mn_recheck(struct dtxn_txn *t, bool wait);
+/** Adds the unlock WRITEs (and, with @p bump, inserts' bucket headers) to @p b. */
+void lotus_mn_unlocks(struct dtxn_txn *t, struct dtxn_batch *b, bool bump);
+/** Releases every MN lock the txn holds (fire and forget). */
+void lotus_mn_release(struct dtxn_txn *t);
+
+/* commit.c */
+int lotus_commit(struct dtxn_txn *t);
+void lotus_abort(struct dtxn_txn *t);
+
+#endif /* DTXN_LOTUS_PRIVATE_H */

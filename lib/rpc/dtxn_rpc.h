@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_RPC_H
+#define DTXN_RPC_H
+
+/**
+ * @file
+ * CN-to-CN messages over the fabric's SEND/RECV (ARCHITECTURE.md, "lib/rpc,
+ * lib/tso"; doc/guides/lotus.md, "RPC"). Lotus §4.1 sends its remote lock
+ * requests this way: "a transaction's requests to one CN are batched into
+ * one RDMA message", coordinators are paired ("coordinator i sends RPCs
+ * only to coordinator i" on the other CNs), and lost messages are handled
+ * by timeouts (FaSST-style RPC over UD; ../shared/papers/lotus.md §0, §1).
+ *
+ * Shape:
+ * - one struct dtxn_rpc per worker lcore (dtxn_worker): a QP to each other
+ *   CN, attached to the worker's CQ (one poll serves WRs and messages, and
+ *   the sim loop wakes the worker when a message lands). Worker k of one
+ *   CN is paired with worker k of every other CN (the fabric pairs the
+ *   k-th QP a->b with the k-th b->a, and every worker creates its QPs in
+ *   worker order), so coordinator i of a CN, which runs on the same worker
+ *   index as coordinator i of any other CN when CNs have the same shape,
+ *   talks to that worker;
+ * - one endpoint (struct dtxn_rpc_ep) per coordinator: a ring of
+ *   DTXN_RPC_SLOTS request slots, the "per-coordinator ring": a slot holds
+ *   one outstanding request (its message, for a resend, its deadline and
+ *   retries);
+ * - handlers (dtxn_rpc_register()) run inside the worker's CQ poller, on
+ *   the receiving worker's lcore, and reply at once (inline SEND): a
+ *   request never waits for a coroutine;
+ * - delivery is at least once: a request whose reply does not come within
+ *   the timeout is sent again (up to max_retries times), so a handler may
+ *   see the same request twice and must be idempotent (Lotus's lock-state
+ *   map makes lock requests so). Replies are matched to their slot by a
+ *   sequence number; late duplicates are dropped.
+ *
+ * Wire format (struct dtxn_rpc_hdr, then the payload): see rpc.c.
+ *
+ * Thread-safety: an rpc, its endpoints and its handlers belong to the
+ * worker's lcore; every call is made there (calls ending in _lc yield, from
+ * the endpoint's coordinator's coroutine).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dtxn_txn_driver.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Largest request payload, bytes (a message is header + payload). */
+#define DTXN_RPC_REQ_MAX 1024
+/** Largest reply payload, bytes: replies go inline (DTXN_WR_INLINE_MAX). */
+#define DTXN_RPC_RESP_MAX (DTXN_WR_INLINE_MAX - 16)
+/** Message types: handlers are registered for 0 .. DTXN_RPC_TYPES-1. */
+#define DTXN_RPC_TYPES 16
+/** Outstanding requests per endpoint (its ring). */
+#define DTXN_RPC_SLOTS 8
+/** Default time before a request is sent again, ns. */
+#define DTXN_RPC_TIMEOUT_NS_DEFAULT UINT64_C(20000000)
+/** Default resends before a call fails with -ETIMEDOUT. */
+#define DTXN_RPC_RETRIES_DEFAULT 5
+
+struct dtxn_rpc;
+struct dtxn_rpc_ep;
+
+/** Configuration of a worker's rpc. */
+struct dtxn_rpc_conf {
+	size_t size;             /**< sizeof(struct dtxn_rpc_conf) */
+	uint64_t timeout_ns;     /**< resend after this long without a reply; 0: default */
+	unsigned max_retries;    /**< resends before failing; 0: default */
+	/**
+	 * Test aid: drop every drop_every-th outbound message (request or
+	 * reply) before it is posted, as a lossy transport would; 0: never.
+	 */
+	unsigned drop_every;
+};
+
+/** Counters of one worker's rpc (cumulative since create). */
+struct dtxn_rpc_stats {
+	uint64_t req_sent;       /**< requests posted (first sends) */
+	uint64_t resent;         /**< requests posted again after a timeout */
+	uint64_t req_handled;    /**< requests handled (duplicates included) */
+	uint64_t resp_recv;      /**< replies matched to a waiting slot */
+	uint64_t stale;          /**< replies for no waiting slot (late duplicates) */
+	uint64_t failed;         /**< calls failed after max_retries resends */
+	uint64_t dropped;        /**< messages dropped by the drop_every test aid */
+	uint64_t bad;            /**< malformed or misrouted messages dropped */
+};
+
+/**
+ * A request handler. Runs in the worker's CQ poller on the receiving
+ * lcore; must not yield. May be called more than once for the same
+ * request (a resend): it must be idempotent.
+ *
+ * @param arg       dtxn_rpc_register()'s argument.
+ * @param src_node  the sender's CN node id.
+ * @param req       payload, @p len bytes (valid during the call only).
+ * @param resp      reply buffer, DTXN_RPC_RESP_MAX bytes.
+ * @return reply bytes (0..DTXN_RPC_RESP_MAX), sent back at once; a
+ *   negative value sends no reply (the sender will time out).
+ */
+typedef int (*dtxn_rpc_handler_fn)(void *arg, uint16_t src_node, const void *req,
+				   uint32_t len, void *resp);
+
+/**
+ * Creates the rpc of worker @p w: a QP to every other CN of the fabric
+ * (node ids n_mn .. n_mn + n_cn - 1), on @p w's CQ, sized for
+ * dtxn_worker_max_coords(w) endpoints, with their RECVs posted, and a
+ * poller for timeouts. Takes the worker's message hook (dtxn_worker
+ * msg_cqe). Call from the protocol's worker_init, on the worker's lcore
+ * or the main lcore before the run, for every worker of every CN in
+ * worker order (the pairing relies on it).
+ *
+ * @return the rpc, or NULL with rte_errno: EINVAL (NULL or short conf,
+ *   worker without a fabric, hook already taken), ENOMEM, or the fabric's
+ *   errno.
+ */
+struct dtxn_rpc *dtxn_rpc_create(struct dtxn_worker *w, const struct dtxn_rpc_conf *conf);
+
+/** Destroys an rpc (the worker's loop has returned). NULL is a no-op. */
+void dtxn_rpc_destroy(struct dtxn_rpc *rpc);
+
+/**
+ * Registers the handler of message type @p type.
+ * @return 0, -EINVAL (type >= DTXN_RPC_TYPES, NULL fn or rpc), -EEXIST.
+ */
+int dtxn_rpc_register(struct dtxn_rpc *rpc, uint8_t type, dtxn_rpc_handler_fn fn, void *arg);
+
+/**
+ * Creates the endpoint of coordinator @p c (its ring of DTXN_RPC_SLOTS
+ * slots, in memory of the worker's socket). From the protocol's
+ * coord_init. At most dtxn_worker_max_coords() endpoints per rpc.
+ *
+ * @return the endpoint, or NULL with rte_errno: EINVAL, ENOSPC (too many),
+ *   ENOMEM.
+ */
+struct dtxn_rpc_ep *dtxn_rpc_ep_create(struct dtxn_rpc *rpc, struct dtxn_coord *c);
+
+/** Frees an endpoint with no call in flight (asynchronous sends may be). NULL is a no-op. */
+void dtxn_rpc_ep_destroy(struct dtxn_rpc_ep *ep);
+
+/** One request of a dtxn_rpc_call_lc() batch. */
+struct dtxn_rpc_call {
+	uint16_t dst_node;   /**< a CN node id, not the caller's */
+	uint8_t type;        /**< message type */
+	const void *req;     /**< payload (copied at the call) */
+	uint32_t req_len;    /**< 0..DTXN_RPC_REQ_MAX */
+	void *resp;          /**< reply buffer, DTXN_RPC_RESP_MAX bytes */
+	uint32_t resp_len;   /**< out: reply bytes */
+	int status;          /**< out: 0, -ETIMEDOUT, -EINVAL, -ENOTCONN, or a post error */
+};
+
+/**
+ * Sends @p n requests (usually to different CNs) from endpoint @p ep and
+ * yields until every one has its reply or has failed: one round trip for
+ * the whole batch. Waits (yielding) for free slots when the ring is full.
+ * Called from the endpoint's coordinator's coroutine.
+ *
+ * @return 0 if every call got a reply; else the first failing call's
+ *   status (each call's own is in calls[i].status).
+ */
+int dtxn_rpc_call_lc(struct dtxn_rpc_ep *ep, struct dtxn_rpc_call *calls, unsigned n);
+
+/**
+ * Sends one request whose reply nobody waits for (Lotus's asynchronous
+ * remote unlock): returns once it is posted; the slot stays taken until
+ * the reply (an acknowledgement) comes, and the request is sent again on
+ * a timeout, in the background. Called from the endpoint's coordinator's
+ * coroutine (may yield while the ring is full).
+ *
+ * @return 0, -EINVAL (bad size or node), -ENOTCONN, or a post error.
+ */
+int dtxn_rpc_send_lc(struct dtxn_rpc_ep *ep, uint16_t dst_node, uint8_t type, const void *req,
+		     uint32_t len);
+
+/** @return requests of @p ep still waiting for a reply (asynchronous ones included). */
+unsigned dtxn_rpc_ep_inflight(const struct dtxn_rpc_ep *ep);
+
+/** Copies the rpc's counters into @p st. Owning lcore, or after it stopped. */
+void dtxn_rpc_stats_get(const struct dtxn_rpc *rpc, struct dtxn_rpc_stats *st);
+
+/** @return the worker the rpc belongs to. */
+struct dtxn_worker *dtxn_rpc_worker(const struct dtxn_rpc *rpc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DTXN_RPC_H */

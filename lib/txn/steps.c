@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Steps the protocols share (dtxn_txn_driver.h, "Steps protocols share"):
+ * the round loop of an execution phase, the release of the locks a txn
+ * holds, and turning batch errors into abort reasons.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "txn_private.h"
+
+static const uint64_t g_zero;
+
+int
+dtxn_batch_run_reason(struct dtxn_batch *b)
+{
+	int rc = dtxn_batch_run(b);
+
+	dtxn_batch_done(b);
+	if (rc == -ENOBUFS)
+		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	return rc != 0 ? DTXN_ABORT(DTXN_ABORT_FABRIC) : DTXN_OK;
+}
+
+void
+dtxn_batch_post_forget(struct dtxn_batch *b, const struct dtxn_txn *t, const char *what)
+{
+	if (b->n_wr != 0 && dtxn_batch_post(b) != 0)
+		TXN_LOG(WARNING, "txn %#" PRIx64 ": %s not posted", t != NULL ? t->id : 0, what);
+	dtxn_batch_done(b);
+}
+
+void
+dtxn_txn_unlock_held(struct dtxn_txn *t, struct dtxn_batch *b)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->n_items; i++) {
+		struct dtxn_item *it = &t->items[i];
+
+		if (it->flags & DTXN_ITEM_F_LOCKED)
+			dtxn_batch_write(b, it->lock_raddr, &g_zero, 8, false);
+		if (it->flags & DTXN_ITEM_F_BLOCKED)
+			dtxn_batch_write(b, it->block_raddr, &g_zero, 8, false);
+		it->flags &= ~(DTXN_ITEM_F_LOCKED | DTXN_ITEM_F_BLOCKED);
+	}
+}
+
+void
+dtxn_txn_unlock_item(struct dtxn_txn *t, struct dtxn_item *it)
+{
+	struct dtxn_batch b;
+
+	if (!(it->flags & DTXN_ITEM_F_LOCKED))
+		return;
+	dtxn_batch_init(&b, t->coord);
+	dtxn_batch_write(&b, it->lock_raddr, &g_zero, 8, false);
+	dtxn_batch_post_forget(&b, t, "unlock");
+	it->flags &= ~DTXN_ITEM_F_LOCKED;
+}
+
+void
+dtxn_txn_release_held(struct dtxn_txn *t)
+{
+	struct dtxn_batch b;
+
+	dtxn_batch_init(&b, t->coord);
+	dtxn_txn_unlock_held(t, &b);
+	dtxn_batch_post_forget(&b, t, "lock release");
+}
+
+void *
+dtxn_txn_item_prepare(struct dtxn_txn *t, struct dtxn_item *it, size_t size)
+{
+	const struct dtxn_table *tab = it->table;
+	dtxn_raddr_t ra = 0;
+	void *st;
+
+	st = dtxn_txn_alloc(t, size);
+	if (st == NULL)
+		return NULL;
+	memset(st, 0, size);
+	it->cc[0] = (uintptr_t)st;
+	if (it->kind != DTXN_ITEM_INSERT)
+		ra = dtxn_addr_cache_lookup(t->coord->worker->addr_cache, tab->def.id, it->key);
+	if (ra != 0) {
+		it->flags |= DTXN_ITEM_F_CACHED;
+		it->slot_raddr = ra;
+		it->bucket_raddr = dtxn_store_bucket_of_slot(tab, ra);
+	}
+	return st;
+}
+
+int
+dtxn_txn_rounds(struct dtxn_txn *t, const struct dtxn_round_ops *ops)
+{
+	struct dtxn_batch b;
+	uint32_t i;
+	int reason = DTXN_OK;
+
+	while (reason == DTXN_OK) {
+		int rc;
+
+		dtxn_batch_init(&b, t->coord);
+		if (ops->prelude != NULL)
+			reason = ops->prelude(t, &b);
+		for (i = t->n_fetched; i < t->n_items && reason == DTXN_OK; i++)
+			if (!ops->done(t, i))
+				reason = ops->issue(t, i, &b);
+		if (b.n_wr == 0) {
+			dtxn_batch_done(&b);
+			break;
+		}
+		/* post even after a failure: the CAS results say which locks are held */
+		rc = dtxn_batch_run_reason(&b);
+		if (reason == DTXN_OK)
+			reason = rc;
+		for (i = t->n_fetched; i < t->n_items; i++) {
+			int r = ops->complete(t, i);
+
+			if (reason == DTXN_OK)
+				reason = r;
+		}
+	}
+	return reason;
+}

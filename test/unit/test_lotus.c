@@ -1,0 +1,750 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The Lotus protocol (drivers/cc/lotus; doc/guides/lotus.md): its record
+ * format (cacheline versions), version choice, the CN lock table and
+ * Algorithm 1 (slot encoding, NO_WAIT conflicts, idempotent requests, the
+ * upgrade, the read-counter limit, a full bucket, the shard handover mark,
+ * VT-cache invalidation on a remote write lock), the LRU VT cache, the
+ * options and ablation presets, the overload rule, routing; then whole
+ * clusters of one, two and three CNs on shm (one lcore stepping every
+ * worker): SmallBank's and KVS's invariants hold under SR and SI, remote
+ * locks go by RPC, and no MN atomic is posted.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_malloc.h>
+#include <rte_memory.h>
+
+#include "dtxn_bench.h"
+#include "dtxn_stats.h"
+#include "lotus_private.h"
+#include "unit_eal.h"
+
+/* ------------------------------------------------------------------ */
+/* Record format                                                      */
+/* ------------------------------------------------------------------ */
+
+static void
+fake_table(struct dtxn_table *t, uint32_t value_size, uint32_t vnum)
+{
+	uint32_t slot, aux;
+
+	memset(t, 0, sizeof(*t));
+	t->def.value_size = value_size;
+	t->def.n_versions = vnum;
+	assert_int_equal(lotus_table_sizes(&t->def, &slot, &aux), 0);
+	t->slot_size = slot;
+	t->aux_size = aux;
+}
+
+static void
+test_record_format(void **state)
+{
+	struct dtxn_table t;
+	uint8_t value[200], out[200], rec[512];
+	uint64_t writer = 0;
+
+	(void)state;
+	fake_table(&t, 100, 0);
+	/* default two versions: header + 2 cells; a record per version */
+	assert_int_equal(t.slot_size, LOTUS_CVT_HDR + 2 * LOTUS_CELL_SIZE);
+	assert_int_equal(lotus_rec_size(&t), 128); /* 8 + 100 payload + tail: two lines */
+	assert_int_equal(t.aux_size, 2 * 128);
+	/* the local copy keeps [value][staging record] in [slot][aux] */
+	assert_true(RTE_ALIGN_CEIL(100u, 8u) + lotus_rec_size(&t) <= t.aux_size);
+	assert_int_equal(lotus_rec_size_v(54), 64);  /* 8 + 54 + tail = 63 B: one line */
+	assert_int_equal(lotus_rec_size_v(55), 128);
+
+	for (unsigned i = 0; i < sizeof(value); i++)
+		value[i] = (uint8_t)(i * 7 + 3);
+	lotus_rec_pack(&t, rec, 42, UINT64_C(0x1122334455667788), value);
+	/* a cacheline version at the head of every line and a tail one */
+	assert_int_equal(rec[0], 42);
+	assert_int_equal(rec[64], 42);
+	assert_int_equal(rec[127], 42);
+	assert_int_equal(lotus_rec_unpack(&t, rec, 42, &writer, out), 0);
+	assert_int_equal(writer, UINT64_C(0x1122334455667788));
+	assert_memory_equal(out, value, 100);
+	/* a reader expecting another cell version, or a torn line, reads again */
+	assert_int_equal(lotus_rec_unpack(&t, rec, 43, &writer, out), -EAGAIN);
+	rec[64] = 43;
+	assert_int_equal(lotus_rec_unpack(&t, rec, 42, &writer, out), -EAGAIN);
+	rec[64] = 42;
+	rec[127] = 41;
+	assert_int_equal(lotus_rec_unpack(&t, rec, 42, &writer, out), -EAGAIN);
+
+	/* bad version counts */
+	t.def.n_versions = 1;
+	{
+		uint32_t s, a;
+
+		assert_int_equal(lotus_table_sizes(&t.def, &s, &a), -EINVAL);
+		t.def.n_versions = LOTUS_VNUM_MAX + 1;
+		assert_int_equal(lotus_table_sizes(&t.def, &s, &a), -EINVAL);
+	}
+	/* the meta word keeps version, cell version and flags apart */
+	{
+		uint64_t m = lotus_meta(123456789, 200, LOTUS_CELL_VALID | LOTUS_CELL_TOMB);
+
+		assert_int_equal(lotus_meta_ver(m), 123456789);
+		assert_int_equal(lotus_meta_cv(m), 200);
+		assert_int_equal(lotus_meta_flags(m), LOTUS_CELL_VALID | LOTUS_CELL_TOMB);
+		assert_int_equal(lotus_meta_ver(lotus_meta(LOTUS_INVISIBLE, 1, 1)), LOTUS_INVISIBLE);
+	}
+}
+
+static void
+test_version_pick(void **state)
+{
+	struct dtxn_table t;
+	uint8_t buf[LOTUS_CVT_HDR + 3 * LOTUS_CELL_SIZE];
+	struct lotus_cvt *cvt = (struct lotus_cvt *)(void *)buf;
+	int idx;
+
+	(void)state;
+	fake_table(&t, 8, 3);
+	memset(buf, 0, sizeof(buf));
+	cvt->cells[0].meta = lotus_meta(10, 1, LOTUS_CELL_VALID);
+	cvt->cells[1].meta = lotus_meta(30, 1, LOTUS_CELL_VALID);
+	cvt->cells[2].meta = lotus_meta(20, 1, LOTUS_CELL_VALID);
+	assert_int_equal(lotus_cvt_newest(&t, cvt), 1);
+	/* the largest version below the timestamp */
+	assert_int_equal(lotus_cvt_pick(&t, cvt, 25, &idx), LOTUS_PICK_FOUND);
+	assert_int_equal(idx, 2);
+	assert_int_equal(lotus_cvt_pick(&t, cvt, 31, &idx), LOTUS_PICK_FOUND);
+	assert_int_equal(idx, 1);
+	/* older than every version kept, and the oldest is not the key's first */
+	assert_int_equal(lotus_cvt_pick(&t, cvt, 5, &idx), LOTUS_PICK_GONE);
+	/* ... is: the key did not exist yet */
+	cvt->cells[0].meta = lotus_meta(10, 1, LOTUS_CELL_VALID | LOTUS_CELL_INSERT);
+	assert_int_equal(lotus_cvt_pick(&t, cvt, 5, &idx), LOTUS_PICK_ABSENT);
+	/* a version being committed: a lock-free reader must look again */
+	cvt->cells[2].meta = lotus_meta(LOTUS_INVISIBLE, 2, LOTUS_CELL_VALID);
+	assert_int_equal(lotus_cvt_pick(&t, cvt, 31, &idx), LOTUS_PICK_INVISIBLE);
+	assert_int_equal(lotus_cvt_newest(&t, cvt), 2);
+	/* invalid cells are ignored */
+	cvt->cells[2].meta = lotus_meta(50, 2, 0);
+	assert_int_equal(lotus_cvt_pick(&t, cvt, 100, &idx), LOTUS_PICK_FOUND);
+	assert_int_equal(idx, 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* Lock table                                                         */
+/* ------------------------------------------------------------------ */
+
+struct lt_env {
+	struct lotus_shared *sh;
+	struct lotus_cn *cn;
+	struct lotus_ls ls;
+};
+
+static void
+lt_env_up(struct lt_env *e, uint64_t lt_bytes)
+{
+	static unsigned seq;
+	char name[32];
+
+	e->sh = rte_zmalloc("ut_lotus_sh", sizeof(*e->sh), 64);
+	assert_non_null(e->sh);
+	lotus_opts_default(&e->sh->opts);
+	e->sh->n_mn = 1;
+	e->sh->n_cn = 2;
+	lotus_shard_init(e->sh);
+	e->cn = rte_zmalloc("ut_lotus_cn", sizeof(*e->cn), 64);
+	assert_non_null(e->cn);
+	e->cn->sh = e->sh;
+	e->cn->idx = 0;
+	e->cn->node = 1;
+	assert_int_equal(lotus_lt_init(&e->cn->lt, lt_bytes, SOCKET_ID_ANY), 0);
+	snprintf(name, sizeof(name), "ut_ls%u", seq++);
+	assert_int_equal(lotus_ls_init(&e->ls, name, 4096, SOCKET_ID_ANY), 0);
+}
+
+static void
+lt_env_down(struct lt_env *e)
+{
+	lotus_ls_fini(&e->ls);
+	lotus_lt_fini(&e->cn->lt);
+	lotus_vtc_destroy(e->cn->vtc);
+	rte_free(e->cn);
+	rte_free(e->sh);
+}
+
+static enum lotus_lk_rc
+acq(struct lt_env *e, uint64_t key, bool write, uint64_t txn, bool *fresh)
+{
+	struct lotus_lk lk = { .table = 1, .key = key };
+	bool f;
+
+	return lotus_lock_acquire(e->cn, &e->ls, &lk, write, e->cn->node, txn,
+				  fresh != NULL ? fresh : &f);
+}
+
+static void
+rel(struct lt_env *e, uint64_t key, uint64_t txn)
+{
+	struct lotus_lk lk = { .table = 1, .key = key };
+
+	lotus_lock_release(e->cn, &e->ls, &lk, txn);
+}
+
+/* The slot word holding @p key's lock, found through txn @p txn's lock state. */
+static uint64_t
+slot_word(struct lt_env *e, uint64_t key, uint64_t txn)
+{
+	struct lotus_ls_key k = { .txn = txn, .key = key, .table = 1 };
+	int pos = rte_hash_lookup(e->ls.h, &k);
+
+	assert_true(pos >= 0);
+	return e->cn->lt.slots[e->ls.vals[pos].slot];
+}
+
+static void
+test_lock_table(void **state)
+{
+	struct lt_env e;
+	bool fresh;
+	const uint64_t key = dtxn_key_make(77, 4); /* shard 4: CN 0's */
+
+	(void)state;
+	lt_env_up(&e, 1 << 20);
+	/* write lock: counter 1, fingerprint non-zero */
+	assert_int_equal(acq(&e, key, true, 1, &fresh), LOTUS_LK_OK);
+	assert_true(fresh);
+	assert_int_equal(slot_word(&e, key, 1) & 0xff, LOTUS_LT_WRITE);
+	assert_true((slot_word(&e, key, 1) >> 8) != 0);
+	/* NO_WAIT: another txn is refused in either mode */
+	assert_int_equal(acq(&e, key, true, 2, NULL), LOTUS_LK_CONFLICT);
+	assert_int_equal(acq(&e, key, false, 2, NULL), LOTUS_LK_CONFLICT);
+	/* idempotent: the holder asking again (a resend) gets it, not twice */
+	assert_int_equal(acq(&e, key, true, 1, &fresh), LOTUS_LK_OK);
+	assert_false(fresh);
+	assert_int_equal(acq(&e, key, false, 1, &fresh), LOTUS_LK_OK);
+	assert_false(fresh);
+	assert_int_equal(e.ls.n, 1);
+	assert_int_equal(e.cn->held[4], 1);
+	rel(&e, key, 1);
+	rel(&e, key, 1); /* a duplicate release does nothing */
+	assert_int_equal(e.ls.n, 0);
+	assert_int_equal(e.cn->held[4], 0);
+	/* read locks share the slot: +2 each */
+	assert_int_equal(acq(&e, key, false, 2, NULL), LOTUS_LK_OK);
+	assert_int_equal(acq(&e, key, false, 3, NULL), LOTUS_LK_OK);
+	assert_int_equal(slot_word(&e, key, 2) & 0xff, 2 * LOTUS_LT_READ);
+	assert_int_equal(acq(&e, key, true, 4, NULL), LOTUS_LK_CONFLICT);
+	/* upgrade only as the sole reader */
+	assert_int_equal(acq(&e, key, true, 2, NULL), LOTUS_LK_CONFLICT);
+	rel(&e, key, 3);
+	assert_int_equal(acq(&e, key, true, 2, NULL), LOTUS_LK_OK);
+	assert_int_equal(slot_word(&e, key, 2) & 0xff, LOTUS_LT_WRITE);
+	assert_int_equal(acq(&e, key, false, 3, NULL), LOTUS_LK_CONFLICT);
+	rel(&e, key, 2);
+	/* the last release frees the whole word */
+	{
+		uint64_t used = 0;
+
+		for (uint64_t i = 0; i < e.cn->lt.n_buckets * LOTUS_LT_SLOTS; i++)
+			used += e.cn->lt.slots[i] != 0;
+		assert_int_equal(used, 0);
+	}
+	/* 1-byte counter: 127 readers, the 128th is refused */
+	for (uint64_t txn = 100; txn < 100 + 127; txn++)
+		assert_int_equal(acq(&e, key, false, txn, NULL), LOTUS_LK_OK);
+	assert_int_equal(acq(&e, key, false, 999, NULL), LOTUS_LK_FULL);
+	for (uint64_t txn = 100; txn < 100 + 127; txn++)
+		rel(&e, key, txn);
+	assert_int_equal(e.ls.n, 0);
+	/* the lock state names the holder's CN */
+	{
+		struct lotus_lk lk = { .table = 1, .key = key };
+		struct lotus_ls_key k = { .txn = 7, .key = key, .table = 1 };
+
+		assert_int_equal(lotus_lock_acquire(e.cn, &e.ls, &lk, true, 9, 7, &fresh),
+				 LOTUS_LK_OK);
+		assert_int_equal(e.ls.vals[rte_hash_lookup(e.ls.h, &k)].cn, 9);
+		assert_int_equal(e.ls.vals[rte_hash_lookup(e.ls.h, &k)].write, 1);
+		lotus_lock_release(e.cn, &e.ls, &lk, 7);
+	}
+	/* a shard this CN does not serve: CN 1's (odd), or one being handed over */
+	assert_int_equal(acq(&e, dtxn_key_make(5, 3), true, 1, NULL), LOTUS_LK_NOT_OWNER);
+	e.sh->shard_owner[4] |= LOTUS_SHARD_MOVING;
+	assert_int_equal(acq(&e, key, true, 1, NULL), LOTUS_LK_NOT_OWNER);
+	assert_int_equal(e.cn->held[4], 0);
+	e.sh->shard_owner[4] &= (uint16_t)~LOTUS_SHARD_MOVING;
+	lt_env_down(&e);
+}
+
+static void
+test_lock_bucket_full(void **state)
+{
+	struct lt_env e;
+	unsigned ok = 0, full = 0;
+
+	(void)state;
+	lt_env_up(&e, 64); /* one lock bucket of 8 slots */
+	assert_int_equal(e.cn->lt.n_buckets, 1);
+	for (uint64_t k = 0; k < 9; k++) {
+		enum lotus_lk_rc rc = acq(&e, dtxn_key_make(k, 0), true, 10 + k, NULL);
+
+		ok += rc == LOTUS_LK_OK;
+		full += rc == LOTUS_LK_FULL;
+	}
+	/* 8 slots for 9 keys (a fingerprint collision would only make a conflict) */
+	assert_int_equal(ok, 8);
+	assert_int_equal(full, 1);
+	lt_env_down(&e);
+}
+
+static void
+test_vtc_invalidation(void **state)
+{
+	struct lt_env e;
+	uint8_t cvt[64], got[64];
+	dtxn_raddr_t slot;
+	struct lotus_lk lk = { .table = 1, .key = dtxn_key_make(1, 2) };
+	bool fresh;
+
+	(void)state;
+	lt_env_up(&e, 1 << 16);
+	e.cn->vtc = lotus_vtc_create("ut_vtci", 64, 2, sizeof(cvt), SOCKET_ID_ANY);
+	assert_non_null(e.cn->vtc);
+	memset(cvt, 0xab, sizeof(cvt));
+	lotus_vtc_put(e.cn->vtc, 1, lk.key, cvt, sizeof(cvt), 1234);
+	/* a local write lock keeps the entry (the local writer updates it) */
+	assert_int_equal(lotus_lock_acquire(e.cn, &e.ls, &lk, true, e.cn->node, 1, &fresh),
+			 LOTUS_LK_OK);
+	assert_true(lotus_vtc_get(e.cn->vtc, 1, lk.key, got, sizeof(got), &slot));
+	assert_int_equal(slot, 1234);
+	lotus_lock_release(e.cn, &e.ls, &lk, 1);
+	/* a read lock for another CN keeps it; a write lock for another CN drops it */
+	assert_int_equal(lotus_lock_acquire(e.cn, &e.ls, &lk, false, 2, 2, &fresh), LOTUS_LK_OK);
+	assert_true(lotus_vtc_get(e.cn->vtc, 1, lk.key, got, sizeof(got), &slot));
+	lotus_lock_release(e.cn, &e.ls, &lk, 2);
+	assert_int_equal(lotus_lock_acquire(e.cn, &e.ls, &lk, true, 2, 3, &fresh), LOTUS_LK_OK);
+	assert_false(lotus_vtc_get(e.cn->vtc, 1, lk.key, got, sizeof(got), &slot));
+	lotus_lock_release(e.cn, &e.ls, &lk, 3);
+	lt_env_down(&e);
+}
+
+/* ------------------------------------------------------------------ */
+/* VT cache                                                           */
+/* ------------------------------------------------------------------ */
+
+static void
+test_vtc_lru(void **state)
+{
+	struct lotus_vtc *c = lotus_vtc_create("ut_vtc", 16, 1, 32, SOCKET_ID_ANY);
+	struct lotus_vtc_stats st;
+	uint8_t v[32], got[32];
+	dtxn_raddr_t slot;
+
+	(void)state;
+	assert_non_null(c);
+	for (uint64_t k = 0; k < 16; k++) {
+		memset(v, (int)k, sizeof(v));
+		lotus_vtc_put(c, 0, dtxn_key_make(k, k % 3), v, sizeof(v), 100 + k);
+	}
+	/* touch key 0: key 1 becomes the least recently used */
+	assert_true(lotus_vtc_get(c, 0, dtxn_key_make(0, 0), got, sizeof(got), &slot));
+	assert_int_equal(slot, 100);
+	memset(v, 99, sizeof(v));
+	lotus_vtc_put(c, 0, dtxn_key_make(99, 0), v, sizeof(v), 199);
+	assert_false(lotus_vtc_get(c, 0, dtxn_key_make(1, 1), got, sizeof(got), &slot));
+	assert_true(lotus_vtc_get(c, 0, dtxn_key_make(0, 0), got, sizeof(got), &slot));
+	assert_true(lotus_vtc_get(c, 0, dtxn_key_make(99, 0), got, sizeof(got), &slot));
+	assert_int_equal(got[5], 99);
+	/* the same key in another table is another entry; a length mismatch misses */
+	assert_false(lotus_vtc_get(c, 1, dtxn_key_make(0, 0), got, sizeof(got), &slot));
+	assert_false(lotus_vtc_get(c, 0, dtxn_key_make(0, 0), got, 16, &slot));
+	/* invalidation, and a shard's entries dropped at a handover */
+	lotus_vtc_invalidate(c, 0, dtxn_key_make(2, 2));
+	assert_false(lotus_vtc_get(c, 0, dtxn_key_make(2, 2), got, sizeof(got), &slot));
+	assert_true(lotus_vtc_drop_shard(c, 0) >= 5);
+	assert_false(lotus_vtc_get(c, 0, dtxn_key_make(3, 0), got, sizeof(got), &slot));
+	assert_true(lotus_vtc_get(c, 0, dtxn_key_make(4, 1), got, sizeof(got), &slot));
+	lotus_vtc_stats_get(c, &st);
+	assert_true(st.evictions >= 1);
+	assert_true(st.invalidations >= 1);
+	lotus_vtc_destroy(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Options, overload rule                                             */
+/* ------------------------------------------------------------------ */
+
+static void
+test_options(void **state)
+{
+	struct lotus_opts o;
+	char err[256];
+
+	(void)state;
+	lotus_opts_default(&o);
+	assert_int_equal(o.vt_cache, 65536);
+	assert_int_equal(o.reshard_ms, 100);
+	assert_int_equal(o.reshard_pct, 50);
+	assert_int_equal(o.reshard_rounds, 3);
+	assert_int_equal(o.gc_ms, 500);
+	/* Figure 14's steps, cumulative from Motor */
+	assert_int_equal(lotus_opts_parse("ablation=full-record", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.locks, LOTUS_LOCKS_MN);
+	assert_int_equal(o.commit, LOTUS_COMMIT_DIRECT);
+	assert_int_equal(o.routing, LOTUS_ROUTE_RANDOM);
+	assert_int_equal(o.vt_cache, 0);
+	lotus_opts_default(&o);
+	assert_int_equal(lotus_opts_parse("ablation=log-visible", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.locks, LOTUS_LOCKS_MN);
+	assert_int_equal(o.commit, LOTUS_COMMIT_VISIBLE);
+	lotus_opts_default(&o);
+	assert_int_equal(lotus_opts_parse("ablation=lock-sharding", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.locks, LOTUS_LOCKS_CN);
+	assert_int_equal(o.routing, LOTUS_ROUTE_RANDOM);
+	assert_int_equal(o.reshard, 0);
+	lotus_opts_default(&o);
+	/* later keys refine the preset, wherever the preset is */
+	assert_int_equal(lotus_opts_parse("vt_cache=128,ablation=two-level-lb", &o, err,
+					  sizeof(err)), 0);
+	assert_int_equal(o.routing, LOTUS_ROUTE_HYBRID);
+	assert_int_equal(o.reshard, 1);
+	assert_int_equal(o.vt_cache, 128);
+	/* errors name the problem */
+	assert_int_equal(lotus_check_options("bogus=1", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "unknown option 'bogus'"));
+	assert_int_equal(lotus_check_options("routing=sideways", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "expected hybrid, random"));
+	assert_int_equal(lotus_check_options("vt_cache", err, sizeof(err)), -EINVAL);
+	assert_int_equal(lotus_check_options("lock_table_mb=0", err, sizeof(err)), -EINVAL);
+	assert_int_equal(lotus_check_options("ablation=everything", err, sizeof(err)), -EINVAL);
+	assert_int_equal(lotus_check_options("", err, sizeof(err)), 0);
+	/* through the registry, as the app checks --cc-opts */
+	assert_int_equal(dtxn_cc_check_options("lotus", "ts=mn,reshard=0", err, sizeof(err)), 0);
+	assert_int_equal(dtxn_cc_check_options("lotus", "ts=dm", err, sizeof(err)), -EINVAL);
+	assert_int_equal(dtxn_cc_check_options("ford", "vt_cache=1", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "takes no options"));
+}
+
+static void
+test_overload_rule(void **state)
+{
+	uint64_t lat[3] = { 100, 100, 100 };
+
+	(void)state;
+	assert_false(lotus_overloaded(lat, 3, 0, 50));
+	lat[2] = 400; /* average 200: 400 > 300 */
+	assert_true(lotus_overloaded(lat, 3, 2, 50));
+	assert_false(lotus_overloaded(lat, 3, 0, 50));
+	assert_int_equal(lotus_coolest(lat, 3, 2), 0);
+	lat[2] = 201; /* average 133.7, x 1.5 = 200.5 */
+	assert_true(lotus_overloaded(lat, 3, 2, 50));
+	lat[2] = 200; /* average 133.3, x 1.5 = 200: not above */
+	assert_false(lotus_overloaded(lat, 3, 2, 50));
+	/* CNs without a measurement do not count; alone, nobody is overloaded */
+	lat[0] = lat[1] = 0;
+	assert_false(lotus_overloaded(lat, 3, 2, 50));
+	assert_int_equal(lotus_coolest(lat, 3, 2), -1);
+}
+
+/* ------------------------------------------------------------------ */
+/* Whole clusters                                                     */
+/* ------------------------------------------------------------------ */
+
+#define CL_MAX_CN 3
+#define CL_COORDS 4
+
+struct cl_run {
+	struct dtxn_fabric *f;
+	struct dtxn_db *db;
+	struct dtxn_bench *b;
+	unsigned n_cn;
+	struct dtxn_worker *w[CL_MAX_CN];
+	struct dtxn_run_stats *stats;
+	struct dtxn_bench_ctx ctx[CL_MAX_CN * CL_COORDS];
+	struct dtxn_bench_ctx *ctxp[CL_MAX_CN * CL_COORDS];
+	struct dtxn_report *rep;
+};
+
+static void
+cl_up(struct cl_run *r, unsigned n_cn, enum dtxn_isolation iso, const char *opts,
+      const char *bench, const char *const *bopts)
+{
+	static unsigned seq;
+	struct dtxn_db_conf dc = {
+		.size = sizeof(dc), .protocol = "lotus", .isolation = iso, .n_mn = 2,
+		.n_replicas = 2, .n_coords = n_cn * CL_COORDS, .log_bytes = 16384,
+		.addr_cache_entries = 4096, .cc_options = opts,
+	};
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 2,
+				       .n_cn = (uint16_t)n_cn, .socket_id = SOCKET_ID_ANY };
+	const struct dtxn_bench_ops *bops = dtxn_bench_find(bench);
+	char name[32], err[160];
+	uint64_t region;
+
+	memset(r, 0, sizeof(*r));
+	r->n_cn = n_cn;
+	snprintf(name, sizeof(name), "utlc%u", seq++);
+	fc.name = name;
+	assert_non_null(bops);
+	r->b = dtxn_bench_alloc(bops, 7);
+	assert_non_null(r->b);
+	for (unsigned i = 0; bopts != NULL && bopts[i] != NULL; i += 2)
+		for (unsigned k = 0; k < bops->n_opts; k++)
+			if (strcmp(bops->opts[k].name, bopts[i]) == 0)
+				assert_int_equal(dtxn_opt_set(&bops->opts[k], r->b->conf, bopts[i + 1],
+							      err, sizeof(err)), 0);
+	assert_int_equal(bops->create(r->b), 0);
+	r->db = dtxn_db_create(&dc);
+	assert_non_null(r->db);
+	assert_int_equal(bops->define(r->b, r->db), 0);
+	assert_int_equal(dtxn_db_layout(r->db, &region), 0);
+	fc.mn_region_size = region;
+	dtxn_nic_model_none(&fc.nic);
+	r->f = dtxn_fabric_open(&fc);
+	assert_non_null(r->f);
+	assert_int_equal(dtxn_db_attach(r->db, r->f), 0);
+	assert_int_equal(bops->load(r->b, r->db), 0);
+	for (unsigned i = 0; i < n_cn; i++) {
+		r->w[i] = dtxn_worker_create(r->db, (uint16_t)(2 + i), 0, CL_COORDS, SOCKET_ID_ANY);
+		assert_non_null(r->w[i]);
+	}
+	r->stats = rte_zmalloc("ut_stats", sizeof(*r->stats), 64);
+	r->rep = rte_zmalloc("ut_rep", sizeof(*r->rep), 64);
+	assert_non_null(r->stats);
+	assert_non_null(r->rep);
+	dtxn_run_stats_reset(r->stats, bops->n_types);
+}
+
+/* Every coordinator of every CN to @p quota txns; then the benchmark's checks. */
+static void
+cl_go(struct cl_run *r, uint64_t quota)
+{
+	unsigned n = r->n_cn * CL_COORDS, alive, extra = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct dtxn_bench_ctx *ctx = &r->ctx[i];
+
+		ctx->bench = r->b;
+		ctx->stats = r->stats;
+		ctx->quota = quota;
+		dtxn_rng_seed(&ctx->rng, 1000 + i);
+		r->ctxp[i] = ctx;
+		assert_non_null(dtxn_coord_create(r->w[i / CL_COORDS], i, dtxn_bench_coord_main, ctx));
+	}
+	do {
+		alive = 0;
+		for (unsigned i = 0; i < r->n_cn; i++)
+			alive += dtxn_sched_step_lc(dtxn_worker_sched(r->w[i]));
+		extra += alive == 0;
+	} while (alive != 0 || extra < 2000); /* and the last unlocks */
+	for (unsigned i = 0; i < n; i++)
+		assert_true(r->ctx[i].finished);
+	assert_int_equal(r->b->ops->check(r->b, r->db, r->ctxp, n, r->rep), 0);
+	for (unsigned i = 0; i < r->rep->n_checks; i++)
+		if (!r->rep->checks[i].ok)
+			fail_msg("check %s: %s", r->rep->checks[i].name, r->rep->checks[i].detail);
+}
+
+/* MN atomics posted by every worker (locks, timestamps). */
+static uint64_t
+cl_mn_atomics(const struct cl_run *r)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < r->n_cn; i++) {
+		struct dtxn_fabric_counters per_mn[DTXN_MAX_NODES];
+
+		dtxn_worker_counters(r->w[i], per_mn);
+		for (unsigned m = 0; m < 2; m++)
+			n += per_mn[m].ops[DTXN_WR_CAS] + per_mn[m].ops[DTXN_WR_FAA] +
+			     per_mn[m].ops[DTXN_WR_MASKED_CAS];
+	}
+	return n;
+}
+
+static uint64_t
+cl_rpc_sent(const struct cl_run *r)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < r->n_cn; i++) {
+		struct lotus_worker *lw = r->w[i]->cc_priv;
+		struct dtxn_rpc_stats st;
+
+		if (lw->rpc == NULL)
+			continue;
+		dtxn_rpc_stats_get(lw->rpc, &st);
+		assert_int_equal(st.failed, 0);
+		n += st.req_sent;
+	}
+	return n;
+}
+
+static uint64_t
+cl_commits(const struct cl_run *r)
+{
+	uint64_t c, a, ab;
+
+	dtxn_run_stats_totals(r->stats, &c, &a, &ab);
+	return c;
+}
+
+static void
+cl_down(struct cl_run *r)
+{
+	for (unsigned i = 0; i < r->n_cn; i++)
+		dtxn_worker_destroy(r->w[i]);
+	dtxn_db_destroy(r->db);
+	dtxn_fabric_close(r->f);
+	dtxn_bench_free(r->b);
+	rte_free(r->stats);
+	rte_free(r->rep);
+}
+
+static const char *const g_sb[] = { "accounts", "200", NULL };
+static const char *const g_kvs[] = { "keys", "500", "write_ratio", "50", "records", "4", NULL };
+
+static void
+test_one_cn(void **state)
+{
+	struct cl_run r;
+
+	(void)state;
+	cl_up(&r, 1, DTXN_ISO_SR, NULL, "smallbank", g_sb);
+	cl_go(&r, 300);
+	assert_true(cl_commits(&r) >= 250 * CL_COORDS); /* the rest: SmallBank's rollbacks */
+	assert_int_equal(cl_mn_atomics(&r), 0);
+	assert_int_equal(cl_rpc_sent(&r), 0);
+	cl_down(&r);
+}
+
+static void
+test_two_cns_sr(void **state)
+{
+	struct cl_run r;
+
+	(void)state;
+	cl_up(&r, 2, DTXN_ISO_SR, NULL, "smallbank", g_sb);
+	cl_go(&r, 300);
+	/* remote locks (the second account of a transfer) and timestamps from
+	 * CN 0 went by RPC; no MN atomic at all */
+	assert_true(cl_rpc_sent(&r) > 0);
+	assert_int_equal(cl_mn_atomics(&r), 0);
+	cl_down(&r);
+}
+
+static void
+test_three_cns_si_kvs(void **state)
+{
+	struct cl_run r;
+
+	(void)state;
+	cl_up(&r, 3, DTXN_ISO_SI, NULL, "kvs", g_kvs);
+	cl_go(&r, 200);
+	assert_true(cl_rpc_sent(&r) > 0);
+	assert_int_equal(cl_mn_atomics(&r), 0);
+	cl_down(&r);
+}
+
+/* Timestamps from the MN counter instead (ts=mn): FAAs, locks still none. */
+static void
+test_ts_mn(void **state)
+{
+	struct cl_run r;
+
+	(void)state;
+	cl_up(&r, 2, DTXN_ISO_SR, "ts=mn", "smallbank", g_sb);
+	cl_go(&r, 100);
+	assert_true(cl_mn_atomics(&r) > 0);
+	cl_down(&r);
+}
+
+/* Routing: worker of CN i is told yes for the shards CN i owns (s mod n_cn). */
+static void
+test_routing(void **state)
+{
+	struct cl_run r;
+	struct dtxn_coord *c0, *c1;
+
+	(void)state;
+	cl_up(&r, 2, DTXN_ISO_SR, NULL, "smallbank", g_sb);
+	c0 = dtxn_coord_create(r.w[0], 0, dtxn_bench_coord_main, &r.ctx[0]);
+	c1 = dtxn_coord_create(r.w[1], 1, dtxn_bench_coord_main, &r.ctx[1]);
+	assert_non_null(c0);
+	assert_non_null(c1);
+	assert_true(dtxn_coord_routes_here(c0, 0, dtxn_key_make(9, 4)));
+	assert_false(dtxn_coord_routes_here(c0, 0, dtxn_key_make(9, 5)));
+	assert_true(dtxn_coord_routes_here(c1, 0, dtxn_key_make(9, 5)));
+	assert_true(dtxn_coord_routes_here(NULL, 0, 5));
+	/* the routing layer's map moves a shard: so does the routing */
+	lotus_shared_of(r.db)->shard_owner[5] = 0;
+	assert_true(dtxn_coord_routes_here(c0, 0, dtxn_key_make(9, 5)));
+	/* the coordinators never ran: let them end at once */
+	r.ctx[0].quota = r.ctx[1].quota = 1;
+	r.ctx[0].bench = r.ctx[1].bench = r.b;
+	dtxn_rng_seed(&r.ctx[0].rng, 1);
+	dtxn_rng_seed(&r.ctx[1].rng, 2);
+	{
+		unsigned alive, extra = 0;
+
+		do {
+			alive = dtxn_sched_step_lc(dtxn_worker_sched(r.w[0])) +
+				dtxn_sched_step_lc(dtxn_worker_sched(r.w[1]));
+			extra += alive == 0;
+		} while (alive != 0 || extra < 100);
+	}
+	cl_down(&r);
+	/* random routing: everyone says yes */
+	cl_up(&r, 2, DTXN_ISO_SR, "routing=random", "smallbank", g_sb);
+	c0 = dtxn_coord_create(r.w[0], 0, dtxn_bench_coord_main, &r.ctx[0]);
+	assert_true(dtxn_coord_routes_here(c0, 0, dtxn_key_make(9, 5)));
+	r.ctx[0].quota = 1;
+	r.ctx[0].bench = r.b;
+	dtxn_rng_seed(&r.ctx[0].rng, 1);
+	{
+		unsigned alive, extra = 0;
+
+		do {
+			alive = dtxn_sched_step_lc(dtxn_worker_sched(r.w[0])) +
+				dtxn_sched_step_lc(dtxn_worker_sched(r.w[1]));
+			extra += alive == 0;
+		} while (alive != 0 || extra < 100);
+	}
+	cl_down(&r);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_record_format),
+		cmocka_unit_test(test_version_pick),
+		cmocka_unit_test(test_lock_table),
+		cmocka_unit_test(test_lock_bucket_full),
+		cmocka_unit_test(test_vtc_invalidation),
+		cmocka_unit_test(test_vtc_lru),
+		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_overload_rule),
+		cmocka_unit_test(test_one_cn),
+		cmocka_unit_test(test_two_cns_sr),
+		cmocka_unit_test(test_three_cns_si_kvs),
+		cmocka_unit_test(test_ts_mn),
+		cmocka_unit_test(test_routing),
+	};
+	int rc;
+
+	if (dtxn_unit_eal_init("ut_lotus") != 0)
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	dtxn_unit_eal_fini();
+	return rc;
+}
