@@ -408,6 +408,37 @@ struct dtxn_round_ops {
  */
 int dtxn_txn_rounds(struct dtxn_txn *t, const struct dtxn_round_ops *ops);
 
+/*
+ * Steps of the hash-index lookups and the replicated writes (steps.c;
+ * Lotus uses them, issue 7; FORD's and Motor's own copies may move here).
+ */
+
+/**
+ * Adds to @p b a READ of probe @p probe of @p it's bucket chain (the home
+ * bucket + probe, dtxn_store_bucket_raddr()) into it->bucket, allocated
+ * from the txn's arena on first use (bucket_size bytes).
+ * @param raddr  out: the bucket's primary address.
+ * @return DTXN_OK or DTXN_ABORT_TOO_LARGE (arena exhausted).
+ */
+int dtxn_txn_read_bucket(struct dtxn_txn *t, struct dtxn_item *it, unsigned probe,
+			 dtxn_raddr_t *raddr, struct dtxn_batch *b);
+
+/**
+ * A free slot (not DTXN_SLOT_VALID) of the bucket copy @p bucket, read
+ * from it->bucket_raddr of item @p self, that no other insert item of the
+ * txn has taken (its slot_raddr).
+ * @return the slot index, or -ENOSPC.
+ */
+int dtxn_txn_free_slot(const struct dtxn_txn *t, uint32_t self, const void *bucket);
+
+/**
+ * Adds to @p b an unsignaled WRITE of @p len bytes from @p src at the
+ * primary address @p primary of table @p tab and at the same place on
+ * every backup (dtxn_store_replica_raddr()), primary first.
+ */
+void dtxn_batch_write_replicas(struct dtxn_batch *b, const struct dtxn_table *tab,
+			       dtxn_raddr_t primary, const void *src, uint32_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,7 +2,8 @@
 /*
  * Steps the protocols share (dtxn_txn_driver.h, "Steps protocols share"):
  * the round loop of an execution phase, the release of the locks a txn
- * holds, and turning batch errors into abort reasons.
+ * holds, and turning batch errors into abort reasons; bucket-chain READs,
+ * free slots for inserts, replicated WRITEs.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -124,4 +125,51 @@ dtxn_txn_rounds(struct dtxn_txn *t, const struct dtxn_round_ops *ops)
 		}
 	}
 	return reason;
+}
+
+int
+dtxn_txn_read_bucket(struct dtxn_txn *t, struct dtxn_item *it, unsigned probe,
+		     dtxn_raddr_t *raddr, struct dtxn_batch *b)
+{
+	const struct dtxn_table *tab = it->table;
+
+	if (it->bucket == NULL) {
+		it->bucket = dtxn_txn_alloc(t, tab->bucket_size);
+		if (it->bucket == NULL)
+			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	}
+	*raddr = dtxn_store_bucket_raddr(tab, 0, dtxn_store_bucket_of(tab, it->key) + probe);
+	dtxn_batch_read(b, *raddr, it->bucket, tab->bucket_size, true);
+	return DTXN_OK;
+}
+
+int
+dtxn_txn_free_slot(const struct dtxn_txn *t, uint32_t self, const void *bucket)
+{
+	const struct dtxn_item *it = &t->items[self];
+	const struct dtxn_table *tab = it->table;
+
+	for (unsigned i = 0; i < tab->def.slots_per_bucket; i++) {
+		const struct dtxn_slot_hdr *h =
+			dtxn_store_bucket_slot(tab, (void *)(uintptr_t)bucket, i);
+		dtxn_raddr_t ra = dtxn_store_slot_raddr(tab, it->bucket_raddr, i);
+		bool taken = false;
+
+		if ((h->flags & DTXN_SLOT_VALID) != 0)
+			continue;
+		for (uint32_t j = 0; j < t->n_items && !taken; j++)
+			taken = j != self && t->items[j].kind == DTXN_ITEM_INSERT &&
+				t->items[j].slot_raddr == ra;
+		if (!taken)
+			return (int)i;
+	}
+	return -ENOSPC;
+}
+
+void
+dtxn_batch_write_replicas(struct dtxn_batch *b, const struct dtxn_table *tab,
+			  dtxn_raddr_t primary, const void *src, uint32_t len)
+{
+	for (uint16_t r = 0; r < tab->n_replicas; r++)
+		dtxn_batch_write(b, dtxn_store_replica_raddr(tab, r, primary), src, len, false);
 }

@@ -269,7 +269,8 @@ test_batched(void **state)
 	assert_int_equal(all[n - 1], before + n);
 	assert_int_equal(counter_now(), before + n);
 	dtxn_tso_stats_get(r.tso, &st);
-	print_message("tso: %" PRIu64 " timestamps with %" PRIu64 " FAAs (largest batch %" PRIu64 ")\n",
+	print_message("tso: %" PRIu64 " timestamps with %" PRIu64
+		      " FAAs (largest batch %" PRIu64 ")\n",
 		      st.requests, st.faas, st.max_batch);
 	assert_int_equal(st.requests, n);
 	assert_true(st.faas < n);          /* leader batching served several at once */

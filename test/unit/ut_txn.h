@@ -32,7 +32,8 @@ ut_mn_slot(struct dtxn_fabric *f, const struct dtxn_catalog *cat, uint32_t tid, 
 
 	for (p = 0; p < DTXN_STORE_MAX_PROBE; p++) {
 		dtxn_raddr_t ra = dtxn_store_bucket_raddr(t, r, home + p);
-		char *bucket = (char *)dtxn_fabric_mn_base(f, DTXN_RADDR_MN(ra)) + DTXN_RADDR_OFF(ra);
+		char *bucket = (char *)dtxn_fabric_mn_base(f, DTXN_RADDR_MN(ra)) +
+			       DTXN_RADDR_OFF(ra);
 		int i = dtxn_store_bucket_find(t, bucket, key);
 
 		if (i >= 0)

@@ -49,15 +49,6 @@ struct log_ent {
 	uint64_t slot;
 };
 
-/* WRITE of @p len bytes at primary address @p primary, on every replica. */
-static void
-commit_write_all(struct dtxn_batch *b, const struct dtxn_table *t, dtxn_raddr_t primary,
-		 const void *src, uint32_t len)
-{
-	for (uint16_t r = 0; r < t->n_replicas; r++)
-		dtxn_batch_write(b, dtxn_store_replica_raddr(t, r, primary), src, len, false);
-}
-
 /* The cell a new version takes in the CVT image, after the GC pass. */
 static int
 commit_gc(const struct dtxn_txn *t, struct dtxn_item *it, uint64_t now)
@@ -113,9 +104,9 @@ commit_insert(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li, u
 	li->meta_new = cvt->cells[0].meta;
 	lotus_rec_pack(tab, lotus_local_rec(it), cv, t->id, it->value);
 	/* the record before the CVT that makes it reachable */
-	commit_write_all(b, tab, lotus_rec_raddr(tab, it->slot_raddr, cvt, 0), lotus_local_rec(it),
+	dtxn_batch_write_replicas(b, tab, lotus_rec_raddr(tab, it->slot_raddr, cvt, 0), lotus_local_rec(it),
 			 rec);
-	commit_write_all(b, tab, it->slot_raddr, cvt, tab->slot_size);
+	dtxn_batch_write_replicas(b, tab, it->slot_raddr, cvt, tab->slot_size);
 }
 
 /* Update, delete or re-insert of a CVT read under the write lock. */
@@ -140,9 +131,9 @@ commit_version(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li, 
 	li->new_cell = c;
 	li->meta_new = cvt->cells[c].meta;
 	lotus_rec_pack(tab, lotus_local_rec(it), cv, t->id, it->value);
-	commit_write_all(b, tab, it->slot_raddr + LOTUS_CVT_HDR, cvt->cells,
+	dtxn_batch_write_replicas(b, tab, it->slot_raddr + LOTUS_CVT_HDR, cvt->cells,
 			 lotus_vnum(tab) * LOTUS_CELL_SIZE);
-	commit_write_all(b, tab, lotus_rec_raddr(tab, it->slot_raddr, cvt, (unsigned)c),
+	dtxn_batch_write_replicas(b, tab, lotus_rec_raddr(tab, it->slot_raddr, cvt, (unsigned)c),
 			 lotus_local_rec(it), lotus_rec_size(tab));
 	return DTXN_OK;
 }
@@ -263,7 +254,7 @@ commit_visible(struct dtxn_txn *t, bool undo)
 			c->meta = lotus_meta(0, lotus_meta_cv(li->meta_new), 0);
 		else
 			c->meta = lotus_meta(tc, lotus_meta_cv(li->meta_new), lotus_meta_flags(li->meta_new));
-		commit_write_all(&b, it->table,
+		dtxn_batch_write_replicas(&b, it->table,
 				 it->slot_raddr + LOTUS_CVT_HDR +
 					 (uint64_t)li->new_cell * LOTUS_CELL_SIZE,
 				 &c->meta, sizeof(c->meta));

@@ -163,29 +163,6 @@ exe_on_rec(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li)
 	return DTXN_OK;
 }
 
-/* A free slot of the home bucket copy that no other insert of this txn took. */
-static int
-exe_free_slot(const struct dtxn_txn *t, uint32_t self, void *bucket)
-{
-	const struct dtxn_item *it = &t->items[self];
-	const struct dtxn_table *tab = it->table;
-
-	for (unsigned i = 0; i < tab->def.slots_per_bucket; i++) {
-		const struct dtxn_slot_hdr *h = dtxn_store_bucket_slot(tab, bucket, i);
-		dtxn_raddr_t ra = dtxn_store_slot_raddr(tab, it->bucket_raddr, i);
-		bool taken = false;
-
-		if ((h->flags & DTXN_SLOT_VALID) != 0)
-			continue;
-		for (uint32_t j = 0; j < t->n_items && !taken; j++)
-			taken = j != self && t->items[j].kind == DTXN_ITEM_INSERT &&
-				t->items[j].slot_raddr == ra;
-		if (!taken)
-			return (int)i;
-	}
-	return -ENOSPC;
-}
-
 /* Lookup through the bucket chain (address-cache miss). */
 static int
 exe_on_bkt(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li)
@@ -237,7 +214,7 @@ exe_on_ins(struct dtxn_txn *t, uint32_t i, struct dtxn_item *it, struct lotus_it
 				return rc;
 		}
 		it->bucket_version = bh->version;
-		li->slot_idx = exe_free_slot(t, i, it->bucket);
+		li->slot_idx = dtxn_txn_free_slot(t, i, it->bucket);
 		if (li->slot_idx >= 0)
 			it->slot_raddr = dtxn_store_slot_raddr(tab, it->bucket_raddr,
 							       (unsigned)li->slot_idx);
@@ -305,22 +282,17 @@ exe_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 	struct lotus_item *li = lotus_item_of(it);
 	const struct dtxn_table *tab = it->table;
 	dtxn_raddr_t ra;
+	int rc;
 
-	if (it->bucket == NULL && (li->state == LOTUS_S_BKT || li->state == LOTUS_S_INS ||
-				   li->state == LOTUS_S_INS_PROBE)) {
-		it->bucket = dtxn_txn_alloc(t, tab->bucket_size);
-		if (it->bucket == NULL)
-			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-	}
 	switch (li->state) {
 	case LOTUS_S_CVT:
 		dtxn_batch_read(b, it->slot_raddr, it->slot, tab->slot_size, true);
 		break;
 	case LOTUS_S_BKT:
 	case LOTUS_S_INS_PROBE:
-		ra = dtxn_store_bucket_raddr(tab, 0, dtxn_store_bucket_of(tab, it->key) + li->probe);
-		li->braddr[li->probe] = ra;
-		dtxn_batch_read(b, ra, it->bucket, tab->bucket_size, true);
+		rc = dtxn_txn_read_bucket(t, it, li->probe, &li->braddr[li->probe], b);
+		if (rc != DTXN_OK)
+			return rc;
 		break;
 	case LOTUS_S_INS:
 		ra = dtxn_store_bucket_raddr(tab, 0, dtxn_store_bucket_of(tab, it->key));
@@ -334,7 +306,9 @@ exe_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 						  lotus_item_of(&t->items[j])->own_block);
 			lotus_mn_issue_block(t, it, b);
 		}
-		dtxn_batch_read(b, ra, it->bucket, tab->bucket_size, true);
+		rc = dtxn_txn_read_bucket(t, it, 0, &ra, b);
+		if (rc != DTXN_OK)
+			return rc;
 		break;
 	case LOTUS_S_MLOCK:
 		lotus_mn_issue_lock(t, it, b);
@@ -381,7 +355,7 @@ exe_complete(struct dtxn_txn *t, uint32_t i)
 	case LOTUS_S_MLOCK: {
 		int rc = lotus_mn_complete_lock(t, it);
 
-		if (rc == 1)
+		if (rc == -EAGAIN)
 			return DTXN_OK; /* stale address: looked up again next round */
 		return rc != DTXN_OK ? rc : exe_on_cvt(t, it, li);
 	}

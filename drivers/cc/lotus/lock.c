@@ -317,7 +317,10 @@ lotus_lock_items(struct dtxn_txn *t)
 	struct lotus_shared *sh = lotus_shared_t(t);
 	struct lotus_worker *lw = lotus_worker_of(t);
 	const uint16_t me = t->coord->worker->cn_node;
-	const bool sr = lotus_iso(t) == DTXN_ISO_SR;
+	/* test aid (--debug-weaken skip-lock-check): SR without read locks,
+	 * which the history checker must catch (test/tcl/lotus.test) */
+	const bool sr = lotus_iso(t) == DTXN_ISO_SR &&
+			(t->coord->worker->db->conf.debug_flags & DTXN_DEBUG_SKIP_LOCK_CHECK) == 0;
 	struct lk_want *want;
 	unsigned n = 0, n_remote = 0, i;
 	int reason = DTXN_OK;

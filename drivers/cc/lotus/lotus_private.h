@@ -565,7 +565,7 @@ int lotus_execute(struct dtxn_txn *t);
 /* mnlock.c: the ablation steps with Motor's MN locks (locks=mn) */
 void lotus_mn_issue_lock(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b);
 void lotus_mn_issue_block(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b);
-/** @return 0 (locked), 1 (stale address: the item looks the key up again), or a reason. */
+/** @return 0 (locked), -EAGAIN (stale address: the item looks the key up again), or a reason. */
 int lotus_mn_complete_lock(struct dtxn_txn *t, struct dtxn_item *it);
 int lotus_mn_complete_block(struct dtxn_item *it);
 /** A lock-free read: note a lock held on its CVT by another txn. */

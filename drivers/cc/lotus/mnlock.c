@@ -71,7 +71,7 @@ lotus_mn_complete_lock(struct dtxn_txn *t, struct dtxn_item *it)
 		it->slot_raddr = 0;
 		li->probe = 0;
 		li->state = LOTUS_S_BKT;
-		return 1;
+		return -EAGAIN;
 	}
 	return li->cas_old == 0 ? 0 : DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
 }
@@ -272,10 +272,8 @@ lotus_mn_unlocks(struct dtxn_txn *t, struct dtxn_batch *b, bool bump)
 			 * (absent reads validate against the version) */
 			li->bimg[0] = 0;
 			li->bimg[1] = it->bucket_version + 1;
-			for (uint16_t r = 0; r < it->table->n_replicas; r++)
-				dtxn_batch_write(b, dtxn_store_replica_raddr(it->table, r,
-									     it->block_raddr),
-						 li->bimg, sizeof(li->bimg), false);
+			dtxn_batch_write_replicas(b, it->table, it->block_raddr, li->bimg,
+						  sizeof(li->bimg));
 			it->flags &= ~DTXN_ITEM_F_BLOCKED;
 		}
 	}

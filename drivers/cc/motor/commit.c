@@ -163,7 +163,8 @@ commit_round(struct dtxn_txn *t)
 		if (it->flags & DTXN_ITEM_F_BLOCKED) {
 			mi->bimg[0] = 0;
 			mi->bimg[1] = it->bucket_version + 1;
-			commit_write_all(&b, it->table, it->block_raddr, mi->bimg, sizeof(mi->bimg));
+			commit_write_all(&b, it->table, it->block_raddr, mi->bimg,
+					 sizeof(mi->bimg));
 		}
 	}
 	if (reason != DTXN_OK) {

@@ -72,7 +72,8 @@ exe_block_taken(const struct dtxn_txn *t, uint32_t self, dtxn_raddr_t braddr)
 		const struct dtxn_item *o = &t->items[j];
 		const struct motor_item *om = motor_item_of(o);
 
-		if (j == self || om == NULL || o->kind != DTXN_ITEM_INSERT || o->block_raddr != braddr)
+		if (j == self || om == NULL || o->kind != DTXN_ITEM_INSERT ||
+		    o->block_raddr != braddr)
 			continue;
 		if ((o->flags & DTXN_ITEM_F_BLOCKED) != 0 ||
 		    (j < self && om->state == MOTOR_S_INS && om->own_block))
@@ -122,8 +123,8 @@ exe_round_lock(struct dtxn_txn *t, uint32_t i)
 	case MOTOR_S_LOCK_VPKG:
 		return it->slot_raddr + MOTOR_LOCK_OFF;
 	case MOTOR_S_INS:
-		it->bucket_raddr = dtxn_store_bucket_raddr(it->table, 0,
-							   dtxn_store_bucket_of(it->table, it->key));
+		it->bucket_raddr = dtxn_store_bucket_raddr(
+			it->table, 0, dtxn_store_bucket_of(it->table, it->key));
 		it->block_raddr = it->bucket_raddr;
 		mi->own_block = !exe_block_taken(t, i, it->bucket_raddr);
 		return mi->own_block ? it->bucket_raddr : 0;
@@ -183,7 +184,8 @@ exe_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 		break;
 	case MOTOR_S_BKT:
 	case MOTOR_S_INS_PROBE:
-		ra = dtxn_store_bucket_raddr(tab, 0, dtxn_store_bucket_of(tab, it->key) + mi->probe);
+		ra = dtxn_store_bucket_raddr(tab, 0,
+					     dtxn_store_bucket_of(tab, it->key) + mi->probe);
 		mi->braddr[mi->probe] = ra;
 		dtxn_batch_read(b, ra, it->bucket, tab->bucket_size, true);
 		break;
@@ -367,7 +369,10 @@ exe_complete_lock(struct dtxn_txn *t, struct dtxn_item *it, struct motor_item *m
 		it->slot_raddr = 0;
 		mi->probe = 0;
 		mi->state = it->kind == DTXN_ITEM_INSERT ? MOTOR_S_INS : MOTOR_S_BKT;
-		return it->kind == DTXN_ITEM_INSERT ? DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT) : DTXN_OK;
+		/* an insert found its key's CVT in the bucket it locked: cannot move */
+		if (it->kind == DTXN_ITEM_INSERT)
+			return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
+		return DTXN_OK;
 	}
 	if (mi->lock_old != 0)
 		return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT); /* no waiting: no deadlock */

@@ -217,7 +217,7 @@ enum motor_state {
 	MOTOR_S_CVT = 0,   /**< RO, cached: READ the CVT */
 	MOTOR_S_BKT,       /**< READ bucket probe p (lookup) */
 	MOTOR_S_LOCK,      /**< RW/delete, cached: {CAS lock, READ CVT} */
-	MOTOR_S_LOCK_VPKG, /**< RW/delete/re-insert found through the bucket: {CAS, READ CVT, READ Vpkg} */
+	MOTOR_S_LOCK_VPKG, /**< found through the bucket: {CAS, READ CVT, READ Vpkg} */
 	MOTOR_S_VPKG,      /**< RW/delete: READ the Vpkg */
 	MOTOR_S_VALUE,     /**< RO: READ pre-images, then the Vpkg */
 	MOTOR_S_INS,       /**< insert: {CAS bucket lock, READ home bucket} */
@@ -255,7 +255,7 @@ struct motor_item {
 	uint64_t bver[DTXN_STORE_MAX_PROBE];
 	uint64_t vbuf[DTXN_STORE_MAX_PROBE][2]; /**< validation: bucket lock, version */
 	uint8_t *pre;         /**< written items: the value as read (pre-images come from it) */
-	uint8_t *vpkg_in;     /**< re-insert: where its old Vpkg is read (the app owns the local one) */
+	uint8_t *vpkg_in;     /**< re-insert: its old Vpkg (the app owns the local one) */
 	void *cvt2;           /**< validation: the CVT re-read */
 	uint64_t bimg[2];     /**< insert: bucket header image written at commit */
 };

@@ -153,7 +153,8 @@ motor_recheck(struct dtxn_txn *t, bool wait)
 		if (round == (wait ? MOTOR_RECHECK_MAX : 1))
 			return DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
 		if (round != 0)
-			dtxn_co_sleep_until_lc(t->coord->co, dtxn_now_ns() + MOTOR_RECHECK_PAUSE_NS);
+			dtxn_co_sleep_until_lc(t->coord->co,
+					       dtxn_now_ns() + MOTOR_RECHECK_PAUSE_NS);
 		reason = val_round(t, pick);
 		if (reason != DTXN_OK)
 			return reason;
