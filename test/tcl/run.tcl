@@ -14,11 +14,16 @@ lassign $argv suite ::dtxn_app
 set ::tcldir [file dirname [file normalize [info script]]]
 source [file join $::tcldir lib.tcl]
 
-configure -verbose {pass error}
+# temporary files go to a directory of this run's own, never the cwd
+set ::tmproot [file join [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}] \
+    dtxn_tcl_[pid]_[clock clicks]]
+file mkdir $::tmproot
+configure -verbose {pass error} -tmpdir $::tmproot
 source $suite
 
 set passed $::tcltest::numTests(Passed)
 set failed $::tcltest::numTests(Failed)
 cleanupTests 1
+file delete -force $::tmproot
 puts "$passed passed, $failed failed"
 exit [expr {$failed > 0 ? 1 : 0}]
