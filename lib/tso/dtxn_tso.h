@@ -139,7 +139,8 @@ int dtxn_tso_get_lc(struct dtxn_tso *tso, struct dtxn_coord *c, struct dtxn_tso_
 
 /**
  * dtxn_tso_get_lc() for a transaction's coordinator, with its error as an
- * abort reason (what a protocol's execute or commit returns).
+ * abort reason (dtxn_batch_reason(): what a protocol's execute or commit
+ * returns).
  * @return DTXN_OK, DTXN_ABORT_TOO_LARGE (-ENOBUFS) or DTXN_ABORT_FABRIC.
  */
 int dtxn_tso_txn_ts(struct dtxn_tso *tso, struct dtxn_txn *t, struct dtxn_tso_req *req,

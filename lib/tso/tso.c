@@ -193,11 +193,7 @@ int
 dtxn_tso_txn_ts(struct dtxn_tso *tso, struct dtxn_txn *t, struct dtxn_tso_req *req,
 		uint64_t *ts)
 {
-	int rc = dtxn_tso_get_lc(tso, t != NULL ? t->coord : NULL, req, ts);
-
-	if (rc == -ENOBUFS)
-		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-	return rc == 0 ? DTXN_OK : DTXN_ABORT(DTXN_ABORT_FABRIC);
+	return dtxn_batch_reason(dtxn_tso_get_lc(tso, t != NULL ? t->coord : NULL, req, ts));
 }
 
 void

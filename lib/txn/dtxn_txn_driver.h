@@ -332,6 +332,16 @@ void dtxn_batch_done(struct dtxn_batch *b);
 int dtxn_batch_run_reason(struct dtxn_batch *b);
 
 /**
+ * The abort reason for the return code of a fabric step: a doorbell batch
+ * (dtxn_batch_run(), dtxn_batch_post()) or a call built on one (lib/tso's
+ * timestamps). Every protocol maps errors this way. Any thread.
+ * @return DTXN_OK for 0, DTXN_ABORT_TOO_LARGE for -ENOBUFS (the WR pool
+ *   ran out), DTXN_ABORT_FABRIC for any other error (a WR failed, the post
+ *   was refused).
+ */
+int dtxn_batch_reason(int rc);
+
+/**
  * Posts a fire-and-forget batch (unlocks): no wait; the WRs go back to the
  * pool at once (the fabric copied them). A refused post is logged with
  * @p what and the txn id. An empty batch is a no-op.
@@ -378,6 +388,13 @@ dtxn_item_writes(const struct dtxn_item *it)
 	return it->kind != DTXN_ITEM_RO;
 }
 
+/** True if the lock word value @p lock is held by another txn than @p t (0: free). */
+static inline bool
+dtxn_txn_lock_foreign(const struct dtxn_txn *t, uint64_t lock)
+{
+	return lock != 0 && lock != t->id;
+}
+
 /** The isolation level the txn's db runs at. */
 static inline enum dtxn_isolation
 dtxn_txn_isolation(const struct dtxn_txn *t)
@@ -408,9 +425,33 @@ struct dtxn_round_ops {
  */
 int dtxn_txn_rounds(struct dtxn_txn *t, const struct dtxn_round_ops *ops);
 
+/**
+ * Adds to @p b an unsignaled WRITE of @p len bytes from @p src at the
+ * primary address @p primary of table @p tab and at the same place on
+ * every backup (dtxn_store_replica_raddr()), primary first.
+ */
+void dtxn_batch_write_replicas(struct dtxn_batch *b, const struct dtxn_table *tab,
+			       dtxn_raddr_t primary, const void *src, uint32_t len);
+
+/* ------------------------------------------------------------------ */
+/* Locating items in the hash index (locate.c)                        */
+/* ------------------------------------------------------------------ */
+
 /*
- * Steps of the hash-index lookups and the replicated writes (steps.c;
- * Lotus uses them, issue 7; FORD's and Motor's own copies may move here).
+ * How an execution phase finds an item's slot on its primary MN, the same
+ * for every protocol that keeps its records in lib/store's hash index
+ * (FORD, Motor; Lotus locates the same way but locks on the CNs): READ the
+ * slot at a cached address and check its header, else READ the key's home
+ * bucket and its overflow buckets; CAS the record lock and READ the slot
+ * (one round); for an insert, CAS the home bucket's lock (shared by the
+ * txn's inserts and deletes in that bucket), READ the bucket, take a free
+ * slot no other insert of the txn took and check the key is in no bucket
+ * of its chain. A protocol keeps a struct dtxn_loc at the start of its
+ * per-item state and says, in a struct dtxn_loc_ops, what differs: where
+ * its lock word is, which free slots are usable, what to do with a slot
+ * once read or locked, and its own further steps (e.g. reading a value
+ * elsewhere). Everything here runs on the coordinator's lcore, inside
+ * dtxn_txn_rounds(); nothing blocks.
  */
 
 /**
@@ -418,7 +459,7 @@ int dtxn_txn_rounds(struct dtxn_txn *t, const struct dtxn_round_ops *ops);
  * bucket + probe, dtxn_store_bucket_raddr()) into it->bucket, allocated
  * from the txn's arena on first use (bucket_size bytes).
  * @param raddr  out: the bucket's primary address.
- * @return DTXN_OK or DTXN_ABORT_TOO_LARGE (arena exhausted).
+ * @return DTXN_OK or DTXN_ABORT_TOO_LARGE (arena exhausted; nothing added).
  */
 int dtxn_txn_read_bucket(struct dtxn_txn *t, struct dtxn_item *it, unsigned probe,
 			 dtxn_raddr_t *raddr, struct dtxn_batch *b);
@@ -432,12 +473,207 @@ int dtxn_txn_read_bucket(struct dtxn_txn *t, struct dtxn_item *it, unsigned prob
 int dtxn_txn_free_slot(const struct dtxn_txn *t, uint32_t self, const void *bucket);
 
 /**
- * Adds to @p b an unsignaled WRITE of @p len bytes from @p src at the
- * primary address @p primary of table @p tab and at the same place on
- * every backup (dtxn_store_replica_raddr()), primary first.
+ * Where an item is in locating it (struct dtxn_loc.step). A protocol
+ * numbers its own steps from DTXN_LOC_PROTO; dtxn_loc_rounds() hands
+ * those to dtxn_loc_ops.issue / .complete.
  */
-void dtxn_batch_write_replicas(struct dtxn_batch *b, const struct dtxn_table *tab,
-			       dtxn_raddr_t primary, const void *src, uint32_t len);
+enum dtxn_loc_step {
+	DTXN_LOC_SLOT = 0,  /**< read item, cached address: READ the slot */
+	DTXN_LOC_BKT,       /**< lookup: READ bucket probe @c probe of the key's chain */
+	DTXN_LOC_LOCK,      /**< {CAS record lock 0 -> txn id, READ slot} + dtxn_loc_ops.lock_issue */
+	DTXN_LOC_INS,       /**< insert: {CAS home bucket lock (unless shared), READ home bucket} */
+	DTXN_LOC_INS_PROBE, /**< insert: READ overflow bucket @c probe (is the key there?) */
+	DTXN_LOC_DONE,      /**< nothing more to read or lock */
+	DTXN_LOC_PROTO,     /**< the first protocol-defined step */
+};
+
+/** A CAS result before the CAS completed (no lock word holds it: txn ids are < 2^63). */
+#define DTXN_LOC_CAS_UNSET UINT64_MAX
+
+/**
+ * An item's locating state: the first member of the protocol's per-item
+ * state, which dtxn_loc_prepare() allocates from the txn's arena and keeps
+ * in item->cc[0] (dtxn_loc_of()). Written by lib/txn and the protocol's
+ * dtxn_loc_ops callbacks; read by the protocol's validation.
+ */
+struct dtxn_loc {
+	uint8_t step;        /**< enum dtxn_loc_step, or a protocol step >= DTXN_LOC_PROTO */
+	uint8_t inflight;    /**< WRs posted in the current round */
+	uint8_t probe;       /**< bucket probe being read (0: the home bucket) */
+	uint8_t n_bkt;       /**< read of a key in no bucket of its chain: buckets visited; else 0 */
+	uint8_t own_block;   /**< this item CASes its bucket lock (no other item of the txn does) */
+	uint8_t release;     /**< stale slot: give back the locks taken on it in the next round */
+	uint8_t rsvd[2];
+	int32_t slot_idx;    /**< insert: free slot taken in the home bucket, -1 none */
+	uint32_t rsvd2;
+	uint64_t lock_old;   /**< CAS result of the record lock (DTXN_LOC_CAS_UNSET before) */
+	uint64_t block_old;  /**< CAS result of the bucket lock (DTXN_LOC_CAS_UNSET before) */
+	dtxn_raddr_t braddr[DTXN_STORE_MAX_PROBE]; /**< primary address of each bucket read, by probe */
+	uint64_t bver[DTXN_STORE_MAX_PROBE];       /**< their header versions, as read */
+};
+
+/**
+ * What a protocol adds to locating. Callbacks run on the coordinator's
+ * lcore, from dtxn_loc_prepare() / dtxn_loc_rounds(); @p i indexes
+ * t->items; those returning int return DTXN_OK or an abort reason.
+ * Callbacks that complete a step set the item's next step (loc->step).
+ */
+struct dtxn_loc_ops {
+	/** Bytes of the protocol's per-item state, which begins with a struct dtxn_loc. */
+	size_t item_size;
+	/** Offset of the record lock word in a slot, bytes (8 B; 0 free, else the holder's txn id). */
+	uint32_t lock_off;
+	/**
+	 * The protocol locks on the CNs (Lotus), not on the MNs: every item is
+	 * located as a read item is (its slot READ and handed to ops->read, no
+	 * lock round), and an insert READs its home bucket without CASing the
+	 * bucket's lock. lock_off, lock_issue and locked are then unused.
+	 */
+	bool cn_locks;
+	/**
+	 * Optional: sets up the protocol's fields of new item @p i, after
+	 * dtxn_loc_prepare() (state zeroed, first step chosen).
+	 */
+	void (*prepare)(struct dtxn_txn *t, uint32_t i);
+	/**
+	 * Optional: WRs that lead each round (dtxn_round_ops.prelude; e.g.
+	 * Motor's operation log, with dtxn_loc_round_lock()).
+	 */
+	int (*prelude)(struct dtxn_txn *t, struct dtxn_batch *b);
+	/**
+	 * Optional: whether an insert may take a slot of a bucket copy that is
+	 * not DTXN_SLOT_VALID (e.g. FORD: also unlocked). NULL: any such slot.
+	 */
+	bool (*slot_free)(const struct dtxn_table *tab, const void *slot);
+	/**
+	 * Read item @p i's (any item's, with cn_locks) slot, holding its key,
+	 * is in item->slot (READ at a cached address, or copied from the
+	 * bucket it was found in): take what the item reads from it. Mandatory.
+	 */
+	int (*read)(struct dtxn_txn *t, uint32_t i);
+	/**
+	 * Optional: the lookup of item @p i did not find its key in the bucket
+	 * copy item->bucket (probe loc->probe), before going on to the next
+	 * probe or giving up (e.g. Motor notes a foreign lock on the home bucket).
+	 */
+	void (*miss)(struct dtxn_txn *t, uint32_t i);
+	/**
+	 * Optional: WRs that follow {CAS record lock, READ slot} in item @p i's
+	 * lock round (e.g. FORD's delete: its bucket lock, dtxn_loc_block_cas();
+	 * Motor: the value). Cannot fail: the CAS is already in @p b.
+	 */
+	void (*lock_issue)(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b);
+	/**
+	 * Item @p i's lock round came back: the record lock (and the bucket
+	 * lock, if it CASed one) is held, and item->slot holds its key. Mandatory.
+	 */
+	int (*locked)(struct dtxn_txn *t, uint32_t i);
+	/**
+	 * Optional: insert @p i takes free slot loc->slot_idx of its home
+	 * bucket, whose image (in the bucket copy) is @p slot.
+	 */
+	int (*ins_slot)(struct dtxn_txn *t, uint32_t i, const void *slot);
+	/**
+	 * Optional: insert @p i found its key in slot @p idx of the bucket
+	 * copy item->bucket (probe loc->probe); e.g. Motor re-inserts over a
+	 * tombstone. NULL: abort DTXN_ABORT_EXISTS.
+	 */
+	int (*ins_found)(struct dtxn_txn *t, uint32_t i, unsigned idx);
+	/**
+	 * WRs of a protocol step (>= DTXN_LOC_PROTO); on an abort reason, add
+	 * none. Mandatory if the protocol has steps.
+	 */
+	int (*issue)(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b);
+	/** Results of a protocol step. Mandatory if the protocol has steps. */
+	int (*complete)(struct dtxn_txn *t, uint32_t i);
+};
+
+/** The locating state of an item set up by dtxn_loc_prepare(), NULL before. */
+static inline struct dtxn_loc *
+dtxn_loc_of(const struct dtxn_item *it)
+{
+	return (struct dtxn_loc *)(uintptr_t)it->cc[0];
+}
+
+/**
+ * Sets a new item up for locating: dtxn_txn_item_prepare() (protocol state
+ * of ops->item_size bytes, zeroed, in it->cc[0]; address-cache lookup),
+ * then the first step: DTXN_LOC_SLOT (read item, or any with
+ * ops->cn_locks) or DTXN_LOC_LOCK (RW, delete) at a cached address,
+ * DTXN_LOC_BKT without one, DTXN_LOC_INS for an insert; then
+ * ops->prepare. Coordinator's lcore, from the protocol's execute.
+ * @return the state, or NULL when the arena is exhausted (abort with
+ *   DTXN_ABORT_TOO_LARGE).
+ */
+void *dtxn_loc_prepare(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops);
+
+/**
+ * Runs the rounds that locate items[t->n_fetched .. t->n_items), set up
+ * by dtxn_loc_prepare(): dtxn_txn_rounds() with ops->prelude, each item's
+ * WRs for its step, and its results read after each round, until every
+ * item is DTXN_LOC_DONE or an abort reason comes up. Releases nothing.
+ * Coordinator's coroutine; yields.
+ *
+ * Per round and item: first the locks taken on a stale slot are given
+ * back (loc->release); a step >= DTXN_LOC_PROTO goes to ops->issue and
+ * ops->complete. Lock flags follow the CAS results
+ * (DTXN_ITEM_F_LOCKED / F_BLOCKED only when the CAS returned 0). A slot
+ * whose header does not hold the key (stale cached address) is forgotten
+ * in the address cache and looked up through its bucket; a key found
+ * through its bucket is cached. A read of an absent key is not an abort:
+ * it ends DTXN_LOC_DONE with DTXN_ITEM_F_EXISTS clear, loc->n_bkt buckets
+ * visited (their versions in loc->bver) and bucket_raddr / bucket_version
+ * of its home bucket.
+ *
+ * @return DTXN_OK, or the first abort reason: DTXN_ABORT_LOCK_CONFLICT (a
+ *   lock CAS found another holder; no waiting), DTXN_ABORT_NOT_FOUND (RW
+ *   or delete of an absent key), DTXN_ABORT_EXISTS (insert of a present
+ *   key, ops->ins_found NULL), DTXN_ABORT_INDEX_FULL (no free slot in the
+ *   home bucket), DTXN_ABORT_TOO_LARGE (arena or WR pool exhausted),
+ *   DTXN_ABORT_FABRIC (a WR failed), or a callback's reason.
+ */
+int dtxn_loc_rounds(struct dtxn_txn *t, const struct dtxn_loc_ops *ops);
+
+/**
+ * A protocol's execution phase when it locates its items with lib/txn:
+ * dtxn_loc_prepare() for items[t->n_fetched .. t->n_items), then
+ * dtxn_loc_rounds(). Releases nothing (the protocol releases the locks
+ * held on an abort). Coordinator's coroutine; yields.
+ * @return DTXN_OK, DTXN_ABORT_TOO_LARGE (no arena for an item's state), or
+ *   dtxn_loc_rounds()'s reason.
+ */
+int dtxn_loc_execute(struct dtxn_txn *t, const struct dtxn_loc_ops *ops);
+
+/** True once item @p i, set up by dtxn_loc_prepare(), is DTXN_LOC_DONE. */
+bool dtxn_loc_done(const struct dtxn_txn *t, uint32_t i);
+
+/**
+ * True if another insert or delete item of the txn holds the lock of the
+ * bucket at @p braddr, or CASes it in this round before item @p self (an
+ * earlier item): then @p self shares that lock instead of CASing it again
+ * (a txn never conflicts with itself). Items giving back a stale slot's
+ * locks do not count.
+ */
+bool dtxn_loc_block_shared(const struct dtxn_txn *t, uint32_t self, dtxn_raddr_t braddr);
+
+/**
+ * Takes item @p i's bucket lock in this round: the lock word of the
+ * bucket at item->bucket_raddr (item->block_raddr), CASed 0 -> txn id into
+ * loc->block_old unless dtxn_loc_block_shared() (loc->own_block says
+ * which). The round's results then set DTXN_ITEM_F_BLOCKED or abort.
+ */
+void dtxn_loc_block_cas(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b);
+
+/**
+ * The lock word item @p i CASes first in the coming round of
+ * dtxn_loc_rounds(): the record lock (DTXN_LOC_LOCK), or the home
+ * bucket's lock for an insert (DTXN_LOC_INS) unless it shares it; 0 for
+ * none. For an insert it decides the sharing (item->bucket_raddr,
+ * block_raddr, loc->own_block) as the round will, so call it for the
+ * items in order. For a log written ahead of the locks (Motor's operation
+ * log, from dtxn_loc_ops.prelude).
+ */
+dtxn_raddr_t dtxn_loc_round_lock(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops);
 
 #ifdef __cplusplus
 }

@@ -2,8 +2,8 @@
 /*
  * Steps the protocols share (dtxn_txn_driver.h, "Steps protocols share"):
  * the round loop of an execution phase, the release of the locks a txn
- * holds, and turning batch errors into abort reasons; bucket-chain READs,
- * free slots for inserts, replicated WRITEs.
+ * holds, turning batch errors into abort reasons, replicated WRITEs.
+ * Locating items in the hash index is locate.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,14 +14,20 @@
 static const uint64_t g_zero;
 
 int
+dtxn_batch_reason(int rc)
+{
+	if (rc == -ENOBUFS)
+		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	return rc != 0 ? DTXN_ABORT(DTXN_ABORT_FABRIC) : DTXN_OK;
+}
+
+int
 dtxn_batch_run_reason(struct dtxn_batch *b)
 {
 	int rc = dtxn_batch_run(b);
 
 	dtxn_batch_done(b);
-	if (rc == -ENOBUFS)
-		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-	return rc != 0 ? DTXN_ABORT(DTXN_ABORT_FABRIC) : DTXN_OK;
+	return dtxn_batch_reason(rc);
 }
 
 void
@@ -33,19 +39,22 @@ dtxn_batch_post_forget(struct dtxn_batch *b, const struct dtxn_txn *t, const cha
 }
 
 void
+txn_unlock_into(struct dtxn_item *it, struct dtxn_batch *b)
+{
+	if (it->flags & DTXN_ITEM_F_LOCKED)
+		dtxn_batch_write(b, it->lock_raddr, &g_zero, 8, false);
+	if (it->flags & DTXN_ITEM_F_BLOCKED)
+		dtxn_batch_write(b, it->block_raddr, &g_zero, 8, false);
+	it->flags &= ~(DTXN_ITEM_F_LOCKED | DTXN_ITEM_F_BLOCKED);
+}
+
+void
 dtxn_txn_unlock_held(struct dtxn_txn *t, struct dtxn_batch *b)
 {
 	uint32_t i;
 
-	for (i = 0; i < t->n_items; i++) {
-		struct dtxn_item *it = &t->items[i];
-
-		if (it->flags & DTXN_ITEM_F_LOCKED)
-			dtxn_batch_write(b, it->lock_raddr, &g_zero, 8, false);
-		if (it->flags & DTXN_ITEM_F_BLOCKED)
-			dtxn_batch_write(b, it->block_raddr, &g_zero, 8, false);
-		it->flags &= ~(DTXN_ITEM_F_LOCKED | DTXN_ITEM_F_BLOCKED);
-	}
+	for (i = 0; i < t->n_items; i++)
+		txn_unlock_into(&t->items[i], b);
 }
 
 void
@@ -125,45 +134,6 @@ dtxn_txn_rounds(struct dtxn_txn *t, const struct dtxn_round_ops *ops)
 		}
 	}
 	return reason;
-}
-
-int
-dtxn_txn_read_bucket(struct dtxn_txn *t, struct dtxn_item *it, unsigned probe,
-		     dtxn_raddr_t *raddr, struct dtxn_batch *b)
-{
-	const struct dtxn_table *tab = it->table;
-
-	if (it->bucket == NULL) {
-		it->bucket = dtxn_txn_alloc(t, tab->bucket_size);
-		if (it->bucket == NULL)
-			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-	}
-	*raddr = dtxn_store_bucket_raddr(tab, 0, dtxn_store_bucket_of(tab, it->key) + probe);
-	dtxn_batch_read(b, *raddr, it->bucket, tab->bucket_size, true);
-	return DTXN_OK;
-}
-
-int
-dtxn_txn_free_slot(const struct dtxn_txn *t, uint32_t self, const void *bucket)
-{
-	const struct dtxn_item *it = &t->items[self];
-	const struct dtxn_table *tab = it->table;
-
-	for (unsigned i = 0; i < tab->def.slots_per_bucket; i++) {
-		const struct dtxn_slot_hdr *h =
-			dtxn_store_bucket_slot(tab, (void *)(uintptr_t)bucket, i);
-		dtxn_raddr_t ra = dtxn_store_slot_raddr(tab, it->bucket_raddr, i);
-		bool taken = false;
-
-		if ((h->flags & DTXN_SLOT_VALID) != 0)
-			continue;
-		for (uint32_t j = 0; j < t->n_items && !taken; j++)
-			taken = j != self && t->items[j].kind == DTXN_ITEM_INSERT &&
-				t->items[j].slot_raddr == ra;
-		if (!taken)
-			return (int)i;
-	}
-	return -ENOSPC;
 }
 
 void

@@ -12,7 +12,9 @@
  * - txn.c: the transaction API (begin, add_*, execute, commit, abort);
  * - batch.c: doorbell batches;
  * - history.c: recording ended txns for the checker (lib/check);
- * - steps.c: steps protocols share (rounds, lock release, batch errors).
+ * - steps.c: steps protocols share (rounds, lock release, batch errors);
+ * - locate.c: locating items in the hash index (cached slots, bucket
+ *   chains, record and bucket locks, free slots for inserts).
  */
 
 #include <rte_log.h>
@@ -58,6 +60,7 @@ struct txn_coord {
 	unsigned wrs_used;             /**< WR pool: stack pointer */
 	bool ended;                    /**< body returned */
 	struct dtxn_hist_buf *hist;    /**< history recording (history.c); NULL: off */
+	const struct dtxn_loc_ops *loc_ops; /**< protocol's locating ops in dtxn_loc_rounds() */
 };
 
 /** A worker as lib/txn keeps it. */
@@ -94,5 +97,17 @@ txn_history_end(struct dtxn_txn *t, bool committed)
 	if (__builtin_expect(txn_coord_of(t->coord)->hist != NULL, 0))
 		txn_history_record(t, committed);
 }
+
+/**
+ * steps.c: adds to @p b an unsignaled WRITE of 0 to each lock item @p it
+ * holds (DTXN_ITEM_F_LOCKED, F_BLOCKED) and clears those flags.
+ */
+void txn_unlock_into(struct dtxn_item *it, struct dtxn_batch *b);
+
+/**
+ * locate.c: the bucket copy it->bucket, allocated from the arena on
+ * first use. @return DTXN_OK or DTXN_ABORT_TOO_LARGE.
+ */
+int txn_bucket_buf(struct dtxn_txn *t, struct dtxn_item *it);
 
 #endif /* DTXN_TXN_PRIVATE_H */

@@ -8,7 +8,8 @@
  * options and ablation presets, the overload rule, routing; then whole
  * clusters of one, two and three CNs on shm (one lcore stepping every
  * worker): SmallBank's and KVS's invariants hold under SR and SI, remote
- * locks go by RPC, and no MN atomic is posted.
+ * locks go by RPC, and no MN atomic is posted; a lock-free reader that
+ * meets an INVISIBLE version waits for it to turn visible, or aborts.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -668,6 +669,25 @@ test_ts_mn(void **state)
 	cl_down(&r);
 }
 
+/* Lets the first @p n coordinators, created but never run, end after one txn. */
+static void
+cl_finish(struct cl_run *r, unsigned n)
+{
+	unsigned alive, extra = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		r->ctx[i].quota = 1;
+		r->ctx[i].bench = r->b;
+		dtxn_rng_seed(&r->ctx[i].rng, i + 1);
+	}
+	do {
+		alive = 0;
+		for (unsigned i = 0; i < r->n_cn; i++)
+			alive += dtxn_sched_step_lc(dtxn_worker_sched(r->w[i]));
+		extra += alive == 0;
+	} while (alive != 0 || extra < 100);
+}
+
 /* Routing: worker of CN i is told yes for the shards CN i owns (s mod n_cn). */
 static void
 test_routing(void **state)
@@ -688,37 +708,108 @@ test_routing(void **state)
 	/* the routing layer's map moves a shard: so does the routing */
 	lotus_shared_of(r.db)->shard_owner[5] = 0;
 	assert_true(dtxn_coord_routes_here(c0, 0, dtxn_key_make(9, 5)));
-	/* the coordinators never ran: let them end at once */
-	r.ctx[0].quota = r.ctx[1].quota = 1;
-	r.ctx[0].bench = r.ctx[1].bench = r.b;
-	dtxn_rng_seed(&r.ctx[0].rng, 1);
-	dtxn_rng_seed(&r.ctx[1].rng, 2);
-	{
-		unsigned alive, extra = 0;
-
-		do {
-			alive = dtxn_sched_step_lc(dtxn_worker_sched(r.w[0])) +
-				dtxn_sched_step_lc(dtxn_worker_sched(r.w[1]));
-			extra += alive == 0;
-		} while (alive != 0 || extra < 100);
-	}
+	cl_finish(&r, 2);
 	cl_down(&r);
 	/* random routing: everyone says yes */
 	cl_up(&r, 2, DTXN_ISO_SR, "routing=random", "smallbank", g_sb);
 	c0 = dtxn_coord_create(r.w[0], 0, dtxn_bench_coord_main, &r.ctx[0]);
 	assert_true(dtxn_coord_routes_here(c0, 0, dtxn_key_make(9, 5)));
-	r.ctx[0].quota = 1;
-	r.ctx[0].bench = r.b;
-	dtxn_rng_seed(&r.ctx[0].rng, 1);
-	{
-		unsigned alive, extra = 0;
+	cl_finish(&r, 1);
+	cl_down(&r);
+}
 
-		do {
-			alive = dtxn_sched_step_lc(dtxn_worker_sched(r.w[0])) +
-				dtxn_sched_step_lc(dtxn_worker_sched(r.w[1]));
-			extra += alive == 0;
-		} while (alive != 0 || extra < 100);
+/* ------------------------------------------------------------------ */
+/* INVISIBLE and a lock-free reader (doc/guides/lotus.md)             */
+/* ------------------------------------------------------------------ */
+
+/* MN-side pointer to the primary slot of @p key (the MN CPU's view). */
+static struct lotus_cvt *
+mn_slot_of(struct cl_run *r, uint32_t table, uint64_t key)
+{
+	const struct dtxn_table *t = dtxn_catalog_table(dtxn_db_catalog(r->db), table);
+	uint64_t home = dtxn_store_bucket_of(t, key);
+
+	for (unsigned p = 0; p < DTXN_STORE_MAX_PROBE; p++) {
+		dtxn_raddr_t ra = dtxn_store_bucket_raddr(t, 0, home + p);
+		char *bucket = (char *)dtxn_fabric_mn_base(r->f, DTXN_RADDR_MN(ra)) +
+			       DTXN_RADDR_OFF(ra);
+		int i = dtxn_store_bucket_find(t, bucket, key);
+
+		if (i >= 0)
+			return dtxn_store_bucket_slot(t, bucket, (unsigned)i);
 	}
+	return NULL;
+}
+
+struct inv_job {
+	uint64_t key;
+	int rc;
+	uint64_t value;
+	struct lotus_cvt *slot;   /* the fixer's target */
+	uint64_t meta;            /* what it restores */
+	uint64_t after_ns;
+};
+
+static void
+inv_reader(struct dtxn_coord *c, void *arg)
+{
+	struct inv_job *j = arg;
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	struct dtxn_item *it = dtxn_txn_add_ro(t, 0, j->key);
+
+	j->rc = dtxn_txn_execute(t);
+	if (j->rc == DTXN_OK) {
+		memcpy(&j->value, dtxn_item_value(it), sizeof(j->value));
+		j->rc = dtxn_txn_commit(t);
+	}
+}
+
+/* Makes the version visible again after a while, as a committing writer would. */
+static void
+inv_fixer(struct dtxn_coord *c, void *arg)
+{
+	struct inv_job *j = arg;
+
+	dtxn_co_sleep_until_lc(dtxn_coord_co(c), dtxn_now_ns() + j->after_ns);
+	__atomic_store_n(&j->slot->cells[0].meta, j->meta, __ATOMIC_RELEASE);
+}
+
+static void
+test_invisible_reader(void **state)
+{
+	static const char *const kv[] = { "keys", "16", NULL };
+	struct cl_run r;
+	struct inv_job j;
+	uint64_t meta;
+	unsigned alive;
+
+	(void)state;
+	cl_up(&r, 1, DTXN_ISO_SR, NULL, "kvs", kv);
+	memset(&j, 0, sizeof(j));
+	j.key = dtxn_key_make(3, 3);
+	j.slot = mn_slot_of(&r, 0, j.key);
+	assert_non_null(j.slot);
+	meta = j.slot->cells[0].meta;
+	assert_int_equal(lotus_meta_ver(meta), 0);
+	/* a version being committed, forever: the reader gives up (invisible) */
+	j.slot->cells[0].meta = lotus_meta(LOTUS_INVISIBLE, lotus_meta_cv(meta),
+					   lotus_meta_flags(meta));
+	assert_non_null(dtxn_coord_create(r.w[0], 0, inv_reader, &j));
+	do
+		alive = dtxn_sched_step_lc(dtxn_worker_sched(r.w[0]));
+	while (alive != 0);
+	assert_int_equal(j.rc, DTXN_ABORT(DTXN_ABORT_INVISIBLE));
+	/* ... made visible after 20 us: the reader waits for it and reads it */
+	j.rc = -1;
+	j.meta = meta;
+	j.after_ns = 20000;
+	assert_non_null(dtxn_coord_create(r.w[0], 1, inv_reader, &j));
+	assert_non_null(dtxn_coord_create(r.w[0], 2, inv_fixer, &j));
+	do
+		alive = dtxn_sched_step_lc(dtxn_worker_sched(r.w[0]));
+	while (alive != 0);
+	assert_int_equal(j.rc, DTXN_OK);
+	assert_int_equal(j.value, 0); /* the loaded counter */
 	cl_down(&r);
 }
 
@@ -739,6 +830,7 @@ main(void)
 		cmocka_unit_test(test_three_cns_si_kvs),
 		cmocka_unit_test(test_ts_mn),
 		cmocka_unit_test(test_routing),
+		cmocka_unit_test(test_invisible_reader),
 	};
 	int rc;
 

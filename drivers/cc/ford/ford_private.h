@@ -8,7 +8,8 @@
  * (doc/guides/ford.md). Which file does what:
  * - ford.c: ops table, registration, per-coordinator state;
  * - format.c: the slot format (lock, version, value);
- * - execute.c: execution phase (reads, locks, inserts, deletes) and the
+ * - execute.c: execution phase (reads, locks, inserts, deletes: FORD's
+ *   callbacks to lib/txn's locating steps, dtxn_loc_execute()) and the
  *   release of held locks on abort;
  * - validate.c: validation reads and the undo-log record (one round);
  * - commit.c: commit phase (replicated writes, bucket bumps, unlock).
@@ -50,33 +51,9 @@ struct ford_log_entry {
 	uint64_t raddr;    /**< primary slot address */
 };
 
-/** What an item waits for / does next in execute. */
-enum ford_state {
-	FORD_S_SLOT = 0,  /**< RO, cached: READ the slot */
-	FORD_S_BKT,       /**< READ bucket probe p (lookup) */
-	FORD_S_LOCK,      /**< RW/delete: {CAS lock, READ slot} (+ bucket lock) */
-	FORD_S_INS,       /**< insert: {CAS bucket lock, READ home bucket} */
-	FORD_S_INS_PROBE, /**< insert: READ overflow bucket p (existence) */
-	FORD_S_DONE,
-};
-
-/** CAS result before the CAS completed. */
-#define FORD_CAS_UNSET UINT64_MAX
-
 /** Protocol state of one item, from the arena (item->cc[0]). */
 struct ford_item {
-	uint8_t state;        /**< enum ford_state */
-	uint8_t inflight;     /**< WRs posted in the current round */
-	uint8_t probe;        /**< bucket probe being read */
-	uint8_t n_bkt;        /**< absent read: buckets visited */
-	uint8_t own_block;    /**< this item CASes its bucket lock */
-	uint8_t release;      /**< stale slot: release our locks next round */
-	uint8_t rsvd[2];
-	int32_t slot_idx;     /**< insert: chosen free slot, -1 none */
-	uint64_t slot_lock_old;
-	uint64_t bkt_lock_old;
-	dtxn_raddr_t braddr[DTXN_STORE_MAX_PROBE];
-	uint64_t bver[DTXN_STORE_MAX_PROBE];
+	struct dtxn_loc loc;  /**< first: locating it (lib/txn, dtxn_loc_prepare()) */
 	uint64_t vbuf[DTXN_STORE_MAX_PROBE][2]; /**< validation: lock, version */
 	struct dtxn_bucket_hdr bhdr;            /**< delete: bucket header */
 	uint64_t bimg[2];     /**< bucket header image written at commit */

@@ -67,7 +67,7 @@ val_log_build(struct dtxn_txn *t, void **recp, uint64_t *mn_mask)
 static int
 val_check_word(const struct dtxn_txn *t, uint64_t lock, uint64_t version, uint64_t seen)
 {
-	if (lock != 0 && lock != t->id && !ford_skip_lock_check(t))
+	if (dtxn_txn_lock_foreign(t, lock) && !ford_skip_lock_check(t))
 		return DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
 	if (version != seen)
 		return DTXN_ABORT(DTXN_ABORT_VALIDATION);
@@ -104,8 +104,8 @@ ford_validate_and_log(struct dtxn_txn *t, bool log)
 			dtxn_batch_read(&b, it->slot_raddr + FORD_LOCK_OFF, fi->vbuf[0], 16, true);
 			continue;
 		}
-		for (p = 0; p < fi->n_bkt; p++)
-			dtxn_batch_read(&b, fi->braddr[p], fi->vbuf[p], 16, true);
+		for (p = 0; p < fi->loc.n_bkt; p++)
+			dtxn_batch_read(&b, fi->loc.braddr[p], fi->vbuf[p], 16, true);
 	}
 	if (bytes > 0) {
 		if (fc->log_head + (uint64_t)bytes > cat->log_bytes)
@@ -134,8 +134,8 @@ ford_validate_and_log(struct dtxn_txn *t, bool log)
 			reason = val_check_word(t, fi->vbuf[0][0], fi->vbuf[0][1], it->version);
 			continue;
 		}
-		for (p = 0; p < fi->n_bkt && reason == DTXN_OK; p++)
-			reason = val_check_word(t, fi->vbuf[p][0], fi->vbuf[p][1], fi->bver[p]);
+		for (p = 0; p < fi->loc.n_bkt && reason == DTXN_OK; p++)
+			reason = val_check_word(t, fi->vbuf[p][0], fi->vbuf[p][1], fi->loc.bver[p]);
 	}
 	return reason;
 }

@@ -286,6 +286,20 @@ commit_caches(struct dtxn_txn *t)
 	}
 }
 
+/* A failed commit: this CN's cached CVTs of its writes may no longer match memory. */
+static void
+commit_forget(struct dtxn_txn *t)
+{
+	struct lotus_vtc *vtc = lotus_worker_of(t)->cn->vtc;
+
+	for (uint32_t i = 0; vtc != NULL && i < t->n_items; i++) {
+		const struct dtxn_item *it = &t->items[i];
+
+		if (lotus_is_write(it) && (it->flags & DTXN_ITEM_F_LOCKED))
+			lotus_vtc_invalidate(vtc, it->table->def.id, it->key);
+	}
+}
+
 /* The ablation's first step (commit=direct, locks=mn): Motor's order. */
 static int
 commit_direct(struct dtxn_txn *t, bool has_read)
@@ -335,6 +349,7 @@ lotus_commit(struct dtxn_txn *t)
 			(void)commit_visible(t, true); /* what reached memory must not look committed */
 	}
 	if (reason != DTXN_OK) {
+		commit_forget(t);
 		lotus_release_all(t);
 		return reason;
 	}

@@ -432,13 +432,11 @@ int
 lotus_timestamp(struct dtxn_txn *t, uint64_t *ts)
 {
 	struct lotus_coord *lc = t->coord->cc_priv;
-	int rc = dtxn_tso_get_lc(lotus_worker_of(t)->tso, t->coord, &lc->req, ts);
+	int rc = dtxn_tso_txn_ts(lotus_worker_of(t)->tso, t, &lc->req, ts);
 
-	if (rc == -ENOBUFS)
-		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-	if (rc == 0 && *ts >= LOTUS_INVISIBLE)
+	if (rc == DTXN_OK && *ts >= LOTUS_INVISIBLE)
 		return DTXN_ABORT(DTXN_ABORT_FABRIC); /* 2^48 timestamps: never in practice */
-	return rc == 0 ? DTXN_OK : DTXN_ABORT(DTXN_ABORT_FABRIC);
+	return rc;
 }
 
 int

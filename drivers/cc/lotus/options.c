@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Lotus's options (dtxn_db_conf.cc_options, dtxn-app --cc-opts;
- * doc/guides/lotus.md, "Options"): "key=value,key=value". The ablation
+ * doc/guides/lotus.md, "Options"): "key=value,key=value" (or ';' between
+ * pairs, for tools that split lists on commas, e.g. dtxn-sweep). The ablation
  * steps of the paper's Figure 14 are presets (ablation=...), applied first
  * so that later keys override them.
  */
@@ -191,7 +192,7 @@ opts_parse(const char *s, struct lotus_opts *o, char *err, size_t errlen)
 	/* ablation=... first, wherever it is, so that other keys refine it */
 	for (int pass = 0; pass < 2; pass++) {
 		snprintf(buf, sizeof(buf), "%s", s);
-		for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		for (tok = strtok_r(buf, ",;", &save); tok != NULL; tok = strtok_r(NULL, ",;", &save)) {
 			char *eq = strchr(tok, '=');
 			bool abl;
 

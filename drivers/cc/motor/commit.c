@@ -55,17 +55,6 @@ commit_pack(const struct dtxn_table *t, uint32_t bitmap, const uint8_t *old, uin
 	}
 }
 
-/* WRITE of @p len bytes at primary address @p primary, on every replica. */
-static void
-commit_write_all(struct dtxn_batch *b, const struct dtxn_table *t, dtxn_raddr_t primary,
-		 const void *src, uint32_t len)
-{
-	uint16_t r;
-
-	for (r = 0; r < t->n_replicas; r++)
-		dtxn_batch_write(b, dtxn_store_replica_raddr(t, r, primary), src, len, false);
-}
-
 /* New-key insert: a fresh CVT whose only version is ours. */
 static void
 commit_insert(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
@@ -88,8 +77,9 @@ commit_insert(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 		cvt->cells[i].sa = cvt->cells[i].ea = 1;
 	vpkg[0] = 1;
 	vpkg[motor_vpkg_size(tab) - 1] = 1;
-	commit_write_all(b, tab, motor_vpkg_raddr(tab, it->slot_raddr), vpkg, motor_vpkg_size(tab));
-	commit_write_all(b, tab, it->slot_raddr, cvt, tab->slot_size);
+	dtxn_batch_write_replicas(b, tab, motor_vpkg_raddr(tab, it->slot_raddr), vpkg,
+				  motor_vpkg_size(tab));
+	dtxn_batch_write_replicas(b, tab, it->slot_raddr, cvt, tab->slot_size);
 }
 
 /* Update, delete or re-insert of a CVT read under our lock. */
@@ -125,11 +115,12 @@ commit_version(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 	(void)motor_gc_install(tab, cvt->cells, &nc, anchor, &cell, &start);
 	vpkg[0] = anchor;
 	vpkg[motor_vpkg_size(tab) - 1] = anchor;
-	commit_write_all(b, tab, motor_vpkg_raddr(tab, it->slot_raddr), vpkg, motor_vpkg_size(tab));
+	dtxn_batch_write_replicas(b, tab, motor_vpkg_raddr(tab, it->slot_raddr), vpkg,
+				  motor_vpkg_size(tab));
 	if (len != 0)
-		commit_write_all(b, tab, motor_bar_raddr(tab, it->slot_raddr) + start, seg, len);
-	commit_write_all(b, tab, it->slot_raddr + MOTOR_CELLS_OFF, cvt->cells,
-			 motor_vnum(tab) * MOTOR_CELL_SIZE);
+		dtxn_batch_write_replicas(b, tab, motor_bar_raddr(tab, it->slot_raddr) + start, seg, len);
+	dtxn_batch_write_replicas(b, tab, it->slot_raddr + MOTOR_CELLS_OFF, cvt->cells,
+				  motor_vnum(tab) * MOTOR_CELL_SIZE);
 	return DTXN_OK;
 }
 
@@ -163,8 +154,8 @@ commit_round(struct dtxn_txn *t)
 		if (it->flags & DTXN_ITEM_F_BLOCKED) {
 			mi->bimg[0] = 0;
 			mi->bimg[1] = it->bucket_version + 1;
-			commit_write_all(&b, it->table, it->block_raddr, mi->bimg,
-					 sizeof(mi->bimg));
+			dtxn_batch_write_replicas(&b, it->table, it->block_raddr, mi->bimg,
+						  sizeof(mi->bimg));
 		}
 	}
 	if (reason != DTXN_OK) {

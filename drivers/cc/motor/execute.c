@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Motor's execution phase (paper §5.1, phase 1), one round of doorbell
- * batches over all MNs at a time, each item a small state machine:
+ * batches over all MNs at a time, each item a small state machine: lib/txn's
+ * locating steps (locate.c: cached CVT, bucket chain, {CAS lock, READ CVT},
+ * inserts under the bucket lock) and Motor's own (Vpkg, pre-images):
  *
  *   round 1: T_start from the TSO (first execute only), then
  *            RO item, cached address    READ CVT
@@ -33,17 +35,16 @@
  * Locks are held only when their CAS returned 0 (DTXN_ITEM_F_LOCKED /
  * F_BLOCKED, lock words in item->lock_raddr / block_raddr); on abort
  * exactly those are released (dtxn_txn_unlock_held()).
+ *
+ * An RW/delete item found through its bucket (not at a cached address)
+ * reads its Vpkg in its lock round (round 2 above); a cached one in the
+ * round after (MOTOR_S_VPKG).
  */
-#include <errno.h>
 #include <string.h>
 
 #include "motor_private.h"
 
-static inline struct dtxn_addr_cache *
-exe_cache(const struct dtxn_txn *t)
-{
-	return t->coord->worker->addr_cache;
-}
+static const struct dtxn_loc_ops exe_loc;
 
 static inline bool
 exe_sr_rw(const struct dtxn_txn *t)
@@ -51,87 +52,17 @@ exe_sr_rw(const struct dtxn_txn *t)
 	return dtxn_txn_isolation(t) == DTXN_ISO_SR && t->mode == DTXN_TXN_RW;
 }
 
-/* A lock word held by another txn. */
-static inline bool
-exe_foreign(const struct dtxn_txn *t, uint64_t lock)
+/* A read saw another txn's lock: check it again before a snapshot commit. */
+static void
+exe_sighted(struct dtxn_txn *t, struct motor_item *mi)
 {
-	return lock != 0 && lock != t->id;
-}
-
-/*
- * Another insert of this txn holds the lock of bucket @p braddr, or takes
- * it in this round (an earlier item: items are given their round's lock in
- * order, exe_round_lock()). A txn never conflicts with itself.
- */
-static bool
-exe_block_taken(const struct dtxn_txn *t, uint32_t self, dtxn_raddr_t braddr)
-{
-	uint32_t j;
-
-	for (j = 0; j < t->n_items; j++) {
-		const struct dtxn_item *o = &t->items[j];
-		const struct motor_item *om = motor_item_of(o);
-
-		if (j == self || om == NULL || o->kind != DTXN_ITEM_INSERT ||
-		    o->block_raddr != braddr)
-			continue;
-		if ((o->flags & DTXN_ITEM_F_BLOCKED) != 0 ||
-		    (j < self && om->state == MOTOR_S_INS && om->own_block))
-			return true;
-	}
-	return false;
-}
-
-/* A free slot of the home bucket copy that no other insert of this txn took. */
-static int
-exe_free_slot(const struct dtxn_txn *t, uint32_t self, void *bucket)
-{
-	const struct dtxn_item *it = &t->items[self];
-	const struct dtxn_table *tab = it->table;
-	unsigned i;
-	uint32_t j;
-
-	for (i = 0; i < tab->def.slots_per_bucket; i++) {
-		const struct dtxn_slot_hdr *h = dtxn_store_bucket_slot(tab, bucket, i);
-		dtxn_raddr_t ra = dtxn_store_slot_raddr(tab, it->bucket_raddr, i);
-		bool taken = false;
-
-		if ((h->flags & DTXN_SLOT_VALID) != 0)
-			continue;
-		for (j = 0; j < t->n_items && !taken; j++)
-			taken = j != self && t->items[j].kind == DTXN_ITEM_INSERT &&
-				t->items[j].slot_raddr == ra;
-		if (!taken)
-			return (int)i;
-	}
-	return -ENOSPC;
+	mi->sighted = 1;
+	t->cc[MOTOR_TX_FLAGS] |= MOTOR_TX_SIGHTED;
 }
 
 /* ------------------------------------------------------------------ */
 /* Issuing                                                            */
 /* ------------------------------------------------------------------ */
-
-/* The lock word item @p i CASes in this round, or 0. Decides bucket sharing. */
-static dtxn_raddr_t
-exe_round_lock(struct dtxn_txn *t, uint32_t i)
-{
-	struct dtxn_item *it = &t->items[i];
-	struct motor_item *mi = motor_item_of(it);
-
-	switch (mi->state) {
-	case MOTOR_S_LOCK:
-	case MOTOR_S_LOCK_VPKG:
-		return it->slot_raddr + MOTOR_LOCK_OFF;
-	case MOTOR_S_INS:
-		it->bucket_raddr = dtxn_store_bucket_raddr(
-			it->table, 0, dtxn_store_bucket_of(it->table, it->key));
-		it->block_raddr = it->bucket_raddr;
-		mi->own_block = !exe_block_taken(t, i, it->bucket_raddr);
-		return mi->own_block ? it->bucket_raddr : 0;
-	default:
-		return 0;
-	}
-}
 
 /* READs of the pre-images an RO item needs, then of its Vpkg. */
 static void
@@ -164,60 +95,37 @@ exe_vpkg_in(const struct dtxn_item *it, const struct motor_item *mi)
 	return mi->vpkg_in != NULL ? mi->vpkg_in : motor_local_vpkg(it);
 }
 
-/* Adds item @p i's WRs for its current state to the round's batch. */
+/* READ of a written item's Vpkg. */
+static void
+exe_issue_vpkg(struct dtxn_item *it, struct motor_item *mi, struct dtxn_batch *b)
+{
+	const struct dtxn_table *tab = it->table;
+
+	dtxn_batch_read(b, motor_vpkg_raddr(tab, it->slot_raddr), exe_vpkg_in(it, mi),
+			motor_vpkg_size(tab), true);
+}
+
+/* Lock round: an item found through its bucket reads its Vpkg with it. */
+static void
+exe_lock_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
+{
+	struct dtxn_item *it = &t->items[i];
+
+	if ((it->flags & DTXN_ITEM_F_CACHED) == 0)
+		exe_issue_vpkg(it, motor_item_of(it), b);
+}
+
+/* Motor's own steps. */
 static int
-exe_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
+exe_issue_step(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 {
 	struct dtxn_item *it = &t->items[i];
 	struct motor_item *mi = motor_item_of(it);
-	const struct dtxn_table *tab = it->table;
-	dtxn_raddr_t ra;
 
-	if (it->bucket == NULL && (mi->state == MOTOR_S_BKT || mi->state == MOTOR_S_INS)) {
-		it->bucket = dtxn_txn_alloc(t, tab->bucket_size);
-		if (it->bucket == NULL)
-			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-	}
-	switch (mi->state) {
-	case MOTOR_S_CVT:
-		dtxn_batch_read(b, it->slot_raddr, it->slot, tab->slot_size, true);
-		break;
-	case MOTOR_S_BKT:
-	case MOTOR_S_INS_PROBE:
-		ra = dtxn_store_bucket_raddr(tab, 0,
-					     dtxn_store_bucket_of(tab, it->key) + mi->probe);
-		mi->braddr[mi->probe] = ra;
-		dtxn_batch_read(b, ra, it->bucket, tab->bucket_size, true);
-		break;
-	case MOTOR_S_LOCK:
-	case MOTOR_S_LOCK_VPKG:
-		mi->lock_old = MOTOR_CAS_UNSET;
-		it->lock_raddr = it->slot_raddr + MOTOR_LOCK_OFF;
-		dtxn_batch_cas(b, it->lock_raddr, &mi->lock_old, 0, t->id, true);
-		dtxn_batch_read(b, it->slot_raddr, it->slot, tab->slot_size, true);
-		if (mi->state == MOTOR_S_LOCK_VPKG)
-			dtxn_batch_read(b, motor_vpkg_raddr(tab, it->slot_raddr),
-					exe_vpkg_in(it, mi), motor_vpkg_size(tab), true);
-		break;
-	case MOTOR_S_VPKG:
-		dtxn_batch_read(b, motor_vpkg_raddr(tab, it->slot_raddr), exe_vpkg_in(it, mi),
-				motor_vpkg_size(tab), true);
-		break;
-	case MOTOR_S_VALUE:
+	if (mi->loc.step == MOTOR_S_VPKG)
+		exe_issue_vpkg(it, mi, b);
+	else
 		exe_issue_value(it, mi, b);
-		break;
-	case MOTOR_S_INS:
-		ra = it->bucket_raddr;
-		mi->braddr[0] = ra;
-		mi->block_old = MOTOR_CAS_UNSET;
-		if (mi->own_block)
-			dtxn_batch_cas(b, ra, &mi->block_old, 0, t->id, true);
-		dtxn_batch_read(b, ra, it->bucket, tab->bucket_size, true);
-		break;
-	default:
-		return DTXN_OK;
-	}
-	mi->inflight = 1;
 	return DTXN_OK;
 }
 
@@ -231,15 +139,17 @@ exe_reread(struct dtxn_item *it, struct motor_item *mi)
 {
 	if (++mi->retries > MOTOR_READ_RETRIES)
 		return DTXN_ABORT(DTXN_ABORT_INVISIBLE);
-	mi->state = it->slot_raddr != 0 ? MOTOR_S_CVT : MOTOR_S_BKT;
-	mi->probe = 0;
+	mi->loc.step = it->slot_raddr != 0 ? DTXN_LOC_SLOT : DTXN_LOC_BKT;
+	mi->loc.probe = 0;
 	return DTXN_OK;
 }
 
 /* RO item with its CVT in it->slot: choose the version, plan the value READs. */
 static int
-exe_read_cvt(struct dtxn_txn *t, struct dtxn_item *it, struct motor_item *mi)
+exe_read_cvt(struct dtxn_txn *t, uint32_t i)
 {
+	struct dtxn_item *it = &t->items[i];
+	struct motor_item *mi = motor_item_of(it);
 	const struct motor_cvt *cvt = motor_cvt_of(it->slot);
 	const uint64_t ts = t->cc[MOTOR_TS_START];
 	enum motor_pick res;
@@ -247,10 +157,8 @@ exe_read_cvt(struct dtxn_txn *t, struct dtxn_item *it, struct motor_item *mi)
 
 	if (motor_cvt_anchor(it->table, cvt) < 0)
 		return exe_reread(it, mi); /* a commit was writing the Vcells */
-	if (exe_foreign(t, cvt->lock)) {
-		mi->sighted = 1;
-		t->cc[MOTOR_TX_FLAGS] |= MOTOR_TX_SIGHTED;
-	}
+	if (dtxn_txn_lock_foreign(t, cvt->lock))
+		exe_sighted(t, mi);
 	if (exe_sr_rw(t) && motor_cvt_has_newer(it->table, cvt, ts))
 		return DTXN_ABORT(DTXN_ABORT_VALIDATION); /* early abort (SR) */
 	res = motor_cvt_pick(it->table, cvt, ts, &idx);
@@ -262,10 +170,10 @@ exe_read_cvt(struct dtxn_txn *t, struct dtxn_item *it, struct motor_item *mi)
 		/* no record at the snapshot: inserted later, or deleted */
 		it->flags &= ~DTXN_ITEM_F_EXISTS;
 		it->version = 0;
-		mi->state = MOTOR_S_DONE;
+		mi->loc.step = DTXN_LOC_DONE;
 		return DTXN_OK;
 	}
-	mi->state = MOTOR_S_VALUE;
+	mi->loc.step = MOTOR_S_VALUE;
 	return DTXN_OK;
 }
 
@@ -289,7 +197,7 @@ exe_read_value(struct dtxn_txn *t, struct dtxn_item *it, struct motor_item *mi)
 	}
 	it->version = cvt->cells[mi->cell].writer;
 	it->flags |= DTXN_ITEM_F_EXISTS;
-	mi->state = MOTOR_S_DONE;
+	mi->loc.step = DTXN_LOC_DONE;
 	return DTXN_OK;
 }
 
@@ -307,75 +215,46 @@ exe_keep_pre(struct dtxn_txn *t, struct dtxn_item *it, struct motor_item *mi,
 	return DTXN_OK;
 }
 
-/* Lookup through the bucket chain (address-cache miss). */
-static int
-exe_complete_bkt(struct dtxn_txn *t, struct dtxn_item *it, struct motor_item *mi)
+/* Lookup missed in a bucket: an insert into the home bucket may be committing. */
+static void
+exe_miss(struct dtxn_txn *t, uint32_t i)
 {
-	const struct dtxn_table *tab = it->table;
+	struct dtxn_item *it = &t->items[i];
+	struct motor_item *mi = motor_item_of(it);
 	const struct dtxn_bucket_hdr *bh = it->bucket;
-	int idx;
 
-	mi->bver[mi->probe] = bh->version;
-	idx = dtxn_store_bucket_find(tab, it->bucket, it->key);
-	if (idx >= 0) {
-		it->bucket_raddr = mi->braddr[mi->probe];
-		it->slot_raddr = dtxn_store_slot_raddr(tab, it->bucket_raddr, (unsigned)idx);
-		dtxn_addr_cache_insert(exe_cache(t), tab->def.id, it->key, it->slot_raddr);
-		memcpy(it->slot, dtxn_store_bucket_slot(tab, it->bucket, (unsigned)idx),
-		       tab->slot_size);
-		if (it->kind == DTXN_ITEM_RO)
-			return exe_read_cvt(t, it, mi);
-		mi->state = MOTOR_S_LOCK_VPKG; /* lock, re-read and read the value in round 2 */
-		return DTXN_OK;
-	}
-	if (mi->probe == 0 && exe_foreign(t, bh->lock)) {
-		/* an insert into the home bucket may be committing */
-		mi->sighted = 1;
-		t->cc[MOTOR_TX_FLAGS] |= MOTOR_TX_SIGHTED;
-	}
-	if (bh->overflow != 0 && mi->probe + 1 < DTXN_STORE_MAX_PROBE) {
-		mi->probe++;
-		return DTXN_OK;
-	}
-	if (it->kind != DTXN_ITEM_RO)
-		return DTXN_ABORT(DTXN_ABORT_NOT_FOUND);
-	/* absent: validated through the versions of the buckets visited */
-	mi->n_bkt = mi->probe + 1;
-	mi->absent_bkt = 1;
-	mi->seen = MOTOR_V_NONE;
-	it->bucket_raddr = mi->braddr[0];
-	it->bucket_version = mi->bver[0];
-	it->flags &= ~DTXN_ITEM_F_EXISTS;
-	mi->state = MOTOR_S_DONE;
-	return DTXN_OK;
+	if (mi->loc.probe == 0 && dtxn_txn_lock_foreign(t, bh->lock))
+		exe_sighted(t, mi);
 }
 
-/* RW/delete/re-insert: {CAS, READ CVT} came back (and the Vpkg with LOCK_VPKG). */
+/* RW/delete/re-insert: the Vpkg read under the lock. */
 static int
-exe_complete_lock(struct dtxn_txn *t, struct dtxn_item *it, struct motor_item *mi)
+exe_complete_vpkg(struct dtxn_txn *t, struct dtxn_item *it, struct motor_item *mi)
 {
 	const struct dtxn_table *tab = it->table;
 	const struct motor_cvt *cvt = motor_cvt_of(it->slot);
-	const bool with_vpkg = mi->state == MOTOR_S_LOCK_VPKG;
+	const uint8_t *vpkg = exe_vpkg_in(it, mi);
+	int a = motor_cvt_anchor(tab, cvt);
+
+	if (a < 0 || vpkg[0] != (uint8_t)a || motor_vpkg_ea(tab, vpkg) != (uint8_t)a)
+		return DTXN_ABORT(DTXN_ABORT_INVISIBLE); /* cannot happen under our lock */
+	if (it->kind != DTXN_ITEM_INSERT)
+		it->flags |= DTXN_ITEM_F_EXISTS;
+	mi->loc.step = DTXN_LOC_DONE;
+	return exe_keep_pre(t, it, mi, vpkg + MOTOR_VPKG_VALUE_OFF);
+}
+
+/* RW/delete/re-insert: {CAS, READ CVT} came back, the lock held (and the
+ * Vpkg with it if the item was found through its bucket). */
+static int
+exe_locked(struct dtxn_txn *t, uint32_t i)
+{
+	struct dtxn_item *it = &t->items[i];
+	struct motor_item *mi = motor_item_of(it);
+	const struct dtxn_table *tab = it->table;
+	const struct motor_cvt *cvt = motor_cvt_of(it->slot);
 	int n;
 
-	if (mi->lock_old == 0)
-		it->flags |= DTXN_ITEM_F_LOCKED;
-	if (!dtxn_store_slot_matches(tab, cvt, it->key)) {
-		/* stale cached address: drop the lock taken on it, look the key up */
-		dtxn_txn_unlock_item(t, it);
-		dtxn_addr_cache_invalidate(exe_cache(t), tab->def.id, it->key);
-		it->flags &= ~DTXN_ITEM_F_CACHED;
-		it->slot_raddr = 0;
-		mi->probe = 0;
-		mi->state = it->kind == DTXN_ITEM_INSERT ? MOTOR_S_INS : MOTOR_S_BKT;
-		/* an insert found its key's CVT in the bucket it locked: cannot move */
-		if (it->kind == DTXN_ITEM_INSERT)
-			return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
-		return DTXN_OK;
-	}
-	if (mi->lock_old != 0)
-		return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT); /* no waiting: no deadlock */
 	n = motor_cvt_newest(tab, cvt);
 	if (n < 0 || motor_cvt_anchor(tab, cvt) < 0)
 		return DTXN_ABORT(DTXN_ABORT_INVISIBLE);
@@ -392,146 +271,57 @@ exe_complete_lock(struct dtxn_txn *t, struct dtxn_item *it, struct motor_item *m
 	mi->cell = n;
 	mi->seen = cvt->cells[n].version;
 	it->version = cvt->cells[n].writer;
-	if (!with_vpkg) {
-		mi->state = MOTOR_S_VPKG;
+	if (it->flags & DTXN_ITEM_F_CACHED) {
+		mi->loc.step = MOTOR_S_VPKG; /* round 2 */
 		return DTXN_OK;
 	}
-	return DTXN_OK; /* caller goes on with the Vpkg that came in the same round */
+	return exe_complete_vpkg(t, it, mi); /* it came in the same round */
 }
 
-/* RW/delete/re-insert: the Vpkg read under the lock. */
+/*
+ * Insert whose key has a CVT in the bucket chain: a re-insert if its
+ * newest version is a tombstone (checked under the record lock next round;
+ * the bucket lock stays held until commit, which bumps its version).
+ */
 static int
-exe_complete_vpkg(struct dtxn_txn *t, struct dtxn_item *it, struct motor_item *mi)
-{
-	const struct dtxn_table *tab = it->table;
-	const struct motor_cvt *cvt = motor_cvt_of(it->slot);
-	const uint8_t *vpkg = exe_vpkg_in(it, mi);
-	int a = motor_cvt_anchor(tab, cvt);
-
-	if (a < 0 || vpkg[0] != (uint8_t)a || motor_vpkg_ea(tab, vpkg) != (uint8_t)a)
-		return DTXN_ABORT(DTXN_ABORT_INVISIBLE); /* cannot happen under our lock */
-	if (it->kind != DTXN_ITEM_INSERT)
-		it->flags |= DTXN_ITEM_F_EXISTS;
-	mi->state = MOTOR_S_DONE;
-	return exe_keep_pre(t, it, mi, vpkg + MOTOR_VPKG_VALUE_OFF);
-}
-
-/* Insert: home bucket (under its lock) or an overflow bucket. */
-static int
-exe_complete_ins(struct dtxn_txn *t, uint32_t i, struct dtxn_item *it, struct motor_item *mi)
-{
-	const struct dtxn_table *tab = it->table;
-	const struct dtxn_bucket_hdr *bh = it->bucket;
-	int idx;
-
-	if (mi->state == MOTOR_S_INS) {
-		if (mi->own_block) {
-			if (mi->block_old != 0)
-				return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
-			it->flags |= DTXN_ITEM_F_BLOCKED;
-		}
-		it->bucket_version = bh->version;
-		mi->slot_idx = exe_free_slot(t, i, it->bucket);
-		if (mi->slot_idx >= 0)
-			it->slot_raddr = dtxn_store_slot_raddr(tab, it->bucket_raddr,
-							       (unsigned)mi->slot_idx);
-	}
-	idx = dtxn_store_bucket_find(tab, it->bucket, it->key);
-	if (idx >= 0) {
-		/* the key has a CVT: a re-insert if its newest version is a
-		 * tombstone (checked under the record lock next round; the
-		 * bucket lock stays held until commit, which bumps its version) */
-		const struct motor_cvt *c = dtxn_store_bucket_slot(tab, it->bucket, (unsigned)idx);
-		int n = motor_cvt_newest(tab, c);
-
-		if (n >= 0 && (c->cells[n].flags & MOTOR_CELL_TOMB) == 0)
-			return DTXN_ABORT(DTXN_ABORT_EXISTS);
-		it->slot_raddr = dtxn_store_slot_raddr(tab, mi->braddr[mi->probe], (unsigned)idx);
-		memcpy(it->slot, c, tab->slot_size);
-		if (mi->vpkg_in == NULL) {
-			mi->vpkg_in = dtxn_txn_alloc(t, motor_vpkg_size(tab));
-			if (mi->vpkg_in == NULL)
-				return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-		}
-		mi->reinsert = 1;
-		mi->slot_idx = -1;
-		mi->state = MOTOR_S_LOCK_VPKG;
-		return DTXN_OK;
-	}
-	if (bh->overflow != 0 && mi->probe + 1 < DTXN_STORE_MAX_PROBE) {
-		mi->probe++;
-		mi->state = MOTOR_S_INS_PROBE;
-		return DTXN_OK;
-	}
-	if (mi->slot_idx < 0)
-		return DTXN_ABORT(DTXN_ABORT_INDEX_FULL);
-	mi->state = MOTOR_S_DONE;
-	return DTXN_OK;
-}
-
-static int
-exe_complete(struct dtxn_txn *t, uint32_t i)
+exe_ins_found(struct dtxn_txn *t, uint32_t i, unsigned idx)
 {
 	struct dtxn_item *it = &t->items[i];
 	struct motor_item *mi = motor_item_of(it);
-	int rc;
+	const struct dtxn_table *tab = it->table;
+	const struct motor_cvt *c = dtxn_store_bucket_slot(tab, it->bucket, idx);
+	int n = motor_cvt_newest(tab, c);
 
-	if (!mi->inflight)
-		return DTXN_OK;
-	mi->inflight = 0;
-	switch (mi->state) {
-	case MOTOR_S_CVT:
-		if (dtxn_store_slot_matches(it->table, it->slot, it->key))
-			return exe_read_cvt(t, it, mi);
-		dtxn_addr_cache_invalidate(exe_cache(t), it->table->def.id, it->key);
-		it->flags &= ~DTXN_ITEM_F_CACHED;
-		it->slot_raddr = 0;
-		mi->probe = 0;
-		mi->state = MOTOR_S_BKT;
-		return DTXN_OK;
-	case MOTOR_S_BKT:
-		return exe_complete_bkt(t, it, mi);
-	case MOTOR_S_LOCK:
-		return exe_complete_lock(t, it, mi);
-	case MOTOR_S_LOCK_VPKG:
-		rc = exe_complete_lock(t, it, mi);
-		if (rc != DTXN_OK || mi->state != MOTOR_S_LOCK_VPKG)
-			return rc;
-		return exe_complete_vpkg(t, it, mi);
-	case MOTOR_S_VPKG:
-		return exe_complete_vpkg(t, it, mi);
-	case MOTOR_S_VALUE:
-		return exe_read_value(t, it, mi);
-	case MOTOR_S_INS:
-	case MOTOR_S_INS_PROBE:
-		return exe_complete_ins(t, i, it, mi);
-	default:
-		return DTXN_OK;
+	if (n >= 0 && (c->cells[n].flags & MOTOR_CELL_TOMB) == 0)
+		return DTXN_ABORT(DTXN_ABORT_EXISTS);
+	it->slot_raddr = dtxn_store_slot_raddr(tab, mi->loc.braddr[mi->loc.probe], idx);
+	memcpy(it->slot, c, tab->slot_size);
+	if (mi->vpkg_in == NULL) {
+		mi->vpkg_in = dtxn_txn_alloc(t, motor_vpkg_size(tab));
+		if (mi->vpkg_in == NULL)
+			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
 	}
-}
-
-/* Sets up the protocol state of a new item and its first step. */
-static int
-exe_prepare(struct dtxn_txn *t, struct dtxn_item *it)
-{
-	struct motor_item *mi = dtxn_txn_item_prepare(t, it, sizeof(*mi));
-	bool cached;
-
-	if (mi == NULL)
-		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-	cached = (it->flags & DTXN_ITEM_F_CACHED) != 0;
-	mi->cell = -1;
-	mi->slot_idx = -1;
-	mi->lock_old = MOTOR_CAS_UNSET;
-	mi->block_old = MOTOR_CAS_UNSET;
-	if (it->kind == DTXN_ITEM_RO)
-		mi->state = cached ? MOTOR_S_CVT : MOTOR_S_BKT;
-	else if (it->kind == DTXN_ITEM_INSERT)
-		mi->state = MOTOR_S_INS;
-	else
-		mi->state = cached ? MOTOR_S_LOCK : MOTOR_S_BKT;
+	mi->reinsert = 1;
+	mi->loc.slot_idx = -1;
+	mi->loc.step = DTXN_LOC_LOCK;
 	return DTXN_OK;
 }
+
+/* Motor's own steps came back. */
+static int
+exe_complete_step(struct dtxn_txn *t, uint32_t i)
+{
+	struct dtxn_item *it = &t->items[i];
+	struct motor_item *mi = motor_item_of(it);
+
+	if (mi->loc.step == MOTOR_S_VPKG)
+		return exe_complete_vpkg(t, it, mi);
+	return exe_read_value(t, it, mi);
+}
+
+/* ------------------------------------------------------------------ */
+/* Rounds                                                             */
+/* ------------------------------------------------------------------ */
 
 /* The operation log leads each round: before any CAS on each MN. */
 static int
@@ -545,9 +335,9 @@ exe_prelude(struct dtxn_txn *t, struct dtxn_batch *b)
 	for (i = t->n_fetched; i < t->n_items; i++) {
 		dtxn_raddr_t lw;
 
-		if (motor_item_of(&t->items[i])->state == MOTOR_S_DONE)
+		if (dtxn_loc_done(t, i))
 			continue;
-		lw = exe_round_lock(t, i);
+		lw = dtxn_loc_round_lock(t, i, &exe_loc);
 		if (lw == 0)
 			continue;
 		if (locks == NULL) {
@@ -563,17 +353,28 @@ exe_prelude(struct dtxn_txn *t, struct dtxn_batch *b)
 	return k != 0 ? motor_oplog_add(t, b, mask, locks, owners, k) : DTXN_OK;
 }
 
-static bool
-exe_done(const struct dtxn_txn *t, uint32_t i)
+/* Sets up Motor's fields of a new item. */
+static void
+exe_prepare(struct dtxn_txn *t, uint32_t i)
 {
-	return motor_item_of(&t->items[i])->state == MOTOR_S_DONE;
+	struct motor_item *mi = motor_item_of(&t->items[i]);
+
+	mi->cell = -1;
+	mi->seen = MOTOR_V_NONE; /* what a read that finds no key saw */
 }
 
-static const struct dtxn_round_ops exe_rounds = {
+static const struct dtxn_loc_ops exe_loc = {
+	.item_size = sizeof(struct motor_item),
+	.lock_off = MOTOR_LOCK_OFF,
+	.prepare = exe_prepare,
 	.prelude = exe_prelude,
-	.done = exe_done,
-	.issue = exe_issue,
-	.complete = exe_complete,
+	.read = exe_read_cvt,
+	.miss = exe_miss,
+	.lock_issue = exe_lock_issue,
+	.locked = exe_locked,
+	.ins_found = exe_ins_found,
+	.issue = exe_issue_step,
+	.complete = exe_complete_step,
 };
 
 int
@@ -587,15 +388,12 @@ motor_timestamp(struct dtxn_txn *t, uint64_t *ts)
 int
 motor_execute(struct dtxn_txn *t)
 {
-	uint32_t i;
 	int reason = DTXN_OK;
 
 	if (t->cc[MOTOR_TS_START] == 0)
 		reason = motor_timestamp(t, &t->cc[MOTOR_TS_START]);
-	for (i = t->n_fetched; i < t->n_items && reason == DTXN_OK; i++)
-		reason = exe_prepare(t, &t->items[i]);
 	if (reason == DTXN_OK)
-		reason = dtxn_txn_rounds(t, &exe_rounds);
+		reason = dtxn_loc_execute(t, &exe_loc);
 	if (reason != DTXN_OK)
 		motor_release(t);
 	return reason;

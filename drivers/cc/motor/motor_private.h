@@ -13,7 +13,8 @@
  *   rebuilding an old version from pre-images (paper §4.1, §4.2, §4.4);
  * - gc.c: coordinator-active garbage collection: the new Vcell and its
  *   attribute-bar segment (§4.3);
- * - execute.c: execution phase, both rounds, and releasing held locks
+ * - execute.c: execution phase, both rounds (Motor's callbacks to lib/txn's
+ *   locating steps, dtxn_loc_execute()), and releasing held locks
  *   (§5.1 phase 1);
  * - validate.c: SR validation at T_commit and the snapshot recheck of
  *   reads that saw a lock (§5.1 phase 2, §5.2);
@@ -212,21 +213,16 @@ unsigned motor_gc_install(const struct dtxn_table *t, struct motor_cell *cells,
 /* Protocol state                                                     */
 /* ------------------------------------------------------------------ */
 
-/** What an item waits for / does next in execute. */
-enum motor_state {
-	MOTOR_S_CVT = 0,   /**< RO, cached: READ the CVT */
-	MOTOR_S_BKT,       /**< READ bucket probe p (lookup) */
-	MOTOR_S_LOCK,      /**< RW/delete, cached: {CAS lock, READ CVT} */
-	MOTOR_S_LOCK_VPKG, /**< found through the bucket: {CAS, READ CVT, READ Vpkg} */
-	MOTOR_S_VPKG,      /**< RW/delete: READ the Vpkg */
-	MOTOR_S_VALUE,     /**< RO: READ pre-images, then the Vpkg */
-	MOTOR_S_INS,       /**< insert: {CAS bucket lock, READ home bucket} */
-	MOTOR_S_INS_PROBE, /**< insert: READ overflow bucket p (existence) */
-	MOTOR_S_DONE,
+/**
+ * Motor's own execute steps, after lib/txn's locating steps (enum
+ * dtxn_loc_step: cached CVT, bucket chain, {CAS lock, READ CVT} with the
+ * Vpkg when found through the bucket, inserts).
+ */
+enum motor_step {
+	MOTOR_S_VPKG = DTXN_LOC_PROTO, /**< RW/delete, cached, locked: READ the Vpkg */
+	MOTOR_S_VALUE,                 /**< RO: READ pre-images, then the Vpkg */
 };
 
-/** CAS result before the CAS completed. */
-#define MOTOR_CAS_UNSET UINT64_MAX
 /** Re-reads of a record whose CVT or value changed under a lock-free read. */
 #define MOTOR_READ_RETRIES 16
 /** Rechecks of a snapshot read that saw a lock, before giving up. */
@@ -236,29 +232,26 @@ enum motor_state {
 
 /** Protocol state of one item, from the arena (item->cc[0]). */
 struct motor_item {
-	uint8_t state;        /**< enum motor_state */
-	uint8_t inflight;     /**< WRs posted in the current round */
-	uint8_t probe;        /**< bucket probe being read */
-	uint8_t n_bkt;        /**< absent read: buckets visited */
-	uint8_t own_block;    /**< insert: this item CASes its bucket lock */
+	struct dtxn_loc loc;  /**< first: locating it (lib/txn, dtxn_loc_prepare()) */
 	uint8_t sighted;      /**< read: saw another txn's lock (record or bucket) */
-	uint8_t absent_bkt;   /**< read: the key is in no bucket of its chain */
 	uint8_t reinsert;     /**< insert over a tombstone: a new version of the CVT */
 	uint8_t retries;      /**< re-reads after a torn or changed read */
-	uint8_t rsvd[3];
+	uint8_t rsvd;
 	int32_t cell;         /**< the cell chosen (V0), -1 none */
-	int32_t slot_idx;     /**< insert: the free slot taken, -1 none */
 	uint64_t seen;        /**< identity of what was read (version, MOTOR_V_NONE) */
-	uint64_t lock_old;    /**< CAS result of the record lock */
-	uint64_t block_old;   /**< CAS result of the bucket lock */
-	dtxn_raddr_t braddr[DTXN_STORE_MAX_PROBE];
-	uint64_t bver[DTXN_STORE_MAX_PROBE];
 	uint64_t vbuf[DTXN_STORE_MAX_PROBE][2]; /**< validation: bucket lock, version */
 	uint8_t *pre;         /**< written items: the value as read (pre-images come from it) */
 	uint8_t *vpkg_in;     /**< re-insert: its old Vpkg (the app owns the local one) */
 	void *cvt2;           /**< validation: the CVT re-read */
 	uint64_t bimg[2];     /**< insert: bucket header image written at commit */
 };
+
+/** A read whose key is in no bucket of its chain (validated through the buckets). */
+static inline bool
+motor_absent_bkt(const struct motor_item *mi)
+{
+	return mi->loc.n_bkt != 0;
+}
 
 /** Txn scratch (dtxn_txn.cc). */
 #define MOTOR_TS_START 0  /**< T_start, 0 until the first execute */

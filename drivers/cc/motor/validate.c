@@ -32,9 +32,9 @@ val_issue(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 	struct motor_item *mi = motor_item_of(it);
 	unsigned p;
 
-	if (mi->absent_bkt) {
-		for (p = 0; p < mi->n_bkt; p++)
-			dtxn_batch_read(b, mi->braddr[p], mi->vbuf[p], 16, true);
+	if (motor_absent_bkt(mi)) {
+		for (p = 0; p < mi->loc.n_bkt; p++)
+			dtxn_batch_read(b, mi->loc.braddr[p], mi->vbuf[p], 16, true);
 		return DTXN_OK;
 	}
 	if (mi->cvt2 == NULL) {
@@ -56,17 +56,17 @@ motor_check_read(const struct dtxn_txn *t, const struct dtxn_item *it, uint64_t 
 	unsigned p;
 
 	*locked = false;
-	if (mi->absent_bkt) {
+	if (motor_absent_bkt(mi)) {
 		/* inserts go to the home bucket only: its lock and every version */
-		*locked = mi->vbuf[0][0] != 0 && mi->vbuf[0][0] != t->id;
-		for (p = 0; p < mi->n_bkt; p++)
-			if (mi->vbuf[p][1] != mi->bver[p])
+		*locked = dtxn_txn_lock_foreign(t, mi->vbuf[0][0]);
+		for (p = 0; p < mi->loc.n_bkt; p++)
+			if (mi->vbuf[p][1] != mi->loc.bver[p])
 				return DTXN_ABORT(DTXN_ABORT_VALIDATION);
 		return DTXN_OK;
 	}
 	if (cvt->hdr.key != it->key || cvt->hdr.table_id != it->table->def.id)
 		return DTXN_ABORT(DTXN_ABORT_VALIDATION);
-	if ((cvt->lock != 0 && cvt->lock != t->id) || motor_cvt_anchor(it->table, cvt) < 0) {
+	if (dtxn_txn_lock_foreign(t, cvt->lock) || motor_cvt_anchor(it->table, cvt) < 0) {
 		*locked = true; /* a torn CVT: a commit is writing it */
 		return DTXN_OK;
 	}

@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Locating items in the hash index (dtxn_txn_driver.h, "Locating items"):
+ * the steps an execution phase takes to find, read and lock an item's
+ * slot on its primary MN, each item a small state machine run by
+ * dtxn_txn_rounds(): issue adds its WRs for its step to the round's
+ * batch, complete reads the results and picks the next step.
+ *
+ *   DTXN_LOC_SLOT       READ slot at the cached address; a header that
+ *                       does not hold the key: forget it, look it up
+ *   DTXN_LOC_BKT        READ bucket probe p; key there: cache its address
+ *                       (read item: ops->read; RW/delete: lock it next
+ *                       round); overflow flag: probe p + 1; else absent
+ *   DTXN_LOC_LOCK       {CAS record lock, READ slot} (+ ops->lock_issue);
+ *                       a stale slot gives its locks back next round and
+ *                       is looked up; else ops->locked
+ *   DTXN_LOC_INS        {CAS home bucket lock unless shared, READ bucket}:
+ *                       free slot, then the key must be in no bucket
+ *   DTXN_LOC_INS_PROBE  READ overflow bucket p (existence)
+ *
+ * A lock counts as held only when its CAS returned 0 (DTXN_ITEM_F_LOCKED,
+ * F_BLOCKED); the protocols release exactly those (dtxn_txn_unlock_held()).
+ * A protocol that locks on the CNs (dtxn_loc_ops.cn_locks) has no lock
+ * round and no bucket CAS: every item is located as a read item is.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "txn_private.h"
+
+static inline struct dtxn_addr_cache *
+loc_cache(const struct dtxn_txn *t)
+{
+	return t->coord->worker->addr_cache;
+}
+
+int
+txn_bucket_buf(struct dtxn_txn *t, struct dtxn_item *it)
+{
+	if (it->bucket == NULL) {
+		it->bucket = dtxn_txn_alloc(t, it->table->bucket_size);
+		if (it->bucket == NULL)
+			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	}
+	return DTXN_OK;
+}
+
+int
+dtxn_txn_read_bucket(struct dtxn_txn *t, struct dtxn_item *it, unsigned probe,
+		     dtxn_raddr_t *raddr, struct dtxn_batch *b)
+{
+	const struct dtxn_table *tab = it->table;
+
+	if (txn_bucket_buf(t, it) != DTXN_OK)
+		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	*raddr = dtxn_store_bucket_raddr(tab, 0, dtxn_store_bucket_of(tab, it->key) + probe);
+	dtxn_batch_read(b, *raddr, it->bucket, tab->bucket_size, true);
+	return DTXN_OK;
+}
+
+/* A free slot of @p bucket (read from item @p self's bucket_raddr) that
+ * @p usable accepts (NULL: any) and no other insert of the txn took. */
+static int
+loc_free_slot(const struct dtxn_txn *t, uint32_t self, const void *bucket,
+	      bool (*usable)(const struct dtxn_table *, const void *))
+{
+	const struct dtxn_item *it = &t->items[self];
+	const struct dtxn_table *tab = it->table;
+
+	for (unsigned i = 0; i < tab->def.slots_per_bucket; i++) {
+		const struct dtxn_slot_hdr *h =
+			dtxn_store_bucket_slot(tab, (void *)(uintptr_t)bucket, i);
+		dtxn_raddr_t ra = dtxn_store_slot_raddr(tab, it->bucket_raddr, i);
+		bool taken = false;
+
+		if ((h->flags & DTXN_SLOT_VALID) != 0 || (usable != NULL && !usable(tab, h)))
+			continue;
+		for (uint32_t j = 0; j < t->n_items && !taken; j++)
+			taken = j != self && t->items[j].kind == DTXN_ITEM_INSERT &&
+				t->items[j].slot_raddr == ra;
+		if (!taken)
+			return (int)i;
+	}
+	return -ENOSPC;
+}
+
+int
+dtxn_txn_free_slot(const struct dtxn_txn *t, uint32_t self, const void *bucket)
+{
+	return loc_free_slot(t, self, bucket, NULL);
+}
+
+void *
+dtxn_loc_prepare(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
+{
+	struct dtxn_item *it = &t->items[i];
+	struct dtxn_loc *l = dtxn_txn_item_prepare(t, it, RTE_MAX(ops->item_size, sizeof(*l)));
+	bool cached;
+
+	if (l == NULL)
+		return NULL;
+	cached = (it->flags & DTXN_ITEM_F_CACHED) != 0;
+	l->slot_idx = -1;
+	l->lock_old = DTXN_LOC_CAS_UNSET;
+	l->block_old = DTXN_LOC_CAS_UNSET;
+	if (it->kind == DTXN_ITEM_INSERT)
+		l->step = DTXN_LOC_INS;
+	else if (!cached)
+		l->step = DTXN_LOC_BKT;
+	else if (it->kind == DTXN_ITEM_RO || ops->cn_locks)
+		l->step = DTXN_LOC_SLOT;
+	else
+		l->step = DTXN_LOC_LOCK; /* RW, delete */
+	if (ops->prepare != NULL)
+		ops->prepare(t, i);
+	return l;
+}
+
+bool
+dtxn_loc_done(const struct dtxn_txn *t, uint32_t i)
+{
+	return dtxn_loc_of(&t->items[i])->step == DTXN_LOC_DONE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Bucket locks                                                       */
+/* ------------------------------------------------------------------ */
+
+bool
+dtxn_loc_block_shared(const struct dtxn_txn *t, uint32_t self, dtxn_raddr_t braddr)
+{
+	for (uint32_t j = 0; j < t->n_items; j++) {
+		const struct dtxn_item *o = &t->items[j];
+		const struct dtxn_loc *ol = dtxn_loc_of(o);
+
+		if (j == self || ol == NULL || o->block_raddr != braddr || ol->release)
+			continue;
+		if (o->kind != DTXN_ITEM_INSERT && o->kind != DTXN_ITEM_DELETE)
+			continue;
+		if ((o->flags & DTXN_ITEM_F_BLOCKED) != 0)
+			return true;
+		/* an earlier item CASes it in this round */
+		if (j < self && ol->own_block &&
+		    (ol->step == DTXN_LOC_INS || ol->step == DTXN_LOC_LOCK))
+			return true;
+	}
+	return false;
+}
+
+/* Item @p i's bucket lock is the one of item->bucket_raddr: CAS it, or share it? */
+static bool
+loc_block_take(struct dtxn_txn *t, uint32_t i)
+{
+	struct dtxn_item *it = &t->items[i];
+	struct dtxn_loc *l = dtxn_loc_of(it);
+
+	it->block_raddr = it->bucket_raddr;
+	l->own_block = !dtxn_loc_block_shared(t, i, it->bucket_raddr);
+	return l->own_block;
+}
+
+void
+dtxn_loc_block_cas(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
+{
+	struct dtxn_item *it = &t->items[i];
+	struct dtxn_loc *l = dtxn_loc_of(it);
+
+	l->block_old = DTXN_LOC_CAS_UNSET;
+	if (loc_block_take(t, i))
+		dtxn_batch_cas(b, it->block_raddr, &l->block_old, 0, t->id, true);
+}
+
+/* An insert's bucket is its key's home bucket. */
+static void
+loc_ins_home(struct dtxn_item *it)
+{
+	it->bucket_raddr = dtxn_store_bucket_raddr(it->table, 0,
+						   dtxn_store_bucket_of(it->table, it->key));
+}
+
+dtxn_raddr_t
+dtxn_loc_round_lock(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
+{
+	struct dtxn_item *it = &t->items[i];
+
+	switch (dtxn_loc_of(it)->step) {
+	case DTXN_LOC_LOCK:
+		return it->slot_raddr + ops->lock_off;
+	case DTXN_LOC_INS:
+		loc_ins_home(it);
+		return !ops->cn_locks && loc_block_take(t, i) ? it->bucket_raddr : 0;
+	default:
+		return 0;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Issuing                                                            */
+/* ------------------------------------------------------------------ */
+
+/* The ops of the protocol whose items the coordinator is locating. */
+static inline const struct dtxn_loc_ops *
+loc_ops_of(const struct dtxn_txn *t)
+{
+	return txn_coord_of(t->coord)->loc_ops;
+}
+
+/* Adds item @p i's WRs for its step to the round's batch. */
+static int
+loc_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
+{
+	const struct dtxn_loc_ops *ops = loc_ops_of(t);
+	struct dtxn_item *it = &t->items[i];
+	struct dtxn_loc *l = dtxn_loc_of(it);
+	const struct dtxn_table *tab = it->table;
+	int rc = DTXN_OK;
+
+	if (l->release) {
+		/* stale cached slot: drop the locks we took on it */
+		txn_unlock_into(it, b);
+		l->release = 0;
+	}
+	switch (l->step) {
+	case DTXN_LOC_SLOT:
+		dtxn_batch_read(b, it->slot_raddr, it->slot, tab->slot_size, true);
+		break;
+	case DTXN_LOC_BKT:
+	case DTXN_LOC_INS_PROBE:
+		rc = dtxn_txn_read_bucket(t, it, l->probe, &l->braddr[l->probe], b);
+		break;
+	case DTXN_LOC_LOCK:
+		l->lock_old = DTXN_LOC_CAS_UNSET;
+		it->lock_raddr = it->slot_raddr + ops->lock_off; /* where the lock is taken */
+		dtxn_batch_cas(b, it->lock_raddr, &l->lock_old, 0, t->id, true);
+		dtxn_batch_read(b, it->slot_raddr, it->slot, tab->slot_size, true);
+		if (ops->lock_issue != NULL)
+			ops->lock_issue(t, i, b);
+		break;
+	case DTXN_LOC_INS:
+		rc = txn_bucket_buf(t, it); /* before the CAS: a CAS posted must complete */
+		if (rc != DTXN_OK)
+			break;
+		loc_ins_home(it);
+		l->braddr[0] = it->bucket_raddr;
+		if (!ops->cn_locks)
+			dtxn_loc_block_cas(t, i, b);
+		dtxn_batch_read(b, it->bucket_raddr, it->bucket, tab->bucket_size, true);
+		break;
+	case DTXN_LOC_DONE:
+		return DTXN_OK;
+	default:
+		rc = ops->issue(t, i, b);
+		break;
+	}
+	if (rc == DTXN_OK)
+		l->inflight = 1;
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Completion                                                         */
+/* ------------------------------------------------------------------ */
+
+/* The slot at it->slot_raddr is not the key's: forget it, look the key up. */
+static void
+loc_forget(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_loc *l)
+{
+	dtxn_addr_cache_invalidate(loc_cache(t), it->table->def.id, it->key);
+	it->flags &= ~DTXN_ITEM_F_CACHED;
+	it->slot_raddr = 0;
+	l->probe = 0;
+	l->step = DTXN_LOC_BKT;
+}
+
+/* Lookup through the bucket chain. */
+static int
+loc_on_bucket(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
+{
+	struct dtxn_item *it = &t->items[i];
+	struct dtxn_loc *l = dtxn_loc_of(it);
+	const struct dtxn_table *tab = it->table;
+	const struct dtxn_bucket_hdr *bh = it->bucket;
+	int idx;
+
+	l->bver[l->probe] = bh->version;
+	idx = dtxn_store_bucket_find(tab, it->bucket, it->key);
+	if (idx >= 0) {
+		it->bucket_raddr = l->braddr[l->probe];
+		it->slot_raddr = dtxn_store_slot_raddr(tab, it->bucket_raddr, (unsigned)idx);
+		dtxn_addr_cache_insert(loc_cache(t), tab->def.id, it->key, it->slot_raddr);
+		if (it->kind != DTXN_ITEM_RO && !ops->cn_locks) {
+			l->step = DTXN_LOC_LOCK; /* RW, delete: lock it next round */
+			return DTXN_OK;
+		}
+		memcpy(it->slot, dtxn_store_bucket_slot(tab, it->bucket, (unsigned)idx),
+		       tab->slot_size);
+		return ops->read(t, i);
+	}
+	if (ops->miss != NULL)
+		ops->miss(t, i);
+	if (bh->overflow != 0 && l->probe + 1 < DTXN_STORE_MAX_PROBE) {
+		l->probe++;
+		return DTXN_OK;
+	}
+	if (it->kind != DTXN_ITEM_RO)
+		return DTXN_ABORT(DTXN_ABORT_NOT_FOUND);
+	/* absent: validated through the versions of the buckets visited */
+	l->n_bkt = l->probe + 1;
+	it->bucket_raddr = l->braddr[0];
+	it->bucket_version = l->bver[0];
+	it->flags &= ~DTXN_ITEM_F_EXISTS;
+	l->step = DTXN_LOC_DONE;
+	return DTXN_OK;
+}
+
+/* {CAS record lock, READ slot} (and the lock_issue WRs) came back. */
+static int
+loc_on_lock(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
+{
+	struct dtxn_item *it = &t->items[i];
+	struct dtxn_loc *l = dtxn_loc_of(it);
+
+	if (l->lock_old == 0)
+		it->flags |= DTXN_ITEM_F_LOCKED;
+	if (l->own_block && l->block_old == 0)
+		it->flags |= DTXN_ITEM_F_BLOCKED;
+	if (!dtxn_store_slot_matches(it->table, it->slot, it->key)) {
+		/* stale address: unlock next round, find it through the bucket */
+		l->release = (it->flags & (DTXN_ITEM_F_LOCKED | DTXN_ITEM_F_BLOCKED)) != 0;
+		loc_forget(t, it, l);
+		it->bucket_raddr = 0;
+		l->own_block = 0;
+		/* an insert found its key's slot in the bucket it locked: cannot move */
+		if (it->kind == DTXN_ITEM_INSERT)
+			return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
+		return DTXN_OK;
+	}
+	if (l->lock_old != 0 || (l->own_block && l->block_old != 0))
+		return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT); /* no waiting: no deadlock */
+	return ops->locked(t, i);
+}
+
+/* Insert: its home bucket came back under its lock: take a free slot. */
+static int
+loc_ins_slot(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
+{
+	struct dtxn_item *it = &t->items[i];
+	struct dtxn_loc *l = dtxn_loc_of(it);
+	const struct dtxn_table *tab = it->table;
+
+	if (l->own_block) {
+		if (l->block_old != 0)
+			return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
+		it->flags |= DTXN_ITEM_F_BLOCKED;
+	}
+	it->bucket_version = ((const struct dtxn_bucket_hdr *)it->bucket)->version;
+	l->slot_idx = loc_free_slot(t, i, it->bucket, ops->slot_free);
+	if (l->slot_idx < 0)
+		return DTXN_OK; /* index_full, unless the key turns out to exist */
+	it->slot_raddr = dtxn_store_slot_raddr(tab, it->bucket_raddr, (unsigned)l->slot_idx);
+	if (ops->ins_slot == NULL)
+		return DTXN_OK;
+	return ops->ins_slot(t, i, dtxn_store_bucket_slot(tab, it->bucket, (unsigned)l->slot_idx));
+}
+
+/* Insert: home bucket (probe 0) or an overflow bucket: the key must be in none. */
+static int
+loc_on_insert(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
+{
+	struct dtxn_item *it = &t->items[i];
+	struct dtxn_loc *l = dtxn_loc_of(it);
+	const struct dtxn_bucket_hdr *bh = it->bucket;
+	int idx, rc;
+
+	if (l->step == DTXN_LOC_INS) {
+		rc = loc_ins_slot(t, i, ops);
+		if (rc != DTXN_OK)
+			return rc;
+	}
+	idx = dtxn_store_bucket_find(it->table, it->bucket, it->key);
+	if (idx >= 0)
+		return ops->ins_found != NULL ? ops->ins_found(t, i, (unsigned)idx) :
+						DTXN_ABORT(DTXN_ABORT_EXISTS);
+	if (bh->overflow != 0 && l->probe + 1 < DTXN_STORE_MAX_PROBE) {
+		l->probe++;
+		l->step = DTXN_LOC_INS_PROBE;
+		return DTXN_OK;
+	}
+	if (l->slot_idx < 0)
+		return DTXN_ABORT(DTXN_ABORT_INDEX_FULL);
+	l->step = DTXN_LOC_DONE;
+	return DTXN_OK;
+}
+
+/* Reads item @p i's results after a round, picks its next step. */
+static int
+loc_complete(struct dtxn_txn *t, uint32_t i)
+{
+	const struct dtxn_loc_ops *ops = loc_ops_of(t);
+	struct dtxn_item *it = &t->items[i];
+	struct dtxn_loc *l = dtxn_loc_of(it);
+
+	if (!l->inflight)
+		return DTXN_OK;
+	l->inflight = 0;
+	switch (l->step) {
+	case DTXN_LOC_SLOT:
+		if (dtxn_store_slot_matches(it->table, it->slot, it->key))
+			return ops->read(t, i);
+		loc_forget(t, it, l);
+		return DTXN_OK;
+	case DTXN_LOC_BKT:
+		return loc_on_bucket(t, i, ops);
+	case DTXN_LOC_LOCK:
+		return loc_on_lock(t, i, ops);
+	case DTXN_LOC_INS:
+	case DTXN_LOC_INS_PROBE:
+		return loc_on_insert(t, i, ops);
+	case DTXN_LOC_DONE:
+		return DTXN_OK;
+	default:
+		return ops->complete(t, i);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Rounds                                                             */
+/* ------------------------------------------------------------------ */
+
+static int
+loc_prelude(struct dtxn_txn *t, struct dtxn_batch *b)
+{
+	const struct dtxn_loc_ops *ops = loc_ops_of(t);
+
+	return ops->prelude != NULL ? ops->prelude(t, b) : DTXN_OK;
+}
+
+static const struct dtxn_round_ops loc_rounds = {
+	.prelude = loc_prelude,
+	.done = dtxn_loc_done,
+	.issue = loc_issue,
+	.complete = loc_complete,
+};
+
+int
+dtxn_loc_rounds(struct dtxn_txn *t, const struct dtxn_loc_ops *ops)
+{
+	txn_coord_of(t->coord)->loc_ops = ops;
+	return dtxn_txn_rounds(t, &loc_rounds);
+}
+
+int
+dtxn_loc_execute(struct dtxn_txn *t, const struct dtxn_loc_ops *ops)
+{
+	for (uint32_t i = t->n_fetched; i < t->n_items; i++)
+		if (dtxn_loc_prepare(t, i, ops) == NULL)
+			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	return dtxn_loc_rounds(t, ops);
+}
