@@ -168,4 +168,73 @@ int app_check_finish(const struct app_conf *c, struct dtxn_report *rep);
 /** Frees the history (teardown; the coordinators must be gone or stopped). */
 void app_check_fini(void);
 
+/* ------------------------------------------------------------------ */
+/* build.c: steps shared by run.c and run_sim.c                       */
+/* ------------------------------------------------------------------ */
+
+struct dtxn_bench;
+struct dtxn_db;
+struct dtxn_fabric;
+struct dtxn_fabric_conf;
+struct dtxn_nic_model;
+struct dtxn_report;
+struct dtxn_run_stats;
+struct dtxn_worker;
+
+/** Allocates the benchmark, applies its options, creates it. @p out is set
+ * even on failure (free it with dtxn_bench_free). @return APP_EXIT_*. */
+int app_bench_build(const struct app_conf *c, struct dtxn_bench **out);
+
+/** Creates the db (protocol, isolation, logs for @p n_coords coordinators,
+ * @p addr_cache entries per worker) and the benchmark's tables. @p out is
+ * set even on failure. @return APP_EXIT_*. */
+int app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coords,
+		uint32_t addr_cache, struct dtxn_db **out);
+
+/** Loads the NIC model at @p path ("" = none); @p opt names the option in
+ * messages. @return APP_EXIT_*. */
+int app_nic_model(const char *opt, const char *path, struct dtxn_nic_model *m);
+
+/** Lays the MN regions out and opens the fabric described by @p fc (driver,
+ * node counts, socket, name filled by the caller; region size and --nic
+ * model filled here). @p region: bytes per MN. @return APP_EXIT_*. */
+int app_fabric_open(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric_conf *fc,
+		    struct dtxn_fabric **out, uint64_t *region);
+
+/** Attaches the db to the fabric and loads the benchmark (MN CPU).
+ * @return APP_EXIT_*. */
+int app_db_load(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f,
+		struct dtxn_bench *b, uint64_t region);
+
+/** Adds the benchmark's options, with their final values, to the report's configuration. */
+void app_report_bench_conf(struct dtxn_report *rep, const struct dtxn_bench *b);
+
+/** Sets the report's seconds, type and abort-reason names, empties its stats. */
+void app_report_begin(struct dtxn_report *rep, const struct dtxn_bench *b, double seconds,
+		      uint16_t n_mn);
+
+/** Merges one worker's statistics and fabric counters into the report. */
+void app_report_add_worker(struct dtxn_report *rep, const struct dtxn_run_stats *stats,
+			   const struct dtxn_worker *w);
+
+struct dtxn_bench_ctx;
+
+/** Creates @p n coordinators on worker @p w, with cluster ids gid0 .. gid0+n-1
+ * of @p n_coords, their benchmark contexts in @p ctx (seeded from --seed and
+ * the id, --txns split evenly) sharing @p stats, and their history buffers
+ * (--check). @return APP_EXIT_*. */
+int app_coords_create(const struct app_conf *c, struct dtxn_bench *b, struct dtxn_worker *w,
+		      struct dtxn_run_stats *stats, struct dtxn_bench_ctx *ctx, unsigned n,
+		      uint32_t gid0, uint64_t n_coords);
+
+/** After the run: the benchmark's invariants, the history check, the
+ * summary, the JSON file. @return APP_EXIT_OK, or APP_EXIT_FAIL if a check
+ * failed or the JSON could not be written. */
+int app_report_finish(const struct app_conf *c, struct dtxn_bench *b, struct dtxn_db *db,
+		      struct dtxn_bench_ctx *const *ctxs, unsigned n, struct dtxn_report *rep);
+
+/** Destroys the db, closes the fabric, frees the benchmark and the
+ * history buffers; NULLs are skipped. Workers must be destroyed first. */
+void app_release(struct dtxn_db *db, struct dtxn_fabric *f, struct dtxn_bench *b);
+
 #endif /* DTXN_APP_H */

@@ -204,48 +204,9 @@ supervise(struct app_run *r)
 }
 
 static int
-build_bench(struct app_run *r)
-{
-	const struct app_conf *c = r->conf;
-	const struct dtxn_bench_ops *bops = dtxn_bench_find(c->bench);
-	char err[256];
-
-	r->bench = dtxn_bench_alloc(bops, c->seed);
-	if (r->bench == NULL) {
-		app_err("out of memory for the benchmark");
-		return APP_EXIT_FAIL;
-	}
-	for (unsigned i = 0; i < c->n_bench_opts; i++)
-		for (unsigned k = 0; k < bops->n_opts; k++)
-			if (strcmp(bops->opts[k].name, c->bench_opts[i].name) == 0 &&
-			    dtxn_opt_set(&bops->opts[k], r->bench->conf, c->bench_opts[i].value,
-					 err, sizeof(err)) != 0) {
-				app_err("%s", err);
-				return APP_EXIT_USAGE;
-			}
-	if (bops->create(r->bench) != 0) {
-		app_err("--bench %s: %s", bops->name, r->bench->err);
-		return APP_EXIT_USAGE;
-	}
-	return APP_EXIT_OK;
-}
-
-static int
 build_db(struct app_run *r, unsigned n_coords)
 {
 	const struct app_conf *c = r->conf;
-	struct dtxn_db_conf dc = {
-		.size = sizeof(dc),
-		.protocol = c->protocol,
-		.isolation = (enum dtxn_isolation)dtxn_isolation_parse(c->isolation),
-		.n_mn = (uint16_t)c->mn,
-		.n_replicas = (uint16_t)c->replicas,
-		.n_coords = n_coords,
-		.log_bytes = c->log_kib * 1024,
-		.addr_cache_entries = (uint32_t)c->addr_cache,
-		.debug_flags = app_check_debug_flags(c),
-		.cc_options = c->cc_opts,
-	};
 	struct dtxn_fabric_conf fc = {
 		.size = sizeof(fc),
 		.driver = c->fabric,
@@ -255,56 +216,14 @@ build_db(struct app_run *r, unsigned n_coords)
 		.name = "dtxn",
 	};
 	uint64_t region;
-	char err[256];
 	int rc;
 
-	r->db = dtxn_db_create(&dc);
-	if (r->db == NULL) {
-		app_err("--protocol %s: %s", c->protocol, rte_strerror(rte_errno));
-		return APP_EXIT_USAGE;
-	}
-	rc = r->bench->ops->define(r->bench, r->db);
-	if (rc != 0) {
-		app_err("--bench %s: %s", c->bench, r->bench->err[0] ? r->bench->err : strerror(-rc));
-		return APP_EXIT_USAGE;
-	}
-	rc = dtxn_db_layout(r->db, &region);
-	if (rc != 0) {
-		app_err("--bench %s: the tables do not fit an MN region (%s)", c->bench, strerror(-rc));
-		return APP_EXIT_USAGE;
-	}
-	fc.mn_region_size = region;
-	if (c->nic_path[0] == '\0')
-		dtxn_nic_model_none(&fc.nic);
-	else if (dtxn_nic_model_load(c->nic_path, &fc.nic, err, sizeof(err)) != 0) {
-		app_err("--nic: %s", err);
-		return APP_EXIT_USAGE;
-	}
-	r->fabric = dtxn_fabric_open(&fc);
-	if (r->fabric == NULL) {
-		if (rte_errno == ENOMEM)
-			app_err("the tables need %.1f MiB on each of %" PRIu64 " MNs (%.1f MiB in all), more than the memory given to the EAL (-m or hugepages)",
-				(double)region / (1 << 20), c->mn,
-				(double)region * (double)c->mn / (1 << 20));
-		else
-			app_err("--fabric %s: %s", c->fabric, rte_strerror(rte_errno));
-		return APP_EXIT_USAGE;
-	}
-	rc = dtxn_db_attach(r->db, r->fabric);
-	if (rc != 0) {
-		app_err("cannot attach the database to the fabric: %s", strerror(-rc));
-		return APP_EXIT_FAIL;
-	}
-	uint64_t t0 = dtxn_now_ns();
-	rc = r->bench->ops->load(r->bench, r->db);
-	if (rc != 0) {
-		app_err("--bench %s: load failed: %s", c->bench,
-			r->bench->err[0] ? r->bench->err : strerror(-rc));
-		return -rc == ENOMEM || -rc == ENOSPC ? APP_EXIT_USAGE : APP_EXIT_FAIL;
-	}
-	printf("dtxn: %s loaded on %" PRIu64 " MNs x %.1f MiB in %.2f s\n", c->bench, c->mn,
-	       (double)region / (1 << 20), (double)(dtxn_now_ns() - t0) / 1e9);
-	return APP_EXIT_OK;
+	rc = app_db_make(c, r->bench, n_coords, (uint32_t)c->addr_cache, &r->db);
+	if (rc == APP_EXIT_OK)
+		rc = app_fabric_open(c, r->db, &fc, &r->fabric, &region);
+	if (rc == APP_EXIT_OK)
+		rc = app_db_load(c, r->db, r->fabric, r->bench, region);
+	return rc;
 }
 
 static int
@@ -313,6 +232,7 @@ build_workers(struct app_run *r)
 	const struct app_conf *c = r->conf;
 	unsigned lcore, wi = 0;
 	uint64_t n_coords = (uint64_t)r->n_workers * c->coroutines;
+	int rc;
 
 	r->workers = calloc(r->n_workers, sizeof(*r->workers));
 	if (r->workers == NULL)
@@ -340,31 +260,11 @@ build_workers(struct app_run *r)
 			app_err("out of memory for lcore %u's statistics", lcore);
 			return APP_EXIT_FAIL;
 		}
-		dtxn_run_stats_reset(aw->stats, r->bench->ops->n_types);
 		aw->n_ctx = (unsigned)c->coroutines;
-		for (unsigned i = 0; i < aw->n_ctx; i++) {
-			struct dtxn_bench_ctx *ctx = &aw->ctx[i];
-			uint32_t gid = wi * (uint32_t)c->coroutines + i;
-
-			ctx->bench = r->bench;
-			ctx->stats = aw->stats;
-			dtxn_rng_seed(&ctx->rng, c->seed * 0x9e3779b97f4a7c15ull + gid + 1);
-			if (c->txns)
-				ctx->quota = c->txns / n_coords + (gid < c->txns % n_coords ? 1 : 0);
-			if (c->txns && ctx->quota == 0) {
-				ctx->finished = true;
-				continue;
-			}
-			ctx->coord = dtxn_coord_create(aw->w, gid, dtxn_bench_coord_main, ctx);
-			if (ctx->coord == NULL) {
-				app_err("cannot create coordinator %u: %s", gid, rte_strerror(rte_errno));
-				return APP_EXIT_FAIL;
-			}
-			if (app_check_attach(c, ctx->coord, (unsigned)n_coords) != 0) {
-				app_err("out of memory for coordinator %u's history", gid);
-				return APP_EXIT_FAIL;
-			}
-		}
+		rc = app_coords_create(c, r->bench, aw->w, aw->stats, aw->ctx, aw->n_ctx,
+				       wi * (uint32_t)c->coroutines, n_coords);
+		if (rc != APP_EXIT_OK)
+			return rc;
 	}
 	return APP_EXIT_OK;
 }
@@ -373,7 +273,6 @@ static void
 fill_report(struct app_run *r, struct dtxn_report *rep, double seconds)
 {
 	const struct app_conf *c = r->conf;
-	const struct dtxn_bench_ops *bops = r->bench->ops;
 
 	dtxn_report_conf(rep, "bench", "%s", c->bench);
 	dtxn_report_conf(rep, "protocol", "%s", c->protocol);
@@ -394,39 +293,10 @@ fill_report(struct app_run *r, struct dtxn_report *rep, double seconds)
 	else
 		dtxn_report_conf(rep, "duration", "%g", c->duration_s);
 	dtxn_report_conf(rep, "seed", "%" PRIu64, c->seed);
-	for (unsigned k = 0; k < bops->n_opts; k++) {
-		const struct dtxn_opt *o = &bops->opts[k];
-		const char *p = (const char *)r->bench->conf + o->offset;
-		if (o->type == DTXN_OPT_U64) {
-			uint64_t v;
-			memcpy(&v, p, sizeof(v));
-			dtxn_report_conf(rep, o->name, "%" PRIu64, v);
-		} else {
-			double v;
-			memcpy(&v, p, sizeof(v));
-			dtxn_report_conf(rep, o->name, "%g", v);
-		}
-	}
-	rep->seconds = seconds;
-	for (unsigned t = 0; t < bops->n_types && t < DTXN_STATS_MAX_TYPES; t++)
-		rep->type_names[t] = bops->type_names[t];
-	rep->n_reasons = DTXN_ABORT_REASON_MAX;
-	for (unsigned i = 0; i < DTXN_ABORT_REASON_MAX && i < DTXN_STATS_MAX_REASONS; i++)
-		rep->reason_names[i] = i == 0 ? NULL : dtxn_abort_reason_name((int)i);
-	dtxn_run_stats_reset(&rep->stats, bops->n_types);
-	rep->n_mn = (uint16_t)c->mn;
-	for (unsigned i = 0; i < r->n_workers; i++) {
-		struct dtxn_fabric_counters per_mn[DTXN_MAX_NODES];
-
-		dtxn_run_stats_merge(&rep->stats, r->workers[i].stats);
-		memset(per_mn, 0, sizeof(per_mn));
-		dtxn_worker_counters(r->workers[i].w, per_mn);
-		for (unsigned m = 0; m < c->mn; m++)
-			for (unsigned op = 0; op < DTXN_WR_OP_MAX; op++) {
-				rep->per_mn[m].ops[op] += per_mn[m].ops[op];
-				rep->per_mn[m].bytes[op] += per_mn[m].bytes[op];
-			}
-	}
+	app_report_bench_conf(rep, r->bench);
+	app_report_begin(rep, r->bench, seconds, (uint16_t)c->mn);
+	for (unsigned i = 0; i < r->n_workers; i++)
+		app_report_add_worker(rep, r->workers[i].stats, r->workers[i].w);
 }
 
 static int
@@ -449,24 +319,7 @@ check_and_report(struct app_run *r, double seconds)
 	for (unsigned i = 0; i < r->n_workers; i++)
 		for (unsigned k = 0; k < r->workers[i].n_ctx; k++)
 			ctxs[n++] = &r->workers[i].ctx[k];
-	if (r->bench->ops->check(r->bench, r->db, (struct dtxn_bench_ctx *const *)ctxs, n,
-				 rep) != 0) {
-		dtxn_report_check(rep, "invariant_check_ran", false, "the check could not read MN memory");
-	}
-	if (app_check_finish(c, rep) != 0) /* check.c: --check history, --history */
-		rc = APP_EXIT_FAIL;
-	dtxn_report_print(rep, stdout);
-	if (c->out[0] != '\0') {
-		int wrc = dtxn_report_write_json(rep, c->out);
-		if (wrc != 0) {
-			app_err("--out %s: %s", c->out, strerror(-wrc));
-			rc = APP_EXIT_FAIL;
-		}
-	}
-	if (!dtxn_report_ok(rep)) {
-		app_err("an invariant does not hold (see the checks above)");
-		rc = APP_EXIT_FAIL;
-	}
+	rc = app_report_finish(c, r->bench, r->db, (struct dtxn_bench_ctx *const *)ctxs, n, rep);
 	free(ctxs);
 	free(rep);
 	return rc;
@@ -483,13 +336,7 @@ teardown(struct app_run *r)
 		}
 		free(r->workers);
 	}
-	if (r->db != NULL)
-		dtxn_db_destroy(r->db);
-	if (r->fabric != NULL)
-		dtxn_fabric_close(r->fabric);
-	if (r->bench != NULL)
-		dtxn_bench_free(r->bench);
-	app_check_fini();
+	app_release(r->db, r->fabric, r->bench);
 }
 
 int
@@ -515,7 +362,7 @@ app_run(const struct app_conf *c)
 	if (r.n_workers < r.n_lcores)
 		printf("dtxn: %u CNs x %u workers: %u worker lcores stay idle\n", (unsigned)c->cn,
 		       r.per_cn, r.n_lcores - r.n_workers);
-	rc = build_bench(&r);
+	rc = app_bench_build(c, &r.bench);
 	if (rc == APP_EXIT_OK)
 		rc = build_db(&r, r.n_workers * (unsigned)c->coroutines);
 	if (rc == APP_EXIT_OK)

@@ -141,63 +141,11 @@ sim_cq_notify(struct dtxn_cq *cq, void *arg)
 /* Building the cluster                                               */
 /* ------------------------------------------------------------------ */
 
-static int
-sim_build_bench(struct sim_run *r)
-{
-	const struct app_conf *c = r->conf;
-	const struct dtxn_bench_ops *bops = dtxn_bench_find(c->bench);
-	char err[256];
-
-	r->bench = dtxn_bench_alloc(bops, c->seed);
-	if (r->bench == NULL) {
-		app_err("out of memory for the benchmark");
-		return APP_EXIT_FAIL;
-	}
-	for (unsigned i = 0; i < c->n_bench_opts; i++)
-		for (unsigned k = 0; k < bops->n_opts; k++)
-			if (strcmp(bops->opts[k].name, c->bench_opts[i].name) == 0 &&
-			    dtxn_opt_set(&bops->opts[k], r->bench->conf, c->bench_opts[i].value,
-					 err, sizeof(err)) != 0) {
-				app_err("%s", err);
-				return APP_EXIT_USAGE;
-			}
-	if (bops->create(r->bench) != 0) {
-		app_err("--bench %s: %s", bops->name, r->bench->err);
-		return APP_EXIT_USAGE;
-	}
-	return APP_EXIT_OK;
-}
-
 /* Creates the db and its tables with @p cache address-cache entries per thread. */
 static int
 sim_make_db(struct sim_run *r, uint32_t n_coords, uint32_t cache)
 {
-	const struct app_conf *c = r->conf;
-	struct dtxn_db_conf dc = {
-		.size = sizeof(dc),
-		.protocol = c->protocol,
-		.isolation = (enum dtxn_isolation)dtxn_isolation_parse(c->isolation),
-		.n_mn = (uint16_t)c->mn,
-		.n_replicas = (uint16_t)c->replicas,
-		.n_coords = n_coords,
-		.log_bytes = c->log_kib * 1024,
-		.addr_cache_entries = cache,
-		.debug_flags = app_check_debug_flags(c),
-		.cc_options = c->cc_opts,
-	};
-	int rc;
-
-	r->db = dtxn_db_create(&dc);
-	if (r->db == NULL) {
-		app_err("--protocol %s: %s", c->protocol, rte_strerror(rte_errno));
-		return APP_EXIT_USAGE;
-	}
-	rc = r->bench->ops->define(r->bench, r->db);
-	if (rc != 0) {
-		app_err("--bench %s: %s", c->bench, r->bench->err[0] ? r->bench->err : strerror(-rc));
-		return APP_EXIT_USAGE;
-	}
-	return APP_EXIT_OK;
+	return app_db_make(r->conf, r->bench, n_coords, cache, &r->db);
 }
 
 /*
@@ -225,22 +173,6 @@ sim_cache_entries(const struct sim_run *r)
 }
 
 static int
-sim_load_model(const char *opt, const char *path, struct dtxn_nic_model *m)
-{
-	char err[256];
-
-	if (path[0] == '\0') {
-		dtxn_nic_model_none(m);
-		return APP_EXIT_OK;
-	}
-	if (dtxn_nic_model_load(path, m, err, sizeof(err)) != 0) {
-		app_err("%s: %s", opt, err);
-		return APP_EXIT_USAGE;
-	}
-	return APP_EXIT_OK;
-}
-
-static int
 sim_build_db(struct sim_run *r, uint32_t n_coords)
 {
 	const struct app_conf *c = r->conf;
@@ -253,7 +185,7 @@ sim_build_db(struct sim_run *r, uint32_t n_coords)
 		.name = "dtxn",
 	};
 	struct dtxn_nic_model cn_nic;
-	uint64_t region, t0;
+	uint64_t region;
 	uint32_t cache;
 	int rc;
 
@@ -267,45 +199,17 @@ sim_build_db(struct sim_run *r, uint32_t n_coords)
 		if (rc != APP_EXIT_OK)
 			return rc;
 	}
-	rc = dtxn_db_layout(r->db, &region);
-	if (rc != 0) {
-		app_err("--bench %s: the tables do not fit an MN region (%s)", c->bench, strerror(-rc));
-		return APP_EXIT_USAGE;
-	}
-	fc.mn_region_size = region;
-	if (sim_load_model("--nic", c->nic_path, &fc.nic) != APP_EXIT_OK)
-		return APP_EXIT_USAGE;
-	r->fabric = dtxn_fabric_open(&fc);
-	if (r->fabric == NULL) {
-		if (rte_errno == ENOMEM)
-			app_err("the tables need %.1f MiB on each of %" PRIu64 " MNs, more than the memory given to the EAL (-m)",
-				(double)region / (1 << 20), c->mn);
-		else
-			app_err("--fabric sim: %s", rte_strerror(rte_errno));
-		return APP_EXIT_USAGE;
-	}
+	rc = app_fabric_open(c, r->db, &fc, &r->fabric, &region);
+	if (rc != APP_EXIT_OK)
+		return rc;
 	/* every node has the --nic model; CNs take --cn-nic when given */
 	if (c->cn_nic[0] != '\0') {
-		if (sim_load_model("--cn-nic", c->cn_nic_path, &cn_nic) != APP_EXIT_OK)
+		if (app_nic_model("--cn-nic", c->cn_nic_path, &cn_nic) != APP_EXIT_OK)
 			return APP_EXIT_USAGE;
 		for (uint16_t i = 0; i < c->cn; i++)
 			(void)dtxn_sim_node_nic_set(r->fabric, (uint16_t)(c->mn + i), &cn_nic);
 	}
-	rc = dtxn_db_attach(r->db, r->fabric);
-	if (rc != 0) {
-		app_err("cannot attach the database to the fabric: %s", strerror(-rc));
-		return APP_EXIT_FAIL;
-	}
-	t0 = dtxn_now_ns();
-	rc = r->bench->ops->load(r->bench, r->db);
-	if (rc != 0) {
-		app_err("--bench %s: load failed: %s", c->bench,
-			r->bench->err[0] ? r->bench->err : strerror(-rc));
-		return -rc == ENOMEM || -rc == ENOSPC ? APP_EXIT_USAGE : APP_EXIT_FAIL;
-	}
-	printf("dtxn: %s loaded on %" PRIu64 " MNs x %.1f MiB in %.2f s\n", c->bench, c->mn,
-	       (double)region / (1 << 20), (double)(dtxn_now_ns() - t0) / 1e9);
-	return APP_EXIT_OK;
+	return app_db_load(c, r->db, r->fabric, r->bench, region);
 }
 
 static int
@@ -314,6 +218,7 @@ sim_build_thread(struct sim_run *r, struct sim_thread *th, uint64_t n_coords)
 	const struct app_conf *c = r->conf;
 	int socket = (int)rte_socket_id();
 	unsigned per = (unsigned)c->coroutines;
+	int rc;
 
 	th->w = dtxn_worker_create(r->db, (uint16_t)(c->mn + th->cn), th->thread, per, socket);
 	if (th->w == NULL) {
@@ -335,31 +240,11 @@ sim_build_thread(struct sim_run *r, struct sim_thread *th, uint64_t n_coords)
 			r->n_threads);
 		return APP_EXIT_FAIL;
 	}
-	dtxn_run_stats_reset(th->stats, r->bench->ops->n_types);
 	th->n_ctx = per;
-	for (unsigned i = 0; i < per; i++) {
-		struct dtxn_bench_ctx *ctx = &th->ctx[i];
-		uint32_t gid = th->idx * per + i;
-
-		ctx->bench = r->bench;
-		ctx->stats = th->stats;
-		dtxn_rng_seed(&ctx->rng, c->seed * 0x9e3779b97f4a7c15ull + gid + 1);
-		if (c->txns)
-			ctx->quota = c->txns / n_coords + (gid < c->txns % n_coords ? 1 : 0);
-		if (c->txns && ctx->quota == 0) {
-			ctx->finished = true;
-			continue;
-		}
-		ctx->coord = dtxn_coord_create(th->w, gid, dtxn_bench_coord_main, ctx);
-		if (ctx->coord == NULL) {
-			app_err("cannot create coordinator %u: %s", gid, rte_strerror(rte_errno));
-			return APP_EXIT_FAIL;
-		}
-		if (app_check_attach(c, ctx->coord, (unsigned)n_coords) != 0) {
-			app_err("out of memory for coordinator %u's history", gid);
-			return APP_EXIT_FAIL;
-		}
-	}
+	rc = app_coords_create(c, r->bench, th->w, th->stats, th->ctx, per, th->idx * per,
+			       n_coords);
+	if (rc != APP_EXIT_OK)
+		return rc;
 	th->alive = dtxn_sched_alive(th->s);
 	r->alive += th->alive;
 	th->wake_ns = UINT64_MAX;
@@ -550,13 +435,7 @@ sim_teardown(struct sim_run *r)
 		free(r->th);
 	}
 	free(r->ag);
-	if (r->db != NULL)
-		dtxn_db_destroy(r->db);
-	if (r->fabric != NULL)
-		dtxn_fabric_close(r->fabric);
-	if (r->bench != NULL)
-		dtxn_bench_free(r->bench);
-	app_check_fini();
+	app_release(r->db, r->fabric, r->bench);
 }
 
 int
@@ -572,7 +451,7 @@ app_run_sim(const struct app_conf *c)
 		app_err("--cpu: %s", err);
 		return APP_EXIT_USAGE;
 	}
-	rc = sim_build_bench(&r);
+	rc = app_bench_build(c, &r.bench);
 	if (rc == APP_EXIT_OK)
 		rc = sim_build_db(&r, (uint32_t)(r.n_threads * c->coroutines));
 	if (rc == APP_EXIT_OK) {

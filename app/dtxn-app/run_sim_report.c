@@ -21,7 +21,6 @@ static void
 sim_report_conf(const struct sim_run *r, struct dtxn_report *rep)
 {
 	const struct app_conf *c = r->conf;
-	const struct dtxn_bench_ops *bops = r->bench->ops;
 
 	dtxn_report_conf(rep, "bench", "%s", c->bench);
 	dtxn_report_conf(rep, "protocol", "%s", c->protocol);
@@ -43,50 +42,15 @@ sim_report_conf(const struct sim_run *r, struct dtxn_report *rep)
 	else
 		dtxn_report_conf(rep, "duration", "%g", c->duration_s);
 	dtxn_report_conf(rep, "seed", "%" PRIu64, c->seed);
-	for (unsigned k = 0; k < bops->n_opts; k++) {
-		const struct dtxn_opt *o = &bops->opts[k];
-		const char *p = (const char *)r->bench->conf + o->offset;
-
-		if (o->type == DTXN_OPT_U64) {
-			uint64_t v;
-
-			memcpy(&v, p, sizeof(v));
-			dtxn_report_conf(rep, o->name, "%" PRIu64, v);
-		} else {
-			double v;
-
-			memcpy(&v, p, sizeof(v));
-			dtxn_report_conf(rep, o->name, "%g", v);
-		}
-	}
+	app_report_bench_conf(rep, r->bench);
 }
 
 static void
 sim_report_stats(const struct sim_run *r, struct dtxn_report *rep)
 {
-	const struct dtxn_bench_ops *bops = r->bench->ops;
-	uint16_t n_mn = (uint16_t)r->conf->mn;
-
-	rep->seconds = r->seconds;
-	for (unsigned t = 0; t < bops->n_types && t < DTXN_STATS_MAX_TYPES; t++)
-		rep->type_names[t] = bops->type_names[t];
-	rep->n_reasons = DTXN_ABORT_REASON_MAX;
-	for (unsigned i = 0; i < DTXN_ABORT_REASON_MAX && i < DTXN_STATS_MAX_REASONS; i++)
-		rep->reason_names[i] = i == 0 ? NULL : dtxn_abort_reason_name((int)i);
-	dtxn_run_stats_reset(&rep->stats, bops->n_types);
-	rep->n_mn = n_mn;
-	for (unsigned i = 0; i < r->n_threads; i++) {
-		struct dtxn_fabric_counters per_mn[DTXN_MAX_NODES];
-
-		dtxn_run_stats_merge(&rep->stats, r->th[i].stats);
-		memset(per_mn, 0, sizeof(per_mn));
-		dtxn_worker_counters(r->th[i].w, per_mn);
-		for (unsigned m = 0; m < n_mn; m++)
-			for (unsigned op = 0; op < DTXN_WR_OP_MAX; op++) {
-				rep->per_mn[m].ops[op] += per_mn[m].ops[op];
-				rep->per_mn[m].bytes[op] += per_mn[m].bytes[op];
-			}
-	}
+	app_report_begin(rep, r->bench, r->seconds, (uint16_t)r->conf->mn);
+	for (unsigned i = 0; i < r->n_threads; i++)
+		app_report_add_worker(rep, r->th[i].stats, r->th[i].w);
 }
 
 /* Units of CPU work, by enum dtxn_cpu_op (the cost keys without "_ns"). */
@@ -196,25 +160,7 @@ sim_report(struct sim_run *r)
 	for (unsigned i = 0; i < r->n_threads; i++)
 		for (unsigned k = 0; k < r->th[i].n_ctx; k++)
 			ctxs[n++] = &r->th[i].ctx[k];
-	if (r->bench->ops->check(r->bench, r->db, (struct dtxn_bench_ctx *const *)ctxs, n,
-				 rep) != 0)
-		dtxn_report_check(rep, "invariant_check_ran", false,
-				  "the check could not read MN memory");
-	if (app_check_finish(c, rep) != 0) /* check.c: --check history, --history */
-		rc = APP_EXIT_FAIL;
-	dtxn_report_print(rep, stdout);
-	if (c->out[0] != '\0') {
-		int wrc = dtxn_report_write_json(rep, c->out);
-
-		if (wrc != 0) {
-			app_err("--out %s: %s", c->out, strerror(-wrc));
-			rc = APP_EXIT_FAIL;
-		}
-	}
-	if (!dtxn_report_ok(rep)) {
-		app_err("an invariant does not hold (see the checks above)");
-		rc = APP_EXIT_FAIL;
-	}
+	rc = app_report_finish(c, r->bench, r->db, (struct dtxn_bench_ctx *const *)ctxs, n, rep);
 out:
 	free(ctxs);
 	free(thr);

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The steps every run (run.c: shm, lcores in real time; run_sim.c: the
+ * simulated cluster) takes to build the benchmark and the database, and
+ * to fill the common part of the report.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_errno.h>
+
+#include "dtxn_bench.h"
+#include "dtxn_fabric.h"
+#include "dtxn_stats.h"
+#include "dtxn_txn.h"
+#include "app.h"
+
+int
+app_bench_build(const struct app_conf *c, struct dtxn_bench **out)
+{
+	const struct dtxn_bench_ops *bops = dtxn_bench_find(c->bench);
+	struct dtxn_bench *b;
+	char err[256];
+
+	b = dtxn_bench_alloc(bops, c->seed);
+	if (b == NULL) {
+		app_err("out of memory for the benchmark");
+		return APP_EXIT_FAIL;
+	}
+	*out = b;
+	for (unsigned i = 0; i < c->n_bench_opts; i++)
+		for (unsigned k = 0; k < bops->n_opts; k++)
+			if (strcmp(bops->opts[k].name, c->bench_opts[i].name) == 0 &&
+			    dtxn_opt_set(&bops->opts[k], b->conf, c->bench_opts[i].value, err,
+					 sizeof(err)) != 0) {
+				app_err("%s", err);
+				return APP_EXIT_USAGE;
+			}
+	if (bops->create(b) != 0) {
+		app_err("--bench %s: %s", bops->name, b->err);
+		return APP_EXIT_USAGE;
+	}
+	return APP_EXIT_OK;
+}
+
+int
+app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coords,
+	    uint32_t addr_cache, struct dtxn_db **out)
+{
+	struct dtxn_db_conf dc = {
+		.size = sizeof(dc),
+		.protocol = c->protocol,
+		.isolation = (enum dtxn_isolation)dtxn_isolation_parse(c->isolation),
+		.n_mn = (uint16_t)c->mn,
+		.n_replicas = (uint16_t)c->replicas,
+		.n_coords = n_coords,
+		.log_bytes = c->log_kib * 1024,
+		.addr_cache_entries = addr_cache,
+		.debug_flags = app_check_debug_flags(c),
+		.cc_options = c->cc_opts,
+	};
+	int rc;
+
+	*out = dtxn_db_create(&dc);
+	if (*out == NULL) {
+		app_err("--protocol %s: %s", c->protocol, rte_strerror(rte_errno));
+		return APP_EXIT_USAGE;
+	}
+	rc = b->ops->define(b, *out);
+	if (rc != 0) {
+		app_err("--bench %s: %s", c->bench, b->err[0] ? b->err : strerror(-rc));
+		return APP_EXIT_USAGE;
+	}
+	return APP_EXIT_OK;
+}
+
+int
+app_nic_model(const char *opt, const char *path, struct dtxn_nic_model *m)
+{
+	char err[256];
+
+	if (path[0] == '\0') {
+		dtxn_nic_model_none(m);
+		return APP_EXIT_OK;
+	}
+	if (dtxn_nic_model_load(path, m, err, sizeof(err)) != 0) {
+		app_err("%s: %s", opt, err);
+		return APP_EXIT_USAGE;
+	}
+	return APP_EXIT_OK;
+}
+
+int
+app_fabric_open(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric_conf *fc,
+		struct dtxn_fabric **out, uint64_t *region)
+{
+	int rc = dtxn_db_layout(db, region);
+
+	if (rc != 0) {
+		app_err("--bench %s: the tables do not fit an MN region (%s)", c->bench,
+			strerror(-rc));
+		return APP_EXIT_USAGE;
+	}
+	fc->mn_region_size = *region;
+	if (app_nic_model("--nic", c->nic_path, &fc->nic) != APP_EXIT_OK)
+		return APP_EXIT_USAGE;
+	*out = dtxn_fabric_open(fc);
+	if (*out == NULL) {
+		if (rte_errno == ENOMEM)
+			app_err("the tables need %.1f MiB on each of %" PRIu64 " MNs (%.1f MiB in all), more than the memory given to the EAL (-m or hugepages)",
+				(double)*region / (1 << 20), c->mn,
+				(double)*region * (double)c->mn / (1 << 20));
+		else
+			app_err("--fabric %s: %s", c->fabric, rte_strerror(rte_errno));
+		return APP_EXIT_USAGE;
+	}
+	return APP_EXIT_OK;
+}
+
+int
+app_db_load(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f,
+	    struct dtxn_bench *b, uint64_t region)
+{
+	uint64_t t0;
+	int rc = dtxn_db_attach(db, f);
+
+	if (rc != 0) {
+		app_err("cannot attach the database to the fabric: %s", strerror(-rc));
+		return APP_EXIT_FAIL;
+	}
+	t0 = dtxn_now_ns();
+	rc = b->ops->load(b, db);
+	if (rc != 0) {
+		app_err("--bench %s: load failed: %s", c->bench, b->err[0] ? b->err : strerror(-rc));
+		return -rc == ENOMEM || -rc == ENOSPC ? APP_EXIT_USAGE : APP_EXIT_FAIL;
+	}
+	printf("dtxn: %s loaded on %" PRIu64 " MNs x %.1f MiB in %.2f s\n", c->bench, c->mn,
+	       (double)region / (1 << 20), (double)(dtxn_now_ns() - t0) / 1e9);
+	return APP_EXIT_OK;
+}
+
+void
+app_report_bench_conf(struct dtxn_report *rep, const struct dtxn_bench *b)
+{
+	const struct dtxn_bench_ops *bops = b->ops;
+
+	for (unsigned k = 0; k < bops->n_opts; k++) {
+		const struct dtxn_opt *o = &bops->opts[k];
+		const char *p = (const char *)b->conf + o->offset;
+
+		if (o->type == DTXN_OPT_U64) {
+			uint64_t v;
+
+			memcpy(&v, p, sizeof(v));
+			dtxn_report_conf(rep, o->name, "%" PRIu64, v);
+		} else {
+			double v;
+
+			memcpy(&v, p, sizeof(v));
+			dtxn_report_conf(rep, o->name, "%g", v);
+		}
+	}
+}
+
+void
+app_report_begin(struct dtxn_report *rep, const struct dtxn_bench *b, double seconds,
+		 uint16_t n_mn)
+{
+	const struct dtxn_bench_ops *bops = b->ops;
+
+	rep->seconds = seconds;
+	for (unsigned t = 0; t < bops->n_types && t < DTXN_STATS_MAX_TYPES; t++)
+		rep->type_names[t] = bops->type_names[t];
+	rep->n_reasons = DTXN_ABORT_REASON_MAX;
+	for (unsigned i = 0; i < DTXN_ABORT_REASON_MAX && i < DTXN_STATS_MAX_REASONS; i++)
+		rep->reason_names[i] = i == 0 ? NULL : dtxn_abort_reason_name((int)i);
+	dtxn_run_stats_reset(&rep->stats, bops->n_types);
+	rep->n_mn = n_mn;
+}
+
+void
+app_report_add_worker(struct dtxn_report *rep, const struct dtxn_run_stats *stats,
+		      const struct dtxn_worker *w)
+{
+	struct dtxn_fabric_counters per_mn[DTXN_MAX_NODES];
+
+	dtxn_run_stats_merge(&rep->stats, stats);
+	memset(per_mn, 0, sizeof(per_mn));
+	dtxn_worker_counters(w, per_mn);
+	for (unsigned m = 0; m < rep->n_mn; m++)
+		for (unsigned op = 0; op < DTXN_WR_OP_MAX; op++) {
+			rep->per_mn[m].ops[op] += per_mn[m].ops[op];
+			rep->per_mn[m].bytes[op] += per_mn[m].bytes[op];
+		}
+}
+
+int
+app_coords_create(const struct app_conf *c, struct dtxn_bench *b, struct dtxn_worker *w,
+		  struct dtxn_run_stats *stats, struct dtxn_bench_ctx *ctx, unsigned n,
+		  uint32_t gid0, uint64_t n_coords)
+{
+	dtxn_run_stats_reset(stats, b->ops->n_types);
+	for (unsigned i = 0; i < n; i++) {
+		struct dtxn_bench_ctx *x = &ctx[i];
+		uint32_t gid = gid0 + i;
+
+		x->bench = b;
+		x->stats = stats;
+		dtxn_rng_seed(&x->rng, c->seed * 0x9e3779b97f4a7c15ull + gid + 1);
+		if (c->txns)
+			x->quota = c->txns / n_coords + (gid < c->txns % n_coords ? 1 : 0);
+		if (c->txns && x->quota == 0) {
+			x->finished = true;
+			continue;
+		}
+		x->coord = dtxn_coord_create(w, gid, dtxn_bench_coord_main, x);
+		if (x->coord == NULL) {
+			app_err("cannot create coordinator %u: %s", gid, rte_strerror(rte_errno));
+			return APP_EXIT_FAIL;
+		}
+		if (app_check_attach(c, x->coord, (unsigned)n_coords) != 0) {
+			app_err("out of memory for coordinator %u's history", gid);
+			return APP_EXIT_FAIL;
+		}
+	}
+	return APP_EXIT_OK;
+}
+
+int
+app_report_finish(const struct app_conf *c, struct dtxn_bench *b, struct dtxn_db *db,
+		  struct dtxn_bench_ctx *const *ctxs, unsigned n, struct dtxn_report *rep)
+{
+	int rc = APP_EXIT_OK;
+
+	if (b->ops->check(b, db, ctxs, n, rep) != 0)
+		dtxn_report_check(rep, "invariant_check_ran", false,
+				  "the check could not read MN memory");
+	if (app_check_finish(c, rep) != 0) /* check.c: --check history, --history */
+		rc = APP_EXIT_FAIL;
+	dtxn_report_print(rep, stdout);
+	if (c->out[0] != '\0') {
+		int wrc = dtxn_report_write_json(rep, c->out);
+
+		if (wrc != 0) {
+			app_err("--out %s: %s", c->out, strerror(-wrc));
+			rc = APP_EXIT_FAIL;
+		}
+	}
+	if (!dtxn_report_ok(rep)) {
+		app_err("an invariant does not hold (see the checks above)");
+		rc = APP_EXIT_FAIL;
+	}
+	return rc;
+}
+
+void
+app_release(struct dtxn_db *db, struct dtxn_fabric *f, struct dtxn_bench *b)
+{
+	if (db != NULL)
+		dtxn_db_destroy(db);
+	if (f != NULL)
+		dtxn_fabric_close(f);
+	if (b != NULL)
+		dtxn_bench_free(b);
+	app_check_fini();
+}
