@@ -440,18 +440,19 @@ void dtxn_batch_write_replicas(struct dtxn_batch *b, const struct dtxn_table *ta
 /*
  * How an execution phase finds an item's slot on its primary MN, the same
  * for every protocol that keeps its records in lib/store's hash index
- * (FORD, Motor; Lotus locates the same way but locks on the CNs): READ the
- * slot at a cached address and check its header, else READ the key's home
- * bucket and its overflow buckets; CAS the record lock and READ the slot
- * (one round); for an insert, CAS the home bucket's lock (shared by the
- * txn's inserts and deletes in that bucket), READ the bucket, take a free
- * slot no other insert of the txn took and check the key is in no bucket
- * of its chain. A protocol keeps a struct dtxn_loc at the start of its
- * per-item state and says, in a struct dtxn_loc_ops, what differs: where
- * its lock word is, which free slots are usable, what to do with a slot
- * once read or locked, and its own further steps (e.g. reading a value
- * elsewhere). Everything here runs on the coordinator's lcore, inside
- * dtxn_txn_rounds(); nothing blocks.
+ * (FORD, Motor, Lotus): READ the slot at a cached address and check its
+ * header, else READ the key's home bucket and its overflow buckets; CAS
+ * the record lock and READ the slot (one round); for an insert, CAS the
+ * home bucket's lock (shared by the txn's inserts and deletes in that
+ * bucket), READ the bucket, take a free slot no other insert of the txn
+ * took and check the key is in no bucket of its chain. A protocol that
+ * locks on the CNs (Lotus, dtxn_loc_ops.cn_locks) takes its locks before
+ * and skips the CASes. A protocol keeps a struct dtxn_loc at the start of
+ * its per-item state and says, in a struct dtxn_loc_ops, what differs:
+ * where its lock word is, which free slots are usable, what to do with a
+ * slot once read or locked, and its own further steps (e.g. reading a
+ * value elsewhere). Everything here runs on the coordinator's lcore,
+ * inside dtxn_txn_rounds(); nothing blocks.
  */
 
 /**
@@ -501,9 +502,15 @@ struct dtxn_loc {
 	uint8_t inflight;    /**< WRs posted in the current round */
 	uint8_t probe;       /**< bucket probe being read (0: the home bucket) */
 	uint8_t n_bkt;       /**< read of a key in no bucket of its chain: buckets visited; else 0 */
-	uint8_t own_block;   /**< this item CASes its bucket lock (no other item of the txn does) */
+	/**
+	 * This item CASes its bucket lock (no other item of the txn does).
+	 * With dtxn_loc_ops.cn_locks lib/txn neither sets nor reads it: the
+	 * protocol's (Lotus: this insert takes its bucket's lock on a CN).
+	 */
+	uint8_t own_block;
 	uint8_t release;     /**< stale slot: give back the locks taken on it in the next round */
-	uint8_t rsvd[2];
+	uint8_t retries;     /**< re-reads so far (dtxn_loc_reread()) */
+	uint8_t rsvd;
 	int32_t slot_idx;    /**< insert: free slot taken in the home bucket, -1 none */
 	uint32_t rsvd2;
 	uint64_t lock_old;   /**< CAS result of the record lock (DTXN_LOC_CAS_UNSET before) */
@@ -527,7 +534,9 @@ struct dtxn_loc_ops {
 	 * The protocol locks on the CNs (Lotus), not on the MNs: every item is
 	 * located as a read item is (its slot READ and handed to ops->read, no
 	 * lock round), and an insert READs its home bucket without CASing the
-	 * bucket's lock. lock_off, lock_issue and locked are then unused.
+	 * bucket's lock (the protocol took the locks before the rounds).
+	 * lock_off, lock_issue and locked are then unused, and struct
+	 * dtxn_loc's own_block is the protocol's.
 	 */
 	bool cn_locks;
 	/**
@@ -643,6 +652,17 @@ int dtxn_loc_rounds(struct dtxn_txn *t, const struct dtxn_loc_ops *ops);
  *   dtxn_loc_rounds()'s reason.
  */
 int dtxn_loc_execute(struct dtxn_txn *t, const struct dtxn_loc_ops *ops);
+
+/**
+ * Item @p i, a lock-free read whose slot was torn or changing (a commit
+ * was writing it), reads it again in the next round: at its address if it
+ * has one (DTXN_LOC_SLOT), else through its bucket chain (DTXN_LOC_BKT).
+ * Counts the re-reads in loc->retries. Coordinator's lcore.
+ * @param max  re-reads allowed per item, at most UINT8_MAX - 1.
+ * @return DTXN_OK, or DTXN_ABORT_INVISIBLE once the item was read again
+ *   @p max times (the step is then left as it was).
+ */
+int dtxn_loc_reread(struct dtxn_txn *t, uint32_t i, unsigned max);
 
 /** True once item @p i, set up by dtxn_loc_prepare(), is DTXN_LOC_DONE. */
 bool dtxn_loc_done(const struct dtxn_txn *t, uint32_t i);

@@ -116,6 +116,19 @@ dtxn_loc_prepare(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 	return l;
 }
 
+int
+dtxn_loc_reread(struct dtxn_txn *t, uint32_t i, unsigned max)
+{
+	struct dtxn_item *it = &t->items[i];
+	struct dtxn_loc *l = dtxn_loc_of(it);
+
+	if (++l->retries > max)
+		return DTXN_ABORT(DTXN_ABORT_INVISIBLE);
+	l->step = it->slot_raddr != 0 ? DTXN_LOC_SLOT : DTXN_LOC_BKT;
+	l->probe = 0;
+	return DTXN_OK;
+}
+
 bool
 dtxn_loc_done(const struct dtxn_txn *t, uint32_t i)
 {
@@ -340,7 +353,9 @@ loc_on_lock(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 	return ops->locked(t, i);
 }
 
-/* Insert: its home bucket came back under its lock: take a free slot. */
+/* Insert: its home bucket came back under its lock (with cn_locks, one
+ * the protocol took on a CN: own_block is then the protocol's): take a
+ * free slot. */
 static int
 loc_ins_slot(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 {
@@ -348,7 +363,7 @@ loc_ins_slot(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 	struct dtxn_loc *l = dtxn_loc_of(it);
 	const struct dtxn_table *tab = it->table;
 
-	if (l->own_block) {
+	if (l->own_block && !ops->cn_locks) {
 		if (l->block_old != 0)
 			return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
 		it->flags |= DTXN_ITEM_F_BLOCKED;

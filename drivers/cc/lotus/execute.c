@@ -9,6 +9,13 @@
  *          insert                                  READ home bucket (+ probes)
  *   data   READ the chosen version's record, check its cacheline versions
  *
+ * The CVT steps are lib/txn's locating steps (locate.c), with the locks on
+ * the CNs (dtxn_loc_ops.cn_locks: no lock round, no bucket CAS); with the
+ * ablation's MN locks (locks=mn) the same steps as FORD's and Motor's take
+ * them: {CAS the CVT's lock word, READ the CVT}, an insert's bucket lock
+ * with its home-bucket READ. What is Lotus's is here: the VT cache, the
+ * version choice and the record READ (LOTUS_S_REC).
+ *
  * Version choice. A locked item (write lock; read lock under SR) reads
  * the newest version, and aborts if it is >= T_start: a transaction that
  * committed after our start changed it (the paper's "a version larger
@@ -28,21 +35,13 @@
  * cacheline versions do not all match its cell's (a version overwritten
  * by GC while read) is read again the same way.
  */
-#include <errno.h>
 #include <string.h>
 
 #include "lotus_private.h"
 
-static inline struct dtxn_addr_cache *
-exe_cache(const struct dtxn_txn *t)
-{
-	return t->coord->worker->addr_cache;
-}
-
 static inline bool
-exe_locked(const struct dtxn_item *it, const struct lotus_item *li)
+exe_locked(const struct dtxn_item *it)
 {
-	RTE_SET_USED(li);
 	return (it->flags & DTXN_ITEM_F_LOCKED) != 0;
 }
 
@@ -56,14 +55,13 @@ exe_vtc_ok(const struct dtxn_txn *t, const struct dtxn_item *it, const struct lo
 
 /* A lock-free read must be read again from its CVT after a pause. */
 static int
-exe_reread(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li)
+exe_reread(struct dtxn_txn *t, uint32_t i)
 {
-	if (++li->retries > LOTUS_READ_RETRIES)
-		return DTXN_ABORT(DTXN_ABORT_INVISIBLE);
-	li->state = it->slot_raddr != 0 ? LOTUS_S_CVT : LOTUS_S_BKT;
-	li->probe = 0;
-	t->cc[LOTUS_TX_PAUSE] = 1;
-	return DTXN_OK;
+	int reason = dtxn_loc_reread(t, i, LOTUS_READ_RETRIES);
+
+	if (reason == DTXN_OK)
+		t->cc[LOTUS_TX_PAUSE] = 1;
+	return reason;
 }
 
 static void
@@ -71,28 +69,30 @@ exe_absent(struct dtxn_item *it, struct lotus_item *li)
 {
 	it->flags &= ~DTXN_ITEM_F_EXISTS;
 	it->version = 0;
-	li->state = LOTUS_S_DONE;
+	li->loc.step = DTXN_LOC_DONE;
 }
 
 /* The CVT is in it->slot (VT cache, READ, or bucket): choose the version. */
 static int
-exe_on_cvt(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li)
+exe_on_cvt(struct dtxn_txn *t, uint32_t i)
 {
+	struct dtxn_item *it = &t->items[i];
+	struct lotus_item *li = lotus_item_of(it);
 	const struct dtxn_table *tab = it->table;
 	const struct lotus_cvt *cvt = lotus_cvt_of(it->slot);
 	const uint64_t ts = t->cc[LOTUS_TS_START];
 	uint64_t m;
 	int idx;
 
-	if (!exe_locked(it, li)) {
+	if (!exe_locked(it)) {
 		if (lotus_mn_locks(t) && lotus_opts_t(t)->commit == LOTUS_COMMIT_DIRECT)
 			lotus_mn_sight(t, it);
 		switch (lotus_cvt_pick(tab, cvt, ts, &idx)) {
 		case LOTUS_PICK_INVISIBLE:
-			return exe_reread(t, it, li);
+			return exe_reread(t, i);
 		case LOTUS_PICK_GONE:
 			if (lotus_cvt_newest(tab, cvt) < 0)
-				return exe_reread(t, it, li); /* an insert is writing the slot */
+				return exe_reread(t, i); /* an insert is writing the slot */
 			return DTXN_ABORT(DTXN_ABORT_VERSION_GONE);
 		case LOTUS_PICK_ABSENT:
 			exe_absent(it, li);
@@ -105,7 +105,7 @@ exe_on_cvt(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li)
 			return DTXN_OK;
 		}
 		li->cell = idx;
-		li->state = LOTUS_S_REC;
+		li->loc.step = LOTUS_S_REC;
 		return DTXN_OK;
 	}
 	/* under our lock: the newest version, which must predate T_start */
@@ -119,7 +119,7 @@ exe_on_cvt(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li)
 			return DTXN_ABORT(DTXN_ABORT_VALIDATION);
 		li->reinsert = 1;
 		li->cell = idx;
-		li->state = LOTUS_S_DONE;
+		li->loc.step = DTXN_LOC_DONE;
 		return DTXN_OK;
 	}
 	if (idx < 0)
@@ -140,117 +140,61 @@ exe_on_cvt(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li)
 		exe_absent(it, li);
 		return DTXN_OK;
 	}
-	li->state = LOTUS_S_REC;
+	li->loc.step = LOTUS_S_REC;
 	return DTXN_OK;
 }
 
 /* The record of the chosen version came back: check it, unpack it. */
 static int
-exe_on_rec(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li)
+exe_on_rec(struct dtxn_txn *t, uint32_t i)
 {
+	struct dtxn_item *it = &t->items[i];
+	struct lotus_item *li = lotus_item_of(it);
 	const struct lotus_cvt *cvt = lotus_cvt_of(it->slot);
 	uint64_t writer;
 
 	if (lotus_rec_unpack(it->table, lotus_local_rec(it),
 			     lotus_meta_cv(cvt->cells[li->cell].meta), &writer, it->value) != 0) {
-		if (exe_locked(it, li))
+		if (exe_locked(it))
 			return DTXN_ABORT(DTXN_ABORT_INVISIBLE); /* cannot happen under our lock */
-		return exe_reread(t, it, li);
+		return exe_reread(t, i);
 	}
 	it->version = writer;
 	it->flags |= DTXN_ITEM_F_EXISTS;
-	li->state = LOTUS_S_DONE;
+	li->loc.step = DTXN_LOC_DONE;
 	return DTXN_OK;
 }
 
-/* Lookup through the bucket chain (address-cache miss). */
+/*
+ * Insert whose key has a CVT in the bucket chain (under the key's and the
+ * home bucket's write locks): a re-insert if its newest version is a
+ * tombstone. With locks=mn the key's lock comes next round, and the same
+ * checks again under it (exe_on_cvt()).
+ */
 static int
-exe_on_bkt(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li)
+exe_ins_found(struct dtxn_txn *t, uint32_t i, unsigned idx)
 {
+	struct dtxn_item *it = &t->items[i];
+	struct lotus_item *li = lotus_item_of(it);
 	const struct dtxn_table *tab = it->table;
-	const struct dtxn_bucket_hdr *bh = it->bucket;
-	int idx = dtxn_store_bucket_find(tab, it->bucket, it->key);
+	const struct lotus_cvt *c = dtxn_store_bucket_slot(tab, it->bucket, idx);
+	int n = lotus_cvt_newest(tab, c);
 
-	if (li->probe == 0)
-		it->bucket_version = bh->version; /* inserts go to the home bucket */
-	if (idx >= 0) {
-		it->bucket_raddr = li->braddr[li->probe];
-		it->slot_raddr = dtxn_store_slot_raddr(tab, it->bucket_raddr, (unsigned)idx);
-		dtxn_addr_cache_insert(exe_cache(t), tab->def.id, it->key, it->slot_raddr);
-		memcpy(it->slot, dtxn_store_bucket_slot(tab, it->bucket, (unsigned)idx),
-		       tab->slot_size);
-		if (lotus_mn_locks(t) && it->kind != DTXN_ITEM_RO) {
-			li->state = LOTUS_S_MLOCK; /* lock it and read its CVT again */
-			return DTXN_OK;
-		}
-		return exe_on_cvt(t, it, li);
-	}
-	if (bh->overflow != 0 && li->probe + 1 < DTXN_STORE_MAX_PROBE) {
-		li->probe++;
+	/* (no valid cell: an insert that failed in its commit) */
+	if (n >= 0 && (lotus_meta_flags(c->cells[n].meta) & LOTUS_CELL_TOMB) == 0)
+		return DTXN_ABORT(DTXN_ABORT_EXISTS);
+	if (n >= 0 && lotus_meta_ver(c->cells[n].meta) >= t->cc[LOTUS_TS_START])
+		return DTXN_ABORT(DTXN_ABORT_VALIDATION);
+	it->slot_raddr = dtxn_store_slot_raddr(tab, li->loc.braddr[li->loc.probe], idx);
+	memcpy(it->slot, c, tab->slot_size);
+	li->loc.slot_idx = -1;
+	if (lotus_mn_locks(t)) {
+		li->loc.step = DTXN_LOC_LOCK;
 		return DTXN_OK;
 	}
-	if (it->kind != DTXN_ITEM_RO)
-		return DTXN_ABORT(DTXN_ABORT_NOT_FOUND);
-	/* absent: under SR a read lock on the key keeps inserts out; a
-	 * lock-free reader's snapshot predates any insert not yet here */
-	it->bucket_raddr = li->braddr[0];
-	exe_absent(it, li);
-	return DTXN_OK;
-}
-
-/* Insert, under the key's and the home bucket's write locks. */
-static int
-exe_on_ins(struct dtxn_txn *t, uint32_t i, struct dtxn_item *it, struct lotus_item *li)
-{
-	const struct dtxn_table *tab = it->table;
-	const struct dtxn_bucket_hdr *bh = it->bucket;
-	int idx;
-
-	if (li->state == LOTUS_S_INS) {
-		if (lotus_mn_locks(t)) {
-			int rc = lotus_mn_complete_block(it);
-
-			if (rc != DTXN_OK)
-				return rc;
-		}
-		it->bucket_version = bh->version;
-		li->slot_idx = dtxn_txn_free_slot(t, i, it->bucket);
-		if (li->slot_idx >= 0)
-			it->slot_raddr = dtxn_store_slot_raddr(tab, it->bucket_raddr,
-							       (unsigned)li->slot_idx);
-	}
-	idx = dtxn_store_bucket_find(tab, it->bucket, it->key);
-	if (idx >= 0) {
-		/* the key has a CVT: a re-insert if its newest version is a tombstone */
-		const struct lotus_cvt *c = dtxn_store_bucket_slot(tab, it->bucket, (unsigned)idx);
-		int n = lotus_cvt_newest(tab, c);
-
-		/* (no valid cell: an insert that failed in its commit) */
-		if (n >= 0 && (lotus_meta_flags(c->cells[n].meta) & LOTUS_CELL_TOMB) == 0)
-			return DTXN_ABORT(DTXN_ABORT_EXISTS);
-		if (n >= 0 && lotus_meta_ver(c->cells[n].meta) >= t->cc[LOTUS_TS_START])
-			return DTXN_ABORT(DTXN_ABORT_VALIDATION);
-		it->slot_raddr = dtxn_store_slot_raddr(tab, li->braddr[li->probe], (unsigned)idx);
-		memcpy(it->slot, c, tab->slot_size);
-		if (lotus_mn_locks(t)) {
-			li->slot_idx = -1;
-			li->state = LOTUS_S_MLOCK; /* its lock, then the checks above again */
-			return DTXN_OK;
-		}
-		li->reinsert = 1;
-		li->slot_idx = -1;
-		li->cell = n;
-		li->state = LOTUS_S_DONE;
-		return DTXN_OK;
-	}
-	if (bh->overflow != 0 && li->probe + 1 < DTXN_STORE_MAX_PROBE) {
-		li->probe++;
-		li->state = LOTUS_S_INS_PROBE;
-		return DTXN_OK;
-	}
-	if (li->slot_idx < 0)
-		return DTXN_ABORT(DTXN_ABORT_INDEX_FULL);
-	li->state = LOTUS_S_DONE;
+	li->reinsert = 1;
+	li->cell = n;
+	li->loc.step = DTXN_LOC_DONE;
 	return DTXN_OK;
 }
 
@@ -269,138 +213,59 @@ exe_prelude(struct dtxn_txn *t, struct dtxn_batch *b)
 	return DTXN_OK;
 }
 
-static bool
-exe_done(const struct dtxn_txn *t, uint32_t i)
-{
-	return lotus_item_of(&t->items[i])->state == LOTUS_S_DONE;
-}
-
+/* LOTUS_S_REC: READ the chosen version's record. */
 static int
-exe_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
+exe_issue_rec(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 {
 	struct dtxn_item *it = &t->items[i];
-	struct lotus_item *li = lotus_item_of(it);
 	const struct dtxn_table *tab = it->table;
-	dtxn_raddr_t ra;
-	int rc;
 
-	switch (li->state) {
-	case LOTUS_S_CVT:
-		dtxn_batch_read(b, it->slot_raddr, it->slot, tab->slot_size, true);
-		break;
-	case LOTUS_S_BKT:
-	case LOTUS_S_INS_PROBE:
-		rc = dtxn_txn_read_bucket(t, it, li->probe, &li->braddr[li->probe], b);
-		if (rc != DTXN_OK)
-			return rc;
-		break;
-	case LOTUS_S_INS:
-		ra = dtxn_store_bucket_raddr(tab, 0, dtxn_store_bucket_of(tab, it->key));
-		it->bucket_raddr = ra;
-		li->braddr[0] = ra;
-		if (lotus_mn_locks(t)) {
-			li->own_block = 1;
-			for (uint32_t j = 0; j < i && li->own_block; j++)
-				li->own_block = !(t->items[j].kind == DTXN_ITEM_INSERT &&
-						  t->items[j].bucket_raddr == ra &&
-						  lotus_item_of(&t->items[j])->own_block);
-			lotus_mn_issue_block(t, it, b);
-		}
-		rc = dtxn_txn_read_bucket(t, it, 0, &ra, b);
-		if (rc != DTXN_OK)
-			return rc;
-		break;
-	case LOTUS_S_MLOCK:
-		lotus_mn_issue_lock(t, it, b);
-		break;
-	case LOTUS_S_REC:
-		dtxn_batch_read(b, lotus_rec_raddr(tab, it->slot_raddr, lotus_cvt_of(it->slot),
-						   (unsigned)li->cell),
-				lotus_local_rec(it), lotus_rec_size(tab), true);
-		break;
-	default:
-		return DTXN_OK;
-	}
-	li->inflight = 1;
+	dtxn_batch_read(b, lotus_rec_raddr(tab, it->slot_raddr, lotus_cvt_of(it->slot),
+					   (unsigned)lotus_item_of(it)->cell),
+			lotus_local_rec(it), lotus_rec_size(tab), true);
 	return DTXN_OK;
 }
 
-static int
-exe_complete(struct dtxn_txn *t, uint32_t i)
+/* Sets up Lotus's fields of a new item. */
+static void
+exe_prepare(struct dtxn_txn *t, uint32_t i)
 {
-	struct dtxn_item *it = &t->items[i];
-	struct lotus_item *li = lotus_item_of(it);
+	struct lotus_item *li = lotus_item_of(&t->items[i]);
 
-	if (!li->inflight)
-		return DTXN_OK;
-	li->inflight = 0;
-	switch (li->state) {
-	case LOTUS_S_CVT:
-		if (dtxn_store_slot_matches(it->table, it->slot, it->key))
-			return exe_on_cvt(t, it, li);
-		/* stale cached address: look the key up */
-		dtxn_addr_cache_invalidate(exe_cache(t), it->table->def.id, it->key);
-		it->flags &= ~DTXN_ITEM_F_CACHED;
-		it->slot_raddr = 0;
-		li->probe = 0;
-		li->state = LOTUS_S_BKT;
-		return DTXN_OK;
-	case LOTUS_S_BKT:
-		return exe_on_bkt(t, it, li);
-	case LOTUS_S_INS:
-	case LOTUS_S_INS_PROBE:
-		return exe_on_ins(t, i, it, li);
-	case LOTUS_S_REC:
-		return exe_on_rec(t, it, li);
-	case LOTUS_S_MLOCK: {
-		int rc = lotus_mn_complete_lock(t, it);
-
-		if (rc == -EAGAIN)
-			return DTXN_OK; /* stale address: looked up again next round */
-		return rc != DTXN_OK ? rc : exe_on_cvt(t, it, li);
-	}
-	default:
-		return DTXN_OK;
-	}
+	li->cell = -1;
+	li->new_cell = -1;
 }
 
-static const struct dtxn_round_ops exe_rounds = {
+/* Locks on the CNs, taken before the rounds (lock.c). */
+static const struct dtxn_loc_ops exe_loc_cn = {
+	.item_size = sizeof(struct lotus_item),
+	.cn_locks = true,
+	.prepare = exe_prepare,
 	.prelude = exe_prelude,
-	.done = exe_done,
-	.issue = exe_issue,
-	.complete = exe_complete,
+	.read = exe_on_cvt,
+	.ins_found = exe_ins_found,
+	.issue = exe_issue_rec,
+	.complete = exe_on_rec,
 };
 
-/* Sets up the protocol state of a new item. */
-static int
-exe_prepare(struct dtxn_txn *t, struct dtxn_item *it)
-{
-	const struct dtxn_table *tab = it->table;
-	struct lotus_item *li;
-	dtxn_raddr_t ra = 0;
+/* locks=mn (ablation): Motor's locks, the CVT's lock word. */
+static const struct dtxn_loc_ops exe_loc_mn = {
+	.item_size = sizeof(struct lotus_item),
+	.lock_off = LOTUS_LOCK_OFF,
+	.prepare = exe_prepare,
+	.prelude = exe_prelude,
+	.read = exe_on_cvt,
+	.locked = exe_on_cvt,
+	.ins_found = exe_ins_found,
+	.issue = exe_issue_rec,
+	.complete = exe_on_rec,
+};
 
-	li = dtxn_txn_alloc(t, sizeof(*li));
-	if (li == NULL)
-		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-	memset(li, 0, sizeof(*li));
-	li->cell = -1;
-	li->slot_idx = -1;
-	li->new_cell = -1;
-	it->cc[0] = (uintptr_t)li;
-	if (it->kind == DTXN_ITEM_INSERT) {
-		li->state = LOTUS_S_INS;
-		return DTXN_OK;
-	}
-	ra = dtxn_addr_cache_lookup(exe_cache(t), tab->def.id, it->key);
-	if (ra != 0) {
-		it->flags |= DTXN_ITEM_F_CACHED;
-		it->slot_raddr = ra;
-		it->bucket_raddr = dtxn_store_bucket_of_slot(tab, ra);
-	}
-	li->state = ra != 0 ? LOTUS_S_CVT : LOTUS_S_BKT;
-	if (ra != 0 && it->kind != DTXN_ITEM_RO && lotus_mn_locks(t))
-		li->state = LOTUS_S_MLOCK;
-	return DTXN_OK;
+/* The locating ops of the txn's lock placement. */
+static inline const struct dtxn_loc_ops *
+exe_loc_of(const struct dtxn_txn *t)
+{
+	return lotus_mn_locks(t) ? &exe_loc_mn : &exe_loc_cn;
 }
 
 /* Locked items whose CVT this CN's VT cache holds skip the CVT READ. */
@@ -423,7 +288,7 @@ exe_vtc(struct dtxn_txn *t)
 		li->cached = 1;
 		it->slot_raddr = slot;
 		it->bucket_raddr = dtxn_store_bucket_of_slot(it->table, slot);
-		reason = exe_on_cvt(t, it, li);
+		reason = exe_on_cvt(t, i);
 	}
 	return reason;
 }
@@ -442,18 +307,20 @@ lotus_timestamp(struct dtxn_txn *t, uint64_t *ts)
 int
 lotus_execute(struct dtxn_txn *t)
 {
+	const struct dtxn_loc_ops *ops = exe_loc_of(t);
 	int reason = DTXN_OK;
 
 	if (t->cc[LOTUS_TS_START] == 0)
 		reason = lotus_timestamp(t, &t->cc[LOTUS_TS_START]);
 	for (uint32_t i = t->n_fetched; i < t->n_items && reason == DTXN_OK; i++)
-		reason = exe_prepare(t, &t->items[i]);
+		if (dtxn_loc_prepare(t, i, ops) == NULL)
+			reason = DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
 	if (reason == DTXN_OK)
 		reason = lotus_lock_items(t);
 	if (reason == DTXN_OK)
 		reason = exe_vtc(t);
 	if (reason == DTXN_OK)
-		reason = dtxn_txn_rounds(t, &exe_rounds);
+		reason = dtxn_loc_rounds(t, ops);
 	if (reason != DTXN_OK)
 		lotus_release_all(t);
 	return reason;

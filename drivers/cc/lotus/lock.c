@@ -171,7 +171,7 @@ lk_bucket_taken(const struct dtxn_txn *t, uint32_t self, uint32_t table, uint64_
 		const struct dtxn_item *o = &t->items[j];
 		const struct lotus_item *om = lotus_item_of(o);
 
-		if (o->kind == DTXN_ITEM_INSERT && om != NULL && om->own_block &&
+		if (o->kind == DTXN_ITEM_INSERT && om != NULL && om->loc.own_block &&
 		    o->table->def.id == table && om->bkt == b)
 			return true;
 	}
@@ -347,8 +347,8 @@ lotus_lock_items(struct dtxn_txn *t)
 		k->node = lk_owner_node(sh, &k->lk);
 		if (it->kind == DTXN_ITEM_INSERT) {
 			li->bkt = dtxn_store_bucket_of(it->table, it->key) % it->table->n_buckets;
-			li->own_block = !lk_bucket_taken(t, it_i, it->table->def.id, li->bkt);
-			if (li->own_block) {
+			li->loc.own_block = !lk_bucket_taken(t, it_i, it->table->def.id, li->bkt);
+			if (li->loc.own_block) {
 				k = &want[n++];
 				memset(k, 0, sizeof(*k));
 				k->lk.table = it->table->def.id | LOTUS_LK_BUCKET;
@@ -450,7 +450,7 @@ lotus_release_all(struct dtxn_txn *t)
 	unsigned n_msgs = 0;
 
 	if (lotus_mn_locks(t)) {
-		lotus_mn_release(t);
+		dtxn_txn_release_held(t); /* MN lock words (mnlock.c) */
 		return;
 	}
 	for (uint32_t i = 0; i < t->n_items; i++) {

@@ -18,8 +18,11 @@
  * - shard.c: shard map, routing and pass-by-range resharding (§4.2, §4.3);
  * - lock.c: the lock step of execution (local CAS or one batched RPC per
  *   CN), the lock RPC handlers, releases (§5.1 phase 1 step 1);
- * - execute.c: execution: CVTs (cache, address or bucket), then data,
- *   version checks against T_start (§5.1 phase 1 steps 2-3);
+ * - execute.c: execution: CVTs (cache, or lib/txn's locating steps:
+ *   address or bucket), then data, version checks against T_start (§5.1
+ *   phase 1 steps 2-3);
+ * - mnlock.c: the ablation with Motor's MN locks (locks=mn): validation,
+ *   recheck, unlocks;
  * - commit.c: commit: data, CVTs (INVISIBLE) and log, T_commit, visible,
  *   unlock (§5.1 phase 2), and the lightweight GC (§7.1).
  */
@@ -464,15 +467,13 @@ int lotus_coolest(const uint64_t *lat, unsigned n, unsigned me);
 /* Protocol state                                                     */
 /* ------------------------------------------------------------------ */
 
-/** What an item waits for / does next in execute. */
-enum lotus_state {
-	LOTUS_S_CVT = 0,   /**< READ the CVT (cached address) */
-	LOTUS_S_BKT,       /**< READ bucket probe p (lookup) */
-	LOTUS_S_INS,       /**< insert: READ the home bucket */
-	LOTUS_S_INS_PROBE, /**< insert: READ overflow bucket p (existence) */
-	LOTUS_S_REC,       /**< READ the chosen version's record */
-	LOTUS_S_MLOCK,     /**< locks=mn: {CAS the CVT's lock word, READ the CVT} */
-	LOTUS_S_DONE,
+/**
+ * Lotus's own step of locating an item (lib/txn's struct dtxn_loc does
+ * the rest: CVT at a cached address, bucket chain, inserts; locks=mn: the
+ * CAS on the CVT's lock word).
+ */
+enum lotus_step {
+	LOTUS_S_REC = DTXN_LOC_PROTO, /**< READ the chosen version's record */
 };
 
 /** Re-reads of a lock-free read that met an INVISIBLE version or a torn record. */
@@ -485,30 +486,25 @@ enum lotus_state {
 #define LOTUS_LOCK_READ 1
 #define LOTUS_LOCK_WRITE 2
 
-/** Protocol state of one item, from the arena (item->cc[0]). */
+/**
+ * Protocol state of one item, from the arena (item->cc[0]). With CN locks
+ * loc.own_block says that this insert takes its bucket's lock on a CN (no
+ * earlier insert of the txn does); with locks=mn it is lib/txn's (the
+ * bucket lock word it CASes).
+ */
 struct lotus_item {
-	uint8_t state;        /**< enum lotus_state */
-	uint8_t inflight;     /**< WRs posted in the current round */
-	uint8_t probe;        /**< bucket probe being read */
+	struct dtxn_loc loc;  /**< first: locating it (lib/txn, dtxn_loc_prepare()) */
 	uint8_t lock;         /**< LOTUS_LOCK_* requested on the record */
-	uint8_t own_block;    /**< insert: this item takes its bucket's lock */
 	uint8_t reinsert;     /**< insert over a tombstone: a new version of the CVT */
-	uint8_t retries;      /**< re-reads */
 	uint8_t cached;       /**< CVT from the VT cache */
 	uint8_t sighted;      /**< locks=mn, commit=direct: a lock-free read saw a lock */
-	uint8_t rsvd[3];
 	uint16_t owner;       /**< node of the CN that granted the record lock, 0: none */
 	uint16_t bowner;      /**< node of the CN that granted the bucket lock, 0: none */
 	int32_t cell;         /**< the cell read (V), -1 none */
-	int32_t slot_idx;     /**< insert: the free slot taken, -1 none */
 	int32_t new_cell;     /**< commit: the cell written, -1 none */
-	uint32_t rsvd2;
 	uint64_t bkt;         /**< home bucket index */
-	uint64_t cas_old;     /**< locks=mn: CAS result of the record lock */
-	uint64_t bcas_old;    /**< locks=mn: CAS result of the bucket lock */
 	uint64_t bimg[2];     /**< locks=mn: bucket header image written at commit */
 	uint64_t meta_new;    /**< commit: the new cell's meta (visible) */
-	dtxn_raddr_t braddr[DTXN_STORE_MAX_PROBE];
 };
 
 /** Txn scratch (dtxn_txn.cc). */
@@ -562,12 +558,10 @@ int lotus_lock_handlers(struct dtxn_worker *w);
 /* execute.c */
 int lotus_execute(struct dtxn_txn *t);
 
-/* mnlock.c: the ablation steps with Motor's MN locks (locks=mn) */
-void lotus_mn_issue_lock(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b);
-void lotus_mn_issue_block(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b);
-/** @return 0 (locked), -EAGAIN (stale address: the item looks the key up again), or a reason. */
-int lotus_mn_complete_lock(struct dtxn_txn *t, struct dtxn_item *it);
-int lotus_mn_complete_block(struct dtxn_item *it);
+/*
+ * mnlock.c: the ablation steps with Motor's MN locks (locks=mn); execute
+ * takes them with lib/txn's locating steps (execute.c)
+ */
 /** A lock-free read: note a lock held on its CVT by another txn. */
 void lotus_mn_sight(struct dtxn_txn *t, struct dtxn_item *it);
 /** SR validation of the read items after T_commit (one round). */
@@ -576,8 +570,6 @@ int lotus_mn_validate(struct dtxn_txn *t);
 int lotus_mn_recheck(struct dtxn_txn *t, bool wait);
 /** Adds the unlock WRITEs (and, with @p bump, inserts' bucket headers) to @p b. */
 void lotus_mn_unlocks(struct dtxn_txn *t, struct dtxn_batch *b, bool bump);
-/** Releases every MN lock the txn holds (fire and forget). */
-void lotus_mn_release(struct dtxn_txn *t);
 
 /* commit.c */
 int lotus_commit(struct dtxn_txn *t);

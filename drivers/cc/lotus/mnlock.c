@@ -5,10 +5,12 @@
  * "Ablation"): Lotus's memory store with Motor's concurrency control.
  * Locks are words in MN memory (the CVT's lock word; an index bucket's
  * header lock for inserts), taken with RDMA CAS in the same doorbell as the
- * CVT READ and released with a WRITE of 0 (dtxn_txn_unlock_held());
- * read-only items are read without locks and validated under SR after
- * T_commit (their CVT is read again: unlocked and the version read still
- * the newest; an absent key's bucket unlocked and at the version seen).
+ * CVT READ by lib/txn's locating steps, as FORD's and Motor's are
+ * (execute.c: dtxn_loc_ops without cn_locks), and released with a WRITE
+ * of 0 (dtxn_txn_unlock_held()); read-only items are read without locks
+ * and validated under SR after T_commit (their CVT is read again:
+ * unlocked and the version read still the newest; an absent key's bucket
+ * unlocked and at the version seen).
  *
  * With commit=direct (the first step) a writer takes T_commit before it
  * writes, so a lock-free reader cannot rely on INVISIBLE: like Motor, a
@@ -20,74 +22,9 @@
 
 #include "lotus_private.h"
 
-static const uint64_t g_zero;
-
 /* ------------------------------------------------------------------ */
 /* Execute                                                            */
 /* ------------------------------------------------------------------ */
-
-void
-lotus_mn_issue_lock(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
-{
-	struct lotus_item *li = lotus_item_of(it);
-
-	li->cas_old = UINT64_MAX;
-	it->lock_raddr = it->slot_raddr + LOTUS_LOCK_OFF;
-	dtxn_batch_cas(b, it->lock_raddr, &li->cas_old, 0, t->id, true);
-	dtxn_batch_read(b, it->slot_raddr, it->slot, it->table->slot_size, true);
-}
-
-void
-lotus_mn_issue_block(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
-{
-	struct lotus_item *li = lotus_item_of(it);
-
-	if (!li->own_block)
-		return;
-	li->bcas_old = UINT64_MAX;
-	it->block_raddr = it->bucket_raddr;
-	dtxn_batch_cas(b, it->block_raddr, &li->bcas_old, 0, t->id, true);
-}
-
-int
-lotus_mn_complete_lock(struct dtxn_txn *t, struct dtxn_item *it)
-{
-	struct lotus_item *li = lotus_item_of(it);
-
-	if (li->cas_old == 0)
-		it->flags |= DTXN_ITEM_F_LOCKED;
-	if (!dtxn_store_slot_matches(it->table, it->slot, it->key)) {
-		/* stale cached address: give the lock back, look the key up */
-		if (it->flags & DTXN_ITEM_F_LOCKED) {
-			struct dtxn_batch b;
-
-			dtxn_batch_init(&b, t->coord);
-			dtxn_batch_write(&b, it->lock_raddr, &g_zero, 8, false);
-			dtxn_batch_post_forget(&b, t, "unlock of a stale slot");
-			it->flags &= ~DTXN_ITEM_F_LOCKED;
-		}
-		dtxn_addr_cache_invalidate(t->coord->worker->addr_cache, it->table->def.id, it->key);
-		it->flags &= ~DTXN_ITEM_F_CACHED;
-		it->slot_raddr = 0;
-		li->probe = 0;
-		li->state = LOTUS_S_BKT;
-		return -EAGAIN;
-	}
-	return li->cas_old == 0 ? 0 : DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
-}
-
-int
-lotus_mn_complete_block(struct dtxn_item *it)
-{
-	struct lotus_item *li = lotus_item_of(it);
-
-	if (!li->own_block)
-		return DTXN_OK;
-	if (li->bcas_old != 0)
-		return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
-	it->flags |= DTXN_ITEM_F_BLOCKED;
-	return DTXN_OK;
-}
 
 void
 lotus_mn_sight(struct dtxn_txn *t, struct dtxn_item *it)
@@ -278,14 +215,4 @@ lotus_mn_unlocks(struct dtxn_txn *t, struct dtxn_batch *b, bool bump)
 		}
 	}
 	dtxn_txn_unlock_held(t, b);
-}
-
-void
-lotus_mn_release(struct dtxn_txn *t)
-{
-	struct dtxn_batch b;
-
-	dtxn_batch_init(&b, t->coord);
-	dtxn_txn_unlock_held(t, &b);
-	dtxn_batch_post_forget(&b, t, "lock release");
 }

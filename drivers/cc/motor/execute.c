@@ -133,17 +133,6 @@ exe_issue_step(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 /* Completion                                                         */
 /* ------------------------------------------------------------------ */
 
-/* A lock-free read must be read again from its CVT (torn or changed). */
-static int
-exe_reread(struct dtxn_item *it, struct motor_item *mi)
-{
-	if (++mi->retries > MOTOR_READ_RETRIES)
-		return DTXN_ABORT(DTXN_ABORT_INVISIBLE);
-	mi->loc.step = it->slot_raddr != 0 ? DTXN_LOC_SLOT : DTXN_LOC_BKT;
-	mi->loc.probe = 0;
-	return DTXN_OK;
-}
-
 /* RO item with its CVT in it->slot: choose the version, plan the value READs. */
 static int
 exe_read_cvt(struct dtxn_txn *t, uint32_t i)
@@ -156,7 +145,8 @@ exe_read_cvt(struct dtxn_txn *t, uint32_t i)
 	int idx;
 
 	if (motor_cvt_anchor(it->table, cvt) < 0)
-		return exe_reread(it, mi); /* a commit was writing the Vcells */
+		/* a commit was writing the Vcells */
+		return dtxn_loc_reread(t, i, MOTOR_READ_RETRIES);
 	if (dtxn_txn_lock_foreign(t, cvt->lock))
 		exe_sighted(t, mi);
 	if (exe_sr_rw(t) && motor_cvt_has_newer(it->table, cvt, ts))
@@ -179,15 +169,18 @@ exe_read_cvt(struct dtxn_txn *t, uint32_t i)
 
 /* RO item: pre-images and Vpkg read; check the anchors, rebuild the version. */
 static int
-exe_read_value(struct dtxn_txn *t, struct dtxn_item *it, struct motor_item *mi)
+exe_read_value(struct dtxn_txn *t, uint32_t i)
 {
+	struct dtxn_item *it = &t->items[i];
+	struct motor_item *mi = motor_item_of(it);
 	const struct dtxn_table *tab = it->table;
 	const struct motor_cvt *cvt = motor_cvt_of(it->slot);
 	uint8_t *vpkg = motor_local_vpkg(it), *newest;
 	int a = motor_cvt_anchor(tab, cvt);
 
 	if (a < 0 || vpkg[0] != (uint8_t)a || motor_vpkg_ea(tab, vpkg) != (uint8_t)a)
-		return exe_reread(it, mi); /* the value moved on since the CVT was read */
+		/* the value moved on since the CVT was read */
+		return dtxn_loc_reread(t, i, MOTOR_READ_RETRIES);
 	if (motor_cvt_newest(tab, cvt) != mi->cell) {
 		newest = dtxn_txn_alloc(t, tab->def.value_size);
 		if (newest == NULL)
@@ -316,7 +309,7 @@ exe_complete_step(struct dtxn_txn *t, uint32_t i)
 
 	if (mi->loc.step == MOTOR_S_VPKG)
 		return exe_complete_vpkg(t, it, mi);
-	return exe_read_value(t, it, mi);
+	return exe_read_value(t, i);
 }
 
 /* ------------------------------------------------------------------ */

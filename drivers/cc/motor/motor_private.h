@@ -235,8 +235,7 @@ struct motor_item {
 	struct dtxn_loc loc;  /**< first: locating it (lib/txn, dtxn_loc_prepare()) */
 	uint8_t sighted;      /**< read: saw another txn's lock (record or bucket) */
 	uint8_t reinsert;     /**< insert over a tombstone: a new version of the CVT */
-	uint8_t retries;      /**< re-reads after a torn or changed read */
-	uint8_t rsvd;
+	uint8_t rsvd[2];
 	int32_t cell;         /**< the cell chosen (V0), -1 none */
 	uint64_t seen;        /**< identity of what was read (version, MOTOR_V_NONE) */
 	uint64_t vbuf[DTXN_STORE_MAX_PROBE][2]; /**< validation: bucket lock, version */
