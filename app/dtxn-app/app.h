@@ -101,6 +101,43 @@ int app_conf_set(struct app_conf *c, const char *name, const char *value,
  */
 int app_config_find(const char *kind, const char *name, char *out, size_t len);
 
+/**
+ * Names of the presets shipped for @p kind ("nic", "cpu", "cluster"): the
+ * .ini files of the folder app_config_find() would look in, without
+ * ".ini", comma-separated, sorted; "" if there is none.
+ */
+void app_config_list(const char *kind, char *buf, size_t len);
+
+/**
+ * What --help and the error messages list for @p what, ", "-separated:
+ * "bench", "protocol" and "fabric" from their registries
+ * (dtxn_bench_list(), dtxn_cc_list(), dtxn_fabric_driver_list()), any
+ * other word from app_config_list().
+ */
+void app_names(const char *what, char *buf, size_t len);
+
+/**
+ * Resolves a model or cluster option: a path (with a '/' or ".ini" in it)
+ * is taken as is, a name is a preset of @p kind (app_config_find()).
+ *
+ * @param opt  the option without "--", for messages ("cn-nic").
+ * @return 0 and the path in @p out, or -1 after one line (no such file,
+ *   unknown preset: the line lists the presets).
+ */
+int app_preset_resolve(const char *opt, const char *kind, const char *val, char *out,
+		       size_t len);
+
+/**
+ * Checks, before the run, that a file the run will write (--out,
+ * --history) can be written: a file name (not a directory, not ending in
+ * '/', at most NAME_MAX characters) in a directory that exists and lets
+ * us create it, or an existing file we may overwrite. Creates nothing.
+ *
+ * @param opt  the option, for the message ("--out").
+ * @return 0, or -1 after one line naming the problem.
+ */
+int app_out_path_check(const char *opt, const char *path);
+
 /** Prints one error line "dtxn-app: ..." to stderr. */
 void app_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -142,7 +179,7 @@ int app_run_sim(const struct app_conf *c);
 struct dtxn_coord;
 struct dtxn_report;
 
-/** Checks --check, --history and --debug-weaken. @return 0 or -1 after one line. */
+/** Checks --check and --debug-weaken (--history: app_out_path_check()). @return 0 or -1 after one line. */
 int app_check_validate(const struct app_conf *c);
 
 /** @return the DTXN_DEBUG_* flags --debug-weaken asks for (dtxn_db_conf.debug_flags). */

@@ -5,7 +5,9 @@
  * underscores (--write-ratio <-> write_ratio). --config is read first, so
  * the command line overrides the INI whatever the order.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +65,7 @@ struct app_opt {
 	double min, max;
 	const char *arg;    /* for the usage text */
 	const char *help;
+	const char *names;  /* optional: app_names() listed after help, e.g. the registered protocols */
 };
 
 #define S(f) offsetof(struct app_conf, f), sizeof(((struct app_conf *)0)->f)
@@ -70,26 +73,26 @@ struct app_opt {
 
 static const struct app_opt g_opts[] = {
 	{ "role", OPT_STR, S(role), 0, 0, "all", "node role: all (MNs and CNs in this process)" },
-	{ "bench", OPT_STR, S(bench), 0, 0, "NAME", "benchmark: kvs, smallbank, tpcc, tatp" },
-	{ "protocol", OPT_STR, S(protocol), 0, 0, "NAME", "concurrency control: ford" },
+	{ "bench", OPT_STR, S(bench), 0, 0, "NAME", "benchmark:", "bench" },
+	{ "protocol", OPT_STR, S(protocol), 0, 0, "NAME", "concurrency control:", "protocol" },
 	{ "isolation", OPT_STR, S(isolation), 0, 0, "sr|si", "isolation level (default sr)" },
-	{ "fabric", OPT_STR, S(fabric), 0, 0, "NAME", "fabric driver: shm, sim (virtual time)" },
-	{ "nic", OPT_STR, S(nic), 0, 0, "MODEL", "RNIC model: none, cx3, cx5, cx6, or an INI path" },
+	{ "fabric", OPT_STR, S(fabric), 0, 0, "NAME", "fabric driver (sim: virtual time):", "fabric" },
+	{ "nic", OPT_STR, S(nic), 0, 0, "MODEL", "RNIC model, an INI path or a preset:", "nic" },
 	{ "mn", OPT_U64, N(mn), 1, DTXN_MAX_NODES - 2, "N", "memory nodes (default 3)" },
 	{ "replicas", OPT_U64, N(replicas), 1, DTXN_MAX_REPLICAS, "R", "copies of each table, primary + backups (default 3)" },
 	{ "coroutines", OPT_U64, N(coroutines), 1, 1024, "C", "coordinators per worker lcore (default 8)" },
 	{ "duration", OPT_DOUBLE, N(duration_s), 0.001, 86400, "SECONDS", "run time (default 5; virtual seconds with --fabric sim)" },
 	{ "txns", OPT_U64, N(txns), 1, 1e12, "N", "run until N transactions finished, instead of --duration" },
-	{ "seed", OPT_U64, N(seed), 0, 1.8e19, "S", "random seed (default 1)" },
+	{ "seed", OPT_U64, N(seed), 0, 18446744073709551615.0, "S", "random seed (default 1)" },
 	{ "out", OPT_STR, S(out), 0, 0, "FILE.json", "write the report as JSON" },
 	{ "log_kib", OPT_U64, N(log_kib), 4, 1 << 20, "KIB", "undo log per coordinator per MN (default 64)" },
 	{ "addr_cache", OPT_U64, N(addr_cache), 1024, 1 << 28, "N", "address cache entries per worker (default 1Mi)" },
 	{ "live", OPT_BOOL, N(live), 0, 1, "0|1", "print a live line each second (default 1)" },
-	{ "cluster", OPT_STR, S(cluster), 0, 0, "FILE|NAME", "sim: cluster preset (lotus, motor, crest, scythe, oocc) or INI" },
+	{ "cluster", OPT_STR, S(cluster), 0, 0, "FILE|NAME", "sim: cluster, an INI path or a preset:", "cluster" },
 	{ "cn", OPT_U64, N(cn), 1, DTXN_MAX_NODES - 2, "N", "compute nodes (default 1; sim: or the cluster's; shm: worker lcores split between them, doc/guides/lotus.md)" },
 	{ "threads", OPT_U64, N(threads), 1, 1024, "T", "sim: threads per CN, each running --coroutines (default 1)" },
-	{ "cpu", OPT_STR, S(cpu), 0, 0, "MODEL", "sim: CPU cost model: default, zero, or an INI path" },
-	{ "cn_nic", OPT_STR, S(cn_nic), 0, 0, "MODEL", "sim: RNIC model of the CNs (default: --nic)" },
+	{ "cpu", OPT_STR, S(cpu), 0, 0, "MODEL", "sim: CPU cost model, an INI path or a preset:", "cpu" },
+	{ "cn_nic", OPT_STR, S(cn_nic), 0, 0, "MODEL", "sim: RNIC model of the CNs (default: --nic), as --nic:", "nic" },
 	{ "check", OPT_STR, S(check), 0, 0, "none|history", "record every txn, check the history for isolation anomalies (default none)" },
 	{ "history", OPT_STR, S(history), 0, 0, "FILE", "record every txn, save the history to FILE for dtxn-check" },
 	{ "cc_opts", OPT_STR, S(cc_opts), 0, 0, "K=V,...", "protocol options, e.g. lotus: ablation=lock-sharding,vt_cache=0 (doc/guides/lotus.md)" },
@@ -112,7 +115,12 @@ app_usage(void)
 		for (char *p = flag; *p && *p != ' '; p++)
 			if (*p == '_')
 				*p = '-';
-		printf("  %-26s %s\n", flag, g_opts[i].help);
+		if (g_opts[i].names != NULL) {
+			app_names(g_opts[i].names, names, sizeof(names));
+			printf("  %-26s %s %s\n", flag, g_opts[i].help, names);
+		} else {
+			printf("  %-26s %s\n", flag, g_opts[i].help);
+		}
 	}
 	for (unsigned b = 0; b < dtxn_bench_count(); b++) {
 		const struct dtxn_bench_ops *ops = dtxn_bench_at(b);
@@ -127,25 +135,38 @@ app_usage(void)
 			       ops->opts[i].def);
 		}
 	}
-	dtxn_cc_list(names, sizeof(names));
+	app_names("protocol", names, sizeof(names));
 	printf("\nprotocols: %s\n", names);
-	dtxn_bench_list(names, sizeof(names));
+	app_names("bench", names, sizeof(names));
 	printf("benchmarks: %s\n", names);
 }
 
-static bool
+/* Decimal, 0x hexadecimal or 0 octal, every digit of 64 bits: 0, -EINVAL
+ * (not such a number: strtoull's blanks and sign are refused) or -ERANGE. */
+static int
 strict_u64(const char *s, uint64_t *v)
 {
 	char *end;
 
-	if (*s == '\0' || *s == '-' || *s == '+')
-		return false;
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
 	errno = 0;
 	unsigned long long x = strtoull(s, &end, 0);
-	if (errno != 0 || *end != '\0')
-		return false;
+	if (*end != '\0')
+		return -EINVAL;
+	if (errno != 0)
+		return -ERANGE;
 	*v = x;
-	return true;
+	return 0;
+}
+
+/* A U64 option's bounds as integers (the table holds doubles; 2^64 and
+ * more mean UINT64_MAX), so that every bit of a 64-bit value counts. */
+static void
+u64_bounds(const struct app_opt *o, uint64_t *lo, uint64_t *hi)
+{
+	*lo = o->min <= 0 ? 0 : (uint64_t)o->min;
+	*hi = o->max >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)o->max;
 }
 
 static bool
@@ -199,14 +220,17 @@ app_conf_set(struct app_conf *c, const char *name, const char *value, const char
 			snprintf(field, o->size, "%s", value);
 			return 0;
 		case OPT_U64: {
-			uint64_t v;
-			if (!strict_u64(value, &v)) {
+			uint64_t v = 0, lo, hi;
+			int rc = strict_u64(value, &v);
+
+			u64_bounds(o, &lo, &hi);
+			if (rc == -EINVAL) {
 				app_err("%s: '%s' is not a non-negative integer", origin, value);
 				return -1;
 			}
-			if ((double)v < o->min || (double)v > o->max) {
-				app_err("%s: %s is out of range [%.0f, %.0f]", origin, value,
-					o->min, o->max);
+			if (rc != 0 || v < lo || v > hi) {
+				app_err("%s: %s is out of range [%" PRIu64 ", %" PRIu64 "]", origin,
+					value, lo, hi);
 				return -1;
 			}
 			memcpy(field, &v, sizeof(v));
@@ -327,6 +351,10 @@ app_parse_args(struct app_conf *c, int argc, char **argv)
 			val = argv[++i];
 		else {
 			app_err("--config: missing value (an INI file)");
+			return -1;
+		}
+		if (val[0] == '\0') {
+			app_err("--config: empty value (an INI file)");
 			return -1;
 		}
 		if (strlen(val) >= sizeof(c->config)) {

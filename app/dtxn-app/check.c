@@ -8,12 +8,10 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <rte_errno.h>
 
@@ -54,20 +52,6 @@ app_check_validate(const struct app_conf *c)
 		app_err("--debug-weaken: unknown value '%s' (none, skip-lock-check)",
 			c->debug_weaken);
 		return -1;
-	}
-	if (c->history[0] != '\0') {
-		char dir[PATH_MAX];
-		struct stat st;
-
-		snprintf(dir, sizeof(dir), "%s", c->history);
-		if (stat(dirname(dir), &st) != 0 || !S_ISDIR(st.st_mode)) {
-			app_err("--history %s: the directory does not exist", c->history);
-			return -1;
-		}
-		if (stat(c->history, &st) == 0 && S_ISDIR(st.st_mode)) {
-			app_err("--history %s: is a directory", c->history);
-			return -1;
-		}
 	}
 	return 0;
 }

@@ -3,6 +3,7 @@
  * INI files (rte_cfgfile) and the checks that need no EAL: every name
  * resolved, every file readable, every benchmark option parsed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -10,129 +11,50 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
-#include <rte_cfgfile.h>
+#include <rte_common.h>
 #include <rte_string_fns.h>
 
 #include "dtxn_bench.h"
 #include "dtxn_fabric_driver.h"
+#include "dtxn_ini.h"
 #include "dtxn_txn.h"
 #include "app.h"
-
-/* Reads a whole INI file and checks that every line is a comment, a
- * section or key = value, because rte_cfgfile_load() accepts some broken
- * lines silently and refuses others without saying which. */
-static int
-ini_check_syntax(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char line[1024];
-	unsigned lineno = 0;
-	bool in_section = false;
-
-	if (f == NULL) {
-		app_err("%s: %s", path, strerror(errno));
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *p = line;
-
-		lineno++;
-		if (strchr(line, '\n') == NULL && !feof(f)) {
-			app_err("%s:%u: line too long", path, lineno);
-			fclose(f);
-			return -1;
-		}
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '\0' || *p == '\n' || *p == '\r' || *p == ';' || *p == '#')
-			continue;
-		if (*p == '[') {
-			if (strchr(p, ']') == NULL) {
-				app_err("%s:%u: malformed section header", path, lineno);
-				fclose(f);
-				return -1;
-			}
-			in_section = true;
-			continue;
-		}
-		if (strchr(p, '=') == NULL || *p == '=') {
-			app_err("%s:%u: expected 'key = value'", path, lineno);
-			fclose(f);
-			return -1;
-		}
-		if (!in_section) {
-			app_err("%s:%u: key outside a section ([dtxn] or [bench])", path, lineno);
-			fclose(f);
-			return -1;
-		}
-	}
-	fclose(f);
-	return 0;
-}
 
 int
 app_config_load(struct app_conf *c, const char *path)
 {
-	struct rte_cfgfile *cfg;
-	char sections[8][CFG_NAME_LEN];
-	char *secp[8];
-	int n, rc = -1;
+	static const char *const sections[] = { "dtxn", "bench", NULL };
+	struct dtxn_ini *ini;
+	char err[APP_ORIGIN_MAX];
+	int rc = -1;
 
-	if (access(path, R_OK) != 0) {
-		app_err("--config %s: %s", path, strerror(errno));
+	ini = dtxn_ini_load(path, sections, err, sizeof(err));
+	if (ini == NULL) {
+		app_err("--config %s", err);
 		return -1;
 	}
-	if (ini_check_syntax(path) != 0)
-		return -1;
-	cfg = rte_cfgfile_load(path, 0);
-	if (cfg == NULL) {
-		app_err("%s: malformed INI file", path);
-		return -1;
-	}
-	for (int i = 0; i < 8; i++)
-		secp[i] = sections[i];
-	n = rte_cfgfile_num_sections(cfg, NULL, 0);
-	if (n > 8) {
-		app_err("%s: too many sections (only [dtxn] and [bench] are read)", path);
-		goto out;
-	}
-	rte_cfgfile_sections(cfg, secp, 8);
-	for (int s = 0; s < n; s++) {
-		struct rte_cfgfile_entry entries[64];
-		int ne;
+	for (unsigned i = 0; i < dtxn_ini_count(ini); i++) {
+		const struct dtxn_ini_entry *e = dtxn_ini_at(ini, i);
+		char origin[APP_ORIGIN_MAX];
+		char name[DTXN_INI_NAME_MAX + 1];
 
-		if (strcmp(sections[s], "dtxn") != 0 && strcmp(sections[s], "bench") != 0) {
-			app_err("%s: unknown section [%s] (expected [dtxn] or [bench])", path,
-				sections[s]);
+		snprintf(origin, sizeof(origin), "%.4000s:%u: %s", path, e->line, e->name);
+		strlcpy(name, e->name, sizeof(name));
+		for (char *p = name; *p; p++)
+			if (*p == '-')
+				*p = '_';
+		if (strcmp(name, "config") == 0) {
+			app_err("%s: an INI file cannot include another", origin);
 			goto out;
 		}
-		ne = rte_cfgfile_section_entries(cfg, sections[s], entries, 64);
-		if (ne < 0) {
-			app_err("%s: cannot read section [%s]", path, sections[s]);
+		if (app_conf_set(c, name, e->value, origin) != 0)
 			goto out;
-		}
-		for (int e = 0; e < ne; e++) {
-			char origin[APP_ORIGIN_MAX];
-			char name[CFG_NAME_LEN];
-
-			snprintf(origin, sizeof(origin), "%s: %.*s", path, CFG_NAME_LEN - 1,
-				 entries[e].name);
-			strlcpy(name, entries[e].name, sizeof(name));
-			for (char *p = name; *p; p++)
-				if (*p == '-')
-					*p = '_';
-			if (strcmp(name, "config") == 0) {
-				app_err("%s: an INI file cannot include another", origin);
-				goto out;
-			}
-			if (app_conf_set(c, name, entries[e].value, origin) != 0)
-				goto out;
-		}
 	}
 	rc = 0;
 out:
-	rte_cfgfile_close(cfg);
+	dtxn_ini_free(ini);
 	return rc;
 }
 
@@ -172,6 +94,90 @@ app_config_find(const char *kind, const char *name, char *out, size_t len)
 	return -ENOENT;
 }
 
+/* The first folder of the search (app_config_find()) that has @p kind/. */
+static int
+config_dir(const char *kind, char *out, size_t len)
+{
+	const char *env = getenv("DTXN_CONFIG_DIR");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env != NULL && (size_t)snprintf(out, len, "%s/%s", env, kind) < len &&
+	    access(out, R_OK | X_OK) == 0)
+		return 0;
+	if ((size_t)snprintf(out, len, "%s/%s", DTXN_SRC_CONFIG_DIR, kind) < len &&
+	    access(out, R_OK | X_OK) == 0)
+		return 0;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash != NULL) {
+			*slash = '\0';
+			if ((size_t)snprintf(out, len, "%s/../share/dtxn/config/%s", exe, kind) < len &&
+			    access(out, R_OK | X_OK) == 0)
+				return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int
+ini_filter(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return d->d_name[0] != '.' && n > 4 && strcmp(d->d_name + n - 4, ".ini") == 0;
+}
+
+void
+app_config_list(const char *kind, char *buf, size_t len)
+{
+	struct dirent **ents = NULL;
+	char dir[PATH_MAX];
+	size_t used = 0;
+	int n;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	if (config_dir(kind, dir, sizeof(dir)) != 0)
+		return;
+	n = scandir(dir, &ents, ini_filter, alphasort);
+	for (int i = 0; i < n; i++) {
+		int w = snprintf(buf + used, len - used, "%s%.*s", used ? "," : "",
+				 (int)strlen(ents[i]->d_name) - 4, ents[i]->d_name);
+
+		if (w > 0 && (size_t)w < len - used)
+			used += (size_t)w;
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+void
+app_names(const char *what, char *buf, size_t len)
+{
+	char raw[512];
+	size_t used = 0;
+
+	if (strcmp(what, "bench") == 0)
+		dtxn_bench_list(raw, sizeof(raw));
+	else if (strcmp(what, "protocol") == 0)
+		dtxn_cc_list(raw, sizeof(raw));
+	else if (strcmp(what, "fabric") == 0)
+		dtxn_fabric_driver_list(raw, sizeof(raw));
+	else
+		app_config_list(what, raw, sizeof(raw));
+	/* "a,b,c" -> "a, b, c" */
+	for (const char *p = raw; *p != '\0' && used + 3 < len; p++) {
+		buf[used++] = *p;
+		if (*p == ',')
+			buf[used++] = ' ';
+	}
+	buf[used] = '\0';
+}
+
 static int
 resolve_nic(struct app_conf *c)
 {
@@ -182,19 +188,72 @@ resolve_nic(struct app_conf *c)
 		c->nic_path[0] = '\0';
 		return 0;
 	}
-	if (strchr(c->nic, '/') != NULL || strstr(c->nic, ".ini") != NULL) {
-		if (strlen(c->nic) >= sizeof(c->nic_path)) {
-			app_err("--nic: path too long");
-			return -1;
-		}
-		snprintf(c->nic_path, sizeof(c->nic_path), "%s", c->nic);
-	} else if (app_config_find("nic", c->nic, c->nic_path, sizeof(c->nic_path)) != 0) {
-		app_err("--nic: unknown NIC model '%s' (presets: none, cx3, cx5, cx6; or a path to an INI file)",
-			c->nic);
+	if (app_preset_resolve("nic", "nic", c->nic, c->nic_path, sizeof(c->nic_path)) != 0)
 		return -1;
-	}
 	if (dtxn_nic_model_load(c->nic_path, &m, err, sizeof(err)) != 0) {
 		app_err("--nic: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+int
+app_out_path_check(const char *opt, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char dir[PATH_MAX];
+	struct stat st;
+
+	base = base == NULL ? path : base + 1;
+	if (base[0] == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+		app_err("%s %s: names a directory, not a file", opt, path);
+		return -1;
+	}
+	if (strlen(base) > NAME_MAX) {
+		app_err("%s: file name longer than %d characters", opt, NAME_MAX);
+		return -1;
+	}
+	/* "f" -> ".", "/f" -> "/", "d/f" -> "d" */
+	snprintf(dir, sizeof(dir), "%.*s", base == path ? 1 : RTE_MAX((int)(base - path) - 1, 1),
+		 base == path ? "." : path);
+	if (stat(dir, &st) != 0) {
+		app_err("%s %s: directory %s: %s", opt, path, dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		app_err("%s %s: %s is not a directory", opt, path, dir);
+		return -1;
+	}
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			app_err("%s %s: is a directory", opt, path);
+			return -1;
+		}
+		if (access(path, W_OK) != 0) {
+			app_err("%s %s: %s", opt, path, strerror(errno));
+			return -1;
+		}
+	} else if (errno != ENOENT) {
+		app_err("%s %s: %s", opt, path, strerror(errno));
+		return -1;
+	} else if (access(dir, W_OK | X_OK) != 0) {
+		app_err("%s %s: cannot create a file in %s: %s", opt, path, dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* --out and --history: both checked now, so that a run never ends unable
+ * to save what it measured. */
+static int
+check_outputs(const struct app_conf *c)
+{
+	if (c->out[0] != '\0' && app_out_path_check("--out", c->out) != 0)
+		return -1;
+	if (c->history[0] != '\0' && app_out_path_check("--history", c->history) != 0)
+		return -1;
+	if (c->out[0] != '\0' && strcmp(c->out, c->history) == 0) {
+		app_err("--history %s: the same file as --out", c->history);
 		return -1;
 	}
 	return 0;
@@ -218,7 +277,7 @@ check_bench_values(const struct app_conf *c, const struct dtxn_bench_ops *bops)
 			if (strcmp(bops->opts[k].name, c->bench_opts[i].name) == 0 &&
 			    dtxn_opt_set(&bops->opts[k], scratch, c->bench_opts[i].value, err,
 					 sizeof(err)) != 0) {
-				if (strstr(c->bench_opts[i].origin, ".ini") != NULL)
+				if (strncmp(c->bench_opts[i].origin, "--", 2) != 0) /* the INI */
 					app_err("%s: %s", c->bench_opts[i].origin, err);
 				else
 					app_err("%s", err);
@@ -238,6 +297,17 @@ app_validate(struct app_conf *c)
 
 	if (app_sim_validate(c) != 0) /* cluster.c: --cluster fills what was not given */
 		return -1;
+	/* the same node limits on every fabric */
+	if (c->mn + c->cn > DTXN_MAX_NODES) {
+		app_err("--cn %" PRIu64 ": %" PRIu64 " MNs + %" PRIu64 " CNs is more than %u nodes",
+			c->cn, c->mn, c->cn, DTXN_MAX_NODES);
+		return -1;
+	}
+	if (c->cn * c->threads * c->coroutines > UINT32_MAX / 2) {
+		app_err("--coroutines: %" PRIu64 " CNs x %" PRIu64 " threads x %" PRIu64 " coroutines is too many coordinators",
+			c->cn, c->threads, c->coroutines);
+		return -1;
+	}
 	if (strcmp(c->role, "all") != 0) {
 		if (strcmp(c->role, "mn") == 0 || strcmp(c->role, "cn") == 0)
 			app_err("--role %s: separate MN and CN processes are not supported yet; use --role all",
@@ -248,7 +318,7 @@ app_validate(struct app_conf *c)
 	}
 	bops = dtxn_bench_find(c->bench);
 	if (bops == NULL) {
-		dtxn_bench_list(names, sizeof(names));
+		app_names("bench", names, sizeof(names));
 		app_err("--bench: unknown benchmark '%s' (available: %s)", c->bench, names);
 		return -1;
 	}
@@ -265,7 +335,7 @@ app_validate(struct app_conf *c)
 			c->protocol);
 		return -1;
 	default:
-		dtxn_cc_list(names, sizeof(names));
+		app_names("protocol", names, sizeof(names));
 		app_err("--protocol: unknown protocol '%s' (available: %s)", c->protocol, names);
 		return -1;
 	}
@@ -278,7 +348,8 @@ app_validate(struct app_conf *c)
 		}
 	}
 	if (dtxn_fabric_driver_find(c->fabric) == NULL) {
-		app_err("--fabric: unknown fabric driver '%s' (available: shm, sim)", c->fabric);
+		app_names("fabric", names, sizeof(names));
+		app_err("--fabric: unknown fabric driver '%s' (available: %s)", c->fabric, names);
 		return -1;
 	}
 	if (c->replicas > c->mn) {
@@ -299,7 +370,9 @@ app_validate(struct app_conf *c)
 	}
 	if (check_bench_values(c, bops) != 0)
 		return -1;
-	if (app_check_validate(c) != 0) /* check.c: --check, --history, --debug-weaken */
+	if (app_check_validate(c) != 0) /* check.c: --check, --debug-weaken */
+		return -1;
+	if (check_outputs(c) != 0)
 		return -1;
 	return resolve_nic(c);
 }

@@ -125,6 +125,11 @@ main(int argc, char **argv)
 			eal_argv[eal_argc++] = FALLBACK_MEM_MB;
 		}
 	}
+	/* dtxn drives no PCI device through DPDK (mlx5 goes through rdma-core):
+	 * without this, EAL probes the machine's NICs and prints what it cannot use */
+	if (!has_arg(eal_argc, eal_argv, (const char *const[]){ "--no-pci", "-a", "--allow", "-b",
+		     "--block", "--vdev", NULL }))
+		eal_argv[eal_argc++] = "--no-pci";
 	if (!has_arg(eal_argc, eal_argv, (const char *const[]){ "--telemetry", "--no-telemetry", NULL }))
 		eal_argv[eal_argc++] = "--no-telemetry";
 	if (!has_arg(eal_argc, eal_argv, log_opts))

@@ -164,18 +164,39 @@ struct dtxn_nic_state {
  */
 void dtxn_nic_model_none(struct dtxn_nic_model *m);
 
+/* Ranges of the [nic] keys (the files in config/nic, doc/guides/fabric.md). */
+/** Largest rtt_ns: 10 ms, ten thousand datacenter round trips. */
+#define DTXN_NIC_RTT_MAX_NS 1e7
+/** Smallest non-zero rw_mops, atomic_mops, dm_atomic_mops: 10 kops/s (100 us per op). */
+#define DTXN_NIC_MOPS_MIN 0.01
+/** Largest rw_mops, atomic_mops, dm_atomic_mops: 10 Gops/s (0.1 ns per op). */
+#define DTXN_NIC_MOPS_MAX 1e4
+/** Smallest non-zero rw_gbps: 100 Mbit/s. */
+#define DTXN_NIC_GBPS_MIN 0.1
+/** Largest rw_gbps: 10 Tbit/s. */
+#define DTXN_NIC_GBPS_MAX 1e4
+
 /**
- * Loads an RNIC model from an INI file (rte_cfgfile), section [nic], keys
- * rtt_ns, rw_mops, rw_gbps, atomic_mops, dm_atomic_mops (floats; Mops/s and
- * Gbit/s; a missing key means unlimited). The model's name is the file name
- * without its directory and ".ini".
+ * Loads an RNIC model from an INI file (dtxn_ini.h: strict, errors name
+ * file:line), section [nic] and no other, keys (a missing key means
+ * unlimited; 0 too, except rtt_ns):
+ *   rtt_ns          round trip, ns, [0, DTXN_NIC_RTT_MAX_NS];
+ *   rw_mops         READ/WRITE/SEND rate, Mops/s, 0 or [DTXN_NIC_MOPS_MIN, DTXN_NIC_MOPS_MAX];
+ *   rw_gbps         READ/WRITE/SEND bandwidth, Gbit/s, 0 or [DTXN_NIC_GBPS_MIN, DTXN_NIC_GBPS_MAX];
+ *   atomic_mops     CAS/FAA rate, Mops/s, as rw_mops;
+ *   dm_atomic_mops  device-memory atomic rate, Mops/s, as rw_mops.
+ * The bounds keep every service time and latency finite and far from
+ * overflowing 64-bit ns. The model's name is the file name without its
+ * directory and ".ini".
  *
  * @param path  INI file.
  * @param m     filled on success; untouched on error.
- * @param err   on error, a one-line message naming the file and the problem.
+ * @param err   on error, a one-line message naming the file (and line) and
+ *   the problem.
  * @param errlen size of @p err, bytes.
- * @return 0, -ENOENT (no such file), -EINVAL (no [nic] section, a value
- *   that is not a non-negative number, an unknown key in [nic]), -ENOMEM.
+ * @return 0, -ENOENT (no such file, or not a regular file), -EINVAL (a
+ *   broken INI rule, no [nic] section or another section, a value out of
+ *   its range, an unknown key in [nic]), -ENOMEM.
  */
 int dtxn_nic_model_load(const char *path, struct dtxn_nic_model *m,
 			char *err, size_t errlen);

@@ -90,6 +90,15 @@ int dtxn_fabric_register(const struct dtxn_fabric_ops *ops);
 /** Looks a driver up by name; NULL if none. */
 const struct dtxn_fabric_ops *dtxn_fabric_driver_find(const char *name);
 
+/**
+ * Names of the registered drivers, comma-separated, in registration order
+ * (what --help and the "unknown fabric" message list). Any thread.
+ *
+ * @param buf  filled, NUL-terminated; names that do not fit are left out.
+ * @param len  size of @p buf, bytes; 0 (or @p buf NULL) writes nothing.
+ */
+void dtxn_fabric_driver_list(char *buf, size_t len);
+
 /* ------------------------------------------------------------------ */
 /* Shared by emulating drivers (shm, sim): lib/fabric/fabric_exec.c    */
 /* ------------------------------------------------------------------ */

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -67,6 +68,24 @@ dtxn_fabric_driver_find(const char *name)
 		if (strcmp(g_fabric_drivers[i]->name, name) == 0)
 			return g_fabric_drivers[i];
 	return NULL;
+}
+
+void
+dtxn_fabric_driver_list(char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (buf == NULL || len == 0)
+		return;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < g_fabric_n_drivers; i++) {
+		int n = snprintf(buf + used, len - used, "%s%s", i ? "," : "",
+				 g_fabric_drivers[i]->name);
+
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
 }
 
 static int

@@ -7,15 +7,15 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <rte_cfgfile.h>
 #include <rte_common.h>
+#include <rte_errno.h>
 #include <rte_string_fns.h>
+
+#include "dtxn_ini.h"
 
 #include "dtxn_fabric.h"
 #include "fabric_private.h"
@@ -28,19 +28,6 @@ dtxn_nic_model_none(struct dtxn_nic_model *m)
 {
 	memset(m, 0, sizeof(*m));
 	strlcpy(m->name, "none", sizeof(m->name));
-}
-
-/* Writes a one-line error message if the caller gave a buffer. */
-static void __rte_format_printf(3, 4)
-nic_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
 }
 
 /* Model name = file name without directory and ".ini". */
@@ -60,89 +47,53 @@ nic_name_from_path(const char *path, char *name, size_t len)
 	name[n] = '\0';
 }
 
-/* Parses a non-negative finite number: 0 or -EINVAL. */
-static int
-nic_parse_num(const char *s, double *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	if (end == s || errno != 0 || !isfinite(*v) || *v < 0)
-		return -EINVAL;
-	while (*end == ' ' || *end == '\t')
-		end++;
-	return *end == '\0' ? 0 : -EINVAL;
-}
+/* The [nic] keys and their ranges (dtxn_fabric.h, DTXN_NIC_*; the files in config/nic). */
+static const char *const g_nic_keys[] = {
+	"rtt_ns", "rw_mops", "rw_gbps", "atomic_mops", "dm_atomic_mops",
+};
+static const struct nic_range {
+	double min, max;
+	bool zero_ok;       /* 0 = unlimited */
+	const char *unit;
+} g_nic_ranges[RTE_DIM(g_nic_keys)] = {
+	{ 0, DTXN_NIC_RTT_MAX_NS, false, "ns" },
+	{ DTXN_NIC_MOPS_MIN, DTXN_NIC_MOPS_MAX, true, "Mops" },
+	{ DTXN_NIC_GBPS_MIN, DTXN_NIC_GBPS_MAX, true, "Gbit/s" },
+	{ DTXN_NIC_MOPS_MIN, DTXN_NIC_MOPS_MAX, true, "Mops" },
+	{ DTXN_NIC_MOPS_MIN, DTXN_NIC_MOPS_MAX, true, "Mops" },
+};
 
 int
 dtxn_nic_model_load(const char *path, struct dtxn_nic_model *m, char *err,
 		    size_t errlen)
 {
-	static const char *const keys[] = {
-		"rtt_ns", "rw_mops", "rw_gbps", "atomic_mops", "dm_atomic_mops",
-	};
-	double val[RTE_DIM(keys)] = { 0 };
-	struct rte_cfgfile_entry *entries = NULL;
-	struct rte_cfgfile *cfg = NULL;
+	static const char *const sections[] = { NIC_SECTION, NULL };
+	double val[RTE_DIM(g_nic_keys)] = { 0 };
 	struct dtxn_nic_model nm;
-	int n, i, rc;
-	unsigned k;
+	struct dtxn_ini *ini;
+	int rc = -EINVAL;
 
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
 	if (path == NULL || m == NULL)
 		return -EINVAL;
-	if (access(path, R_OK) != 0) {
-		rc = -ENOENT;
-		nic_err(err, errlen, "%s: cannot read NIC model file", path);
-		goto fail;
+	ini = dtxn_ini_load(path, sections, err, errlen);
+	if (ini == NULL) {
+		rc = rte_errno == ENOMEM ? -ENOMEM : rte_errno == EINVAL ? -EINVAL : -ENOENT;
+		goto out;
 	}
-	cfg = rte_cfgfile_load(path, 0);
-	if (cfg == NULL) {
-		rc = -EINVAL;
-		nic_err(err, errlen, "%s: not a valid INI file", path);
-		goto fail;
+	if (dtxn_ini_section_line(ini, NIC_SECTION) == 0) {
+		snprintf(err, err != NULL ? errlen : 0, "%s: no [" NIC_SECTION "] section", path);
+		goto out;
 	}
-	if (!rte_cfgfile_has_section(cfg, NIC_SECTION)) {
-		rc = -EINVAL;
-		nic_err(err, errlen, "%s: no [" NIC_SECTION "] section", path);
-		goto fail;
-	}
-	n = rte_cfgfile_section_num_entries(cfg, NIC_SECTION);
-	if (n < 0) {
-		rc = -EINVAL;
-		nic_err(err, errlen, "%s: cannot read [" NIC_SECTION "]", path);
-		goto fail;
-	}
-	entries = calloc(n > 0 ? (size_t)n : 1, sizeof(*entries));
-	if (entries == NULL) {
-		rc = -ENOMEM;
-		nic_err(err, errlen, "%s: out of memory", path);
-		goto fail;
-	}
-	if (rte_cfgfile_section_entries(cfg, NIC_SECTION, entries, n) != n) {
-		rc = -EINVAL;
-		nic_err(err, errlen, "%s: cannot read [" NIC_SECTION "]", path);
-		goto fail;
-	}
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < RTE_DIM(keys); k++)
-			if (strcmp(entries[i].name, keys[k]) == 0)
-				break;
-		if (k == RTE_DIM(keys)) {
-			rc = -EINVAL;
-			nic_err(err, errlen, "%s: [" NIC_SECTION "] unknown key '%s'",
-				 path, entries[i].name);
-			goto fail;
-		}
-		if (nic_parse_num(entries[i].value, &val[k]) != 0) {
-			rc = -EINVAL;
-			nic_err(err, errlen,
-				 "%s: [" NIC_SECTION "] %s = '%s' is not a non-negative number",
-				 path, keys[k], entries[i].value);
-			goto fail;
-		}
+	for (unsigned i = 0; i < dtxn_ini_count(ini); i++) {
+		const struct dtxn_ini_entry *e = dtxn_ini_at(ini, i);
+		int k = dtxn_ini_key_index(ini, e, g_nic_keys, RTE_DIM(g_nic_keys), err, errlen);
+
+		if (k < 0 || dtxn_ini_number(ini, e, g_nic_ranges[k].min, g_nic_ranges[k].max,
+					     g_nic_ranges[k].zero_ok, g_nic_ranges[k].unit,
+					     &val[k], err, errlen) != 0)
+			goto out;
 	}
 	memset(&nm, 0, sizeof(nm));
 	nic_name_from_path(path, nm.name, sizeof(nm.name));
@@ -152,15 +103,11 @@ dtxn_nic_model_load(const char *path, struct dtxn_nic_model *m, char *err,
 	nm.atomic_ops_per_s = (uint64_t)llround(val[3] * 1e6);
 	nm.dm_atomic_ops_per_s = (uint64_t)llround(val[4] * 1e6);
 	*m = nm;
-	free(entries);
-	rte_cfgfile_close(cfg);
-	return 0;
-fail:
-	if (err != NULL && errlen > 0)
+	rc = 0;
+out:
+	if (rc != 0 && err != NULL && errlen > 0)
 		FABRIC_LOG(DEBUG, "%s", err);
-	free(entries);
-	if (cfg != NULL)
-		rte_cfgfile_close(cfg);
+	dtxn_ini_free(ini);
 	return rc;
 }
 

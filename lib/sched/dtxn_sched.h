@@ -245,19 +245,27 @@ struct dtxn_cpu_model {
 /** @return the INI key of a cost ("txn_ns", "record_ns", ...), or "unknown". */
 const char *dtxn_cpu_op_name(unsigned op);
 
+/** Largest cost of one unit of work in a CPU model, ns (1 ms: a thousand
+ * times the costliest calibrated unit; more is a typo, and would push the
+ * simulation's latency figures past what they can hold). */
+#define DTXN_CPU_COST_MAX_NS 1e6
+
 /**
- * Loads a CPU cost model from an INI file (rte_cfgfile), section [cpu],
- * keys txn_ns, record_ns, wr_ns, doorbell_ns, cqe_ns, msg_ns
- * (non-negative numbers of ns, rounded to the nearest ns; a missing key
- * costs 0). The model's name is the file name without directory and ".ini".
+ * Loads a CPU cost model from an INI file (dtxn_ini.h: strict, errors name
+ * file:line), section [cpu] and no other, keys txn_ns, record_ns, wr_ns,
+ * doorbell_ns, cqe_ns, msg_ns: each a number of ns in [0,
+ * DTXN_CPU_COST_MAX_NS], rounded to the nearest ns; a missing key costs 0.
+ * The model's name is the file name without directory and ".ini".
+ * doc/guides/sim.md, "CPU cost model".
  *
  * @param path   INI file.
  * @param m      filled on success; untouched on error.
- * @param err    on error, a one-line message naming the file and the problem.
+ * @param err    on error, a one-line message naming the file (and line) and
+ *   the problem.
  * @param errlen size of @p err, bytes.
- * @return 0, -EINVAL (@p path or @p m NULL, not an INI file, no [cpu]
- *   section, unknown key, a value that is not a non-negative number),
- *   -ENOENT (cannot read the file), -ENOMEM.
+ * @return 0, -EINVAL (@p path or @p m NULL, a broken INI rule, no [cpu]
+ *   section, another section, unknown key, a value out of range),
+ *   -ENOENT (cannot read the file, or not a regular file), -ENOMEM.
  */
 int dtxn_cpu_model_load(const char *path, struct dtxn_cpu_model *m, char *err,
 			size_t errlen);

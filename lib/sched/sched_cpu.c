@@ -9,20 +9,17 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <rte_cfgfile.h>
-#include <rte_string_fns.h>
+#include <rte_errno.h>
+
+#include "dtxn_ini.h"
 
 #include "sched_private.h"
 
 #define CPU_SECTION "cpu"
-/** A cost above this many ns per unit is surely a typo (one second). */
-#define CPU_COST_MAX 1e9
 
 static const char *const g_cpu_keys[DTXN_CPU_OP_MAX] = {
 	[DTXN_CPU_TXN] = "txn_ns",
@@ -39,33 +36,7 @@ dtxn_cpu_op_name(unsigned op)
 	return op < DTXN_CPU_OP_MAX ? g_cpu_keys[op] : "unknown";
 }
 
-static void __rte_format_printf(3, 4)
-cpu_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
-/* Non-negative finite number up to CPU_COST_MAX: 0 or -EINVAL. */
-static int
-cpu_parse(const char *s, double *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	if (end == s || errno != 0 || !isfinite(*v) || *v < 0 || *v > CPU_COST_MAX)
-		return -EINVAL;
-	while (*end == ' ' || *end == '\t')
-		end++;
-	return *end == '\0' ? 0 : -EINVAL;
-}
-
+/* Model name = file name without directory and ".ini". */
 static void
 cpu_name_from_path(const char *path, char *name, size_t len)
 {
@@ -85,63 +56,33 @@ cpu_name_from_path(const char *path, char *name, size_t len)
 int
 dtxn_cpu_model_load(const char *path, struct dtxn_cpu_model *m, char *err, size_t errlen)
 {
-	struct rte_cfgfile_entry *entries = NULL;
-	struct rte_cfgfile *cfg = NULL;
+	static const char *const sections[] = { CPU_SECTION, NULL };
 	struct dtxn_cpu_model cm;
-	int n, i, rc;
-	unsigned k;
+	struct dtxn_ini *ini;
+	int rc = -EINVAL;
 
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
 	if (path == NULL || m == NULL)
 		return -EINVAL;
-	if (access(path, R_OK) != 0) {
-		cpu_err(err, errlen, "%s: cannot read CPU model file", path);
-		return -ENOENT;
-	}
-	cfg = rte_cfgfile_load(path, 0);
-	if (cfg == NULL) {
-		cpu_err(err, errlen, "%s: not a valid INI file", path);
-		return -EINVAL;
-	}
-	rc = -EINVAL;
-	if (!rte_cfgfile_has_section(cfg, CPU_SECTION)) {
-		cpu_err(err, errlen, "%s: no [" CPU_SECTION "] section", path);
+	ini = dtxn_ini_load(path, sections, err, errlen);
+	if (ini == NULL) {
+		rc = rte_errno == ENOMEM ? -ENOMEM : rte_errno == EINVAL ? -EINVAL : -ENOENT;
 		goto out;
 	}
-	n = rte_cfgfile_section_num_entries(cfg, CPU_SECTION);
-	if (n < 0) {
-		cpu_err(err, errlen, "%s: cannot read [" CPU_SECTION "]", path);
-		goto out;
-	}
-	entries = calloc(n > 0 ? (size_t)n : 1, sizeof(*entries));
-	if (entries == NULL) {
-		rc = -ENOMEM;
-		cpu_err(err, errlen, "%s: out of memory", path);
-		goto out;
-	}
-	if (rte_cfgfile_section_entries(cfg, CPU_SECTION, entries, n) != n) {
-		cpu_err(err, errlen, "%s: cannot read [" CPU_SECTION "]", path);
+	if (dtxn_ini_section_line(ini, CPU_SECTION) == 0) {
+		snprintf(err, err != NULL ? errlen : 0, "%s: no [" CPU_SECTION "] section", path);
 		goto out;
 	}
 	memset(&cm, 0, sizeof(cm));
-	for (i = 0; i < n; i++) {
+	for (unsigned i = 0; i < dtxn_ini_count(ini); i++) {
+		const struct dtxn_ini_entry *e = dtxn_ini_at(ini, i);
+		int k = dtxn_ini_key_index(ini, e, g_cpu_keys, DTXN_CPU_OP_MAX, err, errlen);
 		double v;
 
-		for (k = 0; k < DTXN_CPU_OP_MAX; k++)
-			if (strcmp(entries[i].name, g_cpu_keys[k]) == 0)
-				break;
-		if (k == DTXN_CPU_OP_MAX) {
-			cpu_err(err, errlen, "%s: [" CPU_SECTION "] unknown key '%s'", path,
-				entries[i].name);
+		if (k < 0 || dtxn_ini_number(ini, e, 0, DTXN_CPU_COST_MAX_NS, false, "ns", &v, err,
+					     errlen) != 0)
 			goto out;
-		}
-		if (cpu_parse(entries[i].value, &v) != 0) {
-			cpu_err(err, errlen,
-				"%s: [" CPU_SECTION "] %s = '%s' is not a number of ns in [0, 1e9]",
-				path, g_cpu_keys[k], entries[i].value);
-			goto out;
-		}
 		cm.ns[k] = (uint64_t)llround(v);
 	}
 	cpu_name_from_path(path, cm.name, sizeof(cm.name));
@@ -150,8 +91,7 @@ dtxn_cpu_model_load(const char *path, struct dtxn_cpu_model *m, char *err, size_
 out:
 	if (rc != 0 && err != NULL && errlen > 0)
 		SCHED_LOG(DEBUG, "%s", err);
-	free(entries);
-	rte_cfgfile_close(cfg);
+	dtxn_ini_free(ini);
 	return rc;
 }
 
