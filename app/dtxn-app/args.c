@@ -347,7 +347,7 @@ app_parse_args(struct app_conf *c, int argc, char **argv)
 			continue;
 		if (eq != NULL)
 			val = eq + 1;
-		else if (i + 1 < argc)
+		else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
 			val = argv[++i];
 		else {
 			app_err("--config: missing value (an INI file)");
