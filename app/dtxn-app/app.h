@@ -138,7 +138,33 @@ int app_preset_resolve(const char *opt, const char *kind, const char *val, char 
  */
 int app_out_path_check(const char *opt, const char *path);
 
-/** Prints one error line "dtxn-app: ..." to stderr. */
+/*
+ * Library diagnostics (log.c): captured instead of printed, so that an
+ * error stays one line.
+ */
+
+/**
+ * Sends every rte_log message (EAL, rte_hash, rte_ring, dtxn's libraries)
+ * to a bounded buffer from now on. Main thread, before rte_eal_init().
+ * @return 0 or -1 (then logs go where they went).
+ */
+int app_log_capture(void);
+
+/**
+ * Ends the capture; with @p show, writes what was kept (the newest 16 KiB)
+ * to stderr, else drops it. Main thread.
+ */
+void app_log_release(bool show);
+
+/**
+ * The newest ERR-or-worse library line captured since the last call
+ * (copied to @p buf, "" if none), and forgets it. app_err() folds it into
+ * its line. @return its length.
+ */
+size_t app_log_take_last(char *buf, size_t len);
+
+/** Prints one error line "dtxn-app: ..." to stderr, with the newest
+ * library error line folded in as " (...)" if one was captured. */
 void app_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /** Prints the usage text. */

@@ -23,10 +23,14 @@ app_err(const char *fmt, ...)
 {
 	va_list ap;
 
+	char lib[256];
+
 	fputs("dtxn-app: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
+	if (app_log_take_last(lib, sizeof(lib)) > 0)
+		fprintf(stderr, " (%s)", lib);
 	fputc('\n', stderr);
 }
 

@@ -7,9 +7,11 @@
  * memory option is given and no hugepages are available, dtxn-app runs in
  * process memory (--no-huge) and says so in one line.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_eal.h>
@@ -70,6 +72,45 @@ hugepages_available(void)
 	return false;
 }
 
+/*
+ * rte_eal_init(); while the logs are captured, also with stdout and stderr
+ * on /dev/null: on a bad EAL argument EAL prints getopt's complaint and
+ * its whole usage text there, and the app's one line says it instead.
+ */
+static int
+eal_init_quiet(int argc, char **argv, bool quiet)
+{
+	int null_fd = -1, out = -1, err = -1, rc;
+
+	if (quiet) {
+		fflush(stdout);
+		fflush(stderr);
+		null_fd = open("/dev/null", O_WRONLY);
+		out = dup(STDOUT_FILENO);
+		err = dup(STDERR_FILENO);
+		if (null_fd >= 0 && out >= 0 && err >= 0) {
+			dup2(null_fd, STDOUT_FILENO);
+			dup2(null_fd, STDERR_FILENO);
+		}
+	}
+	rc = rte_eal_init(argc, argv);
+	if (quiet) {
+		fflush(stdout);
+		fflush(stderr);
+		if (out >= 0 && err >= 0) {
+			dup2(out, STDOUT_FILENO);
+			dup2(err, STDERR_FILENO);
+		}
+		if (null_fd >= 0)
+			close(null_fd);
+		if (out >= 0)
+			close(out);
+		if (err >= 0)
+			close(err);
+	}
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -80,6 +121,7 @@ main(int argc, char **argv)
 	struct app_conf conf;
 	char *eal_argv[256];
 	int eal_argc = 0, sep, rc;
+	bool capturing = false;
 
 	for (sep = 1; sep < argc; sep++)
 		if (strcmp(argv[sep], "--") == 0)
@@ -112,18 +154,21 @@ main(int argc, char **argv)
 			eal_argv[eal_argc++] = "--no-huge";
 			eal_argv[eal_argc++] = "-m";
 			eal_argv[eal_argc++] = FALLBACK_SIM_MEM_MB;
-			if (!has_arg(eal_argc, eal_argv, prefix_opts))
-				eal_argv[eal_argc++] = "--no-shconf"; /* runs side by side */
-		} else if (hugepages_available()) {
-			if (!has_arg(eal_argc, eal_argv, prefix_opts))
-				eal_argv[eal_argc++] = "--in-memory";
-		} else {
+		} else if (!hugepages_available()) {
 			fprintf(stderr, "dtxn-app: no hugepages available; running in process memory "
 				"(--no-huge -m " FALLBACK_MEM_MB ")\n");
 			eal_argv[eal_argc++] = "--no-huge";
 			eal_argv[eal_argc++] = "-m";
 			eal_argv[eal_argc++] = FALLBACK_MEM_MB;
 		}
+	}
+	/* runs side by side (other users, other runs): no shared runtime files
+	 * unless the user names a prefix */
+	if (!has_arg(eal_argc, eal_argv, prefix_opts) &&
+	    !has_arg(eal_argc, eal_argv, (const char *const[]){ "--in-memory", "--no-shconf", NULL })) {
+		bool no_huge = has_arg(eal_argc, eal_argv, (const char *const[]){ "--no-huge", NULL });
+
+		eal_argv[eal_argc++] = no_huge ? "--no-shconf" : "--in-memory";
 	}
 	/* dtxn drives no PCI device through DPDK (mlx5 goes through rdma-core):
 	 * without this, EAL probes the machine's NICs and prints what it cannot use */
@@ -132,21 +177,27 @@ main(int argc, char **argv)
 		eal_argv[eal_argc++] = "--no-pci";
 	if (!has_arg(eal_argc, eal_argv, (const char *const[]){ "--telemetry", "--no-telemetry", NULL }))
 		eal_argv[eal_argc++] = "--no-telemetry";
-	if (!has_arg(eal_argc, eal_argv, log_opts))
+	/* --log-level: the user wants the libraries' logs as they come */
+	if (!has_arg(eal_argc, eal_argv, log_opts)) {
 		eal_argv[eal_argc++] = "--log-level=lib.eal:warning";
+		capturing = app_log_capture() == 0;
+	}
 	eal_argv[eal_argc] = NULL;
 
-	if (rte_eal_init(eal_argc, eal_argv) < 0) {
-		app_err("EAL initialisation failed: %s (check the EAL arguments before '--')",
-			rte_strerror(rte_errno));
+	if (eal_init_quiet(eal_argc, eal_argv, capturing) < 0) {
+		app_err("EAL initialisation failed%s%s (check the EAL arguments before '--')",
+			rte_errno != 0 ? ": " : "", rte_errno != 0 ? rte_strerror(rte_errno) : "");
+		app_log_release(false);
 		return APP_EXIT_USAGE;
 	}
 	if (dtxn_clock_init() != 0) {
 		app_err("cannot calibrate the clock (TSC frequency unknown)");
 		rte_eal_cleanup();
+		app_log_release(false);
 		return APP_EXIT_FAIL;
 	}
 	rc = app_run(&conf);
 	rte_eal_cleanup();
+	app_log_release(rc == APP_EXIT_OK);
 	return rc;
 }
