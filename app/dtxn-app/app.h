@@ -258,11 +258,25 @@ int app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coord
  * messages. @return APP_EXIT_*. */
 int app_nic_model(const char *opt, const char *path, struct dtxn_nic_model *m);
 
-/** Lays the MN regions out and opens the fabric described by @p fc (driver,
- * node counts, socket, name filled by the caller; region size and --nic
- * model filled here). @p region: bytes per MN. @return APP_EXIT_*. */
+/** Lays the MN regions out, checks that the run fits (app_memory_check(),
+ * @p n_workers workers of --coroutines coordinators) and opens the fabric
+ * described by @p fc (driver, node counts, socket, name filled by the
+ * caller; region size and --nic model filled here). @p region: bytes per
+ * MN. @return APP_EXIT_*. */
 int app_fabric_open(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric_conf *fc,
-		    struct dtxn_fabric **out, uint64_t *region);
+		    unsigned n_workers, struct dtxn_fabric **out, uint64_t *region);
+
+/**
+ * Sizes the run before it allocates (memory.c; issue 11): the fabric's
+ * footprint (@p fc with its region size) plus @p n_workers times a
+ * worker's (dtxn_worker_footprint(), --coroutines coordinators) against
+ * the EAL's free memory (and free hugepages) and RTE_MAX_MEMZONE.
+ * Main lcore, after rte_eal_init().
+ * @return APP_EXIT_OK, or APP_EXIT_USAGE after one line naming what needs
+ *   how much and the -m that would do.
+ */
+int app_memory_check(const struct app_conf *c, const struct dtxn_db *db,
+		     const struct dtxn_fabric_conf *fc, unsigned n_workers);
 
 /** Attaches the db to the fabric and loads the benchmark (MN CPU).
  * @return APP_EXIT_*. */

@@ -94,7 +94,7 @@ app_nic_model(const char *opt, const char *path, struct dtxn_nic_model *m)
 
 int
 app_fabric_open(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric_conf *fc,
-		struct dtxn_fabric **out, uint64_t *region)
+		unsigned n_workers, struct dtxn_fabric **out, uint64_t *region)
 {
 	int rc = dtxn_db_layout(db, region);
 
@@ -104,6 +104,9 @@ app_fabric_open(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric
 		return APP_EXIT_USAGE;
 	}
 	fc->mn_region_size = *region;
+	rc = app_memory_check(c, db, fc, n_workers); /* memory.c: before anything large */
+	if (rc != APP_EXIT_OK)
+		return rc;
 	if (app_nic_model("--nic", c->nic_path, &fc->nic) != APP_EXIT_OK)
 		return APP_EXIT_USAGE;
 	*out = dtxn_fabric_open(fc);

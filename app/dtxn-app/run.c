@@ -220,7 +220,7 @@ build_db(struct app_run *r, unsigned n_coords)
 
 	rc = app_db_make(c, r->bench, n_coords, (uint32_t)c->addr_cache, &r->db);
 	if (rc == APP_EXIT_OK)
-		rc = app_fabric_open(c, r->db, &fc, &r->fabric, &region);
+		rc = app_fabric_open(c, r->db, &fc, r->n_workers, &r->fabric, &region);
 	if (rc == APP_EXIT_OK)
 		rc = app_db_load(c, r->db, r->fabric, r->bench, region);
 	return rc;

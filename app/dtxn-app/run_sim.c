@@ -199,7 +199,7 @@ sim_build_db(struct sim_run *r, uint32_t n_coords)
 		if (rc != APP_EXIT_OK)
 			return rc;
 	}
-	rc = app_fabric_open(c, r->db, &fc, &r->fabric, &region);
+	rc = app_fabric_open(c, r->db, &fc, r->n_threads, &r->fabric, &region);
 	if (rc != APP_EXIT_OK)
 		return rc;
 	/* every node has the --nic model; CNs take --cn-nic when given */

@@ -159,6 +159,28 @@ struct dtxn_nic_state {
 	struct dtxn_nic_unit dm_atomic;
 };
 
+struct dtxn_footprint;
+struct dtxn_fabric_conf;
+
+/** A fabric's fixed part in dtxn_fabric_footprint(), bytes: the shm
+ * driver's message pool (8191 x 1 KiB buffers) and NIC state, rounded up. */
+#define DTXN_FABRIC_FIXED_BYTES (UINT64_C(16) << 20)
+
+/**
+ * Adds to @p fp (dtxn_sched.h) what dtxn_fabric_open() with @p conf
+ * allocates (the fields used: n_mn, n_cn, mn_region_size): the MN regions
+ * (one memzone each on shm) and DTXN_FABRIC_FIXED_BYTES (4 memzones).
+ * Any thread, no EAL needed.
+ */
+void dtxn_fabric_footprint(const struct dtxn_fabric_conf *conf, struct dtxn_footprint *fp);
+
+/**
+ * Adds to @p fp what one CQ of @p depth entries and @p n_qp QPs of
+ * @p depth WRs cost (send queues with room for inline payloads, receive
+ * queues; on shm an inbound ring, one memzone, per QP). Any thread.
+ */
+void dtxn_fabric_queue_footprint(unsigned n_qp, unsigned depth, struct dtxn_footprint *fp);
+
 /**
  * Fills @p m with the preset "none": zero RTT, every rate unlimited.
  */

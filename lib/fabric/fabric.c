@@ -17,6 +17,7 @@
 
 #include "dtxn_fabric.h"
 #include "dtxn_fabric_driver.h"
+#include "dtxn_sched.h"
 #include "fabric_private.h"
 
 RTE_LOG_REGISTER(dtxn_fabric_logtype, dtxn.fabric, NOTICE);
@@ -86,6 +87,28 @@ dtxn_fabric_driver_list(char *buf, size_t len)
 			break;
 		used += (size_t)n;
 	}
+}
+
+void
+dtxn_fabric_footprint(const struct dtxn_fabric_conf *conf, struct dtxn_footprint *fp)
+{
+	uint64_t region = RTE_ALIGN_CEIL(conf->mn_region_size, RTE_PGSIZE_4K) + RTE_PGSIZE_4K;
+
+	fp->bytes += (uint64_t)conf->n_mn * region + DTXN_FABRIC_FIXED_BYTES;
+	fp->memzones += conf->n_mn + 4;
+}
+
+void
+dtxn_fabric_queue_footprint(unsigned n_qp, unsigned depth, struct dtxn_footprint *fp)
+{
+	const uint64_t slack = DTXN_FOOTPRINT_ALLOC_SLACK;
+	uint64_t ring = (uint64_t)rte_align32pow2(depth + 1) * sizeof(void *) + RTE_PGSIZE_4K;
+
+	fp->bytes += 2 * slack + (uint64_t)depth * sizeof(struct dtxn_cqe) +
+		     (uint64_t)n_qp * (4 * slack +
+				       (uint64_t)depth * (2 * sizeof(struct dtxn_wr) + DTXN_WR_INLINE_MAX) +
+				       RTE_CACHE_LINE_SIZE * 4 + ring);
+	fp->memzones += n_qp;
 }
 
 static int

@@ -245,6 +245,39 @@ struct dtxn_cpu_model {
 /** @return the INI key of a cost ("txn_ns", "record_ns", ...), or "unknown". */
 const char *dtxn_cpu_op_name(unsigned op);
 
+/* ------------------------------------------------------------------ */
+/* Footprints (issue 11: resources sized before the run)              */
+/* ------------------------------------------------------------------ */
+
+/**
+ * What a component will allocate from the DPDK heap: each component that
+ * a run sizes from its options has a *_footprint() call that adds its
+ * share here (dtxn_sched_footprint(), dtxn_addr_cache_footprint(),
+ * dtxn_fabric_footprint(), dtxn_worker_footprint()), so the app can
+ * refuse a run that cannot fit before it allocates anything. Figures are
+ * upper bounds (allocator headers and alignment included), checked
+ * against measured allocations by the unit tests.
+ */
+struct dtxn_footprint {
+	uint64_t bytes;     /**< heap and memzone bytes */
+	uint32_t memzones;  /**< memzones reserved (limit: RTE_MAX_MEMZONE) */
+};
+
+/** Per-allocation overhead in the footprints: a malloc element header plus
+ * a cache line of alignment, bytes. */
+#define DTXN_FOOTPRINT_ALLOC_SLACK 192
+
+/**
+ * Adds to @p fp what dtxn_sched_create(name, socket, @p max_cos,
+ * @p stack_size) allocates: the scheduler, its coroutine tables and its
+ * stack mempool (a header, a ring and one chunk: 3 memzones).
+ *
+ * @param max_cos     coroutines, as for dtxn_sched_create().
+ * @param stack_size  bytes per stack; 0 = DTXN_CO_STACK_DEFAULT.
+ * @param fp          added to (not cleared). Any thread, no EAL needed.
+ */
+void dtxn_sched_footprint(unsigned max_cos, size_t stack_size, struct dtxn_footprint *fp);
+
 /** Largest cost of one unit of work in a CPU model, ns (1 ms: a thousand
  * times the costliest calibrated unit; more is a typo, and would push the
  * simulation's latency figures past what they can hold). */

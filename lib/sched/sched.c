@@ -456,6 +456,24 @@ sched_args_ok(const char *name, int socket_id, unsigned max_cos, size_t stack_si
 	return true;
 }
 
+void
+dtxn_sched_footprint(unsigned max_cos, size_t stack_size, struct dtxn_footprint *fp)
+{
+	const uint64_t slack = DTXN_FOOTPRINT_ALLOC_SLACK;
+	uint64_t elt;
+
+	if (stack_size == 0)
+		stack_size = DTXN_CO_STACK_DEFAULT;
+	/* a mempool element: header, object and trailer, cache-line aligned */
+	elt = RTE_ALIGN_CEIL(stack_size + 2 * RTE_CACHE_LINE_SIZE, RTE_CACHE_LINE_SIZE);
+	fp->bytes += sizeof(struct dtxn_sched) + slack +
+		     (uint64_t)max_cos * (sizeof(struct dtxn_co) + sizeof(struct dtxn_co *) +
+					  sizeof(uint16_t)) + 3 * slack +
+		     (uint64_t)max_cos * elt + (uint64_t)rte_align32pow2(max_cos + 1) * 8 +
+		     3 * RTE_PGSIZE_4K; /* mempool header, ring header, chunk rounding */
+	fp->memzones += 3;
+}
+
 struct dtxn_sched *
 dtxn_sched_create(const char *name, int socket_id, unsigned max_cos, size_t stack_size)
 {

@@ -12,6 +12,7 @@
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
 
+#include "dtxn_sched.h"
 #include "store_private.h"
 
 #define ADDR_CACHE_NAME_MAX 24
@@ -73,6 +74,24 @@ fail:
 	rte_free(c);
 	rte_errno = err;
 	return NULL;
+}
+
+void
+dtxn_addr_cache_footprint(uint32_t entries, struct dtxn_footprint *fp)
+{
+	/* rte_hash: entries + 1 key slots of (pointer + key) rounded to 16 B;
+	 * buckets of 8 slots (a cache line of signatures and indexes, the
+	 * same for the extension table bound); a ring of 4-byte free slot
+	 * indexes rounded up to a power of two. */
+	uint64_t n = RTE_MAX(entries, ADDR_CACHE_MIN_ENTRIES);
+	uint64_t slots = n + 1;
+	uint64_t key = RTE_ALIGN_CEIL(sizeof(void *) + sizeof(struct addr_cache_key), 16);
+	uint64_t buckets = rte_align64pow2(n) / 8;
+
+	fp->bytes += sizeof(struct dtxn_addr_cache) + slots * key +
+		     buckets * 2 * RTE_CACHE_LINE_SIZE + rte_align64pow2(slots) * 4 +
+		     8 * DTXN_FOOTPRINT_ALLOC_SLACK + RTE_PGSIZE_4K;
+	fp->memzones += 1;
 }
 
 void

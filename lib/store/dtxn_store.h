@@ -394,6 +394,14 @@ dtxn_raddr_t dtxn_store_log_raddr(const struct dtxn_catalog *cat, uint32_t coord
 struct dtxn_addr_cache;
 
 /**
+ * Adds to @p fp (dtxn_sched.h, struct dtxn_footprint) what
+ * dtxn_addr_cache_create() with @p entries allocates: the rte_hash's key
+ * store and buckets, and its free-slot ring (one memzone). Any thread.
+ */
+struct dtxn_footprint;
+void dtxn_addr_cache_footprint(uint32_t entries, struct dtxn_footprint *fp);
+
+/**
  * Creates an address cache (key -> slot raddr on the primary), one per
  * lcore, backed by rte_hash. Entries are hints: users validate the slot
  * header (key, table id, valid) of what they read and invalidate on a

@@ -215,6 +215,22 @@ int dtxn_cc_check_options(const char *protocol, const char *opts, char *err, siz
 /* Workers and coordinators                                           */
 /* ------------------------------------------------------------------ */
 
+struct dtxn_footprint;
+
+/**
+ * Adds to @p fp (dtxn_sched.h) what dtxn_worker_create(@p db, ...,
+ * @p max_coords, ...) and @p max_coords dtxn_coord_create() on it
+ * allocate: the worker, its scheduler and stacks, its CQ and a QP per MN,
+ * its address cache (the db's addr_cache_entries), and per coordinator
+ * its transaction, WR array and first scratch arena. Protocol state
+ * (drivers/cc) is bounded by a fixed share per coordinator. Any thread;
+ * the db need not be attached.
+ *
+ * @return 0, or -EINVAL (@p db or @p fp NULL, @p max_coords 0).
+ */
+int dtxn_worker_footprint(const struct dtxn_db *db, unsigned max_coords,
+			  struct dtxn_footprint *fp);
+
 /**
  * Creates a worker for the calling lcore: a scheduler, a CQ, a QP to each
  * MN from CN node @p cn_node, an address cache, and a CQ poller that wakes

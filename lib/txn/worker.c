@@ -70,6 +70,30 @@ worker_depth(unsigned max_coords)
 	return rte_align32pow2((uint32_t)d);
 }
 
+/** Protocol state per coordinator in dtxn_worker_footprint(), bytes. */
+#define TXN_CC_COORD_FOOTPRINT (16 * 1024)
+
+int
+dtxn_worker_footprint(const struct dtxn_db *db, unsigned max_coords, struct dtxn_footprint *fp)
+{
+	const uint64_t slack = DTXN_FOOTPRINT_ALLOC_SLACK;
+	unsigned depth;
+
+	if (db == NULL || fp == NULL || max_coords == 0)
+		return -EINVAL;
+	depth = worker_depth(max_coords);
+	fp->bytes += sizeof(struct txn_worker) + slack +
+		     (uint64_t)max_coords * sizeof(struct txn_coord *) + slack;
+	dtxn_sched_footprint(max_coords, 0, fp);
+	dtxn_fabric_queue_footprint(db->conf.n_mn, depth, fp);
+	dtxn_addr_cache_footprint(db->conf.addr_cache_entries, fp);
+	fp->bytes += (uint64_t)max_coords *
+		     (sizeof(struct txn_coord) + sizeof(struct dtxn_txn) +
+		      TXN_COORD_WRS * sizeof(struct dtxn_wr) + TXN_ARENA_INIT +
+		      TXN_CC_COORD_FOOTPRINT + 5 * slack);
+	return 0;
+}
+
 struct dtxn_worker *
 dtxn_worker_create(struct dtxn_db *db, uint16_t cn_node, unsigned index,
 		   unsigned max_coords, int socket_id)
