@@ -127,8 +127,18 @@ check_models(struct app_conf *c)
 		return -1;
 	}
 	c->cn_nic_path[0] = '\0';
-	if (c->cn_nic[0] == '\0' || strcmp(c->cn_nic, "none") == 0)
+	if (c->cn_nic[0] == '\0' || strcmp(c->cn_nic, "none") == 0) {
+		bool free_cpu = true;
+
+		for (unsigned k = 0; k < DTXN_CPU_OP_MAX; k++)
+			free_cpu = free_cpu && cm.ns[k] == 0;
+		if (free_cpu && strcmp(c->nic, "none") == 0 && c->txns == 0) {
+			app_err("--cpu %s with --nic none: nothing costs virtual time, so --duration is never reached (use --txns N, or a NIC or CPU model)",
+				c->cpu);
+			return -1;
+		}
 		return 0;
+	}
 	if (app_preset_resolve("cn-nic", "nic", c->cn_nic, c->cn_nic_path, sizeof(c->cn_nic_path)) != 0)
 		return -1;
 	if (dtxn_nic_model_load(c->cn_nic_path, &nm, err, sizeof(err)) != 0) {
