@@ -163,6 +163,14 @@ void app_log_release(bool show);
  */
 size_t app_log_take_last(char *buf, size_t len);
 
+/**
+ * Resolves and loads an RNIC model option (--nic, --cn-nic): "" or "none"
+ * give an empty @p path (no model), else app_preset_resolve() and
+ * dtxn_nic_model_load(), so a bad file is refused before the EAL starts.
+ * @return 0, or -1 after one line.
+ */
+int app_nic_resolve(const char *opt, const char *val, char *path, size_t len);
+
 /** Prints one error line "dtxn-app: ..." to stderr, with the newest
  * library error line folded in as " (...)" if one was captured. */
 void app_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

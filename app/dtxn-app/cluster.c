@@ -66,7 +66,6 @@ app_preset_resolve(const char *opt, const char *kind, const char *val, char *out
 static int
 cluster_apply(struct app_conf *c)
 {
-	static const char *const sections[] = { CLUSTER_SECTION, NULL };
 	const uint64_t given = c->given;
 	bool seen[RTE_DIM(g_cluster_keys)] = { false };
 	const char *path = c->cluster_path;
@@ -74,14 +73,10 @@ cluster_apply(struct app_conf *c)
 	struct dtxn_ini *ini;
 	int rc = -1;
 
-	ini = dtxn_ini_load(path, sections, err, sizeof(err));
+	ini = dtxn_ini_load_one(path, CLUSTER_SECTION, err, sizeof(err));
 	if (ini == NULL) {
 		app_err("--cluster %s", err);
 		return -1;
-	}
-	if (dtxn_ini_section_line(ini, CLUSTER_SECTION) == 0) {
-		app_err("--cluster %s: no [" CLUSTER_SECTION "] section", path);
-		goto out;
 	}
 	for (unsigned i = 0; i < dtxn_ini_count(ini); i++) {
 		const struct dtxn_ini_entry *e = dtxn_ini_at(ini, i);
@@ -117,7 +112,6 @@ static int
 check_models(struct app_conf *c)
 {
 	struct dtxn_cpu_model cm;
-	struct dtxn_nic_model nm;
 	char err[256];
 
 	if (app_preset_resolve("cpu", "cpu", c->cpu, c->cpu_path, sizeof(c->cpu_path)) != 0)
@@ -126,24 +120,18 @@ check_models(struct app_conf *c)
 		app_err("--cpu: %s", err);
 		return -1;
 	}
-	c->cn_nic_path[0] = '\0';
-	if (c->cn_nic[0] == '\0' || strcmp(c->cn_nic, "none") == 0) {
+	if (app_nic_resolve("cn-nic", c->cn_nic, c->cn_nic_path, sizeof(c->cn_nic_path)) != 0)
+		return -1;
+	if (c->cn_nic_path[0] == '\0' && strcmp(c->nic, "none") == 0 && c->txns == 0) {
 		bool free_cpu = true;
 
 		for (unsigned k = 0; k < DTXN_CPU_OP_MAX; k++)
 			free_cpu = free_cpu && cm.ns[k] == 0;
-		if (free_cpu && strcmp(c->nic, "none") == 0 && c->txns == 0) {
+		if (free_cpu) {
 			app_err("--cpu %s with --nic none: nothing costs virtual time, so --duration is never reached (use --txns N, or a NIC or CPU model)",
 				c->cpu);
 			return -1;
 		}
-		return 0;
-	}
-	if (app_preset_resolve("cn-nic", "nic", c->cn_nic, c->cn_nic_path, sizeof(c->cn_nic_path)) != 0)
-		return -1;
-	if (dtxn_nic_model_load(c->cn_nic_path, &nm, err, sizeof(err)) != 0) {
-		app_err("--cn-nic: %s", err);
-		return -1;
 	}
 	return 0;
 }

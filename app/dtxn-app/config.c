@@ -58,38 +58,50 @@ out:
 	return rc;
 }
 
+/* The i-th folder dtxn's config files are searched in: $DTXN_CONFIG_DIR,
+ * the source tree's config/, ../share/dtxn/config beside the binary.
+ * @return 0 and the folder in @p out, or -ENOENT past the last one. */
 static int
-try_dir(const char *dir, const char *kind, const char *name, char *out, size_t len)
+config_root(unsigned i, char *out, size_t len)
 {
-	int n = snprintf(out, len, "%s/%s/%s.ini", dir, kind, name);
+	const char *env = getenv("DTXN_CONFIG_DIR");
+	char exe[PATH_MAX], *slash;
+	ssize_t n;
 
-	if (n < 0 || (size_t)n >= len)
-		return -ENAMETOOLONG;
-	return access(out, R_OK) == 0 ? 0 : -ENOENT;
+	switch (i) {
+	case 0:
+		snprintf(out, len, "%s", env != NULL ? env : "");
+		return 0;
+	case 1:
+		snprintf(out, len, "%s", DTXN_SRC_CONFIG_DIR);
+		return 0;
+	case 2:
+		out[0] = '\0';
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n <= 0)
+			return 0;
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash != NULL) {
+			*slash = '\0';
+			snprintf(out, len, "%.*s/../share/dtxn/config", (int)(len - 32), exe);
+		}
+		return 0;
+	default:
+		return -ENOENT;
+	}
 }
 
 int
 app_config_find(const char *kind, const char *name, char *out, size_t len)
 {
-	const char *env = getenv("DTXN_CONFIG_DIR");
-	char exe[PATH_MAX], dir[PATH_MAX];
-	ssize_t n;
+	char dir[PATH_MAX];
 
-	if (env != NULL && try_dir(env, kind, name, out, len) == 0)
-		return 0;
-	if (try_dir(DTXN_SRC_CONFIG_DIR, kind, name, out, len) == 0)
-		return 0;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash != NULL) {
-			*slash = '\0';
-			snprintf(dir, sizeof(dir), "%.*s/../share/dtxn/config",
-				 (int)(sizeof(dir) - 32), exe);
-			if (try_dir(dir, kind, name, out, len) == 0)
-				return 0;
-		}
+	for (unsigned i = 0; config_root(i, dir, sizeof(dir)) == 0; i++) {
+		int n = snprintf(out, len, "%s/%s/%s.ini", dir, kind, name);
+
+		if (dir[0] != '\0' && n > 0 && (size_t)n < len && access(out, R_OK) == 0)
+			return 0;
 	}
 	return -ENOENT;
 }
@@ -98,26 +110,13 @@ app_config_find(const char *kind, const char *name, char *out, size_t len)
 static int
 config_dir(const char *kind, char *out, size_t len)
 {
-	const char *env = getenv("DTXN_CONFIG_DIR");
-	char exe[PATH_MAX];
-	ssize_t n;
+	char dir[PATH_MAX];
 
-	if (env != NULL && (size_t)snprintf(out, len, "%s/%s", env, kind) < len &&
-	    access(out, R_OK | X_OK) == 0)
-		return 0;
-	if ((size_t)snprintf(out, len, "%s/%s", DTXN_SRC_CONFIG_DIR, kind) < len &&
-	    access(out, R_OK | X_OK) == 0)
-		return 0;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash != NULL) {
-			*slash = '\0';
-			if ((size_t)snprintf(out, len, "%s/../share/dtxn/config/%s", exe, kind) < len &&
-			    access(out, R_OK | X_OK) == 0)
-				return 0;
-		}
+	for (unsigned i = 0; config_root(i, dir, sizeof(dir)) == 0; i++) {
+		int n = snprintf(out, len, "%s/%s", dir, kind);
+
+		if (dir[0] != '\0' && n > 0 && (size_t)n < len && access(out, R_OK | X_OK) == 0)
+			return 0;
 	}
 	return -ENOENT;
 }
@@ -178,20 +177,19 @@ app_names(const char *what, char *buf, size_t len)
 	buf[used] = '\0';
 }
 
-static int
-resolve_nic(struct app_conf *c)
+int
+app_nic_resolve(const char *opt, const char *val, char *path, size_t len)
 {
 	struct dtxn_nic_model m;
-	char err[256];
+	char err[APP_ORIGIN_MAX];
 
-	if (strcmp(c->nic, "none") == 0) {
-		c->nic_path[0] = '\0';
+	path[0] = '\0';
+	if (val[0] == '\0' || strcmp(val, "none") == 0)
 		return 0;
-	}
-	if (app_preset_resolve("nic", "nic", c->nic, c->nic_path, sizeof(c->nic_path)) != 0)
+	if (app_preset_resolve(opt, "nic", val, path, len) != 0)
 		return -1;
-	if (dtxn_nic_model_load(c->nic_path, &m, err, sizeof(err)) != 0) {
-		app_err("--nic: %s", err);
+	if (dtxn_nic_model_load(path, &m, err, sizeof(err)) != 0) {
+		app_err("--%s: %s", opt, err);
 		return -1;
 	}
 	return 0;
@@ -374,5 +372,5 @@ app_validate(struct app_conf *c)
 		return -1;
 	if (check_outputs(c) != 0)
 		return -1;
-	return resolve_nic(c);
+	return app_nic_resolve("nic", c->nic, c->nic_path, sizeof(c->nic_path));
 }

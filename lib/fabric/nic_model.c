@@ -30,23 +30,6 @@ dtxn_nic_model_none(struct dtxn_nic_model *m)
 	strlcpy(m->name, "none", sizeof(m->name));
 }
 
-/* Model name = file name without directory and ".ini". */
-static void
-nic_name_from_path(const char *path, char *name, size_t len)
-{
-	const char *base = strrchr(path, '/');
-	size_t n;
-
-	base = base == NULL ? path : base + 1;
-	n = strlen(base);
-	if (n > 4 && strcmp(base + n - 4, ".ini") == 0)
-		n -= 4;
-	if (n >= len)
-		n = len - 1;
-	memcpy(name, base, n);
-	name[n] = '\0';
-}
-
 /* The [nic] keys and their ranges (dtxn_fabric.h, DTXN_NIC_*; the files in config/nic). */
 static const char *const g_nic_keys[] = {
 	"rtt_ns", "rw_mops", "rw_gbps", "atomic_mops", "dm_atomic_mops",
@@ -67,7 +50,6 @@ int
 dtxn_nic_model_load(const char *path, struct dtxn_nic_model *m, char *err,
 		    size_t errlen)
 {
-	static const char *const sections[] = { NIC_SECTION, NULL };
 	double val[RTE_DIM(g_nic_keys)] = { 0 };
 	struct dtxn_nic_model nm;
 	struct dtxn_ini *ini;
@@ -77,13 +59,9 @@ dtxn_nic_model_load(const char *path, struct dtxn_nic_model *m, char *err,
 		err[0] = '\0';
 	if (path == NULL || m == NULL)
 		return -EINVAL;
-	ini = dtxn_ini_load(path, sections, err, errlen);
+	ini = dtxn_ini_load_one(path, NIC_SECTION, err, errlen);
 	if (ini == NULL) {
-		rc = rte_errno == ENOMEM ? -ENOMEM : rte_errno == EINVAL ? -EINVAL : -ENOENT;
-		goto out;
-	}
-	if (dtxn_ini_section_line(ini, NIC_SECTION) == 0) {
-		snprintf(err, err != NULL ? errlen : 0, "%s: no [" NIC_SECTION "] section", path);
+		rc = -rte_errno;
 		goto out;
 	}
 	for (unsigned i = 0; i < dtxn_ini_count(ini); i++) {
@@ -96,7 +74,7 @@ dtxn_nic_model_load(const char *path, struct dtxn_nic_model *m, char *err,
 			goto out;
 	}
 	memset(&nm, 0, sizeof(nm));
-	nic_name_from_path(path, nm.name, sizeof(nm.name));
+	dtxn_ini_stem(path, nm.name, sizeof(nm.name));
 	nm.rtt_ns = (uint64_t)llround(val[0]);
 	nm.rw_ops_per_s = (uint64_t)llround(val[1] * 1e6);
 	nm.rw_bytes_per_s = (uint64_t)llround(val[2] * 1e9 / 8);

@@ -77,6 +77,19 @@ struct dtxn_ini;
 struct dtxn_ini *dtxn_ini_load(const char *path, const char *const *sections, char *err,
 			       size_t errlen);
 
+/**
+ * dtxn_ini_load() for a file of exactly one section, @p section, which
+ * must be there (the NIC, CPU and cluster model files).
+ *
+ * @param err  on error "path[:line]: problem", as dtxn_ini_load() (or
+ *   "path: no [section] section").
+ * @return the file, or NULL with rte_errno: EINVAL (a rule broken, another
+ *   section, no @p section), ENOENT (cannot read it: missing, unreadable,
+ *   a directory, not a regular file), ENOMEM.
+ */
+struct dtxn_ini *dtxn_ini_load_one(const char *path, const char *section, char *err,
+				   size_t errlen);
+
 /** Frees a file from dtxn_ini_load(); NULL is a no-op. */
 void dtxn_ini_free(struct dtxn_ini *ini);
 
@@ -120,6 +133,15 @@ int dtxn_ini_key_index(const struct dtxn_ini *ini, const struct dtxn_ini_entry *
 int dtxn_ini_number(const struct dtxn_ini *ini, const struct dtxn_ini_entry *e, double min,
 		    double max, bool zero_ok, const char *unit, double *v, char *err,
 		    size_t errlen);
+
+/**
+ * A file's stem: @p path without its directory and a final ".ini"
+ * ("config/nic/cx5.ini" -> "cx5"), what the model readers name a model.
+ *
+ * @param name  filled, NUL-terminated, truncated to @p len - 1 characters.
+ * @param len   size of @p name, bytes; at least 1.
+ */
+void dtxn_ini_stem(const char *path, char *name, size_t len);
 
 #ifdef __cplusplus
 }

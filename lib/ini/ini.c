@@ -340,6 +340,26 @@ fail:
 	return NULL;
 }
 
+struct dtxn_ini *
+dtxn_ini_load_one(const char *path, const char *section, char *err, size_t errlen)
+{
+	const char *const sections[] = { section, NULL };
+	struct dtxn_ini *ini = dtxn_ini_load(path, sections, err, errlen);
+
+	if (ini == NULL) {
+		if (rte_errno != EINVAL && rte_errno != ENOMEM)
+			rte_errno = ENOENT;
+		return NULL;
+	}
+	if (dtxn_ini_section_line(ini, section) == 0) {
+		ini_err(err, errlen, "%s: no [%s] section", path, section);
+		dtxn_ini_free(ini);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	return ini;
+}
+
 void
 dtxn_ini_free(struct dtxn_ini *ini)
 {
@@ -416,4 +436,20 @@ dtxn_ini_number(const struct dtxn_ini *ini, const struct dtxn_ini_entry *e, doub
 	}
 	*v = x;
 	return 0;
+}
+
+void
+dtxn_ini_stem(const char *path, char *name, size_t len)
+{
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	base = base == NULL ? path : base + 1;
+	n = strlen(base);
+	if (n > 4 && strcmp(base + n - 4, ".ini") == 0)
+		n -= 4;
+	if (n >= len)
+		n = len - 1;
+	memcpy(name, base, n);
+	name[n] = '\0';
 }

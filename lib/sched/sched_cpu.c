@@ -36,27 +36,9 @@ dtxn_cpu_op_name(unsigned op)
 	return op < DTXN_CPU_OP_MAX ? g_cpu_keys[op] : "unknown";
 }
 
-/* Model name = file name without directory and ".ini". */
-static void
-cpu_name_from_path(const char *path, char *name, size_t len)
-{
-	const char *base = strrchr(path, '/');
-	size_t n;
-
-	base = base == NULL ? path : base + 1;
-	n = strlen(base);
-	if (n > 4 && strcmp(base + n - 4, ".ini") == 0)
-		n -= 4;
-	if (n >= len)
-		n = len - 1;
-	memcpy(name, base, n);
-	name[n] = '\0';
-}
-
 int
 dtxn_cpu_model_load(const char *path, struct dtxn_cpu_model *m, char *err, size_t errlen)
 {
-	static const char *const sections[] = { CPU_SECTION, NULL };
 	struct dtxn_cpu_model cm;
 	struct dtxn_ini *ini;
 	int rc = -EINVAL;
@@ -65,13 +47,9 @@ dtxn_cpu_model_load(const char *path, struct dtxn_cpu_model *m, char *err, size_
 		err[0] = '\0';
 	if (path == NULL || m == NULL)
 		return -EINVAL;
-	ini = dtxn_ini_load(path, sections, err, errlen);
+	ini = dtxn_ini_load_one(path, CPU_SECTION, err, errlen);
 	if (ini == NULL) {
-		rc = rte_errno == ENOMEM ? -ENOMEM : rte_errno == EINVAL ? -EINVAL : -ENOENT;
-		goto out;
-	}
-	if (dtxn_ini_section_line(ini, CPU_SECTION) == 0) {
-		snprintf(err, err != NULL ? errlen : 0, "%s: no [" CPU_SECTION "] section", path);
+		rc = -rte_errno;
 		goto out;
 	}
 	memset(&cm, 0, sizeof(cm));
@@ -85,7 +63,7 @@ dtxn_cpu_model_load(const char *path, struct dtxn_cpu_model *m, char *err, size_
 			goto out;
 		cm.ns[k] = (uint64_t)llround(v);
 	}
-	cpu_name_from_path(path, cm.name, sizeof(cm.name));
+	dtxn_ini_stem(path, cm.name, sizeof(cm.name));
 	*m = cm;
 	rc = 0;
 out:
