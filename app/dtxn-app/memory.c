@@ -90,7 +90,7 @@ app_memory_check(const struct app_conf *c, const struct dtxn_db *db,
 	uint64_t m = (uint64_t)((double)(st.heap_allocsz_bytes + need) * 1.1 / MIB);
 
 	m = (m + 255) / 256 * 256;
-	app_err("the run needs %.0f MiB (MN regions %" PRIu64 " x %.1f MiB, %u workers x %.1f MiB: stacks, queues, address cache, coordinators), more than the %.0f MiB the EAL has free; give it %s%" PRIu64 "%s",
+	app_err("the run needs %.0f MiB (MN regions %" PRIu64 " x %.1f MiB, %u workers x %.1f MiB: stacks, queues, address cache, coordinators), more than the memory given to the EAL (%.0f MiB free); give it %s%" PRIu64 "%s",
 		(double)need / MIB, (uint64_t)fc->n_mn,
 		(double)(mn.bytes - DTXN_FABRIC_FIXED_BYTES) / (double)fc->n_mn / MIB, n_workers,
 		(double)per_worker / MIB, (double)have / MIB,
