@@ -25,7 +25,7 @@
 struct app_bench_opt {
 	char name[APP_NAME_MAX];    /**< canonical: underscores, e.g. "write_ratio" */
 	char value[APP_NAME_MAX];
-	char origin[APP_ORIGIN_MAX]; /**< "--write-ratio" or "file.ini: write_ratio" for messages */
+	char origin[APP_ORIGIN_MAX]; /**< "--write-ratio" or "file.ini:7: write_ratio" for messages */
 };
 
 /** Everything a run needs; filled from defaults, then the INI, then the command line. */
@@ -80,14 +80,15 @@ void app_conf_defaults(struct app_conf *c);
 int app_parse_args(struct app_conf *c, int argc, char **argv);
 
 /**
- * Applies the INI file @p path ([dtxn] and [bench] sections).
+ * Applies the INI file @p path ([dtxn] and [bench] sections; read by
+ * dtxn_ini_load(), so every rule of lib/ini holds and errors name file:line).
  * @return 0 or -1 after printing one line.
  */
 int app_config_load(struct app_conf *c, const char *path);
 
 /**
  * Sets one application option by its canonical name (underscores).
- * @param origin  for messages: "--duration" or "file.ini: duration".
+ * @param origin  for messages: "--duration" or "file.ini:3: duration".
  * @return 0 or -1 after printing one line.
  */
 int app_conf_set(struct app_conf *c, const char *name, const char *value,
