@@ -193,6 +193,49 @@ json_checks(struct json_ctx *c, const struct dtxn_report *r)
 	return a;
 }
 
+/* "method": what was measured and how (doc/guides/report.md, "Method"). */
+static json_t *
+json_method(struct json_ctx *c, const struct dtxn_report *r)
+{
+	json_t *o = json_object();
+
+	if (o == NULL)
+		return NULL;
+	json_set(c, o, "warmup_seconds", json_num(r->warmup_seconds));
+	json_set(c, o, "seconds", json_num(r->seconds));
+	if (r->retry != NULL)
+		json_set(c, o, "retry", json_string(r->retry));
+	if (r->series != NULL)
+		json_set(c, o, "interval_seconds", json_num(r->series->interval_s));
+	return o;
+}
+
+/* "intervals": the throughput series, warm-up intervals included and marked. */
+static json_t *
+json_intervals(struct json_ctx *c, const struct dtxn_series *s)
+{
+	json_t *a = json_array();
+
+	if (a == NULL)
+		return NULL;
+	for (unsigned i = 0; i < s->n; i++) {
+		const struct dtxn_interval *e = &s->v[i];
+		json_t *o = json_object();
+
+		json_append(c, a, o);
+		if (o == NULL)
+			continue;
+		json_set(c, o, "t", json_num(e->t_s));
+		json_set(c, o, "seconds", json_num(e->seconds));
+		json_set(c, o, "committed", json_u64(e->commits));
+		json_set(c, o, "committed_tps", json_num(stats_ratio((double)e->commits, e->seconds)));
+		json_set(c, o, "attempted", json_u64(e->attempts));
+		json_set(c, o, "aborts", json_u64(e->aborts));
+		json_set(c, o, "warmup", json_boolean(e->warmup));
+	}
+	return a;
+}
+
 /* The whole document; NULL on allocation failure. */
 static json_t *
 json_report(const struct dtxn_report *r)
@@ -219,6 +262,11 @@ json_report(const struct dtxn_report *r)
 	json_set(&c, root, "verbs_per_txn", json_verbs(&c, v));
 	json_set(&c, root, "bytes_per_txn", json_num(v->bytes_per_txn));
 	json_set(&c, root, "fabric", json_fabric(&c, r, v));
+	json_set(&c, root, "method", json_method(&c, r));
+	if (r->series != NULL)
+		json_set(&c, root, "intervals", json_intervals(&c, r->series));
+	if (r->has_mem)
+		json_set(&c, root, "memory", stats_json_mem(r));
 	json_set(&c, root, "checks", json_checks(&c, r));
 	json_set(&c, root, "ok", json_boolean(dtxn_report_ok(r)));
 	if (r->sim != NULL)
