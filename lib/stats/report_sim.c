@@ -111,6 +111,8 @@ stats_json_host(const struct dtxn_report *r)
 		return NULL;
 	ok = sim_set(o, "wall_seconds", sim_num(r->host->wall_seconds));
 	ok &= sim_set(o, "events_per_wall_second", sim_num(r->host->events_per_wall_second));
+	if (r->has_mem)
+		ok &= sim_set(o, "load_seconds", sim_num(r->load_seconds));
 	if (!ok) {
 		json_decref(o);
 		return NULL;
