@@ -71,19 +71,6 @@ stats_print_mem(const struct dtxn_report *r, FILE *out)
 		100.0 * m.overhead, 100.0 * m.table_overhead, 100.0 * m.row_overhead);
 }
 
-/* Sets obj[key] = val; false on failure (the reference is taken either way). */
-static bool
-mem_set(json_t *obj, const char *key, json_t *val)
-{
-	return val != NULL && json_object_set_new(obj, key, val) == 0;
-}
-
-static json_t *
-mem_u64(uint64_t v)
-{
-	return json_integer(v > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)v);
-}
-
 static json_t *
 mem_entry(const struct dtxn_store_mem *e, int mn)
 {
@@ -92,15 +79,15 @@ mem_entry(const struct dtxn_store_mem *e, int mn)
 
 	if (o == NULL)
 		return NULL;
-	ok = mn < 0 || mem_set(o, "mn", json_integer(mn));
-	ok &= mem_set(o, "total", mem_u64(e->total));
-	ok &= mem_set(o, "index", mem_u64(e->index));
-	ok &= mem_set(o, "values", mem_u64(e->values));
-	ok &= mem_set(o, "logs", mem_u64(e->logs));
-	ok &= mem_set(o, "reserved", mem_u64(e->reserved));
-	ok &= mem_set(o, "unused", mem_u64(e->unused));
-	ok &= mem_set(o, "empty", mem_u64(e->empty));
-	ok &= mem_set(o, "raw", mem_u64(e->raw));
+	ok = mn < 0 || stats_json_put(o, "mn", json_integer(mn));
+	ok &= stats_json_put(o, "total", stats_json_u64(e->total));
+	ok &= stats_json_put(o, "index", stats_json_u64(e->index));
+	ok &= stats_json_put(o, "values", stats_json_u64(e->values));
+	ok &= stats_json_put(o, "logs", stats_json_u64(e->logs));
+	ok &= stats_json_put(o, "reserved", stats_json_u64(e->reserved));
+	ok &= stats_json_put(o, "unused", stats_json_u64(e->unused));
+	ok &= stats_json_put(o, "empty", stats_json_u64(e->empty));
+	ok &= stats_json_put(o, "raw", stats_json_u64(e->raw));
 	if (!ok) {
 		json_decref(o);
 		return NULL;
@@ -126,16 +113,16 @@ stats_json_mem(const struct dtxn_report *r)
 
 		ok = e != NULL && json_array_append_new(a, e) == 0;
 	}
-	ok &= mem_set(o, "mn_bytes", a);
-	ok &= mem_set(o, "bytes", mem_entry(&m.sum, -1));
-	ok &= mem_set(o, "raw_bytes", mem_u64(r->raw_bytes));
-	ok &= mem_set(o, "copies", json_integer(r->copies));
-	ok &= mem_set(o, "overhead", json_real(m.overhead));
-	ok &= mem_set(o, "table_overhead", json_real(m.table_overhead));
-	ok &= mem_set(o, "row_overhead", json_real(m.row_overhead));
+	ok &= stats_json_put(o, "mn_bytes", a);
+	ok &= stats_json_put(o, "bytes", mem_entry(&m.sum, -1));
+	ok &= stats_json_put(o, "raw_bytes", stats_json_u64(r->raw_bytes));
+	ok &= stats_json_put(o, "copies", json_integer(r->copies));
+	ok &= stats_json_put(o, "overhead", stats_json_num(m.overhead));
+	ok &= stats_json_put(o, "table_overhead", stats_json_num(m.table_overhead));
+	ok &= stats_json_put(o, "row_overhead", stats_json_num(m.row_overhead));
 	/* wall clock: a simulated run shows it in "host" (its only wall-clock part) */
 	if (r->host == NULL)
-		ok &= mem_set(o, "load_seconds", json_real(r->load_seconds));
+		ok &= stats_json_put(o, "load_seconds", stats_json_num(r->load_seconds));
 	if (!ok) {
 		json_decref(o);
 		return NULL;

@@ -86,6 +86,15 @@ void stats_print_mem(const struct dtxn_report *r, FILE *out);
 void stats_print_sim(const struct dtxn_report *r, FILE *out);
 
 struct json_t;
+/* json.c: value builders the report's sections share */
+
+/** @return a JSON real of @p v (0 when not finite), or NULL (out of memory). */
+struct json_t *stats_json_num(double v);
+/** @return a JSON integer of @p v (saturated at INT64_MAX), or NULL. */
+struct json_t *stats_json_u64(uint64_t v);
+/** Sets obj[key] = val; false on failure (the reference is taken either way). */
+bool stats_json_put(struct json_t *obj, const char *key, struct json_t *val);
+
 /** @return the JSON object "memory", or NULL (absent, or out of memory). */
 struct json_t *stats_json_mem(const struct dtxn_report *r);
 /** @return the JSON object of r->sim, or NULL (absent, or out of memory). */
