@@ -399,6 +399,10 @@ typedef void (*dtxn_slot_format_fn)(const struct dtxn_table *t, void *slot,
  * (dtxn_catalog_add_table_aux()): the slot's aux area is zeroed before @p fmt
  * (which reaches it with dtxn_store_aux_ptr(f, t, 0, slot)), copied to the
  * backups with the slot, and moved with it. Allocates nothing, logs nothing.
+ * Only before the run, into regions the fabric zeroed: each bucket's
+ * records then fill a prefix of its slots, and the search for the key
+ * stops at the first slot never written (a bucket with room to grow costs
+ * the reads of its records only).
  *
  * @return 0; -EINVAL (NULL f, t or fmt); -EEXIST (key already loaded);
  *   -ENOSPC (home bucket and
