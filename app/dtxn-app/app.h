@@ -48,6 +48,10 @@ struct app_conf {
 	uint64_t log_kib;            /**< per coordinator per MN */
 	uint64_t addr_cache;         /**< entries per worker */
 	bool live;                   /**< print the live line each second */
+	/* method (build.c; doc/guides/report.md, "Method") */
+	double warmup_s;             /**< run first, counted in no figure (virtual s on sim) */
+	double interval_s;           /**< throughput series interval; 0: 1 s (shm), (warmup + duration) / 20 (sim) */
+	char retry[8];               /**< after an abort: "same" (default) or "fresh" */
 	/* simulation (--fabric sim): cluster.c, run_sim.c, doc/guides/sim.md */
 	char cluster[PATH_MAX];      /**< cluster preset name or INI path; "" none */
 	char cluster_path[PATH_MAX]; /**< resolved INI path */
@@ -287,10 +291,10 @@ int app_fabric_open(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fa
 int app_memory_check(const struct app_conf *c, const struct dtxn_db *db,
 		     const struct dtxn_fabric_conf *fc, unsigned n_workers);
 
-/** Attaches the db to the fabric and loads the benchmark (MN CPU).
- * @return APP_EXIT_*. */
+/** Attaches the db to the fabric and loads the benchmark (MN CPU); the
+ * load's wall seconds in @p load_s. @return APP_EXIT_*. */
 int app_db_load(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f,
-		struct dtxn_bench *b, uint64_t region);
+		struct dtxn_bench *b, uint64_t region, double *load_s);
 
 /** Adds the benchmark's options, with their final values, to the report's configuration. */
 void app_report_bench_conf(struct dtxn_report *rep, const struct dtxn_bench *b);
@@ -299,9 +303,55 @@ void app_report_bench_conf(struct dtxn_report *rep, const struct dtxn_bench *b);
 void app_report_begin(struct dtxn_report *rep, const struct dtxn_bench *b, double seconds,
 		      uint16_t n_mn);
 
-/** Merges one worker's statistics and fabric counters into the report. */
+/*
+ * method.c: --warmup, --interval, --retry (doc/guides/report.md, "Method").
+ * A run with a warm-up takes every worker's counters when the warm-up
+ * ends (app_warm_take) and app_report_add_worker() subtracts them, so no
+ * figure counts the warm-up.
+ */
+struct dtxn_fabric_counters;
+struct dtxn_series;
+
+/** Counters of every worker at the warm-up's end. */
+struct app_warm {
+	unsigned n;                            /**< workers; 0 without a warm-up */
+	bool taken;                            /**< the warm-up ended (app_warm_take ran) */
+	struct dtxn_run_stats *stats;          /**< n snapshots */
+	struct dtxn_fabric_counters *per_mn;   /**< n x DTXN_MAX_NODES, worker-major */
+};
+
+/** Checks --retry and --warmup (not with --txns). @return 0 or -1 after one line. */
+int app_method_validate(const struct app_conf *c);
+
+/** @return the series interval, s: --interval, or 1 s (shm), or (warmup + duration) / 20 (sim). */
+double app_interval_s(const struct app_conf *c);
+
+/** Prepares room for @p n workers' counters when --warmup > 0 (else
+ * nothing). @return 0 or -1 after one line (out of memory). */
+int app_warm_init(struct app_warm *w, const struct app_conf *c, unsigned n);
+
+/** Takes worker @p i's counters (main lcore; the worker may still count:
+ * relaxed copies). Ignored when @p i >= w->n. */
+void app_warm_take(struct app_warm *w, unsigned i, const struct dtxn_run_stats *stats,
+		   const struct dtxn_worker *wk);
+
+/** Frees the snapshots. */
+void app_warm_fini(struct app_warm *w);
+
+/** Fills the report's method part (warm-up, retry rule, @p series) and
+ * their configuration entries. */
+void app_report_method(struct dtxn_report *rep, const struct app_conf *c,
+		       const struct dtxn_series *series);
+
+/** Fills the report's MN memory section from the db's layout and loaded
+ * population (dtxn_catalog_mem()), and the load time @p load_s. */
+void app_report_memory(struct dtxn_report *rep, const struct dtxn_db *db, double load_s);
+
+/** Merges one worker's statistics and fabric counters into the report,
+ * less its counters at the warm-up's end when @p warm has them (worker
+ * @p i of @p warm; @p warm may be NULL). */
 void app_report_add_worker(struct dtxn_report *rep, const struct dtxn_run_stats *stats,
-			   const struct dtxn_worker *w);
+			   const struct dtxn_worker *w, const struct app_warm *warm, unsigned i);
 
 struct dtxn_bench_ctx;
 

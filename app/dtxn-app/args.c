@@ -53,6 +53,7 @@ app_conf_defaults(struct app_conf *c)
 	c->log_kib = 64;
 	c->addr_cache = 1u << 20;
 	c->live = true;
+	snprintf(c->retry, sizeof(c->retry), "same");
 	snprintf(c->cpu, sizeof(c->cpu), "default");
 	c->cn = 1;
 	c->threads = 1;
@@ -88,6 +89,9 @@ static const struct app_opt g_opts[] = {
 	{ "duration", OPT_DOUBLE, N(duration_s), 0.001, 86400, "SECONDS", "run time (default 5; virtual seconds with --fabric sim)" },
 	{ "txns", OPT_U64, N(txns), 1, 1e12, "N", "run until N transactions finished, instead of --duration" },
 	{ "seed", OPT_U64, N(seed), 0, 18446744073709551615.0, "S", "random seed (default 1)" },
+	{ "warmup", OPT_DOUBLE, N(warmup_s), 0, 86400, "SECONDS", "run this long before --duration, counted in no figure (default 0; virtual seconds with --fabric sim)" },
+	{ "interval", OPT_DOUBLE, N(interval_s), 0, 86400, "SECONDS", "throughput series interval in the report (default 0: 1 s; sim: (warmup + duration) / 20)" },
+	{ "retry", OPT_STR, S(retry), 0, 0, "same|fresh", "after an abort: retry the same inputs (default; TPC-C spec) or draw a new txn (FORD/Motor artifacts)" },
 	{ "out", OPT_STR, S(out), 0, 0, "FILE.json", "write the report as JSON" },
 	{ "log_kib", OPT_U64, N(log_kib), 4, 1 << 20, "KIB", "undo log per coordinator per MN (default 64)" },
 	{ "addr_cache", OPT_U64, N(addr_cache), 1024, 1 << 28, "N", "address cache entries per worker (default 1Mi)" },

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -30,6 +31,7 @@ app_bench_build(const struct app_conf *c, struct dtxn_bench **out)
 		return APP_EXIT_FAIL;
 	}
 	*out = b;
+	b->retry = (enum dtxn_bench_retry)dtxn_bench_retry_parse(c->retry); /* checked by app_validate */
 	for (unsigned i = 0; i < c->n_bench_opts; i++)
 		for (unsigned k = 0; k < bops->n_opts; k++)
 			if (strcmp(bops->opts[k].name, c->bench_opts[i].name) == 0 &&
@@ -124,7 +126,7 @@ app_fabric_open(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric
 
 int
 app_db_load(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f,
-	    struct dtxn_bench *b, uint64_t region)
+	    struct dtxn_bench *b, uint64_t region, double *load_s)
 {
 	uint64_t t0;
 	int rc = dtxn_db_attach(db, f);
@@ -139,8 +141,9 @@ app_db_load(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f,
 		app_err("--bench %s: load failed: %s", c->bench, b->err[0] ? b->err : strerror(-rc));
 		return -rc == ENOMEM || -rc == ENOSPC ? APP_EXIT_USAGE : APP_EXIT_FAIL;
 	}
+	*load_s = (double)(dtxn_now_ns() - t0) / 1e9;
 	printf("dtxn: %s loaded on %" PRIu64 " MNs x %.1f MiB in %.2f s\n", c->bench, c->mn,
-	       (double)region / (1 << 20), (double)(dtxn_now_ns() - t0) / 1e9);
+	       (double)region / (1 << 20), *load_s);
 	return APP_EXIT_OK;
 }
 
@@ -184,18 +187,57 @@ app_report_begin(struct dtxn_report *rep, const struct dtxn_bench *b, double sec
 }
 
 void
+app_report_memory(struct dtxn_report *rep, const struct dtxn_db *db, double load_s)
+{
+	const struct dtxn_catalog *cat = dtxn_db_catalog(db);
+
+	rep->has_mem = cat != NULL;
+	if (cat == NULL)
+		return;
+	rep->copies = cat->n_replicas;
+	rep->load_seconds = load_s;
+	rep->raw_bytes = 0;
+	for (uint32_t id = 0; id < DTXN_MAX_TABLES; id++) {
+		const struct dtxn_table *t = dtxn_catalog_table(cat, id);
+
+		if (t != NULL)
+			rep->raw_bytes += t->loaded_raw_bytes;
+	}
+	for (uint16_t m = 0; m < cat->n_mn && m < DTXN_MAX_NODES; m++)
+		if (dtxn_catalog_mem(cat, m, &rep->mem[m]) != 0)
+			rep->has_mem = false;
+}
+
+void
 app_report_add_worker(struct dtxn_report *rep, const struct dtxn_run_stats *stats,
-		      const struct dtxn_worker *w)
+		      const struct dtxn_worker *w, const struct app_warm *warm, unsigned i)
 {
 	struct dtxn_fabric_counters per_mn[DTXN_MAX_NODES];
+	const struct dtxn_fabric_counters *at_warm = NULL;
 
-	dtxn_run_stats_merge(&rep->stats, stats);
 	memset(per_mn, 0, sizeof(per_mn));
 	dtxn_worker_counters(w, per_mn);
+	if (warm != NULL && warm->taken && i < warm->n) {
+		struct dtxn_run_stats *d = malloc(sizeof(*d));
+
+		if (d == NULL) { /* cannot subtract: count all, and say so */
+			app_err("out of memory: the warm-up is counted in the figures");
+			dtxn_run_stats_merge(&rep->stats, stats);
+		} else {
+			dtxn_run_stats_sub(d, stats, &warm->stats[i]);
+			dtxn_run_stats_merge(&rep->stats, d);
+			free(d);
+			at_warm = &warm->per_mn[(size_t)i * DTXN_MAX_NODES];
+		}
+	} else {
+		dtxn_run_stats_merge(&rep->stats, stats);
+	}
 	for (unsigned m = 0; m < rep->n_mn; m++)
 		for (unsigned op = 0; op < DTXN_WR_OP_MAX; op++) {
-			rep->per_mn[m].ops[op] += per_mn[m].ops[op];
-			rep->per_mn[m].bytes[op] += per_mn[m].bytes[op];
+			rep->per_mn[m].ops[op] += per_mn[m].ops[op] -
+				(at_warm != NULL ? at_warm[m].ops[op] : 0);
+			rep->per_mn[m].bytes[op] += per_mn[m].bytes[op] -
+				(at_warm != NULL ? at_warm[m].bytes[op] : 0);
 		}
 }
 

@@ -306,6 +306,8 @@ app_validate(struct app_conf *c)
 			c->cn, c->threads, c->coroutines);
 		return -1;
 	}
+	if (app_method_validate(c) != 0) /* build.c: --warmup, --interval, --retry */
+		return -1;
 	if (strcmp(c->role, "all") != 0) {
 		if (strcmp(c->role, "mn") == 0 || strcmp(c->role, "cn") == 0)
 			app_err("--role %s: separate MN and CN processes are not supported yet; use --role all",

@@ -47,6 +47,10 @@ struct app_run {
 	unsigned n_lcores;
 	unsigned lcores[RTE_MAX_LCORE];
 	struct app_lcore_run { struct app_run *r; unsigned slot; } lrun[RTE_MAX_LCORE];
+	/* method (method.c): counters at the warm-up's end, throughput series */
+	struct app_warm warm;
+	struct dtxn_series series;
+	double load_s;                     /* wall seconds of the load */
 };
 
 static int
@@ -111,20 +115,6 @@ snapshot_latency(const struct app_run *r, struct dtxn_hist *h)
 }
 
 static void
-hist_diff(struct dtxn_hist *d, const struct dtxn_hist *cur, const struct dtxn_hist *prev)
-{
-	dtxn_hist_reset(d);
-	for (unsigned i = 0; i < DTXN_HIST_BUCKETS; i++) {
-		uint64_t n = cur->b[i] >= prev->b[i] ? cur->b[i] - prev->b[i] : 0;
-		d->b[i] = n;
-		d->count += n;
-	}
-	d->sum = cur->sum >= prev->sum ? cur->sum - prev->sum : 0;
-	d->min = 0;
-	d->max = cur->max;
-}
-
-static void
 totals(const struct app_run *r, uint64_t *c, uint64_t *a, uint64_t *ab)
 {
 	*c = *a = *ab = 0;
@@ -146,9 +136,37 @@ all_done(const struct app_run *r)
 	return true;
 }
 
-/* Main lcore while the workers run: live line each second, stop at the
- * deadline (duration mode) or when every quota is met (txns mode).
- * Returns the measured seconds. */
+/* Cumulative totals of every worker's counters at the warm-up's end. */
+static void
+warm_totals(const struct app_run *r, uint64_t *c, uint64_t *a, uint64_t *ab)
+{
+	*c = *a = *ab = 0;
+	for (unsigned i = 0; i < r->warm.n; i++) {
+		uint64_t wc, wa, wab;
+
+		dtxn_run_stats_totals(&r->warm.stats[i], &wc, &wa, &wab);
+		*c += wc;
+		*a += wa;
+		*ab += wab;
+	}
+}
+
+/* The warm-up ends at @p now: every worker's counters, and a series point. */
+static void
+end_warmup(struct app_run *r, uint64_t t0, uint64_t now)
+{
+	uint64_t cc, ca, cab;
+
+	for (unsigned i = 0; i < r->n_workers; i++)
+		app_warm_take(&r->warm, i, r->workers[i].stats, r->workers[i].w);
+	warm_totals(r, &cc, &ca, &cab);
+	(void)dtxn_series_end_warmup(&r->series, (double)(now - t0) / 1e9, cc, ca, cab);
+}
+
+/* Main lcore while the workers run: live line each second, the throughput
+ * series, the warm-up's end, stop at the deadline (warm-up + duration) or
+ * when every quota is met (txns mode). Returns the measured seconds (after
+ * the warm-up). */
 static double
 supervise(struct app_run *r)
 {
@@ -156,8 +174,10 @@ supervise(struct app_run *r)
 	struct dtxn_hist *cur = malloc(sizeof(*cur)), *prev = malloc(sizeof(*prev)),
 			 *iv = malloc(sizeof(*iv));
 	uint64_t t0 = dtxn_now_ns(), last = t0, pc = 0, pa = 0, pab = 0;
-	uint64_t deadline = c->txns ? UINT64_MAX : t0 + (uint64_t)(c->duration_s * 1e9);
-	double seconds;
+	uint64_t t_warm = t0 + (uint64_t)(c->warmup_s * 1e9), t_meas = t0, t_stop = t0;
+	uint64_t deadline = c->txns ? UINT64_MAX : t_warm + (uint64_t)(c->duration_s * 1e9);
+	uint64_t iv_ns = (uint64_t)(app_interval_s(c) * 1e9), next_sample = t0 + iv_ns;
+	uint64_t cc, ca, cab;
 	bool stopped = false;
 
 	if (cur == NULL || prev == NULL || iv == NULL) {
@@ -170,22 +190,31 @@ supervise(struct app_run *r)
 	for (;;) {
 		uint64_t now = dtxn_now_ns();
 
+		if (r->warm.n > 0 && !r->warm.taken && now >= t_warm) {
+			end_warmup(r, t0, now);
+			t_meas = now;
+		}
 		if (!stopped && now >= deadline) {
 			for (unsigned i = 0; i < r->n_workers; i++)
 				dtxn_sched_stop(dtxn_worker_sched(r->workers[i].w));
 			stopped = true;
-			seconds = (double)(now - t0) / 1e9;
+			t_stop = now;
 		}
 		if (all_done(r)) {
 			if (!stopped)
-				seconds = (double)(dtxn_now_ns() - t0) / 1e9;
+				t_stop = dtxn_now_ns();
 			break;
 		}
+		if (!stopped && now >= next_sample) {
+			totals(r, &cc, &ca, &cab);
+			(void)dtxn_series_sample(&r->series, (double)(now - t0) / 1e9, cc, ca, cab);
+			while (next_sample <= now)
+				next_sample += iv_ns;
+		}
 		if (c->live && now - last >= 1000000000ull && !stopped) {
-			uint64_t cc, ca, cab;
 			totals(r, &cc, &ca, &cab);
 			snapshot_latency(r, cur);
-			hist_diff(iv, cur, prev);
+			dtxn_hist_sub(iv, cur, prev);
 			dtxn_report_live(stdout, (double)(now - t0) / 1e9, (double)(now - last) / 1e9,
 					 cc - pc, ca - pa, cab - pab, iv);
 			fflush(stdout);
@@ -197,10 +226,13 @@ supervise(struct app_run *r)
 		}
 		sleep_ms(5);
 	}
+	/* the last interval ends at the stop; it counts what finished after it too */
+	totals(r, &cc, &ca, &cab);
+	(void)dtxn_series_sample(&r->series, (double)(t_stop - t0) / 1e9, cc, ca, cab);
 	free(cur);
 	free(prev);
 	free(iv);
-	return seconds;
+	return (double)(t_stop - t_meas) / 1e9;
 }
 
 static int
@@ -222,7 +254,7 @@ build_db(struct app_run *r, unsigned n_coords)
 	if (rc == APP_EXIT_OK)
 		rc = app_fabric_open(c, r->db, &fc, r->n_workers, &r->fabric, &region);
 	if (rc == APP_EXIT_OK)
-		rc = app_db_load(c, r->db, r->fabric, r->bench, region);
+		rc = app_db_load(c, r->db, r->fabric, r->bench, region, &r->load_s);
 	return rc;
 }
 
@@ -294,9 +326,11 @@ fill_report(struct app_run *r, struct dtxn_report *rep, double seconds)
 		dtxn_report_conf(rep, "duration", "%g", c->duration_s);
 	dtxn_report_conf(rep, "seed", "%" PRIu64, c->seed);
 	app_report_bench_conf(rep, r->bench);
+	app_report_method(rep, c, &r->series);
 	app_report_begin(rep, r->bench, seconds, (uint16_t)c->mn);
+	app_report_memory(rep, r->db, r->load_s);
 	for (unsigned i = 0; i < r->n_workers; i++)
-		app_report_add_worker(rep, r->workers[i].stats, r->workers[i].w);
+		app_report_add_worker(rep, r->workers[i].stats, r->workers[i].w, &r->warm, i);
 }
 
 static int
@@ -336,6 +370,8 @@ teardown(struct app_run *r)
 		}
 		free(r->workers);
 	}
+	app_warm_fini(&r->warm);
+	dtxn_series_free(&r->series);
 	app_release(r->db, r->fabric, r->bench);
 }
 
@@ -367,6 +403,9 @@ app_run(const struct app_conf *c)
 		rc = build_db(&r, r.n_workers * (unsigned)c->coroutines);
 	if (rc == APP_EXIT_OK)
 		rc = build_workers(&r);
+	if (rc == APP_EXIT_OK && (app_warm_init(&r.warm, c, r.n_workers) != 0 ||
+				  dtxn_series_init(&r.series, app_interval_s(c), c->warmup_s) != 0))
+		rc = APP_EXIT_FAIL;
 	if (rc != APP_EXIT_OK) {
 		teardown(&r);
 		return rc;

@@ -209,7 +209,7 @@ sim_build_db(struct sim_run *r, uint32_t n_coords)
 		for (uint16_t i = 0; i < c->cn; i++)
 			(void)dtxn_sim_node_nic_set(r->fabric, (uint16_t)(c->mn + i), &cn_nic);
 	}
-	return app_db_load(c, r->db, r->fabric, r->bench, region);
+	return app_db_load(c, r->db, r->fabric, r->bench, region, &r->load_s);
 }
 
 static int
@@ -330,13 +330,7 @@ sim_live_line(struct sim_run *r, struct sim_live *lv, double elapsed_s, double i
 		for (unsigned t = 0; t < r->th[i].stats->n_types; t++)
 			dtxn_hist_merge(&lv->cur, &r->th[i].stats->type[t].lat);
 	}
-	dtxn_hist_reset(&lv->iv);
-	for (unsigned i = 0; i < DTXN_HIST_BUCKETS; i++) {
-		lv->iv.b[i] = lv->cur.b[i] - lv->prev.b[i];
-		lv->iv.count += lv->iv.b[i];
-	}
-	lv->iv.sum = lv->cur.sum - lv->prev.sum;
-	lv->iv.max = lv->cur.max;
+	dtxn_hist_sub(&lv->iv, &lv->cur, &lv->prev);
 	dtxn_report_live(stdout, elapsed_s, interval_s, c - lv->commits, a - lv->attempts,
 			 ab - lv->aborts, &lv->iv);
 	lv->prev = lv->cur;
@@ -345,18 +339,98 @@ sim_live_line(struct sim_run *r, struct sim_live *lv, double elapsed_s, double i
 	lv->aborts = ab;
 }
 
+/* Cumulative totals of every thread's counters (or of their warm-up snapshots). */
+static void
+sim_totals(const struct sim_run *r, bool at_warm, uint64_t *c, uint64_t *a, uint64_t *ab)
+{
+	*c = *a = *ab = 0;
+	for (unsigned i = 0; i < r->n_threads; i++) {
+		uint64_t tc, ta, tab;
+
+		dtxn_run_stats_totals(at_warm ? &r->warm.stats[i] : r->th[i].stats, &tc, &ta, &tab);
+		*c += tc;
+		*a += ta;
+		*ab += tab;
+	}
+}
+
+/* Closes a series interval at virtual time @p t (the state is that of `now`). */
+static void
+sim_sample(struct sim_run *r, uint64_t t, bool at_warm)
+{
+	uint64_t c, a, ab;
+
+	sim_totals(r, at_warm, &c, &a, &ab);
+	if (at_warm)
+		(void)dtxn_series_end_warmup(&r->series, (double)(t - r->t_start_ns) / 1e9, c, a, ab);
+	else
+		(void)dtxn_series_sample(&r->series, (double)(t - r->t_start_ns) / 1e9, c, a, ab);
+}
+
+/* The warm-up ends at virtual time @p t: every counter the report shows. */
+static void
+sim_end_warmup(struct sim_run *r, uint64_t t)
+{
+	const struct app_conf *c = r->conf;
+
+	for (unsigned i = 0; i < r->n_threads; i++) {
+		struct sim_thread *th = &r->th[i];
+
+		app_warm_take(&r->warm, i, th->stats, th->w);
+		th->warm_cpu_ns = dtxn_sched_cpu_ns(th->s);
+		memcpy(th->warm_cpu_ops, dtxn_sched_cpu_ops(th->s), sizeof(th->warm_cpu_ops));
+	}
+	for (unsigned node = 0; node < c->mn + c->cn; node++) {
+		const struct dtxn_nic_state *st = dtxn_fabric_nic_state(r->fabric, (uint16_t)node);
+
+		if (st != NULL)
+			r->warm_nic[node] = *st;
+	}
+	r->t_warm_ns = t;
+	sim_sample(r, t, true);
+}
+
+/*
+ * The clock moves from `now` to @p next: nothing changes in between, so a
+ * series interval or the warm-up that ends in (now, next] ends with the
+ * state of `now`. Interval ends at or past @p t_end are left to the final
+ * sample after the stop.
+ */
+static void
+sim_boundaries(struct sim_run *r, uint64_t next, uint64_t t_end, uint64_t t_warm,
+	       uint64_t iv_ns, uint64_t *next_sample)
+{
+	for (;;) {
+		bool warm_due = r->warm.n > 0 && !r->warm.taken && t_warm <= next;
+		bool sample_due = *next_sample <= next && *next_sample < t_end;
+
+		if (warm_due && (!sample_due || t_warm <= *next_sample)) {
+			sim_end_warmup(r, t_warm);
+		} else if (sample_due) {
+			sim_sample(r, *next_sample, false);
+			*next_sample += iv_ns;
+		} else {
+			return;
+		}
+	}
+}
+
 static int
 sim_loop(struct sim_run *r)
 {
 	const struct app_conf *c = r->conf;
 	const uint64_t t0 = dtxn_now_ns();
-	const uint64_t t_end = c->txns ? UINT64_MAX : t0 + (uint64_t)(c->duration_s * 1e9 + 0.5);
+	const uint64_t t_warm = t0 + (uint64_t)(c->warmup_s * 1e9 + 0.5);
+	const uint64_t t_end = c->txns ? UINT64_MAX : t_warm + (uint64_t)(c->duration_s * 1e9 + 0.5);
+	const uint64_t iv_ns = RTE_MAX((uint64_t)(app_interval_s(c) * 1e9 + 0.5), (uint64_t)1);
+	uint64_t next_sample = t0 + iv_ns;
 	uint64_t now = t0, next_live = t0 + SIM_LIVE_NS, at_once = 0, last_live = t0;
 	struct sim_live *lv = c->live ? calloc(1, sizeof(*lv)) : NULL;
 	bool stopping = false;
 	int rc = APP_EXIT_OK;
 
 	r->t_start_ns = t0;
+	r->t_warm_ns = t0;
 	for (;;) {
 		uint64_t next;
 
@@ -398,11 +472,16 @@ sim_loop(struct sim_run *r)
 			last_live = next_live;
 			next_live += SIM_LIVE_NS;
 		}
+		sim_boundaries(r, next, t_end, t_warm, iv_ns, &next_sample);
 		dtxn_clock_advance(next);
 		now = next;
 		at_once = 0;
 	}
-	r->seconds = (double)((c->txns ? now : t_end) - t0) / 1e9;
+	if (r->warm.n > 0 && !r->warm.taken) /* every coordinator ended before the warm-up did */
+		sim_end_warmup(r, now);
+	r->seconds = (double)((c->txns ? now : t_end) - r->t_warm_ns) / 1e9;
+	/* the last interval ends at the stop; it counts what finished after it too */
+	sim_sample(r, c->txns ? now : t_end, false);
 	/* in-flight unsignaled WRs (unlocks) still have to reach MN memory */
 	for (uint64_t t; (t = dtxn_sim_next_event_ns(r->fabric)) != UINT64_MAX;) {
 		dtxn_clock_advance(t);
@@ -413,7 +492,7 @@ sim_loop(struct sim_run *r)
 	now = dtxn_now_ns();
 	for (unsigned i = 0; i < r->n_threads; i++)
 		now = RTE_MAX(now, dtxn_sched_busy_until_ns(r->th[i].s));
-	r->span_s = (double)(now - t0) / 1e9;
+	r->span_s = (double)(now - r->t_warm_ns) / 1e9;
 out:
 	free(lv);
 	return rc;
@@ -435,6 +514,9 @@ sim_teardown(struct sim_run *r)
 		free(r->th);
 	}
 	free(r->ag);
+	free(r->warm_nic);
+	app_warm_fini(&r->warm);
+	dtxn_series_free(&r->series);
 	app_release(r->db, r->fabric, r->bench);
 }
 
@@ -459,6 +541,11 @@ app_run_sim(const struct app_conf *c)
 		dtxn_clock_set_virtual(SIM_T0_NS);
 		rc = sim_build_threads(&r);
 	}
+	if (rc == APP_EXIT_OK &&
+	    (app_warm_init(&r.warm, c, r.n_threads) != 0 ||
+	     dtxn_series_init(&r.series, app_interval_s(c), c->warmup_s) != 0 ||
+	     (r.warm_nic = calloc(c->mn + c->cn, sizeof(*r.warm_nic))) == NULL))
+		rc = APP_EXIT_FAIL;
 	if (rc != APP_EXIT_OK) {
 		sim_teardown(&r);
 		return rc;

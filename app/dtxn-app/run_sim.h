@@ -37,6 +37,8 @@ struct sim_thread {
 	uint16_t thread;              /**< thread index in its CN */
 	uint64_t wake_ns;             /**< next agenda time, UINT64_MAX: wait for a CQE */
 	unsigned alive;               /**< coroutines alive after the last step */
+	uint64_t warm_cpu_ns;         /**< CPU ns charged by the warm-up's end */
+	uint64_t warm_cpu_ops[DTXN_CPU_OP_MAX]; /**< CPU units charged by the warm-up's end */
 	struct dtxn_run_stats *stats; /**< written by this thread's coordinators */
 	struct dtxn_bench_ctx *ctx;   /**< one per coordinator */
 	unsigned n_ctx;
@@ -64,10 +66,16 @@ struct sim_run {
 	uint64_t ag_seq;
 	uint64_t alive;               /**< coroutines alive, all threads */
 	uint64_t steps;               /**< dtxn_sched_step_lc() calls */
+	/* method (method.c): the warm-up's end, the throughput series */
+	struct app_warm warm;         /**< every thread's counters at the warm-up's end */
+	struct dtxn_nic_state *warm_nic; /**< every node's RNIC units then (n_mn + n_cn) */
+	uint64_t t_warm_ns;           /**< virtual time the warm-up ended (the start without one) */
+	struct dtxn_series series;
+	double load_s;                /**< wall seconds of the load */
 	/* results */
 	uint64_t t_start_ns;          /**< virtual start */
-	double seconds;               /**< virtual seconds measured (rates) */
-	double span_s;                /**< virtual seconds until the last event (busy fractions) */
+	double seconds;               /**< virtual seconds measured, after the warm-up (rates) */
+	double span_s;                /**< virtual seconds from the warm-up's end to the last event (busy fractions) */
 	double wall_s;                /**< wall seconds of the loop */
 	uint64_t events;              /**< fabric events of the loop */
 };

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The report of a simulated run: the usual figures (per-type counters,
- * latency, verbs per MN) measured in virtual time, plus section "sim"
+ * latency, verbs per MN) measured in virtual time after the warm-up
+ * (--warmup: every counter below less its value at the warm-up's end),
+ * plus section "sim"
  * (virtual seconds, events, busy fraction of every RNIC unit and CN thread,
  * the bottleneck, CPU units charged) and section "host" (wall seconds,
  * events per wall second), the only part that differs between two runs
@@ -43,14 +45,16 @@ sim_report_conf(const struct sim_run *r, struct dtxn_report *rep)
 		dtxn_report_conf(rep, "duration", "%g", c->duration_s);
 	dtxn_report_conf(rep, "seed", "%" PRIu64, c->seed);
 	app_report_bench_conf(rep, r->bench);
+	app_report_method(rep, c, &r->series);
 }
 
 static void
 sim_report_stats(const struct sim_run *r, struct dtxn_report *rep)
 {
 	app_report_begin(rep, r->bench, r->seconds, (uint16_t)r->conf->mn);
+	app_report_memory(rep, r->db, r->load_s);
 	for (unsigned i = 0; i < r->n_threads; i++)
-		app_report_add_worker(rep, r->th[i].stats, r->th[i].w);
+		app_report_add_worker(rep, r->th[i].stats, r->th[i].w, &r->warm, i);
 }
 
 /* Units of CPU work, by enum dtxn_cpu_op (the cost keys without "_ns"). */
@@ -91,25 +95,29 @@ sim_report_sim(const struct sim_run *r, struct dtxn_report_sim *s,
 	s->threads = thr;
 	for (unsigned node = 0; node < n_nodes; node++) {
 		const struct dtxn_nic_state *st = dtxn_fabric_nic_state(r->fabric, (uint16_t)node);
-		const struct dtxn_nic_unit *u[3];
+		const struct dtxn_nic_state *w0 = &r->warm_nic[node]; /* zeros without a warm-up */
+		const struct dtxn_nic_unit *u[3], *u0[3];
 
 		if (st == NULL)
 			continue;
 		u[0] = &st->rw;
 		u[1] = &st->atomic;
 		u[2] = &st->dm_atomic;
+		u0[0] = &w0->rw;
+		u0[1] = &w0->atomic;
+		u0[2] = &w0->dm_atomic;
 		for (unsigned k = 0; k < RTE_DIM(units); k++) {
 			struct dtxn_report_busy *b = &nic[s->n_nic];
 
-			if (u[k]->ops == 0)
+			if (u[k]->ops == u0[k]->ops)
 				continue;
 			if (node < c->mn)
 				snprintf(b->name, sizeof(b->name), "mn%u.%s", node, units[k]);
 			else
 				snprintf(b->name, sizeof(b->name), "cn%u.%s",
 					 node - (unsigned)c->mn, units[k]);
-			b->busy = sim_frac(u[k]->busy_ns, r->span_s);
-			b->count = u[k]->ops;
+			b->busy = sim_frac(u[k]->busy_ns - u0[k]->busy_ns, r->span_s);
+			b->count = u[k]->ops - u0[k]->ops;
 			sim_busy_note(s, b);
 			s->n_nic++;
 		}
@@ -120,11 +128,11 @@ sim_report_sim(const struct sim_run *r, struct dtxn_report_sim *s,
 		struct dtxn_report_busy *b = &thr[s->n_threads++];
 
 		snprintf(b->name, sizeof(b->name), "cn%u.t%u", th->cn, th->thread);
-		b->count = dtxn_sched_cpu_ns(th->s);
+		b->count = dtxn_sched_cpu_ns(th->s) - th->warm_cpu_ns;
 		b->busy = sim_frac(b->count, r->span_s);
 		sim_busy_note(s, b);
 		for (unsigned k = 0; k < DTXN_CPU_OP_MAX && k < RTE_DIM(s->cpu_units); k++)
-			s->cpu_units[k] += ops[k];
+			s->cpu_units[k] += ops[k] - th->warm_cpu_ops[k];
 	}
 	s->n_cpu = RTE_MIN((unsigned)DTXN_CPU_OP_MAX, (unsigned)RTE_DIM(s->cpu_units));
 	for (unsigned k = 0; k < s->n_cpu; k++)

@@ -173,12 +173,37 @@ struct dtxn_bench_ops {
 		     struct dtxn_report *r);
 };
 
+/**
+ * What the coordinator loop does after a concurrency abort (dtxn-app
+ * --retry; doc/guides/report.md, "Method").
+ */
+enum dtxn_bench_retry {
+	/** Retry the same transaction with the same inputs after a back-off (TPC-C spec, the default). */
+	DTXN_RETRY_SAME = 0,
+	/**
+	 * Give the transaction up and draw a new one at once, as the FORD and
+	 * Motor artifacts do (shared/papers/ford.md §5: an aborted txn is not
+	 * retried).
+	 */
+	DTXN_RETRY_FRESH,
+};
+
+/**
+ * Parses a retry rule name.
+ * @return DTXN_RETRY_SAME ("same"), DTXN_RETRY_FRESH ("fresh"), or -EINVAL.
+ */
+int dtxn_bench_retry_parse(const char *name);
+
+/** @return "same" or "fresh" (NULL for an unknown value). */
+const char *dtxn_bench_retry_name(enum dtxn_bench_retry r);
+
 /** A benchmark instance. */
 struct dtxn_bench {
 	const struct dtxn_bench_ops *ops;
 	void *conf;          /**< conf_size bytes, filled with the defaults by dtxn_bench_alloc */
 	void *priv;          /**< the benchmark's own state */
 	uint64_t seed;
+	enum dtxn_bench_retry retry; /**< after an abort; DTXN_RETRY_SAME from dtxn_bench_alloc */
 	char err[160];       /**< one-line message of the last failure */
 };
 
@@ -209,14 +234,17 @@ void dtxn_bench_free(struct dtxn_bench *b);
 
 /**
  * The coordinator loop (a dtxn_coord_fn; @p arg is a struct
- * dtxn_bench_ctx): draw a type, run it, retry an aborted attempt with the
- * same inputs after a short randomized back-off, count commits, aborts by
- * reason, rollbacks and latency (first attempt to commit) in ctx->stats,
- * until dtxn_coord_stopping() or the quota is reached.
+ * dtxn_bench_ctx): draw a type, run it, and after an abort either retry
+ * the same inputs after a short randomized back-off (bench->retry
+ * DTXN_RETRY_SAME) or draw a new transaction at once (DTXN_RETRY_FRESH);
+ * count commits, aborts by reason, rollbacks and latency (first attempt to
+ * commit) in ctx->stats, until dtxn_coord_stopping() or the quota is
+ * reached.
  *
  * Details: the quota counts this coordinator's finished txns (ctx->done:
- * committed or rolled back; an aborted attempt is retried, not finished).
- * Retry k (0-based) of a transaction waits a uniform time in
+ * committed or rolled back; an aborted attempt is retried or, with
+ * DTXN_RETRY_FRESH, given up, never finished). With DTXN_RETRY_SAME,
+ * retry k (0-based) of a transaction waits a uniform time in
  * [0, min(64 us, 1 us << k)), drawn from a stream of its own (seeded once
  * from ctx->rng), so ctx->rng is restored to the same state before every
  * attempt. An abort counts aborts[reason] and attempts; when the run is

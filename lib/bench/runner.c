@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The coordinator loop: draw a transaction type, run it, retry an aborted
- * attempt with the same inputs after a randomized exponential back-off,
- * and count commits, aborts by reason, rollbacks and latency.
+ * The coordinator loop: draw a transaction type, run it, and after an
+ * abort either retry the same inputs after a randomized exponential
+ * back-off (--retry same: the TPC-C spec's rule) or give the transaction
+ * up and draw a new one (--retry fresh: what the FORD and Motor artifacts
+ * do, shared/papers/ford.md §5); count commits, aborts by reason,
+ * rollbacks and latency.
  *
  * Counters live in the worker's struct dtxn_run_stats, written only by the
  * worker's lcore (its coordinators take turns); the main lcore reads them
  * relaxed for the live line, so each update is a relaxed atomic store of a
  * naturally aligned word (never torn).
  */
+#include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_common.h>
 
@@ -21,6 +26,26 @@
 /* Back-off before retry k (0-based): uniform in [0, min(cap, base << k)). */
 #define RUNNER_BACKOFF_BASE_NS UINT64_C(1000)
 #define RUNNER_BACKOFF_CAP_NS UINT64_C(64000)
+
+static const char *const g_retry_names[] = {
+	[DTXN_RETRY_SAME] = "same",
+	[DTXN_RETRY_FRESH] = "fresh",
+};
+
+int
+dtxn_bench_retry_parse(const char *name)
+{
+	for (unsigned i = 0; name != NULL && i < RTE_DIM(g_retry_names); i++)
+		if (strcmp(name, g_retry_names[i]) == 0)
+			return (int)i;
+	return -EINVAL;
+}
+
+const char *
+dtxn_bench_retry_name(enum dtxn_bench_retry r)
+{
+	return (unsigned)r < RTE_DIM(g_retry_names) ? g_retry_names[r] : NULL;
+}
 
 static inline void
 runner_inc(uint64_t *c)
@@ -39,9 +64,10 @@ runner_backoff_ns(struct dtxn_rng *r, unsigned retries)
 }
 
 /*
- * Runs one transaction to its end (commit or rollback), retrying aborts.
- * @return false if the run is stopping and the transaction was left
- *   unfinished.
+ * Runs one transaction to its end (commit or rollback), retrying aborts
+ * (DTXN_RETRY_SAME), or until its first abort (DTXN_RETRY_FRESH).
+ * @return true if it finished (committed or rolled back); false if it was
+ *   given up (fresh) or the run is stopping and it was left unfinished.
  */
 static bool
 runner_one(struct dtxn_bench_ctx *ctx, struct dtxn_coord *c, struct dtxn_rng *backoff,
@@ -84,6 +110,11 @@ runner_one(struct dtxn_bench_ctx *ctx, struct dtxn_coord *c, struct dtxn_rng *ba
 		}
 		if (dtxn_coord_stopping(c))
 			return false;
+		if (ctx->bench->retry == DTXN_RETRY_FRESH) {
+			/* no back-off, but let the worker's other coordinators run */
+			dtxn_co_yield_lc(dtxn_coord_co(c));
+			return false;
+		}
 		dtxn_co_sleep_until_lc(dtxn_coord_co(c),
 				       dtxn_now_ns() + runner_backoff_ns(backoff, retries));
 		if (dtxn_coord_stopping(c))
@@ -111,9 +142,9 @@ dtxn_bench_coord_main(struct dtxn_coord *c, void *arg)
 				  ops->n_types);
 			break;
 		}
-		if (!runner_one(ctx, c, &backoff, type))
-			break;
-		__atomic_store_n(&ctx->done, ctx->done + 1, __ATOMIC_RELAXED);
+		if (runner_one(ctx, c, &backoff, type))
+			__atomic_store_n(&ctx->done, ctx->done + 1, __ATOMIC_RELAXED);
+		/* given up (fresh) or stopping: the loop condition decides */
 	}
 	__atomic_store_n(&ctx->finished, true, __ATOMIC_RELEASE);
 }

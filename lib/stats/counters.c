@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Per-type run counters (dtxn_stats.h, "Per-type counters"): reset, merge
- * after the run, and the relaxed totals the live line reads while workers
- * still count.
+ * after the run, the difference of two snapshots (warm-up exclusion), and
+ * the relaxed totals the live line reads while workers still count.
  */
 #include <string.h>
 
@@ -32,6 +32,68 @@ dtxn_run_stats_merge(struct dtxn_run_stats *dst, const struct dtxn_run_stats *sr
 		for (unsigned r = 0; r < DTXN_STATS_MAX_REASONS; r++)
 			d->aborts[r] += s->aborts[r];
 		dtxn_hist_merge(&d->lat, &s->lat);
+	}
+}
+
+static inline uint64_t
+counters_load(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static void
+counters_hist_snapshot(struct dtxn_hist *d, const struct dtxn_hist *s)
+{
+	d->count = counters_load(&s->count);
+	d->sum = counters_load(&s->sum);
+	d->min = counters_load(&s->min);
+	d->max = counters_load(&s->max);
+	for (unsigned i = 0; i < DTXN_HIST_BUCKETS; i++)
+		d->b[i] = counters_load(&s->b[i]);
+}
+
+void
+dtxn_run_stats_snapshot(struct dtxn_run_stats *d, const struct dtxn_run_stats *s)
+{
+	unsigned n = __atomic_load_n(&s->n_types, __ATOMIC_RELAXED);
+
+	dtxn_run_stats_reset(d, n);
+	for (unsigned t = 0; t < d->n_types; t++) {
+		struct dtxn_txn_stats *o = &d->type[t];
+		const struct dtxn_txn_stats *e = &s->type[t];
+
+		o->commits = counters_load(&e->commits);
+		o->attempts = counters_load(&e->attempts);
+		o->rollbacks = counters_load(&e->rollbacks);
+		for (unsigned r = 0; r < DTXN_STATS_MAX_REASONS; r++)
+			o->aborts[r] = counters_load(&e->aborts[r]);
+		counters_hist_snapshot(&o->lat, &e->lat);
+	}
+}
+
+static inline uint64_t
+counters_diff(uint64_t end, uint64_t start)
+{
+	return end >= start ? end - start : 0;
+}
+
+void
+dtxn_run_stats_sub(struct dtxn_run_stats *d, const struct dtxn_run_stats *end,
+		   const struct dtxn_run_stats *start)
+{
+	unsigned n = end->n_types > DTXN_STATS_MAX_TYPES ? DTXN_STATS_MAX_TYPES : end->n_types;
+
+	dtxn_run_stats_reset(d, n);
+	for (unsigned t = 0; t < n; t++) {
+		struct dtxn_txn_stats *o = &d->type[t];
+		const struct dtxn_txn_stats *e = &end->type[t], *s = &start->type[t];
+
+		o->commits = counters_diff(e->commits, s->commits);
+		o->attempts = counters_diff(e->attempts, s->attempts);
+		o->rollbacks = counters_diff(e->rollbacks, s->rollbacks);
+		for (unsigned r = 0; r < DTXN_STATS_MAX_REASONS; r++)
+			o->aborts[r] = counters_diff(e->aborts[r], s->aborts[r]);
+		dtxn_hist_sub(&o->lat, &e->lat, &s->lat);
 	}
 }
 

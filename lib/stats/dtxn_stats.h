@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "dtxn_fabric.h"
+#include "dtxn_store.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,6 +50,14 @@ void dtxn_hist_reset(struct dtxn_hist *h);
 void dtxn_hist_add(struct dtxn_hist *h, uint64_t ns);
 /** Adds @p src into @p dst. */
 void dtxn_hist_merge(struct dtxn_hist *dst, const struct dtxn_hist *src);
+/**
+ * The values recorded between two snapshots of one histogram: @p d =
+ * @p end - @p start, bucket by bucket (a bucket that went down counts 0).
+ * min and max are those of the difference to the buckets' precision,
+ * clamped to end's. Used to drop a warm-up from a run's figures.
+ */
+void dtxn_hist_sub(struct dtxn_hist *d, const struct dtxn_hist *end,
+		   const struct dtxn_hist *start);
 /**
  * @param p  percentile in [0, 100].
  * @return the smallest recorded value v (to the bucket's precision, the
@@ -86,11 +95,85 @@ struct dtxn_run_stats {
 void dtxn_run_stats_reset(struct dtxn_run_stats *s, unsigned n_types);
 void dtxn_run_stats_merge(struct dtxn_run_stats *dst, const struct dtxn_run_stats *src);
 /**
+ * Copies @p s into @p d with relaxed loads, word by word, while the owning
+ * lcore may still count (never torn; a transaction's updates may be split).
+ */
+void dtxn_run_stats_snapshot(struct dtxn_run_stats *d, const struct dtxn_run_stats *s);
+/**
+ * What was counted between two snapshots of the same counters: @p d =
+ * @p end - @p start for every counter and histogram (dtxn_hist_sub()), with
+ * end's n_types. A snapshot taken while workers count (relaxed copies) may
+ * split a transaction's updates; each counter is still exact at its word.
+ */
+void dtxn_run_stats_sub(struct dtxn_run_stats *d, const struct dtxn_run_stats *end,
+			const struct dtxn_run_stats *start);
+/**
  * Relaxed sum of commits/attempts/aborts (concurrency aborts, all reasons)
  * over types (live line). Any output pointer may be NULL.
  */
 void dtxn_run_stats_totals(const struct dtxn_run_stats *s, uint64_t *commits,
 			   uint64_t *attempts, uint64_t *aborts);
+
+/* ------------------------------------------------------------------ */
+/* Interval throughput                                                */
+/* ------------------------------------------------------------------ */
+
+/** One interval of a run's throughput series (JSON "intervals"). */
+struct dtxn_interval {
+	double t_s;          /**< end of the interval, s since the run began (warm-up included) */
+	double seconds;      /**< its length, s (the last one, or one cut by the warm-up end, may be shorter) */
+	uint64_t commits;    /**< committed txns in the interval */
+	uint64_t attempts;   /**< attempts (commits, aborts, rollbacks) in the interval */
+	uint64_t aborts;     /**< concurrency aborts in the interval */
+	bool warmup;         /**< part of the warm-up (dtxn_series_end_warmup()): counted in no other figure */
+};
+
+/**
+ * A run's throughput series, built on the main lcore (or the simulation's
+ * thread) from cumulative totals sampled at each interval's end; the
+ * warm-up's end is always an interval end (dtxn_series_end_warmup()), so
+ * no interval straddles it.
+ * Seconds are wall seconds on shm, virtual seconds on sim.
+ */
+struct dtxn_series {
+	double interval_s;   /**< nominal interval, s */
+	double warmup_s;     /**< warm-up, s (0: none) */
+	unsigned n;          /**< intervals recorded */
+	unsigned cap;        /**< room in v */
+	struct dtxn_interval *v;
+	bool warm_done;      /**< the warm-up has ended (or there is none) */
+	double last_t_s;     /**< end of the last interval */
+	uint64_t last_commits, last_attempts, last_aborts; /**< totals at last_t_s */
+};
+
+/**
+ * Starts an empty series (no allocation yet).
+ * @param interval_s  nominal interval, s, > 0.
+ * @param warmup_s    warm-up, s, >= 0.
+ * @return 0 or -EINVAL.
+ */
+int dtxn_series_init(struct dtxn_series *s, double interval_s, double warmup_s);
+
+/**
+ * Closes the interval (last_t_s, @p t_s] given the run's cumulative totals
+ * at @p t_s (dtxn_run_stats_totals() summed over workers). A sample at or
+ * before the last one is ignored. Grows the array as needed.
+ * @return 0, or -ENOMEM (the interval is dropped, the series stays valid).
+ */
+int dtxn_series_sample(struct dtxn_series *s, double t_s, uint64_t commits,
+		       uint64_t attempts, uint64_t aborts);
+
+/**
+ * The warm-up ends at @p t_s with these cumulative totals: closes the
+ * interval that ends there (dtxn_series_sample()) and marks every interval
+ * so far as warm-up; later ones are measured. Once per series.
+ * @return as dtxn_series_sample().
+ */
+int dtxn_series_end_warmup(struct dtxn_series *s, double t_s, uint64_t commits,
+			   uint64_t attempts, uint64_t aborts);
+
+/** Frees the series' array; the struct may be initialised again. */
+void dtxn_series_free(struct dtxn_series *s);
 
 /* ------------------------------------------------------------------ */
 /* Report                                                             */
@@ -156,6 +239,16 @@ struct dtxn_report {
 	struct dtxn_fabric_counters per_mn[DTXN_MAX_NODES]; /**< verbs to each MN */
 	unsigned n_checks;
 	struct dtxn_check_result checks[DTXN_REPORT_MAX_CHECKS];
+	/* MN memory (section "memory", doc/guides/report.md): per MN, by kind */
+	bool has_mem;                   /**< false: no memory section */
+	struct dtxn_store_mem mem[DTXN_MAX_NODES]; /**< n_mn entries (dtxn_catalog_mem()) */
+	uint64_t raw_bytes;             /**< raw bytes (key + value) of the loaded rows, one copy */
+	uint16_t copies;                /**< copies of each row (replicas) */
+	double load_seconds;            /**< time the load took (wall clock), s; JSON: in "memory", or in "host" when there is one */
+	/* method (doc/guides/report.md, "Method") */
+	double warmup_seconds;          /**< run but not counted in any figure, s */
+	const char *retry;              /**< "same" or "fresh": what followed an abort; NULL: not shown */
+	const struct dtxn_series *series; /**< interval throughput; NULL: none */
 	const struct dtxn_report_sim *sim;   /**< simulated run: section "sim"; else NULL */
 	const struct dtxn_report_host *host; /**< section "host" (wall clock); NULL: none */
 };

@@ -12,6 +12,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "dtxn_stats.h"
 
 #define HIST_SUB_N (UINT64_C(1) << DTXN_HIST_SUB)
@@ -74,6 +76,43 @@ dtxn_hist_merge(struct dtxn_hist *dst, const struct dtxn_hist *src)
 	dst->sum += src->sum;
 	for (unsigned i = 0; i < DTXN_HIST_BUCKETS; i++)
 		dst->b[i] += src->b[i];
+}
+
+/* Smallest value that falls in bucket i. */
+static inline uint64_t
+hist_lower(unsigned i)
+{
+	if (i < HIST_SUB_N)
+		return i;
+	unsigned shift = (i >> DTXN_HIST_SUB) - 1u;
+	return (HIST_SUB_N + (i & HIST_SUB_MASK)) << shift;
+}
+
+void
+dtxn_hist_sub(struct dtxn_hist *d, const struct dtxn_hist *end, const struct dtxn_hist *start)
+{
+	unsigned first = DTXN_HIST_BUCKETS, last = 0;
+
+	dtxn_hist_reset(d);
+	for (unsigned i = 0; i < DTXN_HIST_BUCKETS; i++) {
+		uint64_t n = end->b[i] >= start->b[i] ? end->b[i] - start->b[i] : 0;
+
+		d->b[i] = n;
+		d->count += n;
+		if (n != 0) {
+			if (first == DTXN_HIST_BUCKETS)
+				first = i;
+			last = i;
+		}
+	}
+	if (d->count == 0)
+		return;
+	d->sum = end->sum >= start->sum ? end->sum - start->sum : 0;
+	/* the extremes of the difference, to the buckets' precision */
+	d->min = RTE_MAX(hist_lower(first), end->min);
+	d->max = RTE_MIN(hist_upper(last), end->max);
+	if (d->min > d->max)
+		d->min = d->max;
 }
 
 uint64_t

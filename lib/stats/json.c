@@ -38,8 +38,8 @@ json_append(struct json_ctx *c, json_t *arr, json_t *val)
 		c->oom = true;
 }
 
-static json_t *
-json_num(double v)
+json_t *
+stats_json_num(double v)
 {
 	return json_real(isfinite(v) ? v : 0.0);
 }
@@ -47,10 +47,16 @@ json_num(double v)
 _Static_assert(sizeof(json_int_t) == sizeof(int64_t), "jansson without 64-bit integers");
 
 /* Counters above INT64_MAX (never reached in a run) saturate. */
-static json_t *
-json_u64(uint64_t v)
+json_t *
+stats_json_u64(uint64_t v)
 {
 	return json_integer(v > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)v);
+}
+
+bool
+stats_json_put(json_t *obj, const char *key, json_t *val)
+{
+	return val != NULL && json_object_set_new(obj, key, val) == 0;
 }
 
 static json_t *
@@ -60,12 +66,12 @@ json_latency(struct json_ctx *c, const struct dtxn_hist *h)
 
 	if (o == NULL)
 		return NULL;
-	json_set(c, o, "p50", json_num((double)dtxn_hist_percentile(h, 50.0) / 1e3));
-	json_set(c, o, "p99", json_num((double)dtxn_hist_percentile(h, 99.0) / 1e3));
-	json_set(c, o, "p999", json_num((double)dtxn_hist_percentile(h, 99.9) / 1e3));
-	json_set(c, o, "mean", json_num(dtxn_hist_mean(h) / 1e3));
-	json_set(c, o, "min", json_num((double)(h->count ? h->min : 0) / 1e3));
-	json_set(c, o, "max", json_num((double)h->max / 1e3));
+	json_set(c, o, "p50", stats_json_num((double)dtxn_hist_percentile(h, 50.0) / 1e3));
+	json_set(c, o, "p99", stats_json_num((double)dtxn_hist_percentile(h, 99.0) / 1e3));
+	json_set(c, o, "p999", stats_json_num((double)dtxn_hist_percentile(h, 99.9) / 1e3));
+	json_set(c, o, "mean", stats_json_num(dtxn_hist_mean(h) / 1e3));
+	json_set(c, o, "min", stats_json_num((double)(h->count ? h->min : 0) / 1e3));
+	json_set(c, o, "max", stats_json_num((double)h->max / 1e3));
 	return o;
 }
 
@@ -81,7 +87,7 @@ json_aborts(struct json_ctx *c, const struct dtxn_report *r, const uint64_t *cou
 		const char *name = stats_reason_name(r, i);
 
 		if (name != NULL && counts[i] != 0)
-			json_set(c, o, name, json_u64(counts[i]));
+			json_set(c, o, name, stats_json_u64(counts[i]));
 	}
 	return o;
 }
@@ -116,10 +122,10 @@ json_types(struct json_ctx *c, const struct dtxn_report *r, const struct stats_v
 		if (o == NULL)
 			continue;
 		json_set(c, o, "name", json_string(stats_type_name(r, t, buf, sizeof(buf))));
-		json_set(c, o, "committed", json_u64(ts->commits));
-		json_set(c, o, "attempted", json_u64(ts->attempts));
-		json_set(c, o, "rollbacks", json_u64(ts->rollbacks));
-		json_set(c, o, "abort_rate", json_num(stats_ratio((double)ab, (double)ts->attempts)));
+		json_set(c, o, "committed", stats_json_u64(ts->commits));
+		json_set(c, o, "attempted", stats_json_u64(ts->attempts));
+		json_set(c, o, "rollbacks", stats_json_u64(ts->rollbacks));
+		json_set(c, o, "abort_rate", stats_json_num(stats_ratio((double)ab, (double)ts->attempts)));
 		json_set(c, o, "aborts", json_aborts(c, r, ts->aborts));
 		json_set(c, o, "latency_us", json_latency(c, &ts->lat));
 	}
@@ -135,9 +141,9 @@ json_verbs(struct json_ctx *c, const struct stats_view *v)
 	if (o == NULL)
 		return NULL;
 	for (unsigned op = 0; op < STATS_N_VERBS; op++)
-		json_set(c, o, stats_op_name(op, buf, sizeof(buf)), json_num(v->verbs_per_txn[op]));
-	json_set(c, o, "mn_atomics", json_num(v->mn_atomics_per_txn));
-	json_set(c, o, "total", json_num(v->total_verbs_per_txn));
+		json_set(c, o, stats_op_name(op, buf, sizeof(buf)), stats_json_num(v->verbs_per_txn[op]));
+	json_set(c, o, "mn_atomics", stats_json_num(v->mn_atomics_per_txn));
+	json_set(c, o, "total", stats_json_num(v->total_verbs_per_txn));
 	return o;
 }
 
@@ -163,8 +169,8 @@ json_fabric(struct json_ctx *c, const struct dtxn_report *r, const struct stats_
 		for (unsigned op = 0; op < DTXN_WR_OP_MAX; op++) {
 			const char *name = stats_op_name(op, buf, sizeof(buf));
 
-			json_set(c, ops, name, json_u64(r->per_mn[m].ops[op]));
-			json_set(c, bytes, name, json_u64(r->per_mn[m].bytes[op]));
+			json_set(c, ops, name, stats_json_u64(r->per_mn[m].ops[op]));
+			json_set(c, bytes, name, stats_json_u64(r->per_mn[m].bytes[op]));
 		}
 		json_set(c, o, "ops", ops);
 		json_set(c, o, "bytes", bytes);
@@ -193,6 +199,49 @@ json_checks(struct json_ctx *c, const struct dtxn_report *r)
 	return a;
 }
 
+/* "method": what was measured and how (doc/guides/report.md, "Method"). */
+static json_t *
+json_method(struct json_ctx *c, const struct dtxn_report *r)
+{
+	json_t *o = json_object();
+
+	if (o == NULL)
+		return NULL;
+	json_set(c, o, "warmup_seconds", stats_json_num(r->warmup_seconds));
+	json_set(c, o, "seconds", stats_json_num(r->seconds));
+	if (r->retry != NULL)
+		json_set(c, o, "retry", json_string(r->retry));
+	if (r->series != NULL)
+		json_set(c, o, "interval_seconds", stats_json_num(r->series->interval_s));
+	return o;
+}
+
+/* "intervals": the throughput series, warm-up intervals included and marked. */
+static json_t *
+json_intervals(struct json_ctx *c, const struct dtxn_series *s)
+{
+	json_t *a = json_array();
+
+	if (a == NULL)
+		return NULL;
+	for (unsigned i = 0; i < s->n; i++) {
+		const struct dtxn_interval *e = &s->v[i];
+		json_t *o = json_object();
+
+		json_append(c, a, o);
+		if (o == NULL)
+			continue;
+		json_set(c, o, "t", stats_json_num(e->t_s));
+		json_set(c, o, "seconds", stats_json_num(e->seconds));
+		json_set(c, o, "committed", stats_json_u64(e->commits));
+		json_set(c, o, "committed_tps", stats_json_num(stats_ratio((double)e->commits, e->seconds)));
+		json_set(c, o, "attempted", stats_json_u64(e->attempts));
+		json_set(c, o, "aborts", stats_json_u64(e->aborts));
+		json_set(c, o, "warmup", json_boolean(e->warmup));
+	}
+	return a;
+}
+
 /* The whole document; NULL on allocation failure. */
 static json_t *
 json_report(const struct dtxn_report *r)
@@ -206,19 +255,24 @@ json_report(const struct dtxn_report *r)
 	stats_view_build(r, v);
 	json_set(&c, root, "dtxn_version", json_string(DTXN_VERSION));
 	json_set(&c, root, "config", json_config(&c, r));
-	json_set(&c, root, "seconds", json_num(r->seconds));
-	json_set(&c, root, "committed", json_u64(v->commits));
-	json_set(&c, root, "attempted", json_u64(v->attempts));
-	json_set(&c, root, "rollbacks", json_u64(v->rollbacks));
-	json_set(&c, root, "committed_tps", json_num(v->committed_tps));
-	json_set(&c, root, "attempted_tps", json_num(v->attempted_tps));
-	json_set(&c, root, "abort_rate", json_num(v->abort_rate));
+	json_set(&c, root, "seconds", stats_json_num(r->seconds));
+	json_set(&c, root, "committed", stats_json_u64(v->commits));
+	json_set(&c, root, "attempted", stats_json_u64(v->attempts));
+	json_set(&c, root, "rollbacks", stats_json_u64(v->rollbacks));
+	json_set(&c, root, "committed_tps", stats_json_num(v->committed_tps));
+	json_set(&c, root, "attempted_tps", stats_json_num(v->attempted_tps));
+	json_set(&c, root, "abort_rate", stats_json_num(v->abort_rate));
 	json_set(&c, root, "aborts", json_aborts(&c, r, v->reason));
 	json_set(&c, root, "latency_us", json_latency(&c, &v->lat));
 	json_set(&c, root, "types", json_types(&c, r, v));
 	json_set(&c, root, "verbs_per_txn", json_verbs(&c, v));
-	json_set(&c, root, "bytes_per_txn", json_num(v->bytes_per_txn));
+	json_set(&c, root, "bytes_per_txn", stats_json_num(v->bytes_per_txn));
 	json_set(&c, root, "fabric", json_fabric(&c, r, v));
+	json_set(&c, root, "method", json_method(&c, r));
+	if (r->series != NULL)
+		json_set(&c, root, "intervals", json_intervals(&c, r->series));
+	if (r->has_mem)
+		json_set(&c, root, "memory", stats_json_mem(r));
 	json_set(&c, root, "checks", json_checks(&c, r));
 	json_set(&c, root, "ok", json_boolean(dtxn_report_ok(r)));
 	if (r->sim != NULL)

@@ -211,6 +211,32 @@ report_print_fabric(const struct dtxn_report *r, const struct stats_view *v, FIL
 	}
 }
 
+/* Warm-up, retry rule and the interval series, compactly. */
+static void
+report_print_method(const struct dtxn_report *r, FILE *out)
+{
+	const struct dtxn_series *s = r->series;
+
+	fprintf(out, "method\n");
+	fprintf(out, "  %-22s %.3f s (not counted)\n", "warm-up", r->warmup_seconds);
+	if (r->retry != NULL)
+		fprintf(out, "  %-22s %s\n", "after an abort", strcmp(r->retry, "fresh") == 0 ?
+			"fresh (a new transaction is drawn)" : "same (the same inputs are retried)");
+	if (s == NULL || s->n == 0)
+		return;
+	fprintf(out, "  committed txn/s per %.3g s interval (* = warm-up)\n ", s->interval_s);
+	for (unsigned i = 0; i < s->n; i++) {
+		char rate[32];
+
+		fprintf(out, " %s%s", report_si(stats_ratio((double)s->v[i].commits, s->v[i].seconds),
+						rate, sizeof(rate)),
+			s->v[i].warmup ? "*" : "");
+		if (i % 10 == 9 && i + 1 < s->n)
+			fprintf(out, "\n ");
+	}
+	fprintf(out, "\n");
+}
+
 static void
 report_print_checks(const struct dtxn_report *r, FILE *out)
 {
@@ -246,6 +272,8 @@ dtxn_report_print(const struct dtxn_report *r, FILE *out)
 	report_print_latency(&v, out);
 	report_print_types(r, &v, out);
 	report_print_fabric(r, &v, out);
+	report_print_method(r, out);
+	stats_print_mem(r, out);
 	stats_print_sim(r, out);
 	report_print_checks(r, out);
 	fflush(out);

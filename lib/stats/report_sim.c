@@ -20,25 +20,6 @@
 #define SIM_PRINT_THREADS 4
 
 static json_t *
-sim_num(double v)
-{
-	return json_real(isfinite(v) ? v : 0.0);
-}
-
-static json_t *
-sim_u64(uint64_t v)
-{
-	return json_integer(v > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)v);
-}
-
-/* Sets obj[key] = val; false on failure (the reference is taken either way). */
-static bool
-sim_set(json_t *obj, const char *key, json_t *val)
-{
-	return val != NULL && json_object_set_new(obj, key, val) == 0;
-}
-
-static json_t *
 sim_busy(const struct dtxn_report_busy *b, const char *count_key)
 {
 	json_t *o = json_object();
@@ -46,10 +27,10 @@ sim_busy(const struct dtxn_report_busy *b, const char *count_key)
 
 	if (o == NULL)
 		return NULL;
-	ok = sim_set(o, "name", json_string(b->name));
-	ok &= sim_set(o, "busy", sim_num(b->busy));
+	ok = stats_json_put(o, "name", json_string(b->name));
+	ok &= stats_json_put(o, "busy", stats_json_num(b->busy));
 	if (count_key != NULL)
-		ok &= sim_set(o, count_key, sim_u64(b->count));
+		ok &= stats_json_put(o, count_key, stats_json_u64(b->count));
 	if (!ok) {
 		json_decref(o);
 		return NULL;
@@ -84,16 +65,16 @@ stats_json_sim(const struct dtxn_report *r)
 
 	if (s == NULL || (o = json_object()) == NULL)
 		return NULL;
-	ok = sim_set(o, "virtual_seconds", sim_num(s->virtual_seconds));
-	ok &= sim_set(o, "events", sim_u64(s->events));
-	ok &= sim_set(o, "bottleneck", sim_busy(&s->bottleneck, NULL));
-	ok &= sim_set(o, "nic", sim_busy_list(s->nic, s->n_nic, "ops"));
-	ok &= sim_set(o, "threads", sim_busy_list(s->threads, s->n_threads, "cpu_ns"));
+	ok = stats_json_put(o, "virtual_seconds", stats_json_num(s->virtual_seconds));
+	ok &= stats_json_put(o, "events", stats_json_u64(s->events));
+	ok &= stats_json_put(o, "bottleneck", sim_busy(&s->bottleneck, NULL));
+	ok &= stats_json_put(o, "nic", sim_busy_list(s->nic, s->n_nic, "ops"));
+	ok &= stats_json_put(o, "threads", sim_busy_list(s->threads, s->n_threads, "cpu_ns"));
 	cpu = json_object();
 	if (cpu != NULL)
 		for (unsigned i = 0; i < s->n_cpu && i < RTE_DIM(s->cpu_names); i++)
-			ok &= sim_set(cpu, s->cpu_names[i], sim_u64(s->cpu_units[i]));
-	ok &= sim_set(o, "cpu_units", cpu);
+			ok &= stats_json_put(cpu, s->cpu_names[i], stats_json_u64(s->cpu_units[i]));
+	ok &= stats_json_put(o, "cpu_units", cpu);
 	if (!ok) {
 		json_decref(o);
 		return NULL;
@@ -109,8 +90,10 @@ stats_json_host(const struct dtxn_report *r)
 
 	if (r->host == NULL || (o = json_object()) == NULL)
 		return NULL;
-	ok = sim_set(o, "wall_seconds", sim_num(r->host->wall_seconds));
-	ok &= sim_set(o, "events_per_wall_second", sim_num(r->host->events_per_wall_second));
+	ok = stats_json_put(o, "wall_seconds", stats_json_num(r->host->wall_seconds));
+	ok &= stats_json_put(o, "events_per_wall_second", stats_json_num(r->host->events_per_wall_second));
+	if (r->has_mem)
+		ok &= stats_json_put(o, "load_seconds", stats_json_num(r->load_seconds));
 	if (!ok) {
 		json_decref(o);
 		return NULL;

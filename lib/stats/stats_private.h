@@ -64,12 +64,39 @@ const char *stats_type_name(const struct dtxn_report *r, unsigned i,
 /** @return the name of opcode @p op; "op<op>" (in @p buf) when it has none. */
 const char *stats_op_name(unsigned op, char *buf, size_t len);
 
+/* report_mem.c: the MN memory part of the report */
+
+/** MN memory summed over the MNs, and the overheads (fractions: 0.2 = 20%). */
+struct stats_mem_view {
+	struct dtxn_store_mem sum;  /**< every field summed over the MNs */
+	double overhead;            /**< sum.total / sum.raw - 1: every byte held */
+	double table_overhead;      /**< (index + values) / raw - 1: the tables, empty slots included */
+	double row_overhead;        /**< (index + values - empty) / raw - 1: the slots holding rows */
+};
+
+/** Fills @p m from @p r (zeros without memory figures). */
+void stats_mem_view_build(const struct dtxn_report *r, struct stats_mem_view *m);
+
+/** Prints the MN memory lines of the summary (nothing if r->has_mem is false). */
+void stats_print_mem(const struct dtxn_report *r, FILE *out);
+
 /* report_sim.c: the "sim" and "host" parts of a simulated run's report */
 
 /** Prints the simulation and host lines of the summary (nothing if absent). */
 void stats_print_sim(const struct dtxn_report *r, FILE *out);
 
 struct json_t;
+/* json.c: value builders the report's sections share */
+
+/** @return a JSON real of @p v (0 when not finite), or NULL (out of memory). */
+struct json_t *stats_json_num(double v);
+/** @return a JSON integer of @p v (saturated at INT64_MAX), or NULL. */
+struct json_t *stats_json_u64(uint64_t v);
+/** Sets obj[key] = val; false on failure (the reference is taken either way). */
+bool stats_json_put(struct json_t *obj, const char *key, struct json_t *val);
+
+/** @return the JSON object "memory", or NULL (absent, or out of memory). */
+struct json_t *stats_json_mem(const struct dtxn_report *r);
 /** @return the JSON object of r->sim, or NULL (absent, or out of memory). */
 struct json_t *stats_json_sim(const struct dtxn_report *r);
 /** @return the JSON object of r->host, or NULL (absent, or out of memory). */

@@ -153,6 +153,13 @@ struct dtxn_table {
 	 */
 	uint32_t aux_size;
 	uint64_t aux_off[DTXN_MAX_REPLICAS]; /**< aux area's offset in each replica's region */
+	/**
+	 * Loaded population (dtxn_catalog_count_load(), by the loader before
+	 * the run): records, and their raw bytes (key + value as the
+	 * benchmark defines them), one copy.
+	 */
+	uint64_t loaded_rows;
+	uint64_t loaded_raw_bytes;
 };
 
 /** The catalog and the layout of every MN region. */
@@ -229,6 +236,40 @@ const struct dtxn_table *dtxn_catalog_table(const struct dtxn_catalog *cat, uint
  */
 int dtxn_catalog_add_table_aux(struct dtxn_catalog *cat, const struct dtxn_table_def *def,
 			       uint32_t slot_size, uint32_t aux_size);
+
+/** Bytes of a record key (the "key" part of a record's raw bytes). */
+#define DTXN_KEY_BYTES 8
+
+/**
+ * Counts one loaded record of table @p id: @p raw_bytes (key + value, the
+ * benchmark's definition: DTXN_KEY_BYTES + value_size) into the table's
+ * loaded_rows / loaded_raw_bytes. The MN role's CPU, before the run
+ * (called by the loader's caller after each successful dtxn_store_load()).
+ * @return 0, or -EINVAL (NULL catalog, unknown table).
+ */
+int dtxn_catalog_count_load(struct dtxn_catalog *cat, uint32_t id, uint64_t raw_bytes);
+
+/**
+ * What one MN region holds, by kind (doc/guides/report.md, "MN memory").
+ * index + values + logs + reserved + unused = total = the region's size.
+ */
+struct dtxn_store_mem {
+	uint64_t total;     /**< the region's bytes (cat->region_size) */
+	uint64_t index;     /**< buckets: bucket headers and slots, every table replica here */
+	uint64_t values;    /**< slots' aux areas (value regions, old versions), replicas here */
+	uint64_t logs;      /**< per-coordinator log regions */
+	uint64_t reserved;  /**< reserved words (DTXN_STORE_RSVD_BYTES) */
+	uint64_t unused;    /**< alignment and the gap before the logs */
+	uint64_t empty;     /**< of index + values: slots (and their aux) holding no loaded row */
+	uint64_t raw;       /**< raw bytes (key + value) of the loaded rows this MN holds a copy of */
+};
+
+/**
+ * Accounts MN @p mn's region from the layout and the loaded population.
+ * Any thread, after dtxn_catalog_layout() (and the load, for empty/raw).
+ * @return 0, or -EINVAL (NULL argument, no layout, mn >= cat->n_mn).
+ */
+int dtxn_catalog_mem(const struct dtxn_catalog *cat, uint16_t mn, struct dtxn_store_mem *out);
 
 /** Bytes at the start of every MN region that the store never allocates. */
 #define DTXN_STORE_RSVD_BYTES 64
@@ -358,6 +399,10 @@ typedef void (*dtxn_slot_format_fn)(const struct dtxn_table *t, void *slot,
  * (dtxn_catalog_add_table_aux()): the slot's aux area is zeroed before @p fmt
  * (which reaches it with dtxn_store_aux_ptr(f, t, 0, slot)), copied to the
  * backups with the slot, and moved with it. Allocates nothing, logs nothing.
+ * Only before the run, into regions the fabric zeroed: each bucket's
+ * records then fill a prefix of its slots, and the search for the key
+ * stops at the first slot never written (a bucket with room to grow costs
+ * the reads of its records only).
  *
  * @return 0; -EINVAL (NULL f, t or fmt); -EEXIST (key already loaded);
  *   -ENOSPC (home bucket and

@@ -101,6 +101,37 @@ loader_move(const struct dtxn_table *t, char *const *table, uint64_t sb, unsigne
 	loader_mark_overflow(t, table, home, (db + t->n_buckets - home) % t->n_buckets);
 }
 
+/*
+ * Before the run a bucket's records fill a prefix of its slots: the loader
+ * always takes the first free slot, and a displacement (loader_make_room)
+ * refills every slot it empties in the same call; slots past the prefix
+ * are still as the fabric zeroed them. One pass over the prefix finds the
+ * key (>= 0) or not (-ENOENT), and sets *free_slot to the first free slot
+ * (-1: none); it stops at the first slot never written (an all-zero
+ * header), so a sparse bucket (a table with room to grow) costs the cache
+ * lines of its records, not of all its slots.
+ */
+static int
+loader_scan(const struct dtxn_table *t, const void *bucket, uint64_t key, int *free_slot)
+{
+	struct dtxn_slot_hdr h;
+
+	*free_slot = -1;
+	for (unsigned i = 0; i < t->def.slots_per_bucket; i++) {
+		store_slot_hdr_get(t, bucket, i, &h);
+		if (h.flags & DTXN_SLOT_VALID) {
+			if (h.key == key && h.table_id == t->def.id)
+				return (int)i;
+			continue;
+		}
+		if (*free_slot < 0)
+			*free_slot = (int)i;
+		if (h.key == 0 && h.table_id == 0 && h.flags == 0)
+			break; /* never written: neither is any slot after it */
+	}
+	return -ENOENT;
+}
+
 /* Most buckets the displacement search visits; its queue lives on the stack. */
 #define LOADER_BFS_MAX 256
 
@@ -200,17 +231,14 @@ dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 	win = loader_window(t);
 	for (uint64_t p = 0; p < win; p++) {
 		struct dtxn_bucket_hdr *b = loader_bucket(t, table[0], home + p);
+		int s;
 
-		if (dtxn_store_bucket_find(t, b, key) >= 0)
+		if (loader_scan(t, b, key, &s) >= 0)
 			return -EEXIST;
-		if (!found) {
-			int s = dtxn_store_bucket_free_slot(t, b);
-
-			if (s >= 0) {
-				found = true;
-				at_b = (home + p) % t->n_buckets;
-				at_slot = (unsigned)s;
-			}
+		if (!found && s >= 0) {
+			found = true;
+			at_b = (home + p) % t->n_buckets;
+			at_slot = (unsigned)s;
 		}
 		if (found && b->overflow == 0)
 			break;

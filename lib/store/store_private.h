@@ -9,6 +9,7 @@
  * catalog.c   catalog, placement, MN region layout, log offsets
  * index.c     bucket hash, remote addresses, bucket copy search
  * loader.c    MN-side loader and scanner
+ * mem.c       MN memory accounting (what each region holds, raw bytes loaded)
  * addr_cache.c CN-side address cache (rte_hash)
  */
 

@@ -145,6 +145,7 @@ int
 dtxn_db_load(struct dtxn_db *db, uint32_t table_id, uint64_t key, const void *value)
 {
 	const struct dtxn_table *t;
+	int rc;
 
 	if (db == NULL || value == NULL)
 		return -EINVAL;
@@ -153,7 +154,11 @@ dtxn_db_load(struct dtxn_db *db, uint32_t table_id, uint64_t key, const void *va
 	t = dtxn_catalog_table(&db->cat, table_id);
 	if (t == NULL)
 		return -ENOENT;
-	return dtxn_store_load(db->fabric, t, key, value, db->cc->slot_format, db);
+	rc = dtxn_store_load(db->fabric, t, key, value, db->cc->slot_format, db);
+	if (rc == 0) /* raw bytes for the report's MN memory overhead */
+		(void)dtxn_catalog_count_load(&db->cat, table_id,
+					      DTXN_KEY_BYTES + (uint64_t)t->def.value_size);
+	return rc;
 }
 
 /* The value of a live record in MN memory (the protocol's mn_value if it has one). */

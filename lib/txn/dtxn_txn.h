@@ -156,7 +156,9 @@ int dtxn_db_attach(struct dtxn_db *db, struct dtxn_fabric *f);
 
 /**
  * Loads one record (MN CPU, before the run) into every replica, in the
- * protocol's record format.
+ * protocol's record format, and counts it in the table's loaded
+ * population (dtxn_catalog_count_load(): DTXN_KEY_BYTES + value_size raw
+ * bytes), which the report's MN memory overhead divides by.
  * @param value  value_size bytes.
  * @return 0, or dtxn_store_load()'s errors.
  */

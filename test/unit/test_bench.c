@@ -813,6 +813,56 @@ test_runner(void **state)
 	dtxn_bench_free(b);
 }
 
+/*
+ * --retry fresh: an aborted transaction is given up, not retried: every
+ * attempt after an abort is a new transaction with new inputs (the fake
+ * sees a new draw each time), the quota still counts finished ones.
+ */
+static void
+test_runner_fresh(void **state)
+{
+	struct dtxn_bench *b;
+	struct ut_cluster u;
+	const uint64_t quota = 100;
+	uint64_t commits = 0, rollbacks = 0, conflicts = 0, attempts = 0;
+
+	(void)state;
+	assert_int_equal(dtxn_bench_retry_parse("same"), DTXN_RETRY_SAME);
+	assert_int_equal(dtxn_bench_retry_parse("fresh"), DTXN_RETRY_FRESH);
+	assert_int_equal(dtxn_bench_retry_parse("again"), -EINVAL);
+	assert_int_equal(dtxn_bench_retry_parse(NULL), -EINVAL);
+	assert_string_equal(dtxn_bench_retry_name(DTXN_RETRY_FRESH), "fresh");
+	assert_null(dtxn_bench_retry_name((enum dtxn_bench_retry)7));
+	if (dtxn_bench_find("ut_fake") == NULL)
+		assert_int_equal(dtxn_bench_register(&fake_ops), 0);
+	b = dtxn_bench_alloc(&fake_ops, 6);
+	assert_non_null(b);
+	assert_int_equal(b->retry, DTXN_RETRY_SAME);
+	b->retry = DTXN_RETRY_FRESH;
+	if (!cluster_up(&u, b)) {
+		dtxn_bench_free(b);
+		skip();
+	}
+	memset(g_fake, 0, sizeof(g_fake));
+	cluster_run(&u, quota);
+	for (unsigned t = 0; t < 2; t++) {
+		commits += u.stats->type[t].commits;
+		rollbacks += u.stats->type[t].rollbacks;
+		conflicts += u.stats->type[t].aborts[DTXN_ABORT_LOCK_CONFLICT];
+		attempts += u.stats->type[t].attempts;
+	}
+	for (unsigned i = 0; i < UT_COORDS; i++) {
+		assert_int_equal(u.ctx[i].done, quota);
+		/* the two calls after each finished one follow an abort: new inputs each time */
+		assert_int_equal(g_fake[i].replay_mismatch, 2 * quota);
+	}
+	assert_int_equal(commits + rollbacks, UT_COORDS * quota);
+	assert_int_equal(conflicts, 2 * UT_COORDS * quota);
+	assert_int_equal(attempts, commits + rollbacks + conflicts);
+	cluster_down(&u);
+	dtxn_bench_free(b);
+}
+
 static void
 test_kvs_run(void **state)
 {
@@ -916,6 +966,7 @@ main(void)
 		cmocka_unit_test(test_kvs_mix),
 		cmocka_unit_test(test_create_rejects),
 		cmocka_unit_test(test_runner),
+		cmocka_unit_test(test_runner_fresh),
 		cmocka_unit_test(test_kvs_run),
 		cmocka_unit_test(test_smallbank_run),
 	};

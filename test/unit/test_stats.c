@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of lib/stats: histogram against a sorted-array oracle, run
- * counters, the live line, the text summary and the JSON report.
+ * counters, snapshots and their difference (warm-up exclusion), the
+ * interval series, the live line, the text summary and the JSON report
+ * (with its MN memory and method sections).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -304,6 +306,127 @@ test_run_stats(void **state)
 	assert_int_equal(ab, 4);
 	free(a);
 	free(b);
+}
+
+/* ------------------------------------------------------------------ */
+/* snapshots, their difference (warm-up exclusion), the series        */
+/* ------------------------------------------------------------------ */
+
+/* end - start keeps exactly the values added after the snapshot. */
+static void
+test_hist_sub(void **state)
+{
+	struct dtxn_hist *h = calloc(1, sizeof(*h)), *snap = calloc(1, sizeof(*snap));
+	struct dtxn_hist *d = calloc(1, sizeof(*d)), *later = calloc(1, sizeof(*later));
+
+	(void)state;
+	assert_true(h != NULL && snap != NULL && d != NULL && later != NULL);
+	for (unsigned i = 0; i < 2000; i++)
+		dtxn_hist_add(h, ut_rand() % 1000000);
+	*snap = *h;
+	for (unsigned i = 0; i < 700; i++) {
+		uint64_t v = 5000 + ut_rand() % 20000;
+
+		dtxn_hist_add(h, v);
+		dtxn_hist_add(later, v);
+	}
+	dtxn_hist_sub(d, h, snap);
+	assert_int_equal(d->count, later->count);
+	assert_int_equal(d->sum, later->sum);
+	assert_memory_equal(d->b, later->b, sizeof(d->b));
+	/* extremes to the bucket's precision, never outside the values' buckets */
+	assert_true(d->min <= later->min && d->max >= later->max);
+	assert_true(d->max <= later->max + later->max / 64 + 1);
+	assert_true(d->min + d->min / 64 + 1 >= later->min);
+	assert_int_equal(dtxn_hist_percentile(d, 50), dtxn_hist_percentile(later, 50));
+	assert_int_equal(dtxn_hist_percentile(d, 90), dtxn_hist_percentile(later, 90));
+	/* nothing new: empty */
+	dtxn_hist_sub(d, h, h);
+	assert_int_equal(d->count, 0);
+	assert_int_equal(dtxn_hist_percentile(d, 99), 0);
+	free(h);
+	free(snap);
+	free(d);
+	free(later);
+}
+
+/* A snapshot copies every counter; the difference is what came after it. */
+static void
+test_run_stats_sub(void **state)
+{
+	struct dtxn_run_stats *s = calloc(1, sizeof(*s)), *snap = calloc(1, sizeof(*snap));
+	struct dtxn_run_stats *d = calloc(1, sizeof(*d));
+
+	(void)state;
+	assert_true(s != NULL && snap != NULL && d != NULL);
+	dtxn_run_stats_reset(s, 2);
+	s->type[0].commits = 10;
+	s->type[0].attempts = 13;
+	s->type[0].aborts[2] = 3;
+	s->type[1].rollbacks = 4;
+	s->type[1].attempts = 4;
+	dtxn_hist_add(&s->type[0].lat, 100);
+	dtxn_run_stats_snapshot(snap, s);
+	assert_int_equal(snap->n_types, 2);
+	assert_memory_equal(snap, s, sizeof(*s));
+	s->type[0].commits += 5;
+	s->type[0].attempts += 7;
+	s->type[0].aborts[2] += 2;
+	s->type[1].rollbacks += 1;
+	s->type[1].attempts += 1;
+	dtxn_hist_add(&s->type[0].lat, 3000);
+	dtxn_run_stats_sub(d, s, snap);
+	assert_int_equal(d->n_types, 2);
+	assert_int_equal(d->type[0].commits, 5);
+	assert_int_equal(d->type[0].attempts, 7);
+	assert_int_equal(d->type[0].aborts[2], 2);
+	assert_int_equal(d->type[0].aborts[1], 0);
+	assert_int_equal(d->type[1].rollbacks, 1);
+	assert_int_equal(d->type[1].attempts, 1);
+	assert_int_equal(d->type[0].lat.count, 1);
+	assert_int_equal(d->type[0].lat.sum, 3000);
+	free(s);
+	free(snap);
+	free(d);
+}
+
+/* Deltas per interval, the warm-up mark, ignored samples, growth. */
+static void
+test_series(void **state)
+{
+	struct dtxn_series s;
+
+	(void)state;
+	assert_int_equal(dtxn_series_init(&s, 0, 0), -EINVAL);
+	assert_int_equal(dtxn_series_init(&s, 1, -1), -EINVAL);
+	assert_int_equal(dtxn_series_init(&s, 1, NAN), -EINVAL);
+	assert_int_equal(dtxn_series_init(&s, 0.5, 0.8), 0);
+	assert_int_equal(dtxn_series_sample(&s, 0.5, 100, 110, 10), 0);
+	assert_int_equal(dtxn_series_end_warmup(&s, 0.8, 160, 175, 15), 0);
+	assert_int_equal(dtxn_series_end_warmup(&s, 0.9, 170, 185, 15), 0); /* once only */
+	assert_int_equal(s.n, 2);
+	assert_int_equal(dtxn_series_sample(&s, 0.8, 999, 999, 999), 0); /* not later: ignored */
+	assert_int_equal(dtxn_series_sample(&s, 1.3, 260, 280, 16), 0);
+	assert_int_equal(s.n, 3);
+	assert_true(s.v[0].warmup && s.v[1].warmup && !s.v[2].warmup);
+	assert_int_equal(s.v[1].commits, 60);
+	assert_int_equal(s.v[1].attempts, 65);
+	assert_int_equal(s.v[1].aborts, 5);
+	assert_true(fabs(s.v[1].seconds - 0.3) < 1e-9);
+	assert_int_equal(s.v[2].commits, 100);
+	assert_true(fabs(s.v[2].t_s - 1.3) < 1e-9);
+	for (unsigned i = 0; i < 200; i++)
+		assert_int_equal(dtxn_series_sample(&s, 2.0 + i, 300 + i, 300 + i, 16), 0);
+	assert_int_equal(s.n, 203);
+	assert_true(s.cap >= s.n);
+	assert_int_equal(s.v[202].commits, 1);
+	dtxn_series_free(&s);
+	assert_null(s.v);
+	/* without a warm-up nothing is marked */
+	assert_int_equal(dtxn_series_init(&s, 1, 0), 0);
+	assert_int_equal(dtxn_series_sample(&s, 1, 5, 5, 0), 0);
+	assert_false(s.v[0].warmup);
+	dtxn_series_free(&s);
 }
 
 /* ------------------------------------------------------------------ */
@@ -629,7 +752,7 @@ test_json_round_trip(void **state)
 	assert_false(ut_exists(tmp));
 
 	json_t *j = ut_load(path);
-	assert_int_equal(json_object_size(j), 17);
+	assert_int_equal(json_object_size(j), 18); /* "method" without memory or intervals */
 	assert_string_equal(json_string_value(json_object_get(j, "dtxn_version")), DTXN_VERSION);
 
 	json_t *conf = json_object_get(j, "config");
@@ -855,6 +978,87 @@ test_json_atomic(void **state)
 	free(r);
 }
 
+/* Memory, method and intervals sections; load time in "host" on a simulated run. */
+static void
+test_json_memory_method(void **state)
+{
+	(void)state;
+	struct dtxn_report *r = ut_report_full();
+	struct dtxn_report_host host = { .wall_seconds = 1, .events_per_wall_second = 2 };
+	struct dtxn_series s;
+	char path[256];
+	FILE *f;
+	char buf[8192];
+	size_t n;
+
+	r->has_mem = true;
+	r->copies = 2;
+	r->raw_bytes = 1000;
+	r->load_seconds = 0.25;
+	for (unsigned m = 0; m < 2; m++)
+		r->mem[m] = (struct dtxn_store_mem){ .total = 4096, .index = 1600, .values = 400,
+						     .logs = 1024, .reserved = 64, .unused = 1008,
+						     .empty = 500, .raw = 1000 };
+	r->warmup_seconds = 0.5;
+	r->retry = "fresh";
+	assert_int_equal(dtxn_series_init(&s, 0.5, 0.5), 0);
+	assert_int_equal(dtxn_series_end_warmup(&s, 0.5, 10, 12, 2), 0);
+	assert_int_equal(dtxn_series_sample(&s, 1.0, 30, 35, 3), 0);
+	r->series = &s;
+	ut_path(path, sizeof(path), "mem.json");
+	assert_int_equal(dtxn_report_write_json(r, path), 0);
+
+	json_t *j = ut_load(path);
+	json_t *mem = json_object_get(j, "memory");
+	assert_non_null(mem);
+	json_t *a = json_object_get(mem, "mn_bytes");
+	assert_int_equal(json_array_size(a), 2);
+	assert_int_equal(ut_int(json_array_get(a, 1), "mn"), 1);
+	assert_int_equal(ut_int(json_array_get(a, 1), "values"), 400);
+	assert_int_equal(ut_int(json_object_get(mem, "bytes"), "total"), 8192);
+	assert_int_equal(ut_int(mem, "raw_bytes"), 1000);
+	assert_int_equal(ut_int(mem, "copies"), 2);
+	/* raw x copies = 2000 (the MNs' raw): 8192 held, 4000 in tables, 3000 in rows */
+	ut_assert_near(ut_num(mem, "overhead"), 8192.0 / 2000 - 1);
+	ut_assert_near(ut_num(mem, "table_overhead"), 4000.0 / 2000 - 1);
+	ut_assert_near(ut_num(mem, "row_overhead"), 3000.0 / 2000 - 1);
+	ut_assert_near(ut_num(mem, "load_seconds"), 0.25);
+	json_t *me = json_object_get(j, "method");
+	ut_assert_near(ut_num(me, "warmup_seconds"), 0.5);
+	ut_assert_near(ut_num(me, "interval_seconds"), 0.5);
+	assert_string_equal(json_string_value(json_object_get(me, "retry")), "fresh");
+	json_t *iv = json_object_get(j, "intervals");
+	assert_int_equal(json_array_size(iv), 2);
+	assert_true(json_is_true(json_object_get(json_array_get(iv, 0), "warmup")));
+	assert_true(json_is_false(json_object_get(json_array_get(iv, 1), "warmup")));
+	assert_int_equal(ut_int(json_array_get(iv, 1), "committed"), 20);
+	ut_assert_near(ut_num(json_array_get(iv, 1), "committed_tps"), 40.0);
+	json_decref(j);
+
+	/* the summary shows both sections */
+	f = fopen(path, "w+");
+	assert_non_null(f);
+	dtxn_report_print(r, f);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	assert_non_null(strstr(buf, "MN memory"));
+	assert_non_null(strstr(buf, "fresh (a new transaction is drawn)"));
+	assert_non_null(strstr(buf, "20.0* 40.0")); /* 10 per 0.5 s in the warm-up, then 20 */
+
+	/* simulated run: the wall-clock load time moves to "host" */
+	r->host = &host;
+	assert_int_equal(dtxn_report_write_json(r, path), 0);
+	j = ut_load(path);
+	assert_null(json_object_get(json_object_get(j, "memory"), "load_seconds"));
+	ut_assert_near(ut_num(json_object_get(j, "host"), "load_seconds"), 0.25);
+	json_decref(j);
+	assert_int_equal(unlink(path), 0);
+	dtxn_series_free(&s);
+	free(r);
+}
+
 int
 main(void)
 {
@@ -869,6 +1073,9 @@ main(void)
 		cmocka_unit_test(test_hist_extremes),
 		cmocka_unit_test(test_hist_merge),
 		cmocka_unit_test(test_run_stats),
+		cmocka_unit_test(test_hist_sub),
+		cmocka_unit_test(test_run_stats_sub),
+		cmocka_unit_test(test_series),
 	};
 	const struct CMUnitTest report[] = {
 		cmocka_unit_test(test_report_conf_check),
@@ -881,6 +1088,7 @@ main(void)
 		cmocka_unit_test(test_json_zero),
 		cmocka_unit_test(test_json_reasons),
 		cmocka_unit_test(test_json_atomic),
+		cmocka_unit_test(test_json_memory_method),
 	};
 	int failed = cmocka_run_group_tests_name("stats_hist", hist, NULL, NULL);
 	failed += cmocka_run_group_tests_name("stats_report", report, NULL, NULL);

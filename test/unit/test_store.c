@@ -349,6 +349,75 @@ test_catalog_layout(void **state)
 	assert_int_equal(cat.region_size, 0);
 }
 
+/*
+ * MN memory accounting: each MN's parts add up to the region, the index
+ * and aux bytes are those of the replicas it holds, and the loaded
+ * population (dtxn_catalog_count_load) gives its raw and empty bytes.
+ */
+static void
+test_catalog_mem(void **state)
+{
+	struct dtxn_catalog cat;
+	struct dtxn_table_def d;
+	struct dtxn_store_mem m[3], sum;
+	const struct dtxn_table *t0, *t1;
+
+	(void)state;
+	assert_int_equal(dtxn_catalog_init(&cat, 3, 2), 0);
+	d = mkdef(0, "plain", 40, 1000);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, slot_size_for(40)), 0);
+	d = mkdef(1, "aux", 100, 300);
+	assert_int_equal(dtxn_catalog_add_table_aux(&cat, &d, 64, 128), 0);
+	assert_int_equal(dtxn_catalog_mem(&cat, 0, &m[0]), -EINVAL); /* no layout yet */
+	assert_int_equal(dtxn_catalog_layout(&cat, 4, 1024), 0);
+	assert_int_equal(dtxn_catalog_count_load(&cat, 2, 10), -EINVAL);
+	assert_int_equal(dtxn_catalog_count_load(NULL, 0, 10), -EINVAL);
+	for (unsigned k = 0; k < 700; k++)
+		assert_int_equal(dtxn_catalog_count_load(&cat, 0, DTXN_KEY_BYTES + 40), 0);
+	for (unsigned k = 0; k < 200; k++)
+		assert_int_equal(dtxn_catalog_count_load(&cat, 1, DTXN_KEY_BYTES + 100), 0);
+	t0 = dtxn_catalog_table(&cat, 0);
+	t1 = dtxn_catalog_table(&cat, 1);
+	assert_int_equal(t0->loaded_rows, 700);
+	assert_int_equal(t1->loaded_raw_bytes, 200 * 108);
+
+	memset(&sum, 0, sizeof(sum));
+	for (uint16_t mn = 0; mn < 3; mn++) {
+		uint64_t index = 0, values = 0, raw = 0, empty = 0;
+
+		assert_int_equal(dtxn_catalog_mem(&cat, mn, &m[mn]), 0);
+		assert_int_equal(m[mn].total, cat.region_size);
+		assert_int_equal(m[mn].logs, 4 * 1024);
+		assert_int_equal(m[mn].reserved, DTXN_STORE_RSVD_BYTES);
+		assert_int_equal(m[mn].index + m[mn].values + m[mn].logs + m[mn].reserved +
+				 m[mn].unused, m[mn].total);
+		for (uint32_t id = 0; id < 2; id++) {
+			const struct dtxn_table *t = dtxn_catalog_table(&cat, id);
+			uint64_t slots = t->n_buckets * t->def.slots_per_bucket;
+
+			for (uint16_t r = 0; r < t->n_replicas; r++) {
+				if (t->mn[r] != mn)
+					continue;
+				index += t->n_buckets * t->bucket_size;
+				values += slots * t->aux_size;
+				raw += t->loaded_raw_bytes;
+				empty += (slots - t->loaded_rows) * (t->slot_size + t->aux_size);
+			}
+		}
+		assert_int_equal(m[mn].index, index);
+		assert_int_equal(m[mn].values, values);
+		assert_int_equal(m[mn].raw, raw);
+		assert_int_equal(m[mn].empty, empty);
+		sum.raw += m[mn].raw;
+	}
+	/* every row counted once per copy: raw x replicas */
+	assert_int_equal(sum.raw, 2 * (700 * 48 + 200 * 108));
+	assert_int_equal(m[0].values, 0);  /* table 1 (aux) lives on MNs 1 and 2 */
+	assert_true(m[1].values > 0 && m[2].values > 0);
+	assert_int_equal(dtxn_catalog_mem(&cat, 3, &m[0]), -EINVAL);
+	assert_int_equal(dtxn_catalog_mem(&cat, 0, NULL), -EINVAL);
+}
+
 static void
 test_catalog_layout_e2big(void **state)
 {
@@ -967,6 +1036,7 @@ main(void)
 		cmocka_unit_test(test_catalog_placement),
 		cmocka_unit_test(test_catalog_layout),
 		cmocka_unit_test(test_catalog_layout_e2big),
+		cmocka_unit_test(test_catalog_mem),
 		cmocka_unit_test(test_bucket_of_uniform),
 		cmocka_unit_test(test_raddr),
 		cmocka_unit_test(test_bucket_find_free),

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * MN memory accounting (doc/guides/report.md, "MN memory"): what each MN
+ * region holds, by kind, from the catalog's layout, and the raw bytes of
+ * the population the loader put there.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "store_private.h"
+
+int
+dtxn_catalog_count_load(struct dtxn_catalog *cat, uint32_t id, uint64_t raw_bytes)
+{
+	if (cat == NULL || id >= DTXN_MAX_TABLES || !cat->present[id])
+		return -EINVAL;
+	cat->tables[id].loaded_rows++;
+	cat->tables[id].loaded_raw_bytes += raw_bytes;
+	return 0;
+}
+
+/* Adds one replica of @p t (on the MN @p m describes) to @p m. */
+static void
+mem_add_replica(const struct dtxn_table *t, struct dtxn_store_mem *m)
+{
+	uint64_t slots = t->n_buckets * t->def.slots_per_bucket;
+	uint64_t free_slots = slots > t->loaded_rows ? slots - t->loaded_rows : 0;
+
+	m->index += store_table_bytes(t);
+	m->values += store_aux_bytes(t);
+	m->empty += free_slots * ((uint64_t)t->slot_size + t->aux_size);
+	m->raw += t->loaded_raw_bytes;
+}
+
+int
+dtxn_catalog_mem(const struct dtxn_catalog *cat, uint16_t mn, struct dtxn_store_mem *out)
+{
+	uint64_t known;
+
+	if (cat == NULL || out == NULL || mn >= cat->n_mn || cat->region_size == 0)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->total = cat->region_size;
+	out->reserved = STORE_REGION_RSVD;
+	out->logs = (uint64_t)cat->n_logs * cat->log_bytes;
+	for (unsigned id = 0; id < DTXN_MAX_TABLES; id++) {
+		const struct dtxn_table *t = &cat->tables[id];
+
+		if (!cat->present[id])
+			continue;
+		for (uint16_t r = 0; r < t->n_replicas; r++)
+			if (t->mn[r] == mn)
+				mem_add_replica(t, out);
+	}
+	known = out->index + out->values + out->logs + out->reserved;
+	out->unused = out->total > known ? out->total - known : 0;
+	return 0;
+}
