@@ -3,7 +3,9 @@
  * FORD validation round: re-READ lock + version of every read-only item
  * (also in single-item read-only txns, and checking the lock: FORD bugs 3
  * and 4) and the header of every bucket an absent read visited, with the
- * undo-log record WRITEs in the same doorbell batch.
+ * undo-log record WRITEs in the same doorbell batch. Published mode
+ * (commit.c decides when it runs; no log here): READ 8 B, the version
+ * only, of each read item found, as the public code does.
  */
 #include <errno.h>
 #include <string.h>
@@ -100,6 +102,13 @@ ford_validate_and_log(struct dtxn_txn *t, bool log)
 
 		if (it->kind != DTXN_ITEM_RO)
 			continue;
+		if ((it->flags & DTXN_ITEM_F_EXISTS) && ford_published(t)) {
+			/* the public code reads the version only: no lock check (§6 item 3) */
+			fi->vbuf[0][0] = 0;
+			dtxn_batch_read(&b, it->slot_raddr + FORD_VERSION_OFF, &fi->vbuf[0][1], 8,
+					true);
+			continue;
+		}
 		if (it->flags & DTXN_ITEM_F_EXISTS) {
 			dtxn_batch_read(&b, it->slot_raddr + FORD_LOCK_OFF, fi->vbuf[0], 16, true);
 			continue;
