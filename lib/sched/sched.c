@@ -213,6 +213,23 @@ ready_remove(struct dtxn_sched *s, struct dtxn_co *co)
 }
 
 /*
+ * Runs @p co (taken off the ready queue) from the loop until the lcore is
+ * back in the loop: the batch is done or a coroutine ended.
+ */
+static void
+sched_resume(struct dtxn_sched *s, struct dtxn_co *co)
+{
+	co->state = CO_RUNNING;
+	s->current = co;
+	count_switch(s);
+	co_ctx_switch(&s->loop_ctx, &co->ctx);
+	if (s->zombie != NULL) {
+		co_release(s, s->zombie);
+		s->zombie = NULL;
+	}
+}
+
+/*
  * Virtual time, a coroutine spins (dtxn_co_spin_lc()): the pollers ran;
  * resume it alone once its completions are in. @return coroutines resumed.
  */
@@ -225,14 +242,7 @@ sched_iterate_exclusive(struct dtxn_sched *s)
 		return 0;
 	ready_remove(s, co);
 	s->exclusive = NULL;
-	co->state = CO_RUNNING;
-	s->current = co;
-	count_switch(s);
-	co_ctx_switch(&s->loop_ctx, &co->ctx);
-	if (s->zombie != NULL) {
-		co_release(s, s->zombie);
-		s->zombie = NULL;
-	}
+	sched_resume(s, co);
 	(void)sched_settle(s);
 	return 1;
 }
@@ -263,19 +273,8 @@ sched_iterate(struct dtxn_sched *s)
 	work += s->ready_n;
 	s->batch_left = sched_busy(s) ? 0 : s->ready_n;
 	while (s->batch_left > 0) {
-		struct dtxn_co *co;
-
 		s->batch_left--;
-		co = ready_pop(s);
-		co->state = CO_RUNNING;
-		s->current = co;
-		count_switch(s);
-		co_ctx_switch(&s->loop_ctx, &co->ctx);
-		/* Back in the loop: the batch is done or a coroutine ended. */
-		if (s->zombie != NULL) {
-			co_release(s, s->zombie);
-			s->zombie = NULL;
-		}
+		sched_resume(s, ready_pop(s));
 		if (sched_settle(s) || s->exclusive != NULL)
 			break; /* busy: the rest of the batch stays ready, in order */
 	}
