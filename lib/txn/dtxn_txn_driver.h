@@ -602,6 +602,14 @@ struct dtxn_loc_ops {
 	 */
 	bool cn_locks;
 	/**
+	 * Optional: whether RW item @p i, just found through its bucket chain
+	 * (no cached address), is left unlocked: its slot copy goes to
+	 * ops->read as a read item's does, and the protocol locks it later
+	 * (FORD as published locks such items in its validation round,
+	 * papers/ford.md §3). NULL: it is locked in the next round.
+	 */
+	bool (*defer_lock)(const struct dtxn_txn *t, uint32_t i);
+	/**
 	 * Optional: sets up the protocol's fields of new item @p i, after
 	 * dtxn_loc_prepare() (state zeroed, first step chosen).
 	 */
@@ -617,7 +625,8 @@ struct dtxn_loc_ops {
 	 */
 	bool (*slot_free)(const struct dtxn_table *tab, const void *slot);
 	/**
-	 * Read item @p i's (any item's, with cn_locks) slot, holding its key,
+	 * Read item @p i's (any item's, with cn_locks; an RW item's that
+	 * defer_lock left unlocked) slot, holding its key,
 	 * is in item->slot (READ at a cached address, or copied from the
 	 * bucket it was found in): take what the item reads from it. Mandatory.
 	 */

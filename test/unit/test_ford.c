@@ -988,7 +988,8 @@ struct pub_verbs_ctx {
 	uint32_t gid;
 	uint64_t id_rw, id_multi;
 	/* per MN, ops by opcode and bytes, of each measured txn */
-	struct dtxn_fabric_counters one[PUB_MN], rw[PUB_MN];
+	struct dtxn_fabric_counters one[PUB_MN], rw[PUB_MN], unc[PUB_MN];
+	int rc_unc;
 };
 
 static void
@@ -1011,6 +1012,11 @@ co_pub_verbs(struct dtxn_coord *c, void *arg)
 	struct dtxn_item *w;
 
 	x->gid = c->gid;
+	/* RW big 5, address not cached: found through its bucket, locked in validation */
+	pub_counters(c, b0);
+	x->rc_unc = ut_txn_add_u64(c, T_BIG, 5, 1, NULL);
+	pub_counters(c, b1);
+	pub_delta(b0, b1, x->unc);
 	/* warm the address cache: kv 1 and big 1, 2, 3 */
 	t = dtxn_txn_begin(c, DTXN_TXN_RO);
 	dtxn_txn_add_ro(t, T_KV, 1);
@@ -1078,6 +1084,25 @@ test_pub_verbs_and_log(void **state)
 	assert_int_equal(x.rc_one, DTXN_OK);
 	assert_int_equal(x.rc_rw, DTXN_OK);
 	assert_int_equal(x.rc_multi, DTXN_OK);
+	assert_int_equal(x.rc_unc, DTXN_OK);
+
+	/*
+	 * RW big 5, not cached: READ its bucket; the undo record on 4 MNs;
+	 * validation {CAS, READ 8 B version} on the primary (MN 1); the
+	 * commit round and the unlocks as below. No lock round in execution.
+	 */
+	assert_int_equal(x.unc[1].ops[DTXN_WR_CAS], 1);
+	assert_int_equal(x.unc[1].ops[DTXN_WR_READ], 2);
+	assert_int_equal(x.unc[1].bytes[DTXN_WR_READ], DTXN_BUCKET_HDR_SIZE + 22 * item + 8);
+	for (mn = 0; mn < PUB_MN; mn++) {
+		wr += x.unc[mn].ops[DTXN_WR_WRITE];
+		if (mn != 1)
+			assert_int_equal(x.unc[mn].ops[DTXN_WR_CAS], 0);
+	}
+	assert_int_equal(wr, 4 + 3 * 2 + 3);
+	assert_int_equal(mn_slot(T_BIG, 5, 0)->value[0], 5 + 1);
+	assert_int_equal(mn_slot(T_BIG, 5, 0)->lock, 0);
+	wr = 0;
 
 	/* 1-item RO: the 720 B item READ from kv's primary (MN 0), nothing else */
 	for (mn = 0; mn < PUB_MN; mn++)
@@ -1122,13 +1147,18 @@ test_pub_verbs_and_log(void **state)
 
 	/* the records, on every MN: {tx id, t id, item before the txn} */
 	for (mn = 0; mn < PUB_MN; mn++) {
-		const char *r0 = pub_log_rec(x.gid, (uint16_t)mn, 0);
-		const char *r1 = pub_log_rec(x.gid, (uint16_t)mn, RTE_ALIGN_CEIL(rec, 8));
-		const char *r2 = pub_log_rec(x.gid, (uint16_t)mn, 2 * RTE_ALIGN_CEIL(rec, 8));
+		/* records at 8-aligned offsets: big 5's first, then these */
+		const uint64_t step = RTE_ALIGN_CEIL(rec, 8);
+		const char *ru = pub_log_rec(x.gid, (uint16_t)mn, 0);
+		const char *r0 = pub_log_rec(x.gid, (uint16_t)mn, step);
+		const char *r1 = pub_log_rec(x.gid, (uint16_t)mn, 2 * step);
+		const char *r2 = pub_log_rec(x.gid, (uint16_t)mn, 3 * step);
 		const struct slot_view *img;
 		uint64_t id;
 		uint32_t tid;
 
+		assert_int_equal(((const struct slot_view *)(ru + 12))->hdr.key, 5);
+		assert_int_equal(((const struct slot_view *)(ru + 12))->value[0], 5);
 		memcpy(&id, r0, 8);
 		memcpy(&tid, r0 + 8, 4);
 		assert_int_equal(id, x.id_rw);

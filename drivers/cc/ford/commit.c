@@ -164,16 +164,23 @@ commit_unlock(struct dtxn_txn *t)
 }
 
 /*
- * Published mode (ford.md §3): validation only with read items, and not
- * for a read-only txn of one item; the undo records went out at each
- * execution, and their ACKs are busy-waited for before the writes.
+ * Published mode (ford.md §3): validation only with read items or RW
+ * items found unlocked through their bucket, and not for a read-only txn
+ * of one item; the undo records went out at each execution, and their
+ * ACKs are busy-waited for before the writes.
  */
 static int
 commit_validate_pub(struct dtxn_txn *t, bool has_read, bool has_write)
 {
+	bool deferred = false;
 	int reason = DTXN_OK;
 
-	if (has_read && (has_write || t->n_items > 1))
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		const struct ford_item *fi = ford_item_of(&t->items[i]);
+
+		deferred |= fi != NULL && fi->deferred;
+	}
+	if ((has_read && (has_write || t->n_items > 1)) || deferred)
 		reason = ford_validate_and_log(t, false);
 	if (reason == DTXN_OK && has_write)
 		reason = ford_pub_log_wait(t);

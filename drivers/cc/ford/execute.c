@@ -20,7 +20,9 @@
 
 #include "ford_private.h"
 
-/* Read item found with an unlocked copy in it->slot. */
+static int exe_keep_pre(struct dtxn_txn *t, struct dtxn_item *it, const void *img);
+
+/* Read item (or published deferred RW item) found with an unlocked copy in it->slot. */
 static int
 exe_read(struct dtxn_txn *t, uint32_t i)
 {
@@ -37,7 +39,20 @@ exe_read(struct dtxn_txn *t, uint32_t i)
 	it->version = s->version;
 	it->flags |= DTXN_ITEM_F_EXISTS;
 	ford_item_of(it)->loc.step = DTXN_LOC_DONE;
+	if (it->kind == DTXN_ITEM_RW) {
+		/* published: found through its bucket, locked in validation */
+		ford_item_of(it)->deferred = true;
+		return exe_keep_pre(t, it, s);
+	}
 	return DTXN_OK;
+}
+
+/* Published: an RW item found through its bucket is not locked in execution (ford.md §3). */
+static bool
+exe_defer_lock(const struct dtxn_txn *t, uint32_t i)
+{
+	RTE_SET_USED(i);
+	return ford_published(t);
 }
 
 /* Keeps the slot image as read under the lock, for the undo log. */
@@ -102,6 +117,7 @@ static const struct dtxn_loc_ops exe_loc = {
 	.item_size = sizeof(struct ford_item),
 	.lock_off = FORD_LOCK_OFF,
 	.slot_free = exe_slot_free,
+	.defer_lock = exe_defer_lock,
 	.read = exe_read,
 	.lock_issue = exe_lock_issue,
 	.locked = exe_locked,

@@ -93,6 +93,7 @@ struct ford_item {
 	uint64_t bimg[2];     /**< bucket header image written at commit */
 	void *pre;            /**< written items: slot image before the txn */
 	bool logged;          /**< published: its image is in an undo record already */
+	bool deferred;        /**< published: RW item found through its bucket, locked in validation */
 };
 
 /** Per-coordinator state. */
