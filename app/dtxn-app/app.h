@@ -296,6 +296,16 @@ int app_memory_check(const struct app_conf *c, const struct dtxn_db *db,
 int app_db_load(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f,
 		struct dtxn_bench *b, uint64_t region, double *load_s);
 
+/** "ford" or, when the db's options select a variant (dtxn_db_variant()),
+ * "ford (published)", in @p buf (@p len bytes). @return @p buf. */
+const char *app_protocol_label(const struct app_conf *c, const struct dtxn_db *db, char *buf,
+			       size_t len);
+
+/** Adds "protocol", "variant" (if the options select one) and "cc_opts"
+ * (if any) to the report's configuration (doc/guides/report.md). */
+void app_report_protocol(struct dtxn_report *rep, const struct app_conf *c,
+			 const struct dtxn_db *db);
+
 /** Adds the benchmark's options, with their final values, to the report's configuration. */
 void app_report_bench_conf(struct dtxn_report *rep, const struct dtxn_bench *b);
 

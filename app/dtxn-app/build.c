@@ -147,6 +147,30 @@ app_db_load(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f,
 	return APP_EXIT_OK;
 }
 
+const char *
+app_protocol_label(const struct app_conf *c, const struct dtxn_db *db, char *buf, size_t len)
+{
+	const char *v = dtxn_db_variant(db);
+
+	if (v == NULL)
+		snprintf(buf, len, "%s", c->protocol);
+	else
+		snprintf(buf, len, "%s (%s)", c->protocol, v);
+	return buf;
+}
+
+void
+app_report_protocol(struct dtxn_report *rep, const struct app_conf *c, const struct dtxn_db *db)
+{
+	const char *v = dtxn_db_variant(db);
+
+	dtxn_report_conf(rep, "protocol", "%s", c->protocol);
+	if (v != NULL)
+		dtxn_report_conf(rep, "variant", "%s", v);
+	if (c->cc_opts[0] != '\0')
+		dtxn_report_conf(rep, "cc_opts", "%s", c->cc_opts);
+}
+
 void
 app_report_bench_conf(struct dtxn_report *rep, const struct dtxn_bench *b)
 {

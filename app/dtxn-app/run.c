@@ -307,7 +307,7 @@ fill_report(struct app_run *r, struct dtxn_report *rep, double seconds)
 	const struct app_conf *c = r->conf;
 
 	dtxn_report_conf(rep, "bench", "%s", c->bench);
-	dtxn_report_conf(rep, "protocol", "%s", c->protocol);
+	app_report_protocol(rep, c, r->db);
 	dtxn_report_conf(rep, "isolation", "%s", c->isolation);
 	dtxn_report_conf(rep, "fabric", "%s", c->fabric);
 	dtxn_report_conf(rep, "nic", "%s", c->nic);
@@ -316,8 +316,6 @@ fill_report(struct app_run *r, struct dtxn_report *rep, double seconds)
 	dtxn_report_conf(rep, "workers", "%u", r->n_workers);
 	if (c->cn > 1)
 		dtxn_report_conf(rep, "cn", "%" PRIu64, c->cn);
-	if (c->cc_opts[0] != '\0')
-		dtxn_report_conf(rep, "cc_opts", "%s", c->cc_opts);
 	dtxn_report_conf(rep, "coroutines", "%" PRIu64, c->coroutines);
 	dtxn_report_conf(rep, "coordinators", "%" PRIu64, c->coroutines * r->n_workers);
 	if (c->txns)
@@ -381,6 +379,7 @@ app_run(const struct app_conf *c)
 	struct app_run r = { .conf = c };
 	unsigned lcore;
 	double seconds;
+	char label[64];
 	int rc;
 
 	if (app_is_sim(c))
@@ -411,7 +410,7 @@ app_run(const struct app_conf *c)
 		return rc;
 	}
 	printf("dtxn: %s under %s (%s) on %s, nic %s: %u worker lcores x %" PRIu64 " coordinators, %s %g%s\n",
-	       c->bench, c->protocol, c->isolation, c->fabric, c->nic, r.n_workers, c->coroutines,
+	       c->bench, app_protocol_label(c, r.db, label, sizeof(label)), c->isolation, c->fabric, c->nic, r.n_workers, c->coroutines,
 	       c->txns ? "txns" : "duration", c->txns ? (double)c->txns : c->duration_s,
 	       c->txns ? "" : " s");
 	if (c->cn > 1)

@@ -526,6 +526,7 @@ app_run_sim(const struct app_conf *c)
 	struct sim_run r = { .conf = c };
 	uint64_t ev0, w0;
 	char err[256];
+	char label[64];
 	int rc;
 
 	r.n_threads = (unsigned)(c->cn * c->threads);
@@ -552,7 +553,8 @@ app_run_sim(const struct app_conf *c)
 	}
 	printf("dtxn: %s under %s (%s) on sim%s%s: %" PRIu64 " MNs, %" PRIu64 " CNs x %" PRIu64
 	       " threads x %" PRIu64 " coordinators, nic %s, cpu %s, %s %g%s (virtual)\n",
-	       c->bench, c->protocol, c->isolation, c->cluster[0] ? " cluster " : "", c->cluster,
+	       c->bench, app_protocol_label(c, r.db, label, sizeof(label)), c->isolation,
+	       c->cluster[0] ? " cluster " : "", c->cluster,
 	       c->mn, c->cn, c->threads, c->coroutines, c->nic, r.cpu.name,
 	       c->txns ? "txns" : "duration", c->txns ? (double)c->txns : c->duration_s,
 	       c->txns ? "" : " s");

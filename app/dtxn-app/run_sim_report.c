@@ -25,7 +25,7 @@ sim_report_conf(const struct sim_run *r, struct dtxn_report *rep)
 	const struct app_conf *c = r->conf;
 
 	dtxn_report_conf(rep, "bench", "%s", c->bench);
-	dtxn_report_conf(rep, "protocol", "%s", c->protocol);
+	app_report_protocol(rep, c, r->db);
 	dtxn_report_conf(rep, "isolation", "%s", c->isolation);
 	dtxn_report_conf(rep, "fabric", "%s", c->fabric);
 	dtxn_report_conf(rep, "cluster", "%s", c->cluster[0] ? c->cluster : "-");

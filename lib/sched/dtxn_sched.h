@@ -194,6 +194,28 @@ void dtxn_co_complete_lc(struct dtxn_co *co, int status);
 int dtxn_co_wait_lc(struct dtxn_co *co);
 
 /**
+ * Waits for the coroutine's outstanding completions without letting its
+ * thread run any other coroutine: the thread busy-polls its CQ, as FORD's
+ * public code does for its undo-log ACKs (doc/guides/ford.md, published
+ * mode). Timers of other coroutines are not served meanwhile either.
+ * - Real time: calls the scheduler's pollers (CQ reaping, message
+ *   delivery) in a loop until the count is 0; never switches coroutines.
+ *   Completions for other coroutines make them ready, for later.
+ * - Virtual time: a thread cannot spin in the simulation's single thread
+ *   (virtual time advances only in its event loop), so the coroutine
+ *   leaves the thread as in dtxn_co_wait_lc(), but until its completions
+ *   are in, dtxn_sched_step_lc() runs only the pollers and resumes no
+ *   other coroutine, dtxn_sched_ready_count() and dtxn_sched_next_timer_ns()
+ *   show no other work, and the time spent counts as CPU busy time
+ *   (dtxn_sched_cpu_ns()).
+ * Returns at once if the count is already 0.
+ *
+ * @return 0, or the first non-zero completion status seen since the last
+ *   wait; -EINVAL if @p co is not the running coroutine.
+ */
+int dtxn_co_spin_lc(struct dtxn_co *co);
+
+/**
  * Yields until dtxn_now_ns() >= @p t_ns (back-off, timeouts). Sleepers wake
  * earliest first, FIFO among equal times. A time already reached still
  * yields once, like dtxn_co_yield_lc().
@@ -346,10 +368,17 @@ uint64_t dtxn_sched_cpu_ns(const struct dtxn_sched *s);
  */
 const uint64_t *dtxn_sched_cpu_ops(const struct dtxn_sched *s);
 
-/** @return the earliest wake-up time of a sleeping coroutine, ns, or UINT64_MAX if none. */
+/**
+ * @return the earliest wake-up time of a sleeping coroutine, ns, or
+ *   UINT64_MAX if none or while a coroutine spins (dtxn_co_spin_lc()).
+ */
 uint64_t dtxn_sched_next_timer_ns(const struct dtxn_sched *s);
 
-/** @return coroutines in the ready queue (0 if @p s is NULL). */
+/**
+ * @return coroutines in the ready queue (0 if @p s is NULL); while a
+ *   coroutine spins in virtual time (dtxn_co_spin_lc()), 1 if it may
+ *   resume, else 0.
+ */
 unsigned dtxn_sched_ready_count(const struct dtxn_sched *s);
 
 /** @return coroutines created and not yet ended (0 if @p s is NULL). */

@@ -194,6 +194,59 @@ co_release(struct dtxn_sched *s, struct dtxn_co *co)
 /* Poll loop                                                          */
 /* ------------------------------------------------------------------ */
 
+/* Takes @p co, CO_READY, out of the ready queue, wherever it is. */
+static void
+ready_remove(struct dtxn_sched *s, struct dtxn_co *co)
+{
+	struct dtxn_co **pp = &s->ready_head, *prev = NULL;
+
+	while (*pp != NULL && *pp != co) {
+		prev = *pp;
+		pp = &(*pp)->next;
+	}
+	if (*pp == NULL)
+		return;
+	*pp = co->next;
+	if (s->ready_tail == co)
+		s->ready_tail = prev;
+	s->ready_n--;
+}
+
+/*
+ * Runs @p co (taken off the ready queue) from the loop until the lcore is
+ * back in the loop: the batch is done or a coroutine ended.
+ */
+static void
+sched_resume(struct dtxn_sched *s, struct dtxn_co *co)
+{
+	co->state = CO_RUNNING;
+	s->current = co;
+	count_switch(s);
+	co_ctx_switch(&s->loop_ctx, &co->ctx);
+	if (s->zombie != NULL) {
+		co_release(s, s->zombie);
+		s->zombie = NULL;
+	}
+}
+
+/*
+ * Virtual time, a coroutine spins (dtxn_co_spin_lc()): the pollers ran;
+ * resume it alone once its completions are in. @return coroutines resumed.
+ */
+static unsigned
+sched_iterate_exclusive(struct dtxn_sched *s)
+{
+	struct dtxn_co *co = s->exclusive;
+
+	if (co->state != CO_READY || sched_busy(s))
+		return 0;
+	ready_remove(s, co);
+	s->exclusive = NULL;
+	sched_resume(s, co);
+	(void)sched_settle(s);
+	return 1;
+}
+
 /* One iteration. @return events + wake-ups + coroutines resumed (0: idle). */
 static unsigned
 sched_iterate(struct dtxn_sched *s)
@@ -205,6 +258,8 @@ sched_iterate(struct dtxn_sched *s)
 	for (i = 0; i < s->n_pollers; i++)
 		work += s->pollers[i].fn(s->pollers[i].arg);
 	(void)sched_settle(s);
+	if (unlikely(s->exclusive != NULL))
+		return work + sched_iterate_exclusive(s);
 
 	if (s->heap_n > 0) {
 		uint64_t now = dtxn_now_ns();
@@ -218,20 +273,9 @@ sched_iterate(struct dtxn_sched *s)
 	work += s->ready_n;
 	s->batch_left = sched_busy(s) ? 0 : s->ready_n;
 	while (s->batch_left > 0) {
-		struct dtxn_co *co;
-
 		s->batch_left--;
-		co = ready_pop(s);
-		co->state = CO_RUNNING;
-		s->current = co;
-		count_switch(s);
-		co_ctx_switch(&s->loop_ctx, &co->ctx);
-		/* Back in the loop: the batch is done or a coroutine ended. */
-		if (s->zombie != NULL) {
-			co_release(s, s->zombie);
-			s->zombie = NULL;
-		}
-		if (sched_settle(s))
+		sched_resume(s, ready_pop(s));
+		if (sched_settle(s) || s->exclusive != NULL)
 			break; /* busy: the rest of the batch stays ready, in order */
 	}
 	s->batch_left = 0;
@@ -357,6 +401,41 @@ dtxn_co_wait_lc(struct dtxn_co *co)
 	if (co->pending > 0) {
 		co->state = CO_WAITING;
 		co_leave(co->s, co);
+	}
+	rc = co->status;
+	co->status = 0;
+	return rc;
+}
+
+int
+dtxn_co_spin_lc(struct dtxn_co *co)
+{
+	struct dtxn_sched *s;
+	int rc;
+
+	if (!co_is_current(co, __func__))
+		return -EINVAL;
+	s = co->s;
+	if (co->pending > 0 && !g_dtxn_clock.virtual_time) {
+		/* the thread polls its CQ and nothing else */
+		while (co->pending > 0) {
+			unsigned work = 0, i;
+
+			for (i = 0; i < s->n_pollers; i++)
+				work += s->pollers[i].fn(s->pollers[i].arg);
+			if (work == 0)
+				rte_pause();
+		}
+	} else if (co->pending > 0) {
+		uint64_t t0 = dtxn_now_ns();
+
+		/* back to the loop, which runs only the pollers until co is ready */
+		co->state = CO_WAITING;
+		s->exclusive = co;
+		s->current = NULL;
+		count_switch(s);
+		co_ctx_switch(&co->ctx, &s->loop_ctx);
+		s->cpu_ns += dtxn_now_ns() - t0; /* the thread was busy polling */
 	}
 	rc = co->status;
 	co->status = 0;

@@ -136,14 +136,16 @@ dtxn_sched_cpu_ops(const struct dtxn_sched *s)
 uint64_t
 dtxn_sched_next_timer_ns(const struct dtxn_sched *s)
 {
-	if (s == NULL || s->heap_n == 0)
-		return UINT64_MAX;
+	if (s == NULL || s->heap_n == 0 || s->exclusive != NULL)
+		return UINT64_MAX; /* a spinning thread serves no timer */
 	return s->heap[0]->wake_ns;
 }
 
 unsigned
 dtxn_sched_ready_count(const struct dtxn_sched *s)
 {
+	if (s != NULL && s->exclusive != NULL)
+		return s->exclusive->state == CO_READY; /* only the spinning one may run */
 	return s == NULL ? 0 : s->ready_n;
 }
 

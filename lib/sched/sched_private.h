@@ -114,6 +114,7 @@ struct dtxn_sched {
 	uint64_t switches;
 	struct co_ctx loop_ctx;        /* the poll loop's own context */
 	struct dtxn_co *zombie;        /* ended coroutine whose stack is to release */
+	struct dtxn_co *exclusive;     /* virtual time: in dtxn_co_spin_lc(), the only one to run */
 
 	unsigned n_pollers;
 	struct sched_poller pollers[DTXN_SCHED_MAX_POLLERS];

@@ -87,6 +87,14 @@ dtxn_db_add_table(struct dtxn_db *db, const struct dtxn_table_def *def)
 
 	if (db == NULL || def == NULL || def->value_size == 0 || db->fabric != NULL)
 		return -EINVAL;
+	if (db->cc->table_geometry != NULL) {
+		struct dtxn_table_def d = *def;
+
+		rc = db->cc->table_geometry(db, &d, &slot_size, &aux_size);
+		if (rc != 0)
+			return rc;
+		return dtxn_catalog_add_table_aux(&db->cat, &d, slot_size, aux_size);
+	}
 	if (db->cc->table_sizes != NULL) {
 		rc = db->cc->table_sizes(def, &slot_size, &aux_size);
 		if (rc != 0)
@@ -254,6 +262,14 @@ const char *
 dtxn_db_protocol(const struct dtxn_db *db)
 {
 	return db == NULL ? NULL : db->cc->name;
+}
+
+const char *
+dtxn_db_variant(const struct dtxn_db *db)
+{
+	if (db == NULL || db->cc->variant == NULL)
+		return NULL;
+	return db->cc->variant(db);
 }
 
 struct dtxn_fabric *

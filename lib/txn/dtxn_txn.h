@@ -186,6 +186,13 @@ int dtxn_db_get(struct dtxn_db *db, uint32_t table_id, uint64_t key, void *value
 const struct dtxn_catalog *dtxn_db_catalog(const struct dtxn_db *db);
 /** @return the protocol's name. */
 const char *dtxn_db_protocol(const struct dtxn_db *db);
+/**
+ * Which variant of its protocol the db runs, as its options select it
+ * (dtxn_db_conf.cc_options), for reports: e.g. "published" for FORD as
+ * its public code runs (doc/guides/ford.md). Any thread.
+ * @return a static string, or NULL for the protocol's default (or a NULL @p db).
+ */
+const char *dtxn_db_variant(const struct dtxn_db *db);
 /** @return the fabric, once attached. */
 struct dtxn_fabric *dtxn_db_fabric(const struct dtxn_db *db);
 

@@ -205,6 +205,26 @@ typedef bool (*dtxn_cc_route_t)(const struct dtxn_coord *c, uint32_t table_id, u
  * @return 0, or -EINVAL with a one-line message in @p err.
  */
 typedef int (*dtxn_cc_check_options_t)(const char *opts, char *err, size_t errlen);
+/**
+ * Optional, overrides table_sizes and slot_size: a table's geometry from
+ * the db's options (dtxn_db_conf.cc_options; e.g. FORD's published=1:
+ * 720 B items in 22-slot buckets, doc/guides/ford.md). @p def is the
+ * caller's copy of the benchmark's definition: the protocol may change
+ * def->slots_per_bucket (and nothing else); the catalog keeps the result.
+ * Main lcore, before the db is attached (dtxn_db_add_table()).
+ * @param slot_size  out: bytes per slot, as dtxn_cc_table_sizes_t.
+ * @param aux_size   out: bytes of the per-slot aux area, as dtxn_cc_table_sizes_t.
+ * @return 0, or -EINVAL (a definition the format cannot hold).
+ */
+typedef int (*dtxn_cc_table_geometry_t)(const struct dtxn_db *db, struct dtxn_table_def *def,
+					uint32_t *slot_size, uint32_t *aux_size);
+/**
+ * Optional: which variant of the protocol the db's options select, for
+ * reports (dtxn_db_variant()); e.g. "published" for FORD as its public
+ * code runs. Any thread, after dtxn_db_create().
+ * @return a static string, or NULL for the protocol's default.
+ */
+typedef const char *(*dtxn_cc_variant_t)(const struct dtxn_db *db);
 
 /** A concurrency-control protocol. name, slot_*, execute, commit, abort are mandatory. */
 struct dtxn_cc_ops {
@@ -227,7 +247,49 @@ struct dtxn_cc_ops {
 	dtxn_cc_mn_value_t mn_value;       /**< optional */
 	dtxn_cc_route_t route;             /**< optional; none: every CN may run anything */
 	dtxn_cc_check_options_t check_options; /**< optional; none: the protocol takes no options */
+	dtxn_cc_table_geometry_t table_geometry; /**< optional; overrides table_sizes */
+	dtxn_cc_variant_t variant;         /**< optional; none: always the default */
 };
+
+/* ------------------------------------------------------------------ */
+/* Protocol options (opts.c)                                          */
+/* ------------------------------------------------------------------ */
+
+/**
+ * One key=value pair of a protocol's option string, for
+ * dtxn_cc_opts_parse(): applies @p val to the protocol's options @p obj.
+ * @return 0, or -EINVAL with a one-line message (naming the protocol, the
+ *   key and what it expects) in @p err.
+ */
+typedef int (*dtxn_cc_opt_fn)(void *obj, const char *key, const char *val, char *err,
+			      size_t errlen);
+
+/**
+ * Splits a protocol option string (dtxn_db_conf.cc_options: "key=value"
+ * pairs separated by ',' or ';', at most 511 characters) and hands each
+ * pair to @p one, in order; the pairs whose key is @p first (a preset,
+ * e.g. Lotus's ablation=, FORD's published=) go first, wherever they
+ * are, so that the others refine it. Any thread; no allocation.
+ * @param proto  protocol name, prefix of the messages.
+ * @param s      the string; NULL or "" is no option (returns 0).
+ * @param first  key applied first, or NULL.
+ * @return 0; -EINVAL with a one-line message in @p err: a pair that is not
+ *   key=value, a string too long, or @p one's refusal.
+ */
+int dtxn_cc_opts_parse(const char *proto, const char *s, const char *first, dtxn_cc_opt_fn one,
+		       void *obj, char *err, size_t errlen);
+
+/**
+ * Parses a decimal option value in [min, max] (no sign, no blanks).
+ * @return 0 with *out set, or -EINVAL (*out untouched).
+ */
+int dtxn_cc_opt_u32(const char *v, uint32_t min, uint32_t max, uint32_t *out);
+
+/**
+ * Option value that is one of @p n names (at most 256).
+ * @return 0 with *out = its index, or -EINVAL (*out untouched).
+ */
+int dtxn_cc_opt_pick(const char *v, const char *const *names, unsigned n, uint8_t *out);
 
 /**
  * Registers a protocol (from a constructor).
@@ -540,6 +602,14 @@ struct dtxn_loc_ops {
 	 */
 	bool cn_locks;
 	/**
+	 * Optional: whether RW item @p i, just found through its bucket chain
+	 * (no cached address), is left unlocked: its slot copy goes to
+	 * ops->read as a read item's does, and the protocol locks it later
+	 * (FORD as published locks such items in its validation round,
+	 * papers/ford.md §3). NULL: it is locked in the next round.
+	 */
+	bool (*defer_lock)(const struct dtxn_txn *t, uint32_t i);
+	/**
 	 * Optional: sets up the protocol's fields of new item @p i, after
 	 * dtxn_loc_prepare() (state zeroed, first step chosen).
 	 */
@@ -555,7 +625,8 @@ struct dtxn_loc_ops {
 	 */
 	bool (*slot_free)(const struct dtxn_table *tab, const void *slot);
 	/**
-	 * Read item @p i's (any item's, with cn_locks) slot, holding its key,
+	 * Read item @p i's (any item's, with cn_locks; an RW item's that
+	 * defer_lock left unlocked) slot, holding its key,
 	 * is in item->slot (READ at a cached address, or copied from the
 	 * bucket it was found in): take what the item reads from it. Mandatory.
 	 */

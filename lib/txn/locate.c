@@ -301,7 +301,8 @@ loc_on_bucket(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 		it->bucket_raddr = l->braddr[l->probe];
 		it->slot_raddr = dtxn_store_slot_raddr(tab, it->bucket_raddr, (unsigned)idx);
 		dtxn_addr_cache_insert(loc_cache(t), tab->def.id, it->key, it->slot_raddr);
-		if (it->kind != DTXN_ITEM_RO && !ops->cn_locks) {
+		if (it->kind != DTXN_ITEM_RO && !ops->cn_locks &&
+		    !(it->kind == DTXN_ITEM_RW && ops->defer_lock != NULL && ops->defer_lock(t, i))) {
 			l->step = DTXN_LOC_LOCK; /* RW, delete: lock it next round */
 			return DTXN_OK;
 		}

@@ -694,6 +694,116 @@ virt_sleeper(struct dtxn_co *co, void *arg)
 	*woke = dtxn_now_ns();
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Busy-wait: dtxn_co_spin_lc()                                       */
+/* ------------------------------------------------------------------ */
+
+struct spinner {
+	struct fake_cq *cq;
+	unsigned *other_runs;
+	unsigned other_before, other_after;
+	uint64_t sw_before, sw_after;
+	int rc;
+	unsigned done_iter;
+};
+
+static void
+spinner_body(struct dtxn_co *co, void *arg)
+{
+	struct spinner *sp = arg;
+	struct dtxn_sched *s = dtxn_co_sched(co);
+
+	dtxn_co_yield_lc(co); /* the other one is running too */
+	sp->cq->target = co;
+	sp->cq->fire_at = sp->cq->iter + 5;
+	sp->cq->n_status = 1;
+	sp->cq->status[0] = -EIO;
+	dtxn_co_expect_lc(co, 1);
+	sp->other_before = *sp->other_runs;
+	sp->sw_before = dtxn_sched_switches(s);
+	sp->rc = dtxn_co_spin_lc(co);
+	sp->sw_after = dtxn_sched_switches(s);
+	sp->other_after = *sp->other_runs;
+	sp->done_iter = sp->cq->iter;
+	sp->cq->target = NULL;
+}
+
+static void
+other_body(struct dtxn_co *co, void *arg)
+{
+	unsigned *runs = arg;
+
+	for (unsigned i = 0; i < 20; i++) {
+		(*runs)++;
+		dtxn_co_yield_lc(co);
+	}
+}
+
+static void
+test_spin_real(void **state)
+{
+	struct fake_cq cq = { 0 };
+	unsigned runs = 0;
+	struct spinner sp = { .cq = &cq, .other_runs = &runs };
+	struct dtxn_sched *s = mk_sched("ut_spin", 2);
+
+	(void)state;
+	assert_int_equal(dtxn_sched_add_poller(s, fake_cq_poll, &cq), 0);
+	assert_non_null(dtxn_co_create(s, spinner_body, &sp));
+	assert_non_null(dtxn_co_create(s, other_body, &runs));
+	assert_int_equal(dtxn_sched_run_lc(s), 0);
+	assert_int_equal(sp.rc, -EIO);
+	/* the poller ran from inside the spin until it delivered; nobody else ran */
+	assert_int_equal(sp.done_iter, cq.fired_iter);
+	assert_int_equal(sp.other_after, sp.other_before);
+	assert_true(sp.sw_after == sp.sw_before);
+	assert_int_equal(runs, 20);
+	dtxn_sched_destroy(s);
+}
+
+
+/*
+ * Virtual time: a spinning coroutine leaves the thread, which then runs
+ * only its pollers (no other coroutine, no timer) until the spinner's
+ * completions are in; the time counts as CPU busy time.
+ */
+static void
+test_spin_virtual(void)
+{
+	struct fake_cq cq = { 0 };
+	unsigned runs = 0, i;
+	struct spinner sp = { .cq = &cq, .other_runs = &runs };
+	struct dtxn_sched *s = mk_sched("ut_spinv", 2);
+	uint64_t cpu0;
+
+	assert_int_equal(dtxn_sched_add_poller(s, fake_cq_poll, &cq), 0);
+	assert_non_null(dtxn_co_create(s, spinner_body, &sp));
+	assert_non_null(dtxn_co_create(s, other_body, &runs));
+	dtxn_sched_step_lc(s);              /* both run once */
+	dtxn_sched_step_lc(s);              /* the spinner starts spinning */
+	assert_int_equal(dtxn_sched_ready_count(s), 0); /* the other is ready, but not to run */
+	assert_true(dtxn_sched_next_timer_ns(s) == UINT64_MAX);
+	cpu0 = dtxn_sched_cpu_ns(s);
+	runs = 0;
+	for (i = 0; i < 3 && cq.fired_iter == 0; i++) {
+		dtxn_clock_advance(dtxn_now_ns() + 100);
+		dtxn_sched_step_lc(s);
+	}
+	assert_int_equal(runs, 0);
+	assert_int_equal(cq.fired_iter, 0);
+	dtxn_clock_advance(dtxn_now_ns() + 100);
+	while (cq.fired_iter == 0)
+		dtxn_sched_step_lc(s);      /* delivers; the spinner resumes first */
+	assert_int_equal(sp.rc, -EIO);
+	assert_int_equal(sp.other_after, 0);
+	assert_true(dtxn_sched_cpu_ns(s) - cpu0 >= 400);
+	while (dtxn_sched_step_lc(s) > 0)
+		;
+	assert_int_equal(runs, 19);
+	dtxn_sched_destroy(s);
+}
+
 /* Must be the last test: the clock stays virtual. */
 static void
 test_clock_virtual(void **state)
@@ -721,6 +831,7 @@ test_clock_virtual(void **state)
 	assert_int_equal(dtxn_sched_step_lc(s), 0);
 	assert_int_equal(woke, 5000);
 	dtxn_sched_destroy(s);
+	test_spin_virtual();
 }
 
 int
@@ -740,7 +851,8 @@ main(void)
 		cmocka_unit_test(test_reentry_refused),
 		cmocka_unit_test(test_machine_state),
 		cmocka_unit_test(test_clock_real),
-		cmocka_unit_test(test_clock_virtual),   /* last: cannot be undone */
+		cmocka_unit_test(test_spin_real),
+		cmocka_unit_test(test_clock_virtual),   /* last: cannot be undone; also the virtual spin */
 	};
 	int rc;
 

@@ -12,25 +12,47 @@
  * Differences from the public code (doc/guides/ford.md): a lock counts as
  * held only when its CAS returned 0 (bug 1); an item re-found through the
  * bucket after a stale cached address is locked like any other (bug 2); no
- * version > txn id rule (bug 5).
+ * version > txn id rule (bug 5). Published mode (published=1) reads
+ * locked records that are not INVISIBLE, as the public code does, and
+ * writes an undo record at the end of every execution (pub_log.c).
  */
 #include <string.h>
 
 #include "ford_private.h"
 
-/* Read item found with an unlocked copy in it->slot. */
+static int exe_keep_pre(struct dtxn_txn *t, struct dtxn_item *it, const void *img);
+
+/* Read item (or published deferred RW item) found with an unlocked copy in it->slot. */
 static int
 exe_read(struct dtxn_txn *t, uint32_t i)
 {
 	struct dtxn_item *it = &t->items[i];
 	const struct ford_slot *s = ford_slot_of(it);
 
-	if (dtxn_txn_lock_foreign(t, s->lock) && !ford_skip_lock_check(t))
+	if (ford_published(t)) {
+		/* locked but visible is readable; only a commit in progress aborts */
+		if ((s->lock & FORD_INVISIBLE) != 0)
+			return DTXN_ABORT(DTXN_ABORT_INVISIBLE);
+	} else if (dtxn_txn_lock_foreign(t, s->lock) && !ford_skip_lock_check(t)) {
 		return DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
+	}
 	it->version = s->version;
 	it->flags |= DTXN_ITEM_F_EXISTS;
 	ford_item_of(it)->loc.step = DTXN_LOC_DONE;
+	if (it->kind == DTXN_ITEM_RW) {
+		/* published: found through its bucket, locked in validation */
+		ford_item_of(it)->deferred = true;
+		return exe_keep_pre(t, it, s);
+	}
 	return DTXN_OK;
+}
+
+/* Published: an RW item found through its bucket is not locked in execution (ford.md §3). */
+static bool
+exe_defer_lock(const struct dtxn_txn *t, uint32_t i)
+{
+	RTE_SET_USED(i);
+	return ford_published(t);
 }
 
 /* Keeps the slot image as read under the lock, for the undo log. */
@@ -95,17 +117,35 @@ static const struct dtxn_loc_ops exe_loc = {
 	.item_size = sizeof(struct ford_item),
 	.lock_off = FORD_LOCK_OFF,
 	.slot_free = exe_slot_free,
+	.defer_lock = exe_defer_lock,
 	.read = exe_read,
 	.lock_issue = exe_lock_issue,
 	.locked = exe_locked,
 	.ins_slot = exe_ins_slot,
 };
 
+/* True if the txn has a written item (FORD's ExeRW rather than ExeRO). */
+static bool
+exe_writes(const struct dtxn_txn *t)
+{
+	for (uint32_t i = 0; i < t->n_items; i++)
+		if (ford_is_write(&t->items[i]))
+			return true;
+	return false;
+}
+
 int
 ford_execute(struct dtxn_txn *t)
 {
 	int reason = dtxn_loc_execute(t, &exe_loc);
 
+	if (ford_published(t) && exe_writes(t)) {
+		/* the undo record of every execution, failed ones too (ford.md §3) */
+		int lr = ford_pub_log(t);
+
+		if (reason == DTXN_OK)
+			reason = lr;
+	}
 	if (reason != DTXN_OK)
 		ford_release(t);
 	return reason;
@@ -124,8 +164,8 @@ ford_release(struct dtxn_txn *t)
 
 		if (it->kind == DTXN_ITEM_INSERT && it->cc[3] != 0) {
 			/* commit failed after writing the new slot's lock word */
-			dtxn_batch_cas(&b, it->slot_raddr + FORD_LOCK_OFF, &fc->sink, t->id, 0,
-				       false);
+			dtxn_batch_cas(&b, it->slot_raddr + FORD_LOCK_OFF, &fc->sink,
+				       ford_commit_lock(t), 0, false);
 			it->cc[3] = 0;
 		}
 	}

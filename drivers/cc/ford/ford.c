@@ -10,22 +10,40 @@
 
 RTE_LOG_REGISTER(dtxn_ford_logtype, dtxn.cc.ford, INFO);
 
+static void ford_coord_fini(struct dtxn_coord *c);
+
 static int
 ford_coord_init(struct dtxn_coord *c)
 {
 	struct ford_coord *fc;
+	char err[160];
 
 	fc = rte_zmalloc_socket("ford_coord", sizeof(*fc), 0, c->worker->socket_id);
 	if (fc == NULL)
 		return -ENOMEM;
 	c->cc_priv = fc;
+	ford_opts_default(&fc->opts);
+	/* checked by dtxn_db_create() */
+	if (ford_opts_parse(c->worker->db->conf.cc_options, &fc->opts, err, sizeof(err)) != 0) {
+		FORD_LOG(ERR, "%s", err);
+		ford_coord_fini(c);
+		return -EINVAL;
+	}
+	if (fc->opts.published && ford_pub_log_init(c) != 0) {
+		ford_coord_fini(c);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 static void
 ford_coord_fini(struct dtxn_coord *c)
 {
-	rte_free(c->cc_priv);
+	struct ford_coord *fc = c->cc_priv;
+
+	if (fc != NULL)
+		rte_free(fc->log_mirror);
+	rte_free(fc);
 	c->cc_priv = NULL;
 }
 
@@ -40,6 +58,9 @@ static const struct dtxn_cc_ops ford_ops = {
 	.execute = ford_execute,
 	.commit = ford_commit,
 	.abort = ford_abort,
+	.check_options = ford_check_options,
+	.table_geometry = ford_table_geometry,
+	.variant = ford_variant,
 };
 
 DTXN_CC_REGISTER(ford, &ford_ops);

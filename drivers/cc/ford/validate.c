@@ -3,7 +3,9 @@
  * FORD validation round: re-READ lock + version of every read-only item
  * (also in single-item read-only txns, and checking the lock: FORD bugs 3
  * and 4) and the header of every bucket an absent read visited, with the
- * undo-log record WRITEs in the same doorbell batch.
+ * undo-log record WRITEs in the same doorbell batch. Published mode
+ * (commit.c decides when it runs; no log here): READ 8 B, the version
+ * only, of each read item found, as the public code does.
  */
 #include <errno.h>
 #include <string.h>
@@ -98,8 +100,24 @@ ford_validate_and_log(struct dtxn_txn *t, bool log)
 		struct ford_item *fi = ford_item_of(it);
 		unsigned p;
 
+		if (fi != NULL && fi->deferred) {
+			/* published: {CAS lock, READ 8 B version} of an RW item found unlocked */
+			it->lock_raddr = it->slot_raddr + FORD_LOCK_OFF;
+			fi->vbuf[0][0] = DTXN_LOC_CAS_UNSET;
+			dtxn_batch_cas(&b, it->lock_raddr, &fi->vbuf[0][0], 0, t->id, true);
+			dtxn_batch_read(&b, it->slot_raddr + FORD_VERSION_OFF, &fi->vbuf[0][1], 8,
+					true);
+			continue;
+		}
 		if (it->kind != DTXN_ITEM_RO)
 			continue;
+		if ((it->flags & DTXN_ITEM_F_EXISTS) && ford_published(t)) {
+			/* the public code reads the version only: no lock check (§6 item 3) */
+			fi->vbuf[0][0] = 0;
+			dtxn_batch_read(&b, it->slot_raddr + FORD_VERSION_OFF, &fi->vbuf[0][1], 8,
+					true);
+			continue;
+		}
 		if (it->flags & DTXN_ITEM_F_EXISTS) {
 			dtxn_batch_read(&b, it->slot_raddr + FORD_LOCK_OFF, fi->vbuf[0], 16, true);
 			continue;
@@ -121,6 +139,21 @@ ford_validate_and_log(struct dtxn_txn *t, bool log)
 	if (b.n_wr == 0)
 		return DTXN_OK;
 	rc = dtxn_batch_run_reason(&b);
+	/* a lock is held once its CAS returned 0, whatever else failed */
+	for (i = 0; i < t->n_items; i++) {
+		struct dtxn_item *it = &t->items[i];
+		struct ford_item *fi = ford_item_of(it);
+
+		if (fi == NULL || !fi->deferred)
+			continue;
+		if (fi->vbuf[0][0] == 0)
+			it->flags |= DTXN_ITEM_F_LOCKED;
+		else if (reason == DTXN_OK)
+			reason = DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
+		if (reason == DTXN_OK && fi->vbuf[0][1] != it->version)
+			reason = DTXN_ABORT(DTXN_ABORT_VALIDATION);
+		fi->deferred = false;
+	}
 	if (rc != DTXN_OK)
 		return rc;
 	for (i = 0; i < t->n_items && reason == DTXN_OK; i++) {

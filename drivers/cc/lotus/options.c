@@ -2,9 +2,10 @@
 /*
  * Lotus's options (dtxn_db_conf.cc_options, dtxn-app --cc-opts;
  * doc/guides/lotus.md, "Options"): "key=value,key=value" (or ';' between
- * pairs, for tools that split lists on commas, e.g. dtxn-sweep). The ablation
- * steps of the paper's Figure 14 are presets (ablation=...), applied first
- * so that later keys override them.
+ * pairs, for tools that split lists on commas, e.g. dtxn-sweep), split by
+ * lib/txn (dtxn_cc_opts_parse()). The ablation steps of the paper's Figure
+ * 14 are presets (ablation=...), applied first so that later keys override
+ * them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -61,39 +62,13 @@ opts_ablation(struct lotus_opts *o, const char *v)
 }
 
 static int
-opts_u32(const char *v, uint32_t min, uint32_t max, uint32_t *out)
-{
-	char *end;
-	unsigned long long x;
-
-	if (*v == '\0' || *v == '-')
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(v, &end, 10);
-	if (errno != 0 || *end != '\0' || x < min || x > max)
-		return -EINVAL;
-	*out = (uint32_t)x;
-	return 0;
-}
-
-static int
-opts_pick(const char *v, const char *const *names, unsigned n, uint8_t *out)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (strcmp(v, names[i]) == 0) {
-			*out = (uint8_t)i;
-			return 0;
-		}
-	return -EINVAL;
-}
-
-static int
-opts_one(struct lotus_opts *o, const char *k, const char *v, char *err, size_t errlen)
+opts_one(void *obj, const char *k, const char *v, char *err, size_t errlen)
 {
 	static const char *const routing[] = { "hybrid", "random" };
 	static const char *const locks[] = { "cn", "mn" };
 	static const char *const commit[] = { "visible", "direct" };
 	static const char *const onoff[] = { "0", "1" };
+	struct lotus_opts *o = obj;
 	uint32_t x;
 	int rc = -EINVAL;
 	const char *range = "";
@@ -102,54 +77,54 @@ opts_one(struct lotus_opts *o, const char *k, const char *v, char *err, size_t e
 		rc = opts_ablation(o, v);
 		range = "full-record, log-visible, lock-sharding, two-level-lb, vt-cache";
 	} else if (strcmp(k, "lock_table_mb") == 0) {
-		rc = opts_u32(v, 1, 4096, &o->lock_table_mb);
+		rc = dtxn_cc_opt_u32(v, 1, 4096, &o->lock_table_mb);
 		range = "1..4096";
 	} else if (strcmp(k, "vt_cache") == 0) {
-		rc = opts_u32(v, 0, 1u << 26, &o->vt_cache);
+		rc = dtxn_cc_opt_u32(v, 0, 1u << 26, &o->vt_cache);
 		range = "0 (off)..67108864";
 	} else if (strcmp(k, "vt_subcaches") == 0) {
-		rc = opts_u32(v, 1, 1024, &o->vt_subcaches);
+		rc = dtxn_cc_opt_u32(v, 1, 1024, &o->vt_subcaches);
 		range = "1..1024";
 	} else if (strcmp(k, "routing") == 0) {
-		rc = opts_pick(v, routing, RTE_DIM(routing), &o->routing);
+		rc = dtxn_cc_opt_pick(v, routing, RTE_DIM(routing), &o->routing);
 		range = "hybrid, random";
 	} else if (strcmp(k, "locks") == 0) {
-		rc = opts_pick(v, locks, RTE_DIM(locks), &o->locks);
+		rc = dtxn_cc_opt_pick(v, locks, RTE_DIM(locks), &o->locks);
 		range = "cn, mn";
 	} else if (strcmp(k, "commit") == 0) {
-		rc = opts_pick(v, commit, RTE_DIM(commit), &o->commit);
+		rc = dtxn_cc_opt_pick(v, commit, RTE_DIM(commit), &o->commit);
 		range = "visible, direct";
 	} else if (strcmp(k, "reshard") == 0) {
-		rc = opts_pick(v, onoff, RTE_DIM(onoff), &o->reshard);
+		rc = dtxn_cc_opt_pick(v, onoff, RTE_DIM(onoff), &o->reshard);
 		range = "0, 1";
 	} else if (strcmp(k, "log") == 0) {
-		rc = opts_pick(v, onoff, RTE_DIM(onoff), &o->log);
+		rc = dtxn_cc_opt_pick(v, onoff, RTE_DIM(onoff), &o->log);
 		range = "0, 1";
 	} else if (strcmp(k, "shard_init") == 0) {
 		static const char *const si[] = { "spread", "one" };
-		rc = opts_pick(v, si, RTE_DIM(si), &o->shard_init_one);
+		rc = dtxn_cc_opt_pick(v, si, RTE_DIM(si), &o->shard_init_one);
 		range = "spread, one";
 	} else if (strcmp(k, "ts") == 0) {
 		static const char *const ts[] = { "cn", "mn" };
-		rc = opts_pick(v, ts, RTE_DIM(ts), &o->ts_mn);
+		rc = dtxn_cc_opt_pick(v, ts, RTE_DIM(ts), &o->ts_mn);
 		range = "cn, mn";
 	} else if (strcmp(k, "reshard_ms") == 0) {
-		rc = opts_u32(v, 1, 60000, &o->reshard_ms);
+		rc = dtxn_cc_opt_u32(v, 1, 60000, &o->reshard_ms);
 		range = "1..60000";
 	} else if (strcmp(k, "reshard_pct") == 0) {
-		rc = opts_u32(v, 0, 10000, &o->reshard_pct);
+		rc = dtxn_cc_opt_u32(v, 0, 10000, &o->reshard_pct);
 		range = "0..10000";
 	} else if (strcmp(k, "reshard_rounds") == 0) {
-		rc = opts_u32(v, 1, 1000, &o->reshard_rounds);
+		rc = dtxn_cc_opt_u32(v, 1, 1000, &o->reshard_rounds);
 		range = "1..1000";
 	} else if (strcmp(k, "drain_ms") == 0) {
-		rc = opts_u32(v, 0, 60000, &o->drain_ms);
+		rc = dtxn_cc_opt_u32(v, 0, 60000, &o->drain_ms);
 		range = "0..60000";
 	} else if (strcmp(k, "gc_ms") == 0) {
-		rc = opts_u32(v, 1, 3600000, &o->gc_ms);
+		rc = dtxn_cc_opt_u32(v, 1, 3600000, &o->gc_ms);
 		range = "1..3600000";
 	} else if (strcmp(k, "rpc_timeout_us") == 0) {
-		rc = opts_u32(v, 1, 60000000, &x);
+		rc = dtxn_cc_opt_u32(v, 1, 60000000, &x);
 		o->rpc_timeout_us = x;
 		range = "1..60000000";
 	} else {
@@ -163,50 +138,15 @@ opts_one(struct lotus_opts *o, const char *k, const char *v, char *err, size_t e
 	return rc;
 }
 
-static int opts_parse(const char *s, struct lotus_opts *o, char *err, size_t errlen);
-
 int
 lotus_opts_parse(const char *s, struct lotus_opts *o, char *err, size_t errlen)
 {
-	if (opts_parse(s, o, err, errlen) != 0)
+	if (dtxn_cc_opts_parse("lotus", s, "ablation", opts_one, o, err, errlen) != 0)
 		return -EINVAL;
 	if (o->commit == LOTUS_COMMIT_DIRECT && o->locks != LOTUS_LOCKS_MN) {
 		/* lock-free readers could not tell a commit in flight */
 		snprintf(err, errlen, "lotus: commit=direct needs locks=mn");
 		return -EINVAL;
-	}
-	return 0;
-}
-
-static int
-opts_parse(const char *s, struct lotus_opts *o, char *err, size_t errlen)
-{
-	char buf[512], *save = NULL, *tok;
-
-	if (s == NULL || s[0] == '\0')
-		return 0;
-	if (strlen(s) >= sizeof(buf)) {
-		snprintf(err, errlen, "lotus: options longer than %zu characters", sizeof(buf) - 1);
-		return -EINVAL;
-	}
-	/* ablation=... first, wherever it is, so that other keys refine it */
-	for (int pass = 0; pass < 2; pass++) {
-		snprintf(buf, sizeof(buf), "%s", s);
-		for (tok = strtok_r(buf, ",;", &save); tok != NULL; tok = strtok_r(NULL, ",;", &save)) {
-			char *eq = strchr(tok, '=');
-			bool abl;
-
-			if (eq == NULL || eq == tok || eq[1] == '\0') {
-				snprintf(err, errlen, "lotus: '%s' is not key=value", tok);
-				return -EINVAL;
-			}
-			*eq = '\0';
-			abl = strcmp(tok, "ablation") == 0;
-			if (abl != (pass == 0))
-				continue;
-			if (opts_one(o, tok, eq + 1, err, errlen) != 0)
-				return -EINVAL;
-		}
 	}
 	return 0;
 }
