@@ -15,6 +15,7 @@
  * other way (ARCHITECTURE.md, rule 1).
  */
 
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
 
 #include "dtxn_txn.h"
@@ -227,6 +228,15 @@ struct dtxn_cc_ops {
 	dtxn_cc_mn_value_t mn_value;       /**< optional */
 	dtxn_cc_route_t route;             /**< optional; none: every CN may run anything */
 	dtxn_cc_check_options_t check_options; /**< optional; none: the protocol takes no options */
+	/**
+	 * Planted defects (DTXN_DEBUG_*) the protocol honours, per isolation
+	 * level (index enum dtxn_isolation): each must break exactly one check
+	 * the protocol relies on at that level, so that the history checker
+	 * finds an anomaly (test/tcl/correctness.test proves it). Every
+	 * protocol brings at least one per level it supports. Others are
+	 * refused (dtxn_cc_weaken_supported(), dtxn_db_create()).
+	 */
+	uint32_t weaken[DTXN_ISO_MAX];
 };
 
 /**
@@ -249,8 +259,16 @@ unsigned dtxn_worker_max_coords(const struct dtxn_worker *w);
 #define DTXN_CC_REGISTER(nm, ops) \
 	RTE_INIT(dtxn_cc_register_##nm) { (void)dtxn_cc_register(ops); }
 
-/** Test aid (issue 5): weaken validation on purpose; never in production. */
-#define DTXN_DEBUG_SKIP_LOCK_CHECK (1u << 0)
+/**
+ * True if the db runs with planted defect @p flag (DTXN_DEBUG_*, a test
+ * aid). Guard the defect's few lines with it; off, it costs one load and
+ * a predicted branch. Any lcore.
+ */
+static inline bool
+dtxn_txn_weakened(const struct dtxn_txn *t, uint32_t flag)
+{
+	return unlikely((t->coord->worker->db->conf.debug_flags & flag) != 0);
+}
 
 /* ------------------------------------------------------------------ */
 /* Shared steps                                                       */

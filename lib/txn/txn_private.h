@@ -14,7 +14,8 @@
  * - history.c: recording ended txns for the checker (lib/check);
  * - steps.c: steps protocols share (rounds, lock release, batch errors);
  * - locate.c: locating items in the hash index (cached slots, bucket
- *   chains, record and bucket locks, free slots for inserts).
+ *   chains, record and bucket locks, free slots for inserts);
+ * - weaken.c: --debug-weaken mode names and which protocol honours which.
  */
 
 #include <rte_log.h>

@@ -128,7 +128,7 @@ exe_on_cvt(struct dtxn_txn *t, uint32_t i)
 	m = cvt->cells[idx].meta;
 	if (lotus_meta_ver(m) == LOTUS_INVISIBLE)
 		return DTXN_ABORT(DTXN_ABORT_INVISIBLE); /* a writer died mid-commit */
-	if (lotus_meta_ver(m) >= ts)
+	if (lotus_meta_ver(m) >= ts && !dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_WW_CHECK)) /* test aid, SI */
 		return DTXN_ABORT(DTXN_ABORT_VALIDATION);
 	if (exe_vtc_ok(t, it, li) && !li->cached)
 		lotus_vtc_put(lotus_worker_of(t)->cn->vtc, tab->def.id, it->key, cvt, tab->slot_size,

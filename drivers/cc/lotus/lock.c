@@ -320,7 +320,7 @@ lotus_lock_items(struct dtxn_txn *t)
 	/* test aid (--debug-weaken skip-lock-check): SR without read locks,
 	 * which the history checker must catch (test/tcl/lotus.test) */
 	const bool sr = lotus_iso(t) == DTXN_ISO_SR &&
-			(t->coord->worker->db->conf.debug_flags & DTXN_DEBUG_SKIP_LOCK_CHECK) == 0;
+			!dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_LOCK_CHECK);
 	struct lk_want *want;
 	unsigned n = 0, n_remote = 0, i;
 	int reason = DTXN_OK;

@@ -253,7 +253,8 @@ exe_locked(struct dtxn_txn *t, uint32_t i)
 		return DTXN_ABORT(DTXN_ABORT_INVISIBLE);
 	/* under our lock the newest version is the one we overwrite; it must
 	 * be in our snapshot (SR: early abort; SI: first committer wins) */
-	if (cvt->cells[n].version >= t->cc[MOTOR_TS_START])
+	if (cvt->cells[n].version >= t->cc[MOTOR_TS_START] &&
+	    !dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_WW_CHECK)) /* test aid, SI */
 		return DTXN_ABORT(DTXN_ABORT_VALIDATION);
 	if (it->kind == DTXN_ITEM_INSERT) {
 		if ((cvt->cells[n].flags & MOTOR_CELL_TOMB) == 0)
