@@ -70,6 +70,15 @@ hist_rec_of(struct dtxn_hist_item *items)
 	return (struct dtxn_hist_txn *)((char *)items - sizeof(struct dtxn_hist_txn));
 }
 
+/** @return a + b, or UINT64_MAX if that overflows (counters never wrap). */
+static inline uint64_t
+hist_sat_add(uint64_t a, uint64_t b)
+{
+	uint64_t s;
+
+	return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
 /** hist.c, for hist_io.c: the i-th metadata entry; false past the last. */
 bool hist_meta_at(const struct dtxn_history *h, unsigned i, const char **key,
 		  const char **val);

@@ -12,7 +12,9 @@
  *   rw  reader of version v -> the first writer over v (anti-dependency).
  * A read of an absent key anti-depends on the insert that followed only
  * when that is unambiguous (one insert over "absent" and no delete of the
- * key); otherwise it is counted as unresolved and draws no edge.
+ * key); otherwise it is counted as unresolved and draws no edge. A txn
+ * that reads or overwrites its own version (its id) is garbage: that
+ * version exists only once it committed.
  *
  * Cost: one pass to index txn ids (hash map), one sort of the writes (the
  * only O(n log n) step), two hash maps over them ((key, writer) and
@@ -209,6 +211,18 @@ count_writes(const struct chk_graph *g)
 	return n;
 }
 
+static void
+note_read_anom(struct chk_read_anom *ra, uint32_t reader, uint64_t writer,
+	       const struct dtxn_hist_item *it)
+{
+	if (ra->count++ == 0) {
+		ra->reader = reader;
+		ra->writer_id = writer;
+		ra->table = it->table;
+		ra->key = it->key;
+	}
+}
+
 /* One w[] entry per committed (txn, key) written; later writes of the key counted in it. */
 static void
 fill_writes(struct gb *b)
@@ -249,6 +263,14 @@ fill_writes(struct gb *b)
 			w->txn = i;
 			w->n_writes = 1;
 			w->del = (it->flags & DTXN_HIST_F_DELETE) != 0;
+			if (it->ver == t->id) {
+				/* over its own version, which only its commit installs:
+				 * garbage (an RMW is noted as a read), kept out of the
+				 * version order */
+				if (it->op == DTXN_HIST_WRITE)
+					note_read_anom(&g->garbage, i, t->id, it);
+				w->pre = DTXN_HIST_VER_NONE;
+			}
 		}
 	}
 }
@@ -375,18 +397,6 @@ gb_ww(struct gb *b)
 	return rc;
 }
 
-static void
-note_read_anom(struct chk_read_anom *ra, uint32_t reader, uint64_t writer,
-	       const struct dtxn_hist_item *it)
-{
-	if (ra->count++ == 0) {
-		ra->reader = reader;
-		ra->writer_id = writer;
-		ra->table = it->table;
-		ra->key = it->key;
-	}
-}
-
 /* wr and rw edges of one read, and the read anomalies. */
 static int
 gb_read(struct gb *b, uint32_t ti, const struct dtxn_hist_item *it)
@@ -398,8 +408,11 @@ gb_read(struct gb *b, uint32_t ti, const struct dtxn_hist_item *it)
 	size_t grp;
 	int rc;
 
-	if (it->ver == self)
-		return 0; /* its own write */
+	if (it->ver == self) {
+		/* its own version, which only its commit installs */
+		note_read_anom(&g->garbage, ti, self, it);
+		return 0;
+	}
 	if (it->ver == DTXN_HIST_VER_ABSENT) {
 		grp = find_group(g, it->table, it->key, DTXN_HIST_VER_ABSENT);
 		if (grp == SIZE_MAX)

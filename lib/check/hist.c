@@ -107,14 +107,14 @@ dtxn_hist_buf_append(struct dtxn_hist_buf *b, uint64_t id, enum dtxn_hist_status
 		return NULL;
 	need = hist_rec_bytes(n_items);
 	if (n_items > DTXN_HIST_MAX_ITEMS || need > HIST_CHUNK_BYTES) {
-		b->dropped++;
+		b->dropped = hist_sat_add(b->dropped, 1);
 		return NULL;
 	}
 	c = b->tail;
 	if (c->size - c->used < need) {
 		c = hist_chunk_new(b);
 		if (c == NULL) {
-			b->dropped++;
+			b->dropped = hist_sat_add(b->dropped, 1);
 			return NULL;
 		}
 	}
@@ -276,14 +276,14 @@ dtxn_history_dropped(const struct dtxn_history *h)
 
 	if (h != NULL)
 		for (unsigned i = 0; i < h->n_bufs; i++)
-			n += h->bufs[i]->dropped;
+			n = hist_sat_add(n, h->bufs[i]->dropped);
 	return n;
 }
 
 void
 hist_buf_add_dropped(struct dtxn_hist_buf *b, uint64_t n)
 {
-	b->dropped += n;
+	b->dropped = hist_sat_add(b->dropped, n);
 }
 
 int

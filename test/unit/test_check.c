@@ -332,6 +332,25 @@ test_garbage_and_truncated(void **state)
 	assert_int_equal(g_r.unresolved, 1);
 }
 
+/* A txn's own version exists only once it committed: reading or overwriting it is garbage. */
+static void
+test_own_version_garbage(void **state)
+{
+	static const char *h = HDR
+		"C 1 0 r 0:1:1\n"
+		"C 2 0 m 0:2:2\n"
+		"C 3 1 r 0:2:2\n"
+		"C 4 1 m 0:3:0 r 0:3:4\n"
+		"end 4\n";
+
+	(void)state;
+	check_text(h, DTXN_CHECK_SR, &g_r);
+	assert_int_equal(found(&g_r), BIT(DTXN_ANOM_GARBAGE));
+	assert_int_equal(g_r.anom[DTXN_ANOM_GARBAGE].count, 3);
+	assert_int_equal(g_r.anom[DTXN_ANOM_GARBAGE].steps[1].txn, 1); /* first example: T1 */
+	assert_int_equal(g_r.anom[DTXN_ANOM_GARBAGE].steps[0].key, 1);
+}
+
 static void
 test_shortest_cycle(void **state)
 {
@@ -414,6 +433,72 @@ test_malformed(void **state)
 	expect_malformed(HDR "X 1 0\nend 1\n", "t:2:", "unknown record 'X'");
 	expect_malformed(HDR "dropped -1\nend 0\n", "t:2:", "dropped");
 	expect_malformed(HDR "C 1 0 r 0:1:0#0\nend 1\n", "t:2:", "bad item");
+}
+
+/* An endless stream of one byte (a multi-GB line, /dev/zero), counting what is read. */
+struct endless {
+	char byte;
+	uint64_t served;
+};
+
+static ssize_t
+endless_read(void *cookie, char *buf, size_t size)
+{
+	struct endless *e = cookie;
+
+	memset(buf, e->byte, size);
+	e->served += size;
+	return (ssize_t)size;
+}
+
+/* A line longer than DTXN_HIST_LINE_MAX is refused after reading about that much. */
+static void
+test_line_bound(void **state)
+{
+	cookie_io_functions_t io = { .read = endless_read };
+	struct endless e = { .byte = 'x' };
+	char err[256];
+	struct dtxn_history *h;
+	FILE *f;
+
+	(void)state;
+	f = fopencookie(&e, "r", io);
+	assert_non_null(f);
+	h = dtxn_history_read(f, "t", err, sizeof(err));
+	fclose(f);
+	assert_null(h);
+	assert_int_equal(rte_errno, EINVAL);
+	assert_non_null(strstr(err, "t:1: line longer than"));
+	assert_true(e.served <= DTXN_HIST_LINE_MAX + (UINT64_C(1) << 20));
+	/* /dev/zero: the first byte is a NUL */
+	h = dtxn_history_load("/dev/zero", err, sizeof(err));
+	assert_null(h);
+	assert_int_equal(rte_errno, EINVAL);
+	assert_non_null(strstr(err, "/dev/zero:1: NUL byte"));
+}
+
+/* dropped counts saturate: a huge count never wraps to "complete". */
+static void
+test_dropped_saturates(void **state)
+{
+	static const char *h = HDR
+		"dropped 18446744073709551615\n"
+		"dropped 2\n"
+		"end 0\n";
+	char err[256];
+	struct dtxn_history *hist = parse(h, err, sizeof(err));
+	struct dtxn_hist_buf *b = dtxn_hist_buf_create(1, 64);
+
+	(void)state;
+	assert_non_null(hist);
+	assert_int_equal(dtxn_history_dropped(hist), UINT64_MAX);
+	/* over several buffers too */
+	assert_non_null(b);
+	assert_null(dtxn_hist_buf_append(b, 5, DTXN_HIST_COMMITTED, DTXN_HIST_MAX_ITEMS + 1));
+	assert_int_equal(dtxn_hist_buf_dropped(b), 1);
+	assert_int_equal(dtxn_history_add_buf(hist, b), 0);
+	assert_int_equal(dtxn_history_dropped(hist), UINT64_MAX);
+	dtxn_history_free(hist);
 }
 
 static void
@@ -810,9 +895,12 @@ main(void)
 		cmocka_unit_test(test_read_skew),
 		cmocka_unit_test(test_phantom_skew_via_absent),
 		cmocka_unit_test(test_garbage_and_truncated),
+		cmocka_unit_test(test_own_version_garbage),
 		cmocka_unit_test(test_shortest_cycle),
 		cmocka_unit_test(test_two_sccs_counted),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_line_bound),
+		cmocka_unit_test(test_dropped_saturates),
 		cmocka_unit_test(test_duplicate_id_refused),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_meta_rules),
