@@ -22,8 +22,10 @@ extern int dtxn_check_logtype;
 #define CHECK_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_##level, dtxn_check_logtype, "dtxn.check: " fmt "\n", ##__VA_ARGS__)
 
-/** Chunk size of a recording buffer, bytes. */
+/** Largest chunk of a recording buffer, bytes (chunks grow from HIST_CHUNK_MIN). */
 #define HIST_CHUNK_BYTES (1u << 20)
+/** First chunk of a recording buffer, bytes. */
+#define HIST_CHUNK_MIN (64u << 10)
 /** Most metadata entries of a history. */
 #define HIST_MAX_META 16
 #define HIST_META_KEY_MAX 32

@@ -116,9 +116,9 @@ struct dtxn_hist_txn {
 /* ------------------------------------------------------------------ */
 
 /**
- * An append-only buffer of one coordinator's records: a chain of 1 MiB
- * chunks from the heap, so appending allocates once per chunk, never per
- * transaction. Past @p max_bytes records are dropped and counted (the
+ * An append-only buffer of one coordinator's records: a chain of chunks
+ * from the heap (64 KiB first, each twice the last, up to 1 MiB), so
+ * appending allocates once per chunk, never per transaction. Past @p max_bytes records are dropped and counted (the
  * history is then "truncated": the checker reports what it cannot place
  * instead of flagging it).
  */
@@ -128,7 +128,7 @@ struct dtxn_hist_buf;
  * Creates a buffer and its first chunk.
  * @param coord      the coordinator's gid (for the records it appends).
  * @param max_bytes  most bytes of chunks the buffer may use; at least one
- *   chunk (1 MiB) is always allowed.
+ *   chunk (64 KiB) is always allowed.
  * @return the buffer, or NULL with rte_errno ENOMEM.
  */
 struct dtxn_hist_buf *dtxn_hist_buf_create(uint32_t coord, uint64_t max_bytes);

@@ -160,6 +160,7 @@ struct gb {
 	uint32_t *src, *val;
 	uint64_t n, cap;
 	uint32_t *widx;   /* per item of the current txn: its w[] entry */
+	unsigned max_items; /* items of the largest txn */
 };
 
 static int
@@ -180,6 +181,8 @@ gb_index(const struct dtxn_hist_txn *t, void *arg)
 		return -EINVAL;
 	}
 	g->txn[b->i++] = t;
+	if (t->n_items > b->max_items)
+		b->max_items = t->n_items;
 	if (t->status == DTXN_HIST_COMMITTED) {
 		b->rep->committed++;
 		b->rep->items += t->n_items;
@@ -514,13 +517,17 @@ chk_graph_build(struct chk_graph *g, const struct dtxn_history *h,
 	if (n >= CHK_MAX_TXNS)
 		return -E2BIG;
 	g->txn = malloc((n ? n : 1) * sizeof(*g->txn));
-	b.widx = malloc(DTXN_HIST_MAX_ITEMS * sizeof(*b.widx));
-	rc = g->txn != NULL && b.widx != NULL ? idmap_init(&g->map, n) : -ENOMEM;
+	rc = g->txn != NULL ? idmap_init(&g->map, n) : -ENOMEM;
 	if (rc == 0)
 		rc = dtxn_history_foreach(h, gb_index, &b);
 	g->n = b.i;
 	if (rc != 0)
 		goto out;
+	b.widx = malloc((b.max_items ? b.max_items : 1) * sizeof(*b.widx));
+	if (b.widx == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	n_w = count_writes(g);
 	if (n_w >= UINT32_MAX) {
 		rc = -E2BIG;

@@ -413,11 +413,17 @@ io_getline(FILE *f, char **line, size_t *cap, size_t *len)
 	size_t n = 0;
 	int c;
 
+	if (*cap == 0) {
+		*line = malloc(4096);
+		if (*line == NULL)
+			return -ENOMEM;
+		*cap = 4096;
+	}
 	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
 		if (c == '\0')
 			return -EILSEQ;
 		if (n + 1 >= *cap) {
-			size_t ncap = *cap ? *cap * 2 : 4096;
+			size_t ncap = *cap * 2;
 			char *nl;
 
 			if (n >= DTXN_HIST_LINE_MAX)
