@@ -39,6 +39,13 @@ enum dtxn_item_kind {
 #define DTXN_ITEM_F_BLOCKED  (1u << 3) /**< this txn holds its bucket lock */
 #define DTXN_ITEM_F_CACHED   (1u << 4) /**< address came from the address cache */
 #define DTXN_ITEM_F_BAD      (1u << 5) /**< added with an unknown table */
+/**
+ * A tombstone: a read item that found the key deleted (DTXN_ITEM_F_EXISTS
+ * clear), or an insert over a deleted key, has in @c version the id of
+ * the txn whose delete it saw / follows (a protocol that keeps deleted
+ * records as versions, e.g. Motor). Without it such items are "absent".
+ */
+#define DTXN_ITEM_F_TOMB     (1u << 6)
 
 /**
  * Versions, as the history checker reads them (lib/check, issue 5;
@@ -50,7 +57,11 @@ enum dtxn_item_kind {
  *   overwrites (read under its lock, or whatever the protocol uses to
  *   order writers); for a read-only item, the version it read (under
  *   MVCC, the snapshot version chosen).
- * - a read item that found no record leaves DTXN_ITEM_F_EXISTS clear.
+ * - a read item that found no record leaves DTXN_ITEM_F_EXISTS clear;
+ *   if it found the key's deletion (a tombstone kept as a version), it
+ *   also sets DTXN_ITEM_F_TOMB and @c version to the deleter's id.
+ * - an insert over a tombstone sets DTXN_ITEM_F_TOMB and @c version to
+ *   the deleter's id; over a key that never existed, neither.
  * - commit installs, for every written item, a version whose id is the
  *   committing transaction's id (dtxn_txn.id): a later reader of it must
  *   report exactly that id.

@@ -144,6 +144,38 @@ test_delete_reinsert_no_false_positive(void **state)
 	assert_true(g_r.unresolved > 0);
 }
 
+/* Tombstones (DTXN_ITEM_F_TOMB): deleted keys are versions; reads and re-inserts are placed. */
+static void
+test_tombstones_placed(void **state)
+{
+	static const char *clean = HDR
+		"C 1 0 w 0:1:absent\n"
+		"C 2 0 md 0:1:1\n"
+		"C 3 1 r 0:1:2\n"
+		"C 4 1 w 0:1:2\n"
+		"C 5 0 r 0:1:4\n"
+		"end 5\n";
+	/* T3 saw the key deleted and wrote key 5; T4 re-inserted the key and
+	 * read key 5 before T3's write: a write skew through a tombstone */
+	static const char *skew = HDR
+		"C 1 0 w 0:1:absent\n"
+		"C 2 0 md 0:1:1\n"
+		"C 3 1 r 0:1:2 m 0:5:0\n"
+		"C 4 1 w 0:1:2 r 0:5:0\n"
+		"end 4\n";
+
+	(void)state;
+	check_text(clean, DTXN_CHECK_SR, &g_r);
+	assert_int_equal(found(&g_r), 0);
+	assert_int_equal(g_r.unresolved, 0);
+	assert_int_equal(g_r.edges[DTXN_DEP_WW], 2); /* 1 -> 2 -> 4 */
+	assert_int_equal(g_r.edges[DTXN_DEP_RW], 1); /* 3 read 2's tombstone, 4 followed it */
+	check_text(skew, DTXN_CHECK_SR, &g_r);
+	assert_int_equal(found(&g_r), BIT(DTXN_ANOM_G2));
+	assert_int_equal(g_r.anom[DTXN_ANOM_G2].len, 2);
+	assert_int_equal(g_r.unresolved, 0);
+}
+
 /* ------------------------------------------------------------------ */
 /* One history per anomaly                                            */
 /* ------------------------------------------------------------------ */
@@ -886,6 +918,7 @@ main(void)
 		cmocka_unit_test(test_clean_serial),
 		cmocka_unit_test(test_clean_concurrent),
 		cmocka_unit_test(test_delete_reinsert_no_false_positive),
+		cmocka_unit_test(test_tombstones_placed),
 		cmocka_unit_test(test_g0),
 		cmocka_unit_test(test_g1a),
 		cmocka_unit_test(test_g1b),
