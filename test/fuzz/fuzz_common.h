@@ -22,7 +22,10 @@
  */
 const char *fuzz_file(const uint8_t *data, size_t size);
 
-/** Silences rte_log (DPDK and dtxn log types); call once, from LLVMFuzzerInitialize. */
-void fuzz_quiet(void);
+/** The harness: one input of @p size bytes (libFuzzer's entry point). @return 0. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/** Once, before the first input (fuzz_common.c): silences rte_log. @return 0. */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 #endif /* DTXN_FUZZ_COMMON_H */

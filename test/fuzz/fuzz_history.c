@@ -11,20 +11,7 @@
 #include "dtxn_check.h"
 #include "fuzz_common.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 static FILE *g_null;
-
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_quiet();
-	g_null = fopen("/dev/null", "w");
-	return g_null == NULL;
-}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -34,8 +21,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[256];
 	FILE *f;
 
+	if (g_null == NULL)
+		g_null = fopen("/dev/null", "w");
 	f = fopen(fuzz_file(data, size), "r");
-	if (f == NULL)
+	if (f == NULL || g_null == NULL)
 		abort();
 	h = dtxn_history_read(f, "fuzz", err, sizeof(err));
 	fclose(f);
