@@ -65,7 +65,7 @@ struct app_conf {
 	/* history check (check.c, doc/guides/checker.md) */
 	char check[16];              /**< "none" (or "") or "history" */
 	char history[PATH_MAX];      /**< save the history to this file; "" none */
-	char debug_weaken[32];       /**< test aid: "none" (or "") or "skip-lock-check" */
+	char debug_weaken[32];       /**< test aid: "none" (or "") or a dtxn_debug_weaken_parse() mode */
 	char cc_opts[256];           /**< protocol options (dtxn_db_conf.cc_options); "" none */
 	unsigned n_bench_opts;
 	struct app_bench_opt bench_opts[APP_MAX_BENCH_OPTS];

@@ -40,6 +40,31 @@ record_on(const struct app_conf *c)
 	return check_on(c) || c->history[0] != '\0';
 }
 
+/* --debug-weaken: a known mode the protocol implements at its isolation level. */
+static int
+weaken_validate(const struct app_conf *c)
+{
+	int iso = dtxn_isolation_parse(c->isolation);
+	char names[128];
+	uint32_t flag;
+
+	if (dtxn_debug_weaken_parse(c->debug_weaken, &flag) != 0) {
+		dtxn_debug_weaken_list(names, sizeof(names));
+		app_err("--debug-weaken: unknown mode '%s' (none, %s)", c->debug_weaken, names);
+		return -1;
+	}
+	if (flag == 0 || iso < 0)
+		return 0; /* a bad --isolation is refused before (config.c) */
+	if (dtxn_cc_weaken_supported(c->protocol, (enum dtxn_isolation)iso, flag, names,
+				     sizeof(names)) != 1) {
+		app_err("--debug-weaken %s: protocol %s does not implement it at isolation %s "
+			"(it implements: %s)", c->debug_weaken, c->protocol, c->isolation,
+			names[0] ? names : "none");
+		return -1;
+	}
+	return 0;
+}
+
 int
 app_check_validate(const struct app_conf *c)
 {
@@ -47,19 +72,17 @@ app_check_validate(const struct app_conf *c)
 		app_err("--check: unknown value '%s' (none, history)", c->check);
 		return -1;
 	}
-	if (c->debug_weaken[0] != '\0' && strcmp(c->debug_weaken, "none") != 0 &&
-	    strcmp(c->debug_weaken, "skip-lock-check") != 0) {
-		app_err("--debug-weaken: unknown value '%s' (none, skip-lock-check)",
-			c->debug_weaken);
+	if (weaken_validate(c) != 0)
 		return -1;
-	}
 	return 0;
 }
 
 uint32_t
 app_check_debug_flags(const struct app_conf *c)
 {
-	return strcmp(c->debug_weaken, "skip-lock-check") == 0 ? DTXN_DEBUG_SKIP_LOCK_CHECK : 0;
+	uint32_t flag = 0;
+
+	return dtxn_debug_weaken_parse(c->debug_weaken, &flag) == 0 ? flag : 0;
 }
 
 int

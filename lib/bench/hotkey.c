@@ -13,6 +13,9 @@
  *           b.copied = a.counter (a read-write txn with a read-only
  *           item: what FORD's missing read-lock check gets wrong);
  *   update: read-modify-write `records` records, counter += 1 each.
+ * With `split` 1, a copy executes twice: it reads a, then adds b and
+ * executes again (an interactive txn): a writer may commit b between
+ * its start and b's lock, which SI's first-committer-wins must refuse.
  * Invariant: the sum of the counters == increments committed
  * (ctx->acc[0]).
  */
@@ -45,6 +48,7 @@ struct hot_conf {
 	uint64_t records;
 	uint64_t read_ratio;
 	uint64_t copy_ratio;
+	uint64_t split;
 };
 
 static const struct dtxn_opt hot_opts[] = {
@@ -60,6 +64,8 @@ static const struct dtxn_opt hot_opts[] = {
 	  "percent of read-only transactions" },
 	{ "copy_ratio", DTXN_OPT_U64, offsetof(struct hot_conf, copy_ratio), 40, 0, 100,
 	  "percent of copy transactions (read one record, update another)" },
+	{ "split", DTXN_OPT_U64, offsetof(struct hot_conf, split), 0, 0, 1,
+	  "1: copy transactions read, then execute again to update" },
 };
 
 static int
@@ -170,6 +176,11 @@ hot_run(struct dtxn_bench_ctx *ctx, unsigned type)
 	for (unsigned i = 0; i < n; i++) {
 		bool ro = type == HOT_READ || (type == HOT_COPY && i == 0);
 
+		if (i == 1 && type == HOT_COPY && c->split != 0) {
+			rc = dtxn_txn_execute(t);
+			if (rc != DTXN_OK)
+				return rc;
+		}
 		it[i] = ro ? dtxn_txn_add_ro(t, 0, anom_key(ids[i])) :
 			     dtxn_txn_add_rw(t, 0, anom_key(ids[i]));
 	}

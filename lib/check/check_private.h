@@ -22,8 +22,10 @@ extern int dtxn_check_logtype;
 #define CHECK_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_##level, dtxn_check_logtype, "dtxn.check: " fmt "\n", ##__VA_ARGS__)
 
-/** Chunk size of a recording buffer, bytes. */
+/** Largest chunk of a recording buffer, bytes (chunks grow from HIST_CHUNK_MIN). */
 #define HIST_CHUNK_BYTES (1u << 20)
+/** First chunk of a recording buffer, bytes. */
+#define HIST_CHUNK_MIN (64u << 10)
 /** Most metadata entries of a history. */
 #define HIST_MAX_META 16
 #define HIST_META_KEY_MAX 32
@@ -68,6 +70,15 @@ static inline struct dtxn_hist_txn *
 hist_rec_of(struct dtxn_hist_item *items)
 {
 	return (struct dtxn_hist_txn *)((char *)items - sizeof(struct dtxn_hist_txn));
+}
+
+/** @return a + b, or UINT64_MAX if that overflows (counters never wrap). */
+static inline uint64_t
+hist_sat_add(uint64_t a, uint64_t b)
+{
+	uint64_t s;
+
+	return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
 }
 
 /** hist.c, for hist_io.c: the i-th metadata entry; false past the last. */

@@ -87,6 +87,13 @@ struct dtxn_hist_item {
 
 /** Most items one recorded transaction may hold (>= DTXN_TXN_MAX_ITEMS of dtxn_txn.h). */
 #define DTXN_HIST_MAX_ITEMS 32768
+/**
+ * Longest line of a history file dtxn_history_read() accepts, bytes
+ * (without the newline): room for the longest line dtxn_history_save()
+ * writes (about 2 MiB) with extra spaces. A longer line is refused before more of it is read, so a
+ * multi-GB line or /dev/zero costs at most this much memory.
+ */
+#define DTXN_HIST_LINE_MAX (UINT32_C(4) << 20)
 
 /** How a recorded transaction ended. */
 enum dtxn_hist_status {
@@ -109,9 +116,9 @@ struct dtxn_hist_txn {
 /* ------------------------------------------------------------------ */
 
 /**
- * An append-only buffer of one coordinator's records: a chain of 1 MiB
- * chunks from the heap, so appending allocates once per chunk, never per
- * transaction. Past @p max_bytes records are dropped and counted (the
+ * An append-only buffer of one coordinator's records: a chain of chunks
+ * from the heap (64 KiB first, each twice the last, up to 1 MiB), so
+ * appending allocates once per chunk, never per transaction. Past @p max_bytes records are dropped and counted (the
  * history is then "truncated": the checker reports what it cannot place
  * instead of flagging it).
  */
@@ -121,7 +128,7 @@ struct dtxn_hist_buf;
  * Creates a buffer and its first chunk.
  * @param coord      the coordinator's gid (for the records it appends).
  * @param max_bytes  most bytes of chunks the buffer may use; at least one
- *   chunk (1 MiB) is always allowed.
+ *   chunk (64 KiB) is always allowed.
  * @return the buffer, or NULL with rte_errno ENOMEM.
  */
 struct dtxn_hist_buf *dtxn_hist_buf_create(uint32_t coord, uint64_t max_bytes);
@@ -142,7 +149,7 @@ struct dtxn_hist_item *dtxn_hist_buf_append(struct dtxn_hist_buf *b, uint64_t id
 
 /** @return transactions recorded in the buffer. */
 uint64_t dtxn_hist_buf_txns(const struct dtxn_hist_buf *b);
-/** @return transactions dropped because the buffer was full. */
+/** @return transactions dropped because the buffer was full (saturates at UINT64_MAX). */
 uint64_t dtxn_hist_buf_dropped(const struct dtxn_hist_buf *b);
 /** @return bytes of chunks the buffer holds. */
 uint64_t dtxn_hist_buf_bytes(const struct dtxn_hist_buf *b);
@@ -180,7 +187,10 @@ const char *dtxn_history_meta(const struct dtxn_history *h, const char *key);
 
 /** @return recorded transactions, over every buffer. */
 uint64_t dtxn_history_txns(const struct dtxn_history *h);
-/** @return dropped transactions, over every buffer (0: the history is complete). */
+/**
+ * @return dropped transactions, over every buffer (0: the history is
+ *   complete); saturates at UINT64_MAX, never wraps to 0.
+ */
 uint64_t dtxn_history_dropped(const struct dtxn_history *h);
 
 /** Called for each recorded transaction; non-zero stops the walk. */
@@ -207,7 +217,8 @@ int dtxn_history_save(const struct dtxn_history *h, const char *path);
  * @param err   out: on -EINVAL, one line "NAME:LINE: what is wrong".
  * @return the history, or NULL with rte_errno EINVAL (malformed: bad
  *   header, unknown record, bad number, item count mismatch, missing end
- *   line, transaction count mismatch), EIO (read error), ENOMEM.
+ *   line, transaction count mismatch, a NUL byte, a line longer than
+ *   DTXN_HIST_LINE_MAX), EIO (read error), ENOMEM.
  */
 struct dtxn_history *dtxn_history_read(FILE *f, const char *name, char *err, size_t errlen);
 
@@ -242,7 +253,11 @@ enum dtxn_anomaly {
 	DTXN_ANOM_G1C,    /**< circular information flow: a cycle of ww/wr edges with a wr edge */
 	DTXN_ANOM_G2,     /**< anti-dependency cycle: a cycle with at least one rw edge */
 	DTXN_ANOM_GSI,    /**< a cycle with an rw edge but no two adjacent rw edges (G-SIa/G-SIb) */
-	DTXN_ANOM_GARBAGE,/**< a read of a version no recorded txn wrote (complete histories only) */
+	/**
+	 * A read of a version no recorded txn wrote (complete histories
+	 * only), or a txn that reads or overwrites its own version.
+	 */
+	DTXN_ANOM_GARBAGE,
 	DTXN_ANOM_MAX,
 };
 

@@ -12,7 +12,9 @@
  *   rw  reader of version v -> the first writer over v (anti-dependency).
  * A read of an absent key anti-depends on the insert that followed only
  * when that is unambiguous (one insert over "absent" and no delete of the
- * key); otherwise it is counted as unresolved and draws no edge.
+ * key); otherwise it is counted as unresolved and draws no edge. A txn
+ * that reads or overwrites its own version (its id) is garbage: that
+ * version exists only once it committed.
  *
  * Cost: one pass to index txn ids (hash map), one sort of the writes (the
  * only O(n log n) step), two hash maps over them ((key, writer) and
@@ -158,6 +160,7 @@ struct gb {
 	uint32_t *src, *val;
 	uint64_t n, cap;
 	uint32_t *widx;   /* per item of the current txn: its w[] entry */
+	unsigned max_items; /* items of the largest txn */
 };
 
 static int
@@ -178,6 +181,8 @@ gb_index(const struct dtxn_hist_txn *t, void *arg)
 		return -EINVAL;
 	}
 	g->txn[b->i++] = t;
+	if (t->n_items > b->max_items)
+		b->max_items = t->n_items;
 	if (t->status == DTXN_HIST_COMMITTED) {
 		b->rep->committed++;
 		b->rep->items += t->n_items;
@@ -207,6 +212,18 @@ count_writes(const struct chk_graph *g)
 			n += hist_item_writes(&t->items[k]);
 	}
 	return n;
+}
+
+static void
+note_read_anom(struct chk_read_anom *ra, uint32_t reader, uint64_t writer,
+	       const struct dtxn_hist_item *it)
+{
+	if (ra->count++ == 0) {
+		ra->reader = reader;
+		ra->writer_id = writer;
+		ra->table = it->table;
+		ra->key = it->key;
+	}
 }
 
 /* One w[] entry per committed (txn, key) written; later writes of the key counted in it. */
@@ -249,6 +266,14 @@ fill_writes(struct gb *b)
 			w->txn = i;
 			w->n_writes = 1;
 			w->del = (it->flags & DTXN_HIST_F_DELETE) != 0;
+			if (it->ver == t->id) {
+				/* over its own version, which only its commit installs:
+				 * garbage (an RMW is noted as a read), kept out of the
+				 * version order */
+				if (it->op == DTXN_HIST_WRITE)
+					note_read_anom(&g->garbage, i, t->id, it);
+				w->pre = DTXN_HIST_VER_NONE;
+			}
 		}
 	}
 }
@@ -375,18 +400,6 @@ gb_ww(struct gb *b)
 	return rc;
 }
 
-static void
-note_read_anom(struct chk_read_anom *ra, uint32_t reader, uint64_t writer,
-	       const struct dtxn_hist_item *it)
-{
-	if (ra->count++ == 0) {
-		ra->reader = reader;
-		ra->writer_id = writer;
-		ra->table = it->table;
-		ra->key = it->key;
-	}
-}
-
 /* wr and rw edges of one read, and the read anomalies. */
 static int
 gb_read(struct gb *b, uint32_t ti, const struct dtxn_hist_item *it)
@@ -398,8 +411,11 @@ gb_read(struct gb *b, uint32_t ti, const struct dtxn_hist_item *it)
 	size_t grp;
 	int rc;
 
-	if (it->ver == self)
-		return 0; /* its own write */
+	if (it->ver == self) {
+		/* its own version, which only its commit installs */
+		note_read_anom(&g->garbage, ti, self, it);
+		return 0;
+	}
 	if (it->ver == DTXN_HIST_VER_ABSENT) {
 		grp = find_group(g, it->table, it->key, DTXN_HIST_VER_ABSENT);
 		if (grp == SIZE_MAX)
@@ -501,13 +517,17 @@ chk_graph_build(struct chk_graph *g, const struct dtxn_history *h,
 	if (n >= CHK_MAX_TXNS)
 		return -E2BIG;
 	g->txn = malloc((n ? n : 1) * sizeof(*g->txn));
-	b.widx = malloc(DTXN_HIST_MAX_ITEMS * sizeof(*b.widx));
-	rc = g->txn != NULL && b.widx != NULL ? idmap_init(&g->map, n) : -ENOMEM;
+	rc = g->txn != NULL ? idmap_init(&g->map, n) : -ENOMEM;
 	if (rc == 0)
 		rc = dtxn_history_foreach(h, gb_index, &b);
 	g->n = b.i;
 	if (rc != 0)
 		goto out;
+	b.widx = malloc((b.max_items ? b.max_items : 1) * sizeof(*b.widx));
+	if (b.widx == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	n_w = count_writes(g);
 	if (n_w >= UINT32_MAX) {
 		rc = -E2BIG;

@@ -40,25 +40,28 @@ struct dtxn_history {
 	char meta_val[HIST_MAX_META][HIST_META_VAL_MAX];
 };
 
+/* A new chunk with room for @p need bytes: HIST_CHUNK_MIN first, twice the last one next, up to HIST_CHUNK_BYTES. */
 static struct hist_chunk *
-hist_chunk_new(struct dtxn_hist_buf *b)
+hist_chunk_new(struct dtxn_hist_buf *b, size_t need)
 {
+	size_t size = b->tail == NULL ? HIST_CHUNK_MIN : RTE_MIN(2 * b->tail->size, (size_t)HIST_CHUNK_BYTES);
 	struct hist_chunk *c;
 
-	if (b->bytes != 0 && b->bytes + HIST_CHUNK_BYTES > b->max_bytes)
+	size = RTE_MAX(size, need);
+	if (b->bytes != 0 && b->bytes + size > b->max_bytes)
 		return NULL;
-	c = malloc(sizeof(*c) + HIST_CHUNK_BYTES);
+	c = malloc(sizeof(*c) + size);
 	if (c == NULL)
 		return NULL;
 	c->next = NULL;
 	c->used = 0;
-	c->size = HIST_CHUNK_BYTES;
+	c->size = size;
 	if (b->tail != NULL)
 		b->tail->next = c;
 	else
 		b->head = c;
 	b->tail = c;
-	b->bytes += HIST_CHUNK_BYTES;
+	b->bytes += size;
 	return c;
 }
 
@@ -73,7 +76,7 @@ dtxn_hist_buf_create(uint32_t coord, uint64_t max_bytes)
 	}
 	b->coord = coord;
 	b->max_bytes = max_bytes;
-	if (hist_chunk_new(b) == NULL) {
+	if (hist_chunk_new(b, 0) == NULL) {
 		free(b);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -107,14 +110,14 @@ dtxn_hist_buf_append(struct dtxn_hist_buf *b, uint64_t id, enum dtxn_hist_status
 		return NULL;
 	need = hist_rec_bytes(n_items);
 	if (n_items > DTXN_HIST_MAX_ITEMS || need > HIST_CHUNK_BYTES) {
-		b->dropped++;
+		b->dropped = hist_sat_add(b->dropped, 1);
 		return NULL;
 	}
 	c = b->tail;
 	if (c->size - c->used < need) {
-		c = hist_chunk_new(b);
+		c = hist_chunk_new(b, need);
 		if (c == NULL) {
-			b->dropped++;
+			b->dropped = hist_sat_add(b->dropped, 1);
 			return NULL;
 		}
 	}
@@ -276,14 +279,14 @@ dtxn_history_dropped(const struct dtxn_history *h)
 
 	if (h != NULL)
 		for (unsigned i = 0; i < h->n_bufs; i++)
-			n += h->bufs[i]->dropped;
+			n = hist_sat_add(n, h->bufs[i]->dropped);
 	return n;
 }
 
 void
 hist_buf_add_dropped(struct dtxn_hist_buf *b, uint64_t n)
 {
-	b->dropped += n;
+	b->dropped = hist_sat_add(b->dropped, n);
 }
 
 int

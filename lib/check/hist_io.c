@@ -33,6 +33,9 @@
 #define HIST_FORMAT 1
 /* Longest item text: op(2) + u32 + ':' + 0x u64 + ':' + 0x u64 + '#' + u16 + ' ' */
 #define HIST_ITEM_TEXT 64
+/* Longest line dtxn_history_save() writes: a record of DTXN_HIST_MAX_ITEMS items. */
+#define HIST_SAVE_LINE_MAX (64 + (size_t)DTXN_HIST_MAX_ITEMS * HIST_ITEM_TEXT)
+_Static_assert(HIST_SAVE_LINE_MAX < DTXN_HIST_LINE_MAX, "a saved line must be read back");
 
 /* ------------------------------------------------------------------ */
 /* Save                                                               */
@@ -397,29 +400,77 @@ io_meta(struct io_read *r, struct dtxn_history *h, char *p)
 	return rc;
 }
 
+/*
+ * Reads one line into *line (grown as needed, never past
+ * DTXN_HIST_LINE_MAX bytes), without its newline.
+ * @return 1 (a line, length in *len), 0 (end of file), -E2BIG (longer
+ *   than DTXN_HIST_LINE_MAX: nothing more is read), -EILSEQ (a NUL byte),
+ *   -ENOMEM.
+ */
+static int
+io_getline(FILE *f, char **line, size_t *cap, size_t *len)
+{
+	size_t n = 0;
+	int c;
+
+	if (*cap == 0) {
+		*line = malloc(4096);
+		if (*line == NULL)
+			return -ENOMEM;
+		*cap = 4096;
+	}
+	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
+		if (c == '\0')
+			return -EILSEQ;
+		if (n + 1 >= *cap) {
+			size_t ncap = *cap * 2;
+			char *nl;
+
+			if (n >= DTXN_HIST_LINE_MAX)
+				return -E2BIG;
+			if (ncap > DTXN_HIST_LINE_MAX + 1)
+				ncap = DTXN_HIST_LINE_MAX + 1;
+			nl = realloc(*line, ncap);
+			if (nl == NULL)
+				return -ENOMEM;
+			*line = nl;
+			*cap = ncap;
+		}
+		(*line)[n++] = (char)c;
+	}
+	if (c == EOF && n == 0)
+		return 0;
+	(*line)[n] = '\0';
+	*len = n;
+	return 1;
+}
+
 /* Parses every line into @p h / @p b. */
 static int
 io_parse(struct io_read *r, FILE *f, struct dtxn_history *h, struct dtxn_hist_buf *b)
 {
 	char *line = NULL, *s, *e, *p;
-	size_t cap = 0;
-	ssize_t len;
+	size_t cap = 0, len;
 	uint64_t n = 0, v;
 	bool ended = false;
-	int rc = 0;
+	int rc = 0, got;
 
 	errno = 0;
-	while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
+	while (rc == 0 && (got = io_getline(f, &line, &cap, &len)) != 0) {
 		r->line++;
-		if (len > 0 && line[len - 1] == '\n')
-			line[--len] = '\0';
-		if (len > 0 && line[len - 1] == '\r')
-			line[--len] = '\0';
-		if ((size_t)len != strlen(line)) {
-			io_err(r, "NUL byte in the line (not a text history)");
-			rc = -EINVAL;
+		if (got < 0) {
+			if (got == -E2BIG)
+				io_err(r, "line longer than %u bytes (not a dtxn history)",
+				       (unsigned)DTXN_HIST_LINE_MAX);
+			else if (got == -EILSEQ)
+				io_err(r, "NUL byte in the line (not a text history)");
+			else
+				io_err(r, "out of memory");
+			rc = got == -ENOMEM ? -ENOMEM : -EINVAL;
 			break;
 		}
+		if (len > 0 && line[len - 1] == '\r')
+			line[--len] = '\0';
 		p = line;
 		if (r->line == 1) {
 			if (!io_tok(&p, &s, &e) || (size_t)(e - s) != strlen(HIST_MAGIC) ||

@@ -10,7 +10,8 @@
  *   requests go to their handler and are answered at once; replies go to
  *   their slot.
  *
- * Wire format: struct dtxn_rpc_hdr (16 B) then the payload. A request
+ * Wire format: struct dtxn_rpc_hdr (16 B) then the payload, checked by
+ * rpc_msg_decode() (rpc_msg.c) before anything reads it. A request
  * names its endpoint, slot and sequence number; the reply echoes them, so
  * the requester finds the slot without a search and drops late replies
  * whose sequence is not the slot's.
@@ -25,29 +26,12 @@
 #include <rte_log.h>
 #include <rte_malloc.h>
 
-#include "dtxn_rpc.h"
+#include "rpc_private.h"
 
 RTE_LOG_REGISTER(dtxn_rpc_logtype, dtxn.rpc, INFO);
 #define RPC_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_##level, dtxn_rpc_logtype, "dtxn.rpc: " fmt "\n", ##__VA_ARGS__)
 
-#define RPC_MAGIC 0xd7c5
-#define RPC_KIND_REQ 1
-#define RPC_KIND_RESP 2
-
-/** Message header. */
-struct dtxn_rpc_hdr {
-	uint16_t magic;
-	uint8_t kind;      /**< RPC_KIND_* */
-	uint8_t type;      /**< handler */
-	uint16_t ep;       /**< requester's endpoint */
-	uint8_t slot;      /**< requester's slot */
-	uint8_t rsvd;
-	uint32_t seq;      /**< slot's sequence number */
-	uint16_t worker;   /**< sender's worker index (pairing check) */
-	uint16_t len;      /**< payload bytes */
-};
-_Static_assert(sizeof(struct dtxn_rpc_hdr) == 16, "rpc header");
 _Static_assert(DTXN_RPC_RESP_MAX + sizeof(struct dtxn_rpc_hdr) <= DTXN_WR_INLINE_MAX,
 	       "replies go inline");
 _Static_assert(DTXN_RPC_SLOTS <= 255, "slot index is 8-bit");
@@ -483,19 +467,19 @@ rpc_msg_cqe(void *arg, const struct dtxn_cqe *cqe)
 		return;
 	}
 	dtxn_sched_charge_op(rpc->w->sched, DTXN_CPU_MSG, 1); /* sim only */
-	memcpy(&h, rb->data, sizeof(h));
-	if (cqe->byte_len < sizeof(h) || h.magic != RPC_MAGIC ||
-	    sizeof(h) + h.len > cqe->byte_len || h.type >= DTXN_RPC_TYPES ||
-	    h.worker != rpc->w->index) {
+	switch (rpc_msg_decode(rb->data, RTE_MIN(cqe->byte_len, (uint32_t)RPC_MSG_MAX),
+			       (uint16_t)rpc->w->index, &h)) {
+	case RPC_KIND_REQ:
+		rpc_on_req(rpc, rb->peer, &h, rb->data + sizeof(h));
+		break;
+	case RPC_KIND_RESP:
+		rpc_on_resp(rpc, rb->peer, &h, rb->data + sizeof(h));
+		break;
+	default:
 		rpc->st.bad++;
 		RPC_LOG(WARNING, "malformed or misrouted message from node %u dropped",
 			rb->peer->node);
-	} else if (h.kind == RPC_KIND_REQ) {
-		rpc_on_req(rpc, rb->peer, &h, rb->data + sizeof(h));
-	} else if (h.kind == RPC_KIND_RESP) {
-		rpc_on_resp(rpc, rb->peer, &h, rb->data + sizeof(h));
-	} else {
-		rpc->st.bad++;
+		break;
 	}
 	rpc_repost(rb->peer, rb);
 }

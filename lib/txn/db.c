@@ -35,6 +35,13 @@ dtxn_db_create(const struct dtxn_db_conf *conf)
 		err = ENOTSUP;
 		goto fail;
 	}
+	if ((conf->debug_flags & ~ops->weaken[conf->isolation]) != 0) {
+		TXN_LOG(ERR, "protocol %s does not implement debug flags 0x%x at isolation %s",
+			ops->name, conf->debug_flags & ~ops->weaken[conf->isolation],
+			dtxn_isolation_name(conf->isolation));
+		err = ENOTSUP;
+		goto fail;
+	}
 	if (conf->size >= offsetof(struct dtxn_db_conf, cc_options) + sizeof(conf->cc_options)) {
 		char msg[160];
 

@@ -102,6 +102,22 @@ struct dtxn_item;
 /* Database: the cluster seen from the coordinators                   */
 /* ------------------------------------------------------------------ */
 
+/**
+ * @name Planted defects (test aids; issue 11, doc/guides/checker.md)
+ * Each breaks exactly one check a protocol relies on, so that the history
+ * checker must find an anomaly. Set in dtxn_db_conf.debug_flags; a
+ * protocol declares which it honours per isolation level
+ * (dtxn_cc_ops.weaken). Never for measurements.
+ * @{
+ */
+/** Read items ignore other txns' locks (FORD execute + validation; Lotus SR: no read locks). */
+#define DTXN_DEBUG_SKIP_LOCK_CHECK (1u << 0)
+/** SR: the read set is not validated at commit (Motor §5.1 phase 2). */
+#define DTXN_DEBUG_SKIP_READ_VALIDATION (1u << 1)
+/** SI: a write over a version newer than T_start commits (no first-committer-wins). */
+#define DTXN_DEBUG_SKIP_WW_CHECK (1u << 2)
+/** @} */
+
 /** Database configuration. */
 struct dtxn_db_conf {
 	size_t size;                  /**< sizeof(struct dtxn_db_conf) */
@@ -112,7 +128,12 @@ struct dtxn_db_conf {
 	uint32_t n_coords;            /**< coordinators in the cluster (log regions) */
 	uint64_t log_bytes;           /**< log bytes per coordinator per MN; 0: 64 KiB */
 	uint32_t addr_cache_entries;  /**< per worker; 0: 1 Mi */
-	uint32_t debug_flags;         /**< DTXN_DEBUG_* test aids; 0 in production */
+	/**
+	 * DTXN_DEBUG_* test aids (planted defects, --debug-weaken); 0 in
+	 * production. dtxn_db_create() refuses a flag the protocol does not
+	 * honour at @c isolation (dtxn_cc_ops.weaken).
+	 */
+	uint32_t debug_flags;
 	/**
 	 * Protocol options, "key=value,key=value" (each protocol's guide lists
 	 * its keys, e.g. doc/guides/lotus.md); NULL or "" for the defaults. The
@@ -126,7 +147,8 @@ struct dtxn_db_conf {
  * isolation level. Tables are added next, then dtxn_db_layout().
  *
  * @return the db, or NULL with rte_errno: ENOENT (unknown protocol),
- *   ENOTSUP (isolation not supported by it), EINVAL, ENOMEM.
+ *   ENOTSUP (isolation not supported by it, or a debug flag it does not
+ *   honour at that level), EINVAL, ENOMEM.
  */
 struct dtxn_db *dtxn_db_create(const struct dtxn_db_conf *conf);
 
@@ -208,6 +230,28 @@ void dtxn_cc_list(char *buf, size_t len);
  *   -EINVAL (@p iso out of range or @p protocol NULL).
  */
 int dtxn_cc_supports(const char *protocol, enum dtxn_isolation iso);
+
+/**
+ * Looks up a --debug-weaken mode by name (weaken.c). Any thread.
+ * @param flag  out: its DTXN_DEBUG_* flag; 0 for "none" or "".
+ * @return 0, or -EINVAL (unknown name, or a NULL argument).
+ */
+int dtxn_debug_weaken_parse(const char *name, uint32_t *flag);
+
+/** Writes every --debug-weaken mode name, comma-separated, into @p buf (truncated to @p len). */
+void dtxn_debug_weaken_list(char *buf, size_t len);
+
+/**
+ * Tells whether a registered protocol honours the planted defects
+ * @p flags at isolation level @p iso (dtxn_cc_ops.weaken), without
+ * creating a db. Any thread.
+ * @param names  out (may be NULL): the modes it does honour at @p iso,
+ *   comma-separated ("" for none), truncated to @p len bytes.
+ * @return 1 (all honoured; 0 flags always are), 0 (not all), -ENOENT (no
+ *   such protocol), -EINVAL (@p iso out of range or @p protocol NULL).
+ */
+int dtxn_cc_weaken_supported(const char *protocol, enum dtxn_isolation iso, uint32_t flags,
+			     char *names, size_t len);
 
 /**
  * Checks a protocol option string (dtxn_db_conf.cc_options) without

@@ -15,6 +15,7 @@
  * other way (ARCHITECTURE.md, rule 1).
  */
 
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
 
 #include "dtxn_txn.h"
@@ -38,6 +39,13 @@ enum dtxn_item_kind {
 #define DTXN_ITEM_F_BLOCKED  (1u << 3) /**< this txn holds its bucket lock */
 #define DTXN_ITEM_F_CACHED   (1u << 4) /**< address came from the address cache */
 #define DTXN_ITEM_F_BAD      (1u << 5) /**< added with an unknown table */
+/**
+ * A tombstone: a read item that found the key deleted (DTXN_ITEM_F_EXISTS
+ * clear), or an insert over a deleted key, has in @c version the id of
+ * the txn whose delete it saw / follows (a protocol that keeps deleted
+ * records as versions, e.g. Motor). Without it such items are "absent".
+ */
+#define DTXN_ITEM_F_TOMB     (1u << 6)
 
 /**
  * Versions, as the history checker reads them (lib/check, issue 5;
@@ -49,7 +57,11 @@ enum dtxn_item_kind {
  *   overwrites (read under its lock, or whatever the protocol uses to
  *   order writers); for a read-only item, the version it read (under
  *   MVCC, the snapshot version chosen).
- * - a read item that found no record leaves DTXN_ITEM_F_EXISTS clear.
+ * - a read item that found no record leaves DTXN_ITEM_F_EXISTS clear;
+ *   if it found the key's deletion (a tombstone kept as a version), it
+ *   also sets DTXN_ITEM_F_TOMB and @c version to the deleter's id.
+ * - an insert over a tombstone sets DTXN_ITEM_F_TOMB and @c version to
+ *   the deleter's id; over a key that never existed, neither.
  * - commit installs, for every written item, a version whose id is the
  *   committing transaction's id (dtxn_txn.id): a later reader of it must
  *   report exactly that id.
@@ -249,6 +261,15 @@ struct dtxn_cc_ops {
 	dtxn_cc_check_options_t check_options; /**< optional; none: the protocol takes no options */
 	dtxn_cc_table_geometry_t table_geometry; /**< optional; overrides table_sizes */
 	dtxn_cc_variant_t variant;         /**< optional; none: always the default */
+	/**
+	 * Planted defects (DTXN_DEBUG_*) the protocol honours, per isolation
+	 * level (index enum dtxn_isolation): each must break exactly one check
+	 * the protocol relies on at that level, so that the history checker
+	 * finds an anomaly (test/tcl/correctness.test proves it). Every
+	 * protocol brings at least one per level it supports. Others are
+	 * refused (dtxn_cc_weaken_supported(), dtxn_db_create()).
+	 */
+	uint32_t weaken[DTXN_ISO_MAX];
 };
 
 /* ------------------------------------------------------------------ */
@@ -311,8 +332,16 @@ unsigned dtxn_worker_max_coords(const struct dtxn_worker *w);
 #define DTXN_CC_REGISTER(nm, ops) \
 	RTE_INIT(dtxn_cc_register_##nm) { (void)dtxn_cc_register(ops); }
 
-/** Test aid (issue 5): weaken validation on purpose; never in production. */
-#define DTXN_DEBUG_SKIP_LOCK_CHECK (1u << 0)
+/**
+ * True if the db runs with planted defect @p flag (DTXN_DEBUG_*, a test
+ * aid). Guard the defect's few lines with it; off, it costs one load and
+ * a predicted branch. Any lcore.
+ */
+static inline bool
+dtxn_txn_weakened(const struct dtxn_txn *t, uint32_t flag)
+{
+	return unlikely((t->coord->worker->db->conf.debug_flags & flag) != 0);
+}
 
 /* ------------------------------------------------------------------ */
 /* Shared steps                                                       */

@@ -4,9 +4,10 @@
  * history buffer attached is appended to it, translated to the checker's
  * protocol-neutral records (lib/check/dtxn_check.h):
  *
- *   RO item      READ  of item.version (ABSENT if the key was missing)
+ *   RO item      READ  of item.version (ABSENT if the key was missing,
+ *                unless the protocol saw its tombstone: DTXN_ITEM_F_TOMB)
  *   RW item      RMW   over item.version (read under the protocol's lock)
- *   insert item  WRITE over ABSENT
+ *   insert item  WRITE over ABSENT, or over item.version (DTXN_ITEM_F_TOMB)
  *   delete item  RMW   over item.version, flagged DELETE
  *
  * Items an aborted txn never fetched get version NONE. The version
@@ -52,12 +53,13 @@ txn_history_record(const struct dtxn_txn *t, bool committed)
 		case DTXN_ITEM_RO:
 			h->op = DTXN_HIST_READ;
 			h->ver = !fetched ? DTXN_HIST_VER_NONE :
-				 (it->flags & DTXN_ITEM_F_EXISTS) ? it->version :
-								    DTXN_HIST_VER_ABSENT;
+				 (it->flags & (DTXN_ITEM_F_EXISTS | DTXN_ITEM_F_TOMB)) ? it->version :
+											  DTXN_HIST_VER_ABSENT;
 			break;
 		case DTXN_ITEM_INSERT:
 			h->op = DTXN_HIST_WRITE;
-			h->ver = DTXN_HIST_VER_ABSENT;
+			h->ver = fetched && (it->flags & DTXN_ITEM_F_TOMB) ? it->version :
+									     DTXN_HIST_VER_ABSENT;
 			break;
 		case DTXN_ITEM_DELETE:
 			h->op = DTXN_HIST_RMW;

@@ -16,6 +16,7 @@
  * - locate.c: locating items in the hash index (cached slots, bucket
  *   chains, record and bucket locks, free slots for inserts);
  * - opts.c: protocol option strings (split, value parsers).
+ * - weaken.c: --debug-weaken mode names and which protocol honours which.
  */
 
 #include <rte_log.h>

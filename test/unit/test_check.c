@@ -144,6 +144,38 @@ test_delete_reinsert_no_false_positive(void **state)
 	assert_true(g_r.unresolved > 0);
 }
 
+/* Tombstones (DTXN_ITEM_F_TOMB): deleted keys are versions; reads and re-inserts are placed. */
+static void
+test_tombstones_placed(void **state)
+{
+	static const char *clean = HDR
+		"C 1 0 w 0:1:absent\n"
+		"C 2 0 md 0:1:1\n"
+		"C 3 1 r 0:1:2\n"
+		"C 4 1 w 0:1:2\n"
+		"C 5 0 r 0:1:4\n"
+		"end 5\n";
+	/* T3 saw the key deleted and wrote key 5; T4 re-inserted the key and
+	 * read key 5 before T3's write: a write skew through a tombstone */
+	static const char *skew = HDR
+		"C 1 0 w 0:1:absent\n"
+		"C 2 0 md 0:1:1\n"
+		"C 3 1 r 0:1:2 m 0:5:0\n"
+		"C 4 1 w 0:1:2 r 0:5:0\n"
+		"end 4\n";
+
+	(void)state;
+	check_text(clean, DTXN_CHECK_SR, &g_r);
+	assert_int_equal(found(&g_r), 0);
+	assert_int_equal(g_r.unresolved, 0);
+	assert_int_equal(g_r.edges[DTXN_DEP_WW], 2); /* 1 -> 2 -> 4 */
+	assert_int_equal(g_r.edges[DTXN_DEP_RW], 1); /* 3 read 2's tombstone, 4 followed it */
+	check_text(skew, DTXN_CHECK_SR, &g_r);
+	assert_int_equal(found(&g_r), BIT(DTXN_ANOM_G2));
+	assert_int_equal(g_r.anom[DTXN_ANOM_G2].len, 2);
+	assert_int_equal(g_r.unresolved, 0);
+}
+
 /* ------------------------------------------------------------------ */
 /* One history per anomaly                                            */
 /* ------------------------------------------------------------------ */
@@ -332,6 +364,25 @@ test_garbage_and_truncated(void **state)
 	assert_int_equal(g_r.unresolved, 1);
 }
 
+/* A txn's own version exists only once it committed: reading or overwriting it is garbage. */
+static void
+test_own_version_garbage(void **state)
+{
+	static const char *h = HDR
+		"C 1 0 r 0:1:1\n"
+		"C 2 0 m 0:2:2\n"
+		"C 3 1 r 0:2:2\n"
+		"C 4 1 m 0:3:0 r 0:3:4\n"
+		"end 4\n";
+
+	(void)state;
+	check_text(h, DTXN_CHECK_SR, &g_r);
+	assert_int_equal(found(&g_r), BIT(DTXN_ANOM_GARBAGE));
+	assert_int_equal(g_r.anom[DTXN_ANOM_GARBAGE].count, 3);
+	assert_int_equal(g_r.anom[DTXN_ANOM_GARBAGE].steps[1].txn, 1); /* first example: T1 */
+	assert_int_equal(g_r.anom[DTXN_ANOM_GARBAGE].steps[0].key, 1);
+}
+
 static void
 test_shortest_cycle(void **state)
 {
@@ -414,6 +465,72 @@ test_malformed(void **state)
 	expect_malformed(HDR "X 1 0\nend 1\n", "t:2:", "unknown record 'X'");
 	expect_malformed(HDR "dropped -1\nend 0\n", "t:2:", "dropped");
 	expect_malformed(HDR "C 1 0 r 0:1:0#0\nend 1\n", "t:2:", "bad item");
+}
+
+/* An endless stream of one byte (a multi-GB line, /dev/zero), counting what is read. */
+struct endless {
+	char byte;
+	uint64_t served;
+};
+
+static ssize_t
+endless_read(void *cookie, char *buf, size_t size)
+{
+	struct endless *e = cookie;
+
+	memset(buf, e->byte, size);
+	e->served += size;
+	return (ssize_t)size;
+}
+
+/* A line longer than DTXN_HIST_LINE_MAX is refused after reading about that much. */
+static void
+test_line_bound(void **state)
+{
+	cookie_io_functions_t io = { .read = endless_read };
+	struct endless e = { .byte = 'x' };
+	char err[256];
+	struct dtxn_history *h;
+	FILE *f;
+
+	(void)state;
+	f = fopencookie(&e, "r", io);
+	assert_non_null(f);
+	h = dtxn_history_read(f, "t", err, sizeof(err));
+	fclose(f);
+	assert_null(h);
+	assert_int_equal(rte_errno, EINVAL);
+	assert_non_null(strstr(err, "t:1: line longer than"));
+	assert_true(e.served <= DTXN_HIST_LINE_MAX + (UINT64_C(1) << 20));
+	/* /dev/zero: the first byte is a NUL */
+	h = dtxn_history_load("/dev/zero", err, sizeof(err));
+	assert_null(h);
+	assert_int_equal(rte_errno, EINVAL);
+	assert_non_null(strstr(err, "/dev/zero:1: NUL byte"));
+}
+
+/* dropped counts saturate: a huge count never wraps to "complete". */
+static void
+test_dropped_saturates(void **state)
+{
+	static const char *h = HDR
+		"dropped 18446744073709551615\n"
+		"dropped 2\n"
+		"end 0\n";
+	char err[256];
+	struct dtxn_history *hist = parse(h, err, sizeof(err));
+	struct dtxn_hist_buf *b = dtxn_hist_buf_create(1, 64);
+
+	(void)state;
+	assert_non_null(hist);
+	assert_int_equal(dtxn_history_dropped(hist), UINT64_MAX);
+	/* over several buffers too */
+	assert_non_null(b);
+	assert_null(dtxn_hist_buf_append(b, 5, DTXN_HIST_COMMITTED, DTXN_HIST_MAX_ITEMS + 1));
+	assert_int_equal(dtxn_hist_buf_dropped(b), 1);
+	assert_int_equal(dtxn_history_add_buf(hist, b), 0);
+	assert_int_equal(dtxn_history_dropped(hist), UINT64_MAX);
+	dtxn_history_free(hist);
 }
 
 static void
@@ -558,9 +675,9 @@ test_buffer_cap(void **state)
 		n++;
 	}
 	assert_int_equal(dtxn_hist_buf_txns(b), n);
-	assert_int_equal(n, (1u << 20) / (16 + 3 * 24));
+	assert_int_equal(n, (64u << 10) / (16 + 3 * 24)); /* the first chunk: 64 KiB */
 	assert_int_equal(dtxn_hist_buf_dropped(b), 2);
-	assert_int_equal(dtxn_hist_buf_bytes(b), 1u << 20);
+	assert_int_equal(dtxn_hist_buf_bytes(b), 64u << 10);
 	assert_int_equal(dtxn_history_add_buf(h, b), 0);
 	assert_int_equal(dtxn_history_txns(h), n);
 	assert_int_equal(dtxn_history_dropped(h), 2);
@@ -801,6 +918,7 @@ main(void)
 		cmocka_unit_test(test_clean_serial),
 		cmocka_unit_test(test_clean_concurrent),
 		cmocka_unit_test(test_delete_reinsert_no_false_positive),
+		cmocka_unit_test(test_tombstones_placed),
 		cmocka_unit_test(test_g0),
 		cmocka_unit_test(test_g1a),
 		cmocka_unit_test(test_g1b),
@@ -810,9 +928,12 @@ main(void)
 		cmocka_unit_test(test_read_skew),
 		cmocka_unit_test(test_phantom_skew_via_absent),
 		cmocka_unit_test(test_garbage_and_truncated),
+		cmocka_unit_test(test_own_version_garbage),
 		cmocka_unit_test(test_shortest_cycle),
 		cmocka_unit_test(test_two_sccs_counted),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_line_bound),
+		cmocka_unit_test(test_dropped_saturates),
 		cmocka_unit_test(test_duplicate_id_refused),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_meta_rules),

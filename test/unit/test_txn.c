@@ -75,6 +75,7 @@ nop_abort(struct dtxn_txn *t)
 static const struct dtxn_cc_ops nop_ops = {
 	.name = "ut_nop",
 	.isolations = 1u << DTXN_ISO_SR,
+	.weaken = { [DTXN_ISO_SR] = DTXN_DEBUG_SKIP_WW_CHECK },
 	.slot_size = nop_slot_size,
 	.slot_format = nop_slot_format,
 	.slot_value = nop_slot_value,
@@ -212,6 +213,56 @@ test_names(void **state)
 	assert_int_equal(dtxn_isolation_parse("SI"), DTXN_ISO_SI);
 	assert_int_equal(dtxn_isolation_parse("rc"), -EINVAL);
 	assert_int_equal(dtxn_isolation_parse(NULL), -EINVAL);
+}
+
+/* --debug-weaken: names, and which protocol declares which mode (weaken.c) */
+static void
+test_weaken(void **state)
+{
+	struct dtxn_db_conf conf = { .size = sizeof(conf), .protocol = "ut_nop",
+				     .n_mn = 3, .n_replicas = 3, .n_coords = 1 };
+	struct dtxn_db *db;
+	uint32_t flag = 99;
+	char buf[128];
+
+	(void)state;
+	assert_int_equal(dtxn_debug_weaken_parse("none", &flag), 0);
+	assert_int_equal(flag, 0);
+	assert_int_equal(dtxn_debug_weaken_parse("", &flag), 0);
+	assert_int_equal(dtxn_debug_weaken_parse("skip-lock-check", &flag), 0);
+	assert_int_equal(flag, DTXN_DEBUG_SKIP_LOCK_CHECK);
+	assert_int_equal(dtxn_debug_weaken_parse("skip-ww-check", &flag), 0);
+	assert_int_equal(flag, DTXN_DEBUG_SKIP_WW_CHECK);
+	assert_int_equal(dtxn_debug_weaken_parse("skip", &flag), -EINVAL);
+	assert_int_equal(dtxn_debug_weaken_parse(NULL, &flag), -EINVAL);
+	dtxn_debug_weaken_list(buf, sizeof(buf));
+	assert_string_equal(buf, "skip-lock-check, skip-read-validation, skip-ww-check");
+	dtxn_debug_weaken_list(buf, 5);
+	assert_true(strlen(buf) < 5);
+
+	assert_int_equal(dtxn_cc_weaken_supported("ut_nop", DTXN_ISO_SR, DTXN_DEBUG_SKIP_WW_CHECK,
+						  buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "skip-ww-check");
+	assert_int_equal(dtxn_cc_weaken_supported("ut_nop", DTXN_ISO_SR, 0, NULL, 0), 1);
+	assert_int_equal(dtxn_cc_weaken_supported("ut_nop", DTXN_ISO_SR,
+						  DTXN_DEBUG_SKIP_LOCK_CHECK, NULL, 0), 0);
+	assert_int_equal(dtxn_cc_weaken_supported("ut_nop", DTXN_ISO_SI,
+						  DTXN_DEBUG_SKIP_WW_CHECK, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	assert_int_equal(dtxn_cc_weaken_supported("no_such", DTXN_ISO_SR, 0, NULL, 0), -ENOENT);
+	assert_int_equal(dtxn_cc_weaken_supported("ut_nop", DTXN_ISO_MAX, 0, NULL, 0), -EINVAL);
+	assert_int_equal(dtxn_cc_weaken_supported("ford", DTXN_ISO_SR,
+						  DTXN_DEBUG_SKIP_LOCK_CHECK, NULL, 0), 1);
+
+	/* the db refuses a flag the protocol does not honour, takes one it does */
+	conf.debug_flags = DTXN_DEBUG_SKIP_LOCK_CHECK;
+	assert_null(dtxn_db_create(&conf));
+	assert_int_equal(rte_errno, ENOTSUP);
+	conf.debug_flags = DTXN_DEBUG_SKIP_WW_CHECK;
+	db = dtxn_db_create(&conf);
+	assert_non_null(db);
+	assert_int_equal(db->conf.debug_flags, DTXN_DEBUG_SKIP_WW_CHECK);
+	dtxn_db_destroy(db);
 }
 
 static void
@@ -496,6 +547,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_weaken),
 		cmocka_unit_test(test_db_create_errors),
 		cmocka_unit_test_setup_teardown(test_db_table_slot_size, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_txn_ids, setup, teardown),

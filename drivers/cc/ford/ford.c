@@ -50,6 +50,7 @@ ford_coord_fini(struct dtxn_coord *c)
 static const struct dtxn_cc_ops ford_ops = {
 	.name = "ford",
 	.isolations = 1u << DTXN_ISO_SR,
+	.weaken = { [DTXN_ISO_SR] = DTXN_DEBUG_SKIP_LOCK_CHECK },
 	.slot_size = ford_slot_size,
 	.slot_format = ford_slot_format,
 	.slot_value = ford_slot_value,

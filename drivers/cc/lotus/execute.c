@@ -100,11 +100,7 @@ exe_on_cvt(struct dtxn_txn *t, uint32_t i)
 		default:
 			break;
 		}
-		if (lotus_meta_flags(cvt->cells[idx].meta) & LOTUS_CELL_TOMB) {
-			exe_absent(it, li);
-			return DTXN_OK;
-		}
-		li->cell = idx;
+		li->cell = idx; /* a tombstone too: its record names the deleter */
 		li->loc.step = LOTUS_S_REC;
 		return DTXN_OK;
 	}
@@ -119,7 +115,7 @@ exe_on_cvt(struct dtxn_txn *t, uint32_t i)
 			return DTXN_ABORT(DTXN_ABORT_VALIDATION);
 		li->reinsert = 1;
 		li->cell = idx;
-		li->loc.step = DTXN_LOC_DONE;
+		li->loc.step = idx >= 0 ? LOTUS_S_REC : DTXN_LOC_DONE; /* the deleter, for the history */
 		return DTXN_OK;
 	}
 	if (idx < 0)
@@ -128,39 +124,47 @@ exe_on_cvt(struct dtxn_txn *t, uint32_t i)
 	m = cvt->cells[idx].meta;
 	if (lotus_meta_ver(m) == LOTUS_INVISIBLE)
 		return DTXN_ABORT(DTXN_ABORT_INVISIBLE); /* a writer died mid-commit */
-	if (lotus_meta_ver(m) >= ts)
+	if (lotus_meta_ver(m) >= ts && !dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_WW_CHECK)) /* test aid, SI */
 		return DTXN_ABORT(DTXN_ABORT_VALIDATION);
 	if (exe_vtc_ok(t, it, li) && !li->cached)
 		lotus_vtc_put(lotus_worker_of(t)->cn->vtc, tab->def.id, it->key, cvt, tab->slot_size,
 			      it->slot_raddr);
 	li->cell = idx;
-	if (lotus_meta_flags(m) & LOTUS_CELL_TOMB) {
-		if (it->kind != DTXN_ITEM_RO)
-			return DTXN_ABORT(DTXN_ABORT_NOT_FOUND); /* deleted */
-		exe_absent(it, li);
-		return DTXN_OK;
-	}
+	if ((lotus_meta_flags(m) & LOTUS_CELL_TOMB) && it->kind != DTXN_ITEM_RO)
+		return DTXN_ABORT(DTXN_ABORT_NOT_FOUND); /* deleted */
 	li->loc.step = LOTUS_S_REC;
 	return DTXN_OK;
 }
 
-/* The record of the chosen version came back: check it, unpack it. */
+/*
+ * The record of the chosen version came back: check it, unpack it. A
+ * tombstone's record (a read of a deleted key, a re-insert) only names
+ * its deleter, for the history (DTXN_ITEM_F_TOMB); an insert keeps the
+ * value the application gave it.
+ */
 static int
 exe_on_rec(struct dtxn_txn *t, uint32_t i)
 {
 	struct dtxn_item *it = &t->items[i];
 	struct lotus_item *li = lotus_item_of(it);
 	const struct lotus_cvt *cvt = lotus_cvt_of(it->slot);
+	const bool tomb = (lotus_meta_flags(cvt->cells[li->cell].meta) & LOTUS_CELL_TOMB) != 0;
 	uint64_t writer;
 
 	if (lotus_rec_unpack(it->table, lotus_local_rec(it),
-			     lotus_meta_cv(cvt->cells[li->cell].meta), &writer, it->value) != 0) {
+			     lotus_meta_cv(cvt->cells[li->cell].meta), &writer,
+			     tomb || it->kind == DTXN_ITEM_INSERT ? NULL : it->value) != 0) {
 		if (exe_locked(it))
 			return DTXN_ABORT(DTXN_ABORT_INVISIBLE); /* cannot happen under our lock */
 		return exe_reread(t, i);
 	}
+	if (tomb) {
+		exe_absent(it, li);
+		it->flags |= DTXN_ITEM_F_TOMB;
+	} else {
+		it->flags |= DTXN_ITEM_F_EXISTS;
+	}
 	it->version = writer;
-	it->flags |= DTXN_ITEM_F_EXISTS;
 	li->loc.step = DTXN_LOC_DONE;
 	return DTXN_OK;
 }
@@ -194,7 +198,7 @@ exe_ins_found(struct dtxn_txn *t, uint32_t i, unsigned idx)
 	}
 	li->reinsert = 1;
 	li->cell = n;
-	li->loc.step = DTXN_LOC_DONE;
+	li->loc.step = n >= 0 ? LOTUS_S_REC : DTXN_LOC_DONE; /* the deleter, for the history */
 	return DTXN_OK;
 }
 

@@ -30,6 +30,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "lotus_private.h"
@@ -71,6 +72,25 @@ lk_of(struct lotus_lk *lk, const struct lk_op *op)
 	lk->key = op->key;
 }
 
+int
+lotus_lk_msg_check(const void *req, uint32_t len, uint16_t src_node)
+{
+	const uint8_t *op;
+	struct lk_msg_hdr h;
+
+	if (req == NULL || len < sizeof(h))
+		return -EBADMSG;
+	memcpy(&h, req, sizeof(h));
+	if (h.n > LK_MAX_OPS || len < sizeof(h) + (size_t)h.n * sizeof(struct lk_op) ||
+	    h.cn != src_node)
+		return -EBADMSG;
+	op = (const uint8_t *)req + sizeof(h) + offsetof(struct lk_op, op);
+	for (unsigned i = 0; i < h.n; i++, op += sizeof(struct lk_op))
+		if (*op > LK_OP_WRITE)
+			return -EBADMSG;
+	return h.n;
+}
+
 static int
 lk_handle(void *arg, uint16_t src_node, const void *req, uint32_t len, void *resp)
 {
@@ -82,12 +102,9 @@ lk_handle(void *arg, uint16_t src_node, const void *req, uint32_t len, void *res
 	bool fresh[LK_MAX_OPS];
 	unsigned i, failed = UINT32_MAX;
 
-	if (len < sizeof(h))
+	if (lotus_lk_msg_check(req, len, src_node) < 0)
 		return -1;
 	memcpy(&h, req, sizeof(h));
-	if (h.n > LK_MAX_OPS || len < sizeof(h) + (size_t)h.n * sizeof(struct lk_op) ||
-	    h.cn != src_node)
-		return -1;
 	ops = (const struct lk_op *)(const void *)((const uint8_t *)req + sizeof(h));
 	for (i = 0; i < h.n; i++) {
 		struct lotus_lk lk;
@@ -320,7 +337,7 @@ lotus_lock_items(struct dtxn_txn *t)
 	/* test aid (--debug-weaken skip-lock-check): SR without read locks,
 	 * which the history checker must catch (test/tcl/lotus.test) */
 	const bool sr = lotus_iso(t) == DTXN_ISO_SR &&
-			(t->coord->worker->db->conf.debug_flags & DTXN_DEBUG_SKIP_LOCK_CHECK) == 0;
+			!dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_LOCK_CHECK);
 	struct lk_want *want;
 	unsigned n = 0, n_remote = 0, i;
 	int reason = DTXN_OK;

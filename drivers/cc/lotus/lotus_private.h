@@ -554,6 +554,13 @@ int lotus_lock_items(struct dtxn_txn *t);
 void lotus_release_all(struct dtxn_txn *t);
 /** Registers the lock handlers on a worker's rpc. */
 int lotus_lock_handlers(struct dtxn_worker *w);
+/**
+ * Decodes a lock message from CN @p src_node (@p len bytes at @p req, any
+ * alignment): a header naming @p src_node, at most LK_MAX_OPS ops, all of
+ * them within @p len, each a release, read or write. Any thread.
+ * @return the op count, or -EBADMSG (the handler drops the message).
+ */
+int lotus_lk_msg_check(const void *req, uint32_t len, uint16_t src_node);
 
 /* execute.c */
 int lotus_execute(struct dtxn_txn *t);

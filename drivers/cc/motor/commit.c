@@ -198,7 +198,9 @@ motor_commit(struct dtxn_txn *t)
 		reason = motor_recheck(t, false); /* we hold locks: do not wait */
 	if (reason == DTXN_OK)
 		reason = motor_timestamp(t, &t->cc[MOTOR_TS_COMMIT]);
-	if (reason == DTXN_OK && dtxn_txn_isolation(t) == DTXN_ISO_SR && has_read)
+	/* test aid --debug-weaken skip-read-validation: SR without validation */
+	if (reason == DTXN_OK && dtxn_txn_isolation(t) == DTXN_ISO_SR && has_read &&
+	    !dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_READ_VALIDATION))
 		reason = motor_validate(t);
 	if (reason == DTXN_OK)
 		reason = commit_round(t);

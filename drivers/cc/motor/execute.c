@@ -157,9 +157,11 @@ exe_read_cvt(struct dtxn_txn *t, uint32_t i)
 	mi->cell = idx;
 	mi->seen = res == MOTOR_PICK_FOUND ? cvt->cells[idx].version : MOTOR_V_NONE;
 	if (res == MOTOR_PICK_ABSENT || (cvt->cells[idx].flags & MOTOR_CELL_TOMB) != 0) {
-		/* no record at the snapshot: inserted later, or deleted */
+		/* no record at the snapshot: inserted later, or deleted (a tombstone) */
 		it->flags &= ~DTXN_ITEM_F_EXISTS;
-		it->version = 0;
+		it->version = res == MOTOR_PICK_ABSENT ? 0 : cvt->cells[idx].writer;
+		if (res != MOTOR_PICK_ABSENT)
+			it->flags |= DTXN_ITEM_F_TOMB;
 		mi->loc.step = DTXN_LOC_DONE;
 		return DTXN_OK;
 	}
@@ -253,7 +255,8 @@ exe_locked(struct dtxn_txn *t, uint32_t i)
 		return DTXN_ABORT(DTXN_ABORT_INVISIBLE);
 	/* under our lock the newest version is the one we overwrite; it must
 	 * be in our snapshot (SR: early abort; SI: first committer wins) */
-	if (cvt->cells[n].version >= t->cc[MOTOR_TS_START])
+	if (cvt->cells[n].version >= t->cc[MOTOR_TS_START] &&
+	    !dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_WW_CHECK)) /* test aid, SI */
 		return DTXN_ABORT(DTXN_ABORT_VALIDATION);
 	if (it->kind == DTXN_ITEM_INSERT) {
 		if ((cvt->cells[n].flags & MOTOR_CELL_TOMB) == 0)
@@ -264,6 +267,8 @@ exe_locked(struct dtxn_txn *t, uint32_t i)
 	mi->cell = n;
 	mi->seen = cvt->cells[n].version;
 	it->version = cvt->cells[n].writer;
+	if (it->kind == DTXN_ITEM_INSERT)
+		it->flags |= DTXN_ITEM_F_TOMB; /* over the deleter's version */
 	if (it->flags & DTXN_ITEM_F_CACHED) {
 		mi->loc.step = MOTOR_S_VPKG; /* round 2 */
 		return DTXN_OK;

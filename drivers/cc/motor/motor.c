@@ -66,6 +66,8 @@ motor_coord_fini(struct dtxn_coord *c)
 static const struct dtxn_cc_ops motor_ops = {
 	.name = "motor",
 	.isolations = (1u << DTXN_ISO_SR) | (1u << DTXN_ISO_SI),
+	.weaken = { [DTXN_ISO_SR] = DTXN_DEBUG_SKIP_READ_VALIDATION,
+		    [DTXN_ISO_SI] = DTXN_DEBUG_SKIP_WW_CHECK },
 	.slot_size = motor_slot_size,
 	.slot_format = motor_slot_format,
 	.slot_value = motor_slot_value,

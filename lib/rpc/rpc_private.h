@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_RPC_PRIVATE_H
+#define DTXN_RPC_PRIVATE_H
+
+/**
+ * @file
+ * lib/rpc internals (never installed): the wire format. rpc.c sends and
+ * receives; rpc_msg.c decodes a received message (and nothing else, so
+ * that test/fuzz/fuzz_rpc.c can feed it any bytes).
+ */
+
+#include <stdint.h>
+
+#include "dtxn_rpc.h"
+
+#define RPC_MAGIC 0xd7c5
+#define RPC_KIND_REQ 1
+#define RPC_KIND_RESP 2
+
+/** Message header. */
+struct dtxn_rpc_hdr {
+	uint16_t magic;
+	uint8_t kind;      /**< RPC_KIND_* */
+	uint8_t type;      /**< handler */
+	uint16_t ep;       /**< requester's endpoint */
+	uint8_t slot;      /**< requester's slot */
+	uint8_t rsvd;
+	uint32_t seq;      /**< slot's sequence number */
+	uint16_t worker;   /**< sender's worker index (pairing check) */
+	uint16_t len;      /**< payload bytes */
+};
+_Static_assert(sizeof(struct dtxn_rpc_hdr) == 16, "rpc header");
+
+/** Largest message, bytes: a header and the largest request. */
+#define RPC_MSG_MAX (sizeof(struct dtxn_rpc_hdr) + DTXN_RPC_REQ_MAX)
+
+/**
+ * Decodes a received message: @p len bytes at @p msg (any alignment).
+ * Accepts it only if it holds a whole header with the magic, a known
+ * kind, a handler type < DTXN_RPC_TYPES, the receiving worker's index
+ * @p worker (QPs pair workers of the same index), and a payload of
+ * hdr.len bytes that fits in @p len. Reads nothing past @p len. Any
+ * thread.
+ * @param h  out: the header (copied, so the caller may read it aligned).
+ * @return RPC_KIND_REQ or RPC_KIND_RESP, or -EBADMSG (drop the message).
+ */
+int rpc_msg_decode(const void *msg, uint32_t len, uint16_t worker, struct dtxn_rpc_hdr *h);
+
+#endif /* DTXN_RPC_PRIVATE_H */
