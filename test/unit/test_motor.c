@@ -129,12 +129,12 @@ txn_add(struct dtxn_coord *c, uint32_t tid, uint64_t key, uint64_t delta, uint64
 /* ------------------------------------------------------------------ */
 
 static int
-env_setup(struct env *e, enum dtxn_isolation iso, const char *name)
+env_setup(struct env *e, enum dtxn_isolation iso, const char *name, const char *opts)
 {
 	struct dtxn_db_conf dc = {
 		.size = sizeof(dc), .protocol = "motor", .isolation = iso,
 		.n_mn = N_MN, .n_replicas = 3, .n_coords = N_COORDS,
-		.log_bytes = 4096, .addr_cache_entries = 4096,
+		.log_bytes = 4096, .addr_cache_entries = 4096, .cc_options = opts,
 	};
 	struct dtxn_table_def kv = { .id = T_KV, .name = "kv", .value_size = 8,
 				     .max_keys = 1024, .slots_per_bucket = 4, .n_versions = 3 };
@@ -180,8 +180,9 @@ static int
 group_setup(void **state)
 {
 	(void)state;
-	if (env_setup(&g_sr, DTXN_ISO_SR, "utmotsr") != 0 ||
-	    env_setup(&g_si, DTXN_ISO_SI, "utmotsi") != 0)
+	/* SR with the defaults (tso=cn, oplog=cn); SI with the MN variants */
+	if (env_setup(&g_sr, DTXN_ISO_SR, "utmotsr", NULL) != 0 ||
+	    env_setup(&g_si, DTXN_ISO_SI, "utmotsi", "tso=mn,oplog=mn") != 0)
 		return -1;
 	return 0;
 }
@@ -1116,54 +1117,86 @@ test_abort_releases_only_held(void **state)
 }
 
 struct oplog_ctx {
+	const struct env *env;
 	uint64_t id;
 	int rc;
 	uint64_t hdr[2];
 	uint64_t e[2][3];
 	dtxn_raddr_t slot[2];
+	uint32_t cn_len;
+	struct dtxn_fabric_counters before, after;
 };
+
+static void counters_total(struct dtxn_worker *w, struct dtxn_fabric_counters *out);
 
 static void
 co_oplog(struct dtxn_coord *c, void *arg)
 {
 	struct oplog_ctx *x = arg;
-	const struct dtxn_catalog *cat = g_sr.cat;
+	const struct dtxn_catalog *cat = x->env->cat;
+	const struct motor_coord *mc = c->cc_priv;
 	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
 	struct dtxn_item *a, *b;
 	const char *log;
 
 	x->id = dtxn_txn_id(t);
+	counters_total(c->worker, &x->before);
 	a = dtxn_txn_add_rw(t, T_KV, 60);
 	b = dtxn_txn_add_rw(t, T_COL, 3);
 	x->rc = dtxn_txn_execute(t);
 	x->slot[0] = a->slot_raddr;
 	x->slot[1] = b->slot_raddr;
-	/* T_KV's primary is MN 0: the record is in this coordinator's log there */
-	log = (const char *)dtxn_fabric_mn_base(g_sr.f, 0) +
-	      DTXN_RADDR_OFF(dtxn_store_log_raddr(cat, dtxn_coord_gid(c), 0));
+	if (mc->oplog != NULL) {
+		/* oplog=cn: in the coordinator's own memory */
+		log = (const char *)mc->oplog;
+		x->cn_len = mc->oplog_len;
+	} else {
+		/* oplog=mn: T_KV's primary is MN 0, the record is in this
+		 * coordinator's log region there */
+		log = (const char *)dtxn_fabric_mn_base(x->env->f, 0) +
+		      DTXN_RADDR_OFF(dtxn_store_log_raddr(cat, dtxn_coord_gid(c), 0));
+	}
+	counters_total(c->worker, &x->after);
 	memcpy(x->hdr, log, 16);
 	memcpy(x->e, log + 16, sizeof(x->e));
 	dtxn_txn_abort(t, DTXN_ABORT_APP);
 }
 
+/* The record co_oplog found: the txn's two locks, in order. */
+static void
+oplog_check(const struct oplog_ctx *x)
+{
+	uint64_t n_bytes;
+
+	assert_int_equal(x->rc, DTXN_OK);
+	assert_int_equal(x->hdr[0], x->id);
+	n_bytes = x->hdr[1];
+	assert_int_equal(n_bytes & 0xffffffff, 2);         /* two locks */
+	assert_int_equal(n_bytes >> 32, 16 + 2 * 24);      /* bytes */
+	assert_int_equal(x->e[0][0] & 0xffffffff, T_KV);
+	assert_int_equal(x->e[0][1], 60);
+	assert_int_equal(x->e[0][2], x->slot[0] + MOTOR_LOCK_OFF);
+	assert_int_equal(x->e[1][0] & 0xffffffff, T_COL);
+	assert_int_equal(x->e[1][2], x->slot[1] + MOTOR_LOCK_OFF);
+}
+
 static void
 test_oplog(void **state)
 {
-	struct oplog_ctx x = { 0 };
-	uint64_t n_bytes;
+	struct oplog_ctx cn = { .env = &g_sr }, mn = { .env = &g_si };
 
 	(void)state;
-	run_one(&g_sr, co_oplog, &x);
-	assert_int_equal(x.rc, DTXN_OK);
-	assert_int_equal(x.hdr[0], x.id);
-	n_bytes = x.hdr[1];
-	assert_int_equal(n_bytes & 0xffffffff, 2);         /* two locks */
-	assert_int_equal(n_bytes >> 32, 16 + 2 * 24);      /* bytes */
-	assert_int_equal(x.e[0][0] & 0xffffffff, T_KV);
-	assert_int_equal(x.e[0][1], 60);
-	assert_int_equal(x.e[0][2], x.slot[0] + MOTOR_LOCK_OFF);
-	assert_int_equal(x.e[1][0] & 0xffffffff, T_COL);
-	assert_int_equal(x.e[1][2], x.slot[1] + MOTOR_LOCK_OFF);
+	/* oplog=cn (default, §5.3): in the coordinator's memory; the lock
+	 * round posts the two {CAS, READ CVT} pairs and the Vpkg READs only */
+	run_one(&g_sr, co_oplog, &cn);
+	oplog_check(&cn);
+	assert_int_equal(cn.cn_len, 16 + 2 * 24);
+	assert_int_equal(cn.after.ops[DTXN_WR_WRITE] - cn.before.ops[DTXN_WR_WRITE], 0);
+	assert_int_equal(cn.after.ops[DTXN_WR_CAS] - cn.before.ops[DTXN_WR_CAS], 2);
+	/* oplog=mn: in the coordinator's log region on the MNs it locks on */
+	run_one(&g_si, co_oplog, &mn);
+	oplog_check(&mn);
+	assert_true(mn.after.ops[DTXN_WR_WRITE] - mn.before.ops[DTXN_WR_WRITE] >= 1);
 }
 
 struct verbs_ctx {
@@ -1222,23 +1255,34 @@ co_verbs(struct dtxn_coord *c, void *arg)
 static void
 test_verbs(void **state)
 {
-	struct verbs_ctx x = { 0 };
+	struct verbs_ctx x = { 0 }, m = { 0 };
 
 	(void)state;
+	/* defaults: timestamps from the CN-side service, op log in CN memory */
 	run_one(&g_sr, co_verbs, &x);
 	assert_int_equal(x.rc_ro, DTXN_OK);
 	assert_int_equal(x.rc_rw, DTXN_OK);
-	/* read-only: T_start, then a CVT and a Vpkg per record; no lock, no validation */
-	assert_int_equal(x.ro.ops[DTXN_WR_FAA], 1);
+	/* read-only: a CVT and a Vpkg per record; no MN timestamp, no lock,
+	 * no validation */
+	assert_int_equal(x.ro.ops[DTXN_WR_FAA], 0);
 	assert_int_equal(x.ro.ops[DTXN_WR_READ], 4);
 	assert_int_equal(x.ro.ops[DTXN_WR_CAS], 0);
 	assert_int_equal(x.ro.ops[DTXN_WR_WRITE], 0);
-	/* one RW record: T_start + T_commit, {CAS, READ CVT}, READ Vpkg, the
-	 * op-log WRITE, 3 replicas x {Vpkg, pre-image, Vcells}, the unlock */
-	assert_int_equal(x.rw.ops[DTXN_WR_FAA], 2);
+	/* one RW record: {CAS, READ CVT}, READ Vpkg, 3 replicas x {Vpkg,
+	 * pre-image, Vcells}, the unlock */
+	assert_int_equal(x.rw.ops[DTXN_WR_FAA], 0);
 	assert_int_equal(x.rw.ops[DTXN_WR_CAS], 1);
 	assert_int_equal(x.rw.ops[DTXN_WR_READ], 2);
-	assert_int_equal(x.rw.ops[DTXN_WR_WRITE], 1 + 3 * 3 + 1);
+	assert_int_equal(x.rw.ops[DTXN_WR_WRITE], 3 * 3 + 1);
+	/* tso=mn, oplog=mn: T_start (+ T_commit) by FAA, and the op-log WRITE */
+	run_one(&g_si, co_verbs, &m);
+	assert_int_equal(m.rc_ro, DTXN_OK);
+	assert_int_equal(m.rc_rw, DTXN_OK);
+	assert_int_equal(m.ro.ops[DTXN_WR_FAA], 1);
+	assert_int_equal(m.ro.ops[DTXN_WR_READ], 4);
+	assert_int_equal(m.rw.ops[DTXN_WR_FAA], 2);
+	assert_int_equal(m.rw.ops[DTXN_WR_CAS], 1);
+	assert_int_equal(m.rw.ops[DTXN_WR_WRITE], 1 + 3 * 3 + 1);
 }
 
 #define INC_TXNS 400
@@ -1284,8 +1328,10 @@ lcore_worker(void *arg)
 static void
 test_two_lcores(void **state)
 {
+	/* two workers of one CN: the CN-side timestamp service is shared
+	 * across lcores (several CNs: test_tso's test_cn_service_cns) */
 	struct lcore_arg remote = { .ctx = { { .seed = 1 }, { .seed = 2 } }, .gid0 = 4,
-				    .cn = N_MN + 1 };
+				    .cn = N_MN };
 	struct lcore_arg local = { .ctx = { { .seed = 3 }, { .seed = 4 } }, .gid0 = 0,
 				   .cn = N_MN };
 	uint64_t before = 0, after = 0, commits = 0, k;

@@ -7,7 +7,9 @@
  * Motor (Zhang, Hua, Yang, OSDI'24): multi-versioning with consecutive
  * version tuples (CVTs) over one-sided verbs, SR and SI
  * (doc/guides/motor.md). Which file does what:
- * - motor.c: ops table, registration, per-worker TSO client;
+ * - motor.c: ops table, registration, shared state, per-worker TSO client
+ *   (CN-side service by default, §5), per-coordinator op log buffer;
+ * - options.c: the --cc-opts keys (tso, oplog);
  * - format.c: the record format (CVT in the slot, value package and
  *   attribute bar in the slot's aux area), loading, version choice,
  *   rebuilding an old version from pre-images (paper §4.1, §4.2, §4.4);
@@ -20,12 +22,14 @@
  *   reads that saw a lock (§5.1 phase 2, §5.2);
  * - commit.c: commit phase, one doorbell batch to every replica with the
  *   unlocks (§5.1 phase 3);
- * - oplog.c: the operation log for coordinator failures (§5.3).
+ * - oplog.c: the operation log for coordinator failures (§5.3), in CN
+ *   memory (default) or in the coordinator's MN log regions.
  */
 
 #include <rte_common.h>
 #include <rte_log.h>
 
+#include "dtxn_rpc.h"
 #include "dtxn_tso.h"
 #include "dtxn_txn_driver.h"
 
@@ -258,15 +262,63 @@ motor_absent_bkt(const struct motor_item *mi)
 #define MOTOR_TX_FLAGS 2
 #define MOTOR_TX_SIGHTED 0x1 /**< a read saw a lock: recheck before a snapshot commit */
 
+/** Where timestamps come from (option tso). */
+enum motor_tso_kind {
+	MOTOR_TSO_CN = 0,  /**< lib/tso's CN-side service on the first CN (§5; default) */
+	MOTOR_TSO_MN = 1,  /**< FAA on MN 0's counter word */
+};
+
+/** Where the operation log goes (option oplog). */
+enum motor_oplog_kind {
+	MOTOR_OPLOG_CN = 0, /**< the coordinator's local buffer (§5.3; default) */
+	MOTOR_OPLOG_MN = 1, /**< WRITEs to the coordinator's log region on the MNs */
+};
+
+/** Options (--cc-opts), one byte each (options.c). */
+struct motor_opts {
+	uint8_t tso;    /**< enum motor_tso_kind */
+	uint8_t oplog;  /**< enum motor_oplog_kind */
+};
+
+/** RPC message type of the timestamp service (lib/tso's dtxn_tso_cn). */
+#define MOTOR_RPC_TS 1
+
+/** Shared state (db->cc_shared). */
+struct motor_shared {
+	struct motor_opts opts;
+	struct dtxn_tso_cn *tso_cn; /**< tso=cn: the service on the first CN; else NULL */
+};
+
 /** Per-worker state. */
 struct motor_worker {
 	struct dtxn_tso *tso;     /**< the worker's TSO client (lib/tso) */
+	struct dtxn_rpc *rpc;     /**< tso=cn with several CNs: messages to the server CN */
 };
 
 /** Per-coordinator state. */
 struct motor_coord {
 	struct dtxn_tso_req req;  /**< its place in the TSO client's queue */
+	struct dtxn_rpc_ep *ep;   /**< its rpc endpoint (tso=cn, several CNs), else NULL */
+	/**
+	 * oplog=cn: the operation log in the coordinator's memory (§5.3),
+	 * oplog_cap bytes, rewritten from offset 0 by each txn that locks.
+	 */
+	uint8_t *oplog;
+	uint32_t oplog_cap;
+	uint32_t oplog_len;       /**< bytes of the current record (0: none yet) */
 };
+
+static inline const struct motor_shared *
+motor_shared_of(const struct dtxn_txn *t)
+{
+	return t->coord->worker->db->cc_shared;
+}
+
+/* options.c */
+/** Parses an option string into @p o (defaults first). 0 or -EINVAL with @p err. */
+int motor_opts_parse(const char *s, struct motor_opts *o, char *err, size_t errlen);
+/** dtxn_cc_ops.check_options. */
+int motor_check_options(const char *opts, char *err, size_t errlen);
 
 static inline struct motor_item *
 motor_item_of(const struct dtxn_item *it)
@@ -309,9 +361,10 @@ void motor_abort(struct dtxn_txn *t);
 
 /* oplog.c */
 /**
- * Adds, to a round's batch, the coordinator's operation-log record (every
- * lock the txn holds or takes in this round) on each MN of @p mn_mask,
- * before that MN's CASes (paper §5.3).
+ * Records the coordinator's operation-log record (every lock the txn
+ * holds or takes in this round) before the round's CASes (paper §5.3):
+ * oplog=cn in the coordinator's buffer (no WR); oplog=mn as a WRITE added
+ * to @p b for each MN of @p mn_mask, ahead of that MN's CASes.
  * @return DTXN_OK or DTXN_ABORT_TOO_LARGE.
  */
 int motor_oplog_add(struct dtxn_txn *t, struct dtxn_batch *b, uint64_t mn_mask,
