@@ -64,6 +64,15 @@ struct dtxn_item {
 	uint8_t kind;             /**< enum dtxn_item_kind */
 	uint8_t rsvd[3];
 	uint32_t flags;           /**< DTXN_ITEM_F_* */
+	/**
+	 * Cell masks (dtxn_txn_add_ro_cells(), add_rw_cells()), normalised to
+	 * the table's cells (dtxn_table_cells_norm()): the cells the
+	 * application reads (write cells included) and may change. Every cell
+	 * for inserts, deletes and the calls without a mask. Protocols without
+	 * cells ignore them (they read and write whole values).
+	 */
+	uint32_t rd_cells;
+	uint32_t wr_cells;
 	dtxn_raddr_t slot_raddr;  /**< primary slot address, 0 if unknown */
 	dtxn_raddr_t bucket_raddr;/**< primary bucket address it was found in / will be inserted in */
 	void *slot;               /**< local copy: the slot (slot_size B), then its aux area (aux_size B) */

@@ -223,11 +223,11 @@ test_layout(void **state)
 	t = tab(&g_sr, T_COL);
 	assert_int_equal(motor_vnum(t), 4);
 	assert_int_equal(motor_abs(t), 72);
-	assert_int_equal(motor_columns(t), 3);
+	assert_int_equal(dtxn_table_n_cells(&t->def), 3);
 	assert_int_equal(motor_seg_len(t, 0x5), 16);
 	t = tab(&g_sr, T_TWO);
 	assert_int_equal(motor_vnum(t), 2);
-	assert_int_equal(motor_columns(t), 1);
+	assert_int_equal(dtxn_table_n_cells(&t->def), 1);
 
 	db = dtxn_db_create(&dc);
 	assert_non_null(db);
@@ -380,23 +380,6 @@ test_pick(void **state)
 	assert_int_equal(motor_cvt_anchor(t, c), -1);
 }
 
-/* Packs the old bytes of the columns in @p bitmap, as the commit does. */
-static uint32_t
-pack(const struct dtxn_table *t, uint32_t bitmap, const uint8_t *old, uint8_t *seg)
-{
-	uint32_t n = 0, off, size;
-	unsigned c;
-
-	for (c = 0; c < motor_columns(t); c++) {
-		if (!(bitmap & (1u << c)))
-			continue;
-		motor_column(t, c, &off, &size);
-		memcpy(seg + n, old + off, size);
-		n += size;
-	}
-	return n;
-}
-
 static void
 test_gc_wrap_rebuild(void **state)
 {
@@ -423,7 +406,7 @@ test_gc_wrap_rebuild(void **state)
 		for (i = 0; i < 3; i++)
 			if (nc.bitmap & (1u << i))
 				next.c[i] = step * 1000 + i;
-		len = pack(t, nc.bitmap, (const uint8_t *)&cur, seg);
+		len = dtxn_table_cells_pack(&t->def, nc.bitmap, &cur, seg);
 		dropped_total += motor_gc_install(t, c->cells, &nc, (uint8_t)step, &cell, &start);
 		assert_true(start + len <= motor_abs(t));
 		memcpy(bar + start, seg, len);
@@ -436,7 +419,8 @@ test_gc_wrap_rebuild(void **state)
 		for (i = 0; i < motor_vnum(t); i++) {
 			if (!c->cells[i].valid)
 				continue;
-			motor_rebuild(t, c, (int)i, (const uint8_t *)&cur, bar, (uint8_t *)&out);
+			motor_rebuild(t, c, (int)i, DTXN_CELLS_ALL, (const uint8_t *)&cur, bar,
+				      (uint8_t *)&out);
 			assert_memory_equal(&out, &hist[c->cells[i].version / 10], sizeof(out));
 		}
 		/* the valid versions are the newest ones, with no gap */

@@ -24,37 +24,6 @@
 
 static const uint64_t g_zero;
 
-/* Columns whose bytes differ between @p a and @p b. */
-static uint32_t
-commit_diff(const struct dtxn_table *t, const uint8_t *a, const uint8_t *b)
-{
-	unsigned c, n = motor_columns(t);
-	uint32_t bitmap = 0, off, size;
-
-	for (c = 0; c < n; c++) {
-		motor_column(t, c, &off, &size);
-		if (memcmp(a + off, b + off, size) != 0)
-			bitmap |= UINT32_C(1) << c;
-	}
-	return bitmap;
-}
-
-/* Packs the old bytes of the columns in @p bitmap (the pre-images). */
-static void
-commit_pack(const struct dtxn_table *t, uint32_t bitmap, const uint8_t *old, uint8_t *seg)
-{
-	unsigned c, n = motor_columns(t);
-	uint32_t off, size;
-
-	for (c = 0; c < n; c++) {
-		if ((bitmap & (UINT32_C(1) << c)) == 0)
-			continue;
-		motor_column(t, c, &off, &size);
-		memcpy(seg, old + off, size);
-		seg += size;
-	}
-}
-
 /* New-key insert: a fresh CVT whose only version is ours. */
 static void
 commit_insert(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
@@ -102,17 +71,24 @@ commit_version(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 		memcpy(it->value, mi->pre, tab->def.value_size);
 		nc.flags = MOTOR_CELL_TOMB;
 	} else {
-		nc.bitmap = commit_diff(tab, mi->pre, it->value);
+		/* only the cells the txn declared it writes change (the others
+		 * keep the bytes read); the changed ones get pre-images */
+		uint32_t keep = dtxn_table_cells_all(&tab->def) & ~it->wr_cells;
+
+		if (keep != 0)
+			dtxn_table_cells_copy(&tab->def, keep, mi->pre, it->value);
+		nc.bitmap = dtxn_table_cells_diff(&tab->def, it->wr_cells, mi->pre, it->value);
 	}
-	len = motor_seg_len(tab, nc.bitmap);
+	anchor = (uint8_t)(motor_cvt_anchor(tab, cvt) + 1);
+	(void)motor_gc_install(tab, cvt->cells, &nc, anchor, &cell, &start);
+	/* what the bar keeps: nothing if the pre-images did not fit it (gc.c) */
+	len = motor_seg_len(tab, cvt->cells[cell].bitmap);
 	if (len != 0) {
 		seg = dtxn_txn_alloc(t, len);
 		if (seg == NULL)
 			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-		commit_pack(tab, nc.bitmap, mi->pre, seg);
+		(void)dtxn_table_cells_pack(&tab->def, cvt->cells[cell].bitmap, mi->pre, seg);
 	}
-	anchor = (uint8_t)(motor_cvt_anchor(tab, cvt) + 1);
-	(void)motor_gc_install(tab, cvt->cells, &nc, anchor, &cell, &start);
 	vpkg[0] = anchor;
 	vpkg[motor_vpkg_size(tab) - 1] = anchor;
 	dtxn_batch_write_replicas(b, tab, motor_vpkg_raddr(tab, it->slot_raddr), vpkg,

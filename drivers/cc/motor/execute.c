@@ -10,7 +10,7 @@
  *            RW/delete, cached          {CAS lock, READ CVT}
  *            address-cache miss         READ bucket (CVTs live in the index)
  *            insert                     {CAS bucket lock, READ home bucket}
- *   round 2: RO item                    READ pre-images, READ Vpkg
+ *   round 2: RO item                    READ pre-images (of its cells), READ Vpkg
  *            RW/delete, cached          READ Vpkg
  *            RW/delete found in round 1 {CAS lock, READ CVT, READ Vpkg}
  *
@@ -64,7 +64,8 @@ exe_sighted(struct dtxn_txn *t, struct motor_item *mi)
 /* Issuing                                                            */
 /* ------------------------------------------------------------------ */
 
-/* READs of the pre-images an RO item needs, then of its Vpkg. */
+/* READs of the pre-images an RO item needs (newer versions that changed a
+ * cell it reads), then of its Vpkg. */
 static void
 exe_issue_value(struct dtxn_item *it, struct motor_item *mi, struct dtxn_batch *b)
 {
@@ -76,7 +77,8 @@ exe_issue_value(struct dtxn_item *it, struct motor_item *mi, struct dtxn_batch *
 		const struct motor_cell *c = &cvt->cells[i];
 		uint32_t len;
 
-		if (!c->valid || c->version <= cvt->cells[mi->cell].version)
+		if (!c->valid || c->version <= cvt->cells[mi->cell].version ||
+		    (c->bitmap & it->rd_cells) == 0)
 			continue;
 		len = motor_seg_len(tab, c->bitmap);
 		if (len != 0)
@@ -186,7 +188,8 @@ exe_read_value(struct dtxn_txn *t, uint32_t i)
 		if (newest == NULL)
 			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
 		memcpy(newest, vpkg + MOTOR_VPKG_VALUE_OFF, tab->def.value_size);
-		motor_rebuild(tab, cvt, mi->cell, newest, motor_local_bar(it), it->value);
+		motor_rebuild(tab, cvt, mi->cell, it->rd_cells, newest, motor_local_bar(it),
+			      it->value);
 	}
 	it->version = cvt->cells[mi->cell].writer;
 	it->flags |= DTXN_ITEM_F_EXISTS;

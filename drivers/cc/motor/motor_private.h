@@ -104,6 +104,13 @@ motor_vpkg_size(const struct dtxn_table *t)
 	return 16 + RTE_ALIGN_CEIL(t->def.value_size, 8);
 }
 
+/** Bytes of the pre-images of the columns in @p bitmap (lib/store's cells). */
+static inline uint32_t
+motor_seg_len(const struct dtxn_table *t, uint32_t bitmap)
+{
+	return dtxn_table_cells_bytes(&t->def, bitmap);
+}
+
 /** Attribute bar size (ABS), bytes. */
 static inline uint32_t
 motor_abs(const struct dtxn_table *t)
@@ -181,19 +188,16 @@ uint64_t motor_cvt_seen(const struct dtxn_table *t, const struct motor_cvt *cvt,
 			enum motor_pick *res);
 /** True if a valid cell holds a version > ts. */
 bool motor_cvt_has_newer(const struct dtxn_table *t, const struct motor_cvt *cvt, uint64_t ts);
-/** Bytes of the pre-images of the columns in @p bitmap. */
-uint32_t motor_seg_len(const struct dtxn_table *t, uint32_t bitmap);
-/** Offset and size of column @p c in the value. */
-void motor_column(const struct dtxn_table *t, unsigned c, uint32_t *off, uint32_t *size);
-/** Number of columns of the table (1 when it declares none). */
-unsigned motor_columns(const struct dtxn_table *t);
 /**
  * Rebuilds in @p out the value of the version in cell @p v0 from the
  * newest value @p newest and the pre-images in the local bar image of
  * every valid cell newer than it, applied newest first (paper §4.2).
+ * Only cells whose bitmap meets @p cells (the reader's cell mask) are
+ * applied (their segments are the only ones read, execute.c): the bytes
+ * of the other columns are unspecified.
  */
 void motor_rebuild(const struct dtxn_table *t, const struct motor_cvt *cvt, int v0,
-		   const uint8_t *newest, const uint8_t *bar, uint8_t *out);
+		   uint32_t cells, const uint8_t *newest, const uint8_t *bar, uint8_t *out);
 
 /* gc.c */
 /**
