@@ -107,6 +107,10 @@ store_check_columns(const struct dtxn_table_def *def)
 			  def->name, sum, def->value_size);
 		return -EINVAL;
 	}
+	if ((def->flags & ~DTXN_TABLE_F_NO_UPDATE) != 0) {
+		STORE_LOG(ERR, "table %s: unknown flags 0x%x", def->name, def->flags);
+		return -EINVAL;
+	}
 	if (def->n_updates > DTXN_TABLE_MAX_UPDATES) {
 		STORE_LOG(ERR, "table %s: %u update shapes, expected 0..%u", def->name,
 			  def->n_updates, DTXN_TABLE_MAX_UPDATES);

@@ -169,7 +169,15 @@ struct dtxn_table_def {
 	 */
 	uint32_t n_updates;
 	struct dtxn_update_shape updates[DTXN_TABLE_MAX_UPDATES];
+	uint32_t flags;            /**< DTXN_TABLE_F_* */
 };
+
+/**
+ * Table flag: the workload never updates a record in place (rows are
+ * inserted, read and deleted only: TPC-C HISTORY, NEW-ORDER, ITEM), so a
+ * protocol needs no room for old versions of changed attributes.
+ */
+#define DTXN_TABLE_F_NO_UPDATE 0x1u
 
 /**
  * Declares the columns of @p def from the offsets of its row struct's

@@ -36,7 +36,9 @@ fmt_vnum(const struct dtxn_table_def *def)
  * shapes i of max(floor(VNum x Frequency_i), 1) x TotAttrSize_i, the
  * frequencies the benchmark declares (dtxn_table_def.updates) in place of
  * the paper's sampling. The paper's CUSTOMER: 512 B / 12 B / 4 B at 10% /
- * 88% / 2%, VNum 4: 1 x 512 + 3 x 12 + 1 x 4 = 552 B. Without shapes (or
+ * 88% / 2%, VNum 4: 1 x 512 + 3 x 12 + 1 x 4 = 552 B. A table the
+ * workload never updates in place (DTXN_TABLE_F_NO_UPDATE) has no bar:
+ * a re-insert over a tombstone then keeps only itself. Without shapes (or
  * without columns) every update is assumed to rewrite the value: (VNum -
  * 1) x value_size, enough to keep every older Vcell rebuildable (the
  * oldest Vcell's own pre-images are never read). An update whose
@@ -48,6 +50,8 @@ fmt_abs(const struct dtxn_table_def *def, uint32_t vnum)
 	uint64_t abs = 0;
 	uint32_t u;
 
+	if (def->flags & DTXN_TABLE_F_NO_UPDATE)
+		return 0;
 	if (def->n_updates == 0 || def->n_columns == 0)
 		return (uint64_t)(vnum - 1) * def->value_size;
 	for (u = 0; u < def->n_updates; u++) {
