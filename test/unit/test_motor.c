@@ -573,6 +573,174 @@ test_snapshot_old_version(void **state)
 	assert_int_equal(c->cells[motor_cvt_newest(tab(&g_sr, T_COL), c)].bitmap, 0x4);
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Cell masks and attribute-wise old versions                          */
+/* ------------------------------------------------------------------ */
+
+struct mask_ctx {
+	int rc_w, rc_r;
+	uint64_t reads_changed, reads_unchanged;  /* READs of each masked read's round */
+	uint64_t changed, unchanged, other_col;
+};
+
+static uint64_t
+reads_now(struct dtxn_coord *c)
+{
+	struct dtxn_fabric_counters per[N_MN];
+	uint64_t n = 0;
+	unsigned m;
+
+	dtxn_worker_counters(c->worker, per);
+	for (m = 0; m < N_MN; m++)
+		n += per[m].ops[DTXN_WR_READ];
+	return n;
+}
+
+static void
+co_mask_reader(struct dtxn_coord *c, void *arg)
+{
+	struct mask_ctx *x = arg;
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	struct dtxn_item *a, *b;
+	uint64_t r0;
+
+	(void)dtxn_txn_add_ro(t, T_KV, 5);
+	x->rc_r = dtxn_txn_execute(t); /* T_start, before the writer */
+	g_step = 1;
+	wait_step(c, 2);
+	/* key 11, column 1 only: the writer changed it, its pre-image is read */
+	r0 = reads_now(c);
+	a = dtxn_txn_add_ro_cells(t, T_COL, 11, DTXN_CELL(1));
+	x->rc_r |= dtxn_txn_execute(t);
+	x->reads_changed = reads_now(c) - r0;
+	/* key 12, column 0 only: unchanged, no pre-image READ at all */
+	r0 = reads_now(c);
+	b = dtxn_txn_add_ro_cells(t, T_COL, 12, DTXN_CELL(0));
+	x->rc_r |= dtxn_txn_execute(t);
+	x->reads_unchanged = reads_now(c) - r0;
+	x->changed = ((struct col_val *)dtxn_item_value(a))->c[1];
+	x->unchanged = ((struct col_val *)dtxn_item_value(b))->c[0];
+	x->rc_r |= dtxn_txn_commit(t);
+}
+
+static void
+co_mask_writer(struct dtxn_coord *c, void *arg)
+{
+	struct mask_ctx *x = arg;
+	struct dtxn_txn *t;
+	struct dtxn_item *it[2];
+	uint64_t k;
+
+	wait_step(c, 1);
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	for (k = 0; k < 2; k++)
+		it[k] = dtxn_txn_add_rw_cells(t, T_COL, 11 + k, DTXN_CELL(0), DTXN_CELL(1));
+	x->rc_w = dtxn_txn_execute(t);
+	for (k = 0; k < 2; k++) {
+		struct col_val *v = dtxn_item_value(it[k]);
+
+		v->c[1] += 1000; /* in the write mask */
+		v->c[2] += 5000; /* outside it: discarded at commit */
+	}
+	x->rc_w |= dtxn_txn_commit(t);
+	g_step = 2;
+}
+
+static void
+test_cell_masks(void **state)
+{
+	const struct dtxn_table *t = tab(&g_sr, T_COL);
+	struct mask_ctx x = { 0 };
+	const struct motor_cvt *c;
+	const uint8_t *vpkg, *bar;
+	struct col_val now;
+	uint64_t pre;
+	int n;
+
+	(void)state;
+	run_two(&g_sr, co_mask_reader, &x, co_mask_writer, &x);
+	assert_int_equal(x.rc_w, DTXN_OK);
+	assert_int_equal(x.rc_r, DTXN_OK);
+	/* the snapshot before the writer: the changed column rebuilt from its
+	 * pre-image, the unchanged one straight from the newest value */
+	assert_int_equal(x.changed, 111);
+	assert_int_equal(x.unchanged, 12);
+	/* the masked read of an unchanged cell skips the pre-image READ */
+	assert_int_equal(x.reads_changed, x.reads_unchanged + 1);
+	/* on the MN: column 1 changed, column 2 (outside the write mask)
+	 * kept, and the new version's pre-image is column 1 alone, 8 B */
+	c = mn_cvt(&g_sr, T_COL, 11, 0);
+	vpkg = mn_vpkg(&g_sr, T_COL, 11, 0);
+	memcpy(&now, vpkg + MOTOR_VPKG_VALUE_OFF, sizeof(now));
+	assert_int_equal(now.c[0], 11);
+	assert_int_equal(now.c[1], 1111);
+	assert_int_equal(now.c[2], 211);
+	n = motor_cvt_newest(t, c);
+	assert_true(n >= 0);
+	assert_int_equal(c->cells[n].bitmap, DTXN_CELL(1));
+	assert_int_equal(motor_seg_len(t, c->cells[n].bitmap), 8);
+	bar = vpkg + motor_vpkg_size(t);
+	memcpy(&pre, bar + c->cells[n].start_off, 8);
+	assert_int_equal(pre, 111);
+}
+
+/* ABS (§4.2) from the declared update shapes: the paper's CUSTOMER example. */
+static void
+test_abs_formula(void **state)
+{
+	struct dtxn_table_def d = { .id = 0, .name = "cust", .value_size = 528, .max_keys = 8,
+				    .n_versions = 4, .n_columns = 3,
+				    .column_size = { 512, 12, 4 }, .n_updates = 3,
+				    .updates = { { DTXN_CELL(0), 100 }, { DTXN_CELL(1), 880 },
+						 { DTXN_CELL(2), 20 } } };
+	uint32_t slot, aux;
+
+	(void)state;
+	/* 1 x 512 + floor(4 x 0.88) x 12 + 1 x 4 = 552 B, after the 16 + 528 B Vpkg */
+	assert_int_equal(motor_table_sizes(&d, &slot, &aux), 0);
+	assert_int_equal(aux, 16 + 528 + 552);
+	assert_int_equal(slot, MOTOR_CELLS_OFF + 4 * MOTOR_CELL_SIZE);
+	/* never updated in place: no bar */
+	d.flags = DTXN_TABLE_F_NO_UPDATE;
+	assert_int_equal(motor_table_sizes(&d, &slot, &aux), 0);
+	assert_int_equal(aux, 16 + 528);
+	/* no shapes: whole-value updates, VNum - 1 of them */
+	d.flags = 0;
+	d.n_updates = 0;
+	assert_int_equal(motor_table_sizes(&d, &slot, &aux), 0);
+	assert_int_equal(aux, 16 + 528 + 3 * 528);
+}
+
+/* An update larger than the bar keeps the new version alone (gc.c). */
+static void
+test_gc_oversized(void **state)
+{
+	const struct dtxn_table *t = tab(&g_sr, T_KV); /* 8 B, VNum 3, 16 B bar */
+	uint8_t buf[MOTOR_CELLS_OFF + 3 * MOTOR_CELL_SIZE];
+	struct motor_cvt *c = (struct motor_cvt *)buf;
+	struct dtxn_table big = *t;
+	struct motor_cell nc = { .bitmap = 0x1, .version = 10, .writer = 1 };
+	unsigned cell, dropped;
+	uint32_t start;
+
+	(void)state;
+	memset(buf, 0, sizeof(buf));
+	c->cells[0].valid = 1;
+	c->cells[1].valid = 1;
+	c->cells[1].version = 5;
+	c->cells[1].bitmap = 0x1;
+	/* a table whose bar is smaller than one pre-image */
+	big.aux_size = motor_vpkg_size(t) + 0;
+	dropped = motor_gc_install(&big, c->cells, &nc, 7, &cell, &start);
+	assert_int_equal(dropped, 2); /* both older versions */
+	assert_int_equal(c->cells[cell].version, 10);
+	assert_int_equal(c->cells[cell].bitmap, 0);
+	assert_int_equal(motor_cvt_newest(t, c), (int)cell);
+	for (unsigned i = 0; i < motor_vnum(t); i++)
+		assert_true(i == cell || !c->cells[i].valid);
+}
+
 struct gone_ctx {
 	int rc;
 	int rc_w;
@@ -1363,6 +1531,9 @@ main(void)
 		cmocka_unit_test(test_rw_replicated),
 		cmocka_unit_test(test_snapshot_old_version),
 		cmocka_unit_test(test_gc_version_gone),
+		cmocka_unit_test(test_cell_masks),
+		cmocka_unit_test(test_abs_formula),
+		cmocka_unit_test(test_gc_oversized),
 		cmocka_unit_test(test_early_abort),
 		cmocka_unit_test(test_validation_lock_not_one),
 		cmocka_unit_test(test_write_skew),
