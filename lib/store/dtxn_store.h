@@ -88,7 +88,14 @@ struct dtxn_bucket_hdr {
 	uint64_t lock;       /**< insert/delete lock: 0 free, else holder's txn id */
 	uint64_t version;    /**< bumped by each committed insert/delete in the bucket */
 	uint64_t overflow;   /**< non-zero: keys hashed here also live in the next bucket */
-	uint64_t rsvd;
+	/**
+	 * Reclaim watermark (MVCC protocols that reuse the slots of deleted
+	 * records, Motor): the largest deletion version whose slot an insert
+	 * took over; a snapshot at or below it may miss a record that existed,
+	 * so a reader that does not find its key here aborts (version_gone).
+	 * 0: none. Other protocols leave it 0.
+	 */
+	uint64_t reclaimed;
 };
 
 #define DTXN_SLOT_HDR_SIZE 16

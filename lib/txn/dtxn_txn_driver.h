@@ -519,7 +519,8 @@ struct dtxn_loc {
 	uint8_t own_block;
 	uint8_t release;     /**< stale slot: give back the locks taken on it in the next round */
 	uint8_t retries;     /**< re-reads so far (dtxn_loc_reread()) */
-	uint8_t rsvd;
+	/** insert: slot_idx holds a deleted record of another key (ops->slot_reuse) */
+	uint8_t reuse;
 	int32_t slot_idx;    /**< insert: free slot taken in the home bucket, -1 none */
 	uint32_t rsvd2;
 	uint64_t lock_old;   /**< CAS result of the record lock (DTXN_LOC_CAS_UNSET before) */
@@ -564,6 +565,22 @@ struct dtxn_loc_ops {
 	 */
 	bool (*slot_free)(const struct dtxn_table *tab, const void *slot);
 	/**
+	 * Optional: whether an insert may take a slot of a bucket copy that is
+	 * DTXN_SLOT_VALID but holds a deleted record of another key (Motor's
+	 * slot reuse). Such a slot is taken only when the home bucket has no
+	 * free one; loc->reuse is then set and, once the key is known to be
+	 * absent from its chain, ops->ins_reuse picks the next step. NULL:
+	 * valid slots are never taken.
+	 */
+	bool (*slot_reuse)(const struct dtxn_txn *t, const struct dtxn_table *tab,
+			   const void *slot);
+	/**
+	 * Optional (mandatory with slot_reuse): insert @p i will take the
+	 * reused slot loc->slot_idx of its home bucket (it->slot_raddr): set
+	 * the next step (e.g. lock the slot's record, DTXN_LOC_LOCK).
+	 */
+	int (*ins_reuse)(struct dtxn_txn *t, uint32_t i);
+	/**
 	 * Read item @p i's (any item's, with cn_locks) slot, holding its key,
 	 * is in item->slot (READ at a cached address, or copied from the
 	 * bucket it was found in): take what the item reads from it. Mandatory.
@@ -572,9 +589,10 @@ struct dtxn_loc_ops {
 	/**
 	 * Optional: the lookup of item @p i did not find its key in the bucket
 	 * copy item->bucket (probe loc->probe), before going on to the next
-	 * probe or giving up (e.g. Motor notes a foreign lock on the home bucket).
+	 * probe or giving up (e.g. Motor notes a foreign lock on the home
+	 * bucket, and checks its reclaim watermark). DTXN_OK or an abort reason.
 	 */
-	void (*miss)(struct dtxn_txn *t, uint32_t i);
+	int (*miss)(struct dtxn_txn *t, uint32_t i);
 	/**
 	 * Optional: WRs that follow {CAS record lock, READ slot} in item @p i's
 	 * lock round (e.g. FORD's delete: its bucket lock, dtxn_loc_block_cas();

@@ -1149,6 +1149,109 @@ test_insert_delete_reinsert(void **state)
 			    tab(&g_sr, T_KV)->slot_size);
 }
 
+/* ------------------------------------------------------------------ */
+/* Slot reuse                                                          */
+/* ------------------------------------------------------------------ */
+
+#define REUSE_MAX 16
+
+struct reuse_ctx {
+	uint64_t keys[REUSE_MAX];  /* new keys of one home bucket, filling it */
+	unsigned n_keys;
+	int rc_full, rc_del, rc_reuse, rc_old, rc_fresh;
+	bool fresh_exists, new_exists;
+	uint64_t new_val;
+};
+
+/* Fills a home bucket of T_KV with new keys, deletes one, inserts another. */
+static void
+co_reuse_main(struct dtxn_coord *c, void *arg)
+{
+	struct reuse_ctx *x = arg;
+	unsigned k;
+	bool e;
+
+	for (k = 0; k + 1 < x->n_keys; k++) {
+		x->rc_full = idr_write(c, false, x->keys[k], x->keys[k]);
+		if (x->rc_full != DTXN_OK)
+			break;
+	}
+	/* the bucket is full: one more key does not fit */
+	x->rc_full = idr_write(c, false, x->keys[k], 1);
+	g_step = 1;          /* the old snapshot starts */
+	wait_step(c, 2);
+	x->rc_del = idr_write(c, true, x->keys[0], 0);
+	/* a new key takes the deleted record's slot */
+	x->rc_reuse = idr_write(c, false, x->keys[k], 4242);
+	(void)idr_read(c, x->keys[k], &x->new_exists, &x->new_val);
+	x->rc_fresh = idr_read(c, x->keys[0], &x->fresh_exists, &x->new_val);
+	(void)idr_read(c, x->keys[k], &e, &x->new_val);
+	g_step = 3;
+}
+
+/* A snapshot from before the delete looks the deleted key up after its slot went. */
+static void
+co_reuse_old(struct dtxn_coord *c, void *arg)
+{
+	struct reuse_ctx *x = arg;
+	struct dtxn_txn *t;
+
+	wait_step(c, 1);
+	t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	(void)dtxn_txn_add_ro(t, T_KV, 7);
+	x->rc_old = dtxn_txn_execute(t); /* T_start */
+	g_step = 2;
+	wait_step(c, 3);
+	(void)dtxn_txn_add_ro(t, T_KV, x->keys[0]);
+	x->rc_old = dtxn_txn_execute(t);
+	if (x->rc_old == DTXN_OK)
+		x->rc_old = dtxn_txn_commit(t);
+}
+
+static void
+test_slot_reuse(void **state)
+{
+	const struct dtxn_table *t = tab(&g_sr, T_KV);
+	const uint64_t home = dtxn_store_bucket_of(t, 5000);
+	struct reuse_ctx x = { 0 };
+	const struct dtxn_bucket_hdr *bh;
+	const struct motor_cvt *cvt;
+	uint64_t key;
+
+	(void)state;
+	/* new keys whose home bucket is 5000's: one more than its slots */
+	for (key = 5000; x.n_keys < t->def.slots_per_bucket + 1 && key < 500000; key++)
+		if (dtxn_store_bucket_of(t, key) == home)
+			x.keys[x.n_keys++] = key;
+	assert_int_equal(x.n_keys, t->def.slots_per_bucket + 1);
+	run_two(&g_sr, co_reuse_main, &x, co_reuse_old, &x);
+	assert_int_equal(x.rc_full, DTXN_ABORT_INDEX_FULL);
+	assert_int_equal(x.rc_del, DTXN_OK);
+	/* the insert reused the deleted record's slot */
+	assert_int_equal(x.rc_reuse, DTXN_OK);
+	assert_true(x.new_exists);
+	assert_int_equal(x.new_val, 4242);
+	cvt = mn_cvt(&g_sr, T_KV, x.keys[x.n_keys - 1], 0);
+	assert_non_null(cvt);
+	assert_int_equal(cvt->lock, 0);
+	assert_int_equal(cvt->cells[motor_cvt_newest(t, cvt)].flags, MOTOR_CELL_INSERT);
+	assert_null(mn_cvt(&g_sr, T_KV, x.keys[0], 0));
+	/* its bucket's watermark is the deletion's version, on every replica */
+	bh = (const struct dtxn_bucket_hdr *)((const char *)dtxn_fabric_mn_base(
+						      g_sr.f, DTXN_RADDR_MN(dtxn_store_bucket_raddr(t, 0, home))) +
+					      DTXN_RADDR_OFF(dtxn_store_bucket_raddr(t, 0, home)));
+	assert_true(bh->reclaimed != 0);
+	assert_int_equal(bh->lock, 0);
+	/* a new snapshot: the deleted key is simply absent */
+	assert_int_equal(x.rc_fresh, DTXN_OK);
+	assert_false(x.fresh_exists);
+	/* the old snapshot needed the deleted record: version_gone, not a wrong "absent" */
+	assert_int_equal(x.rc_old, DTXN_ABORT_VERSION_GONE);
+	for (uint16_t r = 1; r < 3; r++)
+		assert_memory_equal(mn_cvt(&g_sr, T_KV, x.keys[x.n_keys - 1], r), cvt,
+				    t->slot_size);
+}
+
 static void
 co_delete_only(struct dtxn_coord *c, void *arg)
 {
@@ -1540,6 +1643,7 @@ main(void)
 		cmocka_unit_test(test_snapshot_recheck),
 		cmocka_unit_test(test_insert_delete_reinsert),
 		cmocka_unit_test(test_deleted_hidden_from_mn_reads),
+		cmocka_unit_test(test_slot_reuse),
 		cmocka_unit_test(test_inserts_share_bucket_lock),
 		cmocka_unit_test(test_abort_releases_only_held),
 		cmocka_unit_test(test_oplog),

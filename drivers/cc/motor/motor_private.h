@@ -243,14 +243,18 @@ struct motor_item {
 	struct dtxn_loc loc;  /**< first: locating it (lib/txn, dtxn_loc_prepare()) */
 	uint8_t sighted;      /**< read: saw another txn's lock (record or bucket) */
 	uint8_t reinsert;     /**< insert over a tombstone: a new version of the CVT */
-	uint8_t rsvd[2];
+	uint8_t reuse;        /**< insert into the slot of another key's deleted record */
+	uint8_t rsvd;
 	int32_t cell;         /**< the cell chosen (V0), -1 none */
 	uint64_t seen;        /**< identity of what was read (version, MOTOR_V_NONE) */
 	uint64_t vbuf[DTXN_STORE_MAX_PROBE][2]; /**< validation: bucket lock, version */
 	uint8_t *pre;         /**< written items: the value as read (pre-images come from it) */
 	uint8_t *vpkg_in;     /**< re-insert: its old Vpkg (the app owns the local one) */
 	void *cvt2;           /**< validation: the CVT re-read */
-	uint64_t bimg[2];     /**< insert: bucket header image written at commit */
+	/** insert: bucket header image written at commit {lock, version,
+	 * overflow, reclaimed}, the last two as its home bucket showed them */
+	uint64_t bimg[4];
+	uint64_t tomb;        /**< reuse: the deletion version of the record replaced */
 };
 
 /** A read whose key is in no bucket of its chain (validated through the buckets). */
