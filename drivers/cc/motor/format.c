@@ -24,11 +24,14 @@
 
 #include "motor_private.h"
 
-/* The table's VNum: its own, or Motor's default. */
+/* The table's VNum: its own, or Motor's default; a table the workload
+ * never updates in place has at most an insert and its deletion to keep. */
 static uint32_t
 fmt_vnum(const struct dtxn_table_def *def)
 {
-	return def->n_versions != 0 ? def->n_versions : MOTOR_VNUM_DEFAULT;
+	if (def->n_versions != 0)
+		return def->n_versions;
+	return (def->flags & DTXN_TABLE_F_NO_UPDATE) ? MOTOR_VNUM_MIN : MOTOR_VNUM_DEFAULT;
 }
 
 /*
