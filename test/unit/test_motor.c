@@ -266,19 +266,11 @@ test_loader_moves_aux(void **state)
 	const struct dtxn_table *t;
 	struct dtxn_fabric *f;
 	struct dtxn_db *db;
-	uint64_t region, k, v[2], away = 0;
+	uint64_t k, v[2], away = 0;
 	unsigned loaded = 0;
 
 	(void)state;
-	db = dtxn_db_create(&dc);
-	assert_non_null(db);
-	assert_int_equal(dtxn_db_add_table(db, &d), 0);
-	assert_int_equal(dtxn_db_layout(db, &region), 0);
-	fc.mn_region_size = region;
-	dtxn_nic_model_none(&fc.nic);
-	f = dtxn_fabric_open(&fc);
-	assert_non_null(f);
-	assert_int_equal(dtxn_db_attach(db, f), 0);
+	ut_db_up(&dc, &d, &fc, &db, &f);
 	t = dtxn_catalog_table(dtxn_db_catalog(db), 0);
 	for (k = 1; k <= 76; k++) {
 		v[0] = k;
@@ -584,17 +576,15 @@ struct mask_ctx {
 	uint64_t changed, unchanged, other_col;
 };
 
+static void counters_total(struct dtxn_worker *w, struct dtxn_fabric_counters *out);
+
 static uint64_t
 reads_now(struct dtxn_coord *c)
 {
-	struct dtxn_fabric_counters per[N_MN];
-	uint64_t n = 0;
-	unsigned m;
+	struct dtxn_fabric_counters tot;
 
-	dtxn_worker_counters(c->worker, per);
-	for (m = 0; m < N_MN; m++)
-		n += per[m].ops[DTXN_WR_READ];
-	return n;
+	counters_total(c->worker, &tot);
+	return tot.ops[DTXN_WR_READ];
 }
 
 static void
@@ -1381,8 +1371,6 @@ struct oplog_ctx {
 	uint32_t cn_len;
 	struct dtxn_fabric_counters before, after;
 };
-
-static void counters_total(struct dtxn_worker *w, struct dtxn_fabric_counters *out);
 
 static void
 co_oplog(struct dtxn_coord *c, void *arg)

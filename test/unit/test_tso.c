@@ -29,6 +29,7 @@
 #include "dtxn_tso.h"
 #include "motor_private.h"
 #include "unit_eal.h"
+#include "ut_txn.h"
 
 #define N_MN 3
 #define N_COORDS 32
@@ -504,20 +505,12 @@ test_cn_service_cns(void **state)
 	const struct motor_shared *sh;
 	struct dtxn_fabric *f;
 	struct dtxn_db *db;
-	uint64_t region, local = 0, remote = 0, counter = 0, mn_atomics = 0;
+	uint64_t local = 0, remote = 0, counter = 0, mn_atomics = 0;
 	unsigned i, j, a, b, idle = 0;
 
 	(void)state;
 	memset(&r, 0, sizeof(r));
-	db = dtxn_db_create(&dc);
-	assert_non_null(db);
-	assert_int_equal(dtxn_db_add_table(db, &kv), 0);
-	assert_int_equal(dtxn_db_layout(db, &region), 0);
-	fc.mn_region_size = region;
-	dtxn_nic_model_none(&fc.nic);
-	f = dtxn_fabric_open(&fc);
-	assert_non_null(f);
-	assert_int_equal(dtxn_db_attach(db, f), 0);
+	ut_db_up(&dc, &kv, &fc, &db, &f);
 	for (i = 0; i < CNS_N; i++) {
 		w[i] = dtxn_worker_create(db, (uint16_t)(2 + i), 0, CNS_COORDS, SOCKET_ID_ANY);
 		assert_non_null(w[i]);
