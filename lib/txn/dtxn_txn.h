@@ -336,8 +336,9 @@ struct dtxn_item *dtxn_txn_add_rw(struct dtxn_txn *t, uint32_t table_id, uint64_
  * @p wr_cells (TPC-C Payment: a customer's balance, YTD payment and
  * payment count). Changes to other cells are undefined: protocols with
  * cells (Motor) discard them at commit, protocols without cells write the
- * whole value back. Masks as in dtxn_txn_add_ro_cells() (0 or
- * DTXN_CELLS_ALL: every cell).
+ * whole value back. Bits of cells the table lacks are ignored;
+ * @p wr_cells 0 or DTXN_CELLS_ALL: every cell (then every cell is read
+ * too); @p rd_cells 0: only the write cells are read.
  *
  * @return as dtxn_txn_add_rw().
  */
