@@ -68,13 +68,72 @@ tatp_destroy(struct dtxn_bench *b)
 	b->priv = NULL;
 }
 
+/*
+ * Columns: every field of a row is a cell (the 10 bits of SUBSCRIBER
+ * share one, as they share a u16). Update shapes from the mix (spec 1.x):
+ * UPDATE_SUBSCRIBER_DATA changes BIT_1 and SPECIAL_FACILITY.DATA_A,
+ * UPDATE_LOCATION VLR_LOCATION; ACCESS_INFO, SPECIAL_FACILITY keys and
+ * CALL_FORWARDING rows are only read, inserted or deleted.
+ */
+static int
+tatp_columns(struct dtxn_table_def *defs)
+{
+	static const uint32_t ai[] = {
+		offsetof(struct tatp_access_info, data1), offsetof(struct tatp_access_info, data2),
+		offsetof(struct tatp_access_info, data3), offsetof(struct tatp_access_info, data4),
+	};
+	static const uint32_t sf[] = {
+		offsetof(struct tatp_special_facility, is_active),
+		offsetof(struct tatp_special_facility, error_cntrl),
+		offsetof(struct tatp_special_facility, data_a),
+		offsetof(struct tatp_special_facility, data_b),
+	};
+	static const uint32_t cf[] = {
+		offsetof(struct tatp_call_forwarding, end_time),
+		offsetof(struct tatp_call_forwarding, numberx),
+	};
+	const unsigned usd = tatp_mix[TATP_UPDATE_SUBSCRIBER_DATA];
+	const unsigned ul = tatp_mix[TATP_UPDATE_LOCATION];
+	struct dtxn_table_def *s = &defs[TATP_SUBSCRIBER];
+	uint32_t so[TATP_S_COLS];
+	int rc;
+
+	so[TATP_S_S_ID] = offsetof(struct tatp_subscriber, s_id);
+	so[TATP_S_MSC_LOCATION] = offsetof(struct tatp_subscriber, msc_location);
+	so[TATP_S_VLR_LOCATION] = offsetof(struct tatp_subscriber, vlr_location);
+	so[TATP_S_BITS] = offsetof(struct tatp_subscriber, bits);
+	so[TATP_S_SUB_NBR] = offsetof(struct tatp_subscriber, sub_nbr);
+	for (unsigned k = 0; k < 10; k++) {
+		so[TATP_S_HEX + k] = (uint32_t)(offsetof(struct tatp_subscriber, hex) + k);
+		so[TATP_S_BYTE2 + k] = (uint32_t)(offsetof(struct tatp_subscriber, byte2) + k);
+	}
+	rc = dtxn_table_def_set_columns(s, so, RTE_DIM(so));
+	rc |= dtxn_table_def_set_columns(&defs[TATP_ACCESS_INFO], ai, RTE_DIM(ai));
+	rc |= dtxn_table_def_set_columns(&defs[TATP_SPECIAL_FACILITY], sf, RTE_DIM(sf));
+	rc |= dtxn_table_def_set_columns(&defs[TATP_CALL_FORWARDING], cf, RTE_DIM(cf));
+	if (rc != 0)
+		return -EINVAL;
+	s->updates[0] = (struct dtxn_update_shape){ DTXN_CELL(TATP_S_BITS),
+						    (uint16_t)(usd * 1000 / (usd + ul)) };
+	s->updates[1] = (struct dtxn_update_shape){ DTXN_CELL(TATP_S_VLR_LOCATION),
+						    (uint16_t)(ul * 1000 / (usd + ul)) };
+	s->n_updates = 2;
+	defs[TATP_SPECIAL_FACILITY].updates[0] =
+		(struct dtxn_update_shape){ DTXN_CELL(TATP_SF_DATA_A), 1000 };
+	defs[TATP_SPECIAL_FACILITY].n_updates = 1;
+	defs[TATP_SEC_SUBSCRIBER].flags |= DTXN_TABLE_F_NO_UPDATE;
+	defs[TATP_ACCESS_INFO].flags |= DTXN_TABLE_F_NO_UPDATE;
+	defs[TATP_CALL_FORWARDING].flags |= DTXN_TABLE_F_NO_UPDATE;
+	return 0;
+}
+
 static int
 tatp_define(struct dtxn_bench *b, struct dtxn_db *db)
 {
 	const struct tatp_priv *p = b->priv;
 	const uint64_t cf_rows = p->n * TATP_CF_ROWS_PER_SUB;
 	/* n_versions 2: MVCC protocols, Motor's VNum for TATP (§7.2) */
-	const struct dtxn_table_def defs[] = {
+	struct dtxn_table_def defs[] = {
 		{ .id = TATP_SUBSCRIBER, .name = "subscriber",
 		  .value_size = sizeof(struct tatp_subscriber), .max_keys = p->n, .n_versions = 2 },
 		{ .id = TATP_SEC_SUBSCRIBER, .name = "sec_subscriber",
@@ -93,6 +152,10 @@ tatp_define(struct dtxn_bench *b, struct dtxn_db *db)
 		  .n_versions = 2 },
 	};
 
+	if (tatp_columns(defs) != 0) {
+		bench_set_err(b, "tatp: declaring the columns failed");
+		return -EINVAL;
+	}
 	for (unsigned i = 0; i < RTE_DIM(defs); i++) {
 		int rc = dtxn_db_add_table(db, &defs[i]);
 

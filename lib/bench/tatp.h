@@ -112,6 +112,15 @@ _Static_assert(sizeof(struct tatp_access_info) == 10, "access_info row");
 _Static_assert(sizeof(struct tatp_special_facility) == 8, "special_facility row");
 _Static_assert(sizeof(struct tatp_call_forwarding) == 16, "call_forwarding row");
 
+/* Columns (cells), in field order (spec 2.x; BIT_1..BIT_10 share one). */
+enum { TATP_S_S_ID, TATP_S_MSC_LOCATION, TATP_S_VLR_LOCATION, TATP_S_BITS, TATP_S_SUB_NBR,
+       TATP_S_HEX, /* HEX_1..HEX_10: + 0..9 */
+       TATP_S_BYTE2 = TATP_S_HEX + 10, /* BYTE2_1..BYTE2_10: + 0..9 */
+       TATP_S_COLS = TATP_S_BYTE2 + 10 };
+enum { TATP_AI_DATA1, TATP_AI_DATA2, TATP_AI_DATA3, TATP_AI_DATA4, TATP_AI_COLS };
+enum { TATP_SF_IS_ACTIVE, TATP_SF_ERROR_CNTRL, TATP_SF_DATA_A, TATP_SF_DATA_B, TATP_SF_COLS };
+enum { TATP_CF_END_TIME, TATP_CF_NUMBERX, TATP_CF_COLS };
+
 enum tatp_type {
 	TATP_GET_SUBSCRIBER_DATA,
 	TATP_GET_NEW_DESTINATION,

@@ -58,7 +58,8 @@ tatp_get_new_destination(struct dtxn_bench_ctx *ctx, const struct tatp_priv *p)
 	int rc;
 
 	t = dtxn_txn_begin(ctx->coord, DTXN_TXN_RO);
-	sf_it = dtxn_txn_add_ro(t, TATP_SPECIAL_FACILITY, tatp_k_special_facility(s, sf_type));
+	sf_it = dtxn_txn_add_ro_cells(t, TATP_SPECIAL_FACILITY, tatp_k_special_facility(s, sf_type),
+				      DTXN_CELL(TATP_SF_IS_ACTIVE));
 	for (uint32_t st = 0; st <= start; st += 8)
 		cf_it[n_cf++] = dtxn_txn_add_ro(t, TATP_CALL_FORWARDING,
 						tatp_k_call_forwarding(s, sf_type, st));

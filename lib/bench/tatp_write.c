@@ -55,8 +55,10 @@ tatp_update_subscriber_data(struct dtxn_bench_ctx *ctx, const struct tatp_priv *
 	int rc;
 
 	t = dtxn_txn_begin(ctx->coord, DTXN_TXN_RW);
-	sub_it = dtxn_txn_add_rw(t, TATP_SUBSCRIBER, tatp_k_subscriber(s));
-	sf_it = dtxn_txn_add_rw(t, TATP_SPECIAL_FACILITY, tatp_k_special_facility(s, sf_type));
+	sub_it = dtxn_txn_add_rw_cells(t, TATP_SUBSCRIBER, tatp_k_subscriber(s), 0,
+				       DTXN_CELL(TATP_S_BITS));
+	sf_it = dtxn_txn_add_rw_cells(t, TATP_SPECIAL_FACILITY, tatp_k_special_facility(s, sf_type),
+				      0, DTXN_CELL(TATP_SF_DATA_A));
 	rc = dtxn_txn_execute(t);
 	if (rc == DTXN_ABORT(DTXN_ABORT_NOT_FOUND))
 		return DTXN_BENCH_ROLLBACK;  /* no such special facility */
@@ -88,7 +90,8 @@ tatp_update_location(struct dtxn_bench_ctx *ctx, const struct tatp_priv *p)
 	rc = tatp_lookup_sub_nbr(t, drawn, &s);
 	if (rc != DTXN_OK)
 		return rc;
-	it = dtxn_txn_add_rw(t, TATP_SUBSCRIBER, tatp_k_subscriber(s));
+	it = dtxn_txn_add_rw_cells(t, TATP_SUBSCRIBER, tatp_k_subscriber(s), 0,
+				   DTXN_CELL(TATP_S_VLR_LOCATION));
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
 		return rc;
@@ -125,8 +128,9 @@ tatp_insert_call_forwarding(struct dtxn_bench_ctx *ctx, const struct tatp_priv *
 	if (rc != DTXN_OK)
 		return rc;
 	for (uint32_t k = 0; k < TATP_TYPES; k++)
-		sf_it[k] = dtxn_txn_add_ro(t, TATP_SPECIAL_FACILITY,
-					   tatp_k_special_facility(s, k + 1));
+		sf_it[k] = dtxn_txn_add_ro_cells(t, TATP_SPECIAL_FACILITY,
+						 tatp_k_special_facility(s, k + 1),
+						 DTXN_CELL(TATP_SF_IS_ACTIVE));
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
 		return rc;

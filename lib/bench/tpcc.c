@@ -134,6 +134,10 @@ tpcc_define(struct dtxn_bench *b, struct dtxn_db *db)
 		  .value_size = sizeof(struct tpcc_delivery_cursor), .max_keys = wd },
 	};
 
+	if (tpcc_columns(p, defs) != 0) {
+		bench_set_err(b, "tpcc: declaring the columns failed");
+		return -EINVAL;
+	}
 	for (unsigned i = 0; i < RTE_DIM(defs); i++) {
 		int rc = dtxn_db_add_table(db, &defs[i]);
 

@@ -254,6 +254,32 @@ _Static_assert(sizeof(struct tpcc_stock) == 304, "stock row");
 _Static_assert(sizeof(struct tpcc_customer_name) == 258, "customer_name row");
 
 /* ------------------------------------------------------------------ */
+/* Columns (cells): one per field of each spec table's row, in field   */
+/* order (clause 1.3; the key columns are the record key, not in the   */
+/* row). tpcc.c declares them; the procedures pass cell masks.         */
+/* ------------------------------------------------------------------ */
+
+enum { TPCC_W_YTD, TPCC_W_TAX, TPCC_W_NAME, TPCC_W_STREET_1, TPCC_W_STREET_2, TPCC_W_CITY,
+       TPCC_W_STATE, TPCC_W_ZIP, TPCC_W_COLS };
+enum { TPCC_D_YTD, TPCC_D_TAX, TPCC_D_NEXT_O_ID, TPCC_D_NAME, TPCC_D_STREET_1,
+       TPCC_D_STREET_2, TPCC_D_CITY, TPCC_D_STATE, TPCC_D_ZIP, TPCC_D_COLS };
+enum { TPCC_C_CRED_LIM, TPCC_C_BALANCE, TPCC_C_YTD_PAYMENT, TPCC_C_SINCE, TPCC_C_DISCOUNT,
+       TPCC_C_PAYMENT_CNT, TPCC_C_DELIVERY_CNT, TPCC_C_FIRST, TPCC_C_MIDDLE, TPCC_C_LAST,
+       TPCC_C_STREET_1, TPCC_C_STREET_2, TPCC_C_CITY, TPCC_C_STATE, TPCC_C_ZIP, TPCC_C_PHONE,
+       TPCC_C_CREDIT, TPCC_C_DATA, TPCC_C_COLS };
+enum { TPCC_H_DATE, TPCC_H_AMOUNT, TPCC_H_C_ID, TPCC_H_C_W_ID, TPCC_H_W_ID, TPCC_H_C_D_ID,
+       TPCC_H_D_ID, TPCC_H_DATA, TPCC_H_COLS };
+enum { TPCC_NO_O_ID, TPCC_NO_W_ID, TPCC_NO_D_ID, TPCC_NO_COLS };
+enum { TPCC_O_ENTRY_D, TPCC_O_C_ID, TPCC_O_CARRIER_ID, TPCC_O_OL_CNT, TPCC_O_ALL_LOCAL,
+       TPCC_O_COLS };
+enum { TPCC_OL_DELIVERY_D, TPCC_OL_AMOUNT, TPCC_OL_I_ID, TPCC_OL_SUPPLY_W_ID,
+       TPCC_OL_QUANTITY, TPCC_OL_DIST_INFO, TPCC_OL_COLS };
+enum { TPCC_I_PRICE, TPCC_I_IM_ID, TPCC_I_NAME, TPCC_I_DATA, TPCC_I_COLS };
+/* S_DIST_01 .. S_DIST_10 are TPCC_S_DIST + 0 .. 9 */
+enum { TPCC_S_QUANTITY, TPCC_S_YTD, TPCC_S_ORDER_CNT, TPCC_S_REMOTE_CNT, TPCC_S_DIST,
+       TPCC_S_DATA = TPCC_S_DIST + TPCC_DISTRICTS, TPCC_S_COLS };
+
+/* ------------------------------------------------------------------ */
 /* Benchmark state                                                    */
 /* ------------------------------------------------------------------ */
 
@@ -342,6 +368,13 @@ tpcc_put(struct dtxn_item *it, const void *row, size_t len)
 /* ------------------------------------------------------------------ */
 /* The parts                                                          */
 /* ------------------------------------------------------------------ */
+
+/**
+ * Declares the columns of the nine spec tables and, from the mix, how
+ * NewOrder, Payment and Delivery update them (tpcc_columns.c).
+ * @return 0 or -EINVAL (a declaration lib/store refuses).
+ */
+int tpcc_columns(const struct tpcc_priv *p, struct dtxn_table_def *defs);
 
 /** Loads the initial population (tpcc_load.c). @return 0 or -errno, b->err set. */
 int tpcc_load(struct dtxn_bench *b, struct dtxn_db *db);

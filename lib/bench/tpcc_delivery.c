@@ -76,7 +76,9 @@ tpcc_delivery(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 		if (!found[d])
 			continue;
 		(void)dtxn_txn_delete(t, TPCC_NEW_ORDER, tpcc_k_order(w, d + 1, cur[d].o_id));
-		o_it[d] = dtxn_txn_add_rw(t, TPCC_ORDER, tpcc_k_order(w, d + 1, cur[d].o_id));
+		o_it[d] = dtxn_txn_add_rw_cells(t, TPCC_ORDER, tpcc_k_order(w, d + 1, cur[d].o_id),
+						DTXN_CELL(TPCC_O_C_ID) | DTXN_CELL(TPCC_O_OL_CNT),
+						DTXN_CELL(TPCC_O_CARRIER_ID));
 		cur[d].o_id++;
 		tpcc_put(cur_it[d], &cur[d], sizeof(cur[d]));
 	}
@@ -98,9 +100,14 @@ tpcc_delivery(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 			return DTXN_ABORT_NOT_FOUND;
 		}
 		for (uint32_t k = 0; k < ord[d].ol_cnt; k++)
-			ol_it[d][k] = dtxn_txn_add_rw(t, TPCC_ORDER_LINE,
-						      tpcc_k_order_line(w, d + 1, o, k + 1));
-		c_it[d] = dtxn_txn_add_rw(t, TPCC_CUSTOMER, tpcc_k_customer(w, d + 1, ord[d].c_id));
+			ol_it[d][k] = dtxn_txn_add_rw_cells(t, TPCC_ORDER_LINE,
+							    tpcc_k_order_line(w, d + 1, o, k + 1),
+							    DTXN_CELL(TPCC_OL_AMOUNT),
+							    DTXN_CELL(TPCC_OL_DELIVERY_D));
+		c_it[d] = dtxn_txn_add_rw_cells(t, TPCC_CUSTOMER,
+						tpcc_k_customer(w, d + 1, ord[d].c_id), 0,
+						DTXN_CELL(TPCC_C_BALANCE) |
+							DTXN_CELL(TPCC_C_DELIVERY_CNT));
 	}
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)

@@ -69,9 +69,14 @@ tpcc_new_order(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 
 	/* round 1 */
 	t = dtxn_txn_begin(ctx->coord, DTXN_TXN_RW);
-	w_it = dtxn_txn_add_ro(t, TPCC_WAREHOUSE, tpcc_k_warehouse(w));
-	d_it = dtxn_txn_add_rw(t, TPCC_DISTRICT, tpcc_k_district(w, d));
-	c_it = dtxn_txn_add_ro(t, TPCC_CUSTOMER, tpcc_k_customer(w, d, c));
+	/* cells (clause 2.4.2.2): W_TAX; D_TAX, D_NEXT_O_ID (updated);
+	 * C_DISCOUNT, C_LAST, C_CREDIT; I_PRICE, I_NAME, I_DATA */
+	w_it = dtxn_txn_add_ro_cells(t, TPCC_WAREHOUSE, tpcc_k_warehouse(w), DTXN_CELL(TPCC_W_TAX));
+	d_it = dtxn_txn_add_rw_cells(t, TPCC_DISTRICT, tpcc_k_district(w, d),
+				     DTXN_CELL(TPCC_D_TAX), DTXN_CELL(TPCC_D_NEXT_O_ID));
+	c_it = dtxn_txn_add_ro_cells(t, TPCC_CUSTOMER, tpcc_k_customer(w, d, c),
+				     DTXN_CELL(TPCC_C_DISCOUNT) | DTXN_CELL(TPCC_C_LAST) |
+					     DTXN_CELL(TPCC_C_CREDIT));
 	for (uint32_t k = 0; k < ol_cnt; k++) {
 		unsigned j;
 
@@ -82,7 +87,10 @@ tpcc_new_order(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 			continue;
 		}
 		line[k].item = n_items;
-		items[n_items++] = dtxn_txn_add_ro(t, TPCC_ITEM, tpcc_k_item(line[k].i_id));
+		items[n_items++] = dtxn_txn_add_ro_cells(t, TPCC_ITEM, tpcc_k_item(line[k].i_id),
+							 DTXN_CELL(TPCC_I_PRICE) |
+								 DTXN_CELL(TPCC_I_NAME) |
+								 DTXN_CELL(TPCC_I_DATA));
 	}
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
@@ -113,8 +121,12 @@ tpcc_new_order(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 			continue;
 		}
 		line[k].stock = n_stock;
-		stock[n_stock++] = dtxn_txn_add_rw(t, TPCC_STOCK,
-						   tpcc_k_stock(line[k].supply_w, line[k].i_id));
+		/* S_DIST_xx of the district and S_DATA read; the counters updated */
+		stock[n_stock++] = dtxn_txn_add_rw_cells(
+			t, TPCC_STOCK, tpcc_k_stock(line[k].supply_w, line[k].i_id),
+			DTXN_CELL(TPCC_S_DIST + d - 1) | DTXN_CELL(TPCC_S_DATA),
+			DTXN_CELL(TPCC_S_QUANTITY) | DTXN_CELL(TPCC_S_YTD) |
+				DTXN_CELL(TPCC_S_ORDER_CNT) | DTXN_CELL(TPCC_S_REMOTE_CNT));
 	}
 	lo_it = dtxn_txn_add_rw(t, TPCC_LAST_ORDER, tpcc_k_customer(w, d, c));
 	o_it = dtxn_txn_insert(t, TPCC_ORDER, tpcc_k_order(w, d, o_id));

@@ -49,7 +49,10 @@ tpcc_order_status(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 		if (rc != DTXN_OK)
 			return rc;
 	}
-	c_it = dtxn_txn_add_ro(t, TPCC_CUSTOMER, tpcc_k_customer(w, d, c));
+	/* clause 2.6.2.2: C_BALANCE, C_FIRST, C_MIDDLE, C_LAST */
+	c_it = dtxn_txn_add_ro_cells(t, TPCC_CUSTOMER, tpcc_k_customer(w, d, c),
+				     DTXN_CELL(TPCC_C_BALANCE) | DTXN_CELL(TPCC_C_FIRST) |
+					     DTXN_CELL(TPCC_C_MIDDLE) | DTXN_CELL(TPCC_C_LAST));
 	lo_it = dtxn_txn_add_ro(t, TPCC_LAST_ORDER, tpcc_k_customer(w, d, c));
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
@@ -71,7 +74,9 @@ tpcc_order_status(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 	}
 
 	for (uint32_t k = 0; k < ord.ol_cnt; k++)
-		ol_it[k] = dtxn_txn_add_ro(t, TPCC_ORDER_LINE, tpcc_k_order_line(w, d, lo.o_id, k + 1));
+		ol_it[k] = dtxn_txn_add_ro_cells(t, TPCC_ORDER_LINE,
+						 tpcc_k_order_line(w, d, lo.o_id, k + 1),
+						 DTXN_CELLS_ALL & ~DTXN_CELL(TPCC_OL_DIST_INFO));
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
 		return rc;

@@ -100,8 +100,13 @@ tpcc_payment(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 
 	/* round 1 (and 2 by name) */
 	t = dtxn_txn_begin(ctx->coord, DTXN_TXN_RW);
-	w_it = dtxn_txn_add_rw(t, TPCC_WAREHOUSE, tpcc_k_warehouse(w));
-	d_it = dtxn_txn_add_rw(t, TPCC_DISTRICT, tpcc_k_district(w, d));
+	/* clause 2.5.2.2: the name and address read, the YTD updated */
+	w_it = dtxn_txn_add_rw_cells(t, TPCC_WAREHOUSE, tpcc_k_warehouse(w),
+				     DTXN_CELLS_ALL & ~DTXN_CELL(TPCC_W_TAX), DTXN_CELL(TPCC_W_YTD));
+	d_it = dtxn_txn_add_rw_cells(t, TPCC_DISTRICT, tpcc_k_district(w, d),
+				     DTXN_CELLS_ALL & ~(DTXN_CELL(TPCC_D_TAX) |
+							DTXN_CELL(TPCC_D_NEXT_O_ID)),
+				     DTXN_CELL(TPCC_D_YTD));
 	if (by_name) {
 		rc = tpcc_customer_by_name(t, c_w, c_d, name, &c);
 		if (rc == -ENOENT) {
@@ -111,7 +116,10 @@ tpcc_payment(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 		if (rc != DTXN_OK)
 			return rc;
 	}
-	c_it = dtxn_txn_add_rw(t, TPCC_CUSTOMER, tpcc_k_customer(c_w, c_d, c));
+	/* every customer cell read; C_DATA changes for "BC" customers only */
+	c_it = dtxn_txn_add_rw_cells(t, TPCC_CUSTOMER, tpcc_k_customer(c_w, c_d, c), DTXN_CELLS_ALL,
+				     DTXN_CELL(TPCC_C_BALANCE) | DTXN_CELL(TPCC_C_YTD_PAYMENT) |
+					     DTXN_CELL(TPCC_C_PAYMENT_CNT) | DTXN_CELL(TPCC_C_DATA));
 	h_it = dtxn_txn_insert(t, TPCC_HISTORY,
 			       tpcc_k_history(w, (uint64_t)dtxn_coord_gid(ctx->coord) + 1,
 					      ctx->done));

@@ -51,7 +51,9 @@ tpcc_stock_level(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 	threshold = (int32_t)dtxn_rng_between(r, 10, 20);
 
 	t = dtxn_txn_begin(ctx->coord, DTXN_TXN_RO);
-	d_it = dtxn_txn_add_ro(t, TPCC_DISTRICT, tpcc_k_district(w, d));
+	/* cells (clause 2.8.2.2): D_NEXT_O_ID, O_OL_CNT, OL_I_ID, S_QUANTITY */
+	d_it = dtxn_txn_add_ro_cells(t, TPCC_DISTRICT, tpcc_k_district(w, d),
+				     DTXN_CELL(TPCC_D_NEXT_O_ID));
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
 		return rc;
@@ -62,7 +64,8 @@ tpcc_stock_level(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 	n_orders = di.next_o_id > first ? di.next_o_id - first : 0;
 
 	for (uint32_t k = 0; k < n_orders; k++)
-		o_it[k] = dtxn_txn_add_ro(t, TPCC_ORDER, tpcc_k_order(w, d, first + k));
+		o_it[k] = dtxn_txn_add_ro_cells(t, TPCC_ORDER, tpcc_k_order(w, d, first + k),
+						DTXN_CELL(TPCC_O_OL_CNT));
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
 		return rc;
@@ -78,8 +81,9 @@ tpcc_stock_level(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 			return DTXN_ABORT_NOT_FOUND;  /* torn: validation would fail it */
 		}
 		for (uint32_t ol = 1; ol <= ord.ol_cnt; ol++)
-			ol_it[n_lines++] = dtxn_txn_add_ro(t, TPCC_ORDER_LINE,
-							   tpcc_k_order_line(w, d, first + k, ol));
+			ol_it[n_lines++] = dtxn_txn_add_ro_cells(
+				t, TPCC_ORDER_LINE, tpcc_k_order_line(w, d, first + k, ol),
+				DTXN_CELL(TPCC_OL_I_ID));
 	}
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
@@ -97,7 +101,8 @@ tpcc_stock_level(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 	for (uint32_t k = 0; k < n_lines; k++) {
 		if (k > 0 && i_id[k] == i_id[k - 1])
 			continue;
-		s_it[n_items++] = dtxn_txn_add_ro(t, TPCC_STOCK, tpcc_k_stock(w, i_id[k]));
+		s_it[n_items++] = dtxn_txn_add_ro_cells(t, TPCC_STOCK, tpcc_k_stock(w, i_id[k]),
+							DTXN_CELL(TPCC_S_QUANTITY));
 	}
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)

@@ -65,27 +65,8 @@ catalog_check_def(const struct dtxn_table_def *def, uint32_t slot_size, uint32_t
 			  def->n_versions, DTXN_TABLE_MAX_VERSIONS);
 		return -EINVAL;
 	}
-	if (def->n_columns != 0) {
-		uint64_t sum = 0;
-
-		if (def->n_columns > DTXN_TABLE_MAX_COLUMNS) {
-			STORE_LOG(ERR, "table %s: %u columns, expected 0..%u", def->name,
-				  def->n_columns, DTXN_TABLE_MAX_COLUMNS);
-			return -EINVAL;
-		}
-		for (uint32_t c = 0; c < def->n_columns; c++) {
-			if (def->column_size[c] == 0) {
-				STORE_LOG(ERR, "table %s: column %u has 0 bytes", def->name, c);
-				return -EINVAL;
-			}
-			sum += def->column_size[c];
-		}
-		if (sum != def->value_size) {
-			STORE_LOG(ERR, "table %s: columns sum to %" PRIu64 " bytes, value_size is %u",
-				  def->name, sum, def->value_size);
-			return -EINVAL;
-		}
-	}
+	if (store_check_columns(def) != 0)
+		return -EINVAL;
 	*slots = def->slots_per_bucket ? def->slots_per_bucket : STORE_SLOTS_DEFAULT;
 	if (*slots > STORE_SLOTS_MAX) {
 		STORE_LOG(ERR, "table %s: %u slots per bucket, expected 1..%u", def->name,

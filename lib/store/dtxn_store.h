@@ -88,7 +88,14 @@ struct dtxn_bucket_hdr {
 	uint64_t lock;       /**< insert/delete lock: 0 free, else holder's txn id */
 	uint64_t version;    /**< bumped by each committed insert/delete in the bucket */
 	uint64_t overflow;   /**< non-zero: keys hashed here also live in the next bucket */
-	uint64_t rsvd;
+	/**
+	 * Reclaim watermark (MVCC protocols that reuse the slots of deleted
+	 * records, Motor): the largest deletion version whose slot an insert
+	 * took over; a snapshot at or below it may miss a record that existed,
+	 * so a reader that does not find its key here aborts (version_gone).
+	 * 0: none. Other protocols leave it 0.
+	 */
+	uint64_t reclaimed;
 };
 
 #define DTXN_SLOT_HDR_SIZE 16
@@ -110,6 +117,30 @@ _Static_assert(sizeof(struct dtxn_bucket_hdr) == DTXN_BUCKET_HDR_SIZE, "bucket h
 #define DTXN_TABLE_MAX_COLUMNS 32
 /** Most versions per record an MVCC protocol may be asked to keep. */
 #define DTXN_TABLE_MAX_VERSIONS 64
+/** Most update shapes a table may declare (struct dtxn_table_def.updates). */
+#define DTXN_TABLE_MAX_UPDATES 8
+
+/**
+ * A cell mask: bit c stands for column (cell) c of a table's value, in
+ * value order (bit 0 = the first column). A table that declares no column
+ * has one cell, the whole value (bit 0). DTXN_CELLS_ALL names every cell
+ * of any table.
+ */
+#define DTXN_CELLS_ALL UINT32_MAX
+/** The mask of cell @p c alone. */
+#define DTXN_CELL(c) (UINT32_C(1) << (c))
+
+/**
+ * One way the workload updates a table's records, for protocols that size
+ * per-record room for old versions from it (Motor's attribute-bar size,
+ * ABS = sum over the shapes of max(VNum x frequency, 1) x the shape's
+ * bytes, Motor §4.2): the cells one update changes and that shape's share
+ * of the table's updates.
+ */
+struct dtxn_update_shape {
+	uint32_t cells;      /**< cell mask, non-zero, cells of the table */
+	uint16_t permille;   /**< share of the table's updates, 1..1000 */
+};
 
 /** What a benchmark asks for a table. */
 struct dtxn_table_def {
@@ -127,14 +158,92 @@ struct dtxn_table_def {
 	 */
 	uint32_t n_versions;
 	/**
-	 * Columns (attributes) of the value, for protocols that keep old
-	 * versions per column (Motor's attribute bar): n_columns sizes in
-	 * bytes, in value order, summing to value_size. 0 (the default): one
-	 * column, the whole value. At most DTXN_TABLE_MAX_COLUMNS.
+	 * Columns (attributes, "cells") of the value, for protocols that work
+	 * per column (Motor's attribute bar, CREST's cells) and for the cell
+	 * masks of dtxn_txn_add_ro_cells()/add_rw_cells(): n_columns sizes in
+	 * bytes, in value order, summing to value_size (a row struct's fields
+	 * with their padding: dtxn_table_def_set_columns()). 0 (the default):
+	 * one column, the whole value. At most DTXN_TABLE_MAX_COLUMNS.
 	 */
 	uint32_t n_columns;
 	uint16_t column_size[DTXN_TABLE_MAX_COLUMNS];
+	/**
+	 * How the workload updates the table (struct dtxn_update_shape), for
+	 * protocols that size room for old versions from it; 0 shapes (the
+	 * default): the protocol assumes whole-value updates. Shapes need not
+	 * cover every update (the rest: a protocol's fallback). At most
+	 * DTXN_TABLE_MAX_UPDATES, permilles summing to at most 1000.
+	 */
+	uint32_t n_updates;
+	struct dtxn_update_shape updates[DTXN_TABLE_MAX_UPDATES];
+	uint32_t flags;            /**< DTXN_TABLE_F_* */
 };
+
+/**
+ * Table flag: the workload never updates a record in place (rows are
+ * inserted, read and deleted only: TPC-C HISTORY, NEW-ORDER, ITEM), so a
+ * protocol needs no room for old versions of changed attributes.
+ */
+#define DTXN_TABLE_F_NO_UPDATE 0x1u
+
+/**
+ * Declares the columns of @p def from the offsets of its row struct's
+ * fields (offsetof(), in order): column c spans [offsets[c], offsets[c +
+ * 1]) and the last one runs to def->value_size, so padding belongs to the
+ * field before it. Set def->value_size first. Any thread.
+ *
+ * @param n  columns, 1..DTXN_TABLE_MAX_COLUMNS.
+ * @return 0; -EINVAL (NULL argument, n out of range, offsets[0] != 0,
+ *   offsets not increasing or not below value_size, a column over 65535 B).
+ */
+int dtxn_table_def_set_columns(struct dtxn_table_def *def, const uint32_t *offsets, unsigned n);
+
+/** @return the table's cells: n_columns, or 1 when it declares none. */
+unsigned dtxn_table_n_cells(const struct dtxn_table_def *def);
+
+/** @return the mask of every cell of the table. */
+uint32_t dtxn_table_cells_all(const struct dtxn_table_def *def);
+
+/**
+ * @return @p cells restricted to the table's cells, or all of them when
+ *   none is left (DTXN_CELLS_ALL, 0 and masks of absent cells mean "the
+ *   whole record").
+ */
+uint32_t dtxn_table_cells_norm(const struct dtxn_table_def *def, uint32_t cells);
+
+/**
+ * Offset and size, bytes, of cell @p c (< dtxn_table_n_cells()) in the
+ * value; the whole value for a table without columns.
+ */
+void dtxn_table_cell(const struct dtxn_table_def *def, unsigned c, uint32_t *off,
+		     uint32_t *size);
+
+/** @return the bytes of the cells in @p cells (cells beyond the table's count nothing). */
+uint32_t dtxn_table_cells_bytes(const struct dtxn_table_def *def, uint32_t cells);
+
+/**
+ * @return the cells of @p cells whose bytes differ between the values
+ *   @p a and @p b (value_size bytes each).
+ */
+uint32_t dtxn_table_cells_diff(const struct dtxn_table_def *def, uint32_t cells, const void *a,
+			       const void *b);
+
+/** Copies the bytes of the cells in @p cells from value @p src to value @p dst. */
+void dtxn_table_cells_copy(const struct dtxn_table_def *def, uint32_t cells, const void *src,
+			   void *dst);
+
+/**
+ * Packs the bytes of the cells in @p cells of @p value into @p seg, in
+ * cell order, back to back (dtxn_table_cells_bytes() bytes): a pre-image
+ * segment (Motor's attribute bar).
+ * @return the bytes written.
+ */
+uint32_t dtxn_table_cells_pack(const struct dtxn_table_def *def, uint32_t cells,
+			       const void *value, void *seg);
+
+/** The inverse of dtxn_table_cells_pack(): @return the bytes read from @p seg. */
+uint32_t dtxn_table_cells_unpack(const struct dtxn_table_def *def, uint32_t cells,
+				 const void *seg, void *value);
 
 /** A table as laid out on the MNs. */
 struct dtxn_table {
@@ -194,7 +303,10 @@ int dtxn_catalog_init(struct dtxn_catalog *cat, uint16_t n_mn, uint16_t n_replic
  *                   multiple of 8, >= DTXN_SLOT_HDR_SIZE + value_size.
  * @return 0; -EINVAL (bad id, size, or name; n_versions over
  *   DTXN_TABLE_MAX_VERSIONS; n_columns over DTXN_TABLE_MAX_COLUMNS, a
- *   column of 0 bytes, or column sizes not summing to value_size);
+ *   column of 0 bytes, or column sizes not summing to value_size; more
+ *   than DTXN_TABLE_MAX_UPDATES update shapes, a shape with no cell, a
+ *   cell the table lacks or 0 or over 1000 permille, or shapes summing
+ *   over 1000 permille);
  *   -EEXIST (id or name taken).
  *   Adding a table resets cat->region_size to 0: lay out again.
  */

@@ -87,4 +87,7 @@ store_slot_hdr_get(const struct dtxn_table *t, const void *bucket, unsigned i,
 	       sizeof(*h));
 }
 
+/** Checks a definition's columns and update shapes (columns.c); 0 or -EINVAL, logged. */
+int store_check_columns(const struct dtxn_table_def *def);
+
 #endif /* DTXN_STORE_PRIVATE_H */

@@ -37,14 +37,21 @@
  * no device-memory addresses yet, so its FAAs use the MN's host atomic
  * unit of the NIC model (doc/guides/fabric.md).
  *
+ * Where else the counter may live: the fetch_add hook of struct
+ * dtxn_tso_conf replaces the FAA, and struct dtxn_tso_cn below is the
+ * service Motor §5 and Lotus §5 assume "in the compute pool": a counter in
+ * one CN's memory, served to the other CNs by RPC.
+ *
  * Thread-safety: a struct dtxn_tso belongs to one worker lcore; its
- * coordinators call dtxn_tso_get_lc() from their coroutines.
+ * coordinators call dtxn_tso_get_lc() from their coroutines. A struct
+ * dtxn_tso_cn is shared by every worker of the process.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dtxn_rpc.h"
 #include "dtxn_store.h"
 #include "dtxn_txn_driver.h"
 
@@ -148,6 +155,73 @@ int dtxn_tso_txn_ts(struct dtxn_tso *tso, struct dtxn_txn *t, struct dtxn_tso_re
 
 /** Copies the client's counters into @p st. Owning lcore, or after it stopped. */
 void dtxn_tso_stats_get(const struct dtxn_tso *tso, struct dtxn_tso_stats *st);
+
+/* ------------------------------------------------------------------ */
+/* The compute-pool service: a counter on one CN (tso_cn.c)           */
+/* ------------------------------------------------------------------ */
+
+/**
+ * The timestamp service of Motor §5 ("a scalable timestamp service ... in
+ * the compute pool to serve for all coordinators"; its artifact: one
+ * process-wide atomic on its single CN) and Lotus §5: a 64-bit counter in
+ * the memory of the server CN. A coordinator of the server CN takes
+ * timestamps with a CPU atomic: no round trip, no MN verb. A coordinator
+ * of any other CN sends one lib/rpc request per lib/tso batch (one CN-CN
+ * round trip: a SEND each way, no MN verb); the server's handler adds
+ * while the request is in flight, so the real-time order of dtxn_tso.h
+ * holds across every coordinator of every CN. Plug it into lib/tso with
+ * dtxn_tso_conf.fetch_add (a hook that calls dtxn_tso_cn_fetch_add_lc()).
+ *
+ * One per process (the protocol's shared state); in a multi-process
+ * cluster only the server CN's process's counter is used.
+ */
+struct dtxn_tso_cn;
+
+/**
+ * Creates the service.
+ * @param server_node  node id of the CN that holds the counter (the
+ *   fabric's first CN, n_mn, in Motor and Lotus).
+ * @param rpc_type     lib/rpc message type of its requests, < DTXN_RPC_TYPES,
+ *   not used for anything else on the protocol's rpc.
+ * @return the service (counter 0: the first timestamp is 1), or NULL with
+ *   rte_errno: EINVAL (rpc_type), ENOMEM.
+ */
+struct dtxn_tso_cn *dtxn_tso_cn_create(uint16_t server_node, uint8_t rpc_type, int socket_id);
+
+/** Frees the service (no worker uses it any more). NULL is a no-op. */
+void dtxn_tso_cn_destroy(struct dtxn_tso_cn *s);
+
+/**
+ * Registers the service's request handler on a worker's rpc if that worker
+ * belongs to the server CN (it answers requests in its CQ poller, without
+ * yielding); on another CN's worker it does nothing. From the protocol's
+ * worker_init, after dtxn_rpc_create().
+ * @return 0, -EINVAL (NULL argument), or dtxn_rpc_register()'s -EEXIST.
+ */
+int dtxn_tso_cn_register(struct dtxn_tso_cn *s, struct dtxn_rpc *rpc);
+
+/**
+ * Adds @p n to the counter for coordinator @p c and returns its value
+ * before the add: a CPU atomic on the server CN; elsewhere one request to
+ * the server through @p c's endpoint @p ep, yielding until the reply
+ * (from @p c's coroutine). The fetch_add of struct dtxn_tso_conf.
+ *
+ * @param n    1..DTXN_TSO_BATCH_MAX.
+ * @param old  out: the counter before the add.
+ * @return 0; -EINVAL (NULL @p s, @p c or @p old; @p n 0); -EIO (no
+ *   endpoint off the server CN, or a refused request); -ETIMEDOUT (no
+ *   reply after lib/rpc's resends).
+ */
+int dtxn_tso_cn_fetch_add_lc(struct dtxn_tso_cn *s, const struct dtxn_coord *c,
+			     struct dtxn_rpc_ep *ep, uint64_t n, uint64_t *old);
+
+/**
+ * The service's counter and how many adds came from the server CN's own
+ * coordinators (@p local) and from other CNs' requests (@p remote). Any
+ * out pointer may be NULL. Any thread (relaxed reads).
+ */
+void dtxn_tso_cn_stats(const struct dtxn_tso_cn *s, uint64_t *counter, uint64_t *local,
+		       uint64_t *remote);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
  * struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
  * struct dtxn_item *a = dtxn_txn_add_ro(t, TABLE, key);
  * struct dtxn_item *b = dtxn_txn_add_rw(t, TABLE, key);
+ * struct dtxn_item *c = dtxn_txn_add_rw_cells(t, TABLE, key2, DTXN_CELL(0), DTXN_CELL(2));
  * if (dtxn_txn_execute(t) != DTXN_OK) ...   // may run several times
  * modify dtxn_item_value(b);
  * rc = dtxn_txn_commit(t);                  // DTXN_OK or an abort reason
@@ -379,8 +380,39 @@ struct dtxn_txn *dtxn_txn_begin(struct dtxn_coord *c, enum dtxn_txn_mode mode);
  */
 struct dtxn_item *dtxn_txn_add_ro(struct dtxn_txn *t, uint32_t table_id, uint64_t key);
 
+/**
+ * dtxn_txn_add_ro() for some cells (columns) of the record only
+ * (ARCHITECTURE.md: "optional column mask"; doc/guides/store.md, "Columns
+ * and cells"): after execute, the value buffer holds the record's bytes
+ * for the cells in @p cells; the bytes of other cells are unspecified
+ * (protocols with cells may leave them stale or zero; protocols without
+ * cells, FORD and Lotus, read the whole value anyway).
+ *
+ * @param cells  a cell mask (DTXN_CELL(c) | ..., bit c = column c of the
+ *   table's declaration, struct dtxn_table_def); bits of cells the table
+ *   lacks are ignored; DTXN_CELLS_ALL or 0: the whole record.
+ * @return as dtxn_txn_add_ro().
+ */
+struct dtxn_item *dtxn_txn_add_ro_cells(struct dtxn_txn *t, uint32_t table_id, uint64_t key,
+					uint32_t cells);
+
 /** Adds a record to read and write (not allowed in a DTXN_TXN_RO txn: NULL). */
 struct dtxn_item *dtxn_txn_add_rw(struct dtxn_txn *t, uint32_t table_id, uint64_t key);
+
+/**
+ * dtxn_txn_add_rw() for some cells of the record: the application reads
+ * the cells in @p rd_cells | @p wr_cells and changes only those in
+ * @p wr_cells (TPC-C Payment: a customer's balance, YTD payment and
+ * payment count). Changes to other cells are undefined: protocols with
+ * cells (Motor) discard them at commit, protocols without cells write the
+ * whole value back. Bits of cells the table lacks are ignored;
+ * @p wr_cells 0 or DTXN_CELLS_ALL: every cell (then every cell is read
+ * too); @p rd_cells 0: only the write cells are read.
+ *
+ * @return as dtxn_txn_add_rw().
+ */
+struct dtxn_item *dtxn_txn_add_rw_cells(struct dtxn_txn *t, uint32_t table_id, uint64_t key,
+					uint32_t rd_cells, uint32_t wr_cells);
 
 /**
  * Adds a record to insert; fill dtxn_item_value() before commit. If the key

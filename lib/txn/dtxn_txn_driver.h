@@ -76,6 +76,15 @@ struct dtxn_item {
 	uint8_t kind;             /**< enum dtxn_item_kind */
 	uint8_t rsvd[3];
 	uint32_t flags;           /**< DTXN_ITEM_F_* */
+	/**
+	 * Cell masks (dtxn_txn_add_ro_cells(), add_rw_cells()), normalised to
+	 * the table's cells (dtxn_table_cells_norm()): the cells the
+	 * application reads (write cells included) and may change. Every cell
+	 * for inserts, deletes and the calls without a mask. Protocols without
+	 * cells ignore them (they read and write whole values).
+	 */
+	uint32_t rd_cells;
+	uint32_t wr_cells;
 	dtxn_raddr_t slot_raddr;  /**< primary slot address, 0 if unknown */
 	dtxn_raddr_t bucket_raddr;/**< primary bucket address it was found in / will be inserted in */
 	void *slot;               /**< local copy: the slot (slot_size B), then its aux area (aux_size B) */
@@ -601,7 +610,8 @@ struct dtxn_loc {
 	uint8_t own_block;
 	uint8_t release;     /**< stale slot: give back the locks taken on it in the next round */
 	uint8_t retries;     /**< re-reads so far (dtxn_loc_reread()) */
-	uint8_t rsvd;
+	/** insert: slot_idx holds a deleted record of another key (ops->slot_reuse) */
+	uint8_t reuse;
 	int32_t slot_idx;    /**< insert: free slot taken in the home bucket, -1 none */
 	uint32_t rsvd2;
 	uint64_t lock_old;   /**< CAS result of the record lock (DTXN_LOC_CAS_UNSET before) */
@@ -654,6 +664,22 @@ struct dtxn_loc_ops {
 	 */
 	bool (*slot_free)(const struct dtxn_table *tab, const void *slot);
 	/**
+	 * Optional: whether an insert may take a slot of a bucket copy that is
+	 * DTXN_SLOT_VALID but holds a deleted record of another key (Motor's
+	 * slot reuse). Such a slot is taken only when the home bucket has no
+	 * free one; loc->reuse is then set and, once the key is known to be
+	 * absent from its chain, ops->ins_reuse picks the next step. NULL:
+	 * valid slots are never taken.
+	 */
+	bool (*slot_reuse)(const struct dtxn_txn *t, const struct dtxn_table *tab,
+			   const void *slot);
+	/**
+	 * Optional (mandatory with slot_reuse): insert @p i will take the
+	 * reused slot loc->slot_idx of its home bucket (it->slot_raddr): set
+	 * the next step (e.g. lock the slot's record, DTXN_LOC_LOCK).
+	 */
+	int (*ins_reuse)(struct dtxn_txn *t, uint32_t i);
+	/**
 	 * Read item @p i's (any item's, with cn_locks; an RW item's that
 	 * defer_lock left unlocked) slot, holding its key,
 	 * is in item->slot (READ at a cached address, or copied from the
@@ -663,9 +689,10 @@ struct dtxn_loc_ops {
 	/**
 	 * Optional: the lookup of item @p i did not find its key in the bucket
 	 * copy item->bucket (probe loc->probe), before going on to the next
-	 * probe or giving up (e.g. Motor notes a foreign lock on the home bucket).
+	 * probe or giving up (e.g. Motor notes a foreign lock on the home
+	 * bucket, and checks its reclaim watermark). DTXN_OK or an abort reason.
 	 */
-	void (*miss)(struct dtxn_txn *t, uint32_t i);
+	int (*miss)(struct dtxn_txn *t, uint32_t i);
 	/**
 	 * Optional: WRs that follow {CAS record lock, READ slot} in item @p i's
 	 * lock round (e.g. FORD's delete: its bucket lock, dtxn_loc_block_cas();

@@ -58,36 +58,56 @@ dtxn_txn_read_bucket(struct dtxn_txn *t, struct dtxn_item *it, unsigned probe,
 	return DTXN_OK;
 }
 
-/* A free slot of @p bucket (read from item @p self's bucket_raddr) that
- * @p usable accepts (NULL: any) and no other insert of the txn took. */
-static int
-loc_free_slot(const struct dtxn_txn *t, uint32_t self, const void *bucket,
-	      bool (*usable)(const struct dtxn_table *, const void *))
+/* Whether slot @p i of @p bucket suits insert @p self: free and accepted
+ * by @p usable (NULL: any), or (@p reuse non-NULL) valid and accepted by
+ * @p reuse; and no other insert of the txn took it. */
+static bool
+loc_slot_ok(const struct dtxn_txn *t, uint32_t self, const void *bucket, unsigned i,
+	    bool (*usable)(const struct dtxn_table *, const void *),
+	    bool (*reuse)(const struct dtxn_txn *, const struct dtxn_table *, const void *))
 {
 	const struct dtxn_item *it = &t->items[self];
 	const struct dtxn_table *tab = it->table;
+	const struct dtxn_slot_hdr *h = dtxn_store_bucket_slot(tab, (void *)(uintptr_t)bucket, i);
+	dtxn_raddr_t ra = dtxn_store_slot_raddr(tab, it->bucket_raddr, i);
 
-	for (unsigned i = 0; i < tab->def.slots_per_bucket; i++) {
-		const struct dtxn_slot_hdr *h =
-			dtxn_store_bucket_slot(tab, (void *)(uintptr_t)bucket, i);
-		dtxn_raddr_t ra = dtxn_store_slot_raddr(tab, it->bucket_raddr, i);
-		bool taken = false;
+	if (reuse == NULL ? (h->flags & DTXN_SLOT_VALID) != 0 || (usable != NULL && !usable(tab, h))
+			  : (h->flags & DTXN_SLOT_VALID) == 0 || !reuse(t, tab, h))
+		return false;
+	for (uint32_t j = 0; j < t->n_items; j++)
+		if (j != self && t->items[j].kind == DTXN_ITEM_INSERT &&
+		    t->items[j].slot_raddr == ra)
+			return false;
+	return true;
+}
 
-		if ((h->flags & DTXN_SLOT_VALID) != 0 || (usable != NULL && !usable(tab, h)))
-			continue;
-		for (uint32_t j = 0; j < t->n_items && !taken; j++)
-			taken = j != self && t->items[j].kind == DTXN_ITEM_INSERT &&
-				t->items[j].slot_raddr == ra;
-		if (!taken)
+/* A free slot of @p bucket (read from item @p self's bucket_raddr) that
+ * @p usable accepts (NULL: any) and no other insert of the txn took; else,
+ * with @p reuse, a deleted record's slot it accepts (*reused set). */
+static int
+loc_free_slot(const struct dtxn_txn *t, uint32_t self, const void *bucket,
+	      bool (*usable)(const struct dtxn_table *, const void *),
+	      bool (*reuse)(const struct dtxn_txn *, const struct dtxn_table *, const void *),
+	      uint8_t *reused)
+{
+	const struct dtxn_table *tab = t->items[self].table;
+	unsigned i;
+
+	for (i = 0; i < tab->def.slots_per_bucket; i++)
+		if (loc_slot_ok(t, self, bucket, i, usable, NULL))
 			return (int)i;
-	}
+	for (i = 0; reuse != NULL && i < tab->def.slots_per_bucket; i++)
+		if (loc_slot_ok(t, self, bucket, i, NULL, reuse)) {
+			*reused = 1;
+			return (int)i;
+		}
 	return -ENOSPC;
 }
 
 int
 dtxn_txn_free_slot(const struct dtxn_txn *t, uint32_t self, const void *bucket)
 {
-	return loc_free_slot(t, self, bucket, NULL);
+	return loc_free_slot(t, self, bucket, NULL, NULL, NULL);
 }
 
 void *
@@ -310,8 +330,12 @@ loc_on_bucket(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 		       tab->slot_size);
 		return ops->read(t, i);
 	}
-	if (ops->miss != NULL)
-		ops->miss(t, i);
+	if (ops->miss != NULL) {
+		int rc = ops->miss(t, i);
+
+		if (rc != DTXN_OK)
+			return rc;
+	}
 	if (bh->overflow != 0 && l->probe + 1 < DTXN_STORE_MAX_PROBE) {
 		l->probe++;
 		return DTXN_OK;
@@ -338,7 +362,8 @@ loc_on_lock(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 		it->flags |= DTXN_ITEM_F_LOCKED;
 	if (l->own_block && l->block_old == 0)
 		it->flags |= DTXN_ITEM_F_BLOCKED;
-	if (!dtxn_store_slot_matches(it->table, it->slot, it->key)) {
+	/* (an insert reusing a deleted record's slot locks that record) */
+	if (!l->reuse && !dtxn_store_slot_matches(it->table, it->slot, it->key)) {
 		/* stale address: unlock next round, find it through the bucket */
 		l->release = (it->flags & (DTXN_ITEM_F_LOCKED | DTXN_ITEM_F_BLOCKED)) != 0;
 		loc_forget(t, it, l);
@@ -370,7 +395,9 @@ loc_ins_slot(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 		it->flags |= DTXN_ITEM_F_BLOCKED;
 	}
 	it->bucket_version = ((const struct dtxn_bucket_hdr *)it->bucket)->version;
-	l->slot_idx = loc_free_slot(t, i, it->bucket, ops->slot_free);
+	l->reuse = 0;
+	l->slot_idx = loc_free_slot(t, i, it->bucket, ops->slot_free,
+				    ops->ins_reuse != NULL ? ops->slot_reuse : NULL, &l->reuse);
 	if (l->slot_idx < 0)
 		return DTXN_OK; /* index_full, unless the key turns out to exist */
 	it->slot_raddr = dtxn_store_slot_raddr(tab, it->bucket_raddr, (unsigned)l->slot_idx);
@@ -405,7 +432,7 @@ loc_on_insert(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 	if (l->slot_idx < 0)
 		return DTXN_ABORT(DTXN_ABORT_INDEX_FULL);
 	l->step = DTXN_LOC_DONE;
-	return DTXN_OK;
+	return l->reuse ? ops->ins_reuse(t, i) : DTXN_OK;
 }
 
 /* Reads item @p i's results after a round, picks its next step. */

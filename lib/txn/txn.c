@@ -78,7 +78,8 @@ txn_mark(struct dtxn_txn *t, int reason)
 }
 
 static struct dtxn_item *
-txn_add(struct dtxn_txn *t, uint32_t table_id, uint64_t key, enum dtxn_item_kind kind)
+txn_add(struct dtxn_txn *t, uint32_t table_id, uint64_t key, enum dtxn_item_kind kind,
+	uint32_t rd_cells, uint32_t wr_cells)
 {
 	const struct dtxn_table *tab;
 	struct dtxn_item *it;
@@ -112,31 +113,46 @@ txn_add(struct dtxn_txn *t, uint32_t table_id, uint64_t key, enum dtxn_item_kind
 	it->kind = (uint8_t)kind;
 	it->slot = slot;
 	it->value = txn_cc(t)->slot_value(tab, slot);
+	it->wr_cells = kind == DTXN_ITEM_RO ? 0 : dtxn_table_cells_norm(&tab->def, wr_cells);
+	it->rd_cells = dtxn_table_cells_norm(&tab->def, rd_cells | it->wr_cells);
 	return it;
 }
 
 struct dtxn_item *
 dtxn_txn_add_ro(struct dtxn_txn *t, uint32_t table_id, uint64_t key)
 {
-	return txn_add(t, table_id, key, DTXN_ITEM_RO);
+	return txn_add(t, table_id, key, DTXN_ITEM_RO, DTXN_CELLS_ALL, 0);
+}
+
+struct dtxn_item *
+dtxn_txn_add_ro_cells(struct dtxn_txn *t, uint32_t table_id, uint64_t key, uint32_t cells)
+{
+	return txn_add(t, table_id, key, DTXN_ITEM_RO, cells, 0);
 }
 
 struct dtxn_item *
 dtxn_txn_add_rw(struct dtxn_txn *t, uint32_t table_id, uint64_t key)
 {
-	return txn_add(t, table_id, key, DTXN_ITEM_RW);
+	return txn_add(t, table_id, key, DTXN_ITEM_RW, DTXN_CELLS_ALL, DTXN_CELLS_ALL);
+}
+
+struct dtxn_item *
+dtxn_txn_add_rw_cells(struct dtxn_txn *t, uint32_t table_id, uint64_t key, uint32_t rd_cells,
+		      uint32_t wr_cells)
+{
+	return txn_add(t, table_id, key, DTXN_ITEM_RW, rd_cells, wr_cells);
 }
 
 struct dtxn_item *
 dtxn_txn_insert(struct dtxn_txn *t, uint32_t table_id, uint64_t key)
 {
-	return txn_add(t, table_id, key, DTXN_ITEM_INSERT);
+	return txn_add(t, table_id, key, DTXN_ITEM_INSERT, DTXN_CELLS_ALL, DTXN_CELLS_ALL);
 }
 
 struct dtxn_item *
 dtxn_txn_delete(struct dtxn_txn *t, uint32_t table_id, uint64_t key)
 {
-	return txn_add(t, table_id, key, DTXN_ITEM_DELETE);
+	return txn_add(t, table_id, key, DTXN_ITEM_DELETE, DTXN_CELLS_ALL, DTXN_CELLS_ALL);
 }
 
 /* Closed txn: the reason it ended with (never OK). */

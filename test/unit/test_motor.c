@@ -129,12 +129,12 @@ txn_add(struct dtxn_coord *c, uint32_t tid, uint64_t key, uint64_t delta, uint64
 /* ------------------------------------------------------------------ */
 
 static int
-env_setup(struct env *e, enum dtxn_isolation iso, const char *name)
+env_setup(struct env *e, enum dtxn_isolation iso, const char *name, const char *opts)
 {
 	struct dtxn_db_conf dc = {
 		.size = sizeof(dc), .protocol = "motor", .isolation = iso,
 		.n_mn = N_MN, .n_replicas = 3, .n_coords = N_COORDS,
-		.log_bytes = 4096, .addr_cache_entries = 4096,
+		.log_bytes = 4096, .addr_cache_entries = 4096, .cc_options = opts,
 	};
 	struct dtxn_table_def kv = { .id = T_KV, .name = "kv", .value_size = 8,
 				     .max_keys = 1024, .slots_per_bucket = 4, .n_versions = 3 };
@@ -180,8 +180,9 @@ static int
 group_setup(void **state)
 {
 	(void)state;
-	if (env_setup(&g_sr, DTXN_ISO_SR, "utmotsr") != 0 ||
-	    env_setup(&g_si, DTXN_ISO_SI, "utmotsi") != 0)
+	/* SR with the defaults (tso=cn, oplog=cn); SI with the MN variants */
+	if (env_setup(&g_sr, DTXN_ISO_SR, "utmotsr", NULL) != 0 ||
+	    env_setup(&g_si, DTXN_ISO_SI, "utmotsi", "tso=mn,oplog=mn") != 0)
 		return -1;
 	return 0;
 }
@@ -222,11 +223,11 @@ test_layout(void **state)
 	t = tab(&g_sr, T_COL);
 	assert_int_equal(motor_vnum(t), 4);
 	assert_int_equal(motor_abs(t), 72);
-	assert_int_equal(motor_columns(t), 3);
+	assert_int_equal(dtxn_table_n_cells(&t->def), 3);
 	assert_int_equal(motor_seg_len(t, 0x5), 16);
 	t = tab(&g_sr, T_TWO);
 	assert_int_equal(motor_vnum(t), 2);
-	assert_int_equal(motor_columns(t), 1);
+	assert_int_equal(dtxn_table_n_cells(&t->def), 1);
 
 	db = dtxn_db_create(&dc);
 	assert_non_null(db);
@@ -265,19 +266,11 @@ test_loader_moves_aux(void **state)
 	const struct dtxn_table *t;
 	struct dtxn_fabric *f;
 	struct dtxn_db *db;
-	uint64_t region, k, v[2], away = 0;
+	uint64_t k, v[2], away = 0;
 	unsigned loaded = 0;
 
 	(void)state;
-	db = dtxn_db_create(&dc);
-	assert_non_null(db);
-	assert_int_equal(dtxn_db_add_table(db, &d), 0);
-	assert_int_equal(dtxn_db_layout(db, &region), 0);
-	fc.mn_region_size = region;
-	dtxn_nic_model_none(&fc.nic);
-	f = dtxn_fabric_open(&fc);
-	assert_non_null(f);
-	assert_int_equal(dtxn_db_attach(db, f), 0);
+	ut_db_up(&dc, &d, &fc, &db, &f);
 	t = dtxn_catalog_table(dtxn_db_catalog(db), 0);
 	for (k = 1; k <= 76; k++) {
 		v[0] = k;
@@ -379,23 +372,6 @@ test_pick(void **state)
 	assert_int_equal(motor_cvt_anchor(t, c), -1);
 }
 
-/* Packs the old bytes of the columns in @p bitmap, as the commit does. */
-static uint32_t
-pack(const struct dtxn_table *t, uint32_t bitmap, const uint8_t *old, uint8_t *seg)
-{
-	uint32_t n = 0, off, size;
-	unsigned c;
-
-	for (c = 0; c < motor_columns(t); c++) {
-		if (!(bitmap & (1u << c)))
-			continue;
-		motor_column(t, c, &off, &size);
-		memcpy(seg + n, old + off, size);
-		n += size;
-	}
-	return n;
-}
-
 static void
 test_gc_wrap_rebuild(void **state)
 {
@@ -422,7 +398,7 @@ test_gc_wrap_rebuild(void **state)
 		for (i = 0; i < 3; i++)
 			if (nc.bitmap & (1u << i))
 				next.c[i] = step * 1000 + i;
-		len = pack(t, nc.bitmap, (const uint8_t *)&cur, seg);
+		len = dtxn_table_cells_pack(&t->def, nc.bitmap, &cur, seg);
 		dropped_total += motor_gc_install(t, c->cells, &nc, (uint8_t)step, &cell, &start);
 		assert_true(start + len <= motor_abs(t));
 		memcpy(bar + start, seg, len);
@@ -435,7 +411,8 @@ test_gc_wrap_rebuild(void **state)
 		for (i = 0; i < motor_vnum(t); i++) {
 			if (!c->cells[i].valid)
 				continue;
-			motor_rebuild(t, c, (int)i, (const uint8_t *)&cur, bar, (uint8_t *)&out);
+			motor_rebuild(t, c, (int)i, DTXN_CELLS_ALL, (const uint8_t *)&cur, bar,
+				      (uint8_t *)&out);
 			assert_memory_equal(&out, &hist[c->cells[i].version / 10], sizeof(out));
 		}
 		/* the valid versions are the newest ones, with no gap */
@@ -586,6 +563,172 @@ test_snapshot_old_version(void **state)
 	/* only the changed column was kept as a pre-image */
 	c = mn_cvt(&g_sr, T_COL, 7, 0);
 	assert_int_equal(c->cells[motor_cvt_newest(tab(&g_sr, T_COL), c)].bitmap, 0x4);
+}
+
+
+/* ------------------------------------------------------------------ */
+/* Cell masks and attribute-wise old versions                          */
+/* ------------------------------------------------------------------ */
+
+struct mask_ctx {
+	int rc_w, rc_r;
+	uint64_t reads_changed, reads_unchanged;  /* READs of each masked read's round */
+	uint64_t changed, unchanged, other_col;
+};
+
+static void counters_total(struct dtxn_worker *w, struct dtxn_fabric_counters *out);
+
+static uint64_t
+reads_now(struct dtxn_coord *c)
+{
+	struct dtxn_fabric_counters tot;
+
+	counters_total(c->worker, &tot);
+	return tot.ops[DTXN_WR_READ];
+}
+
+static void
+co_mask_reader(struct dtxn_coord *c, void *arg)
+{
+	struct mask_ctx *x = arg;
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	struct dtxn_item *a, *b;
+	uint64_t r0;
+
+	(void)dtxn_txn_add_ro(t, T_KV, 5);
+	x->rc_r = dtxn_txn_execute(t); /* T_start, before the writer */
+	g_step = 1;
+	wait_step(c, 2);
+	/* key 11, column 1 only: the writer changed it, its pre-image is read */
+	r0 = reads_now(c);
+	a = dtxn_txn_add_ro_cells(t, T_COL, 11, DTXN_CELL(1));
+	x->rc_r |= dtxn_txn_execute(t);
+	x->reads_changed = reads_now(c) - r0;
+	/* key 12, column 0 only: unchanged, no pre-image READ at all */
+	r0 = reads_now(c);
+	b = dtxn_txn_add_ro_cells(t, T_COL, 12, DTXN_CELL(0));
+	x->rc_r |= dtxn_txn_execute(t);
+	x->reads_unchanged = reads_now(c) - r0;
+	x->changed = ((struct col_val *)dtxn_item_value(a))->c[1];
+	x->unchanged = ((struct col_val *)dtxn_item_value(b))->c[0];
+	x->rc_r |= dtxn_txn_commit(t);
+}
+
+static void
+co_mask_writer(struct dtxn_coord *c, void *arg)
+{
+	struct mask_ctx *x = arg;
+	struct dtxn_txn *t;
+	struct dtxn_item *it[2];
+	uint64_t k;
+
+	wait_step(c, 1);
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	for (k = 0; k < 2; k++)
+		it[k] = dtxn_txn_add_rw_cells(t, T_COL, 11 + k, DTXN_CELL(0), DTXN_CELL(1));
+	x->rc_w = dtxn_txn_execute(t);
+	for (k = 0; k < 2; k++) {
+		struct col_val *v = dtxn_item_value(it[k]);
+
+		v->c[1] += 1000; /* in the write mask */
+		v->c[2] += 5000; /* outside it: discarded at commit */
+	}
+	x->rc_w |= dtxn_txn_commit(t);
+	g_step = 2;
+}
+
+static void
+test_cell_masks(void **state)
+{
+	const struct dtxn_table *t = tab(&g_sr, T_COL);
+	struct mask_ctx x = { 0 };
+	const struct motor_cvt *c;
+	const uint8_t *vpkg, *bar;
+	struct col_val now;
+	uint64_t pre;
+	int n;
+
+	(void)state;
+	run_two(&g_sr, co_mask_reader, &x, co_mask_writer, &x);
+	assert_int_equal(x.rc_w, DTXN_OK);
+	assert_int_equal(x.rc_r, DTXN_OK);
+	/* the snapshot before the writer: the changed column rebuilt from its
+	 * pre-image, the unchanged one straight from the newest value */
+	assert_int_equal(x.changed, 111);
+	assert_int_equal(x.unchanged, 12);
+	/* the masked read of an unchanged cell skips the pre-image READ */
+	assert_int_equal(x.reads_changed, x.reads_unchanged + 1);
+	/* on the MN: column 1 changed, column 2 (outside the write mask)
+	 * kept, and the new version's pre-image is column 1 alone, 8 B */
+	c = mn_cvt(&g_sr, T_COL, 11, 0);
+	vpkg = mn_vpkg(&g_sr, T_COL, 11, 0);
+	memcpy(&now, vpkg + MOTOR_VPKG_VALUE_OFF, sizeof(now));
+	assert_int_equal(now.c[0], 11);
+	assert_int_equal(now.c[1], 1111);
+	assert_int_equal(now.c[2], 211);
+	n = motor_cvt_newest(t, c);
+	assert_true(n >= 0);
+	assert_int_equal(c->cells[n].bitmap, DTXN_CELL(1));
+	assert_int_equal(motor_seg_len(t, c->cells[n].bitmap), 8);
+	bar = vpkg + motor_vpkg_size(t);
+	memcpy(&pre, bar + c->cells[n].start_off, 8);
+	assert_int_equal(pre, 111);
+}
+
+/* ABS (§4.2) from the declared update shapes: the paper's CUSTOMER example. */
+static void
+test_abs_formula(void **state)
+{
+	struct dtxn_table_def d = { .id = 0, .name = "cust", .value_size = 528, .max_keys = 8,
+				    .n_versions = 4, .n_columns = 3,
+				    .column_size = { 512, 12, 4 }, .n_updates = 3,
+				    .updates = { { DTXN_CELL(0), 100 }, { DTXN_CELL(1), 880 },
+						 { DTXN_CELL(2), 20 } } };
+	uint32_t slot, aux;
+
+	(void)state;
+	/* 1 x 512 + floor(4 x 0.88) x 12 + 1 x 4 = 552 B, after the 16 + 528 B Vpkg */
+	assert_int_equal(motor_table_sizes(&d, &slot, &aux), 0);
+	assert_int_equal(aux, 16 + 528 + 552);
+	assert_int_equal(slot, MOTOR_CELLS_OFF + 4 * MOTOR_CELL_SIZE);
+	/* never updated in place: no bar */
+	d.flags = DTXN_TABLE_F_NO_UPDATE;
+	assert_int_equal(motor_table_sizes(&d, &slot, &aux), 0);
+	assert_int_equal(aux, 16 + 528);
+	/* no shapes: whole-value updates, VNum - 1 of them */
+	d.flags = 0;
+	d.n_updates = 0;
+	assert_int_equal(motor_table_sizes(&d, &slot, &aux), 0);
+	assert_int_equal(aux, 16 + 528 + 3 * 528);
+}
+
+/* An update larger than the bar keeps the new version alone (gc.c). */
+static void
+test_gc_oversized(void **state)
+{
+	const struct dtxn_table *t = tab(&g_sr, T_KV); /* 8 B, VNum 3, 16 B bar */
+	uint8_t buf[MOTOR_CELLS_OFF + 3 * MOTOR_CELL_SIZE];
+	struct motor_cvt *c = (struct motor_cvt *)buf;
+	struct dtxn_table big = *t;
+	struct motor_cell nc = { .bitmap = 0x1, .version = 10, .writer = 1 };
+	unsigned cell, dropped;
+	uint32_t start;
+
+	(void)state;
+	memset(buf, 0, sizeof(buf));
+	c->cells[0].valid = 1;
+	c->cells[1].valid = 1;
+	c->cells[1].version = 5;
+	c->cells[1].bitmap = 0x1;
+	/* a table whose bar is smaller than one pre-image */
+	big.aux_size = motor_vpkg_size(t) + 0;
+	dropped = motor_gc_install(&big, c->cells, &nc, 7, &cell, &start);
+	assert_int_equal(dropped, 2); /* both older versions */
+	assert_int_equal(c->cells[cell].version, 10);
+	assert_int_equal(c->cells[cell].bitmap, 0);
+	assert_int_equal(motor_cvt_newest(t, c), (int)cell);
+	for (unsigned i = 0; i < motor_vnum(t); i++)
+		assert_true(i == cell || !c->cells[i].valid);
 }
 
 struct gone_ctx {
@@ -996,6 +1139,109 @@ test_insert_delete_reinsert(void **state)
 			    tab(&g_sr, T_KV)->slot_size);
 }
 
+/* ------------------------------------------------------------------ */
+/* Slot reuse                                                          */
+/* ------------------------------------------------------------------ */
+
+#define REUSE_MAX 16
+
+struct reuse_ctx {
+	uint64_t keys[REUSE_MAX];  /* new keys of one home bucket, filling it */
+	unsigned n_keys;
+	int rc_full, rc_del, rc_reuse, rc_old, rc_fresh;
+	bool fresh_exists, new_exists;
+	uint64_t new_val;
+};
+
+/* Fills a home bucket of T_KV with new keys, deletes one, inserts another. */
+static void
+co_reuse_main(struct dtxn_coord *c, void *arg)
+{
+	struct reuse_ctx *x = arg;
+	unsigned k;
+	bool e;
+
+	for (k = 0; k + 1 < x->n_keys; k++) {
+		x->rc_full = idr_write(c, false, x->keys[k], x->keys[k]);
+		if (x->rc_full != DTXN_OK)
+			break;
+	}
+	/* the bucket is full: one more key does not fit */
+	x->rc_full = idr_write(c, false, x->keys[k], 1);
+	g_step = 1;          /* the old snapshot starts */
+	wait_step(c, 2);
+	x->rc_del = idr_write(c, true, x->keys[0], 0);
+	/* a new key takes the deleted record's slot */
+	x->rc_reuse = idr_write(c, false, x->keys[k], 4242);
+	(void)idr_read(c, x->keys[k], &x->new_exists, &x->new_val);
+	x->rc_fresh = idr_read(c, x->keys[0], &x->fresh_exists, &x->new_val);
+	(void)idr_read(c, x->keys[k], &e, &x->new_val);
+	g_step = 3;
+}
+
+/* A snapshot from before the delete looks the deleted key up after its slot went. */
+static void
+co_reuse_old(struct dtxn_coord *c, void *arg)
+{
+	struct reuse_ctx *x = arg;
+	struct dtxn_txn *t;
+
+	wait_step(c, 1);
+	t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	(void)dtxn_txn_add_ro(t, T_KV, 7);
+	x->rc_old = dtxn_txn_execute(t); /* T_start */
+	g_step = 2;
+	wait_step(c, 3);
+	(void)dtxn_txn_add_ro(t, T_KV, x->keys[0]);
+	x->rc_old = dtxn_txn_execute(t);
+	if (x->rc_old == DTXN_OK)
+		x->rc_old = dtxn_txn_commit(t);
+}
+
+static void
+test_slot_reuse(void **state)
+{
+	const struct dtxn_table *t = tab(&g_sr, T_KV);
+	const uint64_t home = dtxn_store_bucket_of(t, 5000);
+	struct reuse_ctx x = { 0 };
+	const struct dtxn_bucket_hdr *bh;
+	const struct motor_cvt *cvt;
+	uint64_t key;
+
+	(void)state;
+	/* new keys whose home bucket is 5000's: one more than its slots */
+	for (key = 5000; x.n_keys < t->def.slots_per_bucket + 1 && key < 500000; key++)
+		if (dtxn_store_bucket_of(t, key) == home)
+			x.keys[x.n_keys++] = key;
+	assert_int_equal(x.n_keys, t->def.slots_per_bucket + 1);
+	run_two(&g_sr, co_reuse_main, &x, co_reuse_old, &x);
+	assert_int_equal(x.rc_full, DTXN_ABORT_INDEX_FULL);
+	assert_int_equal(x.rc_del, DTXN_OK);
+	/* the insert reused the deleted record's slot */
+	assert_int_equal(x.rc_reuse, DTXN_OK);
+	assert_true(x.new_exists);
+	assert_int_equal(x.new_val, 4242);
+	cvt = mn_cvt(&g_sr, T_KV, x.keys[x.n_keys - 1], 0);
+	assert_non_null(cvt);
+	assert_int_equal(cvt->lock, 0);
+	assert_int_equal(cvt->cells[motor_cvt_newest(t, cvt)].flags, MOTOR_CELL_INSERT);
+	assert_null(mn_cvt(&g_sr, T_KV, x.keys[0], 0));
+	/* its bucket's watermark is the deletion's version, on every replica */
+	bh = (const struct dtxn_bucket_hdr *)((const char *)dtxn_fabric_mn_base(
+						      g_sr.f, DTXN_RADDR_MN(dtxn_store_bucket_raddr(t, 0, home))) +
+					      DTXN_RADDR_OFF(dtxn_store_bucket_raddr(t, 0, home)));
+	assert_true(bh->reclaimed != 0);
+	assert_int_equal(bh->lock, 0);
+	/* a new snapshot: the deleted key is simply absent */
+	assert_int_equal(x.rc_fresh, DTXN_OK);
+	assert_false(x.fresh_exists);
+	/* the old snapshot needed the deleted record: version_gone, not a wrong "absent" */
+	assert_int_equal(x.rc_old, DTXN_ABORT_VERSION_GONE);
+	for (uint16_t r = 1; r < 3; r++)
+		assert_memory_equal(mn_cvt(&g_sr, T_KV, x.keys[x.n_keys - 1], r), cvt,
+				    t->slot_size);
+}
+
 static void
 co_delete_only(struct dtxn_coord *c, void *arg)
 {
@@ -1116,54 +1362,84 @@ test_abort_releases_only_held(void **state)
 }
 
 struct oplog_ctx {
+	const struct env *env;
 	uint64_t id;
 	int rc;
 	uint64_t hdr[2];
 	uint64_t e[2][3];
 	dtxn_raddr_t slot[2];
+	uint32_t cn_len;
+	struct dtxn_fabric_counters before, after;
 };
 
 static void
 co_oplog(struct dtxn_coord *c, void *arg)
 {
 	struct oplog_ctx *x = arg;
-	const struct dtxn_catalog *cat = g_sr.cat;
+	const struct dtxn_catalog *cat = x->env->cat;
+	const struct motor_coord *mc = c->cc_priv;
 	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
 	struct dtxn_item *a, *b;
 	const char *log;
 
 	x->id = dtxn_txn_id(t);
+	counters_total(c->worker, &x->before);
 	a = dtxn_txn_add_rw(t, T_KV, 60);
 	b = dtxn_txn_add_rw(t, T_COL, 3);
 	x->rc = dtxn_txn_execute(t);
 	x->slot[0] = a->slot_raddr;
 	x->slot[1] = b->slot_raddr;
-	/* T_KV's primary is MN 0: the record is in this coordinator's log there */
-	log = (const char *)dtxn_fabric_mn_base(g_sr.f, 0) +
-	      DTXN_RADDR_OFF(dtxn_store_log_raddr(cat, dtxn_coord_gid(c), 0));
+	if (mc->oplog != NULL) {
+		/* oplog=cn: in the coordinator's own memory */
+		log = (const char *)mc->oplog;
+		x->cn_len = mc->oplog_len;
+	} else {
+		/* oplog=mn: T_KV's primary is MN 0, the record is in this
+		 * coordinator's log region there */
+		log = (const char *)dtxn_fabric_mn_base(x->env->f, 0) +
+		      DTXN_RADDR_OFF(dtxn_store_log_raddr(cat, dtxn_coord_gid(c), 0));
+	}
+	counters_total(c->worker, &x->after);
 	memcpy(x->hdr, log, 16);
 	memcpy(x->e, log + 16, sizeof(x->e));
 	dtxn_txn_abort(t, DTXN_ABORT_APP);
 }
 
+/* The record co_oplog found: the txn's two locks, in order. */
+static void
+oplog_check(const struct oplog_ctx *x)
+{
+	uint64_t n_bytes;
+
+	assert_int_equal(x->rc, DTXN_OK);
+	assert_int_equal(x->hdr[0], x->id);
+	n_bytes = x->hdr[1];
+	assert_int_equal(n_bytes & 0xffffffff, 2);         /* two locks */
+	assert_int_equal(n_bytes >> 32, 16 + 2 * 24);      /* bytes */
+	assert_int_equal(x->e[0][0] & 0xffffffff, T_KV);
+	assert_int_equal(x->e[0][1], 60);
+	assert_int_equal(x->e[0][2], x->slot[0] + MOTOR_LOCK_OFF);
+	assert_int_equal(x->e[1][0] & 0xffffffff, T_COL);
+	assert_int_equal(x->e[1][2], x->slot[1] + MOTOR_LOCK_OFF);
+}
+
 static void
 test_oplog(void **state)
 {
-	struct oplog_ctx x = { 0 };
-	uint64_t n_bytes;
+	struct oplog_ctx cn = { .env = &g_sr }, mn = { .env = &g_si };
 
 	(void)state;
-	run_one(&g_sr, co_oplog, &x);
-	assert_int_equal(x.rc, DTXN_OK);
-	assert_int_equal(x.hdr[0], x.id);
-	n_bytes = x.hdr[1];
-	assert_int_equal(n_bytes & 0xffffffff, 2);         /* two locks */
-	assert_int_equal(n_bytes >> 32, 16 + 2 * 24);      /* bytes */
-	assert_int_equal(x.e[0][0] & 0xffffffff, T_KV);
-	assert_int_equal(x.e[0][1], 60);
-	assert_int_equal(x.e[0][2], x.slot[0] + MOTOR_LOCK_OFF);
-	assert_int_equal(x.e[1][0] & 0xffffffff, T_COL);
-	assert_int_equal(x.e[1][2], x.slot[1] + MOTOR_LOCK_OFF);
+	/* oplog=cn (default, §5.3): in the coordinator's memory; the lock
+	 * round posts the two {CAS, READ CVT} pairs and the Vpkg READs only */
+	run_one(&g_sr, co_oplog, &cn);
+	oplog_check(&cn);
+	assert_int_equal(cn.cn_len, 16 + 2 * 24);
+	assert_int_equal(cn.after.ops[DTXN_WR_WRITE] - cn.before.ops[DTXN_WR_WRITE], 0);
+	assert_int_equal(cn.after.ops[DTXN_WR_CAS] - cn.before.ops[DTXN_WR_CAS], 2);
+	/* oplog=mn: in the coordinator's log region on the MNs it locks on */
+	run_one(&g_si, co_oplog, &mn);
+	oplog_check(&mn);
+	assert_true(mn.after.ops[DTXN_WR_WRITE] - mn.before.ops[DTXN_WR_WRITE] >= 1);
 }
 
 struct verbs_ctx {
@@ -1222,23 +1498,34 @@ co_verbs(struct dtxn_coord *c, void *arg)
 static void
 test_verbs(void **state)
 {
-	struct verbs_ctx x = { 0 };
+	struct verbs_ctx x = { 0 }, m = { 0 };
 
 	(void)state;
+	/* defaults: timestamps from the CN-side service, op log in CN memory */
 	run_one(&g_sr, co_verbs, &x);
 	assert_int_equal(x.rc_ro, DTXN_OK);
 	assert_int_equal(x.rc_rw, DTXN_OK);
-	/* read-only: T_start, then a CVT and a Vpkg per record; no lock, no validation */
-	assert_int_equal(x.ro.ops[DTXN_WR_FAA], 1);
+	/* read-only: a CVT and a Vpkg per record; no MN timestamp, no lock,
+	 * no validation */
+	assert_int_equal(x.ro.ops[DTXN_WR_FAA], 0);
 	assert_int_equal(x.ro.ops[DTXN_WR_READ], 4);
 	assert_int_equal(x.ro.ops[DTXN_WR_CAS], 0);
 	assert_int_equal(x.ro.ops[DTXN_WR_WRITE], 0);
-	/* one RW record: T_start + T_commit, {CAS, READ CVT}, READ Vpkg, the
-	 * op-log WRITE, 3 replicas x {Vpkg, pre-image, Vcells}, the unlock */
-	assert_int_equal(x.rw.ops[DTXN_WR_FAA], 2);
+	/* one RW record: {CAS, READ CVT}, READ Vpkg, 3 replicas x {Vpkg,
+	 * pre-image, Vcells}, the unlock */
+	assert_int_equal(x.rw.ops[DTXN_WR_FAA], 0);
 	assert_int_equal(x.rw.ops[DTXN_WR_CAS], 1);
 	assert_int_equal(x.rw.ops[DTXN_WR_READ], 2);
-	assert_int_equal(x.rw.ops[DTXN_WR_WRITE], 1 + 3 * 3 + 1);
+	assert_int_equal(x.rw.ops[DTXN_WR_WRITE], 3 * 3 + 1);
+	/* tso=mn, oplog=mn: T_start (+ T_commit) by FAA, and the op-log WRITE */
+	run_one(&g_si, co_verbs, &m);
+	assert_int_equal(m.rc_ro, DTXN_OK);
+	assert_int_equal(m.rc_rw, DTXN_OK);
+	assert_int_equal(m.ro.ops[DTXN_WR_FAA], 1);
+	assert_int_equal(m.ro.ops[DTXN_WR_READ], 4);
+	assert_int_equal(m.rw.ops[DTXN_WR_FAA], 2);
+	assert_int_equal(m.rw.ops[DTXN_WR_CAS], 1);
+	assert_int_equal(m.rw.ops[DTXN_WR_WRITE], 1 + 3 * 3 + 1);
 }
 
 #define INC_TXNS 400
@@ -1284,8 +1571,10 @@ lcore_worker(void *arg)
 static void
 test_two_lcores(void **state)
 {
+	/* two workers of one CN: the CN-side timestamp service is shared
+	 * across lcores (several CNs: test_tso's test_cn_service_cns) */
 	struct lcore_arg remote = { .ctx = { { .seed = 1 }, { .seed = 2 } }, .gid0 = 4,
-				    .cn = N_MN + 1 };
+				    .cn = N_MN };
 	struct lcore_arg local = { .ctx = { { .seed = 3 }, { .seed = 4 } }, .gid0 = 0,
 				   .cn = N_MN };
 	uint64_t before = 0, after = 0, commits = 0, k;
@@ -1333,12 +1622,16 @@ main(void)
 		cmocka_unit_test(test_rw_replicated),
 		cmocka_unit_test(test_snapshot_old_version),
 		cmocka_unit_test(test_gc_version_gone),
+		cmocka_unit_test(test_cell_masks),
+		cmocka_unit_test(test_abs_formula),
+		cmocka_unit_test(test_gc_oversized),
 		cmocka_unit_test(test_early_abort),
 		cmocka_unit_test(test_validation_lock_not_one),
 		cmocka_unit_test(test_write_skew),
 		cmocka_unit_test(test_snapshot_recheck),
 		cmocka_unit_test(test_insert_delete_reinsert),
 		cmocka_unit_test(test_deleted_hidden_from_mn_reads),
+		cmocka_unit_test(test_slot_reuse),
 		cmocka_unit_test(test_inserts_share_bucket_lock),
 		cmocka_unit_test(test_abort_releases_only_held),
 		cmocka_unit_test(test_oplog),

@@ -1027,12 +1027,88 @@ test_addr_cache(void **state)
 	dtxn_addr_cache_destroy(c);
 }
 
+/* Columns, cell masks and update shapes (columns.c). */
+struct col_row {
+	uint64_t a;
+	uint32_t b;
+	uint8_t c;   /* 3 B of padding follow: they belong to c */
+};
+
+static void
+test_columns_cells(void **state)
+{
+	const uint32_t off[] = { offsetof(struct col_row, a), offsetof(struct col_row, b),
+				 offsetof(struct col_row, c) };
+	const uint32_t bad[] = { 0, 8, 8 };
+	struct dtxn_catalog cat;
+	struct dtxn_table_def d = mkdef(1, "cols", sizeof(struct col_row), 100);
+	struct col_row x = { 1, 2, 3 }, y = { 1, 5, 4 }, z;
+	uint8_t seg[16];
+	uint32_t o, sz;
+
+	(void)state;
+	/* declared from field offsets: padding goes with the field before it */
+	assert_int_equal(dtxn_table_def_set_columns(&d, off, 3), 0);
+	assert_int_equal(d.n_columns, 3);
+	assert_int_equal(d.column_size[0], 8);
+	assert_int_equal(d.column_size[1], 4);
+	assert_int_equal(d.column_size[2], 4);
+	assert_int_equal(dtxn_table_def_set_columns(&d, bad, 3), -EINVAL);
+	assert_int_equal(dtxn_table_def_set_columns(&d, off, 0), -EINVAL);
+	assert_int_equal(dtxn_table_n_cells(&d), 3);
+	assert_int_equal(dtxn_table_cells_all(&d), 0x7);
+	/* masks: absent cells dropped, nothing left or ALL: every cell */
+	assert_int_equal(dtxn_table_cells_norm(&d, DTXN_CELL(1) | DTXN_CELL(9)), DTXN_CELL(1));
+	assert_int_equal(dtxn_table_cells_norm(&d, 0), 0x7);
+	assert_int_equal(dtxn_table_cells_norm(&d, DTXN_CELLS_ALL), 0x7);
+	dtxn_table_cell(&d, 2, &o, &sz);
+	assert_int_equal(o, 12);
+	assert_int_equal(sz, 4);
+	assert_int_equal(dtxn_table_cells_bytes(&d, 0x5), 12);
+	/* diff, pack, unpack, copy */
+	assert_int_equal(dtxn_table_cells_diff(&d, DTXN_CELLS_ALL, &x, &y), 0x6);
+	assert_int_equal(dtxn_table_cells_diff(&d, DTXN_CELL(1), &x, &y), 0x2);
+	assert_int_equal(dtxn_table_cells_pack(&d, 0x6, &x, seg), 8);
+	z = y;
+	assert_int_equal(dtxn_table_cells_unpack(&d, 0x6, seg, &z), 8);
+	assert_memory_equal(&z, &x, sizeof(x));
+	z = y;
+	dtxn_table_cells_copy(&d, DTXN_CELL(1), &x, &z);
+	assert_int_equal(z.b, 2);
+	assert_int_equal(z.c, 4);
+	/* a table without columns is one cell, the whole value */
+	{
+		struct dtxn_table_def w = mkdef(2, "whole", 40, 100);
+
+		assert_int_equal(dtxn_table_n_cells(&w), 1);
+		assert_int_equal(dtxn_table_cells_all(&w), 1);
+		assert_int_equal(dtxn_table_cells_bytes(&w, DTXN_CELLS_ALL), 40);
+	}
+	/* update shapes: checked by the catalog */
+	assert_int_equal(dtxn_catalog_init(&cat, 1, 1), 0);
+	d.n_updates = 2;
+	d.updates[0] = (struct dtxn_update_shape){ DTXN_CELL(1), 600 };
+	d.updates[1] = (struct dtxn_update_shape){ DTXN_CELL(2), 500 }; /* sum 1100 */
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 64), -EINVAL);
+	d.updates[1].permille = 400;
+	d.updates[1].cells = DTXN_CELL(5);                              /* no such cell */
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 64), -EINVAL);
+	d.updates[1].cells = 0;                                         /* no cell */
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 64), -EINVAL);
+	d.updates[1].cells = DTXN_CELL(2);
+	d.flags = 0x80;                                                 /* unknown flag */
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 64), -EINVAL);
+	d.flags = DTXN_TABLE_F_NO_UPDATE;
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 64), 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_catalog_init_errors),
 		cmocka_unit_test(test_catalog_add_errors),
+		cmocka_unit_test(test_columns_cells),
 		cmocka_unit_test(test_catalog_placement),
 		cmocka_unit_test(test_catalog_layout),
 		cmocka_unit_test(test_catalog_layout_e2big),

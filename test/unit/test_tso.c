@@ -5,6 +5,10 @@
  * (leader batching: unique, increasing per coordinator, fewer FAAs than
  * timestamps), the real-time order a later request sees, max_batch 1, and
  * two workers on two lcores sharing the counter. shm fabric, model none.
+ * Then the CN-side service (struct dtxn_tso_cn) as Motor uses it by
+ * default: three CNs, the first one's coordinators add locally, the others
+ * by RPC, and every timestamp is unique and in real-time order across all
+ * of them, with no MN verb.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,7 +27,9 @@
 #include <rte_memory.h>
 
 #include "dtxn_tso.h"
+#include "motor_private.h"
 #include "unit_eal.h"
+#include "ut_txn.h"
 
 #define N_MN 3
 #define N_COORDS 32
@@ -439,6 +445,123 @@ test_two_lcores(void **state)
 	dtxn_tso_destroy(r1.tso);
 }
 
+/* ------------------------------------------------------------------ */
+/* The CN-side service over several CNs (Motor's default, tso=cn)     */
+/* ------------------------------------------------------------------ */
+
+#define CNS_N 3
+#define CNS_COORDS 4
+#define CNS_PER 25
+
+/* One request: when it began and ended on the single stepping thread. */
+struct cns_req {
+	uint64_t ts, begin, end;
+};
+
+struct cns_run {
+	uint64_t ev;   /* event clock: every begin and end takes the next tick */
+	struct cns_req req[CNS_N * CNS_COORDS][CNS_PER];
+	unsigned done;
+	int err;
+};
+
+static void
+co_cns(struct dtxn_coord *c, void *arg)
+{
+	struct cns_run *r = arg;
+	struct motor_worker *mw = c->worker->cc_priv;
+	struct motor_coord *mc = c->cc_priv;
+	unsigned k, g = dtxn_coord_gid(c);
+
+	for (k = 0; k < CNS_PER; k++) {
+		struct cns_req *q = &r->req[g][k];
+		int rc;
+
+		q->begin = ++r->ev;
+		rc = dtxn_tso_get_lc(mw->tso, c, &mc->req, &q->ts);
+		q->end = ++r->ev;
+		if (rc != 0)
+			r->err = rc;
+		if ((g + k) % 2 == 0)
+			dtxn_co_yield_lc(dtxn_coord_co(c));
+	}
+	r->done++;
+}
+
+static void
+test_cn_service_cns(void **state)
+{
+	struct dtxn_db_conf dc = {
+		.size = sizeof(dc), .protocol = "motor", .isolation = DTXN_ISO_SR,
+		.n_mn = 2, .n_replicas = 2, .n_coords = CNS_N * CNS_COORDS,
+		.log_bytes = 4096, .addr_cache_entries = 64,
+	};
+	struct dtxn_table_def kv = { .id = 0, .name = "kv", .value_size = 8, .max_keys = 16 };
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 2,
+				       .n_cn = CNS_N, .socket_id = SOCKET_ID_ANY,
+				       .name = "uttsocn" };
+	static struct cns_run r;
+	struct dtxn_worker *w[CNS_N];
+	const struct motor_shared *sh;
+	struct dtxn_fabric *f;
+	struct dtxn_db *db;
+	uint64_t local = 0, remote = 0, counter = 0, mn_atomics = 0;
+	unsigned i, j, a, b, idle = 0;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	ut_db_up(&dc, &kv, &fc, &db, &f);
+	for (i = 0; i < CNS_N; i++) {
+		w[i] = dtxn_worker_create(db, (uint16_t)(2 + i), 0, CNS_COORDS, SOCKET_ID_ANY);
+		assert_non_null(w[i]);
+	}
+	for (i = 0; i < CNS_N * CNS_COORDS; i++)
+		assert_non_null(dtxn_coord_create(w[i / CNS_COORDS], i, co_cns, &r));
+	/* every CN keeps polling (the server answers from its CQ poller) */
+	while (r.done < CNS_N * CNS_COORDS && idle < 1000000) {
+		for (i = 0; i < CNS_N; i++)
+			(void)dtxn_sched_step_lc(dtxn_worker_sched(w[i]));
+		idle++;
+	}
+	assert_int_equal(r.done, CNS_N * CNS_COORDS);
+	assert_int_equal(r.err, 0);
+	/* unique, and real-time ordered: a request that began after another
+	 * ended got a larger timestamp, whichever CNs the two ran on */
+	for (a = 0; a < CNS_N * CNS_COORDS * CNS_PER; a++) {
+		const struct cns_req *x = &r.req[a / CNS_PER][a % CNS_PER];
+
+		assert_true(x->ts >= 1);
+		for (b = 0; b < CNS_N * CNS_COORDS * CNS_PER; b++) {
+			const struct cns_req *y = &r.req[b / CNS_PER][b % CNS_PER];
+
+			if (a == b)
+				continue;
+			assert_true(x->ts != y->ts);
+			if (x->end < y->begin)
+				assert_true(x->ts < y->ts);
+		}
+	}
+	/* the first CN added locally, the others by message; no MN verb */
+	sh = db->cc_shared;
+	assert_non_null(sh->tso_cn);
+	dtxn_tso_cn_stats(sh->tso_cn, &counter, &local, &remote);
+	assert_true(local > 0);
+	assert_true(remote > 0);
+	assert_true(counter >= CNS_N * CNS_COORDS * CNS_PER);
+	for (i = 0; i < CNS_N; i++) {
+		struct dtxn_fabric_counters per[DTXN_MAX_NODES];
+
+		dtxn_worker_counters(w[i], per);
+		for (j = 0; j < 2; j++)
+			mn_atomics += per[j].ops[DTXN_WR_FAA] + per[j].ops[DTXN_WR_CAS];
+	}
+	assert_int_equal(mn_atomics, 0);
+	for (i = 0; i < CNS_N; i++)
+		dtxn_worker_destroy(w[i]);
+	dtxn_db_destroy(db);
+	dtxn_fabric_close(f);
+}
+
 int
 main(void)
 {
@@ -451,6 +574,7 @@ main(void)
 		cmocka_unit_test(test_real_time_order),
 		cmocka_unit_test(test_two_lcores),
 		cmocka_unit_test(test_device_memory_unit),
+		cmocka_unit_test(test_cn_service_cns),
 	};
 	int rc;
 

@@ -21,6 +21,28 @@
 
 #include "dtxn_txn.h"
 
+/**
+ * A db with one table @p d, laid out, on a fresh fabric (@p fc, its region
+ * size filled in, NIC model none), attached: what a test that needs its
+ * own cluster shape starts with. Fails the test on any error.
+ */
+static inline void
+ut_db_up(const struct dtxn_db_conf *dc, const struct dtxn_table_def *d,
+	 struct dtxn_fabric_conf *fc, struct dtxn_db **db, struct dtxn_fabric **f)
+{
+	uint64_t region;
+
+	*db = dtxn_db_create(dc);
+	assert_non_null(*db);
+	assert_int_equal(dtxn_db_add_table(*db, d), 0);
+	assert_int_equal(dtxn_db_layout(*db, &region), 0);
+	fc->mn_region_size = region;
+	dtxn_nic_model_none(&fc->nic);
+	*f = dtxn_fabric_open(fc);
+	assert_non_null(*f);
+	assert_int_equal(dtxn_db_attach(*db, *f), 0);
+}
+
 /** Slot of @p key in table @p tid on replica @p r in MN memory, or NULL (absent). */
 static inline void *
 ut_mn_slot(struct dtxn_fabric *f, const struct dtxn_catalog *cat, uint32_t tid, uint64_t key,

@@ -70,6 +70,15 @@ lotus_db_init(struct dtxn_db *db)
 	}
 	lotus_shard_init(sh);
 	sh->tso_counter = dtxn_tso_counter_raddr(&db->cat);
+	if (!sh->opts.ts_mn) {
+		sh->tso_cn = dtxn_tso_cn_create(sh->n_mn, LOTUS_RPC_TS, SOCKET_ID_ANY);
+		if (sh->tso_cn == NULL) {
+			rte_free(sh->cn);
+			rte_free(sh->scratch);
+			rte_free(sh);
+			return -ENOMEM;
+		}
+	}
 	db->cc_shared = sh;
 	return 0;
 }
@@ -86,6 +95,7 @@ lotus_db_fini(struct dtxn_db *db)
 		lotus_vtc_destroy(sh->cn[i].vtc);
 		rte_free(sh->cn[i].peer_metrics);
 	}
+	dtxn_tso_cn_destroy(sh->tso_cn);
 	rte_free(sh->cn);
 	rte_free(sh->scratch);
 	rte_free(sh);
@@ -123,51 +133,17 @@ static void lotus_worker_fini(struct dtxn_worker *w);
 
 /*
  * The timestamp service "deployed in the compute pool" (§5): lib/tso's
- * leader batching, over a counter in CN 0's memory instead of an MN word.
- * CN 0's coordinators add locally; the others send one message per batch
- * to CN 0 (whose handler adds while the request is in flight, so a
- * timestamp still exceeds every one handed out before it was asked for).
+ * leader batching over lib/tso's CN-side counter (struct dtxn_tso_cn) in
+ * CN 0's memory instead of an MN word.
  */
-static int
-ts_handle(void *arg, uint16_t src_node, const void *req, uint32_t len, void *resp)
-{
-	struct lotus_shared *sh = arg;
-	uint64_t n, old;
-
-	RTE_SET_USED(src_node);
-	if (len != sizeof(n) || sh->n_cn == 0)
-		return -1;
-	memcpy(&n, req, sizeof(n));
-	old = __atomic_fetch_add(&sh->ts_counter, n, __ATOMIC_SEQ_CST);
-	memcpy(resp, &old, sizeof(old));
-	return (int)sizeof(old);
-}
-
 int
 lotus_ts_fetch_add(void *arg, struct dtxn_coord *c, uint64_t n, uint64_t *old)
 {
 	struct dtxn_worker *w = arg;
-	struct lotus_shared *sh = lotus_shared_of(w->db);
 	struct lotus_coord *lc = c->cc_priv;
-	uint8_t resp[DTXN_RPC_RESP_MAX];
-	struct dtxn_rpc_call call;
 
-	if (w->cn_node == sh->n_mn) {
-		*old = __atomic_fetch_add(&sh->ts_counter, n, __ATOMIC_SEQ_CST);
-		return 0;
-	}
-	if (lc == NULL || lc->ep == NULL)
-		return -EIO;
-	memset(&call, 0, sizeof(call));
-	call.dst_node = sh->n_mn;
-	call.type = LOTUS_RPC_TS;
-	call.req = &n;
-	call.req_len = sizeof(n);
-	call.resp = resp;
-	if (dtxn_rpc_call_lc(lc->ep, &call, 1) != 0 || call.resp_len != sizeof(*old))
-		return call.status == -ETIMEDOUT ? -ETIMEDOUT : -EIO;
-	memcpy(old, resp, sizeof(*old));
-	return 0;
+	return dtxn_tso_cn_fetch_add_lc(lotus_shared_of(w->db)->tso_cn, c,
+					lc != NULL ? lc->ep : NULL, n, old);
 }
 
 static int
@@ -219,8 +195,8 @@ lotus_worker_init(struct dtxn_worker *w)
 			goto fail;
 		}
 		rc = lotus_lock_handlers(w);
-		if (rc == 0)
-			rc = dtxn_rpc_register(lw->rpc, LOTUS_RPC_TS, ts_handle, sh);
+		if (rc == 0 && sh->tso_cn != NULL)
+			rc = dtxn_tso_cn_register(sh->tso_cn, lw->rpc);
 		if (rc != 0)
 			goto fail;
 	}

@@ -387,8 +387,8 @@ struct lotus_shared {
 	uint32_t cvt_max;               /**< largest slot size of the tables */
 	uint8_t *scratch;               /**< lotus_mn_value()'s unpacked value */
 	dtxn_raddr_t tso_counter;
-	/** The timestamp service's counter, in CN 0's memory (ts=cn). */
-	uint64_t ts_counter __rte_cache_aligned;
+	/** The timestamp service in CN 0's memory (ts=cn; lib/tso's dtxn_tso_cn), else NULL. */
+	struct dtxn_tso_cn *tso_cn;
 };
 
 static inline struct lotus_shared *
@@ -546,7 +546,7 @@ int lotus_timestamp(struct dtxn_txn *t, uint64_t *ts);
 #define LOTUS_RPC_LOCK 1      /**< acquire/release a batch; reply: one byte per op */
 #define LOTUS_RPC_UNLOCK 2    /**< release a batch; reply: empty (ack) */
 #define LOTUS_RPC_TS 3        /**< timestamps from CN 0: n -> the counter before adding n */
-/** lib/tso's fetch_add on CN 0's counter (lotus.c). */
+/** lib/tso's fetch_add on CN 0's counter (lotus.c, dtxn_tso_cn_fetch_add_lc()). */
 int lotus_ts_fetch_add(void *arg, struct dtxn_coord *c, uint64_t n, uint64_t *old);
 /** Locks every new item as the isolation level asks (§5.1 step 1). DTXN_OK or a reason. */
 int lotus_lock_items(struct dtxn_txn *t);

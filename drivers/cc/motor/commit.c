@@ -24,38 +24,8 @@
 
 static const uint64_t g_zero;
 
-/* Columns whose bytes differ between @p a and @p b. */
-static uint32_t
-commit_diff(const struct dtxn_table *t, const uint8_t *a, const uint8_t *b)
-{
-	unsigned c, n = motor_columns(t);
-	uint32_t bitmap = 0, off, size;
-
-	for (c = 0; c < n; c++) {
-		motor_column(t, c, &off, &size);
-		if (memcmp(a + off, b + off, size) != 0)
-			bitmap |= UINT32_C(1) << c;
-	}
-	return bitmap;
-}
-
-/* Packs the old bytes of the columns in @p bitmap (the pre-images). */
-static void
-commit_pack(const struct dtxn_table *t, uint32_t bitmap, const uint8_t *old, uint8_t *seg)
-{
-	unsigned c, n = motor_columns(t);
-	uint32_t off, size;
-
-	for (c = 0; c < n; c++) {
-		if ((bitmap & (UINT32_C(1) << c)) == 0)
-			continue;
-		motor_column(t, c, &off, &size);
-		memcpy(seg, old + off, size);
-		seg += size;
-	}
-}
-
-/* New-key insert: a fresh CVT whose only version is ours. */
+/* New-key insert: a fresh CVT whose only version is ours (in a free slot,
+ * or over another key's deleted record, whose anchors it moves on from). */
 static void
 commit_insert(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 {
@@ -63,7 +33,10 @@ commit_insert(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 	struct motor_cvt *cvt = motor_cvt_of(it->slot);
 	uint8_t *vpkg = motor_local_vpkg(it);
 	uint32_t i, n = motor_vnum(tab);
+	uint8_t anchor = 1;
 
+	if (motor_item_of(it)->reuse)
+		anchor = (uint8_t)(motor_cvt_anchor(tab, cvt) + 1);
 	cvt->hdr.key = it->key;
 	cvt->hdr.table_id = tab->def.id;
 	cvt->hdr.flags = DTXN_SLOT_VALID;
@@ -74,9 +47,9 @@ commit_insert(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 	cvt->cells[0].version = t->cc[MOTOR_TS_COMMIT];
 	cvt->cells[0].writer = t->id;
 	for (i = 0; i < n; i++)
-		cvt->cells[i].sa = cvt->cells[i].ea = 1;
-	vpkg[0] = 1;
-	vpkg[motor_vpkg_size(tab) - 1] = 1;
+		cvt->cells[i].sa = cvt->cells[i].ea = anchor;
+	vpkg[0] = anchor;
+	vpkg[motor_vpkg_size(tab) - 1] = anchor;
 	dtxn_batch_write_replicas(b, tab, motor_vpkg_raddr(tab, it->slot_raddr), vpkg,
 				  motor_vpkg_size(tab));
 	dtxn_batch_write_replicas(b, tab, it->slot_raddr, cvt, tab->slot_size);
@@ -102,17 +75,24 @@ commit_version(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 		memcpy(it->value, mi->pre, tab->def.value_size);
 		nc.flags = MOTOR_CELL_TOMB;
 	} else {
-		nc.bitmap = commit_diff(tab, mi->pre, it->value);
+		/* only the cells the txn declared it writes change (the others
+		 * keep the bytes read); the changed ones get pre-images */
+		uint32_t keep = dtxn_table_cells_all(&tab->def) & ~it->wr_cells;
+
+		if (keep != 0)
+			dtxn_table_cells_copy(&tab->def, keep, mi->pre, it->value);
+		nc.bitmap = dtxn_table_cells_diff(&tab->def, it->wr_cells, mi->pre, it->value);
 	}
-	len = motor_seg_len(tab, nc.bitmap);
+	anchor = (uint8_t)(motor_cvt_anchor(tab, cvt) + 1);
+	(void)motor_gc_install(tab, cvt->cells, &nc, anchor, &cell, &start);
+	/* what the bar keeps: nothing if the pre-images did not fit it (gc.c) */
+	len = motor_seg_len(tab, cvt->cells[cell].bitmap);
 	if (len != 0) {
 		seg = dtxn_txn_alloc(t, len);
 		if (seg == NULL)
 			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-		commit_pack(tab, nc.bitmap, mi->pre, seg);
+		(void)dtxn_table_cells_pack(&tab->def, cvt->cells[cell].bitmap, mi->pre, seg);
 	}
-	anchor = (uint8_t)(motor_cvt_anchor(tab, cvt) + 1);
-	(void)motor_gc_install(tab, cvt->cells, &nc, anchor, &cell, &start);
 	vpkg[0] = anchor;
 	vpkg[motor_vpkg_size(tab) - 1] = anchor;
 	dtxn_batch_write_replicas(b, tab, motor_vpkg_raddr(tab, it->slot_raddr), vpkg,
@@ -122,6 +102,24 @@ commit_version(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 	dtxn_batch_write_replicas(b, tab, it->slot_raddr + MOTOR_CELLS_OFF, cvt->cells,
 				  motor_vnum(tab) * MOTOR_CELL_SIZE);
 	return DTXN_OK;
+}
+
+/* The largest deletion version whose slot an insert into the bucket at
+ * @p bucket took over (0: none): the bucket's new reclaim watermark. */
+static uint64_t
+commit_watermark(const struct dtxn_txn *t, dtxn_raddr_t bucket)
+{
+	uint64_t wm = 0;
+	uint32_t i;
+
+	for (i = 0; i < t->n_items; i++) {
+		const struct dtxn_item *it = &t->items[i];
+		const struct motor_item *mi = motor_item_of(it);
+
+		if (it->kind == DTXN_ITEM_INSERT && mi->reuse && it->bucket_raddr == bucket)
+			wm = RTE_MAX(wm, mi->tomb);
+	}
+	return wm;
 }
 
 static int
@@ -152,10 +150,14 @@ commit_round(struct dtxn_txn *t)
 		if (it->flags & DTXN_ITEM_F_LOCKED)
 			dtxn_batch_write(&b, it->lock_raddr, &g_zero, 8, false);
 		if (it->flags & DTXN_ITEM_F_BLOCKED) {
+			uint64_t wm = commit_watermark(t, it->block_raddr);
+
 			mi->bimg[0] = 0;
 			mi->bimg[1] = it->bucket_version + 1;
+			mi->bimg[3] = RTE_MAX(mi->bimg[3], wm);
+			/* {lock, version}, and the watermark when a slot was reused */
 			dtxn_batch_write_replicas(&b, it->table, it->block_raddr, mi->bimg,
-						  sizeof(mi->bimg));
+						  wm != 0 ? 4 * sizeof(uint64_t) : 2 * sizeof(uint64_t));
 		}
 	}
 	if (reason != DTXN_OK) {

@@ -10,7 +10,7 @@
  *            RW/delete, cached          {CAS lock, READ CVT}
  *            address-cache miss         READ bucket (CVTs live in the index)
  *            insert                     {CAS bucket lock, READ home bucket}
- *   round 2: RO item                    READ pre-images, READ Vpkg
+ *   round 2: RO item                    READ pre-images (of its cells), READ Vpkg
  *            RW/delete, cached          READ Vpkg
  *            RW/delete found in round 1 {CAS lock, READ CVT, READ Vpkg}
  *
@@ -39,6 +39,16 @@
  * An RW/delete item found through its bucket (not at a cached address)
  * reads its Vpkg in its lock round (round 2 above); a cached one in the
  * round after (MOTOR_S_VPKG).
+ *
+ * Deleted slots are reused (doc/guides/motor.md, "Slot reuse"): an insert
+ * whose home bucket has no free slot may take the slot of a record whose
+ * newest version is a tombstone committed before its T_start; it locks
+ * that record ({CAS, READ CVT, READ Vpkg}, as a re-insert does) and at
+ * commit writes a fresh CVT for its key and raises the bucket's reclaim
+ * watermark to the tombstone's version. A reader whose key is missing
+ * from its home bucket and whose T_start is at or below the watermark
+ * may be missing a record its snapshot holds: it aborts (version_gone),
+ * as a reader of a garbage-collected version does.
  */
 #include <string.h>
 
@@ -64,7 +74,8 @@ exe_sighted(struct dtxn_txn *t, struct motor_item *mi)
 /* Issuing                                                            */
 /* ------------------------------------------------------------------ */
 
-/* READs of the pre-images an RO item needs, then of its Vpkg. */
+/* READs of the pre-images an RO item needs (newer versions that changed a
+ * cell it reads), then of its Vpkg. */
 static void
 exe_issue_value(struct dtxn_item *it, struct motor_item *mi, struct dtxn_batch *b)
 {
@@ -76,7 +87,8 @@ exe_issue_value(struct dtxn_item *it, struct motor_item *mi, struct dtxn_batch *
 		const struct motor_cell *c = &cvt->cells[i];
 		uint32_t len;
 
-		if (!c->valid || c->version <= cvt->cells[mi->cell].version)
+		if (!c->valid || c->version <= cvt->cells[mi->cell].version ||
+		    (c->bitmap & it->rd_cells) == 0)
 			continue;
 		len = motor_seg_len(tab, c->bitmap);
 		if (len != 0)
@@ -188,7 +200,8 @@ exe_read_value(struct dtxn_txn *t, uint32_t i)
 		if (newest == NULL)
 			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
 		memcpy(newest, vpkg + MOTOR_VPKG_VALUE_OFF, tab->def.value_size);
-		motor_rebuild(tab, cvt, mi->cell, newest, motor_local_bar(it), it->value);
+		motor_rebuild(tab, cvt, mi->cell, it->rd_cells, newest, motor_local_bar(it),
+			      it->value);
 	}
 	it->version = cvt->cells[mi->cell].writer;
 	it->flags |= DTXN_ITEM_F_EXISTS;
@@ -210,16 +223,65 @@ exe_keep_pre(struct dtxn_txn *t, struct dtxn_item *it, struct motor_item *mi,
 	return DTXN_OK;
 }
 
-/* Lookup missed in a bucket: an insert into the home bucket may be committing. */
-static void
+/* Lookup missed in a bucket: an insert into the home bucket may be
+ * committing, or may have reused the slot of a record our snapshot holds. */
+static int
 exe_miss(struct dtxn_txn *t, uint32_t i)
 {
 	struct dtxn_item *it = &t->items[i];
 	struct motor_item *mi = motor_item_of(it);
 	const struct dtxn_bucket_hdr *bh = it->bucket;
 
-	if (mi->loc.probe == 0 && dtxn_txn_lock_foreign(t, bh->lock))
+	if (mi->loc.probe != 0)
+		return DTXN_OK;
+	if (dtxn_txn_lock_foreign(t, bh->lock))
 		exe_sighted(t, mi);
+	if (bh->reclaimed != 0 && t->cc[MOTOR_TS_START] <= bh->reclaimed)
+		return DTXN_ABORT(DTXN_ABORT_VERSION_GONE);
+	return DTXN_OK;
+}
+
+/* A slot an insert may take over: its record's newest version is a
+ * deletion in our snapshot, and nobody holds its lock. */
+static bool
+exe_slot_reuse(const struct dtxn_txn *t, const struct dtxn_table *tab, const void *slot)
+{
+	const struct motor_cvt *cvt = slot;
+	int n = motor_cvt_newest(tab, cvt);
+
+	return n >= 0 && (cvt->cells[n].flags & MOTOR_CELL_TOMB) != 0 && cvt->lock == 0 &&
+	       motor_cvt_anchor(tab, cvt) >= 0 && cvt->cells[n].version < t->cc[MOTOR_TS_START];
+}
+
+/* Insert takes a slot: keep its home bucket's header words for the commit. */
+static int
+exe_ins_slot(struct dtxn_txn *t, uint32_t i, const void *slot)
+{
+	struct dtxn_item *it = &t->items[i];
+	struct motor_item *mi = motor_item_of(it);
+	const struct dtxn_bucket_hdr *bh = it->bucket;
+
+	RTE_SET_USED(slot);
+	mi->bimg[2] = bh->overflow;
+	mi->bimg[3] = bh->reclaimed;
+	return DTXN_OK;
+}
+
+/* Insert into a deleted record's slot: lock that record next round. */
+static int
+exe_ins_reuse(struct dtxn_txn *t, uint32_t i)
+{
+	struct dtxn_item *it = &t->items[i];
+	struct motor_item *mi = motor_item_of(it);
+
+	if (mi->vpkg_in == NULL) {
+		mi->vpkg_in = dtxn_txn_alloc(t, motor_vpkg_size(it->table));
+		if (mi->vpkg_in == NULL)
+			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	}
+	mi->reuse = 1;
+	mi->loc.step = DTXN_LOC_LOCK;
+	return DTXN_OK;
 }
 
 /* RW/delete/re-insert: the Vpkg read under the lock. */
@@ -267,8 +329,13 @@ exe_locked(struct dtxn_txn *t, uint32_t i)
 	mi->cell = n;
 	mi->seen = cvt->cells[n].version;
 	it->version = cvt->cells[n].writer;
-	if (it->kind == DTXN_ITEM_INSERT)
+	if (mi->reuse) {
+		/* another key's deleted record: ours did not exist */
+		mi->tomb = cvt->cells[n].version;
+		it->version = 0;
+	} else if (it->kind == DTXN_ITEM_INSERT) {
 		it->flags |= DTXN_ITEM_F_TOMB; /* over the deleter's version */
+	}
 	if (it->flags & DTXN_ITEM_F_CACHED) {
 		mi->loc.step = MOTOR_S_VPKG; /* round 2 */
 		return DTXN_OK;
@@ -371,6 +438,9 @@ static const struct dtxn_loc_ops exe_loc = {
 	.lock_issue = exe_lock_issue,
 	.locked = exe_locked,
 	.ins_found = exe_ins_found,
+	.ins_slot = exe_ins_slot,
+	.slot_reuse = exe_slot_reuse,
+	.ins_reuse = exe_ins_reuse,
 	.issue = exe_issue_step,
 	.complete = exe_complete_step,
 };

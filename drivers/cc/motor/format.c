@@ -24,11 +24,45 @@
 
 #include "motor_private.h"
 
-/* The table's VNum: its own, or Motor's default. */
+/* The table's VNum: its own, or Motor's default; a table the workload
+ * never updates in place has at most an insert and its deletion to keep. */
 static uint32_t
 fmt_vnum(const struct dtxn_table_def *def)
 {
-	return def->n_versions != 0 ? def->n_versions : MOTOR_VNUM_DEFAULT;
+	if (def->n_versions != 0)
+		return def->n_versions;
+	return (def->flags & DTXN_TABLE_F_NO_UPDATE) ? MOTOR_VNUM_MIN : MOTOR_VNUM_DEFAULT;
+}
+
+/*
+ * ABS, the attribute bar's size (§4.2): ABS = sum over the table's update
+ * shapes i of max(floor(VNum x Frequency_i), 1) x TotAttrSize_i, the
+ * frequencies the benchmark declares (dtxn_table_def.updates) in place of
+ * the paper's sampling. The paper's CUSTOMER: 512 B / 12 B / 4 B at 10% /
+ * 88% / 2%, VNum 4: 1 x 512 + 3 x 12 + 1 x 4 = 552 B. A table the
+ * workload never updates in place (DTXN_TABLE_F_NO_UPDATE) has no bar:
+ * a re-insert over a tombstone then keeps only itself. Without shapes (or
+ * without columns) every update is assumed to rewrite the value: (VNum -
+ * 1) x value_size, enough to keep every older Vcell rebuildable (the
+ * oldest Vcell's own pre-images are never read). An update whose
+ * pre-images exceed ABS keeps only itself (gc.c).
+ */
+static uint64_t
+fmt_abs(const struct dtxn_table_def *def, uint32_t vnum)
+{
+	uint64_t abs = 0;
+	uint32_t u;
+
+	if (def->flags & DTXN_TABLE_F_NO_UPDATE)
+		return 0;
+	if (def->n_updates == 0 || def->n_columns == 0)
+		return (uint64_t)(vnum - 1) * def->value_size;
+	for (u = 0; u < def->n_updates; u++) {
+		uint64_t k = (uint64_t)vnum * def->updates[u].permille / 1000;
+
+		abs += RTE_MAX(k, (uint64_t)1) * dtxn_table_cells_bytes(def, def->updates[u].cells);
+	}
+	return abs;
 }
 
 int
@@ -45,16 +79,8 @@ motor_table_sizes(const struct dtxn_table_def *def, uint32_t *slot_size, uint32_
 			  def->name, vnum, MOTOR_VNUM_MIN, DTXN_TABLE_MAX_VERSIONS);
 		return -EINVAL;
 	}
-	/*
-	 * ABS: pre-images for VNum - 1 versions of the whole value. The
-	 * paper's estimate (ABS = sum of max(VNum x frequency, 1) x size over
-	 * the update shapes, §4.2) with no sampled frequencies and one shape
-	 * (the whole value) is VNum x value_size; the oldest Vcell's own
-	 * pre-images are never read (nothing older is kept), so VNum - 1 suffice
-	 * to keep every Vcell readable when each update rewrites the value.
-	 */
 	vpkg = 16 + RTE_ALIGN_CEIL((uint64_t)def->value_size, 8);
-	abs = RTE_ALIGN_CEIL((uint64_t)(vnum - 1) * def->value_size, 8);
+	abs = RTE_ALIGN_CEIL(fmt_abs(def, vnum), 8);
 	*slot_size = MOTOR_CELLS_OFF + vnum * MOTOR_CELL_SIZE;
 	*aux_size = (uint32_t)(vpkg + abs);
 	return 0;
@@ -185,63 +211,8 @@ motor_cvt_has_newer(const struct dtxn_table *t, const struct motor_cvt *cvt, uin
 	return false;
 }
 
-unsigned
-motor_columns(const struct dtxn_table *t)
-{
-	return t->def.n_columns != 0 ? t->def.n_columns : 1;
-}
-
 void
-motor_column(const struct dtxn_table *t, unsigned c, uint32_t *off, uint32_t *size)
-{
-	uint32_t o = 0;
-	unsigned k;
-
-	if (t->def.n_columns == 0) {
-		*off = 0;
-		*size = t->def.value_size;
-		return;
-	}
-	for (k = 0; k < c; k++)
-		o += t->def.column_size[k];
-	*off = o;
-	*size = t->def.column_size[c];
-}
-
-uint32_t
-motor_seg_len(const struct dtxn_table *t, uint32_t bitmap)
-{
-	unsigned c, n = motor_columns(t);
-	uint32_t len = 0, off, size;
-
-	for (c = 0; c < n; c++) {
-		if ((bitmap & (UINT32_C(1) << c)) == 0)
-			continue;
-		motor_column(t, c, &off, &size);
-		len += size;
-	}
-	return len;
-}
-
-/* Copies the pre-images of @p cell's columns from the bar image into @p out. */
-static void
-fmt_apply(const struct dtxn_table *t, const struct motor_cell *cell, const uint8_t *bar,
-	  uint8_t *out)
-{
-	unsigned c, n = motor_columns(t);
-	uint32_t pos = cell->start_off, off, size;
-
-	for (c = 0; c < n; c++) {
-		if ((cell->bitmap & (UINT32_C(1) << c)) == 0)
-			continue;
-		motor_column(t, c, &off, &size);
-		memcpy(out + off, bar + pos, size);
-		pos += size;
-	}
-}
-
-void
-motor_rebuild(const struct dtxn_table *t, const struct motor_cvt *cvt, int v0,
+motor_rebuild(const struct dtxn_table *t, const struct motor_cvt *cvt, int v0, uint32_t cells,
 	      const uint8_t *newest, const uint8_t *bar, uint8_t *out)
 {
 	uint32_t n = motor_vnum(t), i;
@@ -261,7 +232,9 @@ motor_rebuild(const struct dtxn_table *t, const struct motor_cvt *cvt, int v0,
 		}
 		if (next < 0)
 			break;
-		fmt_apply(t, &cvt->cells[next], bar, out);
+		if (cvt->cells[next].bitmap & cells)
+			(void)dtxn_table_cells_unpack(&t->def, cvt->cells[next].bitmap,
+						      bar + cvt->cells[next].start_off, out);
 		below = cvt->cells[next].version;
 	}
 }

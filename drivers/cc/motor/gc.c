@@ -18,6 +18,11 @@
  *   newer ones) and, done alone, leaves the versions below v valid but
  *   wrong; dtxn invalidates exactly the versions below v.
  *
+ * - Pre-images larger than the whole bar (an update outside the table's
+ *   declared shapes, Motor §4.2 ABS): the new version keeps none (its
+ *   bitmap is cleared) and every older version is invalidated, as they
+ *   could no longer be rebuilt.
+ *
  * Invariant kept: the valid versions of a CVT are always the newest ones
  * ever written to it, with every pre-image needed to rebuild them. A
  * reader whose snapshot is older than all of them aborts (version_gone)
@@ -69,6 +74,20 @@ motor_gc_install(const struct dtxn_table *t, struct motor_cell *cells,
 	if (head + len > abs)
 		head = 0; /* wrap: reclaim from the start of the bar */
 	victim = gc_victim(cells, n);
+	if (len > abs) {
+		/* no room even in an empty bar: keep the new version alone */
+		for (i = 0; i < n; i++) {
+			if (i != victim && cells[i].valid) {
+				cells[i].valid = 0;
+				dropped++;
+			}
+		}
+		cells[victim] = *nc;
+		cells[victim].valid = 1;
+		cells[victim].bitmap = 0;
+		cells[victim].start_off = 0;
+		goto stamp;
+	}
 	/* versions whose pre-images the new ones overwrite: those below them die */
 	for (i = 0; i < n; i++) {
 		const struct motor_cell *c = &cells[i];
@@ -87,11 +106,12 @@ motor_gc_install(const struct dtxn_table *t, struct motor_cell *cells,
 	cells[victim] = *nc;
 	cells[victim].valid = 1;
 	cells[victim].start_off = head;
+stamp:
 	for (i = 0; i < n; i++) {
 		cells[i].sa = anchor;
 		cells[i].ea = anchor;
 	}
 	*cell = victim;
-	*start = head;
+	*start = cells[victim].start_off;
 	return dropped;
 }

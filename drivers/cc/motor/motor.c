@@ -1,7 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Motor (OSDI'24) as a dtxn protocol: ops table, registration, and the
- * per-worker timestamp-oracle client (lib/tso). SR and SI.
+ * Motor (OSDI'24) as a dtxn protocol: ops table, registration, the shared
+ * state (options, the timestamp service), the per-worker timestamp-oracle
+ * client (lib/tso) and the per-coordinator operation-log buffer. SR and SI.
+ *
+ * Timestamps (§5, "Timestamp Generation"): by default from lib/tso's
+ * CN-side service (struct dtxn_tso_cn) on the first CN, as the paper
+ * assumes "a scalable timestamp service ... in the compute pool" and its
+ * artifact runs one process-wide atomic on its single CN: the first CN's
+ * coordinators take them with a CPU atomic, the others with one CN-CN
+ * message round trip per lib/tso batch. tso=mn: one FAA on MN 0's word per
+ * batch (dtxn's earlier default).
  */
 #include <errno.h>
 
@@ -12,28 +21,99 @@
 
 RTE_LOG_REGISTER(dtxn_motor_logtype, dtxn.cc.motor, INFO);
 
+/** Op log buffer per coordinator (oplog=cn), at most: the MN log's size cap. */
+#define MOTOR_OPLOG_CN_MAX (64u << 10)
+
+static int
+motor_db_init(struct dtxn_db *db)
+{
+	const struct dtxn_fabric_conf *fc = dtxn_fabric_conf(db->fabric);
+	struct motor_shared *sh;
+	char err[160];
+
+	sh = rte_zmalloc("motor_shared", sizeof(*sh), RTE_CACHE_LINE_SIZE);
+	if (sh == NULL)
+		return -ENOMEM;
+	if (motor_opts_parse(db->conf.cc_options, &sh->opts, err, sizeof(err)) != 0) {
+		MOTOR_LOG(ERR, "%s", err);
+		rte_free(sh);
+		return -EINVAL;
+	}
+	if (sh->opts.tso == MOTOR_TSO_CN) {
+		sh->tso_cn = dtxn_tso_cn_create(fc->n_mn, MOTOR_RPC_TS, SOCKET_ID_ANY);
+		if (sh->tso_cn == NULL) {
+			rte_free(sh);
+			return -ENOMEM;
+		}
+	}
+	db->cc_shared = sh;
+	return 0;
+}
+
+static void
+motor_db_fini(struct dtxn_db *db)
+{
+	struct motor_shared *sh = db->cc_shared;
+
+	if (sh == NULL)
+		return;
+	dtxn_tso_cn_destroy(sh->tso_cn);
+	rte_free(sh);
+	db->cc_shared = NULL;
+}
+
+/* lib/tso's fetch_add (tso=cn): the service, through the coordinator's endpoint. */
+static int
+motor_ts_fetch_add(void *arg, struct dtxn_coord *c, uint64_t n, uint64_t *old)
+{
+	const struct motor_shared *sh = arg;
+	const struct motor_coord *mc = c->cc_priv;
+
+	return dtxn_tso_cn_fetch_add_lc(sh->tso_cn, c, mc != NULL ? mc->ep : NULL, n, old);
+}
+
+static void motor_worker_fini(struct dtxn_worker *w);
+
 static int
 motor_worker_init(struct dtxn_worker *w)
 {
+	struct motor_shared *sh = w->db->cc_shared;
+	const struct dtxn_fabric_conf *fc = dtxn_fabric_conf(w->db->fabric);
 	struct dtxn_tso_conf tc = {
 		.size = sizeof(tc),
 		.counter = dtxn_tso_counter_raddr(&w->db->cat),
 		.socket_id = w->socket_id,
+		.fetch_add = sh->tso_cn != NULL ? motor_ts_fetch_add : NULL,
+		.fetch_add_arg = sh,
 	};
 	struct motor_worker *mw;
+	int rc;
 
 	mw = rte_zmalloc_socket("motor_worker", sizeof(*mw), 0, w->socket_id);
 	if (mw == NULL)
 		return -ENOMEM;
+	w->cc_priv = mw;
 	mw->tso = dtxn_tso_create(&tc);
 	if (mw->tso == NULL) {
-		int err = rte_errno;
-
-		rte_free(mw);
-		return -err;
+		rc = -rte_errno;
+		goto fail;
 	}
-	w->cc_priv = mw;
+	if (sh->tso_cn != NULL && fc->n_cn > 1) {
+		struct dtxn_rpc_conf rconf = { .size = sizeof(rconf) };
+
+		mw->rpc = dtxn_rpc_create(w, &rconf);
+		if (mw->rpc == NULL) {
+			rc = -rte_errno;
+			goto fail;
+		}
+		rc = dtxn_tso_cn_register(sh->tso_cn, mw->rpc);
+		if (rc != 0)
+			goto fail;
+	}
 	return 0;
+fail:
+	motor_worker_fini(w);
+	return rc;
 }
 
 static void
@@ -43,23 +123,57 @@ motor_worker_fini(struct dtxn_worker *w)
 
 	if (mw == NULL)
 		return;
+	dtxn_rpc_destroy(mw->rpc);
 	dtxn_tso_destroy(mw->tso);
 	rte_free(mw);
 	w->cc_priv = NULL;
 }
 
+static void motor_coord_fini(struct dtxn_coord *c);
+
 static int
 motor_coord_init(struct dtxn_coord *c)
 {
-	c->cc_priv = rte_zmalloc_socket("motor_coord", sizeof(struct motor_coord), 0,
-					c->worker->socket_id);
-	return c->cc_priv == NULL ? -ENOMEM : 0;
+	const struct motor_shared *sh = c->worker->db->cc_shared;
+	const struct motor_worker *mw = c->worker->cc_priv;
+	struct motor_coord *mc;
+
+	mc = rte_zmalloc_socket("motor_coord", sizeof(*mc), 0, c->worker->socket_id);
+	if (mc == NULL)
+		return -ENOMEM;
+	c->cc_priv = mc;
+	if (mw->rpc != NULL) {
+		mc->ep = dtxn_rpc_ep_create(mw->rpc, c);
+		if (mc->ep == NULL) {
+			int rc = -rte_errno;
+
+			motor_coord_fini(c);
+			return rc;
+		}
+	}
+	if (sh->opts.oplog == MOTOR_OPLOG_CN) {
+		mc->oplog_cap = (uint32_t)RTE_MIN(c->worker->db->cat.log_bytes,
+						  (uint64_t)MOTOR_OPLOG_CN_MAX);
+		mc->oplog = rte_zmalloc_socket("motor_oplog", mc->oplog_cap, 8,
+					       c->worker->socket_id);
+		if (mc->oplog == NULL) {
+			motor_coord_fini(c);
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 static void
 motor_coord_fini(struct dtxn_coord *c)
 {
-	rte_free(c->cc_priv);
+	struct motor_coord *mc = c->cc_priv;
+
+	if (mc == NULL)
+		return;
+	dtxn_rpc_ep_destroy(mc->ep);
+	rte_free(mc->oplog);
+	rte_free(mc);
 	c->cc_priv = NULL;
 }
 
@@ -71,6 +185,8 @@ static const struct dtxn_cc_ops motor_ops = {
 	.slot_size = motor_slot_size,
 	.slot_format = motor_slot_format,
 	.slot_value = motor_slot_value,
+	.db_init = motor_db_init,
+	.db_fini = motor_db_fini,
 	.worker_init = motor_worker_init,
 	.worker_fini = motor_worker_fini,
 	.coord_init = motor_coord_init,
@@ -80,6 +196,7 @@ static const struct dtxn_cc_ops motor_ops = {
 	.abort = motor_abort,
 	.table_sizes = motor_table_sizes,
 	.mn_value = motor_mn_value,
+	.check_options = motor_check_options,
 };
 
 DTXN_CC_REGISTER(motor, &motor_ops);

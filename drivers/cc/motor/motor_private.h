@@ -7,7 +7,9 @@
  * Motor (Zhang, Hua, Yang, OSDI'24): multi-versioning with consecutive
  * version tuples (CVTs) over one-sided verbs, SR and SI
  * (doc/guides/motor.md). Which file does what:
- * - motor.c: ops table, registration, per-worker TSO client;
+ * - motor.c: ops table, registration, shared state, per-worker TSO client
+ *   (CN-side service by default, §5), per-coordinator op log buffer;
+ * - options.c: the --cc-opts keys (tso, oplog);
  * - format.c: the record format (CVT in the slot, value package and
  *   attribute bar in the slot's aux area), loading, version choice,
  *   rebuilding an old version from pre-images (paper §4.1, §4.2, §4.4);
@@ -20,12 +22,14 @@
  *   reads that saw a lock (§5.1 phase 2, §5.2);
  * - commit.c: commit phase, one doorbell batch to every replica with the
  *   unlocks (§5.1 phase 3);
- * - oplog.c: the operation log for coordinator failures (§5.3).
+ * - oplog.c: the operation log for coordinator failures (§5.3), in CN
+ *   memory (default) or in the coordinator's MN log regions.
  */
 
 #include <rte_common.h>
 #include <rte_log.h>
 
+#include "dtxn_rpc.h"
 #include "dtxn_tso.h"
 #include "dtxn_txn_driver.h"
 
@@ -98,6 +102,13 @@ static inline uint32_t
 motor_vpkg_size(const struct dtxn_table *t)
 {
 	return 16 + RTE_ALIGN_CEIL(t->def.value_size, 8);
+}
+
+/** Bytes of the pre-images of the columns in @p bitmap (lib/store's cells). */
+static inline uint32_t
+motor_seg_len(const struct dtxn_table *t, uint32_t bitmap)
+{
+	return dtxn_table_cells_bytes(&t->def, bitmap);
 }
 
 /** Attribute bar size (ABS), bytes. */
@@ -177,19 +188,16 @@ uint64_t motor_cvt_seen(const struct dtxn_table *t, const struct motor_cvt *cvt,
 			enum motor_pick *res);
 /** True if a valid cell holds a version > ts. */
 bool motor_cvt_has_newer(const struct dtxn_table *t, const struct motor_cvt *cvt, uint64_t ts);
-/** Bytes of the pre-images of the columns in @p bitmap. */
-uint32_t motor_seg_len(const struct dtxn_table *t, uint32_t bitmap);
-/** Offset and size of column @p c in the value. */
-void motor_column(const struct dtxn_table *t, unsigned c, uint32_t *off, uint32_t *size);
-/** Number of columns of the table (1 when it declares none). */
-unsigned motor_columns(const struct dtxn_table *t);
 /**
  * Rebuilds in @p out the value of the version in cell @p v0 from the
  * newest value @p newest and the pre-images in the local bar image of
  * every valid cell newer than it, applied newest first (paper §4.2).
+ * Only cells whose bitmap meets @p cells (the reader's cell mask) are
+ * applied (their segments are the only ones read, execute.c): the bytes
+ * of the other columns are unspecified.
  */
 void motor_rebuild(const struct dtxn_table *t, const struct motor_cvt *cvt, int v0,
-		   const uint8_t *newest, const uint8_t *bar, uint8_t *out);
+		   uint32_t cells, const uint8_t *newest, const uint8_t *bar, uint8_t *out);
 
 /* gc.c */
 /**
@@ -235,14 +243,18 @@ struct motor_item {
 	struct dtxn_loc loc;  /**< first: locating it (lib/txn, dtxn_loc_prepare()) */
 	uint8_t sighted;      /**< read: saw another txn's lock (record or bucket) */
 	uint8_t reinsert;     /**< insert over a tombstone: a new version of the CVT */
-	uint8_t rsvd[2];
+	uint8_t reuse;        /**< insert into the slot of another key's deleted record */
+	uint8_t rsvd;
 	int32_t cell;         /**< the cell chosen (V0), -1 none */
 	uint64_t seen;        /**< identity of what was read (version, MOTOR_V_NONE) */
 	uint64_t vbuf[DTXN_STORE_MAX_PROBE][2]; /**< validation: bucket lock, version */
 	uint8_t *pre;         /**< written items: the value as read (pre-images come from it) */
 	uint8_t *vpkg_in;     /**< re-insert: its old Vpkg (the app owns the local one) */
 	void *cvt2;           /**< validation: the CVT re-read */
-	uint64_t bimg[2];     /**< insert: bucket header image written at commit */
+	/** insert: bucket header image written at commit {lock, version,
+	 * overflow, reclaimed}, the last two as its home bucket showed them */
+	uint64_t bimg[4];
+	uint64_t tomb;        /**< reuse: the deletion version of the record replaced */
 };
 
 /** A read whose key is in no bucket of its chain (validated through the buckets). */
@@ -258,15 +270,63 @@ motor_absent_bkt(const struct motor_item *mi)
 #define MOTOR_TX_FLAGS 2
 #define MOTOR_TX_SIGHTED 0x1 /**< a read saw a lock: recheck before a snapshot commit */
 
+/** Where timestamps come from (option tso). */
+enum motor_tso_kind {
+	MOTOR_TSO_CN = 0,  /**< lib/tso's CN-side service on the first CN (§5; default) */
+	MOTOR_TSO_MN = 1,  /**< FAA on MN 0's counter word */
+};
+
+/** Where the operation log goes (option oplog). */
+enum motor_oplog_kind {
+	MOTOR_OPLOG_CN = 0, /**< the coordinator's local buffer (§5.3; default) */
+	MOTOR_OPLOG_MN = 1, /**< WRITEs to the coordinator's log region on the MNs */
+};
+
+/** Options (--cc-opts), one byte each (options.c). */
+struct motor_opts {
+	uint8_t tso;    /**< enum motor_tso_kind */
+	uint8_t oplog;  /**< enum motor_oplog_kind */
+};
+
+/** RPC message type of the timestamp service (lib/tso's dtxn_tso_cn). */
+#define MOTOR_RPC_TS 1
+
+/** Shared state (db->cc_shared). */
+struct motor_shared {
+	struct motor_opts opts;
+	struct dtxn_tso_cn *tso_cn; /**< tso=cn: the service on the first CN; else NULL */
+};
+
 /** Per-worker state. */
 struct motor_worker {
 	struct dtxn_tso *tso;     /**< the worker's TSO client (lib/tso) */
+	struct dtxn_rpc *rpc;     /**< tso=cn with several CNs: messages to the server CN */
 };
 
 /** Per-coordinator state. */
 struct motor_coord {
 	struct dtxn_tso_req req;  /**< its place in the TSO client's queue */
+	struct dtxn_rpc_ep *ep;   /**< its rpc endpoint (tso=cn, several CNs), else NULL */
+	/**
+	 * oplog=cn: the operation log in the coordinator's memory (§5.3),
+	 * oplog_cap bytes, rewritten from offset 0 by each txn that locks.
+	 */
+	uint8_t *oplog;
+	uint32_t oplog_cap;
+	uint32_t oplog_len;       /**< bytes of the current record (0: none yet) */
 };
+
+static inline const struct motor_shared *
+motor_shared_of(const struct dtxn_txn *t)
+{
+	return t->coord->worker->db->cc_shared;
+}
+
+/* options.c */
+/** Parses an option string into @p o (defaults first). 0 or -EINVAL with @p err. */
+int motor_opts_parse(const char *s, struct motor_opts *o, char *err, size_t errlen);
+/** dtxn_cc_ops.check_options. */
+int motor_check_options(const char *opts, char *err, size_t errlen);
 
 static inline struct motor_item *
 motor_item_of(const struct dtxn_item *it)
@@ -309,9 +369,10 @@ void motor_abort(struct dtxn_txn *t);
 
 /* oplog.c */
 /**
- * Adds, to a round's batch, the coordinator's operation-log record (every
- * lock the txn holds or takes in this round) on each MN of @p mn_mask,
- * before that MN's CASes (paper §5.3).
+ * Records the coordinator's operation-log record (every lock the txn
+ * holds or takes in this round) before the round's CASes (paper §5.3):
+ * oplog=cn in the coordinator's buffer (no WR); oplog=mn as a WRITE added
+ * to @p b for each MN of @p mn_mask, ahead of that MN's CASes.
  * @return DTXN_OK or DTXN_ABORT_TOO_LARGE.
  */
 int motor_oplog_add(struct dtxn_txn *t, struct dtxn_batch *b, uint64_t mn_mask,

@@ -2,23 +2,30 @@
 /*
  * The operation log for coordinator failures (paper §5.3): before a
  * coordinator takes a lock, the keys it holds or is about to lock are
- * recorded where a successor can find them. The paper keeps it in the
- * coordinator's UPS-backed local memory (<= 556 B, reused per txn); dtxn
- * keeps it in the coordinator's log region on the MNs (lib/store log
- * regions), so that the multi-process work can recover a coordinator
- * whose CN died:
+ * recorded where a successor can find them. One record per txn, rewritten
+ * at offset 0 by each round that locks:
  *
  *   header  txn_id u64 | n u32 | bytes u32               16 B
  *   entry   table_id u32 | kind u8 | rsvd 3 B | key u64
  *           | lock word raddr u64                          24 B
  *
- * One record per txn, rewritten at offset 0 of the log region of every MN
- * on which the round CASes, in the same doorbell chain and before those
- * CASes (RC order: on each MN, the record lands before the locks it
- * names). Recovery (not implemented here; doc/guides/motor.md): for each
- * entry, if some replica holds a Vcell written by txn_id, copy that
- * replica's Vcells, Vpkg and pre-images to the others (roll forward);
- * then CAS the lock word txn_id -> 0 (a lock no longer ours stays).
+ * oplog=cn (default, the paper's): the record goes to the coordinator's
+ * own memory (struct motor_coord oplog, the paper's "UPS-backed local
+ * memory", <= 556 B per txn in its TPC-C, reused): a memcpy, no verb, no
+ * round trip. The paper's CN is the failure unit it logs for: a successor
+ * on the same CN (after a coordinator crash) or the CN's memory after a
+ * restart (UPS) reads it.
+ *
+ * oplog=mn: the record is WRITTEN to the coordinator's log region of every
+ * MN on which the round CASes, in the same doorbell chain and before those
+ * CASes (RC order: on each MN the record lands before the locks it names),
+ * for a successor on another CN when a whole CN dies without UPS. It adds
+ * one WRITE per MN per locking round and its bytes.
+ *
+ * Recovery (not implemented; doc/guides/motor.md): for each entry, if some
+ * replica holds a Vcell written by txn_id, copy that replica's Vcells,
+ * Vpkg and pre-images to the others (roll forward); then CAS the lock
+ * word txn_id -> 0 (a lock no longer ours stays).
  */
 #include <string.h>
 
@@ -55,6 +62,7 @@ motor_oplog_add(struct dtxn_txn *t, struct dtxn_batch *b, uint64_t mn_mask,
 		const dtxn_raddr_t *round_locks, const uint32_t *round_items, unsigned n_round)
 {
 	const struct dtxn_catalog *cat = &t->coord->worker->db->cat;
+	struct motor_coord *mc = t->coord->cc_priv;
 	struct oplog_hdr *h;
 	struct oplog_entry *e;
 	uint64_t bytes;
@@ -65,11 +73,18 @@ motor_oplog_add(struct dtxn_txn *t, struct dtxn_batch *b, uint64_t mn_mask,
 		n += (t->items[i].flags & DTXN_ITEM_F_BLOCKED) != 0;
 	}
 	bytes = sizeof(*h) + (uint64_t)n * sizeof(*e);
-	if (bytes > cat->log_bytes)
-		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-	h = dtxn_txn_alloc(t, bytes);
-	if (h == NULL)
-		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	if (mc->oplog != NULL) {
+		if (bytes > mc->oplog_cap)
+			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+		h = (struct oplog_hdr *)(void *)mc->oplog;
+		mc->oplog_len = (uint32_t)bytes;
+	} else {
+		if (bytes > cat->log_bytes)
+			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+		h = dtxn_txn_alloc(t, bytes);
+		if (h == NULL)
+			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	}
 	h->txn_id = t->id;
 	h->n = n;
 	h->bytes = (uint32_t)bytes;
@@ -84,6 +99,8 @@ motor_oplog_add(struct dtxn_txn *t, struct dtxn_batch *b, uint64_t mn_mask,
 	}
 	for (i = 0; i < n_round; i++)
 		oplog_put(e++, &t->items[round_items[i]], round_locks[i]);
+	if (mc->oplog != NULL)
+		return DTXN_OK; /* in CN memory: written by the stores above */
 	for (; mn_mask != 0; mn_mask &= mn_mask - 1) {
 		uint16_t mn = (uint16_t)__builtin_ctzll(mn_mask);
 

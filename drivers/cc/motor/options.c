@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Motor's options (dtxn_db_conf.cc_options, dtxn-app --cc-opts;
+ * doc/guides/motor.md, "Options"): "key=value" pairs separated by ',' or
+ * ';'. Each key picks one of a few named choices; the first choice is the
+ * default, which is what the paper does.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "motor_private.h"
+
+/* One key: its choices, the default first, and where the choice goes. */
+struct opt_key {
+	const char *key;
+	const char *choices[3];
+	size_t off;
+};
+
+static const struct opt_key g_keys[] = {
+	{ "tso", { "cn", "mn", NULL }, offsetof(struct motor_opts, tso) },
+	{ "oplog", { "cn", "mn", NULL }, offsetof(struct motor_opts, oplog) },
+};
+
+/* Applies one "key=value" token; 0 or -EINVAL with a message. */
+static int
+opt_apply(char *tok, struct motor_opts *o, char *err, size_t errlen)
+{
+	char *eq = strchr(tok, '=');
+	unsigned k, c;
+
+	if (eq == NULL || eq == tok || eq[1] == '\0') {
+		snprintf(err, errlen, "motor: '%s' is not key=value", tok);
+		return -EINVAL;
+	}
+	*eq = '\0';
+	for (k = 0; k < RTE_DIM(g_keys); k++)
+		if (strcmp(tok, g_keys[k].key) == 0)
+			break;
+	if (k == RTE_DIM(g_keys)) {
+		snprintf(err, errlen, "motor: unknown option '%s' (tso, oplog)", tok);
+		return -EINVAL;
+	}
+	for (c = 0; c < RTE_DIM(g_keys[k].choices) && g_keys[k].choices[c] != NULL; c++)
+		if (strcmp(eq + 1, g_keys[k].choices[c]) == 0) {
+			*((uint8_t *)o + g_keys[k].off) = (uint8_t)c;
+			return 0;
+		}
+	snprintf(err, errlen, "motor: %s=%s: expected %s or %s", tok, eq + 1,
+		 g_keys[k].choices[0], g_keys[k].choices[1]);
+	return -EINVAL;
+}
+
+int
+motor_opts_parse(const char *s, struct motor_opts *o, char *err, size_t errlen)
+{
+	char buf[256], *save = NULL, *tok;
+
+	memset(o, 0, sizeof(*o));
+	if (s == NULL || s[0] == '\0')
+		return 0;
+	if (strlen(s) >= sizeof(buf)) {
+		snprintf(err, errlen, "motor: options longer than %zu characters", sizeof(buf) - 1);
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",;", &save); tok != NULL; tok = strtok_r(NULL, ",;", &save))
+		if (opt_apply(tok, o, err, errlen) != 0)
+			return -EINVAL;
+	return 0;
+}
+
+int
+motor_check_options(const char *opts, char *err, size_t errlen)
+{
+	struct motor_opts o;
+
+	return motor_opts_parse(opts, &o, err, errlen);
+}
