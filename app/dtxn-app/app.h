@@ -16,6 +16,7 @@
 #define APP_EXIT_OK 0
 #define APP_EXIT_FAIL 1      /**< the run failed or an invariant did not hold */
 #define APP_EXIT_USAGE 2     /**< bad input */
+#define APP_EXIT_UNREACHABLE 3 /**< --role cn: the MNs or peer CNs did not come up in time */
 
 #define APP_MAX_BENCH_OPTS 32
 #define APP_NAME_MAX 64
@@ -31,6 +32,9 @@ struct app_bench_opt {
 /** Everything a run needs; filled from defaults, then the INI, then the command line. */
 struct app_conf {
 	char role[16];
+	char node[16];               /**< --role mn|cn: "mnI" or "cnJ" (role.c) */
+	double connect_timeout_s;    /**< --role cn: wait this long for the MNs and peer CNs */
+	unsigned node_idx;           /**< I or J of --node (role.c) */
 	char bench[APP_NAME_MAX];
 	char protocol[APP_NAME_MAX];
 	char isolation[8];
@@ -188,6 +192,13 @@ void app_usage(void);
  * benchmark options). @return 0 or -1 after printing one line.
  */
 int app_validate(struct app_conf *c);
+
+/**
+ * Checks --role, --node, --connect-timeout and, for mn/cn, the cluster
+ * file's [nodes] (role_conf.c); sets node_idx. Called by app_validate()
+ * after the cluster file was applied. @return 0 or -1 after one line.
+ */
+int app_role_validate(struct app_conf *c);
 
 /** Runs the configured job after rte_eal_init(). @return an APP_EXIT_* code. */
 int app_run(const struct app_conf *c);
@@ -373,11 +384,13 @@ int app_coords_create(const struct app_conf *c, struct dtxn_bench *b, struct dtx
 		      struct dtxn_run_stats *stats, struct dtxn_bench_ctx *ctx, unsigned n,
 		      uint32_t gid0, uint64_t n_coords);
 
-/** After the run: the benchmark's invariants, the history check, the
+/** After the run: the benchmark's invariants (unless @p invariants is
+ * false: a CN process other than cn0, role_cn.c), the history check, the
  * summary, the JSON file. @return APP_EXIT_OK, or APP_EXIT_FAIL if a check
  * failed or the JSON could not be written. */
 int app_report_finish(const struct app_conf *c, struct dtxn_bench *b, struct dtxn_db *db,
-		      struct dtxn_bench_ctx *const *ctxs, unsigned n, struct dtxn_report *rep);
+		      struct dtxn_bench_ctx *const *ctxs, unsigned n, bool invariants,
+		      struct dtxn_report *rep);
 
 /** Destroys the db, closes the fabric, frees the benchmark and the
  * history buffers; NULLs are skipped. Workers must be destroyed first. */

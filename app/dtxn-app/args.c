@@ -39,6 +39,7 @@ app_conf_defaults(struct app_conf *c)
 {
 	memset(c, 0, sizeof(*c));
 	snprintf(c->role, sizeof(c->role), "all");
+	c->connect_timeout_s = 10.0;
 	snprintf(c->bench, sizeof(c->bench), "smallbank");
 	snprintf(c->protocol, sizeof(c->protocol), "ford");
 	snprintf(c->isolation, sizeof(c->isolation), "sr");
@@ -77,7 +78,9 @@ struct app_opt {
 #define N(f) offsetof(struct app_conf, f), 0
 
 static const struct app_opt g_opts[] = {
-	{ "role", OPT_STR, S(role), 0, 0, "all", "node role: all (MNs and CNs in this process)" },
+	{ "role", OPT_STR, S(role), 0, 0, "all|mn|cn", "node role: all (default: MNs and CNs in this process), mn or cn (one node per process, with --node and --cluster; doc/guides/cluster.md)" },
+	{ "node", OPT_STR, S(node), 0, 0, "NAME", "--role mn|cn: the node this process serves, mnI or cnJ, named in the --cluster file's [nodes]" },
+	{ "connect_timeout", OPT_DOUBLE, N(connect_timeout_s), 0.001, 3600, "SECONDS", "--role cn: wait this long for the MNs and the peer CNs, then exit 3 (default 10)" },
 	{ "bench", OPT_STR, S(bench), 0, 0, "NAME", "benchmark:", "bench" },
 	{ "protocol", OPT_STR, S(protocol), 0, 0, "NAME", "concurrency control:", "protocol" },
 	{ "isolation", OPT_STR, S(isolation), 0, 0, "sr|si", "isolation level (default sr)" },

@@ -299,11 +299,12 @@ app_coords_create(const struct app_conf *c, struct dtxn_bench *b, struct dtxn_wo
 
 int
 app_report_finish(const struct app_conf *c, struct dtxn_bench *b, struct dtxn_db *db,
-		  struct dtxn_bench_ctx *const *ctxs, unsigned n, struct dtxn_report *rep)
+		  struct dtxn_bench_ctx *const *ctxs, unsigned n, bool invariants,
+		  struct dtxn_report *rep)
 {
 	int rc = APP_EXIT_OK;
 
-	if (b->ops->check(b, db, ctxs, n, rep) != 0)
+	if (invariants && b->ops->check(b, db, ctxs, n, rep) != 0)
 		dtxn_report_check(rep, "invariant_check_ran", false,
 				  "the check could not read MN memory");
 	if (app_check_finish(c, rep) != 0) /* check.c: --check history, --history */

@@ -157,6 +157,14 @@ run_check(const struct app_conf *c, struct dtxn_report *rep)
 	for (unsigned a = 0; a < DTXN_ANOM_MAX; a++) {
 		if (!dtxn_anomaly_forbidden(cr->level, (enum dtxn_anomaly)a))
 			continue;
+		/* --role cn: this CN's history is one part of the cluster's; its reads
+		 * of versions a peer CN wrote name no txn recorded here, so "garbage"
+		 * needs the merged histories (doc/guides/cluster.md) */
+		if (a == DTXN_ANOM_GARBAGE && strcmp(c->role, "cn") == 0) {
+			printf("history: %s: %" PRIu64 " reads of versions written elsewhere (peer CNs): not checked per CN\n",
+			       c->node, cr->anom[a].count);
+			continue;
+		}
 		dtxn_check_describe(cr, (enum dtxn_anomaly)a, detail, sizeof(detail));
 		snprintf(name, sizeof(name), "history_%s", dtxn_anomaly_name((enum dtxn_anomaly)a));
 		dtxn_report_check(rep, name, cr->anom[a].count == 0, "%s", detail);

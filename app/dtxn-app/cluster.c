@@ -25,7 +25,7 @@
 
 /* [cluster] keys: the dtxn-app options they set; the first five are mandatory. */
 static const char *const g_cluster_keys[] = {
-	"mn", "cn", "threads", "coroutines", "nic", "replicas", "cn_nic", "cpu",
+	"mn", "cn", "threads", "coroutines", "nic", "replicas", "cn_nic", "cpu", "fabric",
 };
 #define CLUSTER_N_MANDATORY 5
 
@@ -73,7 +73,9 @@ cluster_apply(struct app_conf *c)
 	struct dtxn_ini *ini;
 	int rc = -1;
 
-	ini = dtxn_ini_load_one(path, CLUSTER_SECTION, err, sizeof(err));
+	/* [nodes]: the processes of a local deployment (role.c; the sim ignores it) */
+	ini = dtxn_ini_load(path, (const char *const[]){ CLUSTER_SECTION, "nodes", NULL }, err,
+			    sizeof(err));
 	if (ini == NULL) {
 		app_err("--cluster %s", err);
 		return -1;
@@ -81,9 +83,12 @@ cluster_apply(struct app_conf *c)
 	for (unsigned i = 0; i < dtxn_ini_count(ini); i++) {
 		const struct dtxn_ini_entry *e = dtxn_ini_at(ini, i);
 		char origin[APP_ORIGIN_MAX];
-		int k = dtxn_ini_key_index(ini, e, g_cluster_keys, RTE_DIM(g_cluster_keys), err,
-					   sizeof(err));
+		int k;
 
+		if (strcmp(e->section, CLUSTER_SECTION) != 0)
+			continue;
+		k = dtxn_ini_key_index(ini, e, g_cluster_keys, RTE_DIM(g_cluster_keys), err,
+				       sizeof(err));
 		if (k < 0) {
 			app_err("--cluster %s", err);
 			goto out;
@@ -140,12 +145,20 @@ int
 app_sim_validate(struct app_conf *c)
 {
 	if (!app_is_sim(c)) {
+		/* --role mn|cn: the cluster file describes the deployment (role.c) */
+		bool roles = strcmp(c->role, "all") != 0;
+
 		for (unsigned i = 0; i < RTE_DIM(g_sim_only); i++)
-			if (app_conf_given(c, g_sim_only[i])) {
+			if (app_conf_given(c, g_sim_only[i]) &&
+			    !(roles && (strcmp(g_sim_only[i], "cluster") == 0 ||
+					strcmp(g_sim_only[i], "threads") == 0))) {
 				app_err("--%s: only for the simulated cluster (--fabric sim)",
 					strcmp(g_sim_only[i], "cn_nic") == 0 ? "cn-nic" : g_sim_only[i]);
 				return -1;
 			}
+		if (roles && c->cluster[0] != '\0')
+			return app_preset_resolve("cluster", "cluster", c->cluster, c->cluster_path,
+						  sizeof(c->cluster_path)) == 0 ? cluster_apply(c) : -1;
 		return 0;
 	}
 	if (c->cluster[0] != '\0') {

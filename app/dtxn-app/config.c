@@ -308,14 +308,8 @@ app_validate(struct app_conf *c)
 	}
 	if (app_method_validate(c) != 0) /* build.c: --warmup, --interval, --retry */
 		return -1;
-	if (strcmp(c->role, "all") != 0) {
-		if (strcmp(c->role, "mn") == 0 || strcmp(c->role, "cn") == 0)
-			app_err("--role %s: separate MN and CN processes are not supported yet; use --role all",
-				c->role);
-		else
-			app_err("--role: unknown role '%s' (all, mn, cn)", c->role);
+	if (app_role_validate(c) != 0) /* role.c: --role, --node, the cluster file's [nodes] */
 		return -1;
-	}
 	bops = dtxn_bench_find(c->bench);
 	if (bops == NULL) {
 		app_names("bench", names, sizeof(names));

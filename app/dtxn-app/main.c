@@ -8,6 +8,7 @@
  * process memory (--no-huge) and says so in one line.
  */
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 
 #include "dtxn_sched.h"
 #include "app.h"
+#include "role.h"
 
 #define FALLBACK_MEM_MB "2048"
 /* --fabric sim without EAL memory options: process memory (90 simulated
@@ -70,6 +72,22 @@ hugepages_available(void)
 			return true;
 	}
 	return false;
+}
+
+/* The cluster file's name without folder and ".ini": "local". */
+const char *
+app_cluster_name(const struct app_conf *c)
+{
+	static char name[64];
+	char path[PATH_MAX];
+	char *dot;
+
+	snprintf(path, sizeof(path), "%s", c->cluster_path);
+	snprintf(name, sizeof(name), "%s", basename(path));
+	dot = strstr(name, ".ini");
+	if (dot != NULL)
+		*dot = '\0';
+	return name;
 }
 
 /*
@@ -162,9 +180,29 @@ main(int argc, char **argv)
 			eal_argv[eal_argc++] = FALLBACK_MEM_MB;
 		}
 	}
+	/* --role mn|cn: the processes of one cluster are DPDK primary (the first
+	 * to start) + secondaries sharing the cluster's --file-prefix and its
+	 * hugepages (doc/guides/cluster.md) */
+	if (app_role_split(&conf)) {
+		static char prefix_arg[96];
+
+		if (has_arg(eal_argc, eal_argv, (const char *const[]){ "--no-huge", "--in-memory",
+			    "--no-shconf", NULL }) || !hugepages_available()) {
+			app_err("--role %s: the processes of a cluster share hugepages: mount them and leave out --no-huge, --in-memory, --no-shconf (usertools/dtxn-setup)",
+				conf.role);
+			return APP_EXIT_USAGE;
+		}
+		if (!has_arg(eal_argc, eal_argv, (const char *const[]){ "--file-prefix", NULL })) {
+			snprintf(prefix_arg, sizeof(prefix_arg), "--file-prefix=dtxn-%s",
+				 app_cluster_name(&conf));
+			eal_argv[eal_argc++] = prefix_arg;
+		}
+		if (!has_arg(eal_argc, eal_argv, (const char *const[]){ "--proc-type", NULL }))
+			eal_argv[eal_argc++] = "--proc-type=auto";
+	}
 	/* runs side by side (other users, other runs): no shared runtime files
 	 * unless the user names a prefix */
-	if (!has_arg(eal_argc, eal_argv, prefix_opts) &&
+	if (!app_role_split(&conf) && !has_arg(eal_argc, eal_argv, prefix_opts) &&
 	    !has_arg(eal_argc, eal_argv, (const char *const[]){ "--in-memory", "--no-shconf", NULL })) {
 		bool no_huge = has_arg(eal_argc, eal_argv, (const char *const[]){ "--no-huge", NULL });
 

@@ -23,6 +23,7 @@
 #include "dtxn_stats.h"
 #include "dtxn_txn.h"
 #include "app.h"
+#include "role.h"
 
 /** One worker lcore's share of the run. */
 struct app_worker {
@@ -51,6 +52,12 @@ struct app_run {
 	struct app_warm warm;
 	struct dtxn_series series;
 	double load_s;                     /* wall seconds of the load */
+	/* --role cn (role_cn.c): this process is one CN of a cluster */
+	struct app_ctl *ctl;               /* control block, NULL when embedded */
+	uint16_t cn_node0;                 /* fabric node id of the first CN here */
+	uint32_t gid0;                     /* cluster id of its first coordinator */
+	uint64_t n_coords;                 /* coordinators in the whole cluster */
+	volatile int hold;                 /* workers keep polling (peer CNs still run) */
 };
 
 static int
@@ -89,7 +96,7 @@ app_lcore_main(void *arg)
 			    !__atomic_load_n(&aw->done, __ATOMIC_ACQUIRE))
 				__atomic_store_n(&aw->done, 1, __ATOMIC_RELEASE);
 		}
-		if (all_done(r))
+		if (all_done(r) && !__atomic_load_n(&r->hold, __ATOMIC_ACQUIRE))
 			break;
 	}
 	return rc;
@@ -250,6 +257,8 @@ build_db(struct app_run *r, unsigned n_coords)
 	uint64_t region;
 	int rc;
 
+	if (app_role_split(c)) /* --role cn: attach to the MN processes (role_cn.c) */
+		return app_cn_connect(c, r->bench, r->n_workers, &r->ctl, &r->db, &r->fabric);
 	rc = app_db_make(c, r->bench, n_coords, (uint32_t)c->addr_cache, &r->db);
 	if (rc == APP_EXIT_OK)
 		rc = app_fabric_open(c, r->db, &fc, r->n_workers, &r->fabric, &region);
@@ -263,7 +272,7 @@ build_workers(struct app_run *r)
 {
 	const struct app_conf *c = r->conf;
 	unsigned lcore, wi = 0;
-	uint64_t n_coords = (uint64_t)r->n_workers * c->coroutines;
+	uint64_t n_coords = r->n_coords;
 	int rc;
 
 	r->workers = calloc(r->n_workers, sizeof(*r->workers));
@@ -274,7 +283,7 @@ build_workers(struct app_run *r)
 	for (wi = 0; wi < r->n_workers; wi++) {
 		struct app_worker *aw = &r->workers[wi];
 		int socket;
-		uint16_t cn_node = (uint16_t)(c->mn + wi / r->per_cn);
+		uint16_t cn_node = (uint16_t)(r->cn_node0 + wi / r->per_cn);
 
 		lcore = r->lcores[wi % r->n_lcores];
 		socket = (int)rte_lcore_to_socket_id(lcore);
@@ -294,7 +303,7 @@ build_workers(struct app_run *r)
 		}
 		aw->n_ctx = (unsigned)c->coroutines;
 		rc = app_coords_create(c, r->bench, aw->w, aw->stats, aw->ctx, aw->n_ctx,
-				       wi * (uint32_t)c->coroutines, n_coords);
+				       r->gid0 + wi * (uint32_t)c->coroutines, n_coords);
 		if (rc != APP_EXIT_OK)
 			return rc;
 	}
@@ -327,6 +336,8 @@ fill_report(struct app_run *r, struct dtxn_report *rep, double seconds)
 	app_report_method(rep, c, &r->series);
 	app_report_begin(rep, r->bench, seconds, (uint16_t)c->mn);
 	app_report_memory(rep, r->db, r->load_s);
+	if (r->ctl != NULL)
+		rep->has_mem = false; /* the MN processes hold (and print) the memory */
 	for (unsigned i = 0; i < r->n_workers; i++)
 		app_report_add_worker(rep, r->workers[i].stats, r->workers[i].w, &r->warm, i);
 }
@@ -336,14 +347,18 @@ check_and_report(struct app_run *r, double seconds)
 {
 	const struct app_conf *c = r->conf;
 	struct dtxn_report *rep = calloc(1, sizeof(*rep));
-	struct dtxn_bench_ctx **ctxs;
+	struct dtxn_bench_ctx **ctxs, *peers = NULL;
 	unsigned n = 0;
+	bool invariants = true;
 	int rc = APP_EXIT_OK;
 
-	ctxs = calloc((size_t)r->n_workers * c->coroutines, sizeof(*ctxs));
-	if (rep == NULL || ctxs == NULL) {
+	ctxs = calloc((size_t)r->n_workers * c->coroutines + c->cn, sizeof(*ctxs));
+	if (r->ctl != NULL)
+		peers = calloc(c->cn, sizeof(*peers));
+	if (rep == NULL || ctxs == NULL || (r->ctl != NULL && peers == NULL)) {
 		free(rep);
 		free(ctxs);
+		free(peers);
 		app_err("out of memory for the report");
 		return APP_EXIT_FAIL;
 	}
@@ -351,10 +366,45 @@ check_and_report(struct app_run *r, double seconds)
 	for (unsigned i = 0; i < r->n_workers; i++)
 		for (unsigned k = 0; k < r->workers[i].n_ctx; k++)
 			ctxs[n++] = &r->workers[i].ctx[k];
-	rc = app_report_finish(c, r->bench, r->db, (struct dtxn_bench_ctx *const *)ctxs, n, rep);
+	if (r->ctl != NULL) {
+		/* role_cn.c: every CN is done; cn0 checks for the cluster */
+		dtxn_report_conf(rep, "node", "%s", c->node);
+		invariants = c->node_idx == 0;
+		if (invariants) {
+			unsigned np = app_cn_peer_ctxs(c, r->ctl, r->bench, peers);
+
+			for (unsigned j = 0; j < np; j++)
+				ctxs[n++] = &peers[j];
+		} else {
+			printf("dtxn: %s: the invariants are checked by cn0, for the whole cluster\n",
+			       c->node);
+		}
+	}
+	rc = app_report_finish(c, r->bench, r->db, (struct dtxn_bench_ctx *const *)ctxs, n,
+			       invariants, rep);
 	free(ctxs);
+	free(peers);
 	free(rep);
 	return rc;
+}
+
+/* --role cn: this CN's counters to the control block, then wait for the peers. */
+static void
+cn_hand_over(struct app_run *r)
+{
+	const struct app_conf *c = r->conf;
+	struct dtxn_bench_ctx **ctxs = calloc((size_t)r->n_workers * c->coroutines, sizeof(*ctxs));
+	unsigned n = 0;
+
+	if (ctxs == NULL) {
+		app_err("out of memory: %s hands over no counters", c->node);
+		return;
+	}
+	for (unsigned i = 0; i < r->n_workers; i++)
+		for (unsigned k = 0; k < r->workers[i].n_ctx; k++)
+			ctxs[n++] = &r->workers[i].ctx[k];
+	app_cn_done(c, r->ctl, ctxs, n);
+	free(ctxs);
 }
 
 static void
@@ -371,6 +421,7 @@ teardown(struct app_run *r)
 	app_warm_fini(&r->warm);
 	dtxn_series_free(&r->series);
 	app_release(r->db, r->fabric, r->bench);
+	app_role_release(r->conf, r->ctl);
 }
 
 int
@@ -384,6 +435,8 @@ app_run(const struct app_conf *c)
 
 	if (app_is_sim(c))
 		return app_run_sim(c); /* run_sim.c: the cluster in virtual time, main lcore only */
+	if (strcmp(c->role, "mn") == 0)
+		return app_run_mn(c); /* role_mn.c: one MN, out of the data path */
 	r.n_lcores = 0;
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		r.lcores[r.n_lcores++] = lcore;
@@ -391,9 +444,26 @@ app_run(const struct app_conf *c)
 		app_err("too few lcores: dtxn-app needs the main lcore and at least one worker lcore (e.g. -l 0-1)");
 		return APP_EXIT_USAGE;
 	}
-	/* --cn N: the same number of workers per CN; lcores beyond N x that stay idle */
-	r.per_cn = r.n_lcores >= c->cn ? r.n_lcores / (unsigned)c->cn : 1;
-	r.n_workers = r.per_cn * (unsigned)c->cn;
+	if (app_role_split(c)) {
+		/* --role cn: this process is CN node_idx, with threads worker lcores */
+		if (r.n_lcores != c->threads) {
+			app_err("--node %s: %u worker lcores, the cluster file says threads = %" PRIu64,
+				c->node, r.n_lcores, c->threads);
+			return APP_EXIT_USAGE;
+		}
+		r.per_cn = r.n_lcores;
+		r.n_workers = r.n_lcores;
+		r.cn_node0 = (uint16_t)(c->mn + c->node_idx);
+		r.gid0 = c->node_idx * r.per_cn * (uint32_t)c->coroutines;
+		r.n_coords = c->cn * c->threads * c->coroutines;
+		r.hold = 1;
+	} else {
+		/* --cn N: the same number of workers per CN; lcores beyond N x that stay idle */
+		r.per_cn = r.n_lcores >= c->cn ? r.n_lcores / (unsigned)c->cn : 1;
+		r.n_workers = r.per_cn * (unsigned)c->cn;
+		r.cn_node0 = (uint16_t)c->mn;
+		r.n_coords = (uint64_t)r.n_workers * c->coroutines;
+	}
 	if (r.n_workers < r.n_lcores)
 		printf("dtxn: %u CNs x %u workers: %u worker lcores stay idle\n", (unsigned)c->cn,
 		       r.per_cn, r.n_lcores - r.n_workers);
@@ -405,6 +475,8 @@ app_run(const struct app_conf *c)
 	if (rc == APP_EXIT_OK && (app_warm_init(&r.warm, c, r.n_workers) != 0 ||
 				  dtxn_series_init(&r.series, app_interval_s(c), c->warmup_s) != 0))
 		rc = APP_EXIT_FAIL;
+	if (rc == APP_EXIT_OK && r.ctl != NULL)
+		rc = app_cn_start(c, r.ctl); /* role_cn.c: every peer CN is up */
 	if (rc != APP_EXIT_OK) {
 		teardown(&r);
 		return rc;
@@ -418,7 +490,7 @@ app_run(const struct app_conf *c)
 		       RTE_MIN(r.n_lcores, r.n_workers));
 	fflush(stdout);
 
-	if (c->cn == 1) {
+	if (c->cn == 1 && r.ctl == NULL) {
 		for (unsigned wi = 0; wi < r.n_workers; wi++)
 			rte_eal_remote_launch(app_worker_main, &r.workers[wi], r.workers[wi].lcore);
 	} else {
@@ -429,6 +501,10 @@ app_run(const struct app_conf *c)
 		}
 	}
 	seconds = supervise(&r);
+	if (r.ctl != NULL) { /* peers may still need our answers (Lotus) until they are done */
+		cn_hand_over(&r);
+		__atomic_store_n(&r.hold, 0, __ATOMIC_RELEASE);
+	}
 	rte_eal_mp_wait_lcore();
 	for (unsigned i = 0; i < r.n_workers; i++)
 		if (r.workers[i].rc != 0) {

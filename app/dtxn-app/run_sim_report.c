@@ -168,7 +168,8 @@ sim_report(struct sim_run *r)
 	for (unsigned i = 0; i < r->n_threads; i++)
 		for (unsigned k = 0; k < r->th[i].n_ctx; k++)
 			ctxs[n++] = &r->th[i].ctx[k];
-	rc = app_report_finish(c, r->bench, r->db, (struct dtxn_bench_ctx *const *)ctxs, n, rep);
+	rc = app_report_finish(c, r->bench, r->db, (struct dtxn_bench_ctx *const *)ctxs, n, true,
+			       rep);
 out:
 	free(ctxs);
 	free(thr);

@@ -168,8 +168,9 @@ struct dtxn_fabric_conf;
 
 /**
  * Adds to @p fp (dtxn_sched.h) what dtxn_fabric_open() with @p conf
- * allocates (the fields used: n_mn, n_cn, mn_region_size): the MN regions
- * (one memzone each on shm) and DTXN_FABRIC_FIXED_BYTES (4 memzones).
+ * allocates (the fields used: n_mn, n_cn, mn_region_size, multi_process,
+ * mn_own): the MN regions it allocates (one memzone each on shm) and
+ * DTXN_FABRIC_FIXED_BYTES (5 memzones).
  * Any thread, no EAL needed.
  */
 void dtxn_fabric_footprint(const struct dtxn_fabric_conf *conf, struct dtxn_footprint *fp);
@@ -275,6 +276,16 @@ struct dtxn_fabric_conf {
 	struct dtxn_nic_model nic;/**< RNIC model (shm, sim); ignored by mlx5 */
 	int socket_id;            /**< NUMA socket for MN regions, or SOCKET_ID_ANY */
 	const char *name;         /**< prefix of memzone names, e.g. "dtxn" */
+	/*
+	 * Multi-process (shm; --role mn/cn, doc/guides/cluster.md): the
+	 * processes of one cluster share DPDK's memory (one --file-prefix) and
+	 * find each other's objects by name. 0 (the default): this process
+	 * owns every MN region (embedded).
+	 */
+	uint8_t multi_process;    /**< 1: reserve only mn_own, look up mn_attach */
+	uint64_t mn_own;          /**< multi_process: bit i = this process allocates MN i's region */
+	uint64_t mn_attach;       /**< multi_process: bit i = MN i's region is looked up by name
+				   *   (dtxn_fabric_open() fails with EAGAIN while it is not there) */
 };
 
 /**
@@ -283,7 +294,10 @@ struct dtxn_fabric_conf {
  *
  * @return the fabric, or NULL with rte_errno: ENOENT (no driver of that
  *   name), EINVAL (bad conf), ENOMEM (region does not fit the memory given
- *   to the EAL), ENODEV (mlx5: no RDMA device).
+ *   to the EAL), ENODEV (mlx5: no RDMA device), EAGAIN (multi_process:
+ *   an MN region of mn_attach is not published yet; retry later), EEXIST
+ *   (multi_process: a region of mn_own exists already: another process
+ *   serves that MN).
  */
 struct dtxn_fabric *dtxn_fabric_open(const struct dtxn_fabric_conf *conf);
 
@@ -328,7 +342,8 @@ void dtxn_cq_destroy(struct dtxn_cq *cq);
  *
  * @param max_wr  most outstanding WRs (posted, not yet taken effect), power
  *   of two, 64..65536.
- * @return the QP, or NULL with rte_errno EINVAL (bad node id) or ENOMEM.
+ * @return the QP, or NULL with rte_errno EINVAL (bad node id), ENOMEM, or
+ *   ENXIO (shm multi-process: that MN's region is not attached here).
  */
 struct dtxn_qp *dtxn_qp_create(struct dtxn_fabric *f, struct dtxn_cq *cq,
 			       uint16_t local_node, uint16_t remote_node,

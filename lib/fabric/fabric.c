@@ -93,9 +93,12 @@ void
 dtxn_fabric_footprint(const struct dtxn_fabric_conf *conf, struct dtxn_footprint *fp)
 {
 	uint64_t region = RTE_ALIGN_CEIL(conf->mn_region_size, RTE_PGSIZE_4K) + RTE_PGSIZE_4K;
+	/* multi-process: only the regions this process allocates (mn_own) */
+	unsigned n_own = conf->multi_process ?
+		(unsigned)__builtin_popcountll(conf->mn_own) : conf->n_mn;
 
-	fp->bytes += (uint64_t)conf->n_mn * region + DTXN_FABRIC_FIXED_BYTES;
-	fp->memzones += conf->n_mn + 4;
+	fp->bytes += (uint64_t)n_own * region + DTXN_FABRIC_FIXED_BYTES;
+	fp->memzones += n_own + 5;
 }
 
 void

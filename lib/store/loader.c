@@ -76,21 +76,23 @@ loader_mark_overflow(const struct dtxn_table *t, char *const *table, uint64_t ho
 		     uint64_t dist)
 {
 	for (uint16_t r = 0; r < t->n_replicas; r++)
-		for (uint64_t p = 0; p < dist; p++)
+		for (uint64_t p = 0; table[r] != NULL && p < dist; p++)
 			loader_bucket(t, table[r], home + p)->overflow = 1;
 }
 
 /* Moves the record in slot @p ss of bucket @p sb to slot @p ds of bucket @p db, on every replica. */
 static void
-loader_move(const struct dtxn_table *t, char *const *table, uint64_t sb, unsigned ss,
-	    uint64_t db, unsigned ds)
+loader_move(const struct dtxn_table *t, char *const *table, uint16_t ref, uint64_t sb,
+	    unsigned ss, uint64_t db, unsigned ds)
 {
 	struct dtxn_slot_hdr h;
 	uint64_t home;
 
-	store_slot_hdr_get(t, loader_bucket(t, table[0], sb), ss, &h);
+	store_slot_hdr_get(t, loader_bucket(t, table[ref], sb), ss, &h);
 	home = dtxn_store_bucket_of(t, h.key);
 	for (uint16_t r = 0; r < t->n_replicas; r++) {
+		if (table[r] == NULL)
+			continue;
 		memcpy(dtxn_store_bucket_slot(t, loader_bucket(t, table[r], db), ds),
 		       dtxn_store_bucket_slot(t, loader_bucket(t, table[r], sb), ss),
 		       t->slot_size);
@@ -153,7 +155,7 @@ struct loader_hop {
  * @return 0 with *out_b / *out_slot freed for the new key, or -ENOSPC.
  */
 static int
-loader_make_room(const struct dtxn_table *t, char *const *table, uint64_t home,
+loader_make_room(const struct dtxn_table *t, char *const *table, uint16_t ref, uint64_t home,
 		 uint64_t *out_b, unsigned *out_slot)
 {
 	struct loader_hop q[LOADER_BFS_MAX];
@@ -164,7 +166,7 @@ loader_make_room(const struct dtxn_table *t, char *const *table, uint64_t home,
 		q[n++] = (struct loader_hop){ (home + p) % t->n_buckets, -1, 0 };
 	while (head < n) {
 		unsigned cur = head++;
-		void *bkt = loader_bucket(t, table[0], q[cur].b);
+		void *bkt = loader_bucket(t, table[ref], q[cur].b);
 		int free_slot = dtxn_store_bucket_free_slot(t, bkt);
 
 		if (free_slot >= 0) {
@@ -173,7 +175,7 @@ loader_make_room(const struct dtxn_table *t, char *const *table, uint64_t home,
 			while (q[i].parent >= 0) {
 				unsigned par = (unsigned)q[i].parent;
 
-				loader_move(t, table, q[par].b, q[i].slot, q[i].b, dst);
+				loader_move(t, table, ref, q[par].b, q[i].slot, q[i].b, dst);
 				dst = q[i].slot;
 				i = par;
 			}
@@ -210,27 +212,38 @@ dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 	uint64_t home, win, at_b = 0;
 	unsigned at_slot = 0;
 	bool found = false;
+	uint16_t ref = UINT16_MAX;
 	void *dst;
 
 	if (f == NULL || t == NULL || fmt == NULL || t->n_replicas == 0 ||
 	    t->n_replicas > DTXN_MAX_REPLICAS || t->n_buckets == 0)
 		return -EINVAL;
+	/*
+	 * The replicas mapped in this process: all of them in the embedded run;
+	 * an MN process (--role mn) writes its own and skips the others, which
+	 * their MN processes fill with the same bytes (the load is
+	 * deterministic: same records, same order, same slots).
+	 */
 	for (uint16_t r = 0; r < t->n_replicas; r++) {
 		table[r] = loader_table_base(f, t, r);
-		if (table[r] == NULL)
+		if (table[r] != NULL && ref == UINT16_MAX)
+			ref = r;
+		else if (table[r] == NULL && !dtxn_fabric_conf(f)->multi_process)
 			return -ENXIO;
 	}
+	if (ref == UINT16_MAX)
+		return dtxn_fabric_conf(f)->multi_process ? 0 : -ENXIO;
 
 	/*
-	 * Walk the key's probe chain on the primary: the key may sit in a
-	 * bucket only if every bucket before it on the chain has overflowed.
+	 * Walk the key's probe chain on the reference copy: the key may sit in
+	 * a bucket only if every bucket before it on the chain has overflowed.
 	 * Take the first free slot; keep walking while the chain goes on, so
 	 * a duplicate further along is still found.
 	 */
 	home = dtxn_store_bucket_of(t, key);
 	win = loader_window(t);
 	for (uint64_t p = 0; p < win; p++) {
-		struct dtxn_bucket_hdr *b = loader_bucket(t, table[0], home + p);
+		struct dtxn_bucket_hdr *b = loader_bucket(t, table[ref], home + p);
 		int s;
 
 		if (loader_scan(t, b, key, &s) >= 0)
@@ -243,28 +256,31 @@ dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 		if (found && b->overflow == 0)
 			break;
 	}
-	if (!found && loader_make_room(t, table, home, &at_b, &at_slot) != 0)
+	if (!found && loader_make_room(t, table, ref, home, &at_b, &at_slot) != 0)
 		return -ENOSPC;
 
-	/* Primary: mark the spill path, fill the header, let the protocol format. */
+	/* Reference copy: mark the spill path, fill the header, let the protocol format. */
 	loader_mark_overflow(t, table, home, (at_b + t->n_buckets - home) % t->n_buckets);
-	dst = dtxn_store_bucket_slot(t, loader_bucket(t, table[0], at_b), at_slot);
+	dst = dtxn_store_bucket_slot(t, loader_bucket(t, table[ref], at_b), at_slot);
 	memset(dst, 0, t->slot_size);
 	hdr.key = key;
 	hdr.table_id = t->def.id;
 	hdr.flags = DTXN_SLOT_VALID;
 	memcpy(dst, &hdr, sizeof(hdr));
 	if (t->aux_size != 0)
-		memset(loader_aux(t, table[0], 0, loader_slot_idx(t, at_b, at_slot)), 0, t->aux_size);
+		memset(loader_aux(t, table[ref], ref, loader_slot_idx(t, at_b, at_slot)), 0,
+		       t->aux_size);
 	fmt(t, dst, value, arg);
 
-	/* Backups mirror the primary: same bucket, same slot, same bytes. */
-	for (uint16_t r = 1; r < t->n_replicas; r++) {
+	/* The other copies mirror it: same bucket, same slot, same bytes. */
+	for (uint16_t r = 0; r < t->n_replicas; r++) {
+		if (r == ref || table[r] == NULL)
+			continue;
 		memcpy(dtxn_store_bucket_slot(t, loader_bucket(t, table[r], at_b), at_slot),
 		       dst, t->slot_size);
 		if (t->aux_size != 0)
 			memcpy(loader_aux(t, table[r], r, loader_slot_idx(t, at_b, at_slot)),
-			       loader_aux(t, table[0], 0, loader_slot_idx(t, at_b, at_slot)),
+			       loader_aux(t, table[ref], ref, loader_slot_idx(t, at_b, at_slot)),
 			       t->aux_size);
 	}
 	return 0;

@@ -62,17 +62,41 @@ struct shm_wqe {
 	uint8_t inl[DTXN_WR_INLINE_MAX] __rte_aligned(8);
 };
 
+/** Entries of the pairing directory: QPs between CNs alive at once. */
+#define SHM_QPDIR_SIZE 8192
+
+/**
+ * The SEND/RECV pairing directory, one memzone every process of the
+ * cluster shares ("<name>_qpdir"): QPs between two CNs, by (local, remote,
+ * k). A QP looks for its peer here and registers itself; control path
+ * only (the lock is a shared-memory spinlock, so it works across
+ * processes). The QP structures are DPDK heap memory, mapped at the same
+ * address in every process of one --file-prefix.
+ */
+struct shm_qpdir {
+	rte_spinlock_t lock;
+	struct shm_qpdir_ent {
+		uint16_t local, remote;   /**< both 0: a free entry */
+		uint32_t seq;
+		struct shm_qp *qp;
+	} ent[SHM_QPDIR_SIZE];
+};
+
 struct shm_fabric {
 	struct dtxn_fabric base;
 	bool modelled;                       /**< NIC model other than "none" */
+	bool multi_process;                  /**< conf->multi_process */
 	uint16_t n_nodes;
+	uint16_t n_mn;
+	bool mn_owned[DTXN_MAX_NODES];       /**< this process reserved the region (frees it) */
+	const struct rte_memzone *qpdir_mz;
+	struct shm_qpdir *qpdir;
 	const struct rte_memzone *mn_mz[DTXN_MAX_NODES];
 	const struct rte_memzone *nic_mz;    /**< struct dtxn_nic_state[n_nodes] */
 	struct dtxn_nic_state *nic;
 	struct rte_mempool *msg_pool;
-	rte_spinlock_t lock;                 /**< qps, qp_seq, ring_seq */
+	rte_spinlock_t lock;                 /**< qps, qp_seq */
 	TAILQ_HEAD(, shm_qp) qps;
-	uint32_t ring_seq;
 	uint32_t qp_seq[DTXN_MAX_NODES][DTXN_MAX_NODES];
 };
 

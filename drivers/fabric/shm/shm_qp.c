@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <rte_common.h>
 #include <rte_errno.h>
@@ -60,20 +61,57 @@ shm_msg_free(struct shm_msg *m)
 		rte_free(m);
 }
 
-/* Finds the k-th QP remote -> local and pairs it with @p qp. Lock held. */
-static void
+/*
+ * Registers @p qp (between two CNs) in the directory and pairs it with the
+ * k-th QP remote -> local if that one exists, whichever process made it.
+ * @return 0, or -ENOSPC (directory full).
+ */
+static int
 shm_qp_pair(struct shm_fabric *sf, struct shm_qp *qp)
 {
-	struct shm_qp *o;
+	struct shm_qpdir *d = sf->qpdir;
+	struct shm_qpdir_ent *free_ent = NULL;
+	int rc = 0;
 
-	TAILQ_FOREACH(o, &sf->qps, fab_next) {
-		if (o->base.local_node == qp->base.remote_node &&
-		    o->base.remote_node == qp->base.local_node && o->seq == qp->seq) {
-			__atomic_store_n(&qp->peer, o, __ATOMIC_RELEASE);
-			__atomic_store_n(&o->peer, qp, __ATOMIC_RELEASE);
-			return;
+	rte_spinlock_lock(&d->lock);
+	for (unsigned i = 0; i < SHM_QPDIR_SIZE; i++) {
+		struct shm_qpdir_ent *e = &d->ent[i];
+
+		if (e->qp == NULL) {
+			if (free_ent == NULL)
+				free_ent = e;
+			continue;
+		}
+		if (e->local == qp->base.remote_node && e->remote == qp->base.local_node &&
+		    e->seq == qp->seq) {
+			__atomic_store_n(&qp->peer, e->qp, __ATOMIC_RELEASE);
+			__atomic_store_n(&e->qp->peer, qp, __ATOMIC_RELEASE);
 		}
 	}
+	if (free_ent != NULL)
+		*free_ent = (struct shm_qpdir_ent){ qp->base.local_node, qp->base.remote_node,
+						    qp->seq, qp };
+	else
+		rc = -ENOSPC;
+	rte_spinlock_unlock(&d->lock);
+	return rc;
+}
+
+/* Removes @p qp from the directory and unpairs its peer. */
+static void
+shm_qp_unpair(struct shm_fabric *sf, struct shm_qp *qp)
+{
+	struct shm_qpdir *d = sf->qpdir;
+	struct shm_qp *peer;
+
+	rte_spinlock_lock(&d->lock);
+	for (unsigned i = 0; i < SHM_QPDIR_SIZE; i++)
+		if (d->ent[i].qp == qp)
+			memset(&d->ent[i], 0, sizeof(d->ent[i]));
+	peer = qp->peer;
+	if (peer != NULL)
+		__atomic_store_n(&peer->peer, NULL, __ATOMIC_RELEASE);
+	rte_spinlock_unlock(&d->lock);
 }
 
 struct dtxn_qp *
@@ -85,8 +123,12 @@ shm_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 	const struct dtxn_nic_model *m = &f->conf.nic;
 	char name[RTE_RING_NAMESIZE];
 	struct shm_qp *qp;
-	uint32_t ring_seq;
+	uint32_t seq;
 
+	if (remote_node < sf->n_mn && sf->mn_mz[remote_node] == NULL) {
+		rte_errno = ENXIO; /* multi-process: that region is not attached here */
+		return NULL;
+	}
 	/* SOCKET_ID_ANY prefers the calling lcore's socket. */
 	qp = rte_zmalloc_socket("shm_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE, SOCKET_ID_ANY);
 	if (qp == NULL)
@@ -97,10 +139,13 @@ shm_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 				    SOCKET_ID_ANY);
 	if (qp->sq == NULL || qp->rq == NULL)
 		goto nomem;
+	/* the k-th QP local -> remote: local's QPs are all made by one process */
 	rte_spinlock_lock(&sf->lock);
-	ring_seq = sf->ring_seq++;
+	seq = sf->qp_seq[local_node][remote_node]++;
 	rte_spinlock_unlock(&sf->lock);
-	if ((size_t)snprintf(name, sizeof(name), "%s_i%x", f->name, ring_seq) >= sizeof(name))
+	/* unique in the whole cluster (ring names are global to its processes) */
+	if ((size_t)snprintf(name, sizeof(name), "%s_i%u.%u.%u", f->name, local_node, remote_node,
+			     seq) >= sizeof(name))
 		goto nomem;
 	/* max_wr slots, so a peer can have as many SENDs in flight as it may post. */
 	qp->inbound = rte_ring_create(name, max_wr, SOCKET_ID_ANY,
@@ -125,10 +170,15 @@ shm_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 	qp->rtt_out_ns = m->rtt_ns / 2;
 	qp->rtt_back_ns = m->rtt_ns - qp->rtt_out_ns;
 
+	qp->seq = seq;
+	if (local_node >= sf->n_mn && remote_node >= sf->n_mn && shm_qp_pair(sf, qp) != 0) {
+		SHM_LOG(ERR, "QP %u->%u: more than %u QPs between CNs", local_node, remote_node,
+			SHM_QPDIR_SIZE);
+		rte_ring_free(qp->inbound);
+		goto nomem;
+	}
 	rte_spinlock_lock(&sf->lock);
-	qp->seq = sf->qp_seq[local_node][remote_node]++;
 	TAILQ_INSERT_TAIL(&sf->qps, qp, fab_next);
-	shm_qp_pair(sf, qp);
 	rte_spinlock_unlock(&sf->lock);
 
 	TAILQ_INSERT_TAIL(&cq->qps, qp, cq_next);
@@ -160,15 +210,12 @@ shm_qp_destroy(struct dtxn_qp *q)
 	struct shm_fabric *sf = qp->sf;
 	struct shm_cq *cq = qp->cq;
 	uint64_t dropped = cq->dropped;
-	struct shm_qp *peer;
 	void *m;
 
 	rte_spinlock_lock(&sf->lock);
 	TAILQ_REMOVE(&sf->qps, qp, fab_next);
-	peer = qp->peer;
-	if (peer != NULL)
-		__atomic_store_n(&peer->peer, NULL, __ATOMIC_RELEASE);
 	rte_spinlock_unlock(&sf->lock);
+	shm_qp_unpair(sf, qp);
 
 	/* WRs that took effect complete normally; the others are flushed. */
 	for (; qp->head != qp->exec; qp->head++) {

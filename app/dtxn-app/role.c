@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * --role mn|cn: the control block every process of a cluster shares
+ * (role.h), the claim of a node, and waiting for the other nodes.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_memzone.h>
+
+#include "dtxn_sched.h"
+#include "role.h"
+
+#define ROLE_CTL_ZONE "dtxn_ctl"
+
+bool
+app_role_alive(int32_t pid)
+{
+	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+/* The run every process must agree on: what shapes the catalog and the
+ * layout of MN memory, and what the CNs split between them. */
+static void
+role_desc(const struct app_conf *c, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "bench=%s protocol=%s isolation=%s mn=%" PRIu64 " cn=%" PRIu64
+			 " threads=%" PRIu64 " coroutines=%" PRIu64 " replicas=%" PRIu64
+			 " log_kib=%" PRIu64 " seed=%" PRIu64 " nic=%s cc_opts=%s",
+			 c->bench, c->protocol, c->isolation, c->mn, c->cn, c->threads,
+			 c->coroutines, c->replicas, c->log_kib, c->seed, c->nic, c->cc_opts);
+
+	for (unsigned i = 0; i < c->n_bench_opts && n > 0 && (size_t)n < len; i++)
+		n += snprintf(buf + n, len - (size_t)n, " %s=%s", c->bench_opts[i].name,
+			      c->bench_opts[i].value);
+}
+
+struct app_ctl_node *
+app_role_self(const struct app_conf *c, struct app_ctl *ctl)
+{
+	return strcmp(c->role, "mn") == 0 ? &ctl->mn[c->node_idx] : &ctl->cn[c->node_idx];
+}
+
+static struct app_ctl *
+role_ctl_get(void)
+{
+	const struct rte_memzone *mz = rte_memzone_lookup(ROLE_CTL_ZONE);
+
+	if (mz == NULL) {
+		mz = rte_memzone_reserve(ROLE_CTL_ZONE, sizeof(struct app_ctl), SOCKET_ID_ANY, 0);
+		if (mz == NULL && rte_errno == EEXIST)
+			mz = rte_memzone_lookup(ROLE_CTL_ZONE);
+		else if (mz != NULL)
+			memset(mz->addr, 0, sizeof(struct app_ctl)); /* magic 0 until set */
+	}
+	return mz == NULL ? NULL : mz->addr;
+}
+
+struct app_ctl *
+app_role_claim(const struct app_conf *c, int *rc)
+{
+	char desc[APP_CTL_DESC_MAX];
+	struct app_ctl *ctl = role_ctl_get();
+	struct app_ctl_node *self;
+	int32_t holder;
+
+	if (ctl == NULL) {
+		app_err("--node %s: cannot reach the cluster's control block: %s", c->node,
+			rte_strerror(rte_errno));
+		*rc = APP_EXIT_FAIL;
+		return NULL;
+	}
+	role_desc(c, desc, sizeof(desc));
+	rte_spinlock_lock(&ctl->lock);
+	if (ctl->magic != APP_CTL_MAGIC) {
+		snprintf(ctl->version, sizeof(ctl->version), "%s", DTXN_VERSION);
+		snprintf(ctl->desc, sizeof(ctl->desc), "%s", desc);
+		ctl->magic = APP_CTL_MAGIC;
+	}
+	if (strcmp(ctl->version, DTXN_VERSION) != 0) {
+		rte_spinlock_unlock(&ctl->lock);
+		app_err("--node %s: version mismatch: this dtxn-app is %s, the cluster runs %s",
+			c->node, DTXN_VERSION, ctl->version);
+		*rc = APP_EXIT_USAGE;
+		return NULL;
+	}
+	if (strcmp(ctl->desc, desc) != 0) {
+		rte_spinlock_unlock(&ctl->lock);
+		app_err("--node %s: catalog mismatch: this process runs '%s', the cluster '%s'",
+			c->node, desc, ctl->desc);
+		*rc = APP_EXIT_USAGE;
+		return NULL;
+	}
+	self = app_role_self(c, ctl);
+	holder = self->pid;
+	if (holder != getpid() && app_role_alive(holder)) {
+		rte_spinlock_unlock(&ctl->lock);
+		app_err("--node %s: already served by process %d", c->node, (int)holder);
+		*rc = APP_EXIT_USAGE;
+		return NULL;
+	}
+	if (strcmp(c->role, "cn") == 0 && self->state == APP_NODE_DONE) {
+		rte_spinlock_unlock(&ctl->lock);
+		app_err("--node %s: this cluster's MNs already served a run; restart them (usertools/dtxn-cluster stop, start)",
+			c->node);
+		*rc = APP_EXIT_USAGE;
+		return NULL;
+	}
+	memset(self, 0, sizeof(*self));
+	self->pid = getpid();
+	self->state = APP_NODE_STARTING;
+	rte_spinlock_unlock(&ctl->lock);
+	return ctl;
+}
+
+void
+app_role_release(const struct app_conf *c, struct app_ctl *ctl)
+{
+	struct app_ctl_node *self;
+
+	if (ctl == NULL)
+		return;
+	self = app_role_self(c, ctl);
+	rte_spinlock_lock(&ctl->lock);
+	if (self->pid == getpid()) {
+		self->pid = 0;
+		if (self->state != APP_NODE_DONE)
+			self->state = APP_NODE_FREE;
+	}
+	rte_spinlock_unlock(&ctl->lock);
+}
+
+int
+app_role_wait(const struct app_conf *c, struct app_ctl_node *nodes, unsigned n, const char *kind,
+	      enum app_node_state state, const char *what)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * 1000 * 1000 };
+	uint64_t deadline = dtxn_now_ns() + (uint64_t)(c->connect_timeout_s * 1e9);
+	unsigned missing = 0;
+
+	for (;;) {
+		for (missing = 0; missing < n; missing++) {
+			struct app_ctl_node *x = &nodes[missing];
+
+			if (__atomic_load_n(&x->state, __ATOMIC_ACQUIRE) < (uint32_t)state ||
+			    !app_role_alive(__atomic_load_n(&x->pid, __ATOMIC_RELAXED)))
+				break;
+		}
+		if (missing == n)
+			return 0;
+		if (dtxn_now_ns() >= deadline)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	app_err("--node %s: %s%u is not %s after %g s (--connect-timeout)", c->node, kind, missing,
+		what, c->connect_timeout_s);
+	return -1;
+}
+
+void
+app_role_fabric_conf(const struct app_conf *c, struct dtxn_fabric_conf *fc)
+{
+	bool mn = strcmp(c->role, "mn") == 0;
+
+	memset(fc, 0, sizeof(*fc));
+	fc->size = sizeof(*fc);
+	fc->driver = c->fabric;
+	fc->n_mn = (uint16_t)c->mn;
+	fc->n_cn = (uint16_t)c->cn;
+	fc->socket_id = (int)rte_socket_id();
+	fc->name = "dtxn";
+	fc->multi_process = 1;
+	fc->mn_own = mn ? UINT64_C(1) << c->node_idx : 0;
+	fc->mn_attach = mn ? 0 : (c->mn >= 64 ? UINT64_MAX : (UINT64_C(1) << c->mn) - 1);
+}

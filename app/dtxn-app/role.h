@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_APP_ROLE_H
+#define DTXN_APP_ROLE_H
+
+/**
+ * @file
+ * One node per process (--role mn|cn on --fabric shm; doc/guides/cluster.md).
+ *
+ * The processes of one cluster are DPDK primary + secondaries sharing one
+ * --file-prefix (main.c). Besides the fabric's objects (drivers/fabric/shm)
+ * they share the control block, the memzone "dtxn_ctl": who serves which
+ * node (pid), each node's state, the run's description every process must
+ * agree on (the catalog check), and what each CN hands to the invariant
+ * check at the end. It is control path only: no coordinator reads it.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_spinlock.h>
+
+#include "dtxn_fabric.h"
+#include "app.h"
+
+#define APP_CTL_MAGIC UINT64_C(0x6474786e63746c31) /* "dtxnctl1" */
+#define APP_CTL_DESC_MAX 1024
+
+/** A node's state in the control block. */
+enum app_node_state {
+	APP_NODE_FREE = 0,   /**< no process serves it */
+	APP_NODE_STARTING,   /**< claimed, loading (MN) or connecting (CN) */
+	APP_NODE_READY,      /**< MN: region loaded and published; CN: workers built */
+	APP_NODE_DONE,       /**< CN: run over, its share of the check handed over */
+};
+
+/** One node's slot. */
+struct app_ctl_node {
+	int32_t pid;          /**< the process serving it, 0: none */
+	uint32_t state;       /**< enum app_node_state */
+	int64_t acc[4];       /**< CN: sum of its coordinators' dtxn_bench_ctx.acc[] */
+	uint64_t committed;   /**< CN: committed transactions (the checker's report) */
+};
+
+/** The control block (memzone "dtxn_ctl"). */
+struct app_ctl {
+	uint64_t magic;                    /**< APP_CTL_MAGIC once initialised */
+	rte_spinlock_t lock;
+	char version[64];                  /**< dtxn version of the first process */
+	char desc[APP_CTL_DESC_MAX];       /**< the run every process must agree on */
+	uint32_t checker_taken;            /**< 1: a CN runs the invariant check */
+	struct app_ctl_node mn[DTXN_MAX_NODES];
+	struct app_ctl_node cn[DTXN_MAX_NODES];
+};
+
+/**
+ * Attaches to (or creates) the control block and claims this process's
+ * node (--node), after checking that the version and the run description
+ * (bench, protocol, options, counts) match the cluster's.
+ *
+ * @return the block, or NULL after one line (exit status in @p rc:
+ *   APP_EXIT_USAGE for a mismatch or a node already served by a live
+ *   process, APP_EXIT_FAIL when out of memory).
+ */
+struct app_ctl *app_role_claim(const struct app_conf *c, int *rc);
+
+/** @return this process's slot in @p ctl. */
+struct app_ctl_node *app_role_self(const struct app_conf *c, struct app_ctl *ctl);
+
+/**
+ * Waits, sleeping 10 ms at a time, until every slot of @p nodes (@p n of
+ * them, named @p kind: "mn" or "cn") has at least @p state, up to
+ * --connect-timeout. A slot whose process died counts as not there.
+ * @return 0, or -1 after one line naming the first missing node.
+ */
+int app_role_wait(const struct app_conf *c, struct app_ctl_node *nodes, unsigned n,
+		  const char *kind, enum app_node_state state, const char *what);
+
+/** Releases this process's slot (exit). */
+void app_role_release(const struct app_conf *c, struct app_ctl *ctl);
+
+/** Fabric configuration of this process (multi-process shm; n_mn, n_cn, masks). */
+void app_role_fabric_conf(const struct app_conf *c, struct dtxn_fabric_conf *fc);
+
+/** @return the cluster file's name without folder and ".ini" (main.c;
+ * the default --file-prefix is "dtxn-" and this). */
+const char *app_cluster_name(const struct app_conf *c);
+
+/** @return true if process @p pid lives (kill(pid, 0)). */
+bool app_role_alive(int32_t pid);
+
+/** @return true for --role mn or cn. */
+bool app_role_split(const struct app_conf *c);
+
+/** --role mn: allocate, load and publish one MN, wait for SIGTERM/SIGINT. @return APP_EXIT_*. */
+int app_run_mn(const struct app_conf *c);
+
+/* role_cn.c: the steps of a CN process around its run (run.c) */
+struct dtxn_bench;
+struct dtxn_bench_ctx;
+struct dtxn_db;
+
+/**
+ * Makes the catalog, claims --node, waits for every MN to be READY,
+ * attaches to their regions (@p n_workers: this CN's workers, for the
+ * memory check). @return APP_EXIT_*: APP_EXIT_UNREACHABLE after one line
+ * when an MN is not READY within --connect-timeout. @p db and @p f are set
+ * as soon as made (free them with app_release()).
+ */
+int app_cn_connect(const struct app_conf *c, struct dtxn_bench *b, unsigned n_workers,
+		   struct app_ctl **ctl, struct dtxn_db **db, struct dtxn_fabric **f);
+
+/** Marks this CN READY (workers built) and waits for every peer CN.
+ * @return APP_EXIT_OK, or APP_EXIT_UNREACHABLE after one line. */
+int app_cn_start(const struct app_conf *c, struct app_ctl *ctl);
+
+/** After the run: hands this CN's bench counters (the sum over @p ctxs)
+ * to its slot, marks it DONE and waits until every CN is DONE. */
+void app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench_ctx *const *ctxs,
+		 unsigned n);
+
+/** Fills @p out (room for --cn entries) with one finished context per
+ * peer CN carrying its counters, for the invariant check. @return how many. */
+unsigned app_cn_peer_ctxs(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench *b,
+			  struct dtxn_bench_ctx *out);
+
+#endif /* DTXN_APP_ROLE_H */

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * --role cn --node cnJ: the steps a CN process takes around the run
+ * (run.c runs its workers as in the embedded run):
+ * 1. the database's catalog, the claim of cnJ in the control block (the
+ *    run description must match the cluster's), waiting for every MN to
+ *    be READY (--connect-timeout, then exit 3), attaching to every MN
+ *    region (no load: that is the MNs' job);
+ * 2. after its workers exist: READY, and wait for every peer CN (their
+ *    SEND/RECV QPs pair when both exist), so the CNs start together;
+ * 3. after the run: its share of the invariant check (the sum of its
+ *    coordinators' bench counters) into its slot, DONE, and it keeps
+ *    polling (Lotus: peers' lock messages) until every CN is DONE;
+ * 4. cn0 then checks the benchmark's invariants for the whole cluster:
+ *    its own coordinators plus one summary per peer CN (every check reads
+ *    only dtxn_bench_ctx.acc[], which sums exactly), over MN memory that
+ *    no CN changes any more. The other CNs' reports say so.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_errno.h>
+
+#include "dtxn_bench.h"
+#include "dtxn_fabric.h"
+#include "dtxn_txn.h"
+#include "role.h"
+
+int
+app_cn_connect(const struct app_conf *c, struct dtxn_bench *b, unsigned n_workers,
+	       struct app_ctl **ctl, struct dtxn_db **db, struct dtxn_fabric **f)
+{
+	uint64_t n_coords = c->cn * c->threads * c->coroutines;
+	struct dtxn_fabric_conf fc;
+	uint64_t region;
+	int rc;
+
+	rc = app_db_make(c, b, (uint32_t)n_coords, (uint32_t)c->addr_cache, db);
+	if (rc != APP_EXIT_OK)
+		return rc;
+	*ctl = app_role_claim(c, &rc);
+	if (*ctl == NULL)
+		return rc;
+	if (app_role_wait(c, (*ctl)->mn, (unsigned)c->mn, "mn", APP_NODE_READY, "ready") != 0)
+		return APP_EXIT_UNREACHABLE;
+	app_role_fabric_conf(c, &fc);
+	rc = app_fabric_open(c, *db, &fc, n_workers, f, &region);
+	if (rc != APP_EXIT_OK)
+		return rc;
+	rc = dtxn_db_attach(*db, *f);
+	if (rc != 0) {
+		app_err("cannot attach the database to the MN regions: %s", strerror(-rc));
+		return APP_EXIT_FAIL;
+	}
+	printf("dtxn: %s attached to %" PRIu64 " MNs x %.1f MiB\n", c->node, c->mn,
+	       (double)region / (1 << 20));
+	return APP_EXIT_OK;
+}
+
+int
+app_cn_start(const struct app_conf *c, struct app_ctl *ctl)
+{
+	__atomic_store_n(&app_role_self(c, ctl)->state, APP_NODE_READY, __ATOMIC_RELEASE);
+	if (app_role_wait(c, ctl->cn, (unsigned)c->cn, "cn", APP_NODE_READY, "started") != 0)
+		return APP_EXIT_UNREACHABLE;
+	return APP_EXIT_OK;
+}
+
+void
+app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench_ctx *const *ctxs,
+	    unsigned n)
+{
+	struct app_ctl_node *self = app_role_self(c, ctl);
+	struct app_conf wait_conf = *c;
+
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned k = 0; k < RTE_DIM(self->acc); k++)
+			self->acc[k] += ctxs[i]->acc[k];
+	__atomic_store_n(&self->state, APP_NODE_DONE, __ATOMIC_RELEASE);
+	/* the peers started with us and run as long: the timeout covers stragglers */
+	wait_conf.connect_timeout_s = c->connect_timeout_s + c->duration_s + c->warmup_s;
+	(void)app_role_wait(&wait_conf, ctl->cn, (unsigned)c->cn, "cn", APP_NODE_DONE, "done");
+}
+
+unsigned
+app_cn_peer_ctxs(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench *b,
+		 struct dtxn_bench_ctx *out)
+{
+	unsigned n = 0;
+
+	for (unsigned j = 0; j < c->cn; j++) {
+		if (j == c->node_idx)
+			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].bench = b;
+		out[n].finished = true;
+		memcpy(out[n].acc, ctl->cn[j].acc, sizeof(out[n].acc));
+		n++;
+	}
+	return n;
+}

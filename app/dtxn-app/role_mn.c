@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * --role mn --node mnI: one memory node per process. It reserves its
+ * region (a hugepage memzone, "dtxn_mn<I>"), loads its copies of the
+ * tables through the protocol's record format (lib/store's loader writes
+ * the replicas mapped here), marks itself READY in the control block,
+ * prints one ready line, and then stays out of the data path: the CNs
+ * reach its memory with posted WRs only. SIGTERM or SIGINT ends it; the
+ * region is freed on the way out.
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dtxn_bench.h"
+#include "dtxn_fabric.h"
+#include "dtxn_txn.h"
+#include "role.h"
+
+static volatile sig_atomic_t g_mn_stop;
+
+static void
+mn_on_signal(int sig)
+{
+	g_mn_stop = sig;
+}
+
+int
+app_run_mn(const struct app_conf *c)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 20 * 1000 * 1000 };
+	struct sigaction sa = { .sa_handler = mn_on_signal };
+	uint64_t n_coords = c->cn * c->threads * c->coroutines;
+	struct dtxn_fabric_conf fc;
+	struct dtxn_bench *b = NULL;
+	struct dtxn_fabric *f = NULL;
+	struct dtxn_db *db = NULL;
+	struct app_ctl *ctl = NULL;
+	uint64_t region = 0;
+	double load_s = 0;
+	int rc;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	rc = app_bench_build(c, &b);
+	if (rc == APP_EXIT_OK)
+		rc = app_db_make(c, b, (uint32_t)n_coords, (uint32_t)c->addr_cache, &db);
+	if (rc == APP_EXIT_OK)
+		ctl = app_role_claim(c, &rc);
+	if (rc == APP_EXIT_OK) {
+		app_role_fabric_conf(c, &fc);
+		rc = app_fabric_open(c, db, &fc, 0, &f, &region);
+	}
+	if (rc == APP_EXIT_OK)
+		rc = app_db_load(c, db, f, b, region, &load_s);
+	if (rc == APP_EXIT_OK) {
+		__atomic_store_n(&app_role_self(c, ctl)->state, APP_NODE_READY, __ATOMIC_RELEASE);
+		printf("dtxn: %s ready: %s under %s, region %.1f MiB, loaded in %.2f s, pid %d\n",
+		       c->node, c->bench, c->protocol, (double)region / (1 << 20), load_s,
+		       (int)getpid());
+		fflush(stdout);
+		while (!g_mn_stop)
+			nanosleep(&ts, NULL);
+		printf("dtxn: %s stopped (%s)\n", c->node, g_mn_stop == SIGINT ? "SIGINT" : "SIGTERM");
+		fflush(stdout);
+	}
+	app_role_release(c, ctl);
+	app_release(db, f, b);
+	return rc;
+}
