@@ -664,6 +664,14 @@ struct dtxn_loc_ops {
 	 */
 	bool (*slot_free)(const struct dtxn_table *tab, const void *slot);
 	/**
+	 * Free slots keep the header of the record last deleted from them
+	 * (FORD's tombstones): an insert takes the free slot of its home
+	 * bucket that still holds its own key before any other, and aborts
+	 * DTXN_ABORT_LOCK_CONFLICT if slot_free refuses that one (so a key
+	 * never leaves two deleted slots in its home bucket).
+	 */
+	bool own_free_first;
+	/**
 	 * Optional: whether an insert may take a slot of a bucket copy that is
 	 * DTXN_SLOT_VALID but holds a deleted record of another key (Motor's
 	 * slot reuse). Such a slot is taken only when the home bucket has no

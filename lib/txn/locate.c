@@ -104,6 +104,26 @@ loc_free_slot(const struct dtxn_txn *t, uint32_t self, const void *bucket,
 	return -ENOSPC;
 }
 
+/* The free slot of insert @p self's home bucket copy that still holds its
+ * key (its own deleted record), or -ENOENT; -EBUSY if @p usable refuses it. */
+static int
+loc_own_free_slot(const struct dtxn_txn *t, uint32_t self,
+		  bool (*usable)(const struct dtxn_table *, const void *))
+{
+	const struct dtxn_item *it = &t->items[self];
+	const struct dtxn_table *tab = it->table;
+
+	for (unsigned i = 0; i < tab->def.slots_per_bucket; i++) {
+		const struct dtxn_slot_hdr *h = dtxn_store_bucket_slot(tab, it->bucket, i);
+
+		if ((h->flags & DTXN_SLOT_VALID) != 0 || h->key != it->key ||
+		    h->table_id != tab->def.id)
+			continue;
+		return loc_slot_ok(t, self, it->bucket, i, usable, NULL) ? (int)i : -EBUSY;
+	}
+	return -ENOENT;
+}
+
 int
 dtxn_txn_free_slot(const struct dtxn_txn *t, uint32_t self, const void *bucket)
 {
@@ -396,10 +416,21 @@ loc_ins_slot(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 	}
 	it->bucket_version = ((const struct dtxn_bucket_hdr *)it->bucket)->version;
 	l->reuse = 0;
+	if (ops->own_free_first) {
+		int own = loc_own_free_slot(t, i, ops->slot_free);
+
+		if (own == -EBUSY)
+			return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
+		if (own >= 0) {
+			l->slot_idx = own;
+			goto take;
+		}
+	}
 	l->slot_idx = loc_free_slot(t, i, it->bucket, ops->slot_free,
 				    ops->ins_reuse != NULL ? ops->slot_reuse : NULL, &l->reuse);
 	if (l->slot_idx < 0)
 		return DTXN_OK; /* index_full, unless the key turns out to exist */
+take:
 	it->slot_raddr = dtxn_store_slot_raddr(tab, it->bucket_raddr, (unsigned)l->slot_idx);
 	if (ops->ins_slot == NULL)
 		return DTXN_OK;

@@ -630,6 +630,76 @@ test_delete(void **state)
 	assert_int_equal(dtxn_db_get(g_db, T_KV, 30, &v), -ENOENT);
 }
 
+struct tomb_ctx {
+	uint64_t del_id, read_ver, ins_ver, reread_ver, ins_id;
+	uint32_t read_flags, ins_flags, reread_flags;
+	dtxn_raddr_t del_raddr, ins_raddr;
+	int rc_del, rc_read, rc_ins, rc_reread;
+};
+
+/* Delete key 33, read it, insert it again, read it again. */
+static void
+co_tomb(struct dtxn_coord *c, void *arg)
+{
+	struct tomb_ctx *x = arg;
+	struct dtxn_txn *t;
+	struct dtxn_item *it;
+
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	x->del_id = dtxn_txn_id(t);
+	it = dtxn_txn_delete(t, T_KV, 33);
+	x->rc_del = dtxn_txn_commit(t);
+	x->del_raddr = it->slot_raddr;
+	t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	it = dtxn_txn_add_ro(t, T_KV, 33);
+	x->rc_read = dtxn_txn_commit(t);
+	x->read_flags = it->flags;
+	x->read_ver = it->version;
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	x->ins_id = dtxn_txn_id(t);
+	it = dtxn_txn_insert(t, T_KV, 33);
+	x->rc_ins = dtxn_txn_execute(t);
+	x->ins_flags = it->flags;
+	x->ins_ver = it->version;
+	x->ins_raddr = it->slot_raddr;
+	if (x->rc_ins == DTXN_OK) {
+		*(uint64_t *)dtxn_item_value(it) = 77;
+		x->rc_ins = dtxn_txn_commit(t);
+	}
+	t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	it = dtxn_txn_add_ro(t, T_KV, 33);
+	x->rc_reread = dtxn_txn_commit(t);
+	x->reread_flags = it->flags;
+	x->reread_ver = it->version;
+}
+
+/*
+ * A delete leaves a tombstone (the key and the deleter's id in the
+ * freed slot): a read reports the key absent over the delete, and a
+ * re-insert takes that slot and follows the delete (checker.md, Tombstones).
+ */
+static void
+test_tombstone(void **state)
+{
+	struct tomb_ctx x;
+
+	(void)state;
+	memset(&x, 0, sizeof(x));
+	run_one(co_tomb, &x);
+	assert_int_equal(x.rc_del, DTXN_OK);
+	assert_int_equal(x.rc_read, DTXN_OK);
+	assert_int_equal(x.read_flags & (DTXN_ITEM_F_EXISTS | DTXN_ITEM_F_TOMB), DTXN_ITEM_F_TOMB);
+	assert_int_equal(x.read_ver, x.del_id);
+	assert_int_equal(x.rc_ins, DTXN_OK);
+	assert_true(x.ins_flags & DTXN_ITEM_F_TOMB);
+	assert_int_equal(x.ins_ver, x.del_id);
+	assert_int_equal(x.ins_raddr, x.del_raddr); /* its own tombstone's slot */
+	assert_int_equal(x.rc_reread, DTXN_OK);
+	assert_int_equal(x.reread_flags & (DTXN_ITEM_F_EXISTS | DTXN_ITEM_F_TOMB), DTXN_ITEM_F_EXISTS);
+	assert_int_equal(x.reread_ver, x.ins_id);
+	assert_int_equal(mn_slot(T_KV, 33, 0)->value[0], 77);
+}
+
 struct absent_ctx {
 	int rc_reader, rc_ins;
 	bool exists;
@@ -1252,6 +1322,7 @@ main(void)
 		cmocka_unit_test(test_validation_version_change),
 		cmocka_unit_test(test_insert),
 		cmocka_unit_test(test_delete),
+		cmocka_unit_test(test_tombstone),
 		cmocka_unit_test(test_absent_read_invalidated),
 		cmocka_unit_test(test_undo_log),
 		cmocka_unit_test(test_stale_cache_locks),

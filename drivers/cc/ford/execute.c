@@ -37,12 +37,64 @@ exe_read(struct dtxn_txn *t, uint32_t i)
 		return DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
 	}
 	it->version = s->version;
-	it->flags |= DTXN_ITEM_F_EXISTS;
+	it->flags = (it->flags | DTXN_ITEM_F_EXISTS) & ~DTXN_ITEM_F_TOMB;
 	ford_item_of(it)->loc.step = DTXN_LOC_DONE;
 	if (it->kind == DTXN_ITEM_RW) {
 		/* published: found through its bucket, locked in validation */
 		ford_item_of(it)->deferred = true;
 		return exe_keep_pre(t, it, s);
+	}
+	return DTXN_OK;
+}
+
+/* Whether slot image @p s is @p it's key's tombstone (a never used slot has version 0). */
+static bool
+exe_is_tomb(const struct dtxn_item *it, const struct ford_slot *s)
+{
+	return (s->hdr.flags & DTXN_SLOT_VALID) == 0 && s->version != 0 &&
+	       s->hdr.key == it->key && s->hdr.table_id == it->table->def.id;
+}
+
+/*
+ * The key's tombstone in bucket copy @p bucket: a slot no longer valid
+ * that still holds the key (a delete clears only DTXN_SLOT_VALID and
+ * leaves the deleter's id as version, commit.c), or NULL.
+ */
+static const struct ford_slot *
+exe_tomb(const struct dtxn_item *it, void *bucket)
+{
+	const struct dtxn_table *tab = it->table;
+
+	for (unsigned k = 0; k < tab->def.slots_per_bucket; k++) {
+		const struct ford_slot *s = dtxn_store_bucket_slot(tab, bucket, k);
+
+		if (exe_is_tomb(it, s))
+			return s;
+	}
+	return NULL;
+}
+
+/*
+ * Lookup missed in a bucket: a read item that finds its key's tombstone in
+ * the home bucket reports the delete (DTXN_ITEM_F_TOMB, deleter's id).
+ * Only the home bucket: inserts take their slot there, their own
+ * tombstone first (own_free_first), so the key has at most one tombstone
+ * there and it is the key's last version; a tombstone left in an
+ * overflow bucket by a loaded record may be older and is not reported.
+ * The bucket versions validated for the absent read cover it.
+ */
+static int
+exe_miss(struct dtxn_txn *t, uint32_t i)
+{
+	struct dtxn_item *it = &t->items[i];
+	const struct ford_slot *s;
+
+	if (it->kind != DTXN_ITEM_RO || ford_item_of(it)->loc.probe != 0)
+		return DTXN_OK;
+	s = exe_tomb(it, it->bucket);
+	if (s != NULL) {
+		it->version = s->version;
+		it->flags |= DTXN_ITEM_F_TOMB;
 	}
 	return DTXN_OK;
 }
@@ -98,11 +150,22 @@ exe_locked(struct dtxn_txn *t, uint32_t i)
 	return exe_keep_pre(t, it, s);
 }
 
-/* Insert: the free slot's old image goes to the undo log. */
+/*
+ * Insert: the free slot's old image goes to the undo log. Over the key's
+ * own tombstone (taken first, own_free_first) the insert follows the
+ * delete: DTXN_ITEM_F_TOMB, the deleter's id. Read under the bucket lock.
+ */
 static int
 exe_ins_slot(struct dtxn_txn *t, uint32_t i, const void *slot)
 {
-	return exe_keep_pre(t, &t->items[i], slot);
+	struct dtxn_item *it = &t->items[i];
+	const struct ford_slot *s = slot;
+
+	if (exe_is_tomb(it, s)) {
+		it->version = s->version;
+		it->flags |= DTXN_ITEM_F_TOMB;
+	}
+	return exe_keep_pre(t, it, slot);
 }
 
 /* A free slot whose lock word is 0: no commit of an insert is writing it. */
@@ -117,6 +180,8 @@ static const struct dtxn_loc_ops exe_loc = {
 	.item_size = sizeof(struct ford_item),
 	.lock_off = FORD_LOCK_OFF,
 	.slot_free = exe_slot_free,
+	.own_free_first = true,
+	.miss = exe_miss,
 	.defer_lock = exe_defer_lock,
 	.read = exe_read,
 	.lock_issue = exe_lock_issue,
