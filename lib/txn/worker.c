@@ -90,8 +90,19 @@ dtxn_worker_footprint(const struct dtxn_db *db, unsigned max_coords, struct dtxn
 	fp->bytes += (uint64_t)max_coords *
 		     (sizeof(struct txn_coord) + sizeof(struct dtxn_txn) +
 		      TXN_COORD_WRS * sizeof(struct dtxn_wr) + TXN_ARENA_INIT +
-		      TXN_CC_COORD_FOOTPRINT + 5 * slack);
+		      (db->cc->footprint == NULL ? TXN_CC_COORD_FOOTPRINT : 0) + 5 * slack);
 	return 0;
+}
+
+int
+dtxn_cc_footprint(const struct dtxn_db *db, unsigned n_cn, unsigned max_coords,
+		  struct dtxn_footprint *per_cn, struct dtxn_footprint *per_worker)
+{
+	if (db == NULL || per_cn == NULL || per_worker == NULL || n_cn == 0 || max_coords == 0)
+		return -EINVAL;
+	if (db->cc->footprint == NULL)
+		return -ENOTSUP;
+	return db->cc->footprint(db, n_cn, max_coords, per_cn, per_worker);
 }
 
 struct dtxn_worker *
