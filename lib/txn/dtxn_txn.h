@@ -277,9 +277,10 @@ struct dtxn_footprint;
  * allocate: the worker, its scheduler and stacks, its CQ and a QP per MN,
  * its address cache (the db's addr_cache_entries), and per coordinator
  * its transaction, WR array and first scratch arena. Protocol state
- * (drivers/cc) is bounded by a fixed share (16 KiB) per coordinator if
- * the protocol cannot tell its footprint; otherwise it is not counted
- * here but by dtxn_cc_footprint(). Any thread; the db need not be attached.
+ * (drivers/cc) is bounded by a fixed share (16 KiB) per coordinator; a
+ * protocol that allocates more (Lotus: lock tables, VT caches, RPC) tells
+ * it through dtxn_cc_footprint(), to be added on top. Any thread; the db
+ * need not be attached.
  *
  * @return 0, or -EINVAL (@p db or @p fp NULL, @p max_coords 0).
  */
@@ -299,8 +300,8 @@ int dtxn_worker_footprint(const struct dtxn_db *db, unsigned max_coords,
  *
  * @param n_cn        CNs (>= 1).
  * @param max_coords  coordinators per worker (>= 1).
- * @return 0; -ENOTSUP if the protocol cannot tell (nothing added:
- *   dtxn_worker_footprint() then counts a fixed share per coordinator);
+ * @return 0; -ENOTSUP if the protocol cannot tell (nothing added: the
+ *   fixed share per coordinator of dtxn_worker_footprint() must do);
  *   -EINVAL (NULL argument, @p n_cn or @p max_coords 0, options the
  *   protocol refuses).
  */
