@@ -7,6 +7,7 @@
  * the EAL can still give and with RTE_MAX_MEMZONE; a shortfall is one line
  * naming what needs how much and the -m that would do.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,16 +66,26 @@ app_memory_check(const struct app_conf *c, const struct dtxn_db *db,
 	unsigned zones = 0;
 	int socket = (int)rte_socket_id();
 
+	struct dtxn_footprint cn = { 0 };
+	unsigned n_cn = (unsigned)RTE_MAX(c->cn, UINT64_C(1));
+
 	dtxn_fabric_footprint(fc, &mn);
 	if (dtxn_worker_footprint(db, (unsigned)c->coroutines, &w) != 0)
 		return APP_EXIT_FAIL;
+	/* the protocol's state per CN and per worker (Lotus: lock tables, VT caches, RPC) */
+	int rc = dtxn_cc_footprint(db, n_cn, (unsigned)c->coroutines, &cn, &w);
+
+	if (rc != 0 && rc != -ENOTSUP)
+		return APP_EXIT_FAIL;
+	mn.bytes += (uint64_t)n_cn * cn.bytes;
+	mn.memzones += n_cn * cn.memzones;
 	/* the app's own share per worker: statistics and benchmark contexts */
 	per_worker = w.bytes + sizeof(struct dtxn_run_stats) + c->coroutines * 256 +
 		     2 * DTXN_FOOTPRINT_ALLOC_SLACK;
 	need = mn.bytes + (uint64_t)n_workers * per_worker;
 	rte_memzone_walk(count_zone, &zones);
 	if ((uint64_t)zones + mn.memzones + (uint64_t)n_workers * w.memzones > RTE_MAX_MEMZONE) {
-		app_err("the run needs %" PRIu64 " memzones (%u for the MNs + %u workers x %u), more than the %d RTE_MAX_MEMZONE allows with %u in use; use fewer workers (--threads, --cn, lcores)",
+		app_err("the run needs %" PRIu64 " memzones (%u for the MNs and the CNs' protocol state + %u workers x %u), more than the %d RTE_MAX_MEMZONE allows with %u in use; use fewer workers (--threads, --cn, lcores)",
 			mn.memzones + (uint64_t)n_workers * w.memzones, mn.memzones, n_workers,
 			w.memzones, RTE_MAX_MEMZONE, zones);
 		return APP_EXIT_USAGE;
@@ -90,9 +101,11 @@ app_memory_check(const struct app_conf *c, const struct dtxn_db *db,
 	uint64_t m = (uint64_t)((double)(st.heap_allocsz_bytes + need) * 1.1 / MIB);
 
 	m = (m + 255) / 256 * 256;
-	app_err("the run needs %.0f MiB (MN regions %" PRIu64 " x %.1f MiB, %u workers x %.1f MiB: stacks, queues, address cache, coordinators), more than the memory given to the EAL (%.0f MiB free); give it %s%" PRIu64 "%s",
+	app_err("the run needs %.0f MiB (MN regions %" PRIu64 " x %.1f MiB, %u CNs x %.1f MiB of protocol state, %u workers x %.1f MiB: stacks, queues, address cache, coordinators), more than the memory given to the EAL (%.0f MiB free); give it %s%" PRIu64 "%s",
 		(double)need / MIB, (uint64_t)fc->n_mn,
-		(double)(mn.bytes - DTXN_FABRIC_FIXED_BYTES) / (double)fc->n_mn / MIB, n_workers,
+		(double)(mn.bytes - n_cn * cn.bytes - DTXN_FABRIC_FIXED_BYTES) /
+			(double)fc->n_mn / MIB,
+		n_cn, (double)cn.bytes / MIB, n_workers,
 		(double)per_worker / MIB, (double)have / MIB,
 		rte_eal_has_hugepages() ? "" : "-m ", m,
 		rte_eal_has_hugepages() ? " MiB of hugepages (usertools/dtxn-setup)" : "");

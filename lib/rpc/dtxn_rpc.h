@@ -120,6 +120,21 @@ typedef int (*dtxn_rpc_handler_fn)(void *arg, uint16_t src_node, const void *req
  */
 struct dtxn_rpc *dtxn_rpc_create(struct dtxn_worker *w, const struct dtxn_rpc_conf *conf);
 
+struct dtxn_footprint;
+
+/**
+ * Adds to @p fp (dtxn_sched.h) what dtxn_rpc_create() on a worker of a
+ * fabric with @p n_cn CNs, and @p max_eps dtxn_rpc_ep_create() on it,
+ * allocate: the rpc, its endpoint table and endpoints, and per other CN a
+ * QP of the rpc's depth with its RECV buffers (dtxn_fabric_queue_footprint()).
+ * Any thread, no EAL needed.
+ *
+ * @param max_eps  endpoints (dtxn_worker_max_coords() of the worker).
+ * @return 0, or -EINVAL (@p fp NULL, @p n_cn 0, @p max_eps 0 or more than
+ *   dtxn_rpc_create() accepts).
+ */
+int dtxn_rpc_footprint(unsigned n_cn, unsigned max_eps, struct dtxn_footprint *fp);
+
 /** Destroys an rpc (the worker's loop has returned). NULL is a no-op. */
 void dtxn_rpc_destroy(struct dtxn_rpc *rpc);
 

@@ -26,6 +26,8 @@
 #include <rte_log.h>
 #include <rte_malloc.h>
 
+#include "dtxn_fabric.h"
+#include "dtxn_sched.h"
 #include "rpc_private.h"
 
 RTE_LOG_REGISTER(dtxn_rpc_logtype, dtxn.rpc, INFO);
@@ -530,6 +532,40 @@ rpc_peer_init(struct dtxn_rpc *rpc, struct rpc_peer *p, uint16_t node, unsigned 
 	return dtxn_qp_post_recv(p->qp, &p->rbufs[0].wr);
 }
 
+/* RECV buffers per peer QP: requests from the peer's endpoints and replies to ours. */
+static unsigned
+rpc_n_rbufs(unsigned max_eps)
+{
+	return 2 * max_eps * DTXN_RPC_SLOTS + RPC_RECV_SPARE;
+}
+
+static unsigned
+rpc_depth(unsigned n_rbufs)
+{
+	return rte_align32pow2(RTE_MAX(n_rbufs + 64, 64u));
+}
+
+int
+dtxn_rpc_footprint(unsigned n_cn, unsigned max_eps, struct dtxn_footprint *fp)
+{
+	const uint64_t slack = DTXN_FOOTPRINT_ALLOC_SLACK;
+	unsigned n_rbufs, depth, peers;
+
+	if (fp == NULL || max_eps == 0 || max_eps > UINT16_MAX || n_cn == 0)
+		return -EINVAL;
+	n_rbufs = rpc_n_rbufs(max_eps);
+	depth = rpc_depth(n_rbufs);
+	if (depth > 65536)
+		return -EINVAL;
+	peers = n_cn - 1;
+	fp->bytes += sizeof(struct dtxn_rpc) + slack + sizeof(struct dtxn_rpc_ep *) * max_eps +
+		     slack + (uint64_t)max_eps * (sizeof(struct dtxn_rpc_ep) + slack) +
+		     (uint64_t)peers * (sizeof(struct rpc_rbuf) * n_rbufs + slack);
+	if (peers > 0)
+		dtxn_fabric_queue_footprint(peers, depth, fp); /* a CQ too: an upper bound */
+	return 0;
+}
+
 struct dtxn_rpc *
 dtxn_rpc_create(struct dtxn_worker *w, const struct dtxn_rpc_conf *conf)
 {
@@ -563,8 +599,8 @@ dtxn_rpc_create(struct dtxn_worker *w, const struct dtxn_rpc_conf *conf)
 		goto fail;
 	}
 	/* requests from the peer's endpoints and replies to ours, per QP */
-	n_rbufs = 2 * max_eps * DTXN_RPC_SLOTS + RPC_RECV_SPARE;
-	depth = rte_align32pow2(RTE_MAX(n_rbufs + 64, 64u));
+	n_rbufs = rpc_n_rbufs(max_eps);
+	depth = rpc_depth(n_rbufs);
 	if (depth > 65536) {
 		rc = -EINVAL;
 		goto fail;

@@ -95,6 +95,21 @@ dtxn_addr_cache_footprint(uint32_t entries, struct dtxn_footprint *fp)
 }
 
 void
+dtxn_hash_footprint(uint32_t entries, uint32_t key_len, struct dtxn_footprint *fp)
+{
+	uint64_t slots = (uint64_t)entries + 1;
+	uint64_t buckets = rte_align64pow2(RTE_MAX(entries, 8u)) / 8;
+
+	fp->bytes += RTE_PGSIZE_4K + /* struct rte_hash, tailq entry */
+		     slots * RTE_ALIGN_CEIL(sizeof(void *) + key_len, 16) +
+		     buckets * 2 * RTE_CACHE_LINE_SIZE + slots * 4 + /* ext_bkt_to_free */
+		     rte_align64pow2(slots) * 4 + rte_align64pow2(buckets + 1) * 4 +
+		     2 * RTE_PGSIZE_4K + /* ring headers, memzone alignment */
+		     8 * DTXN_FOOTPRINT_ALLOC_SLACK;
+	fp->memzones += 2;
+}
+
+void
 dtxn_addr_cache_destroy(struct dtxn_addr_cache *c)
 {
 	if (c == NULL)

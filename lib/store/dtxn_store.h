@@ -559,6 +559,17 @@ struct dtxn_footprint;
 void dtxn_addr_cache_footprint(uint32_t entries, struct dtxn_footprint *fp);
 
 /**
+ * Adds to @p fp what rte_hash_create() with @p entries entries of
+ * @p key_len-byte keys and RTE_HASH_EXTRA_FLAGS_EXT_TABLE (no lcore cache)
+ * allocates in DPDK 22.11: entries + 1 key slots (a pointer and the key,
+ * 16-byte aligned), buckets of 8 and as many extension buckets (a cache
+ * line each), and two rings of 4-byte indexes (free slots, free extension
+ * buckets; a memzone each). For callers that size their own rte_hash
+ * (drivers/cc). Any thread.
+ */
+void dtxn_hash_footprint(uint32_t entries, uint32_t key_len, struct dtxn_footprint *fp);
+
+/**
  * Creates an address cache (key -> slot raddr on the primary), one per
  * lcore, backed by rte_hash. Entries are hints: users validate the slot
  * header (key, table id, valid) of what they read and invalidate on a

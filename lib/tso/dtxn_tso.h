@@ -124,6 +124,11 @@ dtxn_raddr_t dtxn_tso_counter_raddr(const struct dtxn_catalog *cat);
  */
 struct dtxn_tso *dtxn_tso_create(const struct dtxn_tso_conf *conf);
 
+struct dtxn_footprint;
+
+/** Adds to @p fp (dtxn_sched.h) what one dtxn_tso_create() allocates. Any thread. */
+void dtxn_tso_footprint(struct dtxn_footprint *fp);
+
 /** Frees a client no coordinator is waiting in. NULL is a no-op. */
 void dtxn_tso_destroy(struct dtxn_tso *tso);
 

@@ -36,6 +36,12 @@ dtxn_tso_counter_raddr(const struct dtxn_catalog *cat)
 	return dtxn_store_rsvd_raddr(cat, 0, DTXN_STORE_RSVD_TSO);
 }
 
+void
+dtxn_tso_footprint(struct dtxn_footprint *fp)
+{
+	fp->bytes += sizeof(struct dtxn_tso) + DTXN_FOOTPRINT_ALLOC_SLACK;
+}
+
 struct dtxn_tso *
 dtxn_tso_create(const struct dtxn_tso_conf *conf)
 {

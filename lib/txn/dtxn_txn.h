@@ -277,13 +277,36 @@ struct dtxn_footprint;
  * allocate: the worker, its scheduler and stacks, its CQ and a QP per MN,
  * its address cache (the db's addr_cache_entries), and per coordinator
  * its transaction, WR array and first scratch arena. Protocol state
- * (drivers/cc) is bounded by a fixed share per coordinator. Any thread;
- * the db need not be attached.
+ * (drivers/cc) is bounded by a fixed share (16 KiB) per coordinator; a
+ * protocol that allocates more (Lotus: lock tables, VT caches, RPC) tells
+ * it through dtxn_cc_footprint(), to be added on top. Any thread; the db
+ * need not be attached.
  *
  * @return 0, or -EINVAL (@p db or @p fp NULL, @p max_coords 0).
  */
 int dtxn_worker_footprint(const struct dtxn_db *db, unsigned max_coords,
 			  struct dtxn_footprint *fp);
+
+/**
+ * Adds to @p per_cn and @p per_worker (struct dtxn_footprint, dtxn_sched.h)
+ * what @p db's protocol will allocate in a run on @p n_cn CNs: once per
+ * CN (e.g. Lotus's lock table and VT cache, sized by its options) and per
+ * worker with @p max_coords coordinators (e.g. Lotus's lock state, RPC
+ * QPs and rings, TSO client; doc/guides/lotus.md). From the db's options
+ * (dtxn_db_conf.cc_options) and catalog (after dtxn_db_layout()), before
+ * dtxn_db_attach(); the protocol's db-wide state is not counted. Upper
+ * bounds; add dtxn_worker_footprint() per worker for the rest. Any
+ * thread, no EAL needed.
+ *
+ * @param n_cn        CNs (>= 1).
+ * @param max_coords  coordinators per worker (>= 1).
+ * @return 0; -ENOTSUP if the protocol cannot tell (nothing added: the
+ *   fixed share per coordinator of dtxn_worker_footprint() must do);
+ *   -EINVAL (NULL argument, @p n_cn or @p max_coords 0, options the
+ *   protocol refuses).
+ */
+int dtxn_cc_footprint(const struct dtxn_db *db, unsigned n_cn, unsigned max_coords,
+		      struct dtxn_footprint *per_cn, struct dtxn_footprint *per_worker);
 
 /**
  * Creates a worker for the calling lcore: a scheduler, a CQ, a QP to each

@@ -246,6 +246,25 @@ typedef int (*dtxn_cc_table_geometry_t)(const struct dtxn_db *db, struct dtxn_ta
  * @return a static string, or NULL for the protocol's default.
  */
 typedef const char *(*dtxn_cc_variant_t)(const struct dtxn_db *db);
+struct dtxn_footprint;
+/**
+ * Optional: the memory the protocol will allocate in a run of @p db
+ * (its options, dtxn_db_conf.cc_options, parsed as db_init parses them;
+ * its catalog after dtxn_db_layout()) on a fabric with @p n_cn CNs, for
+ * dtxn_cc_footprint(). Adds to @p per_cn what worker_init allocates once
+ * per CN (e.g. Lotus's lock table and VT cache) and to @p per_worker what
+ * worker_init allocates per worker plus what @p max_coords coord_init on
+ * it allocate, bytes and memzones (dtxn_sched.h, struct dtxn_footprint;
+ * each allocation with DTXN_FOOTPRINT_ALLOC_SLACK). Upper bounds. The
+ * protocol's db-wide state (db_init) is not counted. Any thread, before
+ * the db is attached; no EAL needed.
+ * @param n_cn        CNs of the fabric (>= 1).
+ * @param max_coords  coordinators per worker (>= 1).
+ * @return 0, or -EINVAL (options db_init would refuse, an argument out of range).
+ */
+typedef int (*dtxn_cc_footprint_t)(const struct dtxn_db *db, unsigned n_cn,
+				   unsigned max_coords, struct dtxn_footprint *per_cn,
+				   struct dtxn_footprint *per_worker);
 
 /** A concurrency-control protocol. name, slot_*, execute, commit, abort are mandatory. */
 struct dtxn_cc_ops {
@@ -270,6 +289,7 @@ struct dtxn_cc_ops {
 	dtxn_cc_check_options_t check_options; /**< optional; none: the protocol takes no options */
 	dtxn_cc_table_geometry_t table_geometry; /**< optional; overrides table_sizes */
 	dtxn_cc_variant_t variant;         /**< optional; none: always the default */
+	dtxn_cc_footprint_t footprint;     /**< optional; none: a fixed share per coordinator */
 	/**
 	 * Planted defects (DTXN_DEBUG_*) the protocol honours, per isolation
 	 * level (index enum dtxn_isolation): each must break exactly one check

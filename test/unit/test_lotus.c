@@ -28,6 +28,7 @@
 #include <rte_memory.h>
 
 #include "dtxn_bench.h"
+#include "dtxn_sched.h"
 #include "dtxn_stats.h"
 #include "lotus_private.h"
 #include "unit_eal.h"
@@ -473,7 +474,22 @@ struct cl_run {
 	struct dtxn_bench_ctx ctx[CL_MAX_CN * CL_COORDS];
 	struct dtxn_bench_ctx *ctxp[CL_MAX_CN * CL_COORDS];
 	struct dtxn_report *rep;
+	/* heap in use (bytes, every socket): before the workers, after them,
+	 * after cl_up(), after cl_go() made the coordinators */
+	uint64_t heap[4];
 };
+
+static uint64_t
+heap_in_use(void)
+{
+	struct rte_malloc_socket_stats st;
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < rte_socket_count(); i++)
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) == 0)
+			n += st.heap_allocsz_bytes;
+	return n;
+}
 
 static void
 cl_up(struct cl_run *r, unsigned n_cn, enum dtxn_isolation iso, const char *opts,
@@ -514,15 +530,18 @@ cl_up(struct cl_run *r, unsigned n_cn, enum dtxn_isolation iso, const char *opts
 	assert_non_null(r->f);
 	assert_int_equal(dtxn_db_attach(r->db, r->f), 0);
 	assert_int_equal(bops->load(r->b, r->db), 0);
+	r->heap[0] = heap_in_use();
 	for (unsigned i = 0; i < n_cn; i++) {
 		r->w[i] = dtxn_worker_create(r->db, (uint16_t)(2 + i), 0, CL_COORDS, SOCKET_ID_ANY);
 		assert_non_null(r->w[i]);
 	}
+	r->heap[1] = heap_in_use();
 	r->stats = rte_zmalloc("ut_stats", sizeof(*r->stats), 64);
 	r->rep = rte_zmalloc("ut_rep", sizeof(*r->rep), 64);
 	assert_non_null(r->stats);
 	assert_non_null(r->rep);
 	dtxn_run_stats_reset(r->stats, bops->n_types);
+	r->heap[2] = heap_in_use();
 }
 
 /* Every coordinator of every CN to @p quota txns; then the benchmark's checks. */
@@ -541,6 +560,7 @@ cl_go(struct cl_run *r, uint64_t quota)
 		r->ctxp[i] = ctx;
 		assert_non_null(dtxn_coord_create(r->w[i / CL_COORDS], i, dtxn_bench_coord_main, ctx));
 	}
+	r->heap[3] = heap_in_use();
 	do {
 		alive = 0;
 		for (unsigned i = 0; i < r->n_cn; i++)
@@ -653,6 +673,66 @@ test_three_cns_si_kvs(void **state)
 	cl_go(&r, 200);
 	assert_true(cl_rpc_sent(&r) > 0);
 	assert_int_equal(cl_mn_atomics(&r), 0);
+	cl_down(&r);
+}
+
+/* The footprint Lotus reports for @p r's db on @p n_cn CNs, all of it per CN. */
+static uint64_t
+cl_footprint(const struct cl_run *r, unsigned n_cn, struct dtxn_footprint *cn,
+	     struct dtxn_footprint *w)
+{
+	memset(cn, 0, sizeof(*cn));
+	memset(w, 0, sizeof(*w));
+	assert_int_equal(dtxn_cc_footprint(r->db, n_cn, CL_COORDS, cn, w), 0);
+	return cn->bytes + w->bytes;
+}
+
+/*
+ * dtxn_cc_footprint() (issue 11): grows with the lock table and the VT
+ * cache, refuses what lotus_db_init() refuses, and bounds what the workers
+ * and coordinators of two CNs actually take from the heap.
+ */
+static void
+test_footprint(void **state)
+{
+	static const char *const small = "lock_table_mb=1,vt_cache=4096,vt_subcaches=4";
+	struct dtxn_footprint cn, w, wk = { 0 }, base_cn, base_w;
+	struct cl_run r;
+	uint64_t base, used, bound;
+
+	(void)state;
+	cl_up(&r, 2, DTXN_ISO_SR, small, "smallbank", g_sb);
+	base = cl_footprint(&r, 2, &base_cn, &base_w);
+	assert_true(base_cn.memzones >= 2 * 4); /* a ring pair per VT subcache */
+	cl_go(&r, 50);
+	/* everything the two CNs' workers and coordinators allocated */
+	used = (r.heap[1] - r.heap[0]) + (r.heap[3] - r.heap[2]);
+	assert_int_equal(dtxn_worker_footprint(r.db, CL_COORDS, &wk), 0);
+	bound = 2 * (base + wk.bytes);
+	print_message("lotus footprint: %" PRIu64 " B estimated, %" PRIu64 " B used\n", bound,
+		      used);
+	assert_true(used <= bound);
+	/* without the protocol's share the estimate would be short */
+	assert_true(2 * wk.bytes < used);
+
+	/* the same db, other options: each table or cache option grows it */
+	r.db->conf.cc_options = "lock_table_mb=2,vt_cache=4096,vt_subcaches=4";
+	assert_true(cl_footprint(&r, 2, &cn, &w) >= base + (UINT64_C(1) << 20));
+	assert_int_equal(w.bytes, base_w.bytes);
+	r.db->conf.cc_options = "lock_table_mb=1,vt_cache=65536,vt_subcaches=4";
+	assert_true(cl_footprint(&r, 2, &cn, &w) > base + 60000 * 8);
+	r.db->conf.cc_options = "lock_table_mb=1,vt_cache=0";
+	assert_true(cl_footprint(&r, 2, &cn, &w) < base);
+	assert_true(cn.bytes >= (UINT64_C(1) << 20));
+	r.db->conf.cc_options = small;
+	/* more CNs: more lock state and RPC QPs per worker */
+	assert_true(cl_footprint(&r, 3, &cn, &w) > base);
+	assert_true(w.bytes > base_w.bytes);
+	/* what lotus_db_init() refuses */
+	r.db->conf.cc_options = "lock_table_mb=0";
+	assert_int_equal(dtxn_cc_footprint(r.db, 2, CL_COORDS, &cn, &w), -EINVAL);
+	r.db->conf.cc_options = small;
+	assert_int_equal(dtxn_cc_footprint(r.db, 0, CL_COORDS, &cn, &w), -EINVAL);
 	cl_down(&r);
 }
 
@@ -831,6 +911,7 @@ main(void)
 		cmocka_unit_test(test_ts_mn),
 		cmocka_unit_test(test_routing),
 		cmocka_unit_test(test_invisible_reader),
+		cmocka_unit_test(test_footprint),
 	};
 	int rc;
 

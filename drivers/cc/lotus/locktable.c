@@ -32,6 +32,8 @@
 #include <rte_jhash.h>
 #include <rte_malloc.h>
 
+#include "dtxn_sched.h"
+#include "dtxn_store.h"
 #include "lotus_private.h"
 
 #define LT_FP_SHIFT 8
@@ -81,6 +83,12 @@ lotus_lt_init(struct lotus_lt *lt, uint64_t bytes, int socket_id)
 }
 
 void
+lotus_lt_footprint(uint64_t bytes, struct dtxn_footprint *fp)
+{
+	fp->bytes += bytes / (LOTUS_LT_SLOTS * 8) * LOTUS_LT_SLOTS * 8 + DTXN_FOOTPRINT_ALLOC_SLACK;
+}
+
+void
 lotus_lt_fini(struct lotus_lt *lt)
 {
 	rte_free(lt->slots);
@@ -117,6 +125,13 @@ lotus_ls_init(struct lotus_ls *ls, const char *name, uint32_t cap, int socket_id
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+void
+lotus_ls_footprint(uint32_t cap, struct dtxn_footprint *fp)
+{
+	dtxn_hash_footprint(cap, sizeof(struct lotus_ls_key), fp);
+	fp->bytes += sizeof(struct lotus_ls_val) * ((uint64_t)cap + 1) + DTXN_FOOTPRINT_ALLOC_SLACK;
 }
 
 void

@@ -24,10 +24,20 @@ RTE_LOG_REGISTER(dtxn_lotus_logtype, dtxn.cc.lotus, INFO);
 
 /** Largest value a table may have (dtxn_table_def.value_size): the scratch buffer. */
 #define LOTUS_VALUE_MAX 65536
-/** Lock-state entries per worker: per coordinator of each CN, this many locks. */
-#define LOTUS_LS_PER_COORD 256
-#define LOTUS_LS_MIN 4096
-#define LOTUS_LS_MAX (1u << 22)
+
+uint32_t
+lotus_cvt_max(const struct dtxn_db *db)
+{
+	uint32_t m = 0;
+
+	for (uint32_t t = 0; t < DTXN_MAX_TABLES; t++) {
+		const struct dtxn_table *tab = dtxn_catalog_table(&db->cat, t);
+
+		if (tab != NULL && tab->slot_size > m)
+			m = tab->slot_size;
+	}
+	return m;
+}
 
 static int
 lotus_db_init(struct dtxn_db *db)
@@ -62,12 +72,7 @@ lotus_db_init(struct dtxn_db *db)
 		sh->cn[i].node = (uint16_t)(sh->n_mn + i);
 		sh->cn[i].moving = -1;
 	}
-	for (uint32_t t = 0; t < DTXN_MAX_TABLES; t++) {
-		const struct dtxn_table *tab = dtxn_catalog_table(&db->cat, t);
-
-		if (tab != NULL && tab->slot_size > sh->cvt_max)
-			sh->cvt_max = tab->slot_size;
-	}
+	sh->cvt_max = lotus_cvt_max(db);
 	lotus_shard_init(sh);
 	sh->tso_counter = dtxn_tso_counter_raddr(&db->cat);
 	if (!sh->opts.ts_mn) {
@@ -158,7 +163,6 @@ lotus_worker_init(struct dtxn_worker *w)
 		.fetch_add_arg = w,
 	};
 	struct lotus_worker *lw;
-	uint64_t cap;
 	char name[32];
 	int rc;
 
@@ -172,10 +176,9 @@ lotus_worker_init(struct dtxn_worker *w)
 	rc = lotus_cn_init(sh, lw->cn, w->socket_id);
 	if (rc != 0)
 		goto fail;
-	cap = (uint64_t)dtxn_worker_max_coords(w) * sh->n_cn * LOTUS_LS_PER_COORD;
-	cap = RTE_MIN(RTE_MAX(cap, (uint64_t)LOTUS_LS_MIN), (uint64_t)LOTUS_LS_MAX);
 	snprintf(name, sizeof(name), "lls%u.%u", w->cn_node, w->index);
-	rc = lotus_ls_init(&lw->ls, name, (uint32_t)cap, w->socket_id);
+	rc = lotus_ls_init(&lw->ls, name, lotus_ls_cap(dtxn_worker_max_coords(w), sh->n_cn),
+			   w->socket_id);
 	if (rc != 0)
 		goto fail;
 	lw->tso = dtxn_tso_create(&tc);
@@ -300,6 +303,7 @@ static const struct dtxn_cc_ops lotus_ops = {
 	.mn_value = lotus_mn_value,
 	.route = lotus_route,
 	.check_options = lotus_check_options,
+	.footprint = lotus_footprint,
 };
 
 DTXN_CC_REGISTER(lotus, &lotus_ops);

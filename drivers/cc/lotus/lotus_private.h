@@ -86,6 +86,11 @@ void lotus_opts_default(struct lotus_opts *o);
 /** Parses "key=value,..." over @p o. @return 0 or -EINVAL with @p err. */
 int lotus_opts_parse(const char *s, struct lotus_opts *o, char *err, size_t errlen);
 int lotus_check_options(const char *opts, char *err, size_t errlen);
+/** dtxn_cc_ops.footprint (footprint.c). */
+int lotus_footprint(const struct dtxn_db *db, unsigned n_cn, unsigned max_coords,
+		    struct dtxn_footprint *per_cn, struct dtxn_footprint *per_worker);
+/** Largest slot of @p db's catalog, bytes: the VT cache's CVT size. */
+uint32_t lotus_cvt_max(const struct dtxn_db *db);
 
 /* ------------------------------------------------------------------ */
 /* Record format (format.c)                                           */
@@ -276,6 +281,10 @@ struct lotus_lt {
 int lotus_lt_init(struct lotus_lt *lt, uint64_t bytes, int socket_id);
 void lotus_lt_fini(struct lotus_lt *lt);
 
+struct dtxn_footprint;
+/** Adds what lotus_lt_init(@p bytes) allocates to @p fp. */
+void lotus_lt_footprint(uint64_t bytes, struct dtxn_footprint *fp);
+
 /** Lock-state entry: who holds what (paper §4.1: txn id, CN id, mode). */
 struct lotus_ls_key {
 	uint64_t txn;
@@ -301,6 +310,22 @@ struct lotus_ls {
 
 int lotus_ls_init(struct lotus_ls *ls, const char *name, uint32_t cap, int socket_id);
 void lotus_ls_fini(struct lotus_ls *ls);
+/** Adds what lotus_ls_init(@p cap) allocates to @p fp. */
+void lotus_ls_footprint(uint32_t cap, struct dtxn_footprint *fp);
+
+/** Lock-state entries per worker: per coordinator of each CN, this many locks. */
+#define LOTUS_LS_PER_COORD 256
+#define LOTUS_LS_MIN 4096
+#define LOTUS_LS_MAX (1u << 22)
+
+/** Capacity of a worker's lock state with @p max_coords coordinators on @p n_cn CNs. */
+static inline uint32_t
+lotus_ls_cap(unsigned max_coords, unsigned n_cn)
+{
+	uint64_t cap = (uint64_t)max_coords * n_cn * LOTUS_LS_PER_COORD;
+
+	return (uint32_t)RTE_MIN(RTE_MAX(cap, (uint64_t)LOTUS_LS_MIN), (uint64_t)LOTUS_LS_MAX);
+}
 
 struct lotus_cn;
 
@@ -327,6 +352,9 @@ struct lotus_vtc;
 struct lotus_vtc *lotus_vtc_create(const char *name, uint32_t entries, uint32_t n_sub,
 				   uint32_t cvt_max, int socket_id);
 void lotus_vtc_destroy(struct lotus_vtc *c);
+/** Adds what lotus_vtc_create(name, @p entries, @p n_sub, @p cvt_max) allocates to @p fp. */
+void lotus_vtc_footprint(uint32_t entries, uint32_t n_sub, uint32_t cvt_max,
+			 struct dtxn_footprint *fp);
 /** Copies the cached CVT of (table, key) into @p cvt and its slot address. @return true on a hit. */
 bool lotus_vtc_get(struct lotus_vtc *c, uint32_t table, uint64_t key, void *cvt, uint32_t len,
 		   dtxn_raddr_t *slot);

@@ -24,6 +24,8 @@
 #include <rte_malloc.h>
 #include <rte_spinlock.h>
 
+#include "dtxn_sched.h"
+#include "dtxn_store.h"
 #include "lotus_private.h"
 
 #define VTC_NIL UINT32_MAX
@@ -71,6 +73,40 @@ vtc_count(uint64_t *ctr)
 	__atomic_fetch_add(ctr, 1, __ATOMIC_RELAXED);
 }
 
+/* Subcaches actually made of @p n_sub asked for: at least 8 entries each. */
+static uint32_t
+vtc_n_sub(uint32_t entries, uint32_t n_sub)
+{
+	return RTE_MIN(n_sub, RTE_MAX(entries / 8, 1u));
+}
+
+static uint32_t
+vtc_ent_size(uint32_t cvt_max)
+{
+	return (uint32_t)RTE_ALIGN_CEIL(sizeof(struct vtc_ent) + cvt_max, 8);
+}
+
+void
+lotus_vtc_footprint(uint32_t entries, uint32_t n_sub, uint32_t cvt_max,
+		    struct dtxn_footprint *fp)
+{
+	uint32_t per, hash_entries;
+
+	if (entries == 0 || n_sub == 0)
+		return;
+	n_sub = vtc_n_sub(entries, n_sub);
+	per = (entries + n_sub - 1) / n_sub;
+	hash_entries = RTE_MAX(per, 8u);
+	fp->bytes += sizeof(struct lotus_vtc) + n_sub * sizeof(struct vtc_sub) +
+		     DTXN_FOOTPRINT_ALLOC_SLACK;
+	for (uint32_t i = 0; i < n_sub; i++) {
+		dtxn_hash_footprint(hash_entries, sizeof(struct vtc_key), fp);
+		/* positions: rte_hash_max_key_id() + 1 = entries + 1 without an lcore cache */
+		fp->bytes += ((uint64_t)hash_entries + 1) * vtc_ent_size(cvt_max) +
+			     DTXN_FOOTPRINT_ALLOC_SLACK;
+	}
+}
+
 struct lotus_vtc *
 lotus_vtc_create(const char *name, uint32_t entries, uint32_t n_sub, uint32_t cvt_max,
 		 int socket_id)
@@ -82,7 +118,7 @@ lotus_vtc_create(const char *name, uint32_t entries, uint32_t n_sub, uint32_t cv
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	n_sub = RTE_MIN(n_sub, RTE_MAX(entries / 8, 1u));
+	n_sub = vtc_n_sub(entries, n_sub);
 	per = (entries + n_sub - 1) / n_sub;
 	c = rte_zmalloc_socket("lotus_vtc", sizeof(*c) + n_sub * sizeof(c->sub[0]),
 			       RTE_CACHE_LINE_SIZE, socket_id);
@@ -92,7 +128,7 @@ lotus_vtc_create(const char *name, uint32_t entries, uint32_t n_sub, uint32_t cv
 	}
 	c->n_sub = n_sub;
 	c->cvt_max = cvt_max;
-	c->ent_size = (uint32_t)RTE_ALIGN_CEIL(sizeof(struct vtc_ent) + cvt_max, 8);
+	c->ent_size = vtc_ent_size(cvt_max);
 	for (uint32_t i = 0; i < n_sub; i++) {
 		struct vtc_sub *s = &c->sub[i];
 		char hn[RTE_HASH_NAMESIZE];
