@@ -416,21 +416,16 @@ loc_ins_slot(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 	}
 	it->bucket_version = ((const struct dtxn_bucket_hdr *)it->bucket)->version;
 	l->reuse = 0;
-	if (ops->own_free_first) {
-		int own = loc_own_free_slot(t, i, ops->slot_free);
-
-		if (own == -EBUSY)
-			return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
-		if (own >= 0) {
-			l->slot_idx = own;
-			goto take;
-		}
-	}
-	l->slot_idx = loc_free_slot(t, i, it->bucket, ops->slot_free,
-				    ops->ins_reuse != NULL ? ops->slot_reuse : NULL, &l->reuse);
+	/* own_free_first: the key's own deleted record's slot, if still free */
+	l->slot_idx = ops->own_free_first ? loc_own_free_slot(t, i, ops->slot_free) : -ENOENT;
+	if (l->slot_idx == -EBUSY)
+		return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
+	if (l->slot_idx < 0)
+		l->slot_idx = loc_free_slot(t, i, it->bucket, ops->slot_free,
+					    ops->ins_reuse != NULL ? ops->slot_reuse : NULL,
+					    &l->reuse);
 	if (l->slot_idx < 0)
 		return DTXN_OK; /* index_full, unless the key turns out to exist */
-take:
 	it->slot_raddr = dtxn_store_slot_raddr(tab, it->bucket_raddr, (unsigned)l->slot_idx);
 	if (ops->ins_slot == NULL)
 		return DTXN_OK;
