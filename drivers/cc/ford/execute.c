@@ -33,7 +33,7 @@ exe_read(struct dtxn_txn *t, uint32_t i)
 		/* locked but visible is readable; only a commit in progress aborts */
 		if ((s->lock & FORD_INVISIBLE) != 0)
 			return DTXN_ABORT(DTXN_ABORT_INVISIBLE);
-	} else if (dtxn_txn_lock_foreign(t, s->lock) && !ford_skip_lock_check(t)) {
+	} else if (dtxn_txn_lock_foreign(t, s->lock) && !dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_LOCK_CHECK) /* test aid */) {
 		return DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
 	}
 	it->version = s->version;

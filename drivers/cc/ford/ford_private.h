@@ -140,12 +140,6 @@ ford_slot_of(const struct dtxn_item *it)
 }
 
 static inline bool
-ford_skip_lock_check(const struct dtxn_txn *t)
-{
-	return (t->coord->worker->db->conf.debug_flags & DTXN_DEBUG_SKIP_LOCK_CHECK) != 0;
-}
-
-static inline bool
 ford_is_write(const struct dtxn_item *it)
 {
 	return it->kind != DTXN_ITEM_RO;
