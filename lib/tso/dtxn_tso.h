@@ -19,23 +19,42 @@
  * a was returned, gets a larger one. That real-time order is what Motor's
  * snapshot reads and validation rely on (doc/guides/motor.md).
  *
- * Batching (Scythe's TSO Group, per worker lcore): the first coordinator
- * that asks while no FAA of this worker is in flight becomes the leader:
- * it takes the requests queued so far (up to max_batch - 1), posts one
- * FAA of n = 1 + that many on the counter, yields until it completes, and
- * hands out old + 1 (its own), old + 2, ... in queue order. Requests that
- * arrive while the FAA is in flight queue for the next one; when the
- * leader is done it makes the first queued coordinator the next leader.
- * So one worker has at most one FAA in flight, and under load a single
- * FAA serves many coordinators. Batching spans the coroutines of one
- * lcore only: across lcores it would need a shared queue and atomics on
- * the data path (ARCHITECTURE.md, rule 3); each worker batches its own.
+ * Batching: Scythe's TSO Group (§4.5), one group per worker lcore. The
+ * first coordinator that asks while no FAA of this worker is in flight
+ * becomes the leader: it yields once, so that every coroutine of the
+ * lcore that is ready at that moment can join the group (each one that
+ * asks queues behind the leader), then takes the queued requests (up to
+ * max_batch - 1), posts one FAA of n = 1 + that many on the counter,
+ * yields until it completes, and hands out old + 1 (its own), old + 2,
+ * ... in queue order. Requests that arrive while the FAA is in flight
+ * queue for the next one; when the leader is done it makes the first
+ * queued coordinator the next leader (no extra yield: its group formed
+ * during the flight). So one worker has at most one FAA in flight, and n
+ * requesters that ask together cost one FAA. With max_batch 1 there is no
+ * group: every request posts its own FAA at once, several in flight (the
+ * baseline that shows what the group saves: FAAs, not latency).
+ *
+ * Why per-lcore groups and not one lock-free (MPSC) list per CN, the
+ * design choice of rule 3 (ARCHITECTURE.md: no locks and no cross-lcore
+ * traffic on the data path): a CN-wide list would make a follower on
+ * lcore B wait for a leader on lcore A: the leader would hand timestamps
+ * across lcores (a cache-line transfer per follower) and B's scheduler
+ * would have to poll a flag written by A, on the data path of every
+ * timestamp. What it would save is FAAs, and FAAs are not the
+ * bottleneck: the counter is in the RNIC's device memory, whose atomic
+ * unit serves about 110 Mops (Scythe §4.5; config/nic/cx5.ini
+ * dm_atomic_mops), while a group of C coroutines per lcore already needs
+ * only 1/C FAA per timestamp (64 clients as 8 lcores x 8 coroutines: at
+ * most 8 FAAs per round trip). Throughput is clients / latency either
+ * way (each client waits for one FAA round trip), so the per-lcore group
+ * loses nothing measurable (doc/guides/tso.md, Fig. 28) and keeps each
+ * lcore's state its own.
  *
  * Where the counter lives: reserved word DTXN_STORE_RSVD_TSO of MN 0
- * (dtxn_tso_counter_raddr()). Real ConnectX NICs would keep it in device
- * memory (ibv_alloc_dm, Scythe's 110 Mops); the shm and sim drivers have
- * no device-memory addresses yet, so its FAAs use the MN's host atomic
- * unit of the NIC model (doc/guides/fabric.md).
+ * (dtxn_tso_counter_raddr()), inside the first DTXN_FABRIC_DM_BYTES of the
+ * region, which stand for the RNIC's device memory (ConnectX-5
+ * ibv_alloc_dm): the NIC model of the shm and sim drivers serves its FAAs
+ * with the device-memory atomic unit (doc/guides/fabric.md).
  *
  * Where else the counter may live: the fetch_add hook of struct
  * dtxn_tso_conf replaces the FAA, and struct dtxn_tso_cn below is the
@@ -67,7 +86,7 @@ extern "C" {
 struct dtxn_tso_conf {
 	size_t size;            /**< sizeof(struct dtxn_tso_conf) */
 	dtxn_raddr_t counter;   /**< the counter (dtxn_tso_counter_raddr()), != 0 */
-	unsigned max_batch;     /**< most timestamps per FAA, 1..DTXN_TSO_BATCH_MAX; 0: default */
+	unsigned max_batch;     /**< most timestamps per FAA, 1..DTXN_TSO_BATCH_MAX (1: no group); 0: default */
 	int socket_id;          /**< NUMA socket of the client's memory */
 	/**
 	 * Optional (additive, issue 7): a counter that is not an MN word,

@@ -123,6 +123,17 @@ tso_lead(struct dtxn_tso *tso, struct dtxn_tso_req *me)
 	int rc;
 
 	tso->busy = true;
+	if (!me->lead && tso->max_batch > 1) {
+		/*
+		 * A fresh leader lets the group form first: one yield runs every
+		 * coroutine of this lcore that is ready now, and each one that
+		 * asks for a timestamp queues behind the leader (busy is set), so
+		 * requesters that arrive together share this FAA instead of the
+		 * next one (Scythe §4.5: followers join the list, the leader
+		 * counts n).
+		 */
+		dtxn_co_yield_lc(me->c->co);
+	}
 	while (n < tso->max_batch && (w = tso_dequeue(tso)) != NULL) {
 		*link = w;
 		link = &w->next;
@@ -159,6 +170,10 @@ tso_lead(struct dtxn_tso *tso, struct dtxn_tso_req *me)
 	}
 	/* requests that came during the FAA: the oldest leads the next one
 	 * (busy stays set until it runs, so nobody else starts an FAA) */
+	if (tso->max_batch == 1) {
+		tso->busy = false; /* no group: nothing queues */
+		return rc;
+	}
 	w = tso_dequeue(tso);
 	tso->busy = w != NULL;
 	if (w != NULL) {
@@ -176,6 +191,14 @@ dtxn_tso_get_lc(struct dtxn_tso *tso, struct dtxn_coord *c, struct dtxn_tso_req 
 		return -EINVAL;
 	memset(me, 0, sizeof(*me));
 	me->c = c;
+	if (tso->max_batch == 1) {
+		/* no group: every request posts its own FAA, concurrently */
+		me->lead = true;
+		if (tso_lead(tso, me) != 0)
+			return me->err;
+		*ts = me->ts;
+		return 0;
+	}
 	if (tso->busy || tso->head != NULL) {
 		/* follower: wait to be served, or to be made the next leader */
 		tso_enqueue(tso, me);

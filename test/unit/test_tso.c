@@ -285,6 +285,36 @@ test_batched(void **state)
 	dtxn_tso_destroy(r.tso);
 }
 
+/* Scythe's TSO group: n requesters that ask together cost exactly one FAA. */
+static void
+test_group_one_faa(void **state)
+{
+	static struct run r;
+	static uint64_t all[N_COORDS];
+	struct run *runs[1] = { &r };
+	struct dtxn_tso_stats st;
+	uint64_t before = counter_now();
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.n = N_COORDS;
+	r.per = 1;
+	r.cn = N_MN;
+	assert_int_equal(run_worker(&r, 0), 0);
+	assert_int_equal(r.err, 0);
+	assert_int_equal(collect(runs, 1, all), N_COORDS);
+	assert_int_equal(all[0], before + 1);
+	assert_int_equal(all[N_COORDS - 1], before + N_COORDS);
+	dtxn_tso_stats_get(r.tso, &st);
+	assert_int_equal(st.faas, 1);
+	assert_int_equal(st.max_batch, N_COORDS);
+	assert_int_equal(counter_now(), before + N_COORDS);
+	/* queue order: the leader (first coordinator) first, then the followers */
+	for (unsigned i = 0; i < N_COORDS; i++)
+		assert_int_equal(r.ts[i][0], before + 1 + i);
+	dtxn_tso_destroy(r.tso);
+}
+
 static void
 test_batch_one(void **state)
 {
@@ -570,6 +600,7 @@ main(void)
 		cmocka_unit_test(test_create_checks),
 		cmocka_unit_test(test_sequential),
 		cmocka_unit_test(test_batched),
+		cmocka_unit_test(test_group_one_faa),
 		cmocka_unit_test(test_batch_one),
 		cmocka_unit_test(test_real_time_order),
 		cmocka_unit_test(test_two_lcores),

@@ -9,8 +9,10 @@
  * assumes "a scalable timestamp service ... in the compute pool" and its
  * artifact runs one process-wide atomic on its single CN: the first CN's
  * coordinators take them with a CPU atomic, the others with one CN-CN
- * message round trip per lib/tso batch. tso=mn: one FAA on MN 0's word per
- * batch (dtxn's earlier default).
+ * message round trip per lib/tso batch. tso=mn: one FAA on MN 0's word
+ * (in the RNIC's device memory) per lib/tso group, Scythe's batched TSO
+ * (dtxn's earlier default); tso=mn-single: one FAA per timestamp, the
+ * baseline that shows what the group saves (doc/guides/motor.md).
  */
 #include <errno.h>
 
@@ -82,6 +84,7 @@ motor_worker_init(struct dtxn_worker *w)
 	struct dtxn_tso_conf tc = {
 		.size = sizeof(tc),
 		.counter = dtxn_tso_counter_raddr(&w->db->cat),
+		.max_batch = sh->opts.tso == MOTOR_TSO_MN_SINGLE ? 1 : 0,
 		.socket_id = w->socket_id,
 		.fetch_add = sh->tso_cn != NULL ? motor_ts_fetch_add : NULL,
 		.fetch_add_arg = sh,

@@ -273,7 +273,8 @@ motor_absent_bkt(const struct motor_item *mi)
 /** Where timestamps come from (option tso). */
 enum motor_tso_kind {
 	MOTOR_TSO_CN = 0,  /**< lib/tso's CN-side service on the first CN (§5; default) */
-	MOTOR_TSO_MN = 1,  /**< FAA on MN 0's counter word */
+	MOTOR_TSO_MN = 1,  /**< FAA on MN 0's counter word, one per lib/tso group (Scythe §4.5) */
+	MOTOR_TSO_MN_SINGLE = 2, /**< FAA on MN 0's counter word, one per timestamp (no group) */
 };
 
 /** Where the operation log goes (option oplog). */

@@ -19,7 +19,7 @@ struct opt_key {
 };
 
 static const struct opt_key g_keys[] = {
-	{ "tso", { "cn", "mn", NULL }, offsetof(struct motor_opts, tso) },
+	{ "tso", { "cn", "mn", "mn-single" }, offsetof(struct motor_opts, tso) },
 	{ "oplog", { "cn", "mn", NULL }, offsetof(struct motor_opts, oplog) },
 };
 
@@ -47,8 +47,12 @@ opt_apply(char *tok, struct motor_opts *o, char *err, size_t errlen)
 			*((uint8_t *)o + g_keys[k].off) = (uint8_t)c;
 			return 0;
 		}
-	snprintf(err, errlen, "motor: %s=%s: expected %s or %s", tok, eq + 1,
-		 g_keys[k].choices[0], g_keys[k].choices[1]);
+	if (c > 2)
+		snprintf(err, errlen, "motor: %s=%s: expected %s, %s or %s", tok, eq + 1,
+			 g_keys[k].choices[0], g_keys[k].choices[1], g_keys[k].choices[2]);
+	else
+		snprintf(err, errlen, "motor: %s=%s: expected %s or %s", tok, eq + 1,
+			 g_keys[k].choices[0], g_keys[k].choices[1]);
 	return -EINVAL;
 }
 
