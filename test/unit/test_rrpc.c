@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/rpc's RRPC rings (rrpc_private.h, rrpc_bucket.c): the bucket format
+ * and its two length labels. Filling and sealing; a torn bucket (head
+ * label landed, tail not yet) is not delivered until the tail lands; a
+ * bucket of another lap is not taken; impossible lengths are refused;
+ * messages come out in order and a malformed count stops the parse. Then
+ * through the shm fabric: three buckets posted as one chain of three
+ * WRITEs (one doorbell) into a ring in MN 0's memory, and a ring of four
+ * buckets that wraps over three laps.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_memory.h>
+
+#include "dtxn_fabric.h"
+#include "rrpc_private.h"
+#include "unit_eal.h"
+
+/* What a parse delivered: message i's seq, type and first payload byte. */
+struct seen {
+	unsigned n;
+	uint32_t seq[64];
+	uint8_t type[64];
+	uint8_t first[64];
+	uint16_t len[64];
+};
+
+static void
+on_msg(void *arg, const struct rrpc_msg_hdr *h, const uint8_t *payload)
+{
+	struct seen *s = arg;
+
+	assert_true(s->n < 64);
+	s->seq[s->n] = h->seq;
+	s->type[s->n] = h->type;
+	s->len[s->n] = h->len;
+	s->first[s->n] = h->len != 0 ? payload[0] : 0;
+	s->n++;
+}
+
+static void
+fill(struct rrpc_bucket *b, unsigned n, uint32_t seq0, uint16_t len)
+{
+	uint8_t payload[RRPC_MSG_PAYLOAD_MAX];
+
+	rrpc_bucket_reset(b);
+	for (unsigned i = 0; i < n; i++) {
+		struct rrpc_msg_hdr h = { .len = len, .kind = RRPC_KIND_REQ,
+					  .type = (uint8_t)(i + 1), .seq = seq0 + i };
+
+		memset(payload, (int)(0x40 + i), sizeof(payload));
+		assert_int_equal(rrpc_bucket_add(b, &h, payload), 0);
+	}
+}
+
+static void
+test_labels(void **state)
+{
+	static uint8_t ring[RRPC_BUCKET_BYTES] __attribute__((aligned(8)));
+	struct rrpc_bucket b;
+	struct seen s;
+	uint32_t len, head, tail;
+
+	(void)state;
+	fill(&b, 3, 100, 20);
+	len = rrpc_bucket_seal(&b, 7);
+	/* 8 header + 3 x (12 + 20 -> 32) + 8 trailer */
+	assert_int_equal(len, 8 + 3 * 32 + 8);
+	memcpy(&head, b.data, 4);
+	memcpy(&tail, b.data + len - 4, 4);
+	assert_int_equal(head, (7u << 16) | len);
+	assert_int_equal(tail, head);
+	memcpy(ring, b.data, len);
+	assert_int_equal(rrpc_bucket_ready(ring, 7), (int)len);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(rrpc_bucket_parse(ring, len, on_msg, &s), 3);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(s.seq[i], 100 + i);
+		assert_int_equal(s.type[i], i + 1);
+		assert_int_equal(s.len[i], 20);
+		assert_int_equal(s.first[i], 0x40 + i);
+	}
+	/* an empty bucket is legal (a flush with nothing but labels) */
+	rrpc_bucket_reset(&b);
+	assert_int_equal(rrpc_bucket_seal(&b, 1), RRPC_BUCKET_MIN);
+	/* consumed: zeroed, reads empty */
+	rrpc_bucket_clear(ring, len);
+	assert_int_equal(rrpc_bucket_ready(ring, 7), 0);
+}
+
+static void
+test_torn_write(void **state)
+{
+	static uint8_t ring[RRPC_BUCKET_BYTES] __attribute__((aligned(8)));
+	struct rrpc_bucket b;
+	struct seen s;
+	uint32_t len;
+
+	(void)state;
+	memset(ring, 0, sizeof(ring));
+	fill(&b, 5, 1, 60);
+	len = rrpc_bucket_seal(&b, 3);
+	/* the WRITE lands in address order: every prefix short of the tail
+	 * label is torn and must not be delivered */
+	for (uint32_t cut = 4; cut < len; cut += 4) {
+		memcpy(ring, b.data, cut);
+		assert_int_equal(rrpc_bucket_ready(ring, 3), 0);
+	}
+	memcpy(ring, b.data, len);
+	assert_int_equal(rrpc_bucket_ready(ring, 3), (int)len);
+	/* a tail that does not match the head (another batch's) is torn too */
+	ring[len - 4] ^= 1;
+	assert_int_equal(rrpc_bucket_ready(ring, 3), 0);
+	ring[len - 4] ^= 1;
+	/* wrong lap: the same bytes are not bucket 3 + 65536 / 4 ... */
+	assert_int_equal(rrpc_bucket_ready(ring, 4), 0);
+	assert_int_equal(rrpc_bucket_ready(ring, 3 + 4), 0);
+	/* ... but seq is 16 bits: bucket 3 + 65536 has the same label */
+	assert_int_equal(rrpc_bucket_ready(ring, 3 + 65536), (int)len);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(rrpc_bucket_parse(ring, len, on_msg, &s), 5);
+}
+
+static void
+test_bad_buckets(void **state)
+{
+	static uint8_t ring[RRPC_BUCKET_BYTES] __attribute__((aligned(8)));
+	struct rrpc_msg_hdr h = { .len = RRPC_MSG_PAYLOAD_MAX + 1 };
+	struct rrpc_bucket b;
+	struct seen s;
+	uint32_t label, len;
+	uint16_t n;
+
+	(void)state;
+	rrpc_bucket_reset(&b);
+	assert_int_equal(rrpc_bucket_add(&b, &h, ring), -EINVAL);
+	h.len = 4;
+	assert_int_equal(rrpc_bucket_add(&b, &h, NULL), -EINVAL);
+	/* the largest message fills a bucket alone */
+	h.len = RRPC_MSG_PAYLOAD_MAX;
+	assert_int_equal(rrpc_bucket_add(&b, &h, ring), 0);
+	h.len = 0;
+	assert_int_equal(rrpc_bucket_add(&b, &h, NULL), -ENOSPC);
+	assert_int_equal(rrpc_bucket_seal(&b, 0), RRPC_BUCKET_BYTES);
+	/* impossible lengths with the right seq: refused */
+	memset(ring, 0, sizeof(ring));
+	label = (9u << 16) | 8u;
+	memcpy(ring, &label, 4);
+	assert_int_equal(rrpc_bucket_ready(ring, 9), -EBADMSG);
+	label = (9u << 16) | 20u;
+	memcpy(ring, &label, 4);
+	assert_int_equal(rrpc_bucket_ready(ring, 9), -EBADMSG);
+	label = (9u << 16) | 1024u;
+	memcpy(ring, &label, 4);
+	assert_int_equal(rrpc_bucket_ready(ring, 9), -EBADMSG);
+	/* a count larger than the messages present: parse stops, -EBADMSG */
+	fill(&b, 2, 1, 8);
+	len = rrpc_bucket_seal(&b, 0);
+	memcpy(ring, b.data, len);
+	n = 3;
+	memcpy(ring + 4, &n, 2);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(rrpc_bucket_parse(ring, len, on_msg, &s), -EBADMSG);
+	assert_int_equal(s.n, 2);
+	/* a message length past the bucket: refused, nothing read past len */
+	fill(&b, 1, 1, 8);
+	len = rrpc_bucket_seal(&b, 0);
+	memcpy(ring, b.data, len);
+	h.len = 200;
+	memcpy(ring + RRPC_BUCKET_HDR, &h, 2);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(rrpc_bucket_parse(ring, len, on_msg, &s), -EBADMSG);
+	assert_int_equal(s.n, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Through the fabric: chained buckets and a ring that wraps          */
+/* ------------------------------------------------------------------ */
+
+#define RING_BUCKETS 4
+
+static struct dtxn_fabric *g_f;
+static struct dtxn_cq *g_cq;
+static struct dtxn_qp *g_qp;
+
+static int
+fab_setup(void **state)
+{
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 1,
+				       .n_cn = 1, .mn_region_size = 1u << 16,
+				       .socket_id = SOCKET_ID_ANY, .name = "utrrpc" };
+
+	(void)state;
+	dtxn_nic_model_none(&fc.nic);
+	g_f = dtxn_fabric_open(&fc);
+	if (g_f == NULL)
+		return -1;
+	g_cq = dtxn_cq_create(g_f, SOCKET_ID_ANY, 64);
+	g_qp = g_cq != NULL ? dtxn_qp_create(g_f, g_cq, 1, 0, 64) : NULL;
+	return g_qp != NULL ? 0 : -1;
+}
+
+static int
+fab_teardown(void **state)
+{
+	(void)state;
+	dtxn_qp_destroy(g_qp);
+	dtxn_cq_destroy(g_cq);
+	dtxn_fabric_close(g_f);
+	return 0;
+}
+
+/* The receiver's ring: RING_BUCKETS buckets at offset 4096 of MN 0. */
+static uint8_t *
+ring_mem(uint32_t idx)
+{
+	uint8_t *base = dtxn_fabric_mn_base(g_f, 0);
+
+	return base + 4096 + (idx % RING_BUCKETS) * RRPC_BUCKET_BYTES;
+}
+
+/* Posts buckets [first, first + n) as one chain (one doorbell) and waits. */
+static void
+post_chain(struct rrpc_bucket *b, uint32_t first, unsigned n)
+{
+	struct dtxn_wr wr[RING_BUCKETS];
+	struct dtxn_cqe cqe;
+
+	memset(wr, 0, sizeof(wr));
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t idx = first + i;
+
+		wr[i].opcode = DTXN_WR_WRITE;
+		wr[i].local = b[i].data;
+		wr[i].len = rrpc_bucket_seal(&b[i], idx);
+		wr[i].raddr = DTXN_RADDR(0, 4096 + (idx % RING_BUCKETS) * RRPC_BUCKET_BYTES);
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	wr[n - 1].flags = DTXN_WR_F_SIGNALED;
+	wr[n - 1].wr_id = 77;
+	assert_int_equal(dtxn_qp_post(g_qp, wr), 0);
+	while (dtxn_cq_poll(g_cq, &cqe, 1) == 0)
+		;
+	assert_int_equal(cqe.status, DTXN_WC_SUCCESS);
+	assert_int_equal(cqe.wr_id, 77);
+}
+
+/* Consumes bucket @p idx: checks it holds @p n messages of seq0.., clears it. */
+static void
+consume(uint32_t idx, unsigned n, uint32_t seq0)
+{
+	struct seen s;
+	int len = rrpc_bucket_ready(ring_mem(idx), idx);
+
+	assert_true(len > 0);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(rrpc_bucket_parse(ring_mem(idx), (uint32_t)len, on_msg, &s), (int)n);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(s.seq[i], seq0 + i);
+	rrpc_bucket_clear(ring_mem(idx), (uint32_t)len);
+}
+
+static void
+test_chain_one_doorbell(void **state)
+{
+	struct rrpc_bucket b[3];
+	const struct dtxn_fabric_counters *cnt = dtxn_qp_counters(g_qp);
+	uint64_t writes0 = cnt->ops[DTXN_WR_WRITE];
+
+	(void)state;
+	/* 3 batches of 10 messages, 14 bytes each: one bucket each */
+	for (unsigned i = 0; i < 3; i++)
+		fill(&b[i], 10, 1000 + 10 * i, 14);
+	post_chain(b, 0, 3);
+	assert_int_equal(cnt->ops[DTXN_WR_WRITE] - writes0, 3); /* a WRITE per bucket */
+	for (unsigned i = 0; i < 3; i++)
+		consume(i, 10, 1000 + 10 * i);
+	/* the slot after them is empty */
+	assert_int_equal(rrpc_bucket_ready(ring_mem(3), 3), 0);
+}
+
+static void
+test_wrap(void **state)
+{
+	struct rrpc_bucket b[2];
+	uint32_t idx = 3, seq = 1; /* test_chain_one_doorbell used 0..2 */
+
+	(void)state;
+	/* 3 laps of a 4-bucket ring, 2 buckets per doorbell */
+	for (unsigned round = 0; round < 6; round++) {
+		fill(&b[0], 3, seq, 100);
+		fill(&b[1], 1, seq + 3, 400);
+		post_chain(b, idx, 2);
+		/* the bucket the next lap will reuse still holds the old lap's
+		 * bytes until consumed: it is not taken as the new one */
+		assert_int_equal(rrpc_bucket_ready(ring_mem(idx), idx + RING_BUCKETS), 0);
+		consume(idx, 3, seq);
+		consume(idx + 1, 1, seq + 3);
+		idx += 2;
+		seq += 4;
+	}
+	assert_int_equal(idx, 3 + 12);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest mem_tests[] = {
+		cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_torn_write),
+		cmocka_unit_test(test_bad_buckets),
+	};
+	const struct CMUnitTest fab_tests[] = {
+		cmocka_unit_test(test_chain_one_doorbell),
+		cmocka_unit_test(test_wrap),
+	};
+	int rc;
+
+	if (dtxn_unit_eal_init("ut_rrpc") != 0)
+		return 1;
+	rc = cmocka_run_group_tests(mem_tests, NULL, NULL);
+	rc += cmocka_run_group_tests(fab_tests, fab_setup, fab_teardown);
+	dtxn_unit_eal_fini();
+	return rc;
+}
