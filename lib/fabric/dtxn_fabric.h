@@ -319,6 +319,37 @@ const struct dtxn_fabric_conf *dtxn_fabric_conf(const struct dtxn_fabric *f);
  */
 void *dtxn_fabric_mn_base(struct dtxn_fabric *f, uint16_t mn);
 
+/**
+ * Called after a one-sided WRITE took effect in registered CN memory
+ * (dtxn_fabric_cn_mr_reg()), from the thread that applies WRs: in the sim
+ * driver the simulation's thread, at the WRITE's effect time.
+ * @param off  offset of the WRITE in the registered memory, bytes.
+ * @param len  its length, bytes.
+ */
+typedef void (*dtxn_fabric_write_fn)(void *arg, uint64_t off, uint32_t len);
+
+/**
+ * Registers memory of CN @p cn for one-sided WRs from other nodes, as
+ * ibv_reg_mr on the CN would: afterwards a QP to @p cn may post READ,
+ * WRITE and atomics at DTXN_RADDR(cn, off), off < @p size, and they take
+ * effect on @p base + off (RRPC's message rings, lib/rpc). Only in one
+ * process (the embedded cluster, shm or sim): the memory is this
+ * process's. Main lcore, before the QPs that use it post.
+ *
+ * @param base      8-byte aligned, @p size bytes, owned by the caller
+ *   until dtxn_fabric_cn_mr_dereg().
+ * @param on_write  optional (NULL): called after each WRITE into it (the
+ *   sim loop uses it to wake the thread that polls the memory).
+ * @return 0; -EINVAL (@p f or @p base NULL, @p cn not a CN, @p size 0 or
+ *   over DTXN_RADDR_OFF_MASK, @p base misaligned); -EEXIST (memory
+ *   already registered for @p cn); -ENOTSUP (a multi-process fabric).
+ */
+int dtxn_fabric_cn_mr_reg(struct dtxn_fabric *f, uint16_t cn, void *base, uint64_t size,
+			  dtxn_fabric_write_fn on_write, void *arg);
+
+/** Undoes dtxn_fabric_cn_mr_reg() (no WR to it outstanding). Unknown @p cn: no-op. */
+void dtxn_fabric_cn_mr_dereg(struct dtxn_fabric *f, uint16_t cn);
+
 /** The RNIC state of node @p node (busy fractions); NULL if not modelled. */
 const struct dtxn_nic_state *dtxn_fabric_nic_state(const struct dtxn_fabric *f,
 						   uint16_t node);
@@ -358,8 +389,9 @@ void dtxn_qp_destroy(struct dtxn_qp *qp);
  *
  * @return 0; -EINVAL (unknown opcode, atomic not 8 B or not 8-byte
  *   aligned, len over DTXN_WR_LEN_MAX, inline payload over
- *   DTXN_WR_INLINE_MAX, RECV in the chain, raddr of another MN than the
- *   QP's remote node, or a one-sided op on a QP to a CN); -ENOBUFS (more
+ *   DTXN_WR_INLINE_MAX, RECV in the chain, raddr of another node than the
+ *   QP's remote node, or a one-sided op on a QP to a CN that registered
+ *   no memory, dtxn_fabric_cn_mr_reg()); -ENOBUFS (more
  *   than max_wr outstanding); -ENOTCONN (a SEND on a QP whose peer QP, the
  *   matching one created on the remote node, does not exist). A remote
  *   address outside the region is not a post error: the WR completes with
@@ -382,6 +414,15 @@ int dtxn_qp_post_recv(struct dtxn_qp *qp, struct dtxn_wr *wr_list);
  * @return the number of completions written to @p cqes (0..n).
  */
 unsigned dtxn_cq_poll(struct dtxn_cq *cq, struct dtxn_cqe *cqes, unsigned n);
+
+/**
+ * Tells the owner of @p cq that memory it polls changed without a
+ * completion (a WRITE into its registered CN memory, dtxn_fabric_cn_mr_reg()):
+ * in the sim driver the simulation loop then steps the owning thread, as
+ * for a completion, so that its pollers look; in real time a no-op (the
+ * owner polls anyway). From a dtxn_fabric_write_fn. NULL is a no-op.
+ */
+void dtxn_cq_kick(struct dtxn_cq *cq);
 
 /** @return the QP's per-opcode counters (posted WRs). */
 const struct dtxn_fabric_counters *dtxn_qp_counters(const struct dtxn_qp *qp);

@@ -23,6 +23,13 @@ struct dtxn_fabric {
 	const struct dtxn_fabric_ops *ops;
 	struct dtxn_fabric_conf conf;
 	char name[32];
+	/** CN memory registered for one-sided WRs (dtxn_fabric_cn_mr_reg()), by node id. */
+	struct dtxn_fabric_cn_mr {
+		uint8_t *base;               /**< NULL: none registered */
+		uint64_t size;
+		dtxn_fabric_write_fn on_write;
+		void *arg;
+	} cn_mr[DTXN_MAX_NODES];
 };
 
 /** Generic part of a CQ; drivers embed it first. */
@@ -63,7 +70,10 @@ typedef int (*dtxn_qp_post_recv_t)(struct dtxn_qp *qp, struct dtxn_wr *wr_list);
 /** Reaps completions; returns a count. */
 typedef unsigned (*dtxn_cq_poll_t)(struct dtxn_cq *cq, struct dtxn_cqe *cqes, unsigned n);
 
-/** A fabric driver. Every member but nic_state is mandatory. */
+/** See dtxn_cq_kick(); may be NULL in the ops table (real time: nothing to do). */
+typedef void (*dtxn_cq_kick_t)(struct dtxn_cq *cq);
+
+/** A fabric driver. Every member but nic_state and cq_kick is mandatory. */
 struct dtxn_fabric_ops {
 	const char *name;
 	dtxn_fabric_open_t open;
@@ -77,6 +87,7 @@ struct dtxn_fabric_ops {
 	dtxn_qp_post_t post;
 	dtxn_qp_post_recv_t post_recv;
 	dtxn_cq_poll_t poll;
+	dtxn_cq_kick_t cq_kick;
 };
 
 /**
@@ -118,6 +129,18 @@ void dtxn_fabric_driver_list(char *buf, size_t len);
  *   region, no region, or not a memory opcode: nothing is touched).
  */
 uint8_t dtxn_fabric_mem_exec(uint8_t *mn_base, uint64_t mn_size, const struct dtxn_wr *wr);
+
+/**
+ * dtxn_fabric_mem_exec() on the memory a one-sided WR of a QP to node
+ * @p node addresses: the MN region @p mn_base (@p mn_size bytes) if not
+ * NULL, else the CN memory registered for @p node with
+ * dtxn_fabric_cn_mr_reg(), whose on_write callback is then called after a
+ * WRITE took effect. What drivers call from the thread that applies WRs.
+ * @return as dtxn_fabric_mem_exec() (REM_ACCESS_ERR when nothing is
+ *   registered).
+ */
+uint8_t dtxn_fabric_node_exec(struct dtxn_fabric *f, uint8_t *mn_base, uint64_t mn_size,
+			      uint16_t node, const struct dtxn_wr *wr);
 
 /** @return the unit of @p rnic that serves @p opcode (atomic unit for CAS/FAA/masked CAS, else rw). */
 struct dtxn_nic_unit *dtxn_nic_unit_of(struct dtxn_nic_state *rnic, unsigned opcode);

@@ -196,6 +196,45 @@ dtxn_fabric_conf(const struct dtxn_fabric *f)
 	return &f->conf;
 }
 
+void
+dtxn_cq_kick(struct dtxn_cq *cq)
+{
+	if (cq != NULL && cq->fabric->ops->cq_kick != NULL)
+		cq->fabric->ops->cq_kick(cq);
+}
+
+int
+dtxn_fabric_cn_mr_reg(struct dtxn_fabric *f, uint16_t cn, void *base, uint64_t size,
+		      dtxn_fabric_write_fn on_write, void *arg)
+{
+	struct dtxn_fabric_cn_mr *mr;
+
+	if (f == NULL || base == NULL || cn < f->conf.n_mn ||
+	    cn >= (unsigned)f->conf.n_mn + f->conf.n_cn || size == 0 ||
+	    size > DTXN_RADDR_OFF_MASK || ((uintptr_t)base & 7) != 0)
+		return -EINVAL;
+	if (f->conf.multi_process)
+		return -ENOTSUP;
+	mr = &f->cn_mr[cn];
+	if (mr->base != NULL)
+		return -EEXIST;
+	mr->size = size;
+	mr->on_write = on_write;
+	mr->arg = arg;
+	__atomic_store_n(&mr->base, (uint8_t *)base, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void
+dtxn_fabric_cn_mr_dereg(struct dtxn_fabric *f, uint16_t cn)
+{
+	if (f == NULL || cn >= DTXN_MAX_NODES)
+		return;
+	__atomic_store_n(&f->cn_mr[cn].base, NULL, __ATOMIC_RELEASE);
+	f->cn_mr[cn].size = 0;
+	f->cn_mr[cn].on_write = NULL;
+}
+
 void *
 dtxn_fabric_mn_base(struct dtxn_fabric *f, uint16_t mn)
 {
@@ -311,10 +350,11 @@ fabric_wr_check(const struct dtxn_qp *qp, const struct dtxn_wr *wr)
 	}
 	if ((wr->flags & ~(DTXN_WR_F_SIGNALED | DTXN_WR_F_INLINE)) != 0)
 		goto bad;
-	/* One-sided ops address the QP's remote node, which must be an MN. */
+	/* One-sided ops address the QP's remote node: an MN, or a CN with registered memory. */
 	if (op != DTXN_WR_SEND &&
 	    (DTXN_RADDR_MN(wr->raddr) != qp->remote_node ||
-	     qp->remote_node >= qp->fabric->conf.n_mn))
+	     (qp->remote_node >= qp->fabric->conf.n_mn &&
+	      __atomic_load_n(&qp->fabric->cn_mr[qp->remote_node].base, __ATOMIC_ACQUIRE) == NULL)))
 		goto bad;
 	return 0;
 bad:

@@ -179,3 +179,19 @@ dtxn_fabric_recv_fill(const struct dtxn_wr *recv, const void *data, uint32_t len
 		memcpy(recv->local, data, len);
 	return DTXN_WC_SUCCESS;
 }
+
+uint8_t
+dtxn_fabric_node_exec(struct dtxn_fabric *f, uint8_t *mn_base, uint64_t mn_size, uint16_t node,
+		      const struct dtxn_wr *wr)
+{
+	const struct dtxn_fabric_cn_mr *mr;
+	uint8_t st;
+
+	if (mn_base != NULL || node >= DTXN_MAX_NODES)
+		return dtxn_fabric_mem_exec(mn_base, mn_size, wr);
+	mr = &f->cn_mr[node];
+	st = dtxn_fabric_mem_exec(__atomic_load_n(&mr->base, __ATOMIC_ACQUIRE), mr->size, wr);
+	if (st == DTXN_WC_SUCCESS && wr->opcode == DTXN_WR_WRITE && mr->on_write != NULL)
+		mr->on_write(mr->arg, DTXN_RADDR_OFF(wr->raddr), wr->len);
+	return st;
+}

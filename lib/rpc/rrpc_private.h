@@ -18,7 +18,8 @@
  *
  *   [0, 4)        head label: (seq << 16) | len
  *   [4, 6)        number of messages
- *   [6, 8)        reserved (0)
+ *   [6, 8)        ack: buckets of the reverse ring the sender has consumed
+ *                 (low 16 bits; the receiver's credit, dtxn_rrpc.h)
  *   [8, len - 8)  messages: struct rrpc_msg_hdr + payload, each padded to 8
  *   [len - 8, len - 4)  padding (0)
  *   [len - 4, len) tail label: the head label again
@@ -40,7 +41,7 @@
 
 /** Bytes of one bucket: one message batch, one WRITE (Scythe §4.6: 512 B). */
 #define RRPC_BUCKET_BYTES 512u
-/** Bucket header bytes (head label, count, reserved). */
+/** Bucket header bytes (head label, count, ack). */
 #define RRPC_BUCKET_HDR 8u
 /** Bucket trailer bytes (padding, tail label). */
 #define RRPC_BUCKET_TRL 8u
@@ -119,6 +120,25 @@ typedef void (*rrpc_msg_fn)(void *arg, const struct rrpc_msg_hdr *h, const uint8
  *   delivered).
  */
 int rrpc_bucket_parse(const void *mem, uint32_t len, rrpc_msg_fn fn, void *arg);
+
+/** Sets the ack of a sealed bucket (before its WRITE is posted). */
+static inline void
+rrpc_bucket_set_ack(struct rrpc_bucket *b, uint32_t consumed)
+{
+	uint16_t a = (uint16_t)consumed;
+
+	__builtin_memcpy(b->data + 6, &a, sizeof(a));
+}
+
+/** @return the ack of a complete bucket in a ring (rrpc_bucket_ready()). */
+static inline uint16_t
+rrpc_bucket_ack(const void *mem)
+{
+	uint16_t a;
+
+	__builtin_memcpy(&a, (const uint8_t *)mem + 6, sizeof(a));
+	return a;
+}
 
 /** Zeroes a consumed bucket's @p len bytes (so its slot reads empty). */
 void rrpc_bucket_clear(void *mem, uint32_t len);

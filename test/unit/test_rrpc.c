@@ -7,7 +7,12 @@
  * messages come out in order and a malformed count stops the parse. Then
  * through the shm fabric: three buckets posted as one chain of three
  * WRITEs (one doorbell) into a ring in MN 0's memory, and a ring of four
- * buckets that wraps over three laps.
+ * buckets that wraps over three laps. Then the transport (dtxn_rrpc.h):
+ * three CNs, worker 0 of each, stepped in turn on this lcore: batches of
+ * echo calls to two CNs from several coordinators (replies match, the
+ * messages of coordinators that call together share buckets and
+ * doorbells), enough traffic to wrap the 8-bucket rings many times (credit
+ * flow), and argument checks.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,9 +25,14 @@
 
 #include <cmocka.h>
 
+#include <rte_common.h>
+#include <rte_errno.h>
 #include <rte_memory.h>
 
 #include "dtxn_fabric.h"
+#include "dtxn_sched.h"
+#include "dtxn_txn_driver.h"
+#include "dtxn_rrpc.h"
 #include "rrpc_private.h"
 #include "unit_eal.h"
 
@@ -312,6 +322,229 @@ test_wrap(void **state)
 	assert_int_equal(idx, 3 + 12);
 }
 
+/* ------------------------------------------------------------------ */
+/* The transport: three CNs                                           */
+/* ------------------------------------------------------------------ */
+
+#define N_CN 3
+#define N_COORDS 4
+#define T_ECHO 1
+#define ROUNDS 200
+
+static struct dtxn_db *g_db;
+static struct dtxn_fabric *g_cf;
+
+static int
+cl_setup(void **state)
+{
+	struct dtxn_db_conf dc = {
+		.size = sizeof(dc), .protocol = "ford", .isolation = DTXN_ISO_SR,
+		.n_mn = 1, .n_replicas = 1, .n_coords = 64, .log_bytes = 4096,
+		.addr_cache_entries = 64,
+	};
+	struct dtxn_table_def kv = { .id = 0, .name = "kv", .value_size = 8, .max_keys = 16 };
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 1,
+				       .n_cn = N_CN, .socket_id = SOCKET_ID_ANY, .name = "utrrpccl" };
+	uint64_t region;
+
+	(void)state;
+	g_db = dtxn_db_create(&dc);
+	if (g_db == NULL || dtxn_db_add_table(g_db, &kv) != 0 ||
+	    dtxn_db_layout(g_db, &region) != 0)
+		return -1;
+	fc.mn_region_size = region;
+	dtxn_nic_model_none(&fc.nic);
+	g_cf = dtxn_fabric_open(&fc);
+	return g_cf != NULL && dtxn_db_attach(g_db, g_cf) == 0 ? 0 : -1;
+}
+
+static int
+cl_teardown(void **state)
+{
+	(void)state;
+	dtxn_db_destroy(g_db);
+	dtxn_fabric_close(g_cf);
+	return 0;
+}
+
+/* Echo: the CN's id, then the payload + 1 in each byte. */
+static int
+h_echo(void *arg, uint16_t src, const void *req, uint32_t len, void *resp)
+{
+	unsigned *handled = arg;
+	const uint8_t *in = req;
+	uint8_t *out = resp;
+
+	(*handled)++;
+	out[0] = (uint8_t)src;
+	for (uint32_t i = 0; i < len && i + 1 < DTXN_RPC_RESP_MAX; i++)
+		out[i + 1] = (uint8_t)(in[i] + 1);
+	return (int)RTE_MIN(len + 1, (uint32_t)DTXN_RPC_RESP_MAX);
+}
+
+struct rjob {
+	struct dtxn_rrpc_ep *ep;
+	unsigned idx;
+	unsigned done;
+	int rc;
+};
+
+static void
+rjob_main(struct dtxn_coord *c, void *arg)
+{
+	struct rjob *j = arg;
+	uint8_t req[40], resp[2][DTXN_RPC_RESP_MAX];
+	struct dtxn_rpc_call calls[2];
+
+	(void)c;
+	for (unsigned k = 0; k < ROUNDS; k++) {
+		uint32_t len = 1 + (j->idx * 7 + k) % sizeof(req);
+
+		memset(req, (int)(j->idx + k), sizeof(req));
+		for (unsigned i = 0; i < 2; i++) {
+			memset(&calls[i], 0, sizeof(calls[i]));
+			calls[i].dst_node = (uint16_t)(2 + i); /* CNs 2 and 3 */
+			calls[i].type = T_ECHO;
+			calls[i].req = req;
+			calls[i].req_len = len;
+			calls[i].resp = resp[i];
+		}
+		j->rc = dtxn_rrpc_call_lc(j->ep, calls, 2);
+		if (j->rc != 0)
+			return;
+		for (unsigned i = 0; i < 2; i++)
+			if (calls[i].resp_len != len + 1 || resp[i][0] != 1 ||
+			    resp[i][len] != (uint8_t)(j->idx + k + 1)) {
+				j->rc = -EBADMSG;
+				return;
+			}
+		j->done++;
+	}
+}
+
+static void
+test_transport_echo(void **state)
+{
+	struct dtxn_rrpc_domain_conf dcf = { .size = sizeof(dcf), .max_workers = 1, .buckets = 16,
+					     .socket_id = SOCKET_ID_ANY };
+	struct dtxn_rrpc_domain *d;
+	struct dtxn_worker *w[N_CN];
+	struct dtxn_rrpc *r[N_CN];
+	struct dtxn_rrpc_stats st0, st1, st2;
+	static struct rjob jobs[N_COORDS];
+	unsigned handled[N_CN] = { 0 }, alive, extra = 0;
+
+	(void)state;
+	d = dtxn_rrpc_domain_create(g_cf, &dcf);
+	assert_non_null(d);
+	for (unsigned i = 0; i < N_CN; i++) {
+		w[i] = dtxn_worker_create(g_db, (uint16_t)(1 + i), 0, N_COORDS, SOCKET_ID_ANY);
+		assert_non_null(w[i]);
+		r[i] = dtxn_rrpc_create(d, w[i]);
+		assert_non_null(r[i]);
+		assert_int_equal(dtxn_rrpc_register(r[i], T_ECHO, h_echo, &handled[i]), 0);
+	}
+	assert_int_equal(dtxn_rrpc_register(r[0], T_ECHO, h_echo, NULL), -EEXIST);
+	assert_null(dtxn_rrpc_create(d, w[0]));
+	assert_int_equal(rte_errno, EEXIST);
+	for (unsigned i = 0; i < N_COORDS; i++) {
+		struct dtxn_coord *co = dtxn_coord_create(w[0], i, rjob_main, &jobs[i]);
+
+		assert_non_null(co);
+		memset(&jobs[i], 0, sizeof(jobs[i]));
+		jobs[i].idx = i;
+		jobs[i].ep = dtxn_rrpc_ep_create(r[0], co);
+		assert_non_null(jobs[i].ep);
+	}
+	do {
+		alive = 0;
+		for (unsigned i = 0; i < N_CN; i++)
+			alive += dtxn_sched_step_lc(dtxn_worker_sched(w[i]));
+		extra += alive == 0;
+	} while (alive != 0 || extra < 100);
+	for (unsigned i = 0; i < N_COORDS; i++) {
+		assert_int_equal(jobs[i].rc, 0);
+		assert_int_equal(jobs[i].done, ROUNDS);
+	}
+	assert_int_equal(handled[1], N_COORDS * ROUNDS);
+	assert_int_equal(handled[2], N_COORDS * ROUNDS);
+	dtxn_rrpc_stats_get(r[0], &st0);
+	dtxn_rrpc_stats_get(r[1], &st1);
+	dtxn_rrpc_stats_get(r[2], &st2);
+	print_message("rrpc: %" PRIu64 " requests in %" PRIu64 " buckets, %" PRIu64
+		      " doorbells; replies from CN 2: %" PRIu64 " buckets; %" PRIu64
+		      " + %" PRIu64 " + %" PRIu64 " credit WRITEs\n",
+		      st0.req_sent, st0.buckets, st0.doorbells, st1.buckets, st0.credits,
+		      st1.credits, st2.credits);
+	assert_int_equal(st0.req_sent, 2 * N_COORDS * ROUNDS);
+	assert_int_equal(st0.resp_recv, 2 * N_COORDS * ROUNDS);
+	assert_int_equal(st0.bad + st1.bad + st2.bad, 0);
+	/* the coordinators call together: their requests share buckets and doorbells */
+	assert_true(st0.buckets < st0.req_sent);
+	assert_true(st0.doorbells <= st0.buckets);
+	assert_true(st1.buckets < st1.req_handled);
+	/* 800 buckets each way through 16-bucket rings: wrapped, credit flowed */
+	assert_true(st1.buckets > 16);
+	for (unsigned i = 0; i < N_COORDS; i++)
+		dtxn_rrpc_ep_destroy(jobs[i].ep);
+	for (unsigned i = 0; i < N_CN; i++) {
+		dtxn_rrpc_destroy(r[i]);
+		dtxn_worker_destroy(w[i]);
+	}
+	dtxn_rrpc_domain_destroy(d);
+}
+
+static void
+test_transport_args(void **state)
+{
+	struct dtxn_rrpc_domain_conf dcf = { .size = sizeof(dcf), .max_workers = 1, .buckets = 8,
+					     .socket_id = SOCKET_ID_ANY };
+	struct dtxn_rrpc_domain *d;
+	struct dtxn_worker *w;
+
+	(void)state;
+	assert_null(dtxn_rrpc_domain_create(NULL, &dcf));
+	assert_int_equal(rte_errno, EINVAL);
+	dcf.buckets = 12;
+	assert_null(dtxn_rrpc_domain_create(g_cf, &dcf));
+	dcf.buckets = 8;
+	dcf.max_workers = 0;
+	assert_null(dtxn_rrpc_domain_create(g_cf, &dcf));
+	dcf.max_workers = 1;
+	d = dtxn_rrpc_domain_create(g_cf, &dcf);
+	assert_non_null(d);
+	/* a second domain would register the same CN memory */
+	assert_null(dtxn_rrpc_domain_create(g_cf, &dcf));
+	assert_int_equal(rte_errno, EEXIST);
+	/* 8 buckets cannot hold the replies of 4 coordinators x 8 slots */
+	w = dtxn_worker_create(g_db, 1, 0, N_COORDS, SOCKET_ID_ANY);
+	assert_non_null(w);
+	assert_null(dtxn_rrpc_create(d, w));
+	assert_int_equal(rte_errno, EINVAL);
+	dtxn_worker_destroy(w);
+	/* worker index past max_workers */
+	w = dtxn_worker_create(g_db, 1, 1, 1, SOCKET_ID_ANY);
+	assert_non_null(w);
+	assert_null(dtxn_rrpc_create(d, w));
+	dtxn_worker_destroy(w);
+	assert_int_equal(dtxn_rrpc_call_lc(NULL, NULL, 0), -EINVAL);
+	assert_int_equal(dtxn_rrpc_register(NULL, 0, h_echo, NULL), -EINVAL);
+	dtxn_rrpc_domain_destroy(d);
+	/* one-sided WRs to a CN are refused again once its memory is gone */
+	{
+		uint64_t v = 0;
+		struct dtxn_wr wr = { .opcode = DTXN_WR_WRITE, .flags = DTXN_WR_F_INLINE,
+				      .local = &v, .len = 8, .raddr = DTXN_RADDR(2, 64) };
+		struct dtxn_cq *cq = dtxn_cq_create(g_cf, SOCKET_ID_ANY, 64);
+		struct dtxn_qp *qp = dtxn_qp_create(g_cf, cq, 1, 2, 64);
+
+		assert_non_null(qp);
+		assert_int_equal(dtxn_qp_post(qp, &wr), -EINVAL);
+		dtxn_qp_destroy(qp);
+		dtxn_cq_destroy(cq);
+	}
+}
+
 int
 main(void)
 {
@@ -324,12 +557,17 @@ main(void)
 		cmocka_unit_test(test_chain_one_doorbell),
 		cmocka_unit_test(test_wrap),
 	};
+	const struct CMUnitTest cl_tests[] = {
+		cmocka_unit_test(test_transport_echo),
+		cmocka_unit_test(test_transport_args),
+	};
 	int rc;
 
 	if (dtxn_unit_eal_init("ut_rrpc") != 0)
 		return 1;
 	rc = cmocka_run_group_tests(mem_tests, NULL, NULL);
 	rc += cmocka_run_group_tests(fab_tests, fab_setup, fab_teardown);
+	rc += cmocka_run_group_tests(cl_tests, cl_setup, cl_teardown);
 	dtxn_unit_eal_fini();
 	return rc;
 }

@@ -52,6 +52,7 @@ shm_wqe_execute(struct shm_qp *qp, struct shm_wqe *w)
 {
 	if (w->wr.opcode == DTXN_WR_SEND)
 		return shm_send(qp, w);
-	w->status = dtxn_fabric_mem_exec(qp->mn_base, qp->mn_size, &w->wr);
+	w->status = dtxn_fabric_node_exec(qp->base.fabric, qp->mn_base, qp->mn_size,
+					  qp->base.remote_node, &w->wr);
 	return true;
 }

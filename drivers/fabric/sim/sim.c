@@ -169,6 +169,16 @@ dtxn_sim_cq_set_notify(struct dtxn_cq *cq, dtxn_sim_cq_notify_fn fn, void *arg)
 	return 0;
 }
 
+/* A WRITE landed in memory the CQ's thread polls: wake it as a completion would. */
+static void
+sim_cq_kick(struct dtxn_cq *cq)
+{
+	struct sim_cq *scq = SIM_CQ(cq);
+
+	if (scq->notify != NULL)
+		scq->notify(cq, scq->notify_arg);
+}
+
 unsigned
 dtxn_sim_cq_pending(const struct dtxn_cq *cq)
 {
@@ -184,6 +194,7 @@ static const struct dtxn_fabric_ops sim_ops = {
 	.open = sim_open,
 	.close = sim_close,
 	.mn_base = sim_mn_base,
+	.cq_kick = sim_cq_kick,
 	.nic_state = sim_nic_state,
 	.cq_create = sim_cq_create,
 	.cq_destroy = sim_cq_destroy,

@@ -74,7 +74,8 @@ sim_effect(struct sim_fabric *sf, struct sim_qp *qp, uint32_t idx)
 	if (w->wr.opcode == DTXN_WR_SEND)
 		w->status = sim_send(qp, w);
 	else
-		w->status = dtxn_fabric_mem_exec(qp->mn_base, qp->mn_size, &w->wr);
+		w->status = dtxn_fabric_node_exec(&sf->base, qp->mn_base, qp->mn_size,
+						  qp->base.remote_node, &w->wr);
 	qp->exec++;
 	w->owed = (w->wr.flags & DTXN_WR_F_SIGNALED) != 0 || w->status != DTXN_WC_SUCCESS;
 	if (w->owed)

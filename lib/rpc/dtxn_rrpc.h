@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_RRPC_H
+#define DTXN_RRPC_H
+
+/**
+ * @file
+ * RRPC: Scythe's RPC over RDMA WRITE into message rings (Scythe §4.6;
+ * ../shared/papers/scythe.md §4; doc/guides/rpc.md), a second CN-to-CN
+ * transport beside lib/rpc's SEND/RECV (dtxn_rpc.h), with the same call
+ * and handler types, so a protocol picks one at run time.
+ *
+ * Shape:
+ * - a domain (struct dtxn_rrpc_domain) per fabric: the registered message
+ *   memory of every CN (dtxn_fabric_cn_mr_reg()), laid out as one ring
+ *   per (receiving worker, sending node);
+ * - one struct dtxn_rrpc per worker lcore, with one Rocket per other CN:
+ *   the outbound ring state (buckets being filled, sealed, posted) and a
+ *   one-sided QP to that CN on the worker's CQ. Worker k of one CN writes
+ *   to worker k of the others, as in lib/rpc;
+ * - messages are batched into 512 B buckets (rrpc_private.h): one bucket
+ *   is one batch and one WRITE; the buckets one flush sends to one CN go
+ *   out as one chain of WRITEs, one doorbell. A length label at the start
+ *   and at the end of each bucket lets the receiver take only complete
+ *   buckets (a torn WRITE is not delivered);
+ * - the receiver's poller (on its worker's lcore) takes complete buckets
+ *   in order, runs the handlers of requests and batches their replies into
+ *   its own buckets back, flushed at the end of the poll; replies wake
+ *   their coordinators;
+ * - flow control: a bucket's header carries how many buckets of the
+ *   reverse ring its sender has consumed (the producer's credit); a
+ *   consumer with nothing to send back WRITEs its count (8 B, inline)
+ *   into the producer's memory after half a ring;
+ * - coordinators that call together share a flush: the first one yields
+ *   once, so that every ready coroutine of the lcore can add its
+ *   messages, then posts every ring's buckets (one doorbell per CN).
+ *
+ * Modes (Scythe §4.6): (a) pure RPC: dtxn_rrpc_call_lc(), requests up to
+ * DTXN_RRPC_REQ_MAX bytes; (b) RPC + one-sided READ: a handler returns a
+ * remote address and the caller READs it (a WR of the caller's own batch:
+ * nothing RRPC-specific); (c) zero-copy is not implemented.
+ *
+ * RC WRITEs are reliable and in order, so there are no resends and no
+ * timeouts: a call fails only when its WRITE cannot be posted.
+ *
+ * Thread-safety: a domain is built and destroyed on the main lcore; an
+ * rrpc, its endpoints and handlers belong to the worker's lcore (calls
+ * ending in _lc yield, from the endpoint's coordinator's coroutine).
+ * Single process only (the embedded cluster on shm or sim).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dtxn_rpc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Bytes of one bucket: one message batch, one WRITE. */
+#define DTXN_RRPC_BUCKET_BYTES 512
+/** Default buckets per ring. */
+#define DTXN_RRPC_BUCKETS_DEFAULT 64
+/** Largest request payload, bytes (a bucket holding only it). */
+#define DTXN_RRPC_REQ_MAX 484
+
+struct dtxn_rrpc_domain;
+struct dtxn_rrpc;
+struct dtxn_rrpc_ep;
+
+/** Configuration of a domain. */
+struct dtxn_rrpc_domain_conf {
+	size_t size;           /**< sizeof(struct dtxn_rrpc_domain_conf) */
+	unsigned max_workers;  /**< workers per CN that will create an rrpc, 1..1024 */
+	unsigned buckets;      /**< per ring, power of two, 8..4096; 0: default */
+	int socket_id;         /**< NUMA socket of the message memory */
+};
+
+/** Counters of one worker's rrpc (cumulative since create). */
+struct dtxn_rrpc_stats {
+	uint64_t req_sent;      /**< requests put in buckets */
+	uint64_t req_handled;   /**< requests handled */
+	uint64_t resp_recv;     /**< replies matched to a waiting call */
+	uint64_t buckets;       /**< buckets sent (one WRITE each) */
+	uint64_t doorbells;     /**< WR chains posted */
+	uint64_t credits;       /**< standalone credit WRITEs */
+	uint64_t bad;           /**< malformed buckets or messages dropped */
+};
+
+/**
+ * Creates the domain of fabric @p f: for each CN, max_workers x (n_mn +
+ * n_cn) rings of 64 + buckets x DTXN_RRPC_BUCKET_BYTES bytes, zeroed and
+ * registered (dtxn_fabric_cn_mr_reg()). Main lcore, before the workers.
+ *
+ * @return the domain, or NULL with rte_errno: EINVAL (NULL or short
+ *   conf, max_workers or buckets out of range), ENOMEM, ENOTSUP (a
+ *   multi-process fabric), EEXIST (a CN's memory is registered already).
+ */
+struct dtxn_rrpc_domain *dtxn_rrpc_domain_create(struct dtxn_fabric *f,
+						 const struct dtxn_rrpc_domain_conf *conf);
+
+/** Deregisters and frees the domain (every rrpc destroyed). NULL is a no-op. */
+void dtxn_rrpc_domain_destroy(struct dtxn_rrpc_domain *d);
+
+/**
+ * Creates the rrpc of worker @p w: a QP to every other CN on @p w's CQ
+ * and a poller on its scheduler. On the worker's lcore or the main lcore
+ * before the run.
+ *
+ * @return the rrpc, or NULL with rte_errno: EINVAL (NULL argument, worker
+ *   index >= max_workers, worker of another fabric, or a ring too small
+ *   for the worker's endpoints: buckets < dtxn_worker_max_coords(w) x
+ *   DTXN_RPC_SLOTS / 2), EEXIST (that worker has one), ENOMEM, ENOSPC (no
+ *   poller left), or the fabric's errno.
+ */
+struct dtxn_rrpc *dtxn_rrpc_create(struct dtxn_rrpc_domain *d, struct dtxn_worker *w);
+
+/** Destroys an rrpc (the worker's loop has returned). NULL is a no-op. */
+void dtxn_rrpc_destroy(struct dtxn_rrpc *r);
+
+/**
+ * Registers the handler of message type @p type (lib/rpc's handler type;
+ * it runs in the poller, must not yield; RRPC never delivers a request
+ * twice, so it need not be idempotent).
+ * @return 0, -EINVAL (type >= DTXN_RPC_TYPES, NULL fn or rrpc), -EEXIST.
+ */
+int dtxn_rrpc_register(struct dtxn_rrpc *r, uint8_t type, dtxn_rpc_handler_fn fn, void *arg);
+
+/**
+ * Creates the endpoint of coordinator @p c (DTXN_RPC_SLOTS outstanding
+ * requests). At most dtxn_worker_max_coords() per rrpc.
+ * @return it, or NULL with rte_errno EINVAL, ENOSPC, ENOMEM.
+ */
+struct dtxn_rrpc_ep *dtxn_rrpc_ep_create(struct dtxn_rrpc *r, struct dtxn_coord *c);
+
+/** Frees an endpoint with no call in flight. NULL is a no-op. */
+void dtxn_rrpc_ep_destroy(struct dtxn_rrpc_ep *ep);
+
+/**
+ * Sends @p n requests (struct dtxn_rpc_call: req_len up to
+ * DTXN_RRPC_REQ_MAX) and yields until every one has its reply: one round
+ * trip for the batch, requests to one CN in as few buckets as fit, one
+ * doorbell per CN. Waits (yielding) for a free slot or ring room.
+ * From the endpoint's coordinator's coroutine.
+ *
+ * @return 0 if every call got a reply; else the first failing call's
+ *   status (-EINVAL bad call, -ENOTCONN no such CN, or a post error).
+ */
+int dtxn_rrpc_call_lc(struct dtxn_rrpc_ep *ep, struct dtxn_rpc_call *calls, unsigned n);
+
+/** Copies the counters into @p st. Owning lcore, or after it stopped. */
+void dtxn_rrpc_stats_get(const struct dtxn_rrpc *r, struct dtxn_rrpc_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DTXN_RRPC_H */

@@ -1,0 +1,745 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RRPC (dtxn_rrpc.h): the domain (CN message memory), a worker's Rockets
+ * (one outbound ring per other CN), sending (calls, flushes with one
+ * doorbell per CN), and the poller that takes complete buckets, runs
+ * handlers and matches replies. The bucket format is rrpc_bucket.c's.
+ *
+ * Ring of worker k of CN b for messages from node a: in b's memory at
+ * ring_off(k, a) = (k * n_nodes + a) * ring_bytes: one 64-byte control
+ * line, then the buckets. The control line's first word is the credit of
+ * the opposite ring (b -> a): how many of its buckets a consumed, written
+ * by a (a standalone credit WRITE).
+ *
+ * A Rocket's buckets are numbered from 0: [posted, sealed) are sealed and
+ * wait for credit, [credit, posted) are in the peer's ring, unconsumed.
+ * The staging copy of bucket i is stage[i % (2 * nb)]: it stays untouched
+ * until the peer consumed bucket i (then its WRITE took effect), so the
+ * WRITEs need no completion (unsignaled, wr_id 0).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+
+#include "dtxn_fabric.h"
+#include "dtxn_rrpc.h"
+#include "dtxn_sched.h"
+#include "rrpc_private.h"
+
+RTE_LOG_REGISTER(dtxn_rrpc_logtype, dtxn.rrpc, INFO);
+#define RRPC_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, dtxn_rrpc_logtype, "dtxn.rrpc: " fmt "\n", ##__VA_ARGS__)
+
+_Static_assert(DTXN_RRPC_BUCKET_BYTES == RRPC_BUCKET_BYTES, "bucket size");
+_Static_assert(DTXN_RRPC_REQ_MAX == RRPC_MSG_PAYLOAD_MAX, "largest request");
+_Static_assert(DTXN_RPC_SLOTS <= 255, "slot index is 8-bit");
+
+#define RRPC_CTRL_BYTES 64u
+#define RRPC_MAX_WORKERS 1024u
+/** Pause of a coordinator waiting for a slot or ring room, ns. */
+#define RRPC_PAUSE_NS 1000
+
+struct dtxn_rrpc_domain;
+
+/** on_write's argument for one CN's memory. */
+struct rrpc_row {
+	const struct dtxn_rrpc_domain *d;
+	unsigned cn_idx;                   /**< node - n_mn */
+};
+
+struct dtxn_rrpc_domain {
+	struct dtxn_fabric *f;
+	struct rrpc_row rows[DTXN_MAX_NODES];
+	unsigned n_nodes;
+	unsigned n_mn;
+	unsigned max_workers;
+	unsigned nb;                       /**< buckets per ring */
+	uint64_t ring_bytes;
+	uint64_t region_bytes;             /**< per CN */
+	uint8_t *mem[DTXN_MAX_NODES];      /**< CN message memory, by node id */
+	struct dtxn_rrpc **by_worker;      /**< [cn - n_mn][k] */
+};
+
+/** One outbound ring and its inbound twin: the Rocket to one CN. */
+struct rrpc_peer {
+	uint16_t node;
+	struct dtxn_qp *qp;
+	/* outbound: this worker -> node */
+	dtxn_raddr_t tx_ring;              /**< the ring's first bucket */
+	uint32_t sealed, posted, credit;
+	bool open;                         /**< stage[sealed % S] holds messages */
+	bool dirty;
+	struct rrpc_bucket *stage;         /**< 2 * nb */
+	const uint64_t *credit_word;       /**< written by node: its consumption */
+	/* inbound: node -> this worker */
+	uint8_t *rx_ring;                  /**< first bucket */
+	uint32_t cons, acked;
+	dtxn_raddr_t credit_raddr;         /**< node's word for our consumption */
+	uint64_t credit_val;
+	struct dtxn_wr *wrs;               /**< nb + 1 */
+};
+
+enum { RRPC_S_FREE = 0, RRPC_S_WAIT };
+
+struct rrpc_slot {
+	uint8_t state;
+	uint32_t seq;
+	uint16_t node;
+	struct dtxn_rpc_call *call;
+};
+
+struct dtxn_rrpc_ep {
+	struct dtxn_rrpc *r;
+	struct dtxn_coord *c;
+	uint16_t id;
+	uint32_t seq;
+	struct rrpc_slot slots[DTXN_RPC_SLOTS];
+};
+
+struct rrpc_handler {
+	dtxn_rpc_handler_fn fn;
+	void *arg;
+};
+
+struct dtxn_rrpc {
+	struct dtxn_rrpc_domain *d;
+	struct dtxn_worker *w;
+	unsigned nb;
+	unsigned n_peers;
+	struct rrpc_peer peer[DTXN_MAX_NODES];
+	struct rrpc_peer *by_node[DTXN_MAX_NODES];
+	struct rrpc_handler handlers[DTXN_RPC_TYPES];
+	unsigned max_eps, n_eps;
+	struct dtxn_rrpc_ep **eps;
+	bool flushing;                     /**< a coroutine yields before flushing */
+	struct dtxn_rrpc_stats st;
+};
+
+static inline uint64_t
+rrpc_ring_off(const struct dtxn_rrpc_domain *d, unsigned k, unsigned src)
+{
+	return ((uint64_t)k * d->n_nodes + src) * d->ring_bytes;
+}
+
+/* ------------------------------------------------------------------ */
+/* Domain                                                             */
+/* ------------------------------------------------------------------ */
+
+/* A WRITE landed in a CN's message memory: wake the worker whose ring it is. */
+static void
+rrpc_on_write(void *arg, uint64_t off, uint32_t len)
+{
+	const struct rrpc_row *row = arg;
+	const struct dtxn_rrpc_domain *d = row->d;
+	uint64_t k = off / ((uint64_t)d->n_nodes * d->ring_bytes);
+	struct dtxn_rrpc *r;
+
+	RTE_SET_USED(len);
+	if (k >= d->max_workers)
+		return;
+	r = __atomic_load_n(&d->by_worker[(size_t)row->cn_idx * d->max_workers + k],
+			    __ATOMIC_ACQUIRE);
+	if (r != NULL)
+		dtxn_cq_kick(r->w->cq);
+}
+
+void
+dtxn_rrpc_domain_destroy(struct dtxn_rrpc_domain *d)
+{
+	if (d == NULL)
+		return;
+	for (unsigned n = d->n_mn; n < d->n_nodes; n++) {
+		if (d->mem[n] == NULL)
+			continue;
+		dtxn_fabric_cn_mr_dereg(d->f, (uint16_t)n);
+		rte_free(d->mem[n]);
+	}
+	rte_free(d->by_worker);
+	rte_free(d);
+}
+
+struct dtxn_rrpc_domain *
+dtxn_rrpc_domain_create(struct dtxn_fabric *f, const struct dtxn_rrpc_domain_conf *conf)
+{
+	const struct dtxn_fabric_conf *fc;
+	struct dtxn_rrpc_domain *d;
+	unsigned nb, n_cn;
+	int rc = -EINVAL;
+
+	if (f == NULL || conf == NULL || conf->size < sizeof(*conf) || conf->max_workers == 0 ||
+	    conf->max_workers > RRPC_MAX_WORKERS)
+		goto fail0;
+	nb = conf->buckets != 0 ? conf->buckets : DTXN_RRPC_BUCKETS_DEFAULT;
+	if (nb < 8 || nb > 4096 || (nb & (nb - 1)) != 0)
+		goto fail0;
+	fc = dtxn_fabric_conf(f);
+	if (fc->multi_process) {
+		rc = -ENOTSUP;
+		goto fail0;
+	}
+	d = rte_zmalloc_socket("dtxn_rrpc_domain", sizeof(*d), RTE_CACHE_LINE_SIZE,
+			       conf->socket_id);
+	if (d == NULL) {
+		rc = -ENOMEM;
+		goto fail0;
+	}
+	d->f = f;
+	d->n_mn = fc->n_mn;
+	d->n_nodes = (unsigned)fc->n_mn + fc->n_cn;
+	n_cn = fc->n_cn;
+	d->max_workers = conf->max_workers;
+	d->nb = nb;
+	d->ring_bytes = RRPC_CTRL_BYTES + (uint64_t)nb * RRPC_BUCKET_BYTES;
+	d->region_bytes = (uint64_t)d->max_workers * d->n_nodes * d->ring_bytes;
+	d->by_worker = rte_zmalloc_socket("dtxn_rrpc_workers",
+					  sizeof(*d->by_worker) * n_cn * d->max_workers, 0,
+					  conf->socket_id);
+	rc = -ENOMEM;
+	if (d->by_worker == NULL)
+		goto fail;
+	for (unsigned n = d->n_mn; n < d->n_nodes; n++) {
+		d->mem[n] = rte_zmalloc_socket("dtxn_rrpc_mem", d->region_bytes, RTE_CACHE_LINE_SIZE,
+					       conf->socket_id);
+		if (d->mem[n] == NULL) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		d->rows[n].d = d;
+		d->rows[n].cn_idx = n - d->n_mn;
+		rc = dtxn_fabric_cn_mr_reg(f, (uint16_t)n, d->mem[n], d->region_bytes,
+					   rrpc_on_write, &d->rows[n]);
+		if (rc != 0) {
+			rte_free(d->mem[n]);
+			d->mem[n] = NULL;
+			goto fail;
+		}
+	}
+	return d;
+fail:
+	dtxn_rrpc_domain_destroy(d);
+fail0:
+	rte_errno = -rc;
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sending                                                            */
+/* ------------------------------------------------------------------ */
+
+static inline struct rrpc_bucket *
+rrpc_stage(const struct dtxn_rrpc *r, struct rrpc_peer *p, uint32_t i)
+{
+	return &p->stage[i % (2 * r->nb)];
+}
+
+/* Takes the peer's credit word (its consumption of our ring) if it grew. */
+static inline void
+rrpc_credit_refresh(struct rrpc_peer *p)
+{
+	uint32_t c = (uint32_t)__atomic_load_n(p->credit_word, __ATOMIC_ACQUIRE);
+
+	if ((int32_t)(c - p->credit) > 0)
+		p->credit = c;
+}
+
+/*
+ * Appends one message to the Rocket's open bucket, sealing it and opening
+ * the next when full. @return 0, or -EAGAIN (every staging bucket is
+ * taken: wait for credit), or -EINVAL (too long).
+ */
+static int
+rrpc_append(struct dtxn_rrpc *r, struct rrpc_peer *p, const struct rrpc_msg_hdr *h,
+	    const void *payload)
+{
+	struct rrpc_bucket *b;
+	int rc;
+
+	if (h->len > RRPC_MSG_PAYLOAD_MAX)
+		return -EINVAL;
+	for (;;) {
+		if (!p->open) {
+			if (p->sealed - p->credit >= 2 * r->nb)
+				return -EAGAIN;
+			rrpc_bucket_reset(rrpc_stage(r, p, p->sealed));
+			p->open = true;
+		}
+		b = rrpc_stage(r, p, p->sealed);
+		rc = rrpc_bucket_add(b, h, payload);
+		if (rc != -ENOSPC)
+			break;
+		(void)rrpc_bucket_seal(b, p->sealed);
+		p->sealed++;
+		p->open = false;
+	}
+	if (rc == 0)
+		p->dirty = true;
+	return rc;
+}
+
+/* Posts what the Rocket may send now as one chain: buckets in credit, and a
+ * standalone credit WRITE if nothing carries our consumption back. */
+static void
+rrpc_flush_peer(struct dtxn_rrpc *r, struct rrpc_peer *p)
+{
+	struct dtxn_wr *head = NULL, **link = &head;
+	bool credit_only = false;
+	unsigned n = 0;
+	uint32_t i, end;
+
+	if (p->open) {
+		(void)rrpc_bucket_seal(rrpc_stage(r, p, p->sealed), p->sealed);
+		p->sealed++;
+		p->open = false;
+	}
+	rrpc_credit_refresh(p);
+	end = p->sealed;
+	if (end - p->credit > r->nb)
+		end = p->credit + r->nb;
+	for (i = p->posted; i != end; i++) {
+		struct rrpc_bucket *b = rrpc_stage(r, p, i);
+		struct dtxn_wr *wr = &p->wrs[n++];
+		uint32_t label;
+
+		memcpy(&label, b->data, sizeof(label));
+		rrpc_bucket_set_ack(b, p->cons);
+		memset(wr, 0, sizeof(*wr));
+		wr->opcode = DTXN_WR_WRITE;
+		wr->local = b->data;
+		wr->len = label & 0xffffu;
+		wr->raddr = p->tx_ring + (uint64_t)(i % r->nb) * RRPC_BUCKET_BYTES;
+		*link = wr;
+		link = &wr->next;
+	}
+	if (n == 0 && p->cons - p->acked >= r->nb / 2) {
+		struct dtxn_wr *wr = &p->wrs[n++];
+
+		p->credit_val = p->cons;
+		memset(wr, 0, sizeof(*wr));
+		wr->opcode = DTXN_WR_WRITE;
+		wr->flags = DTXN_WR_F_INLINE;
+		wr->local = &p->credit_val;
+		wr->len = sizeof(p->credit_val);
+		wr->raddr = p->credit_raddr;
+		head = wr;
+		credit_only = true;
+	}
+	p->dirty = p->posted != p->sealed;
+	if (n == 0)
+		return;
+	dtxn_sched_charge_op(r->w->sched, DTXN_CPU_WR, n);        /* sim only */
+	dtxn_sched_charge_op(r->w->sched, DTXN_CPU_DOORBELL, 1);
+	if (dtxn_qp_post(p->qp, head) != 0) {
+		RRPC_LOG(WARNING, "%u WRITEs to node %u not posted; the next flush retries", n,
+			 p->node);
+		p->dirty = true;
+		return;
+	}
+	r->st.doorbells++;
+	p->acked = p->cons;
+	if (credit_only) {
+		r->st.credits++;
+		return;
+	}
+	r->st.buckets += n;
+	p->posted = end;
+	p->dirty = p->posted != p->sealed;
+}
+
+static void
+rrpc_flush_all(struct dtxn_rrpc *r)
+{
+	for (unsigned i = 0; i < r->n_peers; i++) {
+		struct rrpc_peer *p = &r->peer[i];
+
+		if (p->dirty || p->cons - p->acked >= r->nb / 2)
+			rrpc_flush_peer(r, p);
+	}
+}
+
+static struct rrpc_slot *
+rrpc_take_slot(struct dtxn_rrpc_ep *ep)
+{
+	for (;;) {
+		for (unsigned i = 0; i < DTXN_RPC_SLOTS; i++)
+			if (ep->slots[i].state == RRPC_S_FREE)
+				return &ep->slots[i];
+		dtxn_co_sleep_until_lc(ep->c->co, dtxn_now_ns() + RRPC_PAUSE_NS);
+	}
+}
+
+/* Puts one request in its Rocket (waiting, yielding, for room). */
+static int
+rrpc_put_req(struct dtxn_rrpc_ep *ep, struct dtxn_rpc_call *call)
+{
+	struct dtxn_rrpc *r = ep->r;
+	struct rrpc_peer *p = call->dst_node < DTXN_MAX_NODES ? r->by_node[call->dst_node] : NULL;
+	struct rrpc_msg_hdr h;
+	struct rrpc_slot *s;
+	int rc;
+
+	if (p == NULL)
+		return call->dst_node < DTXN_MAX_NODES ? -ENOTCONN : -EINVAL;
+	if (call->req_len > DTXN_RRPC_REQ_MAX || call->resp == NULL ||
+	    call->type >= DTXN_RPC_TYPES || (call->req == NULL && call->req_len != 0))
+		return -EINVAL;
+	s = rrpc_take_slot(ep);
+	memset(&h, 0, sizeof(h));
+	h.len = (uint16_t)call->req_len;
+	h.kind = RRPC_KIND_REQ;
+	h.type = call->type;
+	h.ep = ep->id;
+	h.slot = (uint8_t)(s - ep->slots);
+	h.seq = ++ep->seq;
+	while ((rc = rrpc_append(r, p, &h, call->req)) == -EAGAIN) {
+		rrpc_flush_peer(r, p);
+		dtxn_co_sleep_until_lc(ep->c->co, dtxn_now_ns() + RRPC_PAUSE_NS);
+	}
+	if (rc != 0)
+		return rc;
+	s->state = RRPC_S_WAIT;
+	s->seq = h.seq;
+	s->node = p->node;
+	s->call = call;
+	r->st.req_sent++;
+	return 0;
+}
+
+int
+dtxn_rrpc_call_lc(struct dtxn_rrpc_ep *ep, struct dtxn_rpc_call *calls, unsigned n)
+{
+	struct dtxn_co *co;
+	int first = 0;
+
+	if (ep == NULL || (calls == NULL && n != 0))
+		return -EINVAL;
+	co = ep->c->co;
+	dtxn_co_settle_lc(co); /* virtual time: CPU spent before the messages leave */
+	for (unsigned i = 0; i < n; i++) {
+		calls[i].resp_len = 0;
+		calls[i].status = 0;
+		dtxn_co_expect_lc(co, 1);
+		calls[i].status = rrpc_put_req(ep, &calls[i]);
+		if (calls[i].status != 0)
+			dtxn_co_complete_lc(co, 0);
+	}
+	if (!ep->r->flushing) {
+		/* lead the flush: let the lcore's ready coroutines add theirs first */
+		ep->r->flushing = true;
+		dtxn_co_yield_lc(co);
+		ep->r->flushing = false;
+		rrpc_flush_all(ep->r);
+	}
+	(void)dtxn_co_wait_lc(co);
+	for (unsigned i = 0; i < n; i++)
+		if (calls[i].status != 0 && first == 0)
+			first = calls[i].status;
+	return first;
+}
+
+/* ------------------------------------------------------------------ */
+/* Receiving                                                          */
+/* ------------------------------------------------------------------ */
+
+struct rrpc_rx_ctx {
+	struct dtxn_rrpc *r;
+	struct rrpc_peer *p;
+	unsigned msgs;
+};
+
+static void
+rrpc_on_req(struct dtxn_rrpc *r, struct rrpc_peer *p, const struct rrpc_msg_hdr *h,
+	    const uint8_t *payload)
+{
+	const struct rrpc_handler *hd = &r->handlers[h->type];
+	uint8_t out[DTXN_RPC_RESP_MAX] __rte_aligned(8);
+	struct rrpc_msg_hdr rh;
+	int n;
+
+	r->st.req_handled++;
+	if (hd->fn == NULL) {
+		r->st.bad++;
+		RRPC_LOG(WARNING, "request of type %u from node %u: no handler", h->type, p->node);
+		return;
+	}
+	n = hd->fn(hd->arg, p->node, payload, h->len, out);
+	if (n < 0)
+		return;
+	if (n > (int)DTXN_RPC_RESP_MAX) {
+		r->st.bad++;
+		RRPC_LOG(ERR, "handler of type %u returned %d reply bytes", h->type, n);
+		return;
+	}
+	rh = *h;
+	rh.kind = RRPC_KIND_RESP;
+	rh.len = (uint16_t)n;
+	if (rrpc_append(r, p, &rh, out) != 0) {
+		/* cannot happen while buckets >= outstanding requests / 2 (create checks) */
+		r->st.bad++;
+		RRPC_LOG(ERR, "no ring room for a reply to node %u", p->node);
+	}
+}
+
+static void
+rrpc_on_resp(struct dtxn_rrpc *r, struct rrpc_peer *p, const struct rrpc_msg_hdr *h,
+	     const uint8_t *payload)
+{
+	struct dtxn_rrpc_ep *ep = h->ep < r->n_eps ? r->eps[h->ep] : NULL;
+	struct rrpc_slot *s;
+	uint32_t len;
+
+	if (ep == NULL || h->slot >= DTXN_RPC_SLOTS) {
+		r->st.bad++;
+		return;
+	}
+	s = &ep->slots[h->slot];
+	if (s->state != RRPC_S_WAIT || s->seq != h->seq || s->node != p->node) {
+		r->st.bad++;
+		return;
+	}
+	len = RTE_MIN((uint32_t)h->len, (uint32_t)DTXN_RPC_RESP_MAX);
+	memcpy(s->call->resp, payload, len);
+	s->call->resp_len = len;
+	s->call->status = 0;
+	s->state = RRPC_S_FREE;
+	s->call = NULL;
+	r->st.resp_recv++;
+	dtxn_co_complete_lc(ep->c->co, 0);
+}
+
+static void
+rrpc_on_msg(void *arg, const struct rrpc_msg_hdr *h, const uint8_t *payload)
+{
+	struct rrpc_rx_ctx *x = arg;
+
+	x->msgs++;
+	if (h->type >= DTXN_RPC_TYPES) {
+		x->r->st.bad++;
+		return;
+	}
+	if (h->kind == RRPC_KIND_REQ)
+		rrpc_on_req(x->r, x->p, h, payload);
+	else if (h->kind == RRPC_KIND_RESP)
+		rrpc_on_resp(x->r, x->p, h, payload);
+	else
+		x->r->st.bad++;
+}
+
+/* Takes the complete buckets of @p p's inbound ring, in order. */
+static unsigned
+rrpc_poll_peer(struct dtxn_rrpc *r, struct rrpc_peer *p)
+{
+	struct rrpc_rx_ctx x = { .r = r, .p = p };
+
+	for (;;) {
+		uint8_t *mem = p->rx_ring + (uint64_t)(p->cons % r->nb) * RRPC_BUCKET_BYTES;
+		int len = rrpc_bucket_ready(mem, p->cons);
+		uint16_t ack;
+
+		if (len == 0)
+			break;
+		if (len < 0) {
+			r->st.bad++;
+			RRPC_LOG(WARNING, "bad bucket from node %u dropped", p->node);
+			rrpc_bucket_clear(mem, RRPC_BUCKET_BYTES);
+			p->cons++;
+			continue;
+		}
+		ack = rrpc_bucket_ack(mem);
+		if ((int16_t)(ack - (uint16_t)p->credit) > 0)
+			p->credit += (uint16_t)(ack - (uint16_t)p->credit);
+		if (rrpc_bucket_parse(mem, (uint32_t)len, rrpc_on_msg, &x) < 0)
+			r->st.bad++;
+		rrpc_bucket_clear(mem, (uint32_t)len);
+		p->cons++;
+	}
+	return x.msgs;
+}
+
+/* The worker's poller: inbound buckets of every Rocket, then one flush. */
+static unsigned
+rrpc_poll(void *arg)
+{
+	struct dtxn_rrpc *r = arg;
+	unsigned work = 0;
+
+	for (unsigned i = 0; i < r->n_peers; i++)
+		work += rrpc_poll_peer(r, &r->peer[i]);
+	if (work != 0)
+		dtxn_sched_charge_op(r->w->sched, DTXN_CPU_MSG, work); /* sim only */
+	rrpc_flush_all(r);
+	return work;
+}
+
+/* ------------------------------------------------------------------ */
+/* Life cycle                                                         */
+/* ------------------------------------------------------------------ */
+
+static void
+rrpc_free(struct dtxn_rrpc *r)
+{
+	for (unsigned i = 0; i < r->n_peers; i++) {
+		if (r->peer[i].qp != NULL)
+			dtxn_qp_destroy(r->peer[i].qp);
+		rte_free(r->peer[i].stage);
+		rte_free(r->peer[i].wrs);
+	}
+	rte_free(r->eps);
+	rte_free(r);
+}
+
+static int
+rrpc_peer_init(struct dtxn_rrpc *r, struct rrpc_peer *p, uint16_t node)
+{
+	struct dtxn_rrpc_domain *d = r->d;
+	struct dtxn_worker *w = r->w;
+	unsigned k = w->index, self = w->cn_node;
+	uint64_t tx = rrpc_ring_off(d, k, self), rx = rrpc_ring_off(d, k, node);
+
+	p->node = node;
+	p->qp = dtxn_qp_create(d->f, w->cq, w->cn_node, node,
+			       rte_align32pow2(RTE_MAX(2 * r->nb + 64, 64u)));
+	if (p->qp == NULL)
+		return -rte_errno;
+	p->stage = rte_zmalloc_socket("dtxn_rrpc_stage", sizeof(*p->stage) * 2 * r->nb,
+				      RTE_CACHE_LINE_SIZE, w->socket_id);
+	p->wrs = rte_zmalloc_socket("dtxn_rrpc_wrs", sizeof(*p->wrs) * (r->nb + 1), 0,
+				    w->socket_id);
+	if (p->stage == NULL || p->wrs == NULL)
+		return -ENOMEM;
+	/* ours -> node: in node's memory; its control line carries node's credit for node -> us */
+	p->tx_ring = DTXN_RADDR(node, tx + RRPC_CTRL_BYTES);
+	p->credit_raddr = DTXN_RADDR(node, tx);
+	/* node -> ours: in our memory; its control line: node's consumption of our ring */
+	p->rx_ring = d->mem[self] + rx + RRPC_CTRL_BYTES;
+	p->credit_word = (const uint64_t *)(const void *)(d->mem[self] + rx);
+	return 0;
+}
+
+struct dtxn_rrpc *
+dtxn_rrpc_create(struct dtxn_rrpc_domain *d, struct dtxn_worker *w)
+{
+	struct dtxn_rrpc **slot;
+	struct dtxn_rrpc *r;
+	unsigned max_eps;
+	int rc = -EINVAL;
+
+	if (d == NULL || w == NULL || w->db == NULL || w->db->fabric != d->f ||
+	    w->index >= d->max_workers || w->cn_node < d->n_mn || w->cn_node >= d->n_nodes)
+		goto fail0;
+	max_eps = dtxn_worker_max_coords(w);
+	if (max_eps == 0 || max_eps > UINT16_MAX || 2 * d->nb < max_eps * DTXN_RPC_SLOTS)
+		goto fail0;
+	slot = &d->by_worker[(size_t)(w->cn_node - d->n_mn) * d->max_workers + w->index];
+	if (*slot != NULL) {
+		rc = -EEXIST;
+		goto fail0;
+	}
+	r = rte_zmalloc_socket("dtxn_rrpc", sizeof(*r), RTE_CACHE_LINE_SIZE, w->socket_id);
+	if (r == NULL) {
+		rc = -ENOMEM;
+		goto fail0;
+	}
+	r->d = d;
+	r->w = w;
+	r->nb = d->nb;
+	r->max_eps = max_eps;
+	r->eps = rte_zmalloc_socket("dtxn_rrpc_eps", sizeof(*r->eps) * max_eps, 0, w->socket_id);
+	if (r->eps == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	for (unsigned n = d->n_mn; n < d->n_nodes; n++) {
+		struct rrpc_peer *p;
+
+		if (n == w->cn_node)
+			continue;
+		p = &r->peer[r->n_peers++];
+		r->by_node[n] = p;
+		rc = rrpc_peer_init(r, p, (uint16_t)n);
+		if (rc != 0)
+			goto fail;
+	}
+	if (dtxn_sched_add_poller(w->sched, rrpc_poll, r) != 0) {
+		rc = -ENOSPC;
+		goto fail;
+	}
+	__atomic_store_n(slot, r, __ATOMIC_RELEASE);
+	return r;
+fail:
+	rrpc_free(r);
+fail0:
+	rte_errno = -rc;
+	return NULL;
+}
+
+void
+dtxn_rrpc_destroy(struct dtxn_rrpc *r)
+{
+	if (r == NULL)
+		return;
+	__atomic_store_n(&r->d->by_worker[(size_t)(r->w->cn_node - r->d->n_mn) * r->d->max_workers +
+					  r->w->index],
+			 NULL, __ATOMIC_RELEASE);
+	for (unsigned e = 0; e < r->n_eps; e++)
+		rte_free(r->eps[e]);
+	rrpc_free(r);
+}
+
+int
+dtxn_rrpc_register(struct dtxn_rrpc *r, uint8_t type, dtxn_rpc_handler_fn fn, void *arg)
+{
+	if (r == NULL || fn == NULL || type >= DTXN_RPC_TYPES)
+		return -EINVAL;
+	if (r->handlers[type].fn != NULL)
+		return -EEXIST;
+	r->handlers[type].fn = fn;
+	r->handlers[type].arg = arg;
+	return 0;
+}
+
+struct dtxn_rrpc_ep *
+dtxn_rrpc_ep_create(struct dtxn_rrpc *r, struct dtxn_coord *c)
+{
+	struct dtxn_rrpc_ep *ep;
+
+	if (r == NULL || c == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (r->n_eps >= r->max_eps) {
+		rte_errno = ENOSPC;
+		return NULL;
+	}
+	ep = rte_zmalloc_socket("dtxn_rrpc_ep", sizeof(*ep), RTE_CACHE_LINE_SIZE,
+				r->w->socket_id);
+	if (ep == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	ep->r = r;
+	ep->c = c;
+	ep->id = (uint16_t)r->n_eps;
+	r->eps[r->n_eps++] = ep;
+	return ep;
+}
+
+void
+dtxn_rrpc_ep_destroy(struct dtxn_rrpc_ep *ep)
+{
+	if (ep == NULL)
+		return;
+	if (ep->id < ep->r->n_eps && ep->r->eps[ep->id] == ep)
+		ep->r->eps[ep->id] = NULL;
+	rte_free(ep);
+}
+
+void
+dtxn_rrpc_stats_get(const struct dtxn_rrpc *r, struct dtxn_rrpc_stats *st)
+{
+	if (r != NULL && st != NULL)
+		*st = r->st;
+}
