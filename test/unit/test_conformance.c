@@ -31,6 +31,7 @@
 #include "dtxn_fabric_sim.h"
 #include "dtxn_sched.h"
 #include "unit_eal.h"
+#include "ut_fabric.h"
 
 #define TC_REGION (1u << 20)
 #define TC_N_MN 2
@@ -135,28 +136,6 @@ tc_extra(struct dtxn_fabric *f, struct dtxn_cq *cq)
 }
 
 static void
-tc_wr(struct dtxn_wr *wr, uint8_t op, uint64_t id, void *local, uint32_t len,
-      dtxn_raddr_t raddr, uint8_t flags)
-{
-	memset(wr, 0, sizeof(*wr));
-	wr->opcode = op;
-	wr->wr_id = id;
-	wr->local = local;
-	wr->len = len;
-	wr->raddr = raddr;
-	wr->flags = flags;
-}
-
-static uint64_t
-tc_word(const struct tc_env *env, uint64_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, env->mn0 + off, 8);
-	return v;
-}
-
-static void
 tc_set_word(struct tc_env *env, uint64_t off, uint64_t v)
 {
 	memcpy(env->mn0 + off, &v, 8);
@@ -176,7 +155,7 @@ test_read_write(void **state)
 	for (i = 0; i < 200; i++)
 		src[i] = (uint8_t)(i * 7 + 3);
 	/* an odd offset and length */
-	tc_wr(&wr, DTXN_WR_WRITE, 11, src, 200, DTXN_RADDR(0, 4093), DTXN_WR_F_SIGNALED);
+	ut_wr(&wr, DTXN_WR_WRITE, 11, src, 200, DTXN_RADDR(0, 4093), DTXN_WR_F_SIGNALED);
 	assert_int_equal(dtxn_qp_post(env->qp, &wr), 0);
 	assert_int_equal(tc_reap(env->f, env->cq, &cqe, 1), 1);
 	assert_int_equal(cqe.wr_id, 11);
@@ -184,7 +163,7 @@ test_read_write(void **state)
 	assert_int_equal(cqe.opcode, DTXN_WR_WRITE);
 	assert_memory_equal(env->mn0 + 4093, src, 200);
 
-	tc_wr(&wr, DTXN_WR_READ, 12, dst, 200, DTXN_RADDR(0, 4093), DTXN_WR_F_SIGNALED);
+	ut_wr(&wr, DTXN_WR_READ, 12, dst, 200, DTXN_RADDR(0, 4093), DTXN_WR_F_SIGNALED);
 	assert_int_equal(dtxn_qp_post(env->qp, &wr), 0);
 	assert_int_equal(tc_reap(env->f, env->cq, &cqe, 1), 1);
 	assert_int_equal(cqe.wr_id, 12);
@@ -195,7 +174,7 @@ test_read_write(void **state)
 
 	/* inline WRITE: the caller's buffer may change right after posting */
 	memset(src, 0xab, 64);
-	tc_wr(&wr, DTXN_WR_WRITE, 13, src, 64, DTXN_RADDR(0, 0), DTXN_WR_F_SIGNALED | DTXN_WR_F_INLINE);
+	ut_wr(&wr, DTXN_WR_WRITE, 13, src, 64, DTXN_RADDR(0, 0), DTXN_WR_F_SIGNALED | DTXN_WR_F_INLINE);
 	assert_int_equal(dtxn_qp_post(env->qp, &wr), 0);
 	memset(src, 0, 64);
 	assert_int_equal(tc_reap(env->f, env->cq, &cqe, 1), 1);
@@ -205,7 +184,7 @@ test_read_write(void **state)
 	{
 		uint8_t stack[16] = "on the stack";
 
-		tc_wr(&wr, DTXN_WR_WRITE, 14, stack, 16, DTXN_RADDR(0, 7000), DTXN_WR_F_SIGNALED);
+		ut_wr(&wr, DTXN_WR_WRITE, 14, stack, 16, DTXN_RADDR(0, 7000), DTXN_WR_F_SIGNALED);
 		assert_int_equal(dtxn_qp_post(env->qp, &wr), 0);
 		assert_int_equal(tc_reap(env->f, env->cq, &cqe, 1), 1);
 		assert_memory_equal(env->mn0 + 7000, "on the stack", 13);
@@ -224,8 +203,8 @@ test_order(void **state)
 	/* WRITE then READ of the same word in one chain: the READ sees it */
 	vals[0] = 0x1122334455667788ull;
 	*got = 0;
-	tc_wr(&wr[0], DTXN_WR_WRITE, 1, &vals[0], 8, DTXN_RADDR(0, 512), 0);
-	tc_wr(&wr[1], DTXN_WR_READ, 2, got, 8, DTXN_RADDR(0, 512), DTXN_WR_F_SIGNALED);
+	ut_wr(&wr[0], DTXN_WR_WRITE, 1, &vals[0], 8, DTXN_RADDR(0, 512), 0);
+	ut_wr(&wr[1], DTXN_WR_READ, 2, got, 8, DTXN_RADDR(0, 512), DTXN_WR_F_SIGNALED);
 	wr[0].next = &wr[1];
 	assert_int_equal(dtxn_qp_post(env->qp, wr), 0);
 	assert_int_equal(tc_reap(env->f, env->cq, cqe, 1), 1);
@@ -235,7 +214,7 @@ test_order(void **state)
 	/* 16 signaled WRITEs to one word: completions in order, the last wins */
 	for (i = 0; i < 16; i++) {
 		vals[i] = 1000 + i;
-		tc_wr(&wr[i], DTXN_WR_WRITE, 100 + i, &vals[i], 8, DTXN_RADDR(0, 520),
+		ut_wr(&wr[i], DTXN_WR_WRITE, 100 + i, &vals[i], 8, DTXN_RADDR(0, 520),
 		      DTXN_WR_F_SIGNALED);
 		wr[i].next = i + 1 < 16 ? &wr[i + 1] : NULL;
 	}
@@ -243,18 +222,18 @@ test_order(void **state)
 	assert_int_equal(tc_reap(env->f, env->cq, cqe, 16), 16);
 	for (i = 0; i < 16; i++)
 		assert_int_equal(cqe[i].wr_id, 100 + i);
-	assert_int_equal(tc_word(env, 520), 1015);
+	assert_int_equal(ut_word(env->mn0, 520), 1015);
 	/* an atomic after a WRITE in the same chain sees the WRITE */
 	vals[0] = 500;
-	tc_wr(&wr[0], DTXN_WR_WRITE, 1, &vals[0], 8, DTXN_RADDR(0, 528), 0);
-	tc_wr(&wr[1], DTXN_WR_FAA, 2, got, 8, DTXN_RADDR(0, 528), DTXN_WR_F_SIGNALED);
+	ut_wr(&wr[0], DTXN_WR_WRITE, 1, &vals[0], 8, DTXN_RADDR(0, 528), 0);
+	ut_wr(&wr[1], DTXN_WR_FAA, 2, got, 8, DTXN_RADDR(0, 528), DTXN_WR_F_SIGNALED);
 	wr[1].compare_add = 1;
 	wr[0].next = &wr[1];
 	wr[1].next = NULL;
 	assert_int_equal(dtxn_qp_post(env->qp, wr), 0);
 	assert_int_equal(tc_reap(env->f, env->cq, cqe, 1), 1);
 	assert_int_equal(*got, 500);
-	assert_int_equal(tc_word(env, 528), 501);
+	assert_int_equal(ut_word(env->mn0, 528), 501);
 }
 
 static void
@@ -267,7 +246,7 @@ test_atomics(void **state)
 
 	tc_set_word(env, 1024, 41);
 	/* CAS failure: wrong compare, old value returned, memory unchanged */
-	tc_wr(&wr, DTXN_WR_CAS, 1, old, 8, DTXN_RADDR(0, 1024), DTXN_WR_F_SIGNALED);
+	ut_wr(&wr, DTXN_WR_CAS, 1, old, 8, DTXN_RADDR(0, 1024), DTXN_WR_F_SIGNALED);
 	wr.compare_add = 40;
 	wr.swap = 99;
 	assert_int_equal(dtxn_qp_post(env->qp, &wr), 0);
@@ -276,36 +255,36 @@ test_atomics(void **state)
 	assert_int_equal(cqe.opcode, DTXN_WR_CAS);
 	assert_int_equal(cqe.byte_len, 8);
 	assert_int_equal(*old, 41);
-	assert_int_equal(tc_word(env, 1024), 41);
+	assert_int_equal(ut_word(env->mn0, 1024), 41);
 	/* CAS success */
 	*old = 0;
 	wr.compare_add = 41;
 	assert_int_equal(dtxn_qp_post(env->qp, &wr), 0);
 	assert_int_equal(tc_reap(env->f, env->cq, &cqe, 1), 1);
 	assert_int_equal(*old, 41);
-	assert_int_equal(tc_word(env, 1024), 99);
+	assert_int_equal(ut_word(env->mn0, 1024), 99);
 	/* FAA returns the old value; a large addend wraps */
-	tc_wr(&wr, DTXN_WR_FAA, 2, old, 8, DTXN_RADDR(0, 1024), DTXN_WR_F_SIGNALED);
+	ut_wr(&wr, DTXN_WR_FAA, 2, old, 8, DTXN_RADDR(0, 1024), DTXN_WR_F_SIGNALED);
 	wr.compare_add = 5;
 	assert_int_equal(dtxn_qp_post(env->qp, &wr), 0);
 	assert_int_equal(tc_reap(env->f, env->cq, &cqe, 1), 1);
 	assert_int_equal(cqe.opcode, DTXN_WR_FAA);
 	assert_int_equal(*old, 99);
-	assert_int_equal(tc_word(env, 1024), 104);
+	assert_int_equal(ut_word(env->mn0, 1024), 104);
 	wr.compare_add = UINT64_MAX; /* -1 */
 	assert_int_equal(dtxn_qp_post(env->qp, &wr), 0);
 	assert_int_equal(tc_reap(env->f, env->cq, &cqe, 1), 1);
 	assert_int_equal(*old, 104);
-	assert_int_equal(tc_word(env, 1024), 103);
+	assert_int_equal(ut_word(env->mn0, 1024), 103);
 	/* values with every byte distinct: byte order of the result */
 	tc_set_word(env, 1032, 0x0102030405060708ull);
-	tc_wr(&wr, DTXN_WR_CAS, 3, old, 8, DTXN_RADDR(0, 1032), DTXN_WR_F_SIGNALED);
+	ut_wr(&wr, DTXN_WR_CAS, 3, old, 8, DTXN_RADDR(0, 1032), DTXN_WR_F_SIGNALED);
 	wr.compare_add = 0x0102030405060708ull;
 	wr.swap = 0x1112131415161718ull;
 	assert_int_equal(dtxn_qp_post(env->qp, &wr), 0);
 	assert_int_equal(tc_reap(env->f, env->cq, &cqe, 1), 1);
 	assert_int_equal(*old, 0x0102030405060708ull);
-	assert_int_equal(tc_word(env, 1032), 0x1112131415161718ull);
+	assert_int_equal(ut_word(env->mn0, 1032), 0x1112131415161718ull);
 }
 
 static void
@@ -318,7 +297,7 @@ test_masked_cas(void **state)
 
 	tc_set_word(env, 2048, init);
 	/* CREST-style lock of cells 2 and 4 (MSB = cell 0): compare those bits to 0 */
-	tc_wr(&wr, DTXN_WR_MASKED_CAS, 1, old, 8, DTXN_RADDR(0, 2048), DTXN_WR_F_SIGNALED);
+	ut_wr(&wr, DTXN_WR_MASKED_CAS, 1, old, 8, DTXN_RADDR(0, 2048), DTXN_WR_F_SIGNALED);
 	wr.compare_mask = (1ull << 61) | (1ull << 59);
 	wr.compare_add = 0;
 	wr.swap_mask = wr.compare_mask;
@@ -329,14 +308,14 @@ test_masked_cas(void **state)
 	assert_int_equal(cqe.opcode, DTXN_WR_MASKED_CAS);
 	assert_int_equal(*old, init);
 	/* only the swapped bits changed; bits 63 and 0 are kept */
-	assert_int_equal(tc_word(env, 2048), init | wr.compare_mask);
+	assert_int_equal(ut_word(env->mn0, 2048), init | wr.compare_mask);
 
 	/* the same lock again fails: bit 61 is now set; memory unchanged */
 	*old = 0;
 	assert_int_equal(dtxn_qp_post(env->qp, &wr), 0);
 	assert_int_equal(tc_reap(env->f, env->cq, &cqe, 1), 1);
 	assert_int_equal(*old, init | wr.compare_mask);
-	assert_int_equal(tc_word(env, 2048), init | wr.compare_mask);
+	assert_int_equal(ut_word(env->mn0, 2048), init | wr.compare_mask);
 
 	/* bits outside compare_mask are ignored; outside swap_mask kept */
 	wr.compare_mask = 1ull << 63;
@@ -345,7 +324,7 @@ test_masked_cas(void **state)
 	wr.swap = 0x1234ull;
 	assert_int_equal(dtxn_qp_post(env->qp, &wr), 0);
 	assert_int_equal(tc_reap(env->f, env->cq, &cqe, 1), 1);
-	assert_int_equal(tc_word(env, 2048), (init & ~0xFFull) | (1ull << 61) | (1ull << 59) | 0x34);
+	assert_int_equal(ut_word(env->mn0, 2048), (init & ~0xFFull) | (1ull << 61) | (1ull << 59) | 0x34);
 	/* an empty compare mask always swaps */
 	wr.compare_mask = 0;
 	wr.compare_add = 0x5555;
@@ -353,7 +332,7 @@ test_masked_cas(void **state)
 	wr.swap = 7;
 	assert_int_equal(dtxn_qp_post(env->qp, &wr), 0);
 	assert_int_equal(tc_reap(env->f, env->cq, &cqe, 1), 1);
-	assert_int_equal(tc_word(env, 2048), 7);
+	assert_int_equal(ut_word(env->mn0, 2048), 7);
 }
 
 static void
@@ -367,18 +346,18 @@ test_doorbell_chain(void **state)
 	unsigned i;
 
 	*w = 7;
-	tc_wr(&wr[0], DTXN_WR_WRITE, 0, w, 8, DTXN_RADDR(0, 8192), DTXN_WR_F_SIGNALED);
-	tc_wr(&wr[1], DTXN_WR_CAS, 1, cas_old, 8, DTXN_RADDR(0, 8192), DTXN_WR_F_SIGNALED);
+	ut_wr(&wr[0], DTXN_WR_WRITE, 0, w, 8, DTXN_RADDR(0, 8192), DTXN_WR_F_SIGNALED);
+	ut_wr(&wr[1], DTXN_WR_CAS, 1, cas_old, 8, DTXN_RADDR(0, 8192), DTXN_WR_F_SIGNALED);
 	wr[1].compare_add = 7;
 	wr[1].swap = 10;
-	tc_wr(&wr[2], DTXN_WR_FAA, 2, faa_old, 8, DTXN_RADDR(0, 8192), DTXN_WR_F_SIGNALED);
+	ut_wr(&wr[2], DTXN_WR_FAA, 2, faa_old, 8, DTXN_RADDR(0, 8192), DTXN_WR_F_SIGNALED);
 	wr[2].compare_add = 3;
-	tc_wr(&wr[3], DTXN_WR_MASKED_CAS, 3, mcas_old, 8, DTXN_RADDR(0, 8192), DTXN_WR_F_SIGNALED);
+	ut_wr(&wr[3], DTXN_WR_MASKED_CAS, 3, mcas_old, 8, DTXN_RADDR(0, 8192), DTXN_WR_F_SIGNALED);
 	wr[3].compare_mask = 0xF;
 	wr[3].compare_add = 13;
 	wr[3].swap_mask = 0xF0;
 	wr[3].swap = 0x50;
-	tc_wr(&wr[4], DTXN_WR_READ, 4, r, 8, DTXN_RADDR(0, 8192), DTXN_WR_F_SIGNALED);
+	ut_wr(&wr[4], DTXN_WR_READ, 4, r, 8, DTXN_RADDR(0, 8192), DTXN_WR_F_SIGNALED);
 	for (i = 0; i < 4; i++)
 		wr[i].next = &wr[i + 1];
 	assert_int_equal(dtxn_qp_post(env->qp, wr), 0);
@@ -406,7 +385,7 @@ test_selective_signaling(void **state)
 	/* 4 WRs, only the last signaled: one completion, every WR took effect */
 	*v = 1;
 	for (i = 0; i < 4; i++) {
-		tc_wr(&wr[i], DTXN_WR_WRITE, i, v, 8, DTXN_RADDR(0, 16384 + 8 * i),
+		ut_wr(&wr[i], DTXN_WR_WRITE, i, v, 8, DTXN_RADDR(0, 16384 + 8 * i),
 		      i == 3 ? DTXN_WR_F_SIGNALED : 0);
 		wr[i].next = i < 3 ? &wr[i + 1] : NULL;
 	}
@@ -415,18 +394,18 @@ test_selective_signaling(void **state)
 	assert_int_equal(cqe[0].wr_id, 3);
 	assert_int_equal(tc_extra(env->f, env->cq), 0);
 	for (i = 0; i < 4; i++)
-		assert_int_equal(tc_word(env, 16384 + 8 * i), 1);
+		assert_int_equal(ut_word(env->mn0, 16384 + 8 * i), 1);
 	/* long runs of unsignaled WRs never fill the 64-deep QP */
 	for (unsigned round = 0; round < 10; round++) {
 		for (i = 0; i < 40; i++) {
-			tc_wr(&wr[i], DTXN_WR_WRITE, 1000 + i, v, 8, DTXN_RADDR(0, 16448), 0);
+			ut_wr(&wr[i], DTXN_WR_WRITE, 1000 + i, v, 8, DTXN_RADDR(0, 16448), 0);
 			wr[i].next = i < 39 ? &wr[i + 1] : NULL;
 		}
 		*v = round;
 		assert_int_equal(dtxn_qp_post(env->qp, wr), 0);
 		(void)tc_extra(env->f, env->cq); /* lets the device move (no CQE expected) */
 	}
-	tc_wr(&wr[0], DTXN_WR_READ, 9, v + 1, 8, DTXN_RADDR(0, 16448), DTXN_WR_F_SIGNALED);
+	ut_wr(&wr[0], DTXN_WR_READ, 9, v + 1, 8, DTXN_RADDR(0, 16448), DTXN_WR_F_SIGNALED);
 	assert_int_equal(dtxn_qp_post(env->qp, wr), 0);
 	assert_int_equal(tc_reap(env->f, env->cq, cqe, 1), 1);
 	assert_int_equal(cqe[0].wr_id, 9);
@@ -444,9 +423,9 @@ test_error_completions(void **state)
 	unsigned got;
 
 	/* an unsignaled WR that fails still completes, with an error */
-	tc_wr(&wr[0], DTXN_WR_READ, 20, v, 8, DTXN_RADDR(0, TC_REGION), 0);
-	tc_wr(&wr[1], DTXN_WR_WRITE, 21, v, 8, DTXN_RADDR(0, 0), 0);
-	tc_wr(&wr[2], DTXN_WR_READ, 22, v, 8, DTXN_RADDR(0, 0), DTXN_WR_F_SIGNALED);
+	ut_wr(&wr[0], DTXN_WR_READ, 20, v, 8, DTXN_RADDR(0, TC_REGION), 0);
+	ut_wr(&wr[1], DTXN_WR_WRITE, 21, v, 8, DTXN_RADDR(0, 0), 0);
+	ut_wr(&wr[2], DTXN_WR_READ, 22, v, 8, DTXN_RADDR(0, 0), DTXN_WR_F_SIGNALED);
 	wr[0].next = &wr[1];
 	wr[1].next = &wr[2];
 	assert_int_equal(dtxn_qp_post(env->qp, wr), 0);
@@ -463,7 +442,7 @@ test_error_completions(void **state)
 	assert_int_equal(got, 2);
 	/* out of the region, across its end, past the 48-bit offset space */
 	for (unsigned i = 0; i < RTE_DIM(offs); i++) {
-		tc_wr(&wr[0], i == 2 ? DTXN_WR_FAA : DTXN_WR_WRITE, i, v, 8,
+		ut_wr(&wr[0], i == 2 ? DTXN_WR_FAA : DTXN_WR_WRITE, i, v, 8,
 		      DTXN_RADDR(0, offs[i]), DTXN_WR_F_SIGNALED);
 		assert_int_equal(dtxn_qp_post(env->qp, wr), 0);
 		assert_int_equal(tc_reap(env->f, env->cq, cqe, 1), 1);
@@ -472,11 +451,11 @@ test_error_completions(void **state)
 	}
 	/* the last word of the region is fine */
 	*v = 0xdead;
-	tc_wr(&wr[0], DTXN_WR_WRITE, 9, v, 8, DTXN_RADDR(0, TC_REGION - 8), DTXN_WR_F_SIGNALED);
+	ut_wr(&wr[0], DTXN_WR_WRITE, 9, v, 8, DTXN_RADDR(0, TC_REGION - 8), DTXN_WR_F_SIGNALED);
 	assert_int_equal(dtxn_qp_post(env->qp, wr), 0);
 	assert_int_equal(tc_reap(env->f, env->cq, cqe, 1), 1);
 	assert_int_equal(cqe[0].status, DTXN_WC_SUCCESS);
-	assert_int_equal(tc_word(env, TC_REGION - 8), 0xdead);
+	assert_int_equal(ut_word(env->mn0, TC_REGION - 8), 0xdead);
 }
 
 /* Posts a SEND, waiting (up to 2 s) while the QP connects (mlx5). */
@@ -505,7 +484,7 @@ test_send_recv(void **state)
 	strcpy(msg, "hello, memory node");
 	a = dtxn_qp_create(env->f, env->cq, TC_CN0, TC_CN1, 64);
 	assert_non_null(a);
-	tc_wr(&s, DTXN_WR_SEND, 1, msg, 32, 0, DTXN_WR_F_SIGNALED);
+	ut_wr(&s, DTXN_WR_SEND, 1, msg, 32, 0, DTXN_WR_F_SIGNALED);
 	/* no peer QP yet */
 	assert_int_equal(dtxn_qp_post(a, &s), -ENOTCONN);
 	b = dtxn_qp_create(env->f, cq1, TC_CN1, TC_CN0, 64);
@@ -513,7 +492,7 @@ test_send_recv(void **state)
 
 	/* RECV first, then SEND */
 	memset(buf, 0, 64);
-	tc_wr(&r, DTXN_WR_RECV, 77, buf, 64, 0, 0);
+	ut_wr(&r, DTXN_WR_RECV, 77, buf, 64, 0, 0);
 	assert_int_equal(dtxn_qp_post_recv(b, &r), 0);
 	assert_int_equal(tc_send(a, &s), 0);
 	assert_int_equal(tc_reap(env->f, env->cq, &cqe, 1), 1);
@@ -540,9 +519,9 @@ test_send_recv(void **state)
 	assert_memory_equal(buf, "hello", 5);
 
 	/* the other direction, too large for the buffer: a local length error */
-	tc_wr(&r, DTXN_WR_RECV, 88, tiny, 8, 0, 0);
+	ut_wr(&r, DTXN_WR_RECV, 88, tiny, 8, 0, 0);
 	assert_int_equal(dtxn_qp_post_recv(a, &r), 0);
-	tc_wr(&s, DTXN_WR_SEND, 2, msg, 32, 0, 0);
+	ut_wr(&s, DTXN_WR_SEND, 2, msg, 32, 0, 0);
 	assert_int_equal(tc_send(b, &s), 0);
 	assert_int_equal(tc_reap(env->f, env->cq, &cqe, 1), 1);
 	assert_int_equal(cqe.wr_id, 88);
@@ -550,7 +529,7 @@ test_send_recv(void **state)
 	assert_int_equal(cqe.src_node, TC_CN1);
 
 	/* destroy flushes posted RECVs */
-	tc_wr(&r, DTXN_WR_RECV, 99, buf, 64, 0, 0);
+	ut_wr(&r, DTXN_WR_RECV, 99, buf, 64, 0, 0);
 	assert_int_equal(dtxn_qp_post_recv(b, &r), 0);
 	dtxn_qp_destroy(b);
 	assert_int_equal(tc_reap(env->f, cq1, &cqe, 1), 1);

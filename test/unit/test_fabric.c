@@ -26,6 +26,7 @@
 #include "dtxn_fabric_driver.h"
 #include "dtxn_sched.h"
 #include "unit_eal.h"
+#include "ut_fabric.h"
 
 #define TF_REGION (1u << 20)
 #define TF_N_MN 2
@@ -98,28 +99,6 @@ tf_reap(struct dtxn_cq *cq, struct dtxn_cqe *cqes, unsigned n)
 	while (got < n && dtxn_now_ns() < deadline)
 		got += dtxn_cq_poll(cq, cqes + got, n - got);
 	return got;
-}
-
-static void
-tf_wr(struct dtxn_wr *wr, uint8_t op, uint64_t id, void *local, uint32_t len,
-      dtxn_raddr_t raddr, uint8_t flags)
-{
-	memset(wr, 0, sizeof(*wr));
-	wr->opcode = op;
-	wr->wr_id = id;
-	wr->local = local;
-	wr->len = len;
-	wr->raddr = raddr;
-	wr->flags = flags;
-}
-
-static uint64_t
-tf_word(const struct tf_env *env, uint64_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, env->mn0 + off, 8);
-	return v;
 }
 
 /* ---------------------------------------------------------------- */
@@ -250,7 +229,7 @@ tf_par_run(void *arg)
 	if (qp == NULL)
 		goto out;
 	while (done < TF_PAR_N) {
-		tf_wr(&wr, p->use_cas ? DTXN_WR_CAS : DTXN_WR_FAA, done, &old, 8,
+		ut_wr(&wr, p->use_cas ? DTXN_WR_CAS : DTXN_WR_FAA, done, &old, 8,
 		      DTXN_RADDR(0, p->off), DTXN_WR_F_SIGNALED);
 		wr.compare_add = p->use_cas ? expect : 1;
 		wr.swap = expect + 1;
@@ -281,7 +260,7 @@ tf_par(struct tf_env *env, int use_cas, uint64_t off)
 	assert_int_equal(rte_eal_wait_lcore(worker), 0);
 	assert_int_equal(a.rc, 0);
 	assert_int_equal(b.rc, 0);
-	assert_int_equal(tf_word(env, off), 2ull * TF_PAR_N);
+	assert_int_equal(ut_word(env->mn0, off), 2ull * TF_PAR_N);
 }
 
 static void
@@ -305,8 +284,8 @@ test_chain_errors(void **state)
 	memset(big, 0, sizeof(big));
 	memset(env->mn0 + 32768, 0, 8);
 	for (i = 0; i < 9; i++) {
-		tf_wr(&good, DTXN_WR_WRITE, 1, &v, 8, DTXN_RADDR(0, 32768), DTXN_WR_F_SIGNALED);
-		tf_wr(&bad, DTXN_WR_READ, 2, &old, 8, DTXN_RADDR(0, 0), DTXN_WR_F_SIGNALED);
+		ut_wr(&good, DTXN_WR_WRITE, 1, &v, 8, DTXN_RADDR(0, 32768), DTXN_WR_F_SIGNALED);
+		ut_wr(&bad, DTXN_WR_READ, 2, &old, 8, DTXN_RADDR(0, 0), DTXN_WR_F_SIGNALED);
 		switch (i) {
 		case 0: bad.opcode = DTXN_WR_OP_MAX; break;           /* unknown opcode */
 		case 1: bad.opcode = DTXN_WR_CAS; bad.len = 4; break; /* atomic not 8 B */
@@ -324,18 +303,18 @@ test_chain_errors(void **state)
 	}
 	/* nothing was posted: no completion, memory and counters unchanged */
 	assert_int_equal(dtxn_cq_poll(env->cq, &cqe, 1), 0);
-	assert_int_equal(tf_word(env, 32768), 0);
+	assert_int_equal(ut_word(env->mn0, 32768), 0);
 	assert_memory_equal(&before, dtxn_qp_counters(env->qp), sizeof(before));
 	assert_int_equal(dtxn_qp_post(env->qp, NULL), -EINVAL);
 	/* post_recv refuses anything but RECV */
-	tf_wr(&bad, DTXN_WR_READ, 2, &old, 8, DTXN_RADDR(0, 0), 0);
+	ut_wr(&bad, DTXN_WR_READ, 2, &old, 8, DTXN_RADDR(0, 0), 0);
 	assert_int_equal(dtxn_qp_post_recv(env->qp, &bad), -EINVAL);
 	/* one-sided op on a QP to a CN */
 	{
 		struct dtxn_qp *cn = dtxn_qp_create(env->f, env->cq, TF_CN0, TF_CN1, 64);
 
 		assert_non_null(cn);
-		tf_wr(&bad, DTXN_WR_READ, 2, &old, 8, DTXN_RADDR(TF_CN1, 0), 0);
+		ut_wr(&bad, DTXN_WR_READ, 2, &old, 8, DTXN_RADDR(TF_CN1, 0), 0);
 		assert_int_equal(dtxn_qp_post(cn, &bad), -EINVAL);
 		dtxn_qp_destroy(cn);
 	}
@@ -351,7 +330,7 @@ test_enobufs(void **state)
 	unsigned i;
 
 	for (i = 0; i < 65; i++) {
-		tf_wr(&wr[i], DTXN_WR_WRITE, i, &v, 8, DTXN_RADDR(0, 40000), 0);
+		ut_wr(&wr[i], DTXN_WR_WRITE, i, &v, 8, DTXN_RADDR(0, 40000), 0);
 		wr[i].next = i < 64 ? &wr[i + 1] : NULL;
 	}
 	/* 65 > max_wr 64: refused whole */
@@ -363,7 +342,7 @@ test_enobufs(void **state)
 	assert_int_equal(dtxn_cq_poll(env->cq, cqe, 4), 0);
 	assert_int_equal(dtxn_qp_post(env->qp, wr), 0);
 	assert_int_equal(dtxn_qp_counters(env->qp)->ops[DTXN_WR_WRITE], 128);
-	assert_int_equal(tf_word(env, 40000), 3);
+	assert_int_equal(ut_word(env->mn0, 40000), 3);
 }
 
 static void
@@ -385,10 +364,10 @@ test_counters(void **state)
 	for (i = 0; i < DTXN_WR_OP_MAX; i++)
 		assert_int_equal(c->ops[i], 0);
 	memset(buf, 1, sizeof(buf));
-	tf_wr(&wr[0], DTXN_WR_WRITE, 0, buf, 100, DTXN_RADDR(1, 0), 0);
-	tf_wr(&wr[1], DTXN_WR_READ, 1, buf, 40, DTXN_RADDR(1, 0), 0);
-	tf_wr(&wr[2], DTXN_WR_READ, 2, buf, 60, DTXN_RADDR(1, 0), 0);
-	tf_wr(&wr[3], DTXN_WR_CAS, 3, &old, 8, DTXN_RADDR(1, 0), DTXN_WR_F_SIGNALED);
+	ut_wr(&wr[0], DTXN_WR_WRITE, 0, buf, 100, DTXN_RADDR(1, 0), 0);
+	ut_wr(&wr[1], DTXN_WR_READ, 1, buf, 40, DTXN_RADDR(1, 0), 0);
+	ut_wr(&wr[2], DTXN_WR_READ, 2, buf, 60, DTXN_RADDR(1, 0), 0);
+	ut_wr(&wr[3], DTXN_WR_CAS, 3, &old, 8, DTXN_RADDR(1, 0), DTXN_WR_F_SIGNALED);
 	for (i = 0; i < 3; i++)
 		wr[i].next = &wr[i + 1];
 	assert_int_equal(dtxn_qp_post(qp, wr), 0);
