@@ -72,6 +72,9 @@ mlx5_close(struct dtxn_fabric *f)
 	struct mlx5_fabric *mf = MLX5_FABRIC(f);
 	unsigned i;
 
+	if (mf->mcas_loop != 0) /* the fallback is counted and reported */
+		MLX5_LOG(NOTICE, "%s: %" PRIu64 " masked CAS emulated by a CAS loop (%" PRIu64 " CAS), %" PRIu64 " as raw WQEs",
+			 mf->dev.name, mf->mcas_loop, mf->mcas_loop_cas, mf->mcas_raw);
 	mlx5_listen_stop(mf);
 	for (i = 0; i < DTXN_MAX_NODES; i++)
 		if (mf->mn[i].mz != NULL)

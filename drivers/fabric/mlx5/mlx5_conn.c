@@ -30,6 +30,20 @@
 
 #include "mlx5_private.h"
 
+/*
+ * Refuses a connection request from inside its event: the id is destroyed
+ * once the event is acked (conn_thread); from elsewhere, at once.
+ */
+static void
+conn_refuse(struct mlx5_fabric *mf, struct rdma_cm_id *id, bool in_event)
+{
+	rdma_reject(id, NULL, 0);
+	if (in_event)
+		mf->doomed = id;
+	else
+		rdma_destroy_id(id);
+}
+
 /* Moves @p qp to @p st with the attributes rdma_cm derived for @p id. */
 static int
 conn_qp_to(struct mlx5_fabric *mf, struct ibv_qp *qp, struct rdma_cm_id *id,
@@ -140,8 +154,7 @@ conn_response(struct mlx5_qp *q, const struct rdma_cm_event *ev)
 	if (rc != 0) {
 		MLX5_LOG(ERR, "QP %u -> %u: malformed connect message refused (%s)",
 			 q->base.local_node, q->base.remote_node, strerror(-rc));
-		rdma_reject(q->id, NULL, 0);
-		q->state = rc;
+		q->state = rc; /* dtxn_qp_create() fails and destroys the id */
 		return;
 	}
 	if (q->to_mn)
@@ -181,7 +194,7 @@ conn_accept_mn(struct mlx5_fabric *mf, struct rdma_cm_id *id, const struct mlx5_
 	if (a == NULL || mlx5_msg_encode(buf, sizeof(buf), &acc) < 0 ||
 	    rdma_create_qp(id, mf->dev.pd, &qa) != 0) {
 		free(a);
-		rdma_reject(id, NULL, 0);
+		conn_refuse(mf, id, true);
 		return;
 	}
 	conn_param(&p, mf, buf, 0);
@@ -191,7 +204,7 @@ conn_accept_mn(struct mlx5_fabric *mf, struct rdma_cm_id *id, const struct mlx5_
 			 hello->src_node, strerror(errno));
 		rdma_destroy_qp(id);
 		free(a);
-		rdma_reject(id, NULL, 0);
+		conn_refuse(mf, id, true);
 		return;
 	}
 	a->id = id;
@@ -203,7 +216,7 @@ conn_accept_mn(struct mlx5_fabric *mf, struct rdma_cm_id *id, const struct mlx5_
 
 /* Passive side, CN: the matching QP exists; bring it up and accept. */
 static void
-conn_accept_cn(struct mlx5_qp *q, struct rdma_cm_id *id)
+conn_accept_cn(struct mlx5_qp *q, struct rdma_cm_id *id, bool in_event)
 {
 	struct mlx5_msg acc = { .kind = MLX5_MSG_ACCEPT, .src_node = q->base.local_node,
 				.dst_node = q->base.remote_node, .qp_seq = q->seq };
@@ -222,7 +235,7 @@ conn_accept_cn(struct mlx5_qp *q, struct rdma_cm_id *id)
 	if (rc == 0 && rdma_accept(id, &p) != 0)
 		rc = -errno;
 	if (rc != 0) {
-		rdma_reject(id, NULL, 0);
+		conn_refuse(q->mf, id, in_event);
 		q->id = NULL;
 		q->state = rc;
 	}
@@ -245,7 +258,7 @@ mlx5_qp_wait_peer(struct mlx5_qp *q)
 		LIST_INSERT_HEAD(&mf->waiting, q, wait_next);
 	rte_spinlock_unlock(&mf->lock);
 	if (a != NULL) {
-		conn_accept_cn(q, a->id);
+		conn_accept_cn(q, a->id, false);
 		free(a);
 	}
 }
@@ -280,7 +293,7 @@ conn_request(struct mlx5_fabric *mf, struct rdma_cm_event *ev)
 	if (rc != 0) {
 		MLX5_LOG(WARNING, "node %u: malformed connect request refused (%s)", node,
 			 strerror(-rc));
-		rdma_reject(ev->id, NULL, 0);
+		conn_refuse(mf, ev->id, true);
 		return;
 	}
 	if (node < mf->n_mn) {
@@ -305,9 +318,9 @@ conn_request(struct mlx5_fabric *mf, struct rdma_cm_event *ev)
 	}
 	rte_spinlock_unlock(&mf->lock);
 	if (q != NULL)
-		conn_accept_cn(q, ev->id);
+		conn_accept_cn(q, ev->id, true);
 	else if (a == NULL)
-		rdma_reject(ev->id, NULL, 0);
+		conn_refuse(mf, ev->id, true);
 }
 
 static void
@@ -370,6 +383,10 @@ conn_thread(void *arg)
 		while (rdma_get_cm_event(mf->listen_ch, &ev) == 0) {
 			conn_event(mf, ev);
 			rdma_ack_cm_event(ev);
+			if (mf->doomed != NULL) { /* a refused request */
+				rdma_destroy_id(mf->doomed);
+				mf->doomed = NULL;
+			}
 		}
 	}
 	return NULL;

@@ -107,6 +107,7 @@ struct mlx5_fabric {
 	pthread_t listener;
 	bool listener_up;
 	volatile bool stop;
+	struct rdma_cm_id *doomed;            /**< refused in the current event: destroy after its ack */
 	rte_spinlock_t lock;                  /**< accepted, waiting */
 	LIST_HEAD(, mlx5_accepted) accepted;  /**< MN-side QPs */
 	LIST_HEAD(, mlx5_accepted) pending;   /**< CN peers' requests not matched yet */
