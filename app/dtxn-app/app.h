@@ -39,6 +39,9 @@ struct app_conf {
 	char protocol[APP_NAME_MAX];
 	char isolation[8];
 	char fabric[APP_NAME_MAX];
+	char rdma_dev[64];           /**< --dev (mlx5): RDMA device; "" the first with an active port */
+	uint64_t rdma_port;          /**< --port (mlx5): 1-based port; 0 (default) port 1 */
+	uint64_t gid_index;          /**< --gid-index (mlx5): GID index; not given: rdma_cm's choice */
 	char nic[PATH_MAX];          /**< preset name or INI path */
 	char nic_path[PATH_MAX];     /**< resolved INI path ("" for the built-in none) */
 	char out[PATH_MAX];

@@ -117,6 +117,8 @@ app_fabric_open(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric
 			app_err("the tables need %.1f MiB on each of %" PRIu64 " MNs (%.1f MiB in all), more than the memory given to the EAL (-m or hugepages)",
 				(double)*region / (1 << 20), c->mn,
 				(double)*region * (double)c->mn / (1 << 20));
+		else if (dtxn_fabric_open_error()[0] != '\0') /* the driver's reason */
+			app_err("%s", dtxn_fabric_open_error());
 		else
 			app_err("--fabric %s: %s", c->fabric, rte_strerror(rte_errno));
 		return APP_EXIT_USAGE;

@@ -346,6 +346,18 @@ app_validate(struct app_conf *c)
 		app_err("--fabric: unknown fabric driver '%s' (available: %s)", c->fabric, names);
 		return -1;
 	}
+	if (strcmp(c->fabric, "mlx5") != 0) {
+		static const char *const rdma_opts[][2] = {
+			{ "dev", "--dev" }, { "port", "--port" }, { "gid_index", "--gid-index" },
+		};
+
+		for (unsigned i = 0; i < RTE_DIM(rdma_opts); i++)
+			if (app_conf_given(c, rdma_opts[i][0])) {
+				app_err("%s: only with --fabric mlx5 (doc/guides/mlx5.md)",
+					rdma_opts[i][1]);
+				return -1;
+			}
+	}
 	if (c->replicas > c->mn) {
 		app_err("--replicas %" PRIu64 ": more copies than memory nodes (--mn %" PRIu64 ")",
 			c->replicas, c->mn);

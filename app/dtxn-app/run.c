@@ -246,6 +246,12 @@ static int
 build_db(struct app_run *r, unsigned n_coords)
 {
 	const struct app_conf *c = r->conf;
+	/* --fabric mlx5 (doc/guides/mlx5.md); node addresses: the defaults (--role all) */
+	struct dtxn_fabric_rdma_conf rdma = {
+		.dev = c->rdma_dev,
+		.port = (uint8_t)c->rdma_port,
+		.gid_index = app_conf_given(c, "gid_index") ? (int)c->gid_index : -1,
+	};
 	struct dtxn_fabric_conf fc = {
 		.size = sizeof(fc),
 		.driver = c->fabric,
@@ -253,6 +259,7 @@ build_db(struct app_run *r, unsigned n_coords)
 		.n_cn = (uint16_t)c->cn,
 		.socket_id = (int)rte_socket_id(),
 		.name = "dtxn",
+		.rdma = &rdma,
 	};
 	uint64_t region;
 	int rc;

@@ -115,7 +115,13 @@ enum dtxn_wc_status {
 	DTXN_WC_SUCCESS = 0,
 	DTXN_WC_REM_ACCESS_ERR = 1, /**< remote address out of the region or misaligned */
 	DTXN_WC_LOC_LEN_ERR = 2,    /**< RECV buffer too small for the message */
-	DTXN_WC_WR_FLUSH_ERR = 3,   /**< QP destroyed with the WR outstanding */
+	DTXN_WC_WR_FLUSH_ERR = 3,   /**< QP destroyed with the WR outstanding, or (mlx5)
+				     *   in the error state after an earlier WR failed */
+	DTXN_WC_FATAL_ERR = 4,      /**< mlx5: any other device error (transport retries
+				     *   exhausted: peer lost; remote operation error;
+				     *   local protection error); the QP is in the error
+				     *   state and every later WR on it completes with
+				     *   DTXN_WC_WR_FLUSH_ERR */
 };
 
 /** A completion. */
@@ -266,6 +272,29 @@ struct dtxn_fabric_counters {
 	uint64_t bytes[DTXN_WR_OP_MAX];
 };
 
+/**
+ * RDMA options of the mlx5 driver (doc/guides/mlx5.md); the emulating
+ * drivers ignore them. The fabric copies what it keeps: the strings need
+ * not outlive dtxn_fabric_open().
+ */
+struct dtxn_fabric_rdma_conf {
+	const char *dev;        /**< --dev: RDMA device name ("mlx5_0"); NULL or "":
+				 *   the first device with an active port */
+	uint8_t port;           /**< --port: 1-based port number; 0: port 1 */
+	int gid_index;          /**< --gid-index: GID table index; -1: chosen by rdma_cm
+				 *   from the node's IP address */
+	/** Each node's "IPv4:port" (the cluster file's [nodes] addresses); a
+	 *  NULL entry: 127.0.0.1 and port DTXN_FABRIC_RDMA_PORT_BASE + node id. */
+	const char *node_addr[DTXN_MAX_NODES];
+	/** Nodes this process serves (bit i = node i): an MN it serves
+	 *  registers its region and listens; a CN it serves listens for SEND/RECV
+	 *  peers. 0: every node (--role all). */
+	uint64_t serve;
+};
+
+/** First TCP port of the default node addresses (rdma_cm port space). */
+#define DTXN_FABRIC_RDMA_PORT_BASE 18515
+
 /** Fabric configuration. */
 struct dtxn_fabric_conf {
 	size_t size;              /**< sizeof(struct dtxn_fabric_conf) */
@@ -286,6 +315,7 @@ struct dtxn_fabric_conf {
 	uint64_t mn_own;          /**< multi_process: bit i = this process allocates MN i's region */
 	uint64_t mn_attach;       /**< multi_process: bit i = MN i's region is looked up by name
 				   *   (dtxn_fabric_open() fails with EAGAIN while it is not there) */
+	const struct dtxn_fabric_rdma_conf *rdma; /**< mlx5 options; NULL: the defaults */
 };
 
 /**
@@ -300,6 +330,14 @@ struct dtxn_fabric_conf {
  *   serves that MN).
  */
 struct dtxn_fabric *dtxn_fabric_open(const struct dtxn_fabric_conf *conf);
+
+/**
+ * Why the calling thread's last dtxn_fabric_open() failed, in one line a
+ * user can act on (e.g. mlx5: the device state and the advice to use
+ * --fabric shm), or "" if the driver gave no reason. Valid until the
+ * thread's next dtxn_fabric_open(). Any thread.
+ */
+const char *dtxn_fabric_open_error(void);
 
 /** Frees the regions and the fabric. Every QP and CQ must be destroyed. */
 void dtxn_fabric_close(struct dtxn_fabric *f);

@@ -173,6 +173,13 @@ void dtxn_fabric_wr_time(const struct dtxn_nic_model *m, struct dtxn_nic_state *
  */
 uint8_t dtxn_fabric_recv_fill(const struct dtxn_wr *recv, const void *data, uint32_t len);
 
+/**
+ * Sets the reason dtxn_fabric_open_error() returns on this thread; a
+ * driver's open calls it before failing. printf-like; truncated to one
+ * line of 255 characters.
+ */
+void dtxn_fabric_open_error_set(const char *fmt, ...) __rte_format_printf(1, 2);
+
 /** Registers a fabric driver at start-up, as RTE_PMD_REGISTER_VDEV does. */
 #define DTXN_FABRIC_REGISTER(nm, ops) \
 	RTE_INIT(dtxn_fabric_register_##nm) { (void)dtxn_fabric_register(ops); }

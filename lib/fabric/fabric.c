@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +25,9 @@ RTE_LOG_REGISTER(dtxn_fabric_logtype, dtxn.fabric, NOTICE);
 
 /** Most fabric drivers that can be registered. */
 #define FABRIC_MAX_DRIVERS 8
+
+/** Reason of this thread's last failed dtxn_fabric_open(). */
+static __thread char g_fabric_open_error[256];
 
 static const struct dtxn_fabric_ops *g_fabric_drivers[FABRIC_MAX_DRIVERS];
 static unsigned g_fabric_n_drivers;
@@ -138,6 +142,23 @@ fabric_conf_check(const struct dtxn_fabric_conf *c)
 	return 0;
 }
 
+void
+dtxn_fabric_open_error_set(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(g_fabric_open_error, sizeof(g_fabric_open_error), fmt, ap);
+	va_end(ap);
+	g_fabric_open_error[strcspn(g_fabric_open_error, "\n")] = '\0';
+}
+
+const char *
+dtxn_fabric_open_error(void)
+{
+	return g_fabric_open_error;
+}
+
 struct dtxn_fabric *
 dtxn_fabric_open(const struct dtxn_fabric_conf *conf)
 {
@@ -146,6 +167,7 @@ dtxn_fabric_open(const struct dtxn_fabric_conf *conf)
 	struct dtxn_fabric *f;
 	int rc;
 
+	g_fabric_open_error[0] = '\0';
 	if (conf == NULL || conf->driver == NULL) {
 		rte_errno = EINVAL;
 		return NULL;
@@ -173,6 +195,7 @@ dtxn_fabric_open(const struct dtxn_fabric_conf *conf)
 	f->conf = c;
 	strlcpy(f->name, c.name, sizeof(f->name));
 	f->conf.name = f->name; /* the caller's string may not outlive the fabric */
+	f->conf.rdma = NULL;    /* nor its RDMA options: the driver copied them */
 	return f;
 }
 
