@@ -38,11 +38,22 @@ dtxn_batch_post_forget(struct dtxn_batch *b, const struct dtxn_txn *t, const cha
 	dtxn_batch_done(b);
 }
 
+/* Gives back item @p it's record lock: its bits (masked CAS) or the whole word. */
+static void
+steps_unlock_record(struct dtxn_item *it, struct dtxn_batch *b)
+{
+	if (it->lock_bits != 0)
+		dtxn_batch_masked_cas(b, it->lock_raddr, &txn_coord_of(b->coord)->sink, 0, 0, 0,
+				      it->lock_bits, false);
+	else
+		dtxn_batch_write(b, it->lock_raddr, &g_zero, 8, false);
+}
+
 void
 txn_unlock_into(struct dtxn_item *it, struct dtxn_batch *b)
 {
 	if (it->flags & DTXN_ITEM_F_LOCKED)
-		dtxn_batch_write(b, it->lock_raddr, &g_zero, 8, false);
+		steps_unlock_record(it, b);
 	if (it->flags & DTXN_ITEM_F_BLOCKED)
 		dtxn_batch_write(b, it->block_raddr, &g_zero, 8, false);
 	it->flags &= ~(DTXN_ITEM_F_LOCKED | DTXN_ITEM_F_BLOCKED);
@@ -65,7 +76,7 @@ dtxn_txn_unlock_item(struct dtxn_txn *t, struct dtxn_item *it)
 	if (!(it->flags & DTXN_ITEM_F_LOCKED))
 		return;
 	dtxn_batch_init(&b, t->coord);
-	dtxn_batch_write(&b, it->lock_raddr, &g_zero, 8, false);
+	steps_unlock_record(it, &b);
 	dtxn_batch_post_forget(&b, t, "unlock");
 	it->flags &= ~DTXN_ITEM_F_LOCKED;
 }
