@@ -23,6 +23,7 @@
 #include "dtxn_fabric.h"
 #include "dtxn_fabric_driver.h"
 #include "dtxn_sched.h"
+#include "masked_cas_ref.h"
 #include "unit_eal.h"
 
 #define TF_REGION (1u << 20)
@@ -369,6 +370,37 @@ test_masked_cas(void **state)
 	assert_int_equal(tf_reap(env->cq, &cqe, 1), 1);
 	assert_int_equal(tf_word(env, 2048),
 			 (init & ~0xFFull) | (1ull << 61) | (1ull << 59) | 0x34);
+}
+
+/* Masked CAS against the reference model (masked_cas_ref.h) on random words and masks. */
+static void
+test_masked_cas_model(void **state)
+{
+	struct tf_env *env = *state;
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	unsigned swapped = 0;
+
+	for (unsigned i = 0; i < 4096; i++) {
+		struct mcas_case c;
+		struct dtxn_wr wr;
+		struct dtxn_cqe cqe;
+		uint64_t old = 0;
+
+		mcas_case_make(&seed, i, &c);
+		memcpy(env->mn0 + 4096, &c.word, 8);
+		tf_wr(&wr, DTXN_WR_MASKED_CAS, i, &old, 8, DTXN_RADDR(0, 4096), DTXN_WR_F_SIGNALED);
+		wr.compare_add = c.compare;
+		wr.compare_mask = c.compare_mask;
+		wr.swap = c.swap;
+		wr.swap_mask = c.swap_mask;
+		assert_int_equal(dtxn_qp_post(env->qp, &wr), 0);
+		assert_int_equal(tf_reap(env->cq, &cqe, 1), 1);
+		assert_int_equal(cqe.status, DTXN_WC_SUCCESS);
+		assert_int_equal(old, c.word);
+		assert_int_equal(tf_word(env, 4096), mcas_ref(&c));
+		swapped += (c.word & c.compare_mask) == (c.compare & c.compare_mask);
+	}
+	assert_true(swapped > 4096 / 5 && swapped < 4096 / 2); /* both outcomes exercised */
 }
 
 /* ---- atomicity across two lcores ---- */
@@ -738,6 +770,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_order, tf_setup, tf_teardown),
 		cmocka_unit_test_setup_teardown(test_atomics, tf_setup, tf_teardown),
 		cmocka_unit_test_setup_teardown(test_masked_cas, tf_setup, tf_teardown),
+		cmocka_unit_test_setup_teardown(test_masked_cas_model, tf_setup, tf_teardown),
 		cmocka_unit_test_setup_teardown(test_atomic_two_lcores, tf_setup, tf_teardown),
 		cmocka_unit_test_setup_teardown(test_doorbell_chain, tf_setup, tf_teardown),
 		cmocka_unit_test_setup_teardown(test_selective_signaling, tf_setup, tf_teardown),
