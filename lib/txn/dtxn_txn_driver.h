@@ -557,6 +557,17 @@ void dtxn_txn_unlock_item(struct dtxn_txn *t, struct dtxn_item *it);
  */
 void dtxn_txn_release_held(struct dtxn_txn *t);
 
+/**
+ * The image of item @p it's local slot copy for its backups: it->slot
+ * itself with a single replica, else a copy from the txn's arena whose
+ * 8 B word at @p lock_off holds @p lock (the backups' lock word; locks are
+ * taken on the primary only).
+ * @return the image, or NULL when the arena is exhausted (abort with
+ *   DTXN_ABORT_TOO_LARGE).
+ */
+void *dtxn_txn_backup_image(struct dtxn_txn *t, const struct dtxn_item *it, uint32_t lock_off,
+			    uint64_t lock);
+
 /** True if the item writes (RW, insert, delete). */
 static inline bool
 dtxn_item_writes(const struct dtxn_item *it)
@@ -894,6 +905,15 @@ bool dtxn_loc_block_shared(const struct dtxn_txn *t, uint32_t self, dtxn_raddr_t
  * which). The round's results then set DTXN_ITEM_F_BLOCKED or abort.
  */
 void dtxn_loc_block_cas(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b);
+
+/**
+ * A delete's extra WRs in its lock round (dtxn_loc_ops.lock_issue of FORD
+ * and CREST): its bucket's lock (dtxn_loc_block_cas()) and a READ of the
+ * bucket header into @p hdr (its version, which the commit bumps, is then
+ * hdr->version). No-op for other item kinds.
+ */
+void dtxn_loc_delete_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b,
+			   struct dtxn_bucket_hdr *hdr);
 
 /**
  * The lock word item @p i CASes first in the coming round of

@@ -223,6 +223,18 @@ dtxn_loc_block_cas(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 		dtxn_batch_cas(b, it->block_raddr, &l->block_old, 0, t->id, true);
 }
 
+void
+dtxn_loc_delete_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b,
+		      struct dtxn_bucket_hdr *hdr)
+{
+	struct dtxn_item *it = &t->items[i];
+
+	if (it->kind != DTXN_ITEM_DELETE)
+		return;
+	dtxn_loc_block_cas(t, i, b);
+	dtxn_batch_read(b, it->bucket_raddr, hdr, sizeof(*hdr), true);
+}
+
 /* An insert's bucket is its key's home bucket. */
 static void
 loc_ins_home(struct dtxn_item *it)

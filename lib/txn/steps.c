@@ -154,3 +154,19 @@ dtxn_batch_write_replicas(struct dtxn_batch *b, const struct dtxn_table *tab,
 	for (uint16_t r = 0; r < tab->n_replicas; r++)
 		dtxn_batch_write(b, dtxn_store_replica_raddr(tab, r, primary), src, len, false);
 }
+
+void *
+dtxn_txn_backup_image(struct dtxn_txn *t, const struct dtxn_item *it, uint32_t lock_off,
+		      uint64_t lock)
+{
+	char *img;
+
+	if (it->table->n_replicas < 2)
+		return it->slot;
+	img = dtxn_txn_alloc(t, it->table->slot_size);
+	if (img == NULL)
+		return NULL;
+	memcpy(img, it->slot, it->table->slot_size);
+	memcpy(img + lock_off, &lock, sizeof(lock));
+	return img;
+}

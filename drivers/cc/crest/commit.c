@@ -65,22 +65,6 @@ commit_cells(struct dtxn_batch *b, const struct crest_layout *lay, const void *r
 	}
 }
 
-/* Image of an inserted / deleted record for the backups: no cell locked. */
-static void *
-commit_backup_image(struct dtxn_txn *t, const struct dtxn_item *it, uint64_t lock)
-{
-	struct crest_hdr *img;
-
-	if (it->table->n_replicas < 2)
-		return it->slot;
-	img = dtxn_txn_alloc(t, it->table->slot_size);
-	if (img == NULL)
-		return NULL;
-	memcpy(img, it->slot, it->table->slot_size);
-	img->lock = lock;
-	return img;
-}
-
 /* Insert or delete of item @p it: the whole record, the bucket header, the unlock. */
 static int
 commit_whole(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
@@ -104,7 +88,7 @@ commit_whole(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 	}
 	commit_stamp(t, lay, h, ci->wr);
 	h->lock = all;
-	bimg = commit_backup_image(t, it, del ? CREST_LOCK_DELETED : 0);
+	bimg = dtxn_txn_backup_image(t, it, CREST_LOCK_OFF, del ? CREST_LOCK_DELETED : 0);
 	if (bimg == NULL)
 		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
 	if (!del) /* take the record before it turns valid */

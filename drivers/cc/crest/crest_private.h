@@ -95,6 +95,7 @@ struct crest_item {
 	uint32_t wr;                  /**< CREST cells written */
 	uint16_t en[CREST_MAX_CELLS]; /**< EN of each read cell, as seen */
 	struct crest_hdr vhdr;        /**< validation: the header READ */
+	struct dtxn_bucket_hdr bhdr;  /**< delete: its bucket's header, read under the bucket lock */
 	uint64_t bimg[2];             /**< insert/delete: bucket header image written at commit */
 };
 

@@ -89,13 +89,7 @@ exe_take(struct dtxn_txn *t, uint32_t i)
 static void
 exe_lock_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 {
-	struct dtxn_item *it = &t->items[i];
-	struct crest_item *ci = crest_item_of(it);
-
-	if (it->kind != DTXN_ITEM_DELETE)
-		return;
-	dtxn_loc_block_cas(t, i, b);
-	dtxn_batch_read(b, it->bucket_raddr, ci->bimg, sizeof(ci->bimg), true);
+	dtxn_loc_delete_issue(t, i, b, &crest_item_of(&t->items[i])->bhdr);
 }
 
 /* RW / delete: its cells are locked and it->slot was READ behind the masked CAS. */
@@ -105,7 +99,7 @@ exe_locked(struct dtxn_txn *t, uint32_t i)
 	struct dtxn_item *it = &t->items[i];
 
 	if (it->kind == DTXN_ITEM_DELETE)
-		it->bucket_version = crest_item_of(it)->bimg[1]; /* bucket header: lock, version */
+		it->bucket_version = crest_item_of(it)->bhdr.version;
 	return exe_take(t, i);
 }
 
