@@ -7,13 +7,16 @@
  * id i has key dtxn_key_make(i, i & 0xfff) (the locality field is the key
  * itself). A transaction touches `records` distinct ids drawn from a zipf
  * distribution over the ids (rank r is id r: id 0 is the hottest; theta 0
- * is uniform). With probability write_ratio% it is an "update": every
- * record RW, the u64 counter at value offset 0 incremented, the rest of the
- * value left as loaded; otherwise a "read": a read-only txn, every record RO.
+ * is uniform). The value is YCSB's cells (issue 15): four 40 B cells
+ * where it has room (value_size >= 160; the last takes the rest), else
+ * fewer; each cell starts with a u64 counter. With probability
+ * write_ratio% a txn is an "update": every record RW on one random cell
+ * (the counter at its start incremented, the rest left as loaded);
+ * otherwise a "read": a read-only txn reading every cell of every record.
  *
  * Invariant: sum of all counters == committed update-records (ctx->acc[0]
- * summed over coordinators); record count == keys; bytes 8.. of every value
- * still hold the loader's pattern.
+ * summed over coordinators); record count == keys; every other byte of
+ * every value still holds the loader's pattern.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -79,6 +82,22 @@ kvs_payload_byte(uint64_t id, size_t i)
 	return (uint8_t)(id * 131 + i);
 }
 
+/* Cells of a value (YCSB's four 40 B cells where there is room). */
+static unsigned
+kvs_n_cells(const struct kvs_conf *conf)
+{
+	uint64_t cells = conf->value_size / KVS_CELL_SIZE;
+
+	return cells == 0 ? 1 : cells > KVS_CELLS ? KVS_CELLS : (unsigned)cells;
+}
+
+/* Whether value offset @p i holds a cell's counter (bytes 0..7 of each cell). */
+static bool
+kvs_counter_byte(const struct kvs_conf *conf, size_t i)
+{
+	return i / KVS_CELL_SIZE < kvs_n_cells(conf) && i % KVS_CELL_SIZE < sizeof(uint64_t);
+}
+
 static int
 kvs_create(struct dtxn_bench *b)
 {
@@ -127,18 +146,16 @@ kvs_define(struct dtxn_bench *b, struct dtxn_db *db)
 		.n_versions = 4, /* MVCC protocols: Motor's VNum for KVS (§7.2) */
 	};
 	uint32_t off[KVS_CELLS];
-	uint64_t cells = p->conf.value_size / KVS_CELL_SIZE;
-	unsigned n = cells == 0 ? 1 : cells > KVS_CELLS ? KVS_CELLS : (unsigned)cells;
+	unsigned n = kvs_n_cells(&p->conf);
 	int rc;
 
-	/* YCSB's cells (issue 15): four 40 B cells where the value has room
-	 * (the last takes the rest), else fewer; an update changes the
-	 * counter, in cell 0 */
-	for (unsigned c = 0; c < n; c++)
+	/* YCSB's cells (issue 15); an update changes one cell, each as often */
+	for (unsigned c = 0; c < n; c++) {
 		off[c] = c * KVS_CELL_SIZE;
+		def.updates[c] = (struct dtxn_update_shape){ DTXN_CELL(c), (uint16_t)(1000 / n) };
+	}
 	rc = dtxn_table_def_set_columns(&def, off, n);
-	def.updates[0] = (struct dtxn_update_shape){ DTXN_CELL(0), 1000 };
-	def.n_updates = 1;
+	def.n_updates = n;
 	if (rc == 0)
 		rc = dtxn_db_add_table(db, &def);
 
@@ -160,9 +177,8 @@ kvs_load(struct dtxn_bench *b, struct dtxn_db *db)
 		return -ENOMEM;
 	}
 	for (uint64_t id = 0; id < p->conf.keys; id++) {
-		memset(value, 0, sizeof(uint64_t));  /* counter 0 */
-		for (size_t i = sizeof(uint64_t); i < vs; i++)
-			value[i] = kvs_payload_byte(id, i);
+		for (size_t i = 0; i < vs; i++) /* counters 0 */
+			value[i] = kvs_counter_byte(&p->conf, i) ? 0 : kvs_payload_byte(id, i);
 		rc = dtxn_db_load(db, KVS_TABLE, kvs_key(id), value);
 		if (rc != 0) {
 			bench_set_err(b, "kvs: loading key %" PRIu64 " failed: %s", id,
@@ -212,7 +228,9 @@ kvs_run(struct dtxn_bench_ctx *ctx, unsigned type)
 {
 	const struct kvs_priv *p = ctx->bench->priv;
 	const unsigned n = (unsigned)p->conf.records;
+	const unsigned n_cells = kvs_n_cells(&p->conf);
 	const bool update = type == KVS_UPDATE;
+	unsigned cell[KVS_MAX_RECORDS];
 	uint64_t ids[KVS_MAX_RECORDS];
 	struct dtxn_item *it[KVS_MAX_RECORDS];
 	struct dtxn_txn *t;
@@ -224,9 +242,13 @@ kvs_run(struct dtxn_bench_ctx *ctx, unsigned type)
 			     !dtxn_bench_routes_here(ctx, KVS_TABLE, kvs_key(ids[0])); k++)
 		kvs_draw_ids(p, &ctx->rng, ids, n);
 	t = dtxn_txn_begin(ctx->coord, update ? DTXN_TXN_RW : DTXN_TXN_RO);
-	for (unsigned i = 0; i < n; i++)
-		it[i] = update ? dtxn_txn_add_rw_cells(t, KVS_TABLE, kvs_key(ids[i]), 0, DTXN_CELL(0)) :
+	for (unsigned i = 0; i < n; i++) {
+		/* one random cell per updated record (drawn only with several) */
+		cell[i] = update && n_cells > 1 ? (unsigned)dtxn_rng_range(&ctx->rng, n_cells) : 0;
+		it[i] = update ? dtxn_txn_add_rw_cells(t, KVS_TABLE, kvs_key(ids[i]), 0,
+						       DTXN_CELL(cell[i])) :
 				 dtxn_txn_add_ro(t, KVS_TABLE, kvs_key(ids[i]));
+	}
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
 		return rc;
@@ -234,7 +256,7 @@ kvs_run(struct dtxn_bench_ctx *ctx, unsigned type)
 		return DTXN_ABORT_NOT_FOUND;
 	if (update) {
 		for (unsigned i = 0; i < n; i++) {
-			void *v = dtxn_item_value(it[i]);
+			char *v = (char *)dtxn_item_value(it[i]) + cell[i] * KVS_CELL_SIZE;
 			uint64_t cnt;
 
 			memcpy(&cnt, v, sizeof(cnt));
@@ -264,13 +286,15 @@ kvs_visit(uint64_t key, const void *value, void *arg)
 	const uint64_t id = dtxn_key_id(key);
 	uint64_t cnt;
 
-	memcpy(&cnt, v, sizeof(cnt));
 	s->count++;
-	s->sum += cnt;
+	for (unsigned c = 0; c < kvs_n_cells(s->conf); c++) {
+		memcpy(&cnt, v + c * KVS_CELL_SIZE, sizeof(cnt));
+		s->sum += cnt;
+	}
 	if (id >= s->conf->keys || key != kvs_key(id))
 		s->bad_key++;
-	for (size_t i = sizeof(uint64_t); i < s->conf->value_size; i++) {
-		if (v[i] != kvs_payload_byte(id, i)) {
+	for (size_t i = 0; i < s->conf->value_size; i++) {
+		if (!kvs_counter_byte(s->conf, i) && v[i] != kvs_payload_byte(id, i)) {
 			s->bad_payload++;
 			break;
 		}

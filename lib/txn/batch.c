@@ -100,6 +100,22 @@ dtxn_batch_cas(struct dtxn_batch *b, dtxn_raddr_t dst, uint64_t *old, uint64_t c
 }
 
 void
+dtxn_batch_masked_cas(struct dtxn_batch *b, dtxn_raddr_t dst, uint64_t *old, uint64_t compare,
+		      uint64_t compare_mask, uint64_t swap, uint64_t swap_mask, bool signaled)
+{
+	struct dtxn_wr *wr = batch_wr(b, dst, DTXN_WR_MASKED_CAS, signaled);
+
+	if (wr == NULL)
+		return;
+	wr->local = old;
+	wr->len = 8;
+	wr->compare_add = compare;
+	wr->compare_mask = compare_mask;
+	wr->swap = swap;
+	wr->swap_mask = swap_mask;
+}
+
+void
 dtxn_batch_faa(struct dtxn_batch *b, dtxn_raddr_t dst, uint64_t *old, uint64_t add,
 	       bool signaled)
 {

@@ -97,6 +97,42 @@ struct dtxn_item {
 	dtxn_raddr_t lock_raddr;
 	/** Bucket lock word this txn CASed (held while DTXN_ITEM_F_BLOCKED). */
 	dtxn_raddr_t block_raddr;
+	/**
+	 * Bits of the record lock word this txn takes (protocols that lock
+	 * parts of a record, CREST's cell locks, crest.md §1): the lock round
+	 * of dtxn_loc_rounds() then takes them with one masked CAS (compare
+	 * and swap those bits only: 0 -> 1) and the lock is held when none
+	 * of them was set; dtxn_txn_unlock_held() clears them with one masked
+	 * CAS. 0 (the default): the whole word, CAS 0 -> txn id, released by
+	 * a WRITE of 0. Set by the protocol before the lock round.
+	 */
+	uint64_t lock_bits;
+	/**
+	 * Versions per cell for the history checker (protocols with
+	 * cell-level concurrency control, CREST), NULL for record-level
+	 * versions (@c version). Owned by the protocol (the txn's arena).
+	 */
+	const struct dtxn_cell_vers *cell_vers;
+};
+
+/** Most cells struct dtxn_cell_vers names. */
+#define DTXN_CELL_VERS_MAX 32
+
+/**
+ * What an item saw and wrote, cell by cell, for the history checker
+ * (lib/txn/history.c): each cell of a record is then its own key to the
+ * checker (table id | (cell + 1) << 16), so that transactions that touch
+ * disjoint cells of a record do not conflict there, as they do not under
+ * cell-level concurrency control. The version contract above holds per
+ * cell: ver[c] is the id of the txn whose write of cell c the item saw
+ * (for a written cell, the one it overwrites), 0 for the loaded value.
+ * Cells are the protocol's (CREST merges a table's columns past the 20th
+ * into one cell).
+ */
+struct dtxn_cell_vers {
+	uint32_t rd;                       /**< cells read (written ones included) */
+	uint32_t wr;                       /**< cells written (insert, delete: all) */
+	uint64_t ver[DTXN_CELL_VERS_MAX];  /**< per cell, as @c version */
 };
 
 /** A transaction: the read/write set and its scratch arena. */
@@ -291,6 +327,15 @@ struct dtxn_cc_ops {
 	dtxn_cc_variant_t variant;         /**< optional; none: always the default */
 	dtxn_cc_footprint_t footprint;     /**< optional; none: a fixed share per coordinator */
 	/**
+	 * Optional: bytes the local copy of a record of table @p t holds after
+	 * its slot and aux area (dtxn_txn_add_*() allocates slot_size +
+	 * aux_size + this): room for a protocol whose value is scattered on
+	 * the MN (CREST's cells, each with its version in its cacheline) to
+	 * keep it contiguous for the application (its slot_value() points
+	 * there; its mn_value() gathers an MN record). NULL: 0. Any thread.
+	 */
+	uint32_t (*local_extra)(const struct dtxn_table *t);
+	/**
 	 * Planted defects (DTXN_DEBUG_*) the protocol honours, per isolation
 	 * level (index enum dtxn_isolation): each must break exactly one check
 	 * the protocol relies on at that level, so that the history checker
@@ -413,6 +458,15 @@ void dtxn_batch_write(struct dtxn_batch *b, dtxn_raddr_t dst, const void *src,
 /** CAS on the 8-byte word at @p dst; old value to @p old (8 B). */
 void dtxn_batch_cas(struct dtxn_batch *b, dtxn_raddr_t dst, uint64_t *old,
 		    uint64_t compare, uint64_t swap, bool signaled);
+/**
+ * Masked CAS on the 8-byte word at @p dst (DTXN_WR_MASKED_CAS, the mlx5
+ * extended atomic): if (word & @p compare_mask) == (@p compare &
+ * @p compare_mask) the word becomes (word & ~@p swap_mask) | (@p swap &
+ * @p swap_mask); the old word goes to @p old (8 B) either way.
+ */
+void dtxn_batch_masked_cas(struct dtxn_batch *b, dtxn_raddr_t dst, uint64_t *old,
+			   uint64_t compare, uint64_t compare_mask, uint64_t swap,
+			   uint64_t swap_mask, bool signaled);
 /** FAA on the 8-byte word at @p dst; old value to @p old (8 B). */
 void dtxn_batch_faa(struct dtxn_batch *b, dtxn_raddr_t dst, uint64_t *old,
 		    uint64_t add, bool signaled);
@@ -469,7 +523,9 @@ int dtxn_batch_reason(int rc);
 void dtxn_batch_post_forget(struct dtxn_batch *b, const struct dtxn_txn *t, const char *what);
 
 /**
- * Adds, to @p b, an unsignaled WRITE of 0 to every lock the txn holds:
+ * Adds, to @p b, an unsignaled WRITE of 0 to every lock the txn holds
+ * (an unsignaled masked CAS clearing item->lock_bits for an item that
+ * took only those bits):
  * item->lock_raddr of each DTXN_ITEM_F_LOCKED item and item->block_raddr
  * of each DTXN_ITEM_F_BLOCKED item (a lock is held only when its CAS
  * returned 0; FORD's and Motor's public code release locks they never
@@ -500,6 +556,17 @@ void dtxn_txn_unlock_item(struct dtxn_txn *t, struct dtxn_item *it);
  * its own, posted fire-and-forget (no wait). Coordinator's coroutine.
  */
 void dtxn_txn_release_held(struct dtxn_txn *t);
+
+/**
+ * The image of item @p it's local slot copy for its backups: it->slot
+ * itself with a single replica, else a copy from the txn's arena whose
+ * 8 B word at @p lock_off holds @p lock (the backups' lock word; locks are
+ * taken on the primary only).
+ * @return the image, or NULL when the arena is exhausted (abort with
+ *   DTXN_ABORT_TOO_LARGE).
+ */
+void *dtxn_txn_backup_image(struct dtxn_txn *t, const struct dtxn_item *it, uint32_t lock_off,
+			    uint64_t lock);
 
 /** True if the item writes (RW, insert, delete). */
 static inline bool
@@ -838,6 +905,15 @@ bool dtxn_loc_block_shared(const struct dtxn_txn *t, uint32_t self, dtxn_raddr_t
  * which). The round's results then set DTXN_ITEM_F_BLOCKED or abort.
  */
 void dtxn_loc_block_cas(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b);
+
+/**
+ * A delete's extra WRs in its lock round (dtxn_loc_ops.lock_issue of FORD
+ * and CREST): its bucket's lock (dtxn_loc_block_cas()) and a READ of the
+ * bucket header into @p hdr (its version, which the commit bumps, is then
+ * hdr->version). No-op for other item kinds.
+ */
+void dtxn_loc_delete_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b,
+			   struct dtxn_bucket_hdr *hdr);
 
 /**
  * The lock word item @p i CASes first in the coming round of

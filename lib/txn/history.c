@@ -11,7 +11,10 @@
  *   delete item  RMW   over item.version, flagged DELETE
  *
  * Items an aborted txn never fetched get version NONE. The version
- * contract protocols keep is in dtxn_txn_driver.h.
+ * contract protocols keep is in dtxn_txn_driver.h. An item with per-cell
+ * versions (dtxn_item.cell_vers, cell-level protocols) is recorded cell by
+ * cell, each cell c as table id | (c + 1) << 16: READ of a cell only read,
+ * RMW of a written one (WRITE for an insert).
  */
 #include <errno.h>
 
@@ -31,20 +34,66 @@ dtxn_coord_history_attach(struct dtxn_coord *c, struct dtxn_hist_buf *buf)
 	return 0;
 }
 
+/* Records of item @p it: one, or one per cell it touched (dtxn_item.cell_vers). */
+static uint32_t
+hist_item_records(const struct dtxn_item *it)
+{
+	const struct dtxn_cell_vers *cv = it->cell_vers;
+
+	return cv != NULL ? (uint32_t)__builtin_popcount(cv->rd | cv->wr) : 1;
+}
+
+/* Cell @p c of item @p it, which saw version @p ver of it: its record (cell_vers). */
+static void
+hist_cell(struct dtxn_hist_item *h, const struct dtxn_item *it, unsigned c, bool fetched)
+{
+	const struct dtxn_cell_vers *cv = it->cell_vers;
+	const bool writes = (cv->wr & DTXN_CELL(c)) != 0;
+
+	h->key = it->key;
+	h->table = it->table->def.id | (uint32_t)(c + 1) << 16;
+	h->flags = 0;
+	h->wseq = 0;
+	if (!fetched) {
+		h->ver = DTXN_HIST_VER_NONE;
+	} else if (it->kind == DTXN_ITEM_INSERT) {
+		h->ver = (it->flags & DTXN_ITEM_F_TOMB) ? cv->ver[c] : DTXN_HIST_VER_ABSENT;
+	} else {
+		h->ver = (it->flags & (DTXN_ITEM_F_EXISTS | DTXN_ITEM_F_TOMB)) ? cv->ver[c] :
+										  DTXN_HIST_VER_ABSENT;
+	}
+	if (it->kind == DTXN_ITEM_INSERT)
+		h->op = DTXN_HIST_WRITE;
+	else
+		h->op = writes ? DTXN_HIST_RMW : DTXN_HIST_READ;
+	if (it->kind == DTXN_ITEM_DELETE)
+		h->flags = DTXN_HIST_F_DELETE;
+}
+
 void
 txn_history_record(const struct dtxn_txn *t, bool committed)
 {
 	struct dtxn_hist_item *h;
-	uint32_t i;
+	uint32_t i, n = 0;
 
+	for (i = 0; i < t->n_items; i++)
+		n += hist_item_records(&t->items[i]);
 	h = dtxn_hist_buf_append(txn_coord_of(t->coord)->hist, t->id,
-				 committed ? DTXN_HIST_COMMITTED : DTXN_HIST_ABORTED, t->n_items);
+				 committed ? DTXN_HIST_COMMITTED : DTXN_HIST_ABORTED, n);
 	if (h == NULL)
 		return; /* full: counted as dropped by the buffer */
 	for (i = 0; i < t->n_items; i++, h++) {
 		const struct dtxn_item *it = &t->items[i];
 		const bool fetched = committed || (it->flags & DTXN_ITEM_F_FETCHED) != 0;
 
+		if (it->cell_vers != NULL) {
+			uint32_t m = it->cell_vers->rd | it->cell_vers->wr;
+
+			for (; m != 0; m &= m - 1)
+				hist_cell(h++, it, (unsigned)__builtin_ctz(m), fetched);
+			h--;
+			continue;
+		}
 		h->key = it->key;
 		h->table = it->table->def.id;
 		h->flags = 0;

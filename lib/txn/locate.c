@@ -223,6 +223,18 @@ dtxn_loc_block_cas(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 		dtxn_batch_cas(b, it->block_raddr, &l->block_old, 0, t->id, true);
 }
 
+void
+dtxn_loc_delete_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b,
+		      struct dtxn_bucket_hdr *hdr)
+{
+	struct dtxn_item *it = &t->items[i];
+
+	if (it->kind != DTXN_ITEM_DELETE)
+		return;
+	dtxn_loc_block_cas(t, i, b);
+	dtxn_batch_read(b, it->bucket_raddr, hdr, sizeof(*hdr), true);
+}
+
 /* An insert's bucket is its key's home bucket. */
 static void
 loc_ins_home(struct dtxn_item *it)
@@ -284,7 +296,11 @@ loc_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 	case DTXN_LOC_LOCK:
 		l->lock_old = DTXN_LOC_CAS_UNSET;
 		it->lock_raddr = it->slot_raddr + ops->lock_off; /* where the lock is taken */
-		dtxn_batch_cas(b, it->lock_raddr, &l->lock_old, 0, t->id, true);
+		if (it->lock_bits != 0)
+			dtxn_batch_masked_cas(b, it->lock_raddr, &l->lock_old, 0, it->lock_bits,
+					      it->lock_bits, it->lock_bits, true);
+		else
+			dtxn_batch_cas(b, it->lock_raddr, &l->lock_old, 0, t->id, true);
 		dtxn_batch_read(b, it->slot_raddr, it->slot, tab->slot_size, true);
 		if (ops->lock_issue != NULL)
 			ops->lock_issue(t, i, b);
@@ -371,6 +387,18 @@ loc_on_bucket(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 	return DTXN_OK;
 }
 
+/*
+ * Whether the lock round's CAS took the record lock: the whole word was 0,
+ * or none of the item's lock bits was set (masked CAS, it->lock_bits).
+ */
+static bool
+loc_record_locked(const struct dtxn_item *it, const struct dtxn_loc *l)
+{
+	return it->lock_bits != 0 ? l->lock_old != DTXN_LOC_CAS_UNSET &&
+					    (l->lock_old & it->lock_bits) == 0 :
+				    l->lock_old == 0;
+}
+
 /* {CAS record lock, READ slot} (and the lock_issue WRs) came back. */
 static int
 loc_on_lock(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
@@ -378,7 +406,7 @@ loc_on_lock(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 	struct dtxn_item *it = &t->items[i];
 	struct dtxn_loc *l = dtxn_loc_of(it);
 
-	if (l->lock_old == 0)
+	if (loc_record_locked(it, l))
 		it->flags |= DTXN_ITEM_F_LOCKED;
 	if (l->own_block && l->block_old == 0)
 		it->flags |= DTXN_ITEM_F_BLOCKED;
@@ -394,7 +422,7 @@ loc_on_lock(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 			return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
 		return DTXN_OK;
 	}
-	if (l->lock_old != 0 || (l->own_block && l->block_old != 0))
+	if (!loc_record_locked(it, l) || (l->own_block && l->block_old != 0))
 		return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT); /* no waiting: no deadlock */
 	return ops->locked(t, i);
 }

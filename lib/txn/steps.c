@@ -38,11 +38,22 @@ dtxn_batch_post_forget(struct dtxn_batch *b, const struct dtxn_txn *t, const cha
 	dtxn_batch_done(b);
 }
 
+/* Gives back item @p it's record lock: its bits (masked CAS) or the whole word. */
+static void
+steps_unlock_record(struct dtxn_item *it, struct dtxn_batch *b)
+{
+	if (it->lock_bits != 0)
+		dtxn_batch_masked_cas(b, it->lock_raddr, &txn_coord_of(b->coord)->sink, 0, 0, 0,
+				      it->lock_bits, false);
+	else
+		dtxn_batch_write(b, it->lock_raddr, &g_zero, 8, false);
+}
+
 void
 txn_unlock_into(struct dtxn_item *it, struct dtxn_batch *b)
 {
 	if (it->flags & DTXN_ITEM_F_LOCKED)
-		dtxn_batch_write(b, it->lock_raddr, &g_zero, 8, false);
+		steps_unlock_record(it, b);
 	if (it->flags & DTXN_ITEM_F_BLOCKED)
 		dtxn_batch_write(b, it->block_raddr, &g_zero, 8, false);
 	it->flags &= ~(DTXN_ITEM_F_LOCKED | DTXN_ITEM_F_BLOCKED);
@@ -65,7 +76,7 @@ dtxn_txn_unlock_item(struct dtxn_txn *t, struct dtxn_item *it)
 	if (!(it->flags & DTXN_ITEM_F_LOCKED))
 		return;
 	dtxn_batch_init(&b, t->coord);
-	dtxn_batch_write(&b, it->lock_raddr, &g_zero, 8, false);
+	steps_unlock_record(it, &b);
 	dtxn_batch_post_forget(&b, t, "unlock");
 	it->flags &= ~DTXN_ITEM_F_LOCKED;
 }
@@ -142,4 +153,20 @@ dtxn_batch_write_replicas(struct dtxn_batch *b, const struct dtxn_table *tab,
 {
 	for (uint16_t r = 0; r < tab->n_replicas; r++)
 		dtxn_batch_write(b, dtxn_store_replica_raddr(tab, r, primary), src, len, false);
+}
+
+void *
+dtxn_txn_backup_image(struct dtxn_txn *t, const struct dtxn_item *it, uint32_t lock_off,
+		      uint64_t lock)
+{
+	char *img;
+
+	if (it->table->n_replicas < 2)
+		return it->slot;
+	img = dtxn_txn_alloc(t, it->table->slot_size);
+	if (img == NULL)
+		return NULL;
+	memcpy(img, it->slot, it->table->slot_size);
+	memcpy(img + lock_off, &lock, sizeof(lock));
+	return img;
 }

@@ -84,6 +84,7 @@ txn_add(struct dtxn_txn *t, uint32_t table_id, uint64_t key, enum dtxn_item_kind
 	const struct dtxn_table *tab;
 	struct dtxn_item *it;
 	void *slot;
+	size_t len;
 
 	if (t == NULL || !t->open)
 		return NULL;
@@ -99,13 +100,17 @@ txn_add(struct dtxn_txn *t, uint32_t table_id, uint64_t key, enum dtxn_item_kind
 		return NULL;
 	}
 	dtxn_sched_charge_op(t->coord->worker->sched, DTXN_CPU_RECORD, 1); /* sim only */
-	/* local copy: the slot, then its aux area if the table has one */
-	slot = dtxn_txn_alloc(t, (size_t)tab->slot_size + tab->aux_size);
+	/* local copy: the slot, then its aux area if the table has one, then
+	 * the protocol's extra room */
+	len = (size_t)tab->slot_size + tab->aux_size;
+	if (txn_cc(t)->local_extra != NULL)
+		len += txn_cc(t)->local_extra(tab);
+	slot = dtxn_txn_alloc(t, len);
 	if (slot == NULL) {
 		txn_mark(t, DTXN_ABORT_TOO_LARGE);
 		return NULL;
 	}
-	memset(slot, 0, (size_t)tab->slot_size + tab->aux_size);
+	memset(slot, 0, len);
 	it = &t->items[t->n_items++];
 	memset(it, 0, sizeof(*it));
 	it->table = tab;

@@ -63,6 +63,7 @@ struct txn_coord {
 	bool ended;                    /**< body returned */
 	struct dtxn_hist_buf *hist;    /**< history recording (history.c); NULL: off */
 	const struct dtxn_loc_ops *loc_ops; /**< protocol's locating ops in dtxn_loc_rounds() */
+	uint64_t sink;                 /**< old values of fire-and-forget masked unlocks */
 };
 
 /** A worker as lib/txn keeps it. */

@@ -30,6 +30,7 @@
 #include "dtxn_fabric.h"
 #include "dtxn_fabric_sim.h"
 #include "dtxn_sched.h"
+#include "masked_cas_ref.h"
 #include "unit_eal.h"
 #include "ut_fabric.h"
 
@@ -335,6 +336,37 @@ test_masked_cas(void **state)
 	assert_int_equal(ut_word(env->mn0, 2048), 7);
 }
 
+/* Masked CAS against the reference model (masked_cas_ref.h) on random words and masks. */
+static void
+test_masked_cas_model(void **state)
+{
+	struct tc_env *env = *state;
+	uint64_t seed = 0x9e3779b97f4a7c15ull, *old = (uint64_t *)(void *)env->buf;
+	unsigned swapped = 0;
+
+	for (unsigned i = 0; i < 4096; i++) {
+		struct mcas_case c;
+		struct dtxn_wr wr;
+		struct dtxn_cqe cqe;
+
+		mcas_case_make(&seed, i, &c);
+		tc_set_word(env, 4096, c.word);
+		*old = 0;
+		ut_wr(&wr, DTXN_WR_MASKED_CAS, i, old, 8, DTXN_RADDR(0, 4096), DTXN_WR_F_SIGNALED);
+		wr.compare_add = c.compare;
+		wr.compare_mask = c.compare_mask;
+		wr.swap = c.swap;
+		wr.swap_mask = c.swap_mask;
+		assert_int_equal(dtxn_qp_post(env->qp, &wr), 0);
+		assert_int_equal(tc_reap(env->f, env->cq, &cqe, 1), 1);
+		assert_int_equal(cqe.status, DTXN_WC_SUCCESS);
+		assert_int_equal(*old, c.word);
+		assert_int_equal(ut_word(env->mn0, 4096), mcas_ref(&c));
+		swapped += (c.word & c.compare_mask) == (c.compare & c.compare_mask);
+	}
+	assert_true(swapped > 4096 / 5 && swapped < 4096 / 2); /* both outcomes exercised */
+}
+
 static void
 test_doorbell_chain(void **state)
 {
@@ -549,6 +581,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_order, tc_setup, tc_teardown),
 		cmocka_unit_test_setup_teardown(test_atomics, tc_setup, tc_teardown),
 		cmocka_unit_test_setup_teardown(test_masked_cas, tc_setup, tc_teardown),
+		cmocka_unit_test_setup_teardown(test_masked_cas_model, tc_setup, tc_teardown),
 		cmocka_unit_test_setup_teardown(test_doorbell_chain, tc_setup, tc_teardown),
 		cmocka_unit_test_setup_teardown(test_selective_signaling, tc_setup, tc_teardown),
 		cmocka_unit_test_setup_teardown(test_error_completions, tc_setup, tc_teardown),

@@ -25,6 +25,7 @@
 #include "dtxn_fabric.h"
 #include "dtxn_fabric_sim.h"
 #include "dtxn_sched.h"
+#include "masked_cas_ref.h"
 #include "unit_eal.h"
 
 #define TS_CPU(name) DTXN_SRC_CONFIG_DIR "/cpu/" name ".ini"
@@ -277,6 +278,51 @@ test_read_timing(void **state)
 	dtxn_fabric_close(f);
 }
 
+/* Masked CAS in virtual time against the reference model (masked_cas_ref.h). */
+static void
+test_masked_cas_model(void **state)
+{
+	struct dtxn_fabric *f = ts_open(NULL, 1, 1);
+	struct dtxn_cq *cq = dtxn_cq_create(f, SOCKET_ID_ANY, 64);
+	struct dtxn_qp *qp = dtxn_qp_create(f, cq, 1, 0, 64);
+	uint64_t seed = 0x2545f4914f6cdd1dull, t = 3000000;
+	unsigned swapped = 0;
+
+	(void)state;
+	assert_non_null(qp);
+	dtxn_clock_set_virtual(t);
+	for (unsigned i = 0; i < 2048; i++) {
+		struct mcas_case c;
+		struct dtxn_cqe e;
+		uint64_t old = 0;
+		struct dtxn_wr wr = {
+			.wr_id = i, .opcode = DTXN_WR_MASKED_CAS, .flags = DTXN_WR_F_SIGNALED,
+			.len = 8, .local = &old, .raddr = DTXN_RADDR(0, 128),
+		};
+
+		mcas_case_make(&seed, i, &c);
+		*ts_word(f, 0, 128) = c.word;
+		wr.compare_add = c.compare;
+		wr.compare_mask = c.compare_mask;
+		wr.swap = c.swap;
+		wr.swap_mask = c.swap_mask;
+		assert_int_equal(dtxn_qp_post(qp, &wr), 0);
+		while (ts_poll(cq, &e, 1) == 0) {
+			t = dtxn_sim_next_event_ns(f);
+			assert_true(t != UINT64_MAX);
+			ts_at(f, t);
+		}
+		assert_int_equal(e.status, DTXN_WC_SUCCESS);
+		assert_int_equal(old, c.word);
+		assert_int_equal(*ts_word(f, 0, 128), mcas_ref(&c));
+		swapped += (c.word & c.compare_mask) == (c.compare & c.compare_mask);
+	}
+	assert_true(swapped > 2048 / 5 && swapped < 2048 / 2); /* both outcomes exercised */
+	dtxn_qp_destroy(qp);
+	dtxn_cq_destroy(cq);
+	dtxn_fabric_close(f);
+}
+
 /* Two CNs CAS one word at once: the cx3 atomic unit (2.5 Mops, 400 ns) serves them in turn. */
 static void
 test_atomics_serialized(void **state)
@@ -496,6 +542,7 @@ main(void)
 		cmocka_unit_test(test_not_sim),
 		cmocka_unit_test(test_charge_settle_busy),
 		cmocka_unit_test(test_read_timing),
+		cmocka_unit_test(test_masked_cas_model),
 		cmocka_unit_test(test_atomics_serialized),
 		cmocka_unit_test(test_rc_order_and_ties),
 		cmocka_unit_test(test_send_recv),

@@ -25,16 +25,7 @@ static const uint64_t g_ford_zero;
 static void *
 commit_backup_image(struct dtxn_txn *t, const struct dtxn_item *it)
 {
-	struct ford_slot *img;
-
-	if (it->table->n_replicas < 2)
-		return it->slot;
-	img = dtxn_txn_alloc(t, it->table->slot_size);
-	if (img == NULL)
-		return NULL;
-	memcpy(img, it->slot, it->table->slot_size);
-	img->lock = ford_published(t) ? FORD_INVISIBLE : 0;
-	return img;
+	return dtxn_txn_backup_image(t, it, FORD_LOCK_OFF, ford_published(t) ? FORD_INVISIBLE : 0);
 }
 
 /* Fills the slot copy as it must look after the txn (primary view). */

@@ -126,13 +126,7 @@ exe_keep_pre(struct dtxn_txn *t, struct dtxn_item *it, const void *img)
 static void
 exe_lock_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 {
-	struct dtxn_item *it = &t->items[i];
-	struct ford_item *fi = ford_item_of(it);
-
-	if (it->kind != DTXN_ITEM_DELETE)
-		return;
-	dtxn_loc_block_cas(t, i, b);
-	dtxn_batch_read(b, it->bucket_raddr, &fi->bhdr, sizeof(fi->bhdr), true);
+	dtxn_loc_delete_issue(t, i, b, &ford_item_of(&t->items[i])->bhdr);
 }
 
 /* RW/delete locked: the slot as read under the lock. */

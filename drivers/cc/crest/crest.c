@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * CREST (ASPLOS'26) as a dtxn protocol: ops table, registration,
+ * per-coordinator state.
+ */
+#include <errno.h>
+
+#include <rte_malloc.h>
+
+#include "crest_private.h"
+
+RTE_LOG_REGISTER(dtxn_crest_logtype, dtxn.cc.crest, INFO);
+
+/*
+ * TS_commit (48 bits) holds the writer's txn id, (gid + 1) << 40 | seq
+ * (lib/txn): it fits for coordinators below this gid.
+ */
+#define CREST_MAX_COORDS 255
+
+static int
+crest_coord_init(struct dtxn_coord *c)
+{
+	const struct dtxn_db *db = c->worker->db;
+	struct crest_coord *cc;
+
+	if (c->gid >= CREST_MAX_COORDS) {
+		CREST_LOG(ERR, "coordinator %u: crest runs at most %u coordinators (TS_commit holds "
+			  "the writer's 48-bit txn id)", c->gid, CREST_MAX_COORDS);
+		return -EINVAL;
+	}
+	cc = rte_zmalloc_socket("crest_coord", sizeof(*cc), 0, c->worker->socket_id);
+	if (cc == NULL)
+		return -ENOMEM;
+	crest_opts_of_db(db, &cc->opts);
+	for (unsigned id = 0; id < DTXN_MAX_TABLES; id++) {
+		const struct dtxn_table *t = dtxn_catalog_table(&db->cat, id);
+
+		if (t != NULL)
+			crest_layout_make(&t->def, cc->opts.cell != 0, &cc->lay[id]);
+	}
+	c->cc_priv = cc;
+	return 0;
+}
+
+static void
+crest_coord_fini(struct dtxn_coord *c)
+{
+	rte_free(c->cc_priv);
+	c->cc_priv = NULL;
+}
+
+static const struct dtxn_cc_ops crest_ops = {
+	.name = "crest",
+	.isolations = 1u << DTXN_ISO_SR,
+	.weaken = { [DTXN_ISO_SR] = DTXN_DEBUG_SKIP_READ_VALIDATION },
+	.slot_size = crest_slot_size,
+	.slot_format = crest_slot_format,
+	.slot_value = crest_slot_value,
+	.mn_value = crest_mn_value,
+	.local_extra = crest_local_extra,
+	.db_init = crest_db_init,
+	.db_fini = crest_db_fini,
+	.coord_init = crest_coord_init,
+	.coord_fini = crest_coord_fini,
+	.execute = crest_execute,
+	.commit = crest_commit,
+	.abort = crest_abort,
+	.check_options = crest_check_options,
+	.table_geometry = crest_table_geometry,
+	.variant = crest_variant,
+};
+
+DTXN_CC_REGISTER(crest, &crest_ops);

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * CREST execution phase (crest.md §1, Table 2): lib/txn's locating steps
+ * (locate.c) with CREST's record: a read item is one READ of the record;
+ * an RW item locks the cells it writes with one masked CAS on the lock
+ * word (dtxn_item.lock_bits, MSB = cell 0) and READs the record behind it
+ * on the same QP; a delete locks every cell (and its bucket); an insert
+ * takes a free slot under its bucket lock. Every record read must pass
+ * the snapshot rule of Fig. 7 for the cells the txn reads: none locked by
+ * another txn (else abort: no waiting), and the header's EN of each equal
+ * to the EN in each of its lines (else the READ overlapped a commit: read
+ * it again). The cells read are then gathered into the contiguous value
+ * the application sees.
+ */
+#include <string.h>
+
+#include "crest_private.h"
+
+/* Sets item @p i up: its CREST cells, the lock bits it takes, its history record. */
+static void
+exe_prepare(struct dtxn_txn *t, uint32_t i)
+{
+	struct dtxn_item *it = &t->items[i];
+	struct crest_item *ci = crest_item_of(it);
+	const struct crest_layout *lay = crest_layout_of(t, it);
+	const uint32_t all = (uint32_t)((UINT64_C(1) << lay->n_cells) - 1);
+
+	switch (it->kind) {
+	case DTXN_ITEM_RO:
+		ci->rd = crest_cells_of(&it->table->def, lay, it->rd_cells);
+		ci->wr = 0;
+		break;
+	case DTXN_ITEM_RW:
+		ci->rd = crest_cells_of(&it->table->def, lay, it->rd_cells);
+		ci->wr = crest_cells_of(&it->table->def, lay, it->wr_cells);
+		it->lock_bits = crest_lock_bits(ci->wr);
+		break;
+	case DTXN_ITEM_DELETE:
+		ci->rd = all;
+		ci->wr = all;
+		it->lock_bits = crest_lock_bits(all);
+		break;
+	default: /* insert: the record is taken under its bucket lock */
+		ci->rd = 0;
+		ci->wr = all;
+		break;
+	}
+	ci->vers.rd = ci->rd;
+	ci->vers.wr = ci->wr;
+	it->cell_vers = &ci->vers;
+}
+
+/*
+ * The record image in it->slot holds the key: check the snapshot rule for
+ * the cells read, note what was seen, gather the value. Lock bits the
+ * txn holds on the record (crest_own_bits()) are its own.
+ */
+static int
+exe_take(struct dtxn_txn *t, uint32_t i)
+{
+	struct dtxn_item *it = &t->items[i];
+	struct crest_item *ci = crest_item_of(it);
+	const struct crest_layout *lay = crest_layout_of(t, it);
+	const struct crest_hdr *h = crest_hdr_of(it);
+	uint64_t foreign = h->lock & ~crest_own_bits(t, it);
+	int rc;
+
+	if (dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_LOCK_CHECK)) /* test aid */
+		foreign = 0;
+	rc = crest_snapshot_check(lay, h, ci->rd, foreign);
+	if (rc == DTXN_ABORT(DTXN_ABORT_VALIDATION))
+		return dtxn_loc_reread(t, i, CREST_MAX_REREAD); /* torn: read it again */
+	if (rc != DTXN_OK)
+		return rc;
+	for (uint32_t m = ci->rd; m != 0; m &= m - 1) {
+		unsigned c = (unsigned)__builtin_ctz(m);
+
+		ci->en[c] = h->en[c];
+		ci->vers.ver[c] = CREST_VER_TS(*crest_line_ver(it->slot, lay, c, 0));
+	}
+	crest_gather(lay, h, it->value, ci->rd);
+	it->version = ci->vers.ver[__builtin_ctz(ci->rd | 1)];
+	it->flags = (it->flags | DTXN_ITEM_F_EXISTS) & ~DTXN_ITEM_F_TOMB;
+	ci->loc.step = DTXN_LOC_DONE;
+	return DTXN_OK;
+}
+
+/* A delete also takes its bucket's lock and reads the bucket header. */
+static void
+exe_lock_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
+{
+	dtxn_loc_delete_issue(t, i, b, &crest_item_of(&t->items[i])->bhdr);
+}
+
+/* RW / delete: its cells are locked and it->slot was READ behind the masked CAS. */
+static int
+exe_locked(struct dtxn_txn *t, uint32_t i)
+{
+	struct dtxn_item *it = &t->items[i];
+
+	if (it->kind == DTXN_ITEM_DELETE)
+		it->bucket_version = crest_item_of(it)->bhdr.version;
+	return exe_take(t, i);
+}
+
+/* Insert: the free slot's image (its ENs go on from there, commit.c). */
+static int
+exe_ins_slot(struct dtxn_txn *t, uint32_t i, const void *slot)
+{
+	struct dtxn_item *it = &t->items[i];
+
+	memcpy(it->slot, slot, it->table->slot_size);
+	return DTXN_OK;
+}
+
+/* A free slot no commit is writing: no cell locked (the deleted bit may be set). */
+static bool
+exe_slot_free(const struct dtxn_table *tab, const void *slot)
+{
+	RTE_SET_USED(tab);
+	return (((const struct crest_hdr *)slot)->lock & ~CREST_LOCK_DELETED) == 0;
+}
+
+static const struct dtxn_loc_ops exe_loc = {
+	.item_size = sizeof(struct crest_item),
+	.lock_off = CREST_LOCK_OFF,
+	.prepare = exe_prepare,
+	.slot_free = exe_slot_free,
+	.read = exe_take,
+	.lock_issue = exe_lock_issue,
+	.locked = exe_locked,
+	.ins_slot = exe_ins_slot,
+};
+
+int
+crest_execute(struct dtxn_txn *t)
+{
+	int reason = dtxn_loc_execute(t, &exe_loc);
+
+	if (reason != DTXN_OK)
+		crest_release(t);
+	return reason;
+}
+
+void
+crest_release(struct dtxn_txn *t)
+{
+	dtxn_txn_release_held(t);
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * CREST's options (dtxn_db_conf.cc_options, dtxn-app --cc-opts;
+ * doc/guides/crest.md, "Options"), split by lib/txn
+ * (dtxn_cc_opts_parse()): cell=0 runs the protocol record-level (every
+ * record one cell), the "cell-level CC" factor of Fig. 15.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "crest_private.h"
+
+void
+crest_opts_default(struct crest_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->cell = 1;
+}
+
+static int
+opts_one(void *obj, const char *k, const char *v, char *err, size_t errlen)
+{
+	static const char *const onoff[] = { "0", "1" };
+	struct crest_opts *o = obj;
+
+	if (strcmp(k, "cell") != 0) {
+		snprintf(err, errlen, "crest: unknown option '%s' (cell)", k);
+		return -EINVAL;
+	}
+	if (dtxn_cc_opt_pick(v, onoff, RTE_DIM(onoff), &o->cell) != 0) {
+		snprintf(err, errlen, "crest: %s=%s: expected 0, 1", k, v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+crest_opts_parse(const char *s, struct crest_opts *o, char *err, size_t errlen)
+{
+	return dtxn_cc_opts_parse("crest", s, NULL, opts_one, o, err, errlen);
+}
+
+int
+crest_check_options(const char *opts, char *err, size_t errlen)
+{
+	struct crest_opts o;
+
+	crest_opts_default(&o);
+	return crest_opts_parse(opts, &o, err, errlen);
+}
+
+void
+crest_opts_of_db(const struct dtxn_db *db, struct crest_opts *o)
+{
+	char err[160];
+
+	crest_opts_default(o);
+	if (crest_opts_parse(db->conf.cc_options, o, err, sizeof(err)) != 0)
+		crest_opts_default(o);
+}
+
+const char *
+crest_variant(const struct dtxn_db *db)
+{
+	struct crest_opts o;
+
+	crest_opts_of_db(db, &o);
+	return o.cell ? NULL : "record-level";
+}

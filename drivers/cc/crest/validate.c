@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * CREST validation (crest.md §1, "Multi-cell validation"): one round
+ * with, per record that has cells the txn read and did not lock, one
+ * READ of its header (64 B): a read cell now locked by another txn, or
+ * whose EN changed, aborts. ENs are 2 B and wrap after 65,536 updates: a
+ * txn validating more than 65,536 us after it began (each update takes
+ * at least 1 us) READs the whole record instead and compares the cells'
+ * full versions (EN and TS_commit, the writer's id). A key read absent is
+ * validated through the (lock, version) header words of the buckets its
+ * lookup visited, as inserts and deletes bump them.
+ */
+#include <string.h>
+
+#include "crest_private.h"
+
+/* Cells of item @p it validated at commit: read, not locked by the txn. */
+static uint32_t
+val_cells(const struct dtxn_item *it)
+{
+	const struct crest_item *ci = crest_item_of(it);
+
+	if (it->kind == DTXN_ITEM_INSERT || it->kind == DTXN_ITEM_DELETE)
+		return 0;
+	return ci->rd & ~ci->wr;
+}
+
+/* Whether the txn is old enough for ENs to have wrapped since its reads. */
+static bool
+val_en_wrapped(const struct dtxn_txn *t)
+{
+	return dtxn_now_ns() - t->start_ns > CREST_EN_WRAP_NS;
+}
+
+/* Checks the header (and with @p full the record) now in @p img against what item @p it saw. */
+static int
+val_check(const struct dtxn_txn *t, const struct dtxn_item *it, const void *img, bool full)
+{
+	const struct crest_item *ci = crest_item_of(it);
+	const struct crest_layout *lay = crest_layout_of(t, it);
+	const struct crest_hdr *h = img;
+	uint32_t cells = val_cells(it);
+	if ((h->lock & ~crest_own_bits(t, it) & crest_lock_bits(cells)) != 0)
+		return DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
+	for (; cells != 0; cells &= cells - 1) {
+		unsigned c = (unsigned)__builtin_ctz(cells);
+
+		if (!full && h->en[c] != ci->en[c])
+			return DTXN_ABORT(DTXN_ABORT_VALIDATION);
+		if (full && *crest_line_ver((void *)(uintptr_t)img, lay, c, 0) !=
+				    CREST_VER(ci->en[c], ci->vers.ver[c]))
+			return DTXN_ABORT(DTXN_ABORT_VALIDATION);
+	}
+	return DTXN_OK;
+}
+
+/* A bucket header word pair (lock, version) read back for an absent read. */
+static int
+val_check_bucket(const struct dtxn_txn *t, const uint64_t *w, uint64_t seen)
+{
+	if (dtxn_txn_lock_foreign(t, w[0]))
+		return DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
+	return w[1] != seen ? DTXN_ABORT(DTXN_ABORT_VALIDATION) : DTXN_OK;
+}
+
+int
+crest_validate(struct dtxn_txn *t)
+{
+	const bool full = val_en_wrapped(t);
+	struct dtxn_batch b;
+	uint64_t (*bw)[2];
+	void **img;
+	uint32_t i;
+	int rc;
+
+	if (dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_READ_VALIDATION)) /* test aid */
+		return DTXN_OK;
+	img = dtxn_txn_alloc(t, sizeof(*img) * t->n_items);
+	bw = dtxn_txn_alloc(t, sizeof(*bw) * t->n_items * DTXN_STORE_MAX_PROBE);
+	if (img == NULL || bw == NULL)
+		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	dtxn_batch_init(&b, t->coord);
+	for (i = 0; i < t->n_items; i++) {
+		struct dtxn_item *it = &t->items[i];
+		struct crest_item *ci = crest_item_of(it);
+
+		img[i] = NULL;
+		if (it->kind == DTXN_ITEM_RO && !(it->flags & DTXN_ITEM_F_EXISTS)) {
+			for (unsigned p = 0; p < ci->loc.n_bkt; p++)
+				dtxn_batch_read(&b, ci->loc.braddr[p], bw[i * DTXN_STORE_MAX_PROBE + p],
+						16, true);
+			continue;
+		}
+		if (val_cells(it) == 0)
+			continue;
+		img[i] = full ? dtxn_txn_alloc(t, it->table->slot_size) : &ci->vhdr;
+		if (img[i] == NULL) {
+			dtxn_batch_done(&b);
+			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+		}
+		dtxn_batch_read(&b, it->slot_raddr, img[i],
+				full ? it->table->slot_size : CREST_HDR_SIZE, true);
+	}
+	if (b.n_wr == 0) {
+		dtxn_batch_done(&b);
+		return DTXN_OK;
+	}
+	rc = dtxn_batch_run_reason(&b);
+	for (i = 0; i < t->n_items && rc == DTXN_OK; i++) {
+		const struct dtxn_item *it = &t->items[i];
+		const struct crest_item *ci = crest_item_of(it);
+
+		if (img[i] != NULL) {
+			rc = val_check(t, it, img[i], full);
+			continue;
+		}
+		if (it->kind != DTXN_ITEM_RO || (it->flags & DTXN_ITEM_F_EXISTS))
+			continue;
+		for (unsigned p = 0; p < ci->loc.n_bkt && rc == DTXN_OK; p++)
+			rc = val_check_bucket(t, bw[i * DTXN_STORE_MAX_PROBE + p], ci->loc.bver[p]);
+	}
+	return rc;
+}

@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * CREST (drivers/cc/crest) on the shm fabric, model none: 2 MNs, 2
+ * replicas. The record layout (header cacheline, packed cells, cacheline
+ * versions, columns past the 20th merged), the lock bits (MSB = cell 0),
+ * gather/scatter, the snapshot rule of Fig. 7 against a concurrent
+ * writer's partial commit (pure functions on record images); then the
+ * protocol: loaded records as the MN holds them, a commit's cells, ENs
+ * and unlock, two txns writing disjoint cells of one record both commit
+ * while overlapping cells conflict, a read that saw a cell change aborts
+ * at validation while a change of another cell does not, and the
+ * history's per-cell versions. Interleavings are forced with a shared
+ * step counter; coordinators run as coroutines on the calling lcore.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_lcore.h>
+#include <rte_memory.h>
+
+#include "crest_private.h"
+#include "unit_eal.h"
+#include "ut_txn.h"
+
+#define N_MN 2
+#define T_ROW 0     /* 4 cells of 8 B: a row of counters */
+#define T_WIDE 1    /* 24 columns: 2 x 100 B, then 22 x 8 B (merged past the 20th) */
+#define ROW_KEYS 16
+
+struct row {
+	uint64_t c[4];
+};
+
+static struct dtxn_db *g_db;
+static struct dtxn_fabric *g_f;
+static unsigned g_worker_seq;
+static volatile int g_step;
+
+static struct dtxn_table_def
+wide_def(void)
+{
+	struct dtxn_table_def d = { .id = T_WIDE, .name = "wide", .value_size = 2 * 100 + 22 * 8,
+				    .max_keys = 16, .n_columns = 24 };
+
+	d.column_size[0] = 100;
+	d.column_size[1] = 100;
+	for (unsigned c = 2; c < 24; c++)
+		d.column_size[c] = 8;
+	return d;
+}
+
+static int
+group_setup(void **state)
+{
+	struct dtxn_db_conf dc = {
+		.size = sizeof(dc), .protocol = "crest", .isolation = DTXN_ISO_SR,
+		.n_mn = N_MN, .n_replicas = 2, .n_coords = 8,
+		.log_bytes = 4096, .addr_cache_entries = 4096,
+	};
+	struct dtxn_table_def row = { .id = T_ROW, .name = "row", .value_size = 32,
+				      .max_keys = 64, .n_columns = 4,
+				      .column_size = { 8, 8, 8, 8 } };
+	struct dtxn_table_def wide = wide_def();
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = N_MN,
+				       .n_cn = 1, .socket_id = SOCKET_ID_ANY, .name = "utcrest" };
+	uint64_t region;
+
+	(void)state;
+	g_db = dtxn_db_create(&dc);
+	if (g_db == NULL || dtxn_db_add_table(g_db, &row) != 0 ||
+	    dtxn_db_add_table(g_db, &wide) != 0 || dtxn_db_layout(g_db, &region) != 0)
+		return -1;
+	fc.mn_region_size = region;
+	dtxn_nic_model_none(&fc.nic);
+	g_f = dtxn_fabric_open(&fc);
+	if (g_f == NULL || dtxn_db_attach(g_db, g_f) != 0)
+		return -1;
+	for (uint64_t k = 1; k <= ROW_KEYS; k++) {
+		struct row v = { { k, k + 100, k + 200, k + 300 } };
+
+		if (dtxn_db_load(g_db, T_ROW, k, &v) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+group_teardown(void **state)
+{
+	(void)state;
+	dtxn_db_destroy(g_db);
+	dtxn_fabric_close(g_f);
+	return 0;
+}
+
+static void
+run_coords(const struct ut_coord_spec *s, unsigned n)
+{
+	g_step = 0;
+	assert_int_equal(ut_run_coords(g_db, s, n, N_MN, 0, &g_worker_seq), 0);
+}
+
+static struct crest_hdr *
+mn_row(uint64_t key, uint16_t r)
+{
+	return ut_mn_slot(g_f, dtxn_db_catalog(g_db), T_ROW, key, r);
+}
+
+/* ------------------------------------------------------------------ */
+/* Layout (pure)                                                      */
+/* ------------------------------------------------------------------ */
+
+static void
+test_layout(void **state)
+{
+	struct dtxn_table_def row = { .value_size = 32, .n_columns = 4,
+				      .column_size = { 8, 8, 8, 8 } };
+	struct dtxn_table_def wide = wide_def();
+	struct crest_layout lay;
+
+	(void)state;
+	/* header: Key, TableID at 0, Lock at 16, 20 ENs of 2 B at 24: one cacheline */
+	assert_int_equal(offsetof(struct crest_hdr, lock), 16);
+	assert_int_equal(offsetof(struct crest_hdr, en), 24);
+	assert_int_equal(sizeof(struct crest_hdr), 64);
+	/* lock bits: MSB = cell 0; cells 2 and 4 -> 0010 1000 ... (paper's example) */
+	assert_int_equal(crest_lock_bits(DTXN_CELL(2) | DTXN_CELL(4)),
+			 (UINT64_C(1) << 61) | (UINT64_C(1) << 59));
+	assert_int_equal(crest_lock_bits(1) & CREST_LOCK_DELETED, 0);
+
+	/* 4 cells of 8 B: [ver|8 B] x 4 packed in the line after the header */
+	crest_layout_make(&row, true, &lay);
+	assert_int_equal(lay.n_cells, 4);
+	for (unsigned c = 0; c < 4; c++) {
+		assert_int_equal(lay.rec_off[c], 64 + 16 * c);
+		assert_int_equal(lay.n_lines[c], 1);
+		assert_int_equal(crest_cell_span(&lay, c), 16);
+	}
+	assert_int_equal(lay.image_size, 128);
+	/* record-level: one cell of 32 B */
+	crest_layout_make(&row, false, &lay);
+	assert_int_equal(lay.n_cells, 1);
+	assert_int_equal(lay.val_len[0], 32);
+	assert_int_equal(lay.image_size, 64 + 8 + 32);
+
+	/* 100 B cells start a line and carry a version per line (2 lines);
+	 * columns 19..23 merge into cell 19 */
+	crest_layout_make(&wide, true, &lay);
+	assert_int_equal(lay.n_cells, 20);
+	assert_int_equal(lay.rec_off[0], 64);
+	assert_int_equal(lay.n_lines[0], 2);
+	assert_int_equal(lay.rec_off[1], 192);
+	assert_int_equal(lay.n_lines[1], 2);
+	assert_int_equal(lay.val_off[19], 200 + 17 * 8);
+	assert_int_equal(lay.val_len[19], 5 * 8);
+	for (unsigned c = 0; c < lay.n_cells; c++) {
+		/* a cell of at most 56 B never crosses a cacheline */
+		if (lay.n_lines[c] == 1)
+			assert_true(lay.rec_off[c] / 64 ==
+				    (lay.rec_off[c] + crest_cell_span(&lay, c) - 1) / 64);
+		else
+			assert_int_equal(lay.rec_off[c] % 64, 0);
+		assert_int_equal(lay.rec_off[c] % 8, 0);
+	}
+	assert_int_equal(crest_cells_of(&wide, &lay, DTXN_CELL(23) | DTXN_CELL(0)),
+			 DTXN_CELL(19) | DTXN_CELL(0));
+}
+
+/* ------------------------------------------------------------------ */
+/* Snapshot rule (Fig. 7), on images                                  */
+/* ------------------------------------------------------------------ */
+
+static void
+test_snapshot_rule(void **state)
+{
+	struct dtxn_table_def wide = wide_def();
+	struct crest_layout lay;
+	uint8_t val[wide.value_size], out[wide.value_size];
+	uint64_t img[1024 / 8];
+	struct crest_hdr *h = (struct crest_hdr *)img;
+	const uint32_t all = (1u << 20) - 1;
+
+	(void)state;
+	crest_layout_make(&wide, true, &lay);
+	assert_true(lay.image_size <= sizeof(img));
+	memset(img, 0, sizeof(img));
+	for (unsigned i = 0; i < wide.value_size; i++)
+		val[i] = (uint8_t)(i * 7 + 1);
+	crest_scatter(&lay, img, val, all);
+	memset(out, 0, sizeof(out));
+	crest_gather(&lay, img, out, all);
+	assert_memory_equal(out, val, sizeof(val));
+	assert_int_equal(crest_snapshot_check(&lay, img, all, 0), DTXN_OK);
+
+	/* a concurrent writer of cell 0 (2 lines) has written its first
+	 * line only (EN 1), not its second line nor the header's EN: torn */
+	*crest_line_ver(img, &lay, 0, 0) = CREST_VER(1, 77);
+	assert_int_equal(crest_snapshot_check(&lay, img, DTXN_CELL(0), 0),
+			 DTXN_ABORT(DTXN_ABORT_VALIDATION));
+	/* ... a reader of other cells is not disturbed */
+	assert_int_equal(crest_snapshot_check(&lay, img, all & ~DTXN_CELL(0), 0), DTXN_OK);
+	/* both lines written, header EN not yet: still refused */
+	*crest_line_ver(img, &lay, 0, 1) = CREST_VER(1, 77);
+	assert_int_equal(crest_snapshot_check(&lay, img, DTXN_CELL(0), 0),
+			 DTXN_ABORT(DTXN_ABORT_VALIDATION));
+	/* EN written, lock still held by the writer: a locked cell */
+	h->en[0] = 1;
+	assert_int_equal(crest_snapshot_check(&lay, img, DTXN_CELL(0), CREST_LOCK_BIT(0)),
+			 DTXN_ABORT(DTXN_ABORT_LOCKED_READ));
+	/* another cell's lock does not matter to a reader of cell 0 */
+	assert_int_equal(crest_snapshot_check(&lay, img, DTXN_CELL(0), CREST_LOCK_BIT(1)),
+			 DTXN_OK);
+	/* unlocked: consistent */
+	assert_int_equal(crest_snapshot_check(&lay, img, all, 0), DTXN_OK);
+}
+
+/* ------------------------------------------------------------------ */
+/* The protocol                                                       */
+/* ------------------------------------------------------------------ */
+
+struct cell_arg {
+	uint64_t key;
+	unsigned cell;      /* written cell */
+	uint32_t rd;        /* cells read besides it */
+	int wait_for;       /* step to wait for after execute */
+	int then;           /* step to set after execute */
+	int rc;
+	uint64_t id;
+};
+
+/* Adds 1 to one cell of a row, pausing between execute and commit. */
+static void
+co_cell_inc(struct dtxn_coord *c, void *arg)
+{
+	struct cell_arg *a = arg;
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	struct dtxn_item *it = dtxn_txn_add_rw_cells(t, T_ROW, a->key, a->rd, DTXN_CELL(a->cell));
+	struct row *v;
+
+	a->id = dtxn_txn_id(t);
+	a->rc = dtxn_txn_execute(t);
+	if (g_step < a->then)
+		g_step = a->then;
+	ut_wait_step(c, &g_step, a->wait_for);
+	if (a->rc != DTXN_OK)
+		return;
+	v = dtxn_item_value(it);
+	v->c[a->cell]++;
+	a->rc = dtxn_txn_commit(t);
+	g_step++;
+}
+
+/* A commit writes its cell, bumps its EN, stamps its id and unlocks. */
+static void
+test_commit_cells(void **state)
+{
+	struct cell_arg a = { .key = 1, .cell = 2 };
+	struct ut_coord_spec s = { co_cell_inc, &a };
+	struct dtxn_table_def row = { .value_size = 32, .n_columns = 4,
+				      .column_size = { 8, 8, 8, 8 } };
+	struct crest_layout lay;
+	struct row v;
+
+	(void)state;
+	crest_layout_make(&row, true, &lay);
+	run_coords(&s, 1);
+	assert_int_equal(a.rc, DTXN_OK);
+	for (uint16_t r = 0; r < 2; r++) {
+		struct crest_hdr *h = mn_row(1, r);
+
+		assert_non_null(h);
+		assert_int_equal(h->lock, 0);
+		assert_int_equal(h->en[2], 1);
+		assert_int_equal(h->en[1], 0);
+		assert_int_equal(*crest_line_ver(h, &lay, 2, 0), CREST_VER(1, a.id));
+		assert_int_equal(*crest_line_ver(h, &lay, 1, 0), 0);
+	}
+	assert_int_equal(dtxn_db_get(g_db, T_ROW, 1, &v), 0);
+	assert_int_equal(v.c[2], 1 + 200 + 1);
+	assert_int_equal(v.c[1], 1 + 100);
+}
+
+/* Two txns update different cells of one record concurrently: both commit. */
+static void
+test_disjoint_cells(void **state)
+{
+	struct cell_arg a = { .key = 2, .cell = 0, .wait_for = 1, .then = 0 };
+	struct cell_arg b = { .key = 2, .cell = 3, .wait_for = 0, .then = 1 };
+	struct ut_coord_spec s[2] = { { co_cell_inc, &a }, { co_cell_inc, &b } };
+	struct row v;
+
+	(void)state;
+	run_coords(s, 2);
+	assert_int_equal(a.rc, DTXN_OK);
+	assert_int_equal(b.rc, DTXN_OK);
+	assert_int_equal(dtxn_db_get(g_db, T_ROW, 2, &v), 0);
+	assert_int_equal(v.c[0], 2 + 1);
+	assert_int_equal(v.c[3], 2 + 300 + 1);
+	assert_int_equal(mn_row(2, 0)->lock, 0);
+}
+
+/* The same cell: the second lock fails (no waiting), the record stays as the first left it. */
+static void
+test_same_cell_conflicts(void **state)
+{
+	struct cell_arg a = { .key = 3, .cell = 1, .wait_for = 1, .then = 0 };
+	struct cell_arg b = { .key = 3, .cell = 1, .wait_for = 0, .then = 1 };
+	struct ut_coord_spec s[2] = { { co_cell_inc, &a }, { co_cell_inc, &b } };
+	struct row v;
+
+	(void)state;
+	run_coords(s, 2);
+	assert_int_equal(a.rc, DTXN_OK);
+	assert_int_equal(b.rc, DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT));
+	assert_int_equal(dtxn_db_get(g_db, T_ROW, 3, &v), 0);
+	assert_int_equal(v.c[1], 3 + 100 + 1);
+	assert_int_equal(mn_row(3, 0)->lock, 0);
+}
+
+/* A txn that read cell 1 while writing cell 0 aborts if cell 1 changed before its commit. */
+static void
+test_read_cell_validated(void **state)
+{
+	struct cell_arg a = { .key = 4, .cell = 0, .rd = DTXN_CELL(1), .wait_for = 2, .then = 1 };
+	struct cell_arg b = { .key = 4, .cell = 1, .wait_for = 1, .then = 0 };
+	struct cell_arg c = { .key = 5, .cell = 0, .rd = DTXN_CELL(1), .wait_for = 2, .then = 1 };
+	struct cell_arg d = { .key = 5, .cell = 2, .wait_for = 1, .then = 0 };
+	struct ut_coord_spec s1[2] = { { co_cell_inc, &a }, { co_cell_inc, &b } };
+	struct ut_coord_spec s2[2] = { { co_cell_inc, &c }, { co_cell_inc, &d } };
+
+	(void)state;
+	run_coords(s1, 2); /* b commits cell 1 between a's execute and commit */
+	assert_int_equal(b.rc, DTXN_OK);
+	assert_int_equal(a.rc, DTXN_ABORT(DTXN_ABORT_VALIDATION));
+	assert_int_equal(mn_row(4, 0)->lock, 0);
+	run_coords(s2, 2); /* d commits cell 2, which c did not read: no abort */
+	assert_int_equal(d.rc, DTXN_OK);
+	assert_int_equal(c.rc, DTXN_OK);
+}
+
+struct vers_arg {
+	uint64_t key;
+	int rc;
+	struct dtxn_cell_vers vers;
+};
+
+/* Reads a row (every cell) and keeps the per-cell versions execute saw. */
+static void
+co_read_vers(struct dtxn_coord *c, void *arg)
+{
+	struct vers_arg *a = arg;
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	struct dtxn_item *it = dtxn_txn_add_ro(t, T_ROW, a->key);
+
+	a->rc = dtxn_txn_execute(t);
+	if (a->rc == DTXN_OK)
+		a->vers = *it->cell_vers;
+	if (a->rc == DTXN_OK)
+		a->rc = dtxn_txn_commit(t);
+}
+
+/* The history sees cells: per-cell versions name each cell's last writer. */
+static void
+test_cell_versions(void **state)
+{
+	struct cell_arg a = { .key = 6, .cell = 1 };
+	struct cell_arg b = { .key = 6, .cell = 3 };
+	struct vers_arg r = { .key = 6 };
+	struct ut_coord_spec s1 = { co_cell_inc, &a }, s2 = { co_cell_inc, &b };
+	struct ut_coord_spec s3 = { co_read_vers, &r };
+
+	(void)state;
+	run_coords(&s1, 1);
+	run_coords(&s2, 1);
+	run_coords(&s3, 1);
+	assert_int_equal(a.rc, DTXN_OK);
+	assert_int_equal(b.rc, DTXN_OK);
+	assert_int_equal(r.rc, DTXN_OK);
+	assert_int_equal(r.vers.rd, 0xf);
+	assert_int_equal(r.vers.wr, 0);
+	assert_int_equal(r.vers.ver[0], 0);     /* as loaded */
+	assert_int_equal(r.vers.ver[1], a.id);
+	assert_int_equal(r.vers.ver[2], 0);
+	assert_int_equal(r.vers.ver[3], b.id);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_snapshot_rule),
+		cmocka_unit_test(test_commit_cells),
+		cmocka_unit_test(test_disjoint_cells),
+		cmocka_unit_test(test_same_cell_conflicts),
+		cmocka_unit_test(test_read_cell_validated),
+		cmocka_unit_test(test_cell_versions),
+	};
+	int rc;
+
+	if (dtxn_unit_eal_init("ut_crest") != 0)
+		return 1;
+	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
+	dtxn_unit_eal_fini();
+	return rc;
+}
