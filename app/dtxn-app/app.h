@@ -42,6 +42,7 @@ struct app_conf {
 	char nic[PATH_MAX];          /**< preset name or INI path */
 	char nic_path[PATH_MAX];     /**< resolved INI path ("" for the built-in none) */
 	char out[PATH_MAX];
+	char series_out[PATH_MAX];   /**< --series-out: intervals appended as they close; "" none */
 	char config[PATH_MAX];
 	uint64_t mn;
 	uint64_t replicas;

@@ -118,6 +118,14 @@ int app_cn_start(const struct app_conf *c, struct app_ctl *ctl);
 void app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench_ctx *const *ctxs,
 		 unsigned n);
 
+/**
+ * --role cn, from the main lcore while the run goes (off the data path;
+ * one kill(pid, 0) per MN): is every MN process still there?
+ * @return -1, or the index of an MN whose process is gone (its slot's
+ *   pid no longer lives, or the slot was released).
+ */
+int app_cn_dead_mn(const struct app_conf *c, const struct app_ctl *ctl);
+
 /** Fills @p out (room for --cn entries) with one finished context per
  * peer CN carrying its counters, for the invariant check. @return how many. */
 unsigned app_cn_peer_ctxs(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench *b,

@@ -83,6 +83,15 @@ app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench_ctx
 	(void)app_role_wait(&wait_conf, ctl->cn, (unsigned)c->cn, "cn", APP_NODE_DONE, "done");
 }
 
+int
+app_cn_dead_mn(const struct app_conf *c, const struct app_ctl *ctl)
+{
+	for (unsigned i = 0; i < c->mn; i++)
+		if (!app_role_alive(__atomic_load_n(&ctl->mn[i].pid, __ATOMIC_RELAXED)))
+			return (int)i;
+	return -1;
+}
+
 unsigned
 app_cn_peer_ctxs(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench *b,
 		 struct dtxn_bench_ctx *out)

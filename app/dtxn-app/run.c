@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -58,7 +59,13 @@ struct app_run {
 	uint32_t gid0;                     /* cluster id of its first coordinator */
 	uint64_t n_coords;                 /* coordinators in the whole cluster */
 	volatile int hold;                 /* workers keep polling (peer CNs still run) */
+	int mn_dead;                       /* an MN process died (index), -1: none */
 };
+
+/** --role cn: how often the main lcore looks for a dead MN process, ns. */
+#define APP_WATCH_NS (20 * 1000 * 1000ull)
+/** --role cn: how long the workers get to stop after an MN died, ns. */
+#define APP_MN_DEAD_STOP_NS (300 * 1000 * 1000ull)
 
 static int
 app_worker_main(void *arg)
@@ -170,6 +177,63 @@ end_warmup(struct app_run *r, uint64_t t0, uint64_t now)
 	(void)dtxn_series_end_warmup(&r->series, (double)(now - t0) / 1e9, cc, ca, cab);
 }
 
+/* --series-out: the series' intervals go to the file as they close,
+ * lined up on the wall clock (CLOCK_REALTIME at t = 0). */
+static void
+series_stream_start(struct app_run *r)
+{
+	const struct app_conf *c = r->conf;
+	struct timespec ts;
+	int rc;
+
+	if (c->series_out[0] == '\0')
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts); /* a label for the file, not a run figure */
+	rc = dtxn_series_stream(&r->series, c->series_out, c->node[0] ? c->node : "all",
+				(uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+	if (rc != 0)
+		app_err("--series-out %s: %s (the run goes on without it)", c->series_out,
+			strerror(-rc));
+}
+
+/* --role cn: an MN process died: one line, the workers stop. What they
+ * commit from now on reaches no MN, so this CN writes no report. */
+static bool
+mn_gone(struct app_run *r)
+{
+	const struct app_conf *c = r->conf;
+	int d = app_cn_dead_mn(c, r->ctl);
+
+	if (d < 0)
+		return false;
+	app_err("--node %s: mn%d's process is gone: stopping, no report (work after its death never reached it)",
+		c->node, d);
+	for (unsigned i = 0; i < r->n_workers; i++)
+		dtxn_sched_stop(dtxn_worker_sched(r->workers[i].w));
+	__atomic_store_n(&r->hold, 0, __ATOMIC_RELEASE);
+	r->mn_dead = d;
+	return true;
+}
+
+/* After mn_gone(): the workers get APP_MN_DEAD_STOP_NS to stop (a
+ * coordinator may wait for a peer CN that stopped too); then the process
+ * ends with what it recorded (history, series) and exit status 3. */
+static int
+mn_gone_exit(struct app_run *r)
+{
+	uint64_t deadline = dtxn_now_ns() + APP_MN_DEAD_STOP_NS;
+
+	while (!all_done(r) && dtxn_now_ns() < deadline)
+		sleep_ms(5);
+	app_check_fini(); /* ends --history's stream */
+	if (!all_done(r)) {
+		fflush(stdout);
+		_exit(APP_EXIT_UNREACHABLE);
+	}
+	rte_eal_mp_wait_lcore();
+	return APP_EXIT_UNREACHABLE;
+}
+
 /* Main lcore while the workers run: live line each second, the throughput
  * series, the warm-up's end, stop at the deadline (warm-up + duration) or
  * when every quota is met (txns mode). Returns the measured seconds (after
@@ -184,6 +248,7 @@ supervise(struct app_run *r)
 	uint64_t t_warm = t0 + (uint64_t)(c->warmup_s * 1e9), t_meas = t0, t_stop = t0;
 	uint64_t deadline = c->txns ? UINT64_MAX : t_warm + (uint64_t)(c->duration_s * 1e9);
 	uint64_t iv_ns = (uint64_t)(app_interval_s(c) * 1e9), next_sample = t0 + iv_ns;
+	uint64_t next_watch = t0 + APP_WATCH_NS;
 	uint64_t cc, ca, cab;
 	bool stopped = false;
 
@@ -194,9 +259,15 @@ supervise(struct app_run *r)
 		return 0;
 	}
 	dtxn_hist_reset(prev);
+	series_stream_start(r);
 	for (;;) {
 		uint64_t now = dtxn_now_ns();
 
+		if (r->ctl != NULL && now >= next_watch) {
+			next_watch = now + APP_WATCH_NS;
+			if (mn_gone(r))
+				break;
+		}
 		if (r->warm.n > 0 && !r->warm.taken && now >= t_warm) {
 			end_warmup(r, t0, now);
 			t_meas = now;
@@ -427,7 +498,7 @@ teardown(struct app_run *r)
 int
 app_run(const struct app_conf *c)
 {
-	struct app_run r = { .conf = c };
+	struct app_run r = { .conf = c, .mn_dead = -1 };
 	unsigned lcore;
 	double seconds;
 	char label[64];
@@ -501,6 +572,11 @@ app_run(const struct app_conf *c)
 		}
 	}
 	seconds = supervise(&r);
+	if (r.mn_dead >= 0) {
+		rc = mn_gone_exit(&r);
+		teardown(&r);
+		return rc;
+	}
 	if (r.ctl != NULL) { /* peers may still need our answers (Lotus) until they are done */
 		cn_hand_over(&r);
 		__atomic_store_n(&r.hold, 0, __ATOMIC_RELEASE);
