@@ -8,7 +8,8 @@
 #   cluster_merge NODES FAULTS CHECK  -> the merged report as a JSON text
 #
 # NODES: a list of dicts {name cnJ rc STATUS json PATH series PATH history
-# PATH killed 0|1}; FAULTS: a list of dicts {node cnJ kind kill|restart
+# PATH killed 0|1 ended_s S} (ended_s: when the process ended, s after the
+# CNs began; -1 unknown); FAULTS: a list of dicts {node cnJ kind kill|restart
 # t SECONDS t_unix_ns NS}; CHECK: a dict {rc N text TEXT} of dtxn-check
 # over every CN's history (rc -1: not run).
 
@@ -68,6 +69,10 @@ proc ::report::hist_pct {h p} {
 proc ::report::num {v} {
     if {![string is double -strict $v]} { return 0 }
     return [format %.6g $v]
+}
+
+proc ::report::rc_json {rc} {
+    return [expr {[string is integer -strict $rc] ? $rc : "null"}]
 }
 
 proc ::report::hist_latency_json {h} {
@@ -195,8 +200,8 @@ proc ::report::cluster_merge {nodes faults check} {
         }
         if {$text eq ""} {
             lappend node_json [json::write object node [json::write string $name] \
-                exit_status [dict get $n rc] killed [expr {[dict get $n killed] ? "true" : "false"}] \
-                report null history_committed $hist_lines]
+                exit_status [rc_json [dict get $n rc]] killed [expr {[dict get $n killed] ? "true" : "false"}] \
+                ended_s [num [dict get $n ended_s]] report null history_committed $hist_lines]
             continue
         }
         set j [json::json2dict $text]
@@ -237,7 +242,8 @@ proc ::report::cluster_merge {nodes faults check} {
             set inv $own_checks
         }
         lappend node_json [json::write object node [json::write string $name] \
-            exit_status [dict get $n rc] killed false report [json::write string [dict get $n json]] \
+            exit_status [rc_json [dict get $n rc]] killed false ended_s [num [dict get $n ended_s]] \
+            report [json::write string [dict get $n json]] \
             committed [dict get $j committed] committed_tps [num [dict get $j committed_tps]] \
             history_committed $hist_lines]
     }
