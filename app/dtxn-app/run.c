@@ -217,8 +217,11 @@ mn_gone(struct app_run *r)
 
 /* After mn_gone(): the workers get APP_MN_DEAD_STOP_NS to stop (a
  * coordinator may wait for a peer CN that stopped too); then the process
- * ends with what it recorded (history, series) and exit status 3. */
-static int
+ * ends with what it recorded (history, series) and exit status 3, without
+ * freeing DPDK memory: a secondary's frees are synchronised with the other
+ * processes over EAL IPC, which may wait seconds on a peer that is gone.
+ * The kernel frees the process; `dtxn-cluster stop` the hugepage files. */
+static void __attribute__((noreturn))
 mn_gone_exit(struct app_run *r)
 {
 	uint64_t deadline = dtxn_now_ns() + APP_MN_DEAD_STOP_NS;
@@ -226,12 +229,10 @@ mn_gone_exit(struct app_run *r)
 	while (!all_done(r) && dtxn_now_ns() < deadline)
 		sleep_ms(5);
 	app_check_fini(); /* ends --history's stream */
-	if (!all_done(r)) {
-		fflush(stdout);
-		_exit(APP_EXIT_UNREACHABLE);
-	}
-	rte_eal_mp_wait_lcore();
-	return APP_EXIT_UNREACHABLE;
+	dtxn_series_free(&r->series); /* closes --series-out */
+	fflush(stdout);
+	fflush(stderr);
+	_exit(APP_EXIT_UNREACHABLE);
 }
 
 /* Main lcore while the workers run: live line each second, the throughput
@@ -572,11 +573,8 @@ app_run(const struct app_conf *c)
 		}
 	}
 	seconds = supervise(&r);
-	if (r.mn_dead >= 0) {
-		rc = mn_gone_exit(&r);
-		teardown(&r);
-		return rc;
-	}
+	if (r.mn_dead >= 0)
+		mn_gone_exit(&r);
 	if (r.ctl != NULL) { /* peers may still need our answers (Lotus) until they are done */
 		cn_hand_over(&r);
 		__atomic_store_n(&r.hold, 0, __ATOMIC_RELEASE);
