@@ -164,6 +164,32 @@ app_role_wait(const struct app_conf *c, struct app_ctl_node *nodes, unsigned n, 
 	return -1;
 }
 
+int
+app_role_wait_done(const struct app_conf *c, struct app_ctl_node *nodes, unsigned n,
+		   const char *kind)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * 1000 * 1000 };
+	uint64_t deadline = dtxn_now_ns() + (uint64_t)(c->connect_timeout_s * 1e9);
+	unsigned i = 0;
+
+	for (;;) {
+		for (i = 0; i < n; i++) {
+			struct app_ctl_node *x = &nodes[i];
+
+			if (__atomic_load_n(&x->state, __ATOMIC_ACQUIRE) < APP_NODE_DONE &&
+			    app_role_alive(__atomic_load_n(&x->pid, __ATOMIC_RELAXED)))
+				break;
+		}
+		if (i == n)
+			return 0;
+		if (dtxn_now_ns() >= deadline)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	app_err("--node %s: %s%u is not done after %g s", c->node, kind, i, c->connect_timeout_s);
+	return -1;
+}
+
 void
 app_role_fabric_conf(const struct app_conf *c, struct dtxn_fabric_conf *fc)
 {

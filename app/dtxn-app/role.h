@@ -75,6 +75,14 @@ struct app_ctl_node *app_role_self(const struct app_conf *c, struct app_ctl *ctl
 int app_role_wait(const struct app_conf *c, struct app_ctl_node *nodes, unsigned n,
 		  const char *kind, enum app_node_state state, const char *what);
 
+/**
+ * Waits, sleeping 10 ms at a time, until every slot of @p nodes is DONE
+ * or its process is gone (a killed CN), up to --connect-timeout.
+ * @return 0, or -1 after one line naming the first node still running.
+ */
+int app_role_wait_done(const struct app_conf *c, struct app_ctl_node *nodes, unsigned n,
+		       const char *kind);
+
 /** Releases this process's slot (exit). */
 void app_role_release(const struct app_conf *c, struct app_ctl *ctl);
 
@@ -119,6 +127,13 @@ void app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_benc
 		 unsigned n);
 
 /**
+ * The peer CNs that never handed over their counters (killed before
+ * DONE): their names, ", "-separated, into @p names (@p len bytes).
+ * @return how many.
+ */
+unsigned app_cn_lost_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, size_t len);
+
+/**
  * --role cn, from the main lcore while the run goes (off the data path;
  * one kill(pid, 0) per MN): is every MN process still there?
  * @return -1, or the index of an MN whose process is gone (its slot's
@@ -127,7 +142,8 @@ void app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_benc
 int app_cn_dead_mn(const struct app_conf *c, const struct app_ctl *ctl);
 
 /** Fills @p out (room for --cn entries) with one finished context per
- * peer CN carrying its counters, for the invariant check. @return how many. */
+ * peer CN that handed over its counters (DONE), for the invariant check.
+ * @return how many. */
 unsigned app_cn_peer_ctxs(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench *b,
 			  struct dtxn_bench_ctx *out);
 

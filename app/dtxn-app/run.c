@@ -444,9 +444,14 @@ check_and_report(struct app_run *r, double seconds)
 		invariants = c->node_idx == 0;
 		if (invariants) {
 			unsigned np = app_cn_peer_ctxs(c, r->ctl, r->bench, peers);
+			char lost[128];
 
 			for (unsigned j = 0; j < np; j++)
 				ctxs[n++] = &peers[j];
+			if (app_cn_lost_peers(c, r->ctl, lost, sizeof(lost)) != 0)
+				dtxn_report_check(rep, "cluster_counters", false,
+						  "%s died before handing over its counters: the invariants that read them miss its share",
+						  lost);
 		} else {
 			printf("dtxn: %s: the invariants are checked by cn0, for the whole cluster\n",
 			       c->node);
