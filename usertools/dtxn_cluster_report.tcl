@@ -232,7 +232,7 @@ proc ::report::cluster_merge {nodes faults check} {
                 dict for {op v} [dict get $m $what] { dict update fabric $mn f { dict incr f $what.$op $v } }
             }
         }
-        if {[dict exists $j rpc messages]} { incr cn_msgs [dict get $j rpc messages] }
+        if {[dict exists $j cn_messages total]} { incr cn_msgs [dict get $j cn_messages total] }
         set own_checks {}
         foreach c [dict get $j checks] {
             if {![string match history_* [dict get $c name]]} { lappend own_checks $c }

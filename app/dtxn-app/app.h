@@ -339,7 +339,7 @@ struct app_warm {
 	unsigned n;                            /**< workers; 0 without a warm-up */
 	bool taken;                            /**< the warm-up ended (app_warm_take ran) */
 	struct dtxn_run_stats *stats;          /**< n snapshots */
-	struct dtxn_fabric_counters *per_mn;   /**< n x DTXN_MAX_NODES, worker-major */
+	struct dtxn_fabric_counters *per_mn;   /**< n x DTXN_MAX_NODES, worker-major: MNs, then peer CNs by node id */
 };
 
 /** Checks --retry and --warmup (not with --txns). @return 0 or -1 after one line. */

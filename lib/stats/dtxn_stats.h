@@ -264,6 +264,9 @@ struct dtxn_report {
 	struct dtxn_run_stats stats;    /**< merged */
 	uint16_t n_mn;
 	struct dtxn_fabric_counters per_mn[DTXN_MAX_NODES]; /**< verbs to each MN */
+	/** CN-to-CN messages (SENDs on lib/rpc's QPs, e.g. Lotus's lock RPCs)
+	 * to each peer CN, by node id; JSON "cn_messages" */
+	uint64_t cn_msgs[DTXN_MAX_NODES];
 	unsigned n_checks;
 	struct dtxn_check_result checks[DTXN_REPORT_MAX_CHECKS];
 	/* MN memory (section "memory", doc/guides/report.md): per MN, by kind */

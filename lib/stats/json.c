@@ -235,6 +235,28 @@ json_checks(struct json_ctx *c, const struct dtxn_report *r)
 	return a;
 }
 
+/* "cn_messages": SENDs to peer CNs (lib/rpc), total, per committed txn,
+ * and per peer CN that got any (by node id). */
+static json_t *
+json_cn_msgs(struct json_ctx *c, const struct dtxn_report *r, const struct stats_view *v)
+{
+	json_t *o = json_object(), *a = json_array();
+
+	if (o == NULL || a == NULL) {
+		json_decref(o);
+		json_decref(a);
+		return NULL;
+	}
+	json_set(c, o, "total", stats_json_u64(v->cn_msgs));
+	json_set(c, o, "per_txn", stats_json_num(v->cn_msgs_per_txn));
+	for (unsigned n = 0; n < DTXN_MAX_NODES; n++)
+		if (r->cn_msgs[n] != 0)
+			json_append(c, a, json_pack("{sIso}", "node", (json_int_t)n, "messages",
+						    stats_json_u64(r->cn_msgs[n])));
+	json_set(c, o, "per_peer", a);
+	return o;
+}
+
 /* "method": what was measured and how (doc/guides/report.md, "Method"). */
 static json_t *
 json_method(struct json_ctx *c, const struct dtxn_report *r)
@@ -305,6 +327,7 @@ json_report(const struct dtxn_report *r)
 	json_set(&c, root, "verbs_per_txn", json_verbs(&c, v));
 	json_set(&c, root, "bytes_per_txn", stats_json_num(v->bytes_per_txn));
 	json_set(&c, root, "fabric", json_fabric(&c, r, v));
+	json_set(&c, root, "cn_messages", json_cn_msgs(&c, r, v));
 	json_set(&c, root, "method", json_method(&c, r));
 	if (r->series != NULL)
 		json_set(&c, root, "intervals", json_intervals(&c, r->series));

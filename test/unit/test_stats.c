@@ -748,11 +748,18 @@ test_json_round_trip(void **state)
 
 	ut_path(path, sizeof(path), "report.json");
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	r->cn_msgs[4] = 30; /* SENDs to peer CN node 4 */
 	assert_int_equal(dtxn_report_write_json(r, path), 0);
 	assert_false(ut_exists(tmp));
 
 	json_t *j = ut_load(path);
-	assert_int_equal(json_object_size(j), 19); /* "method" without memory or intervals */
+	json_t *cm = json_object_get(j, "cn_messages");
+	assert_int_equal(ut_int(cm, "total"), 30);
+	ut_assert_near(ut_num(cm, "per_txn"), 30.0 / 150.0);
+	assert_int_equal(json_array_size(json_object_get(cm, "per_peer")), 1);
+	assert_int_equal(ut_int(json_array_get(json_object_get(cm, "per_peer"), 0), "node"), 4);
+	assert_int_equal(ut_int(json_array_get(json_object_get(cm, "per_peer"), 0), "messages"), 30);
+	assert_int_equal(json_object_size(j), 20); /* "method" without memory or intervals */
 	assert_string_equal(json_string_value(json_object_get(j, "dtxn_version")), DTXN_VERSION);
 
 	json_t *conf = json_object_get(j, "config");
