@@ -62,6 +62,8 @@ struct app_run {
 	int mn_dead;                       /* an MN process died (index), -1: none */
 };
 
+/** How often the main lcore publishes the telemetry figures, ns. */
+#define APP_TEL_NS (100 * 1000 * 1000ull)
 /** --role cn: how often the main lcore looks for a dead MN process, ns. */
 #define APP_WATCH_NS (20 * 1000 * 1000ull)
 /** --role cn: how long the workers get to stop after an MN died, ns. */
@@ -177,6 +179,40 @@ end_warmup(struct app_run *r, uint64_t t0, uint64_t now)
 	(void)dtxn_series_end_warmup(&r->series, (double)(now - t0) / 1e9, cc, ca, cab);
 }
 
+/* The live figures DPDK telemetry shows (telemetry.c): cumulative, per
+ * worker lcore, per MN and per peer CN; relaxed stores, one writer. */
+static void
+tel_publish(const struct app_run *r)
+{
+	struct app_tel *t = app_telemetry_self(r->conf, r->ctl);
+	struct dtxn_fabric_counters per[DTXN_MAX_NODES];
+	uint64_t ops[DTXN_MAX_NODES] = { 0 }, c, a, ab;
+	unsigned n = RTE_MIN(r->n_workers, (unsigned)APP_TEL_LCORES);
+
+	for (unsigned i = 0; i < r->n_workers; i++) {
+		memset(per, 0, sizeof(per));
+		dtxn_worker_counters(r->workers[i].w, per);
+		dtxn_worker_peer_counters(r->workers[i].w, per);
+		for (unsigned m = 0; m < DTXN_MAX_NODES; m++)
+			for (unsigned op = 0; op < DTXN_WR_OP_MAX; op++)
+				ops[m] += per[m].ops[op];
+		if (i >= n)
+			continue;
+		dtxn_run_stats_totals(r->workers[i].stats, &c, &a, &ab);
+		__atomic_store_n(&t->lc[i].lcore, r->workers[i].lcore, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->lc[i].committed, c, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->lc[i].attempted, a, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->lc[i].aborts, ab, __ATOMIC_RELAXED);
+	}
+	for (unsigned m = 0; m < DTXN_MAX_NODES; m++) {
+		if (m < r->conf->mn)
+			__atomic_store_n(&t->mn_ops[m], ops[m], __ATOMIC_RELAXED);
+		else
+			__atomic_store_n(&t->peer_msgs[m], ops[m], __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&t->n_lcores, n, __ATOMIC_RELEASE);
+}
+
 /* --series-out: the series' intervals go to the file as they close,
  * lined up on the wall clock (CLOCK_REALTIME at t = 0). */
 static void
@@ -249,7 +285,7 @@ supervise(struct app_run *r)
 	uint64_t t_warm = t0 + (uint64_t)(c->warmup_s * 1e9), t_meas = t0, t_stop = t0;
 	uint64_t deadline = c->txns ? UINT64_MAX : t_warm + (uint64_t)(c->duration_s * 1e9);
 	uint64_t iv_ns = (uint64_t)(app_interval_s(c) * 1e9), next_sample = t0 + iv_ns;
-	uint64_t next_watch = t0 + APP_WATCH_NS;
+	uint64_t next_watch = t0 + APP_WATCH_NS, next_tel = t0;
 	uint64_t cc, ca, cab;
 	bool stopped = false;
 
@@ -264,6 +300,10 @@ supervise(struct app_run *r)
 	for (;;) {
 		uint64_t now = dtxn_now_ns();
 
+		if (now >= next_tel) {
+			next_tel = now + APP_TEL_NS;
+			tel_publish(r);
+		}
 		if (r->ctl != NULL && now >= next_watch) {
 			next_watch = now + APP_WATCH_NS;
 			if (mn_gone(r))
@@ -306,6 +346,7 @@ supervise(struct app_run *r)
 		sleep_ms(5);
 	}
 	/* the last interval ends at the stop; it counts what finished after it too */
+	tel_publish(r);
 	totals(r, &cc, &ca, &cab);
 	(void)dtxn_series_sample(&r->series, (double)(t_stop - t0) / 1e9, cc, ca, cab);
 	free(cur);
@@ -554,6 +595,8 @@ app_run(const struct app_conf *c)
 		rc = APP_EXIT_FAIL;
 	if (rc == APP_EXIT_OK && r.ctl != NULL)
 		rc = app_cn_start(c, r.ctl); /* role_cn.c: every peer CN is up */
+	if (rc == APP_EXIT_OK && app_telemetry_register(c, r.ctl) != 0)
+		printf("dtxn: telemetry: the /dtxn/ commands could not be registered\n");
 	if (rc != APP_EXIT_OK) {
 		teardown(&r);
 		return rc;
