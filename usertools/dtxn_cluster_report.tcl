@@ -113,58 +113,54 @@ proc ::report::series_read {path} {
     return [list [lindex $head 3] [lindex $head 4] $pts]
 }
 
-# Committed txn/s of the whole cluster in bins of @bin_s, from @from_ns to
-# @to_ns (wall clock): each CN interval's commits land in the bin holding
-# its end. Returns a JSON array of {t (s from the fault), committed_tps}.
-proc ::report::timeline {series fault_ns from_s to_s bin_s} {
+# Committed txns of the whole cluster in bins of @bin_s from @from_s to
+# @to_s around a fault at @fault_ns (wall clock, ns): each CN interval's
+# commits land in the bin holding its end. Returns the counts, in order.
+proc ::report::bins {series fault_ns from_s to_s bin_s} {
     set nb [expr {int(round(($to_s - $from_s) / $bin_s))}]
-    for {set i 0} {$i < $nb} {incr i} { set bin($i) 0 }
+    set bin [lrepeat $nb 0]
     foreach s $series {
         lassign $s t0 iv pts
         foreach {t c} $pts {
             set rel [expr {($t0 - $fault_ns) / 1e9 + $t}]
             set i [expr {int(floor(($rel - $from_s) / $bin_s - 1e-9))}]
-            if {$i >= 0 && $i < $nb} { incr bin($i) $c }
+            if {$i >= 0 && $i < $nb} { lset bin $i [expr {[lindex $bin $i] + $c}] }
         }
     }
+    return $bin
+}
+
+# The timeline of a fault: a JSON array of {t (s from the fault, the bin's
+# end), committed_tps}.
+proc ::report::timeline {series fault_ns from_s to_s bin_s} {
     set out {}
-    for {set i 0} {$i < $nb} {incr i} {
-        set t [expr {$from_s + ($i + 1) * $bin_s}]
-        lappend out [json::write object t [num $t] committed_tps [num [expr {$bin($i) / $bin_s}]]]
+    set i 0
+    foreach n [bins $series $fault_ns $from_s $to_s $bin_s] {
+        incr i
+        lappend out [json::write object t [num [expr {$from_s + $i * $bin_s}]] \
+            committed_tps [num [expr {$n / $bin_s}]]]
     }
     return [json::write array {*}$out]
 }
 
 # Before/after figures of a fault from the same bins: the mean txn/s over
 # the 0.5 s before it, and the first time after it from which every bin of
-# the next 100 ms holds >= 90% of that (-1: never within the timeline).
+# the next 100 ms holds >= 90% of that (-1: never within 3 s).
 proc ::report::recovery {series fault_ns bin_s} {
     set from -0.5
-    set to 3.0
-    set nb [expr {int(round(($to - $from) / $bin_s))}]
-    for {set i 0} {$i < $nb} {incr i} { set bin($i) 0 }
-    foreach s $series {
-        lassign $s t0 iv pts
-        foreach {t c} $pts {
-            set rel [expr {($t0 - $fault_ns) / 1e9 + $t}]
-            set i [expr {int(floor(($rel - $from) / $bin_s - 1e-9))}]
-            if {$i >= 0 && $i < $nb} { incr bin($i) $c }
-        }
-    }
+    set bin [bins $series $fault_ns $from 3.0 $bin_s]
+    set nb [llength $bin]
     set nbefore [expr {int(round(-$from / $bin_s))}]
-    set sum 0
-    for {set i 0} {$i < $nbefore} {incr i} { incr sum $bin($i) }
-    set before [expr {$sum / (-$from)}]
-    set back -1
+    set before [expr {[tcl::mathop::+ 0 {*}[lrange $bin 0 [expr {$nbefore - 1}]]] / (-$from)}]
     set run [expr {max(1, int(round(0.1 / $bin_s)))}]
     for {set i $nbefore} {$i + $run <= $nb} {incr i} {
         set ok 1
-        for {set k $i} {$k < $i + $run} {incr k} {
-            if {$bin($k) / $bin_s < 0.9 * $before} { set ok 0; break }
+        foreach n [lrange $bin $i [expr {$i + $run - 1}]] {
+            if {$n / $bin_s < 0.9 * $before} { set ok 0; break }
         }
-        if {$ok} { set back [expr {($i - $nbefore) * $bin_s}]; break }
+        if {$ok} { return [list $before [expr {($i - $nbefore) * $bin_s}]] }
     }
-    return [list $before $back]
+    return [list $before -1]
 }
 
 # ---- the merged report -------------------------------------------------
