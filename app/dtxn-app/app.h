@@ -45,6 +45,7 @@ struct app_conf {
 	char nic[PATH_MAX];          /**< preset name or INI path */
 	char nic_path[PATH_MAX];     /**< resolved INI path ("" for the built-in none) */
 	char out[PATH_MAX];
+	char series_out[PATH_MAX];   /**< --series-out: intervals appended as they close; "" none */
 	char config[PATH_MAX];
 	uint64_t mn;
 	uint64_t replicas;
@@ -341,7 +342,7 @@ struct app_warm {
 	unsigned n;                            /**< workers; 0 without a warm-up */
 	bool taken;                            /**< the warm-up ended (app_warm_take ran) */
 	struct dtxn_run_stats *stats;          /**< n snapshots */
-	struct dtxn_fabric_counters *per_mn;   /**< n x DTXN_MAX_NODES, worker-major */
+	struct dtxn_fabric_counters *per_mn;   /**< n x DTXN_MAX_NODES, worker-major: MNs, then peer CNs by node id */
 };
 
 /** Checks --retry and --warmup (not with --txns). @return 0 or -1 after one line. */

@@ -99,6 +99,7 @@ static const struct app_opt g_opts[] = {
 	{ "interval", OPT_DOUBLE, N(interval_s), 0, 86400, "SECONDS", "throughput series interval in the report (default 0: 1 s; sim: (warmup + duration) / 20)" },
 	{ "retry", OPT_STR, S(retry), 0, 0, "same|fresh", "after an abort: retry the same inputs (default; TPC-C spec) or draw a new txn (FORD/Motor artifacts)" },
 	{ "out", OPT_STR, S(out), 0, 0, "FILE.json", "write the report as JSON" },
+	{ "series_out", OPT_STR, S(series_out), 0, 0, "FILE", "append each --interval's committed/attempted counts to FILE as it closes (survives a kill; doc/guides/cluster.md)" },
 	{ "log_kib", OPT_U64, N(log_kib), 4, 1 << 20, "KIB", "undo log per coordinator per MN (default 64)" },
 	{ "addr_cache", OPT_U64, N(addr_cache), 1024, 1 << 28, "N", "address cache entries per worker (default 1Mi)" },
 	{ "live", OPT_BOOL, N(live), 0, 1, "0|1", "print a live line each second (default 1)" },

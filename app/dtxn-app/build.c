@@ -243,6 +243,7 @@ app_report_add_worker(struct dtxn_report *rep, const struct dtxn_run_stats *stat
 
 	memset(per_mn, 0, sizeof(per_mn));
 	dtxn_worker_counters(w, per_mn);
+	dtxn_worker_peer_counters(w, per_mn); /* the peer CNs' entries: their ids are >= n_mn */
 	if (warm != NULL && warm->taken && i < warm->n) {
 		struct dtxn_run_stats *d = malloc(sizeof(*d));
 
@@ -265,6 +266,9 @@ app_report_add_worker(struct dtxn_report *rep, const struct dtxn_run_stats *stat
 			rep->per_mn[m].bytes[op] += per_mn[m].bytes[op] -
 				(at_warm != NULL ? at_warm[m].bytes[op] : 0);
 		}
+	for (unsigned n = rep->n_mn; n < DTXN_MAX_NODES; n++)
+		rep->cn_msgs[n] += per_mn[n].ops[DTXN_WR_SEND] -
+			(at_warm != NULL ? at_warm[n].ops[DTXN_WR_SEND] : 0);
 }
 
 int

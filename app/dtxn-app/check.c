@@ -26,6 +26,8 @@
 
 /** The run's history; buffers join it as coordinators are created. */
 static struct dtxn_history *g_history;
+/** --role cn --history FILE: the file, appended as the run goes (survives a kill). */
+static struct dtxn_hist_stream *g_stream;
 
 static bool
 check_on(const struct app_conf *c)
@@ -85,31 +87,6 @@ app_check_debug_flags(const struct app_conf *c)
 	return dtxn_debug_weaken_parse(c->debug_weaken, &flag) == 0 ? flag : 0;
 }
 
-int
-app_check_attach(const struct app_conf *c, struct dtxn_coord *coord, unsigned n_coords)
-{
-	struct dtxn_hist_buf *b;
-	int rc;
-
-	if (!record_on(c))
-		return 0;
-	if (g_history == NULL) {
-		g_history = dtxn_history_create();
-		if (g_history == NULL)
-			return -ENOMEM;
-	}
-	b = dtxn_hist_buf_create(dtxn_coord_gid(coord),
-				 APP_HISTORY_TOTAL_BYTES / (n_coords ? n_coords : 1));
-	if (b == NULL)
-		return -rte_errno;
-	rc = dtxn_history_add_buf(g_history, b);
-	if (rc != 0) {
-		dtxn_hist_buf_free(b);
-		return rc;
-	}
-	return dtxn_coord_history_attach(coord, b);
-}
-
 static void
 set_meta(const struct app_conf *c)
 {
@@ -123,6 +100,53 @@ set_meta(const struct app_conf *c)
 	(void)dtxn_history_set_meta(g_history, "seed", seed);
 	(void)dtxn_history_set_meta(g_history, "debug_weaken",
 				    c->debug_weaken[0] ? c->debug_weaken : "none");
+	if (c->node[0] != '\0')
+		(void)dtxn_history_set_meta(g_history, "node", c->node);
+}
+
+/* --role cn --history FILE: each txn's line goes to FILE as it ends, so
+ * the history of a CN killed mid-run is on disk up to its last txn
+ * (doc/guides/cluster.md); --check history keeps it in memory too. */
+static int
+stream_open(const struct app_conf *c)
+{
+	set_meta(c);
+	g_stream = dtxn_hist_stream_open(c->history, g_history);
+	if (g_stream == NULL) {
+		app_err("--history %s: %s", c->history, strerror(rte_errno));
+		return -rte_errno;
+	}
+	return 0;
+}
+
+
+int
+app_check_attach(const struct app_conf *c, struct dtxn_coord *coord, unsigned n_coords)
+{
+	struct dtxn_hist_buf *b;
+	int rc;
+
+	if (!record_on(c))
+		return 0;
+	if (g_history == NULL) {
+		g_history = dtxn_history_create();
+		if (g_history == NULL)
+			return -ENOMEM;
+		if (strcmp(c->role, "cn") == 0 && c->history[0] != '\0' && stream_open(c) != 0)
+			return -EIO;
+	}
+	b = dtxn_hist_buf_create(dtxn_coord_gid(coord),
+				 APP_HISTORY_TOTAL_BYTES / (n_coords ? n_coords : 1));
+	if (b == NULL)
+		return -rte_errno;
+	rc = dtxn_history_add_buf(g_history, b);
+	if (rc != 0) {
+		dtxn_hist_buf_free(b);
+		return rc;
+	}
+	if (g_stream != NULL)
+		(void)dtxn_hist_buf_stream(b, g_stream, check_on(c));
+	return dtxn_coord_history_attach(coord, b);
 }
 
 /* Runs the checker; one report line per class the level forbids. */
@@ -188,7 +212,18 @@ app_check_finish(const struct app_conf *c, struct dtxn_report *rep)
 		return -1;
 	}
 	set_meta(c);
-	if (c->history[0] != '\0') {
+	if (g_stream != NULL) {
+		uint64_t n = dtxn_hist_stream_txns(g_stream);
+		int src = dtxn_hist_stream_close(g_stream, dtxn_history_dropped(g_history));
+
+		g_stream = NULL;
+		if (src != 0) {
+			app_err("--history %s: %s", c->history, strerror(-src));
+			rc = -1;
+		} else {
+			printf("history: %" PRIu64 " txns streamed to %s\n", n, c->history);
+		}
+	} else if (c->history[0] != '\0') {
 		int src = dtxn_history_save(g_history, c->history);
 
 		if (src != 0) {
@@ -207,6 +242,8 @@ app_check_finish(const struct app_conf *c, struct dtxn_report *rep)
 void
 app_check_fini(void)
 {
+	(void)dtxn_hist_stream_close(g_stream, dtxn_history_dropped(g_history)); /* a failed run: end it */
+	g_stream = NULL;
 	dtxn_history_free(g_history);
 	g_history = NULL;
 }

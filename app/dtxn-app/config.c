@@ -254,6 +254,18 @@ check_outputs(const struct app_conf *c)
 		app_err("--history %s: the same file as --out", c->history);
 		return -1;
 	}
+	if (c->series_out[0] == '\0')
+		return 0;
+	if (app_is_sim(c)) {
+		app_err("--series-out: a wall-clock file for shm runs; a simulated run's intervals are in --out");
+		return -1;
+	}
+	if (app_out_path_check("--series-out", c->series_out) != 0)
+		return -1;
+	if (strcmp(c->series_out, c->out) == 0 || strcmp(c->series_out, c->history) == 0) {
+		app_err("--series-out %s: the same file as --out or --history", c->series_out);
+		return -1;
+	}
 	return 0;
 }
 

@@ -213,7 +213,11 @@ main(int argc, char **argv)
 	if (!has_arg(eal_argc, eal_argv, (const char *const[]){ "--no-pci", "-a", "--allow", "-b",
 		     "--block", "--vdev", NULL }))
 		eal_argv[eal_argc++] = "--no-pci";
-	if (!has_arg(eal_argc, eal_argv, (const char *const[]){ "--telemetry", "--no-telemetry", NULL }))
+	/* the processes of a cluster are watched with dpdk-telemetry.py (the
+	 * primary's socket answers for every node: telemetry.c); an embedded
+	 * run opens no socket unless asked (--telemetry) */
+	if (!app_role_split(&conf) &&
+	    !has_arg(eal_argc, eal_argv, (const char *const[]){ "--telemetry", "--no-telemetry", NULL }))
 		eal_argv[eal_argc++] = "--no-telemetry";
 	/* --log-level: the user wants the libraries' logs as they come */
 	if (!has_arg(eal_argc, eal_argv, log_opts)) {

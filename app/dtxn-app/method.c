@@ -65,6 +65,7 @@ app_warm_take(struct app_warm *w, unsigned i, const struct dtxn_run_stats *stats
 		return;
 	dtxn_run_stats_snapshot(&w->stats[i], stats);
 	dtxn_worker_counters(wk, &w->per_mn[(size_t)i * DTXN_MAX_NODES]);
+	dtxn_worker_peer_counters(wk, &w->per_mn[(size_t)i * DTXN_MAX_NODES]); /* once: from zero */
 	w->taken = true;
 }
 

@@ -137,31 +137,50 @@ app_role_release(const struct app_conf *c, struct app_ctl *ctl)
 	rte_spinlock_unlock(&ctl->lock);
 }
 
-int
-app_role_wait(const struct app_conf *c, struct app_ctl_node *nodes, unsigned n, const char *kind,
-	      enum app_node_state state, const char *what)
+/*
+ * Sleeps 10 ms at a time until every slot passes: it has @p state and a
+ * live process, or (@p gone_ok) it has @p state or its process is gone.
+ * @return 0, or -1 after one line naming the first slot that did not.
+ */
+static int
+role_wait(const struct app_conf *c, struct app_ctl_node *nodes, unsigned n, const char *kind,
+	  enum app_node_state state, bool gone_ok, const char *what)
 {
 	struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * 1000 * 1000 };
 	uint64_t deadline = dtxn_now_ns() + (uint64_t)(c->connect_timeout_s * 1e9);
-	unsigned missing = 0;
+	unsigned i = 0;
 
 	for (;;) {
-		for (missing = 0; missing < n; missing++) {
-			struct app_ctl_node *x = &nodes[missing];
+		for (i = 0; i < n; i++) {
+			bool has = __atomic_load_n(&nodes[i].state, __ATOMIC_ACQUIRE) >= (uint32_t)state;
+			bool alive = app_role_alive(__atomic_load_n(&nodes[i].pid, __ATOMIC_RELAXED));
 
-			if (__atomic_load_n(&x->state, __ATOMIC_ACQUIRE) < (uint32_t)state ||
-			    !app_role_alive(__atomic_load_n(&x->pid, __ATOMIC_RELAXED)))
+			if (gone_ok ? !has && alive : !has || !alive)
 				break;
 		}
-		if (missing == n)
+		if (i == n)
 			return 0;
 		if (dtxn_now_ns() >= deadline)
 			break;
 		nanosleep(&ts, NULL);
 	}
-	app_err("--node %s: %s%u is not %s after %g s (--connect-timeout)", c->node, kind, missing,
-		what, c->connect_timeout_s);
+	app_err("--node %s: %s%u is not %s after %g s%s", c->node, kind, i, what,
+		c->connect_timeout_s, gone_ok ? "" : " (--connect-timeout)");
 	return -1;
+}
+
+int
+app_role_wait(const struct app_conf *c, struct app_ctl_node *nodes, unsigned n, const char *kind,
+	      enum app_node_state state, const char *what)
+{
+	return role_wait(c, nodes, n, kind, state, false, what);
+}
+
+int
+app_role_wait_done(const struct app_conf *c, struct app_ctl_node *nodes, unsigned n,
+		   const char *kind)
+{
+	return role_wait(c, nodes, n, kind, APP_NODE_DONE, true, "done");
 }
 
 void

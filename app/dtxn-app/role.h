@@ -33,12 +33,31 @@ enum app_node_state {
 	APP_NODE_DONE,       /**< CN: run over, its share of the check handed over */
 };
 
+/** Worker lcores a node's telemetry shows. */
+#define APP_TEL_LCORES 16
+
+/**
+ * A process's live figures for DPDK telemetry (telemetry.c): written by
+ * its main lcore while it runs (relaxed stores, cumulative counters), read
+ * by the telemetry thread of whichever process serves the socket.
+ */
+struct app_tel {
+	uint32_t n_lcores;    /**< entries of lc[] */
+	struct app_tel_lcore {
+		uint32_t lcore;
+		uint64_t committed, attempted, aborts;
+	} lc[APP_TEL_LCORES];
+	uint64_t mn_ops[DTXN_MAX_NODES];    /**< verbs posted to each MN, every opcode */
+	uint64_t peer_msgs[DTXN_MAX_NODES]; /**< SENDs to each peer CN, by node id */
+};
+
 /** One node's slot. */
 struct app_ctl_node {
 	int32_t pid;          /**< the process serving it, 0: none */
 	uint32_t state;       /**< enum app_node_state */
 	int64_t acc[4];       /**< CN: sum of its coordinators' dtxn_bench_ctx.acc[] */
 	uint64_t committed;   /**< CN: committed transactions (the checker's report) */
+	struct app_tel tel;   /**< CN: live figures (telemetry.c) */
 };
 
 /** The control block (memzone "dtxn_ctl"). */
@@ -75,6 +94,14 @@ struct app_ctl_node *app_role_self(const struct app_conf *c, struct app_ctl *ctl
 int app_role_wait(const struct app_conf *c, struct app_ctl_node *nodes, unsigned n,
 		  const char *kind, enum app_node_state state, const char *what);
 
+/**
+ * Waits, sleeping 10 ms at a time, until every slot of @p nodes is DONE
+ * or its process is gone (a killed CN), up to --connect-timeout.
+ * @return 0, or -1 after one line naming the first node still running.
+ */
+int app_role_wait_done(const struct app_conf *c, struct app_ctl_node *nodes, unsigned n,
+		       const char *kind);
+
 /** Releases this process's slot (exit). */
 void app_role_release(const struct app_conf *c, struct app_ctl *ctl);
 
@@ -90,6 +117,26 @@ bool app_role_alive(int32_t pid);
 
 /** @return true for --role mn or cn. */
 bool app_role_split(const struct app_conf *c);
+
+/*
+ * DPDK telemetry (telemetry.c; doc/guides/cluster.md, "Watching a live
+ * node"): /dtxn/info, /dtxn/stats, /dtxn/fabric, /dtxn/rpc.
+ */
+
+/**
+ * Registers the /dtxn/ commands with rte_telemetry (once per process;
+ * main lcore, after rte_eal_init()). Each takes an optional node name
+ * ("/dtxn/stats,cn1"): with a control block (@p ctl, --role mn|cn) it
+ * answers for any node of the cluster from its slot, so the one socket
+ * DPDK 22.11 serves (the primary process's) shows every process; without
+ * (--role all) it answers for this process. @p c must outlive the process's
+ * telemetry (it is the process's configuration).
+ * @return 0 or -errno of rte_telemetry_register_cmd().
+ */
+int app_telemetry_register(const struct app_conf *c, struct app_ctl *ctl);
+
+/** @return where this process publishes its live figures: its slot's, or a process-local one. */
+struct app_tel *app_telemetry_self(const struct app_conf *c, struct app_ctl *ctl);
 
 /** --role mn: allocate, load and publish one MN, wait for SIGTERM/SIGINT. @return APP_EXIT_*. */
 int app_run_mn(const struct app_conf *c);
@@ -118,8 +165,24 @@ int app_cn_start(const struct app_conf *c, struct app_ctl *ctl);
 void app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench_ctx *const *ctxs,
 		 unsigned n);
 
+/**
+ * The peer CNs that never handed over their counters (killed before
+ * DONE): their names, ", "-separated, into @p names (@p len bytes).
+ * @return how many.
+ */
+unsigned app_cn_lost_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, size_t len);
+
+/**
+ * --role cn, from the main lcore while the run goes (off the data path;
+ * one kill(pid, 0) per MN): is every MN process still there?
+ * @return -1, or the index of an MN whose process is gone (its slot's
+ *   pid no longer lives, or the slot was released).
+ */
+int app_cn_dead_mn(const struct app_conf *c, const struct app_ctl *ctl);
+
 /** Fills @p out (room for --cn entries) with one finished context per
- * peer CN carrying its counters, for the invariant check. @return how many. */
+ * peer CN that handed over its counters (DONE), for the invariant check.
+ * @return how many. */
 unsigned app_cn_peer_ctxs(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench *b,
 			  struct dtxn_bench_ctx *out);
 

@@ -78,9 +78,37 @@ app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench_ctx
 		for (unsigned k = 0; k < RTE_DIM(self->acc); k++)
 			self->acc[k] += ctxs[i]->acc[k];
 	__atomic_store_n(&self->state, APP_NODE_DONE, __ATOMIC_RELEASE);
-	/* the peers started with us and run as long: the timeout covers stragglers */
+	/* the peers started with us and run as long: the timeout covers
+	 * stragglers; a peer whose process is gone (killed) is not waited for */
 	wait_conf.connect_timeout_s = c->connect_timeout_s + c->duration_s + c->warmup_s;
-	(void)app_role_wait(&wait_conf, ctl->cn, (unsigned)c->cn, "cn", APP_NODE_DONE, "done");
+	(void)app_role_wait_done(&wait_conf, ctl->cn, (unsigned)c->cn, "cn");
+}
+
+unsigned
+app_cn_lost_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, size_t len)
+{
+	unsigned n = 0;
+	size_t used = 0;
+
+	if (len > 0)
+		names[0] = '\0';
+	for (unsigned j = 0; j < c->cn; j++) {
+		if (j == c->node_idx || __atomic_load_n(&ctl->cn[j].state, __ATOMIC_ACQUIRE) == APP_NODE_DONE)
+			continue;
+		if (used < len)
+			used += (size_t)snprintf(names + used, len - used, "%scn%u", n ? ", " : "", j);
+		n++;
+	}
+	return n;
+}
+
+int
+app_cn_dead_mn(const struct app_conf *c, const struct app_ctl *ctl)
+{
+	for (unsigned i = 0; i < c->mn; i++)
+		if (!app_role_alive(__atomic_load_n(&ctl->mn[i].pid, __ATOMIC_RELAXED)))
+			return (int)i;
+	return -1;
 }
 
 unsigned
@@ -90,8 +118,8 @@ app_cn_peer_ctxs(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_benc
 	unsigned n = 0;
 
 	for (unsigned j = 0; j < c->cn; j++) {
-		if (j == c->node_idx)
-			continue;
+		if (j == c->node_idx || __atomic_load_n(&ctl->cn[j].state, __ATOMIC_ACQUIRE) != APP_NODE_DONE)
+			continue; /* a peer that died hands over nothing: app_cn_lost_peers() */
 		memset(&out[n], 0, sizeof(out[n]));
 		out[n].bench = b;
 		out[n].finished = true;

@@ -57,6 +57,8 @@ app_run_mn(const struct app_conf *c)
 	}
 	if (rc == APP_EXIT_OK)
 		rc = app_db_load(c, db, f, b, region, &load_s);
+	if (rc == APP_EXIT_OK && app_telemetry_register(c, ctl) != 0)
+		printf("dtxn: telemetry: the /dtxn/ commands could not be registered\n");
 	if (rc == APP_EXIT_OK) {
 		__atomic_store_n(&app_role_self(c, ctl)->state, APP_NODE_READY, __ATOMIC_RELEASE);
 		printf("dtxn: %s ready: %s under %s, region %.1f MiB, loaded in %.2f s, pid %d\n",

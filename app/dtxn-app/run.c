@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -58,7 +59,15 @@ struct app_run {
 	uint32_t gid0;                     /* cluster id of its first coordinator */
 	uint64_t n_coords;                 /* coordinators in the whole cluster */
 	volatile int hold;                 /* workers keep polling (peer CNs still run) */
+	int mn_dead;                       /* an MN process died (index), -1: none */
 };
+
+/** How often the main lcore publishes the telemetry figures, ns. */
+#define APP_TEL_NS (100 * 1000 * 1000ull)
+/** --role cn: how often the main lcore looks for a dead MN process, ns. */
+#define APP_WATCH_NS (20 * 1000 * 1000ull)
+/** --role cn: how long the workers get to stop after an MN died, ns. */
+#define APP_MN_DEAD_STOP_NS (300 * 1000 * 1000ull)
 
 static int
 app_worker_main(void *arg)
@@ -170,6 +179,98 @@ end_warmup(struct app_run *r, uint64_t t0, uint64_t now)
 	(void)dtxn_series_end_warmup(&r->series, (double)(now - t0) / 1e9, cc, ca, cab);
 }
 
+/* The live figures DPDK telemetry shows (telemetry.c): cumulative, per
+ * worker lcore, per MN and per peer CN; relaxed stores, one writer. */
+static void
+tel_publish(const struct app_run *r)
+{
+	struct app_tel *t = app_telemetry_self(r->conf, r->ctl);
+	struct dtxn_fabric_counters per[DTXN_MAX_NODES];
+	uint64_t ops[DTXN_MAX_NODES] = { 0 }, c, a, ab;
+	unsigned n = RTE_MIN(r->n_workers, (unsigned)APP_TEL_LCORES);
+
+	for (unsigned i = 0; i < r->n_workers; i++) {
+		memset(per, 0, sizeof(per));
+		dtxn_worker_counters(r->workers[i].w, per);
+		dtxn_worker_peer_counters(r->workers[i].w, per);
+		for (unsigned m = 0; m < DTXN_MAX_NODES; m++)
+			for (unsigned op = 0; op < DTXN_WR_OP_MAX; op++)
+				ops[m] += per[m].ops[op];
+		if (i >= n)
+			continue;
+		dtxn_run_stats_totals(r->workers[i].stats, &c, &a, &ab);
+		__atomic_store_n(&t->lc[i].lcore, r->workers[i].lcore, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->lc[i].committed, c, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->lc[i].attempted, a, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->lc[i].aborts, ab, __ATOMIC_RELAXED);
+	}
+	for (unsigned m = 0; m < DTXN_MAX_NODES; m++) {
+		if (m < r->conf->mn)
+			__atomic_store_n(&t->mn_ops[m], ops[m], __ATOMIC_RELAXED);
+		else
+			__atomic_store_n(&t->peer_msgs[m], ops[m], __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&t->n_lcores, n, __ATOMIC_RELEASE);
+}
+
+/* --series-out: the series' intervals go to the file as they close,
+ * lined up on the wall clock (CLOCK_REALTIME at t = 0). */
+static void
+series_stream_start(struct app_run *r)
+{
+	const struct app_conf *c = r->conf;
+	struct timespec ts;
+	int rc;
+
+	if (c->series_out[0] == '\0')
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts); /* a label for the file, not a run figure */
+	rc = dtxn_series_stream(&r->series, c->series_out, c->node[0] ? c->node : "all",
+				(uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+	if (rc != 0)
+		app_err("--series-out %s: %s (the run goes on without it)", c->series_out,
+			strerror(-rc));
+}
+
+/* --role cn: an MN process died: one line, the workers stop. What they
+ * commit from now on reaches no MN, so this CN writes no report. */
+static bool
+mn_gone(struct app_run *r)
+{
+	const struct app_conf *c = r->conf;
+	int d = app_cn_dead_mn(c, r->ctl);
+
+	if (d < 0)
+		return false;
+	app_err("--node %s: mn%d's process is gone: stopping, no report (work after its death never reached it)",
+		c->node, d);
+	for (unsigned i = 0; i < r->n_workers; i++)
+		dtxn_sched_stop(dtxn_worker_sched(r->workers[i].w));
+	__atomic_store_n(&r->hold, 0, __ATOMIC_RELEASE);
+	r->mn_dead = d;
+	return true;
+}
+
+/* After mn_gone(): the workers get APP_MN_DEAD_STOP_NS to stop (a
+ * coordinator may wait for a peer CN that stopped too); then the process
+ * ends with what it recorded (history, series) and exit status 3, without
+ * freeing DPDK memory: a secondary's frees are synchronised with the other
+ * processes over EAL IPC, which may wait seconds on a peer that is gone.
+ * The kernel frees the process; `dtxn-cluster stop` the hugepage files. */
+static void __attribute__((noreturn))
+mn_gone_exit(struct app_run *r)
+{
+	uint64_t deadline = dtxn_now_ns() + APP_MN_DEAD_STOP_NS;
+
+	while (!all_done(r) && dtxn_now_ns() < deadline)
+		sleep_ms(5);
+	app_check_fini(); /* ends --history's stream */
+	dtxn_series_free(&r->series); /* closes --series-out */
+	fflush(stdout);
+	fflush(stderr);
+	_exit(APP_EXIT_UNREACHABLE);
+}
+
 /* Main lcore while the workers run: live line each second, the throughput
  * series, the warm-up's end, stop at the deadline (warm-up + duration) or
  * when every quota is met (txns mode). Returns the measured seconds (after
@@ -184,6 +285,7 @@ supervise(struct app_run *r)
 	uint64_t t_warm = t0 + (uint64_t)(c->warmup_s * 1e9), t_meas = t0, t_stop = t0;
 	uint64_t deadline = c->txns ? UINT64_MAX : t_warm + (uint64_t)(c->duration_s * 1e9);
 	uint64_t iv_ns = (uint64_t)(app_interval_s(c) * 1e9), next_sample = t0 + iv_ns;
+	uint64_t next_watch = t0 + APP_WATCH_NS, next_tel = t0;
 	uint64_t cc, ca, cab;
 	bool stopped = false;
 
@@ -194,9 +296,19 @@ supervise(struct app_run *r)
 		return 0;
 	}
 	dtxn_hist_reset(prev);
+	series_stream_start(r);
 	for (;;) {
 		uint64_t now = dtxn_now_ns();
 
+		if (now >= next_tel) {
+			next_tel = now + APP_TEL_NS;
+			tel_publish(r);
+		}
+		if (r->ctl != NULL && now >= next_watch) {
+			next_watch = now + APP_WATCH_NS;
+			if (mn_gone(r))
+				break;
+		}
 		if (r->warm.n > 0 && !r->warm.taken && now >= t_warm) {
 			end_warmup(r, t0, now);
 			t_meas = now;
@@ -234,6 +346,7 @@ supervise(struct app_run *r)
 		sleep_ms(5);
 	}
 	/* the last interval ends at the stop; it counts what finished after it too */
+	tel_publish(r);
 	totals(r, &cc, &ca, &cab);
 	(void)dtxn_series_sample(&r->series, (double)(t_stop - t0) / 1e9, cc, ca, cab);
 	free(cur);
@@ -379,9 +492,14 @@ check_and_report(struct app_run *r, double seconds)
 		invariants = c->node_idx == 0;
 		if (invariants) {
 			unsigned np = app_cn_peer_ctxs(c, r->ctl, r->bench, peers);
+			char lost[128];
 
 			for (unsigned j = 0; j < np; j++)
 				ctxs[n++] = &peers[j];
+			if (app_cn_lost_peers(c, r->ctl, lost, sizeof(lost)) != 0)
+				dtxn_report_check(rep, "cluster_counters", false,
+						  "%s died before handing over its counters: the invariants that read them miss its share",
+						  lost);
 		} else {
 			printf("dtxn: %s: the invariants are checked by cn0, for the whole cluster\n",
 			       c->node);
@@ -434,7 +552,7 @@ teardown(struct app_run *r)
 int
 app_run(const struct app_conf *c)
 {
-	struct app_run r = { .conf = c };
+	struct app_run r = { .conf = c, .mn_dead = -1 };
 	unsigned lcore;
 	double seconds;
 	char label[64];
@@ -484,6 +602,8 @@ app_run(const struct app_conf *c)
 		rc = APP_EXIT_FAIL;
 	if (rc == APP_EXIT_OK && r.ctl != NULL)
 		rc = app_cn_start(c, r.ctl); /* role_cn.c: every peer CN is up */
+	if (rc == APP_EXIT_OK && app_telemetry_register(c, r.ctl) != 0)
+		printf("dtxn: telemetry: the /dtxn/ commands could not be registered\n");
 	if (rc != APP_EXIT_OK) {
 		teardown(&r);
 		return rc;
@@ -508,6 +628,8 @@ app_run(const struct app_conf *c)
 		}
 	}
 	seconds = supervise(&r);
+	if (r.mn_dead >= 0)
+		mn_gone_exit(&r);
 	if (r.ctl != NULL) { /* peers may still need our answers (Lotus) until they are done */
 		cn_hand_over(&r);
 		__atomic_store_n(&r.hold, 0, __ATOMIC_RELEASE);

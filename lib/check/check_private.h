@@ -7,6 +7,7 @@
  * lib/check internals (never installed). Which file does what:
  * - hist.c: recording buffers and the history container;
  * - hist_io.c: the history file (save, read, load);
+ * - hist_stream.c: a history file appended as the run goes;
  * - graph.c: the serialization graph (txn index, version order, edges);
  * - cycle.c: SCCs (Tarjan) and the shortest-cycle search (BFS);
  * - check.c: dtxn_check_run(), anomaly classes, names, printing.
@@ -86,6 +87,41 @@ bool hist_meta_at(const struct dtxn_history *h, unsigned i, const char **key,
 		  const char **val);
 /** hist.c, for hist_io.c: counts txns dropped before a loaded history was saved. */
 void hist_buf_add_dropped(struct dtxn_hist_buf *b, uint64_t n);
+
+/** Longest text of one item: op(2) + u32 + ':' + 0x u64 + ':' + 0x u64 + '#' + u16 + ' '. */
+#define HIST_ITEM_TEXT 64
+/** Longest text of a record line with @p n items, newline included. */
+#define HIST_LINE_TEXT(n) (64 + (size_t)(n) * HIST_ITEM_TEXT)
+
+/** @return bytes a line buffer for a record of @p n items needs (hist_line_format()). */
+static inline size_t
+hist_line_max(unsigned n)
+{
+	return HIST_LINE_TEXT(n);
+}
+
+/**
+ * hist_io.c: formats one record as its history-file line ("C id coord
+ * items...\n") into @p line (room for hist_line_max(t->n_items) bytes).
+ * @return the line's length, newline included (no NUL is written).
+ */
+size_t hist_line_format(const struct dtxn_hist_txn *t, char *line);
+
+/**
+ * hist_stream.c, for hist.c: appends @p len bytes (one whole line) to the
+ * stream's file with one O_APPEND write(2) (retried on EINTR or a short
+ * write). @return 0 or -errno.
+ */
+int hist_stream_write(struct dtxn_hist_stream *s, const char *line, size_t len);
+
+/** hist_io.c: writes the first line and the metadata of @p h (NULL: none) to @p f. */
+void hist_header_write(FILE *f, const struct dtxn_history *h);
+
+/**
+ * hist.c, for hist_io.c: marks a loaded history as cut short (a streamed
+ * file whose writer died; dtxn_history_cut()) with a note for the reader.
+ */
+void hist_set_cut(struct dtxn_history *h, const char *note);
 
 /* ------------------------------------------------------------------ */
 /* The graph (graph.c)                                                */

@@ -193,6 +193,32 @@ uint64_t dtxn_history_txns(const struct dtxn_history *h);
  */
 uint64_t dtxn_history_dropped(const struct dtxn_history *h);
 
+/**
+ * @return how many of the files read into @p h were cut short: streamed
+ *   files (dtxn_hist_stream_open()) without their 'end' line, whose writer
+ *   died. Such a history is incomplete like one with dropped txns: the
+ *   writer's last txns may be missing, so the checker leaves reads of
+ *   versions no recorded txn wrote unresolved instead of flagging them.
+ */
+unsigned dtxn_history_cut(const struct dtxn_history *h);
+
+/**
+ * @return what reading @p h noted without refusing it, one line per file
+ *   ("cn1.hist: cut short (no 'end' line: its writer died); a last line
+ *   of 37 bytes without newline ignored"), "" if nothing. Owned by @p h.
+ */
+const char *dtxn_history_note(const struct dtxn_history *h);
+
+/**
+ * Moves every transaction of @p src into @p dst, so several files (one per
+ * CN) are checked as one history: dropped and cut counts and notes add
+ * up; metadata keys @p dst lacks are taken from @p src (the caller checks
+ * that the runs agree). @p src is left empty (free it).
+ * @return 0, -EINVAL (NULL argument or @p dst == @p src), -ENOMEM (then
+ *   nothing moved).
+ */
+int dtxn_history_merge(struct dtxn_history *dst, struct dtxn_history *src);
+
 /** Called for each recorded transaction; non-zero stops the walk. */
 typedef int (*dtxn_hist_visit_fn)(const struct dtxn_hist_txn *t, void *arg);
 
@@ -228,6 +254,62 @@ struct dtxn_history *dtxn_history_read(FILE *f, const char *name, char *err, siz
  *   the fopen() errno (ENOENT, EACCES, EISDIR, ...), with @p err set.
  */
 struct dtxn_history *dtxn_history_load(const char *path, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------ */
+/* Streamed history file (a CN process; doc/guides/cluster.md)        */
+/* ------------------------------------------------------------------ */
+
+/**
+ * A history file written as the run goes, so it survives its writer's
+ * SIGKILL: the header and metadata first, then a "stream" line, then one
+ * line per ended transaction, each handed to the kernel with one
+ * write(2) (O_APPEND) as the transaction ends (dtxn_hist_buf_seal()), and
+ * at a clean end the "dropped" and "end" lines. A file without its 'end'
+ * line is read as cut short (dtxn_history_cut()), a last line without
+ * newline is ignored with a note (dtxn_history_note()).
+ *
+ * Thread-safety: several lcores may seal into one stream (each line is
+ * one O_APPEND write); open and close run on one thread while no lcore
+ * seals.
+ */
+struct dtxn_hist_stream;
+
+/**
+ * Creates (or truncates) @p path and writes the header, @p meta's
+ * metadata (NULL: none) and the "stream" line.
+ * @return the stream, or NULL with rte_errno: EINVAL (NULL/empty path),
+ *   ENOMEM, or the open(2)/write(2) errno (ENOENT, EACCES, ENOSPC, ...).
+ */
+struct dtxn_hist_stream *dtxn_hist_stream_open(const char *path, const struct dtxn_history *meta);
+
+/** @return transaction lines written to @p s so far. */
+uint64_t dtxn_hist_stream_txns(const struct dtxn_hist_stream *s);
+
+/**
+ * Ends a stream: appends "dropped @p dropped" and "end N" (N: lines
+ * written), syncs and closes the file, frees @p s (also on error). NULL
+ * is a no-op returning 0.
+ * @return 0 or -errno of write(2)/fsync(2)/close(2).
+ */
+int dtxn_hist_stream_close(struct dtxn_hist_stream *s, uint64_t dropped);
+
+/**
+ * From now on each record of @p b is also written to @p s when sealed
+ * (dtxn_hist_buf_seal()). With @p keep false the buffer forgets a record
+ * once written (memory stays at one record; dtxn_history_foreach() then
+ * sees nothing of @p b), with true it keeps it too (an in-process check).
+ * @return 0, -EINVAL (NULL @p b or @p s).
+ */
+int dtxn_hist_buf_stream(struct dtxn_hist_buf *b, struct dtxn_hist_stream *s, bool keep);
+
+/**
+ * The record dtxn_hist_buf_append() returned last is filled in: with a
+ * stream attached, writes it as one line (one write(2)); otherwise, or
+ * after an append that dropped the record, nothing. Owning thread only.
+ * @return 0, or -errno of write(2) (the record is then counted as
+ *   dropped).
+ */
+int dtxn_hist_buf_seal(struct dtxn_hist_buf *b);
 
 /* ------------------------------------------------------------------ */
 /* Checker                                                            */
@@ -326,6 +408,7 @@ struct dtxn_check_report {
 	 */
 	uint64_t unresolved;
 	uint64_t dropped;          /**< txns dropped while recording */
+	uint64_t cut;              /**< history files cut short (dtxn_history_cut()) */
 	struct dtxn_check_anomaly anom[DTXN_ANOM_MAX];
 	char error[160];           /**< on -EINVAL from dtxn_check_run(): why */
 };

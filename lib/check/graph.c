@@ -431,7 +431,7 @@ gb_read(struct gb *b, uint32_t ti, const struct dtxn_hist_item *it)
 	if (it->ver != DTXN_HIST_VER_INIT) {
 		w = chk_idmap_find(&g->map, it->ver);
 		if (w == NULL) {
-			if (b->rep->dropped != 0)
+			if (b->rep->dropped != 0 || b->rep->cut != 0)
 				b->rep->unresolved++;
 			else
 				note_read_anom(&g->garbage, ti, it->ver, it);
@@ -514,6 +514,7 @@ chk_graph_build(struct chk_graph *g, const struct dtxn_history *h,
 	memset(g, 0, sizeof(*g));
 	g->rep = rep;
 	rep->dropped = dtxn_history_dropped(h);
+	rep->cut = dtxn_history_cut(h);
 	if (n >= CHK_MAX_TXNS)
 		return -E2BIG;
 	g->txn = malloc((n ? n : 1) * sizeof(*g->txn));

@@ -29,12 +29,20 @@ struct dtxn_hist_buf {
 	uint64_t dropped;
 	struct hist_chunk *head;   /**< oldest */
 	struct hist_chunk *tail;   /**< being filled */
+	/* dtxn_hist_buf_stream(): each sealed record also goes to a file */
+	struct dtxn_hist_stream *stream;
+	bool keep;                 /**< keep sealed records in the chunks too */
+	struct dtxn_hist_txn *pending; /**< appended, not sealed yet; NULL: none */
+	char *line;                /**< scratch for the record's text */
+	size_t line_cap;
 };
 
 struct dtxn_history {
 	struct dtxn_hist_buf **bufs;
 	unsigned n_bufs;
 	unsigned cap_bufs;
+	unsigned cut;              /**< files read that were cut short */
+	char *note;                /**< notes of reading (malloc'd lines), NULL: none */
 	unsigned n_meta;
 	char meta_key[HIST_MAX_META][HIST_META_KEY_MAX];
 	char meta_val[HIST_MAX_META][HIST_META_VAL_MAX];
@@ -95,6 +103,7 @@ dtxn_hist_buf_free(struct dtxn_hist_buf *b)
 		free(b->head);
 		b->head = n;
 	}
+	free(b->line);
 	free(b);
 }
 
@@ -129,7 +138,59 @@ dtxn_hist_buf_append(struct dtxn_hist_buf *b, uint64_t id, enum dtxn_hist_status
 	t->rsvd = 0;
 	t->n_items = (uint16_t)n_items;
 	b->txns++;
+	b->pending = t;
 	return t->items;
+}
+
+int
+dtxn_hist_buf_stream(struct dtxn_hist_buf *b, struct dtxn_hist_stream *s, bool keep)
+{
+	if (b == NULL || s == NULL)
+		return -EINVAL;
+	b->stream = s;
+	b->keep = keep;
+	return 0;
+}
+
+int
+dtxn_hist_buf_seal(struct dtxn_hist_buf *b)
+{
+	struct dtxn_hist_txn *t;
+	size_t need, len;
+	int rc;
+
+	if (b == NULL || b->pending == NULL || b->stream == NULL) {
+		if (b != NULL)
+			b->pending = NULL;
+		return 0;
+	}
+	t = b->pending;
+	b->pending = NULL;
+	need = hist_line_max(t->n_items);
+	if (need > b->line_cap) {
+		char *nl = realloc(b->line, need);
+
+		if (nl == NULL) {
+			rc = -ENOMEM;
+			goto drop;
+		}
+		b->line = nl;
+		b->line_cap = need;
+	}
+	len = hist_line_format(t, b->line);
+	rc = hist_stream_write(b->stream, b->line, len);
+	if (rc != 0)
+		goto drop;
+	if (!b->keep) { /* the file has it: forget it (it was the chunk's last) */
+		b->tail->used -= hist_rec_bytes(t->n_items);
+		b->txns--;
+	}
+	return 0;
+drop:
+	b->tail->used -= hist_rec_bytes(t->n_items);
+	b->txns--;
+	b->dropped = hist_sat_add(b->dropped, 1);
+	return rc;
 }
 
 uint64_t
@@ -172,7 +233,43 @@ dtxn_history_free(struct dtxn_history *h)
 	for (unsigned i = 0; i < h->n_bufs; i++)
 		dtxn_hist_buf_free(h->bufs[i]);
 	free(h->bufs);
+	free(h->note);
 	free(h);
+}
+
+/* Appends one line to the notes. */
+static int
+hist_note_add(struct dtxn_history *h, const char *line)
+{
+	size_t old = h->note != NULL ? strlen(h->note) : 0, add = strlen(line);
+	char *n = realloc(h->note, old + add + 2);
+
+	if (n == NULL)
+		return -ENOMEM;
+	memcpy(n + old, line, add);
+	n[old + add] = '\n';
+	n[old + add + 1] = '\0';
+	h->note = n;
+	return 0;
+}
+
+void
+hist_set_cut(struct dtxn_history *h, const char *note)
+{
+	h->cut++;
+	(void)hist_note_add(h, note); /* a note lost to ENOMEM loses no data */
+}
+
+unsigned
+dtxn_history_cut(const struct dtxn_history *h)
+{
+	return h == NULL ? 0 : h->cut;
+}
+
+const char *
+dtxn_history_note(const struct dtxn_history *h)
+{
+	return h == NULL || h->note == NULL ? "" : h->note;
 }
 
 int
@@ -190,6 +287,36 @@ dtxn_history_add_buf(struct dtxn_history *h, struct dtxn_hist_buf *b)
 		h->cap_bufs = cap;
 	}
 	h->bufs[h->n_bufs++] = b;
+	return 0;
+}
+
+int
+dtxn_history_merge(struct dtxn_history *dst, struct dtxn_history *src)
+{
+	const char *k, *v;
+	unsigned need;
+
+	if (dst == NULL || src == NULL || dst == src)
+		return -EINVAL;
+	need = dst->n_bufs + src->n_bufs;
+	if (need > dst->cap_bufs) {
+		struct dtxn_hist_buf **nb = realloc(dst->bufs, sizeof(*nb) * need);
+
+		if (nb == NULL)
+			return -ENOMEM;
+		dst->bufs = nb;
+		dst->cap_bufs = need;
+	}
+	if (src->note != NULL && hist_note_add(dst, src->note) == 0)
+		dst->note[strlen(dst->note) - 1] = '\0'; /* src's note ends in its newline */
+	memcpy(dst->bufs + dst->n_bufs, src->bufs, sizeof(*src->bufs) * src->n_bufs);
+	dst->n_bufs = need;
+	src->n_bufs = 0;
+	dst->cut += src->cut;
+	src->cut = 0;
+	for (unsigned i = 0; hist_meta_at(src, i, &k, &v); i++)
+		if (dtxn_history_meta(dst, k) == NULL)
+			(void)dtxn_history_set_meta(dst, k, v); /* both valid; full: dropped */
 	return 0;
 }
 

@@ -31,11 +31,8 @@
 
 #define HIST_MAGIC "dtxn-history"
 #define HIST_FORMAT 1
-/* Longest item text: op(2) + u32 + ':' + 0x u64 + ':' + 0x u64 + '#' + u16 + ' ' */
-#define HIST_ITEM_TEXT 64
 /* Longest line dtxn_history_save() writes: a record of DTXN_HIST_MAX_ITEMS items. */
-#define HIST_SAVE_LINE_MAX (64 + (size_t)DTXN_HIST_MAX_ITEMS * HIST_ITEM_TEXT)
-_Static_assert(HIST_SAVE_LINE_MAX < DTXN_HIST_LINE_MAX, "a saved line must be read back");
+_Static_assert(HIST_LINE_TEXT(DTXN_HIST_MAX_ITEMS) < DTXN_HIST_LINE_MAX, "a saved line must be read back");
 
 /* ------------------------------------------------------------------ */
 /* Save                                                               */
@@ -91,30 +88,12 @@ io_ver(char *p, uint64_t v)
 	return io_hex(p, v);
 }
 
-struct io_save {
-	FILE *f;
-	char *line;
-	size_t cap;
-	uint64_t n;
-};
-
-static int
-io_save_txn(const struct dtxn_hist_txn *t, void *arg)
+size_t
+hist_line_format(const struct dtxn_hist_txn *t, char *line)
 {
 	static const char ops[DTXN_HIST_OP_MAX] = { 'r', 'm', 'w' };
-	struct io_save *s = arg;
-	size_t need = 64 + (size_t)t->n_items * HIST_ITEM_TEXT;
-	char *p;
+	char *p = line;
 
-	if (need > s->cap) {
-		char *nl = realloc(s->line, need);
-
-		if (nl == NULL)
-			return -ENOMEM;
-		s->line = nl;
-		s->cap = need;
-	}
-	p = s->line;
 	*p++ = t->status == DTXN_HIST_COMMITTED ? 'C' : 'A';
 	*p++ = ' ';
 	p = io_hex(p, t->id);
@@ -139,17 +118,51 @@ io_save_txn(const struct dtxn_hist_txn *t, void *arg)
 		}
 	}
 	*p++ = '\n';
-	if (fwrite(s->line, 1, (size_t)(p - s->line), s->f) != (size_t)(p - s->line))
+	return (size_t)(p - line);
+}
+
+struct io_save {
+	FILE *f;
+	char *line;
+	size_t cap;
+	uint64_t n;
+};
+
+static int
+io_save_txn(const struct dtxn_hist_txn *t, void *arg)
+{
+	struct io_save *s = arg;
+	size_t need = hist_line_max(t->n_items), len;
+
+	if (need > s->cap) {
+		char *nl = realloc(s->line, need);
+
+		if (nl == NULL)
+			return -ENOMEM;
+		s->line = nl;
+		s->cap = need;
+	}
+	len = hist_line_format(t, s->line);
+	if (fwrite(s->line, 1, len, s->f) != len)
 		return -EIO;
 	s->n++;
 	return 0;
+}
+
+void
+hist_header_write(FILE *f, const struct dtxn_history *h)
+{
+	const char *k, *v;
+
+	fprintf(f, "%s %d\n", HIST_MAGIC, HIST_FORMAT);
+	for (unsigned i = 0; h != NULL && hist_meta_at(h, i, &k, &v); i++)
+		fprintf(f, "meta %s %s\n", k, v);
 }
 
 int
 dtxn_history_save(const struct dtxn_history *h, const char *path)
 {
 	struct io_save s = { 0 };
-	const char *k, *v;
 	char tmp[PATH_MAX];
 	int rc = 0;
 
@@ -161,9 +174,7 @@ dtxn_history_save(const struct dtxn_history *h, const char *path)
 	if (s.f == NULL)
 		return -errno;
 	setvbuf(s.f, NULL, _IOFBF, 1 << 20);
-	fprintf(s.f, "%s %d\n", HIST_MAGIC, HIST_FORMAT);
-	for (unsigned i = 0; hist_meta_at(h, i, &k, &v); i++)
-		fprintf(s.f, "meta %s %s\n", k, v);
+	hist_header_write(s.f, h);
 	fprintf(s.f, "dropped %" PRIu64 "\n", dtxn_history_dropped(h));
 	rc = dtxn_history_foreach(h, io_save_txn, &s);
 	if (rc == 0)
@@ -403,7 +414,8 @@ io_meta(struct io_read *r, struct dtxn_history *h, char *p)
 /*
  * Reads one line into *line (grown as needed, never past
  * DTXN_HIST_LINE_MAX bytes), without its newline.
- * @return 1 (a line, length in *len), 0 (end of file), -E2BIG (longer
+ * @return 1 (a line, length in *len), 2 (the same, but the file ended
+ *   before its newline), 0 (end of file), -E2BIG (longer
  *   than DTXN_HIST_LINE_MAX: nothing more is read), -EILSEQ (a NUL byte),
  *   -ENOMEM.
  */
@@ -442,7 +454,7 @@ io_getline(FILE *f, char **line, size_t *cap, size_t *len)
 		return 0;
 	(*line)[n] = '\0';
 	*len = n;
-	return 1;
+	return c == EOF ? 2 : 1;
 }
 
 /* Parses every line into @p h / @p b. */
@@ -452,7 +464,9 @@ io_parse(struct io_read *r, FILE *f, struct dtxn_history *h, struct dtxn_hist_bu
 	char *line = NULL, *s, *e, *p;
 	size_t cap = 0, len;
 	uint64_t n = 0, v;
-	bool ended = false;
+	bool ended = false, stream = false;
+	char note[PATH_MAX + 160];
+	size_t torn = SIZE_MAX;
 	int rc = 0, got;
 
 	errno = 0;
@@ -467,6 +481,11 @@ io_parse(struct io_read *r, FILE *f, struct dtxn_history *h, struct dtxn_hist_bu
 			else
 				io_err(r, "out of memory");
 			rc = got == -ENOMEM ? -ENOMEM : -EINVAL;
+			break;
+		}
+		if (got == 2 && stream && !ended) {
+			/* a streamed file whose writer died in the middle of a line */
+			torn = len;
 			break;
 		}
 		if (len > 0 && line[len - 1] == '\r')
@@ -496,6 +515,12 @@ io_parse(struct io_read *r, FILE *f, struct dtxn_history *h, struct dtxn_hist_bu
 			n++;
 		} else if (e - s == 4 && memcmp(s, "meta", 4) == 0) {
 			rc = io_meta(r, h, p);
+		} else if (e - s == 6 && memcmp(s, "stream", 6) == 0) {
+			if (n != 0 || stream || io_tok(&p, &s, &e)) {
+				io_err(r, "'stream' goes once, alone on its line, before the transactions");
+				rc = -EINVAL;
+			}
+			stream = true;
 		} else if (e - s == 7 && memcmp(s, "dropped", 7) == 0) {
 			if (!io_tok(&p, &s, &e) || !io_u64(s, e, &v) || io_tok(&p, &s, &e)) {
 				io_err(r, "bad 'dropped' line (expected 'dropped N')");
@@ -514,7 +539,7 @@ io_parse(struct io_read *r, FILE *f, struct dtxn_history *h, struct dtxn_hist_bu
 			}
 			ended = true;
 		} else {
-			io_err(r, "unknown record '%.*s' (C, A, meta, dropped, end)",
+			io_err(r, "unknown record '%.*s' (C, A, meta, stream, dropped, end)",
 			       (int)(e - s < 32 ? e - s : 32), s);
 			rc = -EINVAL;
 		}
@@ -528,6 +553,15 @@ io_parse(struct io_read *r, FILE *f, struct dtxn_history *h, struct dtxn_hist_bu
 	if (rc == 0 && r->line == 0) {
 		io_err(r, "empty file (not a dtxn history)");
 		rc = -EINVAL;
+	} else if (rc == 0 && !ended && stream) {
+		/* streamed as the run went: its writer died before the end */
+		int k = snprintf(note, sizeof(note), "%s: cut short after %" PRIu64 " transactions (streamed, no 'end' line: its writer died)",
+				 r->name, n);
+
+		if (torn != SIZE_MAX && k > 0 && (size_t)k < sizeof(note))
+			snprintf(note + k, sizeof(note) - (size_t)k, "; its last line (%zu bytes, no newline) ignored",
+				 torn);
+		hist_set_cut(h, note);
 	} else if (rc == 0 && !ended) {
 		r->line = 0;
 		io_err(r, "no 'end' line: the file is cut short");

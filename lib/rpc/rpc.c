@@ -494,8 +494,11 @@ static void
 rpc_free(struct dtxn_rpc *rpc)
 {
 	for (unsigned i = 0; i < rpc->n_peers; i++) {
-		if (rpc->peer[i].qp != NULL)
+		if (rpc->peer[i].qp != NULL) {
+			if (rpc->w->peer_qp[rpc->peer[i].node] == rpc->peer[i].qp)
+				rpc->w->peer_qp[rpc->peer[i].node] = NULL;
 			dtxn_qp_destroy(rpc->peer[i].qp);
+		}
 		rte_free(rpc->peer[i].rbufs);
 	}
 	rte_free(rpc->eps);
@@ -512,6 +515,7 @@ rpc_peer_init(struct dtxn_rpc *rpc, struct rpc_peer *p, uint16_t node, unsigned 
 	p->qp = dtxn_qp_create(w->db->fabric, w->cq, w->cn_node, node, depth);
 	if (p->qp == NULL)
 		return -rte_errno;
+	w->peer_qp[node] = p->qp; /* the report counts its SENDs (dtxn_worker_peer_counters()) */
 	p->rbufs = rte_zmalloc_socket("dtxn_rpc_rbufs", sizeof(*p->rbufs) * n_rbufs,
 				      RTE_CACHE_LINE_SIZE, w->socket_id);
 	if (p->rbufs == NULL)

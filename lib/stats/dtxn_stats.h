@@ -67,6 +67,12 @@ void dtxn_hist_sub(struct dtxn_hist *d, const struct dtxn_hist *end,
 uint64_t dtxn_hist_percentile(const struct dtxn_hist *h, double p);
 /** @return the mean, ns; 0 if empty. */
 double dtxn_hist_mean(const struct dtxn_hist *h);
+/**
+ * @return the largest value (ns) bucket @p i holds (what
+ *   dtxn_hist_percentile() answers for it; the JSON report's
+ *   "latency_hist" names buckets by it); UINT64_MAX past the last bucket.
+ */
+uint64_t dtxn_hist_bucket_max(unsigned i);
 
 /* ------------------------------------------------------------------ */
 /* Per-type counters                                                  */
@@ -144,6 +150,8 @@ struct dtxn_series {
 	bool warm_done;      /**< the warm-up has ended (or there is none) */
 	double last_t_s;     /**< end of the last interval */
 	uint64_t last_commits, last_attempts, last_aborts; /**< totals at last_t_s */
+	bool out_open;       /**< dtxn_series_stream(): out_fd is open */
+	int out_fd;          /**< the file each interval is appended to */
 };
 
 /**
@@ -172,7 +180,26 @@ int dtxn_series_sample(struct dtxn_series *s, double t_s, uint64_t commits,
 int dtxn_series_end_warmup(struct dtxn_series *s, double t_s, uint64_t commits,
 			   uint64_t attempts, uint64_t aborts);
 
-/** Frees the series' array; the struct may be initialised again. */
+/**
+ * From now on each interval, as it closes, is also appended to @p path as
+ * one text line with one write(2), so the file survives the process's
+ * SIGKILL with every interval closed before it (the cluster launcher's
+ * fault timeline; doc/guides/cluster.md). The file is created (or
+ * truncated) with the header "dtxn-series 1 LABEL T0_UNIX_NS INTERVAL_S";
+ * each line is "T_S SECONDS COMMITTED ATTEMPTED ABORTS WARMUP(0|1)", t_s
+ * as in struct dtxn_interval. A failed append closes the file (warning
+ * logged); the series in memory goes on.
+ *
+ * @param label       the writer, e.g. "cn1": no blank, not empty.
+ * @param t0_unix_ns  wall-clock time (CLOCK_REALTIME, ns) of t_s = 0, so
+ *   files of several processes line up.
+ * @return 0, -EINVAL (NULL or empty path, bad label, already streaming),
+ *   or -errno of open(2)/write(2).
+ */
+int dtxn_series_stream(struct dtxn_series *s, const char *path, const char *label,
+		       uint64_t t0_unix_ns);
+
+/** Frees the series' array and closes its file; the struct may be initialised again. */
 void dtxn_series_free(struct dtxn_series *s);
 
 /* ------------------------------------------------------------------ */
@@ -237,6 +264,9 @@ struct dtxn_report {
 	struct dtxn_run_stats stats;    /**< merged */
 	uint16_t n_mn;
 	struct dtxn_fabric_counters per_mn[DTXN_MAX_NODES]; /**< verbs to each MN */
+	/** CN-to-CN messages (SENDs on lib/rpc's QPs, e.g. Lotus's lock RPCs)
+	 * to each peer CN, by node id; JSON "cn_messages" */
+	uint64_t cn_msgs[DTXN_MAX_NODES];
 	unsigned n_checks;
 	struct dtxn_check_result checks[DTXN_REPORT_MAX_CHECKS];
 	/* MN memory (section "memory", doc/guides/report.md): per MN, by kind */

@@ -45,6 +45,12 @@ hist_upper(unsigned i)
 	return lower + ((UINT64_C(1) << shift) - 1u);
 }
 
+uint64_t
+dtxn_hist_bucket_max(unsigned i)
+{
+	return i < DTXN_HIST_BUCKETS ? hist_upper(i) : UINT64_MAX;
+}
+
 void
 dtxn_hist_reset(struct dtxn_hist *h)
 {

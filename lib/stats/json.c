@@ -13,6 +13,8 @@
 
 #include <jansson.h>
 
+#include <rte_common.h>
+
 #include "stats_private.h"
 
 /*
@@ -75,6 +77,39 @@ json_latency(struct json_ctx *c, const struct dtxn_hist *h)
 	return o;
 }
 
+/*
+ * The histogram itself, so several reports can be merged exactly (the
+ * cluster report, usertools/dtxn-cluster): count, sum, min, max in ns and
+ * the non-empty buckets as [largest value of the bucket in ns, count],
+ * in increasing order (doc/guides/report.md, "latency_hist").
+ */
+static json_t *
+json_hist(struct json_ctx *c, const struct dtxn_hist *h)
+{
+	json_t *o = json_object(), *b = json_array();
+
+	if (o == NULL || b == NULL) {
+		json_decref(o);
+		json_decref(b);
+		return NULL;
+	}
+	json_set(c, o, "count", stats_json_u64(h->count));
+	json_set(c, o, "sum_ns", stats_json_u64(h->sum));
+	json_set(c, o, "min_ns", stats_json_u64(h->count ? h->min : 0));
+	json_set(c, o, "max_ns", stats_json_u64(h->max));
+	for (unsigned i = 0; i < DTXN_HIST_BUCKETS; i++) {
+		json_t *pair;
+
+		if (h->b[i] == 0)
+			continue;
+		pair = json_pack("[Io]", (json_int_t)RTE_MIN(dtxn_hist_bucket_max(i), (uint64_t)INT64_MAX),
+				 stats_json_u64(h->b[i]));
+		json_append(c, b, pair);
+	}
+	json_set(c, o, "buckets", b);
+	return o;
+}
+
 /* {reason_name: count} for named reasons with count > 0. */
 static json_t *
 json_aborts(struct json_ctx *c, const struct dtxn_report *r, const uint64_t *counts)
@@ -128,6 +163,7 @@ json_types(struct json_ctx *c, const struct dtxn_report *r, const struct stats_v
 		json_set(c, o, "abort_rate", stats_json_num(stats_ratio((double)ab, (double)ts->attempts)));
 		json_set(c, o, "aborts", json_aborts(c, r, ts->aborts));
 		json_set(c, o, "latency_us", json_latency(c, &ts->lat));
+		json_set(c, o, "latency_hist", json_hist(c, &ts->lat));
 	}
 	return a;
 }
@@ -199,6 +235,28 @@ json_checks(struct json_ctx *c, const struct dtxn_report *r)
 	return a;
 }
 
+/* "cn_messages": SENDs to peer CNs (lib/rpc), total, per committed txn,
+ * and per peer CN that got any (by node id). */
+static json_t *
+json_cn_msgs(struct json_ctx *c, const struct dtxn_report *r, const struct stats_view *v)
+{
+	json_t *o = json_object(), *a = json_array();
+
+	if (o == NULL || a == NULL) {
+		json_decref(o);
+		json_decref(a);
+		return NULL;
+	}
+	json_set(c, o, "total", stats_json_u64(v->cn_msgs));
+	json_set(c, o, "per_txn", stats_json_num(v->cn_msgs_per_txn));
+	for (unsigned n = 0; n < DTXN_MAX_NODES; n++)
+		if (r->cn_msgs[n] != 0)
+			json_append(c, a, json_pack("{sIso}", "node", (json_int_t)n, "messages",
+						    stats_json_u64(r->cn_msgs[n])));
+	json_set(c, o, "per_peer", a);
+	return o;
+}
+
 /* "method": what was measured and how (doc/guides/report.md, "Method"). */
 static json_t *
 json_method(struct json_ctx *c, const struct dtxn_report *r)
@@ -264,10 +322,12 @@ json_report(const struct dtxn_report *r)
 	json_set(&c, root, "abort_rate", stats_json_num(v->abort_rate));
 	json_set(&c, root, "aborts", json_aborts(&c, r, v->reason));
 	json_set(&c, root, "latency_us", json_latency(&c, &v->lat));
+	json_set(&c, root, "latency_hist", json_hist(&c, &v->lat));
 	json_set(&c, root, "types", json_types(&c, r, v));
 	json_set(&c, root, "verbs_per_txn", json_verbs(&c, v));
 	json_set(&c, root, "bytes_per_txn", stats_json_num(v->bytes_per_txn));
 	json_set(&c, root, "fabric", json_fabric(&c, r, v));
+	json_set(&c, root, "cn_messages", json_cn_msgs(&c, r, v));
 	json_set(&c, root, "method", json_method(&c, r));
 	if (r->series != NULL)
 		json_set(&c, root, "intervals", json_intervals(&c, r->series));

@@ -194,6 +194,7 @@ report_print_fabric(const struct dtxn_report *r, const struct stats_view *v, FIL
 	fprintf(out, "  total %.2f\n", v->total_verbs_per_txn);
 	fprintf(out, "  %-34s %.2f\n", "MN atomics (cas+faa+masked_cas)", v->mn_atomics_per_txn);
 	fprintf(out, "  %-34s %.1f\n", "bytes per committed txn", v->bytes_per_txn);
+	fprintf(out, "  %-34s %.2f\n", "CN-to-CN messages per committed txn", v->cn_msgs_per_txn);
 
 	fprintf(out, "fabric ops per MN\n  %4s", "mn");
 	for (unsigned op = 0; op < STATS_N_VERBS; op++)

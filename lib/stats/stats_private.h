@@ -40,6 +40,8 @@ struct stats_view {
 	double mn_atomics_per_txn;      /**< CAS + FAA + masked CAS */
 	double total_verbs_per_txn;     /**< READ .. SEND */
 	double bytes_per_txn;           /**< READ .. SEND payload bytes */
+	uint64_t cn_msgs;               /**< CN-to-CN messages, every peer */
+	double cn_msgs_per_txn;
 };
 
 /** Fills @p v from @p r. */

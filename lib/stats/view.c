@@ -109,4 +109,7 @@ stats_view_build(const struct dtxn_report *r, struct stats_view *v)
 					    (double)v->commits);
 	v->total_verbs_per_txn = stats_ratio((double)total, (double)v->commits);
 	v->bytes_per_txn = stats_ratio((double)bytes, (double)v->commits);
+	for (unsigned n = 0; n < DTXN_MAX_NODES; n++)
+		v->cn_msgs += r->cn_msgs[n];
+	v->cn_msgs_per_txn = stats_ratio((double)v->cn_msgs, (double)v->commits);
 }

@@ -330,6 +330,16 @@ struct dtxn_sched *dtxn_worker_sched(struct dtxn_worker *w);
 /** Sums the fabric counters of the worker's QPs into @p per_mn[n_mn]. */
 void dtxn_worker_counters(const struct dtxn_worker *w, struct dtxn_fabric_counters *per_mn);
 
+/**
+ * Adds the fabric counters of the worker's QPs to peer CNs (lib/rpc's, e.g.
+ * Lotus's lock messages: SENDs) into @p per_node[node id]; the entries of
+ * other ids (the MNs') are left as they are, so one array of
+ * DTXN_MAX_NODES entries can take dtxn_worker_counters() too. A worker
+ * without peer QPs adds nothing. Any lcore (relaxed reads of counters the
+ * owning lcore writes).
+ */
+void dtxn_worker_peer_counters(const struct dtxn_worker *w, struct dtxn_fabric_counters *per_node);
+
 /** Body of a coordinator: runs transactions until dtxn_coord_stopping(). */
 typedef void (*dtxn_coord_fn)(struct dtxn_coord *c, void *arg);
 

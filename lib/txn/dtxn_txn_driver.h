@@ -165,6 +165,9 @@ struct dtxn_worker {
 	struct dtxn_sched *sched;
 	struct dtxn_cq *cq;
 	struct dtxn_qp *qp[DTXN_MAX_NODES];   /**< QP to each MN, by MN id */
+	/** lib/rpc's QP to each peer CN, by node id (NULL: none): its SENDs are
+	 * the CN-to-CN messages of the report (dtxn_worker_peer_counters()) */
+	struct dtxn_qp *peer_qp[DTXN_MAX_NODES];
 	struct dtxn_addr_cache *addr_cache;
 	uint16_t cn_node;
 	unsigned index;

@@ -121,4 +121,7 @@ txn_history_record(const struct dtxn_txn *t, bool committed)
 			break;
 		}
 	}
+	/* streamed (a CN process): the line reaches the file now, before the
+	 * coordinator reports the txn as ended; a write error counts it dropped */
+	(void)dtxn_hist_buf_seal(txn_coord_of(t->coord)->hist);
 }

@@ -264,6 +264,24 @@ dtxn_worker_counters(const struct dtxn_worker *w, struct dtxn_fabric_counters *p
 	}
 }
 
+void
+dtxn_worker_peer_counters(const struct dtxn_worker *w, struct dtxn_fabric_counters *per_node)
+{
+	if (w == NULL || per_node == NULL)
+		return;
+	for (unsigned n = 0; n < DTXN_MAX_NODES; n++) {
+		const struct dtxn_fabric_counters *q;
+
+		if (w->peer_qp[n] == NULL)
+			continue;
+		q = dtxn_qp_counters(w->peer_qp[n]);
+		for (unsigned op = 0; op < DTXN_WR_OP_MAX; op++) {
+			per_node[n].ops[op] += q->ops[op];
+			per_node[n].bytes[op] += q->bytes[op];
+		}
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* Coordinators                                                       */
 /* ------------------------------------------------------------------ */

@@ -748,11 +748,18 @@ test_json_round_trip(void **state)
 
 	ut_path(path, sizeof(path), "report.json");
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	r->cn_msgs[4] = 30; /* SENDs to peer CN node 4 */
 	assert_int_equal(dtxn_report_write_json(r, path), 0);
 	assert_false(ut_exists(tmp));
 
 	json_t *j = ut_load(path);
-	assert_int_equal(json_object_size(j), 18); /* "method" without memory or intervals */
+	json_t *cm = json_object_get(j, "cn_messages");
+	assert_int_equal(ut_int(cm, "total"), 30);
+	ut_assert_near(ut_num(cm, "per_txn"), 30.0 / 150.0);
+	assert_int_equal(json_array_size(json_object_get(cm, "per_peer")), 1);
+	assert_int_equal(ut_int(json_array_get(json_object_get(cm, "per_peer"), 0), "node"), 4);
+	assert_int_equal(ut_int(json_array_get(json_object_get(cm, "per_peer"), 0), "messages"), 30);
+	assert_int_equal(json_object_size(j), 20); /* "method" without memory or intervals */
 	assert_string_equal(json_string_value(json_object_get(j, "dtxn_version")), DTXN_VERSION);
 
 	json_t *conf = json_object_get(j, "config");
@@ -776,12 +783,21 @@ test_json_round_trip(void **state)
 	/* 99 values of 8.191 us, 50 of 16.383 us, one of 1048.575 us */
 	ut_check_latency(json_object_get(j, "latency_us"), 8.191, 16.383, 1048.575,
 			 (99 * 8.191 + 1048.575 + 50 * 16.383) / 150.0);
+	/* the histogram behind it: three buckets named by their largest value */
+	json_t *lh = json_object_get(j, "latency_hist"), *bk = json_object_get(lh, "buckets");
+	assert_int_equal(ut_int(lh, "count"), 150);
+	assert_int_equal(ut_int(lh, "sum_ns"), 99 * 8191 + 50 * 16383 + 1048575);
+	assert_int_equal(json_array_size(bk), 3);
+	assert_int_equal(json_integer_value(json_array_get(json_array_get(bk, 0), 0)), 8191);
+	assert_int_equal(json_integer_value(json_array_get(json_array_get(bk, 0), 1)), 99);
+	assert_int_equal(json_integer_value(json_array_get(json_array_get(bk, 2), 0)), 1048575);
+	assert_int_equal(json_integer_value(json_array_get(json_array_get(bk, 2), 1)), 1);
 
 	json_t *types = json_object_get(j, "types");
 	assert_true(json_is_array(types));
 	assert_int_equal(json_array_size(types), 2);
 	json_t *t0 = json_array_get(types, 0), *t1 = json_array_get(types, 1);
-	assert_int_equal(json_object_size(t0), 7);
+	assert_int_equal(json_object_size(t0), 8);
 	assert_string_equal(json_string_value(json_object_get(t0, "name")), "amalgamate");
 	assert_int_equal(ut_int(t0, "committed"), 100);
 	assert_int_equal(ut_int(t0, "attempted"), 110);
