@@ -437,6 +437,15 @@ test_redo_entry(void **state)
 	}
 }
 
+/* An empty writer count that @p n writers have joined. */
+static void
+lww_start(struct crest_lww *o, unsigned n)
+{
+	memset(o, 0, sizeof(*o));
+	while (n-- > 0)
+		crest_lww_join(o);
+}
+
 /* Last-writer-wins: writers decide in every order; the one reaching zero acts. */
 static void
 test_lww_orders(void **state)
@@ -446,42 +455,31 @@ test_lww_orders(void **state)
 
 	(void)state;
 	/* one writer: it writes its own version */
-	memset(&o, 0, sizeof(o));
-	crest_lww_join(&o);
+	lww_start(&o, 1);
 	assert_int_equal(crest_lww_leave(&o, true, 1, va), CREST_LWW_WRITE);
 	assert_ptr_equal(o.best, va);
 	/* A (seq 1) then B (seq 2), decided in order: B writes its version */
-	memset(&o, 0, sizeof(o));
-	crest_lww_join(&o);
-	crest_lww_join(&o);
+	lww_start(&o, 2);
 	assert_int_equal(crest_lww_leave(&o, true, 1, va), CREST_LWW_WAIT);
 	assert_int_equal(crest_lww_leave(&o, true, 2, vb), CREST_LWW_WRITE);
 	assert_ptr_equal(o.best, vb);
 	/* B decided first: A is the last writer and writes B's newer version */
-	memset(&o, 0, sizeof(o));
-	crest_lww_join(&o);
-	crest_lww_join(&o);
+	lww_start(&o, 2);
 	assert_int_equal(crest_lww_leave(&o, true, 2, vb), CREST_LWW_WAIT);
 	assert_int_equal(crest_lww_leave(&o, true, 1, va), CREST_LWW_WRITE);
 	assert_ptr_equal(o.best, vb);
 	/* the last writer aborts: it still writes A's committed version */
-	memset(&o, 0, sizeof(o));
-	crest_lww_join(&o);
-	crest_lww_join(&o);
+	lww_start(&o, 2);
 	assert_int_equal(crest_lww_leave(&o, true, 1, va), CREST_LWW_WAIT);
 	assert_int_equal(crest_lww_leave(&o, false, 2, vb), CREST_LWW_WRITE);
 	assert_ptr_equal(o.best, va);
 	/* every writer aborts: the last one only unlocks */
-	memset(&o, 0, sizeof(o));
-	crest_lww_join(&o);
-	crest_lww_join(&o);
+	lww_start(&o, 2);
 	assert_int_equal(crest_lww_leave(&o, false, 1, va), CREST_LWW_WAIT);
 	assert_int_equal(crest_lww_leave(&o, false, 2, vb), CREST_LWW_RELEASE);
 	assert_null(o.best);
 	/* a writer joining after others decided delays the write to itself */
-	memset(&o, 0, sizeof(o));
-	crest_lww_join(&o);
-	crest_lww_join(&o);
+	lww_start(&o, 2);
 	assert_int_equal(crest_lww_leave(&o, true, 1, va), CREST_LWW_WAIT);
 	crest_lww_join(&o);
 	assert_int_equal(crest_lww_leave(&o, false, 2, vb), CREST_LWW_WAIT);

@@ -99,10 +99,8 @@ crest_redo_add(struct dtxn_txn *t, struct dtxn_batch *b)
 	}
 	if (n == 0)
 		return DTXN_OK;
-	if (bytes > cat->log_bytes)
-		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
-	h = dtxn_txn_alloc(t, bytes);
-	if (h == NULL)
+	h = bytes <= cat->log_bytes ? dtxn_txn_alloc(t, bytes) : NULL;
+	if (h == NULL) /* larger than the segment, or the arena is full */
 		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
 	h->txn_id = t->id;
 	h->bytes = (uint32_t)bytes;
