@@ -231,6 +231,7 @@ struct cell_arg {
 	int then;           /* step to set after execute */
 	int rc;
 	uint64_t id;
+	uint32_t gid;       /* its coordinator */
 };
 
 /* Adds 1 to one cell of a row, pausing between execute and commit. */
@@ -243,6 +244,7 @@ co_cell_inc(struct dtxn_coord *c, void *arg)
 	struct row *v;
 
 	a->id = dtxn_txn_id(t);
+	a->gid = dtxn_coord_gid(c);
 	a->rc = dtxn_txn_execute(t);
 	if (g_step < a->then)
 		g_step = a->then;
@@ -389,6 +391,103 @@ test_cell_versions(void **state)
 	assert_int_equal(r.vers.ver[3], b.id);
 }
 
+/* ------------------------------------------------------------------ */
+/* Parallel commits: the redo entry, last-writer-wins                 */
+/* ------------------------------------------------------------------ */
+
+/* A commit first WRITEs its redo entry to its log segment on every MN it writes to. */
+static void
+test_redo_entry(void **state)
+{
+	struct cell_arg a = { .key = 3, .cell = 1 };
+	struct ut_coord_spec s = { co_cell_inc, &a };
+	const struct dtxn_catalog *cat = dtxn_db_catalog(g_db);
+	struct dtxn_table_def row = { .value_size = 32, .n_columns = 4,
+				      .column_size = { 8, 8, 8, 8 } };
+	struct crest_layout lay;
+
+	(void)state;
+	crest_layout_make(&row, true, &lay);
+	run_coords(&s, 1);
+	assert_int_equal(a.rc, DTXN_OK);
+	for (uint16_t mn = 0; mn < N_MN; mn++) {
+		dtxn_raddr_t ra = dtxn_store_log_raddr(cat, a.gid, mn);
+		const char *e = (const char *)dtxn_fabric_mn_base(g_f, mn) + DTXN_RADDR_OFF(ra);
+		const struct crest_redo_hdr *h = (const void *)e;
+		const struct crest_redo_mod *m = (const void *)(h + 1);
+		const struct crest_hdr *rec = mn_row(3, mn == cat->tables[T_ROW].mn[0] ? 0 : 1);
+		uint32_t span = crest_cell_span(&lay, 1);
+		uint64_t trailer;
+
+		assert_int_equal(h->txn_id, a.id);
+		assert_int_equal(h->n_mods, 1);
+		assert_int_equal(h->n_deps, 0);
+		assert_int_equal(h->bytes, sizeof(*h) + sizeof(*m) + RTE_ALIGN_CEIL(span, 8) + 8);
+		assert_int_equal(m->table_id, T_ROW);
+		assert_int_equal(m->key, 3);
+		assert_int_equal(m->cells, 1u << 1);
+		assert_int_equal(m->kind, DTXN_ITEM_RW);
+		assert_int_equal(m->len, span);
+		/* the modification is the cell as the commit wrote it: version and value */
+		assert_memory_equal(m + 1, (const char *)rec + lay.rec_off[1], span);
+		assert_int_equal(*crest_line_ver((void *)(uintptr_t)rec, &lay, 1, 0),
+				 CREST_VER(rec->en[1], a.id));
+		memcpy(&trailer, e + h->bytes - 8, 8);
+		assert_int_equal(trailer, a.id);
+	}
+}
+
+/* An empty writer count that @p n writers have joined. */
+static void
+lww_start(struct crest_lww *o, unsigned n)
+{
+	memset(o, 0, sizeof(*o));
+	while (n-- > 0)
+		crest_lww_join(o);
+}
+
+/* Last-writer-wins: writers decide in every order; the one reaching zero acts. */
+static void
+test_lww_orders(void **state)
+{
+	static const char va[] = "A", vb[] = "B";
+	struct crest_lww o;
+
+	(void)state;
+	/* one writer: it writes its own version */
+	lww_start(&o, 1);
+	assert_int_equal(crest_lww_leave(&o, true, 1, va), CREST_LWW_WRITE);
+	assert_ptr_equal(o.best, va);
+	/* A (seq 1) then B (seq 2), decided in order: B writes its version */
+	lww_start(&o, 2);
+	assert_int_equal(crest_lww_leave(&o, true, 1, va), CREST_LWW_WAIT);
+	assert_int_equal(crest_lww_leave(&o, true, 2, vb), CREST_LWW_WRITE);
+	assert_ptr_equal(o.best, vb);
+	/* B decided first: A is the last writer and writes B's newer version */
+	lww_start(&o, 2);
+	assert_int_equal(crest_lww_leave(&o, true, 2, vb), CREST_LWW_WAIT);
+	assert_int_equal(crest_lww_leave(&o, true, 1, va), CREST_LWW_WRITE);
+	assert_ptr_equal(o.best, vb);
+	/* the last writer aborts: it still writes A's committed version */
+	lww_start(&o, 2);
+	assert_int_equal(crest_lww_leave(&o, true, 1, va), CREST_LWW_WAIT);
+	assert_int_equal(crest_lww_leave(&o, false, 2, vb), CREST_LWW_WRITE);
+	assert_ptr_equal(o.best, va);
+	/* every writer aborts: the last one only unlocks */
+	lww_start(&o, 2);
+	assert_int_equal(crest_lww_leave(&o, false, 1, va), CREST_LWW_WAIT);
+	assert_int_equal(crest_lww_leave(&o, false, 2, vb), CREST_LWW_RELEASE);
+	assert_null(o.best);
+	/* a writer joining after others decided delays the write to itself */
+	lww_start(&o, 2);
+	assert_int_equal(crest_lww_leave(&o, true, 1, va), CREST_LWW_WAIT);
+	crest_lww_join(&o);
+	assert_int_equal(crest_lww_leave(&o, false, 2, vb), CREST_LWW_WAIT);
+	assert_int_equal(crest_lww_leave(&o, true, 3, vb), CREST_LWW_WRITE);
+	assert_ptr_equal(o.best, vb);
+	assert_int_equal(o.best_seq, 3);
+}
+
 int
 main(void)
 {
@@ -400,6 +499,8 @@ main(void)
 		cmocka_unit_test(test_same_cell_conflicts),
 		cmocka_unit_test(test_read_cell_validated),
 		cmocka_unit_test(test_cell_versions),
+		cmocka_unit_test(test_redo_entry),
+		cmocka_unit_test(test_lww_orders),
 	};
 	int rc;
 

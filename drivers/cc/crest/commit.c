@@ -10,6 +10,10 @@
  * WRITEs. Only the txn's own cells and ENs are written: other txns may
  * hold and write the record's other cells meanwhile.
  *
+ * With parallel_commit=1 (default) the chain of each MN starts with the
+ * txn's redo entry (redo.c), so the entry is in place on an MN before any
+ * of the txn's updates there.
+ *
  * TS_commit is the writer's txn id (doc/guides/crest.md, "Decisions"):
  * unique, so the fallback validation sees every update, and it names the
  * writer for the history checker.
@@ -65,29 +69,38 @@ commit_cells(struct dtxn_batch *b, const struct crest_layout *lay, const void *r
 	}
 }
 
+/* Insert or delete of item @p it: its record image, whole, as it will be written. */
+static void
+commit_whole_prepare(struct dtxn_txn *t, struct dtxn_item *it)
+{
+	struct crest_item *ci = crest_item_of(it);
+	const struct crest_layout *lay = crest_layout_of(t, it);
+	struct crest_hdr *h = crest_hdr_of(it);
+
+	if (it->kind == DTXN_ITEM_DELETE) {
+		h->slot.flags &= ~DTXN_SLOT_VALID;
+	} else {
+		h->slot.key = it->key;
+		h->slot.table_id = it->table->def.id;
+		h->slot.flags = DTXN_SLOT_VALID;
+		crest_scatter(lay, h, it->value, ci->wr);
+	}
+	commit_stamp(t, lay, h, ci->wr);
+	h->lock = crest_lock_bits(ci->wr);
+}
+
 /* Insert or delete of item @p it: the whole record, the bucket header, the unlock. */
 static int
 commit_whole(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 {
 	struct crest_coord *cc = crest_coord_of(t);
 	struct crest_item *ci = crest_item_of(it);
-	const struct crest_layout *lay = crest_layout_of(t, it);
 	const struct dtxn_table *tab = it->table;
 	struct crest_hdr *h = crest_hdr_of(it);
 	const uint64_t all = crest_lock_bits(ci->wr);
 	const bool del = it->kind == DTXN_ITEM_DELETE;
 	void *bimg;
 
-	if (del) {
-		h->slot.flags &= ~DTXN_SLOT_VALID;
-	} else {
-		h->slot.key = it->key;
-		h->slot.table_id = tab->def.id;
-		h->slot.flags = DTXN_SLOT_VALID;
-		crest_scatter(lay, h, it->value, ci->wr);
-	}
-	commit_stamp(t, lay, h, ci->wr);
-	h->lock = all;
 	bimg = dtxn_txn_backup_image(t, it, CREST_LOCK_OFF, del ? CREST_LOCK_DELETED : 0);
 	if (bimg == NULL)
 		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
@@ -116,8 +129,6 @@ commit_rw(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 	const struct crest_layout *lay = crest_layout_of(t, it);
 	const struct dtxn_table *tab = it->table;
 
-	crest_scatter(lay, it->slot, it->value, ci->wr);
-	commit_stamp(t, lay, it->slot, ci->wr);
 	for (uint16_t r = 1; r < tab->n_replicas; r++)
 		commit_cells(b, lay, it->slot, dtxn_store_replica_raddr(tab, r, it->slot_raddr),
 			     ci->wr);
@@ -125,7 +136,30 @@ commit_rw(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 	dtxn_batch_masked_cas(b, it->lock_raddr, &cc->sink, 0, 0, 0, it->lock_bits, false);
 }
 
-/* The write round: every written record, one ordered chain per primary QP. */
+/* Every written record's image as it will be written: cells scattered, versions stamped. */
+static void
+commit_prepare(struct dtxn_txn *t)
+{
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		struct dtxn_item *it = &t->items[i];
+		struct crest_item *ci = crest_item_of(it);
+
+		if (it->kind == DTXN_ITEM_RW) {
+			crest_scatter(crest_layout_of(t, it), it->slot, it->value, ci->wr);
+			commit_stamp(t, crest_layout_of(t, it), it->slot, ci->wr);
+		} else if (it->kind != DTXN_ITEM_RO) {
+			commit_whole_prepare(t, it);
+		}
+	}
+}
+
+/*
+ * The write round: the redo entry (parallel_commit=1), then every written
+ * record, one ordered chain per MN QP. Without localized execution each
+ * record has one writer on this CN (the MN cell locks are the txn's own),
+ * which is always its last writer: last-writer-wins (lww.c) decides only
+ * once a record cache lets several local txns write one record.
+ */
 static int
 commit_write_round(struct dtxn_txn *t)
 {
@@ -133,7 +167,10 @@ commit_write_round(struct dtxn_txn *t)
 	struct dtxn_batch b;
 	int rc = DTXN_OK;
 
+	commit_prepare(t);
 	dtxn_batch_init(&b, t->coord);
+	if (crest_coord_of(t)->opts.parallel_commit)
+		rc = crest_redo_add(t, &b);
 	for (uint32_t i = 0; i < t->n_items && rc == DTXN_OK; i++) {
 		struct dtxn_item *it = &t->items[i];
 

@@ -15,6 +15,9 @@
  *   CAS; the snapshot rule of Fig. 7);
  * - validate.c: validation of the cells read and not locked (one header
  *   READ per record; the TS_commit fallback after 65,536 us);
+ * - redo.c: the redo log entry {txn id, modifications, dependency ids}
+ *   WRITTEN to the coordinator's log segment before the updates (§6);
+ * - lww.c: last-writer-wins through a record's writer count (§6);
  * - commit.c: cells WRITE -> EN WRITE -> masked-CAS unlock, one ordered
  *   batch per record's primary QP, and the release on an abort.
  */
@@ -85,6 +88,24 @@ struct crest_layout {
 /** The options (options.c; doc/guides/crest.md, "Options"). */
 struct crest_opts {
 	uint8_t cell;      /**< 1: cell-level (default); 0: one cell per record (record-level) */
+	uint8_t parallel_commit; /**< 1: redo entry before the updates (default); 0: no log */
+};
+
+/**
+ * A record's writers on this CN (last-writer-wins, lww.c). Owned by the
+ * lcore whose coordinators write the record; no lock.
+ */
+struct crest_lww {
+	uint32_t writers;        /**< local txns holding a write, not yet decided */
+	uint64_t best_seq;       /**< append sequence of @p best */
+	const void *best;        /**< newest committable version, NULL if none */
+};
+
+/** What the writer that leaves a record does (crest_lww_leave()). */
+enum crest_lww_act {
+	CREST_LWW_WAIT,     /**< other writers remain: nothing (the last one acts) */
+	CREST_LWW_WRITE,    /**< last writer: write crest_lww.best to the MN, then unlock */
+	CREST_LWW_RELEASE,  /**< last writer, nothing committable: unlock only */
 };
 
 /** Protocol state of one item, from the arena (item->cc[0]). */
@@ -104,6 +125,7 @@ struct crest_coord {
 	struct crest_opts opts;
 	struct crest_layout lay[DTXN_MAX_TABLES]; /**< per table id */
 	uint64_t sink;                 /**< old values of fire-and-forget masked CASes */
+	uint64_t log_head;             /**< next redo entry's offset in the log segment */
 };
 
 static inline struct crest_coord *
@@ -212,6 +234,50 @@ void crest_release(struct dtxn_txn *t);
 /* validate.c */
 /** Validates the cells read and not locked by the txn. DTXN_OK or a reason (nothing released). */
 int crest_validate(struct dtxn_txn *t);
+
+/* lww.c */
+/** A local txn starts writing the record of @p o. */
+void crest_lww_join(struct crest_lww *o);
+/**
+ * A writer of @p o is decided: @p committable with its version @p ver,
+ * appended at sequence @p seq of the record's version list, or aborted.
+ * @return what the caller does: CREST_LWW_WAIT (others remain),
+ *   CREST_LWW_WRITE (it was the last: write o->best, the newest
+ *   committable version by sequence, then unlock) or CREST_LWW_RELEASE
+ *   (the last, and none committable: unlock only).
+ */
+enum crest_lww_act crest_lww_leave(struct crest_lww *o, bool committable, uint64_t seq,
+				   const void *ver);
+
+/* redo.c */
+/** Redo entry header (doc/guides/crest.md, "Redo log"). */
+struct crest_redo_hdr {
+	uint64_t txn_id;   /**< the writer; also the entry's last 8 B (torn-entry check) */
+	uint32_t bytes;    /**< whole entry, trailer included, multiple of 8 */
+	uint16_t n_mods;   /**< modifications after the dependency ids */
+	uint16_t n_deps;   /**< dependency txn ids after the header (0 without local execution) */
+};
+/** One modification: a record's written cells, or a whole record. */
+struct crest_redo_mod {
+	uint32_t table_id;
+	uint32_t cells;       /**< CREST cells written (all for an insert or delete) */
+	uint64_t key;
+	dtxn_raddr_t raddr;   /**< the record on its primary */
+	uint8_t kind;         /**< dtxn_item kind */
+	uint8_t rsvd[3];
+	uint32_t len;         /**< bytes that follow: each written cell's span, or the record */
+};
+_Static_assert(sizeof(struct crest_redo_hdr) == 16 && sizeof(struct crest_redo_mod) == 32,
+	       "redo entry layout");
+/**
+ * Builds the txn's redo entry from its stamped record images and adds its
+ * WRITE to @p b, one to the coordinator's log segment on each MN the
+ * commit writes to, ahead of the updates there (RC order). Nothing is
+ * added when the txn writes nothing.
+ * @return DTXN_OK or DTXN_ABORT_TOO_LARGE (entry larger than the segment,
+ *   or the arena is full).
+ */
+int crest_redo_add(struct dtxn_txn *t, struct dtxn_batch *b);
 
 /* commit.c */
 int crest_commit(struct dtxn_txn *t);

@@ -3,7 +3,8 @@
  * CREST's options (dtxn_db_conf.cc_options, dtxn-app --cc-opts;
  * doc/guides/crest.md, "Options"), split by lib/txn
  * (dtxn_cc_opts_parse()): cell=0 runs the protocol record-level (every
- * record one cell), the "cell-level CC" factor of Fig. 15.
+ * record one cell), the "cell-level CC" factor of Fig. 15; parallel_commit=0
+ * writes no redo entry (the "parallel commits" factor).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@ crest_opts_default(struct crest_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->cell = 1;
+	o->parallel_commit = 1;
 }
 
 static int
@@ -23,12 +25,17 @@ opts_one(void *obj, const char *k, const char *v, char *err, size_t errlen)
 {
 	static const char *const onoff[] = { "0", "1" };
 	struct crest_opts *o = obj;
+	uint8_t *field;
 
-	if (strcmp(k, "cell") != 0) {
-		snprintf(err, errlen, "crest: unknown option '%s' (cell)", k);
+	if (strcmp(k, "cell") == 0) {
+		field = &o->cell;
+	} else if (strcmp(k, "parallel_commit") == 0) {
+		field = &o->parallel_commit;
+	} else {
+		snprintf(err, errlen, "crest: unknown option '%s' (cell, parallel_commit)", k);
 		return -EINVAL;
 	}
-	if (dtxn_cc_opt_pick(v, onoff, RTE_DIM(onoff), &o->cell) != 0) {
+	if (dtxn_cc_opt_pick(v, onoff, RTE_DIM(onoff), field) != 0) {
 		snprintf(err, errlen, "crest: %s=%s: expected 0, 1", k, v);
 		return -EINVAL;
 	}
@@ -66,5 +73,7 @@ crest_variant(const struct dtxn_db *db)
 	struct crest_opts o;
 
 	crest_opts_of_db(db, &o);
-	return o.cell ? NULL : "record-level";
+	if (!o.cell)
+		return o.parallel_commit ? "record-level" : "record-level, no parallel commit";
+	return o.parallel_commit ? NULL : "no parallel commit";
 }

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The dependency-tracking redo log (crest.md §3 "Dependency-tracking redo
+ * log"; doc/guides/crest.md, "Parallel commits"). A committable txn that
+ * writes builds one entry
+ *
+ *   header   txn_id u64 | bytes u32 | n_mods u16 | n_deps u16      16 B
+ *   deps     txn_id u64 x n_deps (empty until localized execution)
+ *   mod      table_id u32 | cells u32 | key u64 | raddr u64
+ *            | kind u8 | rsvd 3 B | len u32                         32 B
+ *            then len bytes: each written cell's span of the stamped
+ *            record image (versions and value), or the whole record
+ *   trailer  txn_id u64
+ *
+ * and WRITEs it, one WRITE per MN, to the coordinator's log segment on
+ * every MN the commit chain writes to, at the head of that MN's chain: RC
+ * applies one QP's WRs in order, so on each MN the entry is in place
+ * before any of the txn's updates there. The entry is written after
+ * validation (validation and logging do not overlap), so any entry found
+ * on an MN belongs to a committable txn and recovery rolls it forward; a
+ * torn entry has a trailer that is not its txn id. The segment is a ring
+ * of cat->log_bytes: the commit waits for its chain before it returns,
+ * so when the head wraps to 0 every older entry has been applied and may
+ * be overwritten (the ring needs no other garbage collection).
+ */
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "crest_private.h"
+
+/* Bytes item @p it logs after its mod header (0: not logged). */
+static uint32_t
+redo_len(const struct dtxn_txn *t, const struct dtxn_item *it)
+{
+	const struct crest_layout *lay = crest_layout_of(t, it);
+	uint32_t len = 0;
+
+	if (it->kind == DTXN_ITEM_RO)
+		return 0;
+	if (it->kind != DTXN_ITEM_RW)
+		return it->table->slot_size;
+	for (uint32_t m = crest_item_of(it)->wr; m != 0; m &= m - 1)
+		len += crest_cell_span(lay, (unsigned)__builtin_ctz(m));
+	return len;
+}
+
+/* Copies item @p it's modification into @p p; returns the byte after it. */
+static char *
+redo_put(const struct dtxn_txn *t, const struct dtxn_item *it, char *p, uint32_t len)
+{
+	const struct crest_layout *lay = crest_layout_of(t, it);
+	const struct crest_item *ci = crest_item_of(it);
+	struct crest_redo_mod *m = (struct crest_redo_mod *)(void *)p;
+
+	m->table_id = it->table->def.id;
+	m->cells = ci->wr;
+	m->key = it->key;
+	m->raddr = it->slot_raddr;
+	m->kind = it->kind;
+	memset(m->rsvd, 0, sizeof(m->rsvd));
+	m->len = len;
+	p += sizeof(*m);
+	if (it->kind != DTXN_ITEM_RW) {
+		memcpy(p, it->slot, len);
+		return p + RTE_ALIGN_CEIL(len, 8);
+	}
+	for (uint32_t w = ci->wr; w != 0; w &= w - 1) {
+		unsigned c = (unsigned)__builtin_ctz(w);
+		uint32_t span = crest_cell_span(lay, c);
+
+		memcpy(p, (const char *)it->slot + lay->rec_off[c], span);
+		p += span;
+	}
+	return (char *)RTE_PTR_ALIGN_CEIL(p, 8);
+}
+
+int
+crest_redo_add(struct dtxn_txn *t, struct dtxn_batch *b)
+{
+	struct dtxn_coord *c = t->coord;
+	struct crest_coord *cc = crest_coord_of(t);
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	struct crest_redo_hdr *h;
+	uint64_t bytes = sizeof(*h) + 8, mns = 0;
+	uint16_t n = 0;
+	char *p;
+
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		const struct dtxn_item *it = &t->items[i];
+		uint32_t len = redo_len(t, it);
+
+		if (len == 0)
+			continue;
+		bytes += sizeof(struct crest_redo_mod) + RTE_ALIGN_CEIL(len, 8);
+		for (uint16_t r = 0; r < it->table->n_replicas; r++)
+			mns |= UINT64_C(1) << it->table->mn[r];
+		n++;
+	}
+	if (n == 0)
+		return DTXN_OK;
+	h = bytes <= cat->log_bytes ? dtxn_txn_alloc(t, bytes) : NULL;
+	if (h == NULL) /* larger than the segment, or the arena is full */
+		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	h->txn_id = t->id;
+	h->bytes = (uint32_t)bytes;
+	h->n_mods = n;
+	h->n_deps = 0; /* no local dependencies without localized execution */
+	p = (char *)(h + 1);
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		const struct dtxn_item *it = &t->items[i];
+		uint32_t len = redo_len(t, it);
+
+		if (len != 0)
+			p = redo_put(t, it, p, len);
+	}
+	memcpy(p, &t->id, 8);
+	if (cc->log_head + bytes > cat->log_bytes)
+		cc->log_head = 0; /* every older entry is applied (see above) */
+	for (; mns != 0; mns &= mns - 1) {
+		uint16_t mn = (uint16_t)__builtin_ctzll(mns);
+
+		dtxn_batch_write(b, dtxn_store_log_raddr(cat, c->gid, mn) + cc->log_head, h,
+				 (uint32_t)bytes, false);
+	}
+	cc->log_head += bytes;
+	return DTXN_OK;
+}
