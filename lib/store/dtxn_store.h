@@ -372,7 +372,8 @@ struct dtxn_store_mem {
 	uint64_t logs;      /**< per-coordinator log regions */
 	uint64_t reserved;  /**< reserved words (DTXN_STORE_RSVD_BYTES) */
 	uint64_t unused;    /**< alignment and the gap before the logs */
-	uint64_t empty;     /**< of index + values: slots (and their aux) holding no loaded row */
+	uint64_t empty;     /**< of index + values: slots holding no loaded row, with their aux
+			     *   areas and their share of the bucket headers (pro rata) */
 	uint64_t raw;       /**< raw bytes (key + value) of the loaded rows this MN holds a copy of */
 };
 
