@@ -204,6 +204,28 @@ loader_make_room(const struct dtxn_table *t, char *const *table, uint16_t ref, u
 	return -ENOSPC;
 }
 
+/*
+ * The replicas of @p t mapped in this process (table[r], NULL if not) and
+ * the first of them (*ref; UINT16_MAX: none). All of them in the embedded
+ * run; an MN process (--role mn) writes its own and skips the others,
+ * which their MN processes fill with the same bytes (the load is
+ * deterministic: same records, same order, same slots). -ENXIO when a
+ * single-process run misses one.
+ */
+static int
+loader_replicas(struct dtxn_fabric *f, const struct dtxn_table *t, char **table, uint16_t *ref)
+{
+	*ref = UINT16_MAX;
+	for (uint16_t r = 0; r < t->n_replicas; r++) {
+		table[r] = loader_table_base(f, t, r);
+		if (table[r] != NULL && *ref == UINT16_MAX)
+			*ref = r;
+		else if (table[r] == NULL && !dtxn_fabric_conf(f)->multi_process)
+			return -ENXIO;
+	}
+	return *ref == UINT16_MAX && !dtxn_fabric_conf(f)->multi_process ? -ENXIO : 0;
+}
+
 int
 dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 		const void *value, dtxn_slot_format_fn fmt, void *arg)
@@ -219,21 +241,10 @@ dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 	if (f == NULL || t == NULL || fmt == NULL || t->n_replicas == 0 ||
 	    t->n_replicas > DTXN_MAX_REPLICAS || t->n_buckets == 0)
 		return -EINVAL;
-	/*
-	 * The replicas mapped in this process: all of them in the embedded run;
-	 * an MN process (--role mn) writes its own and skips the others, which
-	 * their MN processes fill with the same bytes (the load is
-	 * deterministic: same records, same order, same slots).
-	 */
-	for (uint16_t r = 0; r < t->n_replicas; r++) {
-		table[r] = loader_table_base(f, t, r);
-		if (table[r] != NULL && ref == UINT16_MAX)
-			ref = r;
-		else if (table[r] == NULL && !dtxn_fabric_conf(f)->multi_process)
-			return -ENXIO;
-	}
+	if (loader_replicas(f, t, table, &ref) != 0)
+		return -ENXIO;
 	if (ref == UINT16_MAX)
-		return dtxn_fabric_conf(f)->multi_process ? 0 : -ENXIO;
+		return 0;
 	/* deferred copies: write the reference replica only (dtxn_store_copy_replicas) */
 	for (uint16_t r = 0; t->copies_deferred && r < t->n_replicas; r++)
 		if (r != ref)
@@ -311,13 +322,8 @@ dtxn_store_copy_replicas(struct dtxn_fabric *f, struct dtxn_table *t)
 		return -EINVAL;
 	if (!t->copies_deferred)
 		return 0;
-	for (uint16_t r = 0; r < t->n_replicas; r++) {
-		table[r] = loader_table_base(f, t, r);
-		if (table[r] != NULL && ref == UINT16_MAX)
-			ref = r;
-		else if (table[r] == NULL && !dtxn_fabric_conf(f)->multi_process)
-			return -ENXIO;
-	}
+	if (loader_replicas(f, t, table, &ref) != 0)
+		return -ENXIO;
 	for (uint16_t r = 0; ref != UINT16_MAX && r < t->n_replicas; r++) {
 		if (r == ref || table[r] == NULL)
 			continue;
