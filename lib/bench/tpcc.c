@@ -22,7 +22,7 @@
  * once the table holds all the rows it was sized for (bench_room.h). An
  * ORDER or NEW-ORDER insert that cannot go in blocks its district (the
  * next NewOrder there has the same O_ID), so those get the smaller one. */
-#define TPCC_GROW_SLOTS 16
+#define TPCC_GROW_SLOTS 32
 #define TPCC_OL_SLOTS 32
 #define TPCC_P_FULL_BLOCKING 1e-7
 #define TPCC_P_FULL 1e-6
@@ -36,7 +36,7 @@ static const struct dtxn_opt tpcc_opts[] = {
 	  TPCC_MAX_WAREHOUSES, "warehouses (W); the warehouse id is the key's locality field" },
 	{ "tpcc_scale", DTXN_OPT_U64, offsetof(struct tpcc_conf, tpcc_scale), 1, 1, 100,
 	  "divides items, stock and customers per district (10: the papers' population)" },
-	{ "max_new_orders", DTXN_OPT_U64, offsetof(struct tpcc_conf, max_new_orders), 100000, 0,
+	{ "max_new_orders", DTXN_OPT_U64, offsetof(struct tpcc_conf, max_new_orders), 25000, 0,
 	  1e9, "NewOrders (and Payments) the growing tables have room for, whole run" },
 	{ "mix_new_order", DTXN_OPT_U64, offsetof(struct tpcc_conf, mix[TPCC_NEW_ORDER_TXN]), 45,
 	  0, 100, "percent of NewOrder (the five mix_* sum to 100)" },

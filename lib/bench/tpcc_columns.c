@@ -13,8 +13,10 @@
  *   STOCK       NewOrder: S_QUANTITY, S_YTD, S_ORDER_CNT, S_REMOTE_CNT
  *   ORDER       Delivery: O_CARRIER_ID
  *   ORDER-LINE  Delivery: OL_DELIVERY_D
- * HISTORY, NEW-ORDER and ITEM rows are never updated in place (inserted,
- * deleted or only read): DTXN_TABLE_F_NO_UPDATE.
+ * HISTORY, NEW-ORDER, ITEM and CUSTOMER_NAME rows are never updated in
+ * place (inserted, deleted or only read): DTXN_TABLE_F_NO_UPDATE. ORDER
+ * and ORDER-LINE rows are updated once (Delivery): n_versions = 2 for the
+ * multi-version protocols (the insert's version and the update's).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -135,5 +137,10 @@ tpcc_columns(const struct tpcc_priv *p, struct dtxn_table_def *defs)
 	defs[TPCC_HISTORY].flags |= DTXN_TABLE_F_NO_UPDATE;
 	defs[TPCC_NEW_ORDER].flags |= DTXN_TABLE_F_NO_UPDATE;
 	defs[TPCC_ITEM].flags |= DTXN_TABLE_F_NO_UPDATE;
+	defs[TPCC_CUSTOMER_NAME].flags |= DTXN_TABLE_F_NO_UPDATE;
+	/* an order and its lines are written twice in their life: NewOrder's
+	 * insert and Delivery's update; a third version never exists */
+	defs[TPCC_ORDER].n_versions = 2;
+	defs[TPCC_ORDER_LINE].n_versions = 2;
 	return 0;
 }

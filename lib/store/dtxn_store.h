@@ -269,6 +269,11 @@ struct dtxn_table {
 	 */
 	uint64_t loaded_rows;
 	uint64_t loaded_raw_bytes;
+	/**
+	 * Set by dtxn_catalog_defer_copies(): dtxn_store_load() writes one
+	 * replica only and dtxn_store_copy_replicas() copies it to the others.
+	 */
+	bool copies_deferred;
 };
 
 /** The catalog and the layout of every MN region. */
@@ -372,7 +377,8 @@ struct dtxn_store_mem {
 	uint64_t logs;      /**< per-coordinator log regions */
 	uint64_t reserved;  /**< reserved words (DTXN_STORE_RSVD_BYTES) */
 	uint64_t unused;    /**< alignment and the gap before the logs */
-	uint64_t empty;     /**< of index + values: slots (and their aux) holding no loaded row */
+	uint64_t empty;     /**< of index + values: slots holding no loaded row, with their aux
+			     *   areas and their share of the bucket headers (pro rata) */
 	uint64_t raw;       /**< raw bytes (key + value) of the loaded rows this MN holds a copy of */
 };
 
@@ -524,6 +530,32 @@ typedef void (*dtxn_slot_format_fn)(const struct dtxn_table *t, void *slot,
  */
 int dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 		    const void *value, dtxn_slot_format_fn fmt, void *arg);
+
+/**
+ * Bulk loading (doc/guides/store.md, "Loading, replicas and scanning"):
+ * with @p on, dtxn_store_load() writes every record into the first replica
+ * of its table mapped in this process only (slot, aux area, overflow flags,
+ * displacements), and dtxn_store_copy_replicas() then copies that replica's
+ * buckets and aux area to the table's other mapped replicas in one pass
+ * each, which is what makes a load of gigabytes at 3 replicas fast: one
+ * streaming copy per backup instead of a cache-missing copy per record.
+ * Until the copy the backups are not in sync: nothing may read them. The
+ * MN role's CPU, before the run; not thread-safe.
+ * @return 0, or -EINVAL (NULL @p cat).
+ */
+int dtxn_catalog_defer_copies(struct dtxn_catalog *cat, bool on);
+
+/**
+ * Copies the first replica of @p t mapped in this process (buckets and
+ * aux area) onto its other mapped replicas, byte for byte, and ends the
+ * deferral (t->copies_deferred) dtxn_catalog_defer_copies() set. Cheap
+ * when nothing was deferred or only one replica is mapped (a --role mn
+ * process maps its own region: nothing to copy). The MN role's CPU,
+ * before the run, after the last dtxn_store_load() of the table.
+ * @return 0; -EINVAL (NULL argument); -ENXIO (a replica's region is not
+ *   mapped here in a single-process run, or is smaller than the layout).
+ */
+int dtxn_store_copy_replicas(struct dtxn_fabric *f, struct dtxn_table *t);
 
 /** Called for each valid slot by dtxn_store_scan(); non-zero stops the scan. */
 typedef int (*dtxn_slot_visit_fn)(const struct dtxn_table *t, const void *slot, void *arg);

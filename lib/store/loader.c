@@ -70,7 +70,8 @@ loader_window(const struct dtxn_table *t)
 	return RTE_MIN((uint64_t)DTXN_STORE_MAX_PROBE, t->n_buckets);
 }
 
-/* Sets the overflow flag on the @p dist buckets from @p home on, on every replica. */
+/* Sets the overflow flag on the @p dist buckets from @p home on, on every
+ * replica being written (table[r] NULL: not mapped here, or deferred). */
 static void
 loader_mark_overflow(const struct dtxn_table *t, char *const *table, uint64_t home,
 		     uint64_t dist)
@@ -203,6 +204,28 @@ loader_make_room(const struct dtxn_table *t, char *const *table, uint16_t ref, u
 	return -ENOSPC;
 }
 
+/*
+ * The replicas of @p t mapped in this process (table[r], NULL if not) and
+ * the first of them (*ref; UINT16_MAX: none). All of them in the embedded
+ * run; an MN process (--role mn) writes its own and skips the others,
+ * which their MN processes fill with the same bytes (the load is
+ * deterministic: same records, same order, same slots). -ENXIO when a
+ * single-process run misses one.
+ */
+static int
+loader_replicas(struct dtxn_fabric *f, const struct dtxn_table *t, char **table, uint16_t *ref)
+{
+	*ref = UINT16_MAX;
+	for (uint16_t r = 0; r < t->n_replicas; r++) {
+		table[r] = loader_table_base(f, t, r);
+		if (table[r] != NULL && *ref == UINT16_MAX)
+			*ref = r;
+		else if (table[r] == NULL && !dtxn_fabric_conf(f)->multi_process)
+			return -ENXIO;
+	}
+	return *ref == UINT16_MAX && !dtxn_fabric_conf(f)->multi_process ? -ENXIO : 0;
+}
+
 int
 dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 		const void *value, dtxn_slot_format_fn fmt, void *arg)
@@ -218,21 +241,14 @@ dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 	if (f == NULL || t == NULL || fmt == NULL || t->n_replicas == 0 ||
 	    t->n_replicas > DTXN_MAX_REPLICAS || t->n_buckets == 0)
 		return -EINVAL;
-	/*
-	 * The replicas mapped in this process: all of them in the embedded run;
-	 * an MN process (--role mn) writes its own and skips the others, which
-	 * their MN processes fill with the same bytes (the load is
-	 * deterministic: same records, same order, same slots).
-	 */
-	for (uint16_t r = 0; r < t->n_replicas; r++) {
-		table[r] = loader_table_base(f, t, r);
-		if (table[r] != NULL && ref == UINT16_MAX)
-			ref = r;
-		else if (table[r] == NULL && !dtxn_fabric_conf(f)->multi_process)
-			return -ENXIO;
-	}
+	if (loader_replicas(f, t, table, &ref) != 0)
+		return -ENXIO;
 	if (ref == UINT16_MAX)
-		return dtxn_fabric_conf(f)->multi_process ? 0 : -ENXIO;
+		return 0;
+	/* deferred copies: write the reference replica only (dtxn_store_copy_replicas) */
+	for (uint16_t r = 0; t->copies_deferred && r < t->n_replicas; r++)
+		if (r != ref)
+			table[r] = NULL;
 
 	/*
 	 * Walk the key's probe chain on the reference copy: the key may sit in
@@ -283,6 +299,41 @@ dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 			       loader_aux(t, table[ref], ref, loader_slot_idx(t, at_b, at_slot)),
 			       t->aux_size);
 	}
+	return 0;
+}
+
+int
+dtxn_catalog_defer_copies(struct dtxn_catalog *cat, bool on)
+{
+	if (cat == NULL)
+		return -EINVAL;
+	for (unsigned id = 0; id < DTXN_MAX_TABLES; id++)
+		cat->tables[id].copies_deferred = cat->present[id] && on;
+	return 0;
+}
+
+int
+dtxn_store_copy_replicas(struct dtxn_fabric *f, struct dtxn_table *t)
+{
+	char *table[DTXN_MAX_REPLICAS];
+	uint16_t ref = UINT16_MAX;
+
+	if (f == NULL || t == NULL || t->n_replicas > DTXN_MAX_REPLICAS)
+		return -EINVAL;
+	if (!t->copies_deferred)
+		return 0;
+	if (loader_replicas(f, t, table, &ref) != 0)
+		return -ENXIO;
+	for (uint16_t r = 0; ref != UINT16_MAX && r < t->n_replicas; r++) {
+		if (r == ref || table[r] == NULL)
+			continue;
+		/* glibc's memcpy streams copies this large (non-temporal stores) */
+		memcpy(table[r], table[ref], store_table_bytes(t));
+		if (t->aux_size != 0)
+			memcpy(loader_aux(t, table[r], r, 0), loader_aux(t, table[ref], ref, 0),
+				   store_aux_bytes(t));
+	}
+	t->copies_deferred = false;
 	return 0;
 }
 

@@ -5,6 +5,8 @@
  * the population the loader put there.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "store_private.h"
@@ -19,16 +21,40 @@ dtxn_catalog_count_load(struct dtxn_catalog *cat, uint32_t id, uint64_t raw_byte
 	return 0;
 }
 
-/* Adds one replica of @p t (on the MN @p m describes) to @p m. */
+/*
+ * Bytes of @p free_slots free slots of @p t: the slots, their aux areas,
+ * and their share of the bucket headers (a bucket's header counts for
+ * its rows pro rata: an index sized with room to grow does not charge its
+ * rows the headers of buckets it keeps empty).
+ */
+static uint64_t
+mem_empty_bytes(const struct dtxn_table *t, uint64_t free_slots)
+{
+	uint32_t s = t->def.slots_per_bucket;
+	uint64_t hdr = t->bucket_size - (uint64_t)s * t->slot_size;
+
+	return free_slots * ((uint64_t)t->slot_size + t->aux_size) + free_slots * hdr / s;
+}
+
+/* Adds one replica of @p t (on the MN @p m describes) to @p m; the
+ * primary's is logged at debug level (--log-level=dtxn.store:debug). */
 static void
-mem_add_replica(const struct dtxn_table *t, struct dtxn_store_mem *m)
+mem_add_replica(const struct dtxn_table *t, struct dtxn_store_mem *m, bool primary)
 {
 	uint64_t slots = t->n_buckets * t->def.slots_per_bucket;
 	uint64_t free_slots = slots > t->loaded_rows ? slots - t->loaded_rows : 0;
 
+	if (primary)
+		STORE_LOG(DEBUG, "mem: table %s: %" PRIu64 " buckets x %u slots of %u B + %u B aux, %" PRIu64 " rows (%.1f%%), index %" PRIu64 " B, values %" PRIu64 " B, empty %" PRIu64 " B, raw %" PRIu64 " B",
+			  t->def.name, t->n_buckets, t->def.slots_per_bucket, t->slot_size,
+			  t->aux_size, t->loaded_rows,
+			  slots != 0 ? 100.0 * (double)t->loaded_rows / (double)slots : 0.0,
+			  store_table_bytes(t), store_aux_bytes(t),
+			  mem_empty_bytes(t, free_slots), t->loaded_raw_bytes);
+
 	m->index += store_table_bytes(t);
 	m->values += store_aux_bytes(t);
-	m->empty += free_slots * ((uint64_t)t->slot_size + t->aux_size);
+	m->empty += mem_empty_bytes(t, free_slots);
 	m->raw += t->loaded_raw_bytes;
 }
 
@@ -50,7 +76,7 @@ dtxn_catalog_mem(const struct dtxn_catalog *cat, uint16_t mn, struct dtxn_store_
 			continue;
 		for (uint16_t r = 0; r < t->n_replicas; r++)
 			if (t->mn[r] == mn)
-				mem_add_replica(t, out);
+				mem_add_replica(t, out, r == 0);
 	}
 	known = out->index + out->values + out->logs + out->reserved;
 	out->unused = out->total > known ? out->total - known : 0;

@@ -176,6 +176,34 @@ dtxn_db_load(struct dtxn_db *db, uint32_t table_id, uint64_t key, const void *va
 	return rc;
 }
 
+int
+dtxn_db_load_begin(struct dtxn_db *db)
+{
+	return db == NULL ? -EINVAL : dtxn_catalog_defer_copies(&db->cat, true);
+}
+
+int
+dtxn_db_load_end(struct dtxn_db *db)
+{
+	int rc = 0;
+
+	if (db == NULL)
+		return -EINVAL;
+	if (db->fabric == NULL)
+		return -ENXIO;
+	for (uint32_t id = 0; id < DTXN_MAX_TABLES; id++) {
+		int r;
+
+		if (dtxn_catalog_table(&db->cat, id) == NULL)
+			continue;
+		r = dtxn_store_copy_replicas(db->fabric, &db->cat.tables[id]);
+		if (r != 0 && rc == 0)
+			rc = r;
+	}
+	(void)dtxn_catalog_defer_copies(&db->cat, false);
+	return rc;
+}
+
 /* The value of a live record in MN memory (the protocol's mn_value if it has one). */
 static void *
 db_mn_value(struct dtxn_db *db, const struct dtxn_table *t, void *slot)

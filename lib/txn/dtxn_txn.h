@@ -187,6 +187,23 @@ int dtxn_db_attach(struct dtxn_db *db, struct dtxn_fabric *f);
  */
 int dtxn_db_load(struct dtxn_db *db, uint32_t table_id, uint64_t key, const void *value);
 
+/**
+ * Starts a bulk load (dtxn_catalog_defer_copies()): until
+ * dtxn_db_load_end(), dtxn_db_load() writes one replica of each table and
+ * the backups are out of date. MN CPU, before the run; not thread-safe.
+ * @return 0, or -EINVAL (NULL @p db).
+ */
+int dtxn_db_load_begin(struct dtxn_db *db);
+
+/**
+ * Ends a bulk load: copies each table's loaded replica onto its other
+ * replicas mapped here (dtxn_store_copy_replicas()). Also when the load
+ * failed half way, so the replicas stay alike.
+ * @return 0, -EINVAL (NULL @p db), -ENXIO (not attached, or a replica not
+ *   mapped in a single-process run).
+ */
+int dtxn_db_load_end(struct dtxn_db *db);
+
 /** Called by dtxn_db_scan() for each live record; non-zero stops. */
 typedef int (*dtxn_record_visit_fn)(uint64_t key, const void *value, void *arg);
 

@@ -90,10 +90,12 @@ dtxn_worker_footprint(const struct dtxn_db *db, unsigned max_coords, struct dtxn
 	dtxn_sched_footprint(max_coords, 0, fp);
 	dtxn_fabric_queue_footprint(db->conf.n_mn, depth, fp);
 	dtxn_addr_cache_footprint(db->conf.addr_cache_entries, fp);
+	/* + a CN copy of the coordinator's log (Motor's op log in CN memory,
+	 * FORD-as-published's log mirror: up to log_bytes each) */
 	fp->bytes += (uint64_t)max_coords *
 		     (sizeof(struct txn_coord) + sizeof(struct dtxn_txn) +
 		      TXN_COORD_WRS * sizeof(struct dtxn_wr) + TXN_ARENA_INIT +
-		      TXN_CC_COORD_FOOTPRINT + 5 * slack);
+		      TXN_CC_COORD_FOOTPRINT + db->cat.log_bytes + 6 * slack);
 	return 0;
 }
 

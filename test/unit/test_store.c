@@ -401,7 +401,10 @@ test_catalog_mem(void **state)
 				index += t->n_buckets * t->bucket_size;
 				values += slots * t->aux_size;
 				raw += t->loaded_raw_bytes;
-				empty += (slots - t->loaded_rows) * (t->slot_size + t->aux_size);
+				/* free slots, their aux areas and their share of the headers */
+				empty += (slots - t->loaded_rows) * (t->slot_size + t->aux_size) +
+					 (slots - t->loaded_rows) * DTXN_BUCKET_HDR_SIZE /
+						 t->def.slots_per_bucket;
 			}
 		}
 		assert_int_equal(m[mn].index, index);
@@ -908,6 +911,107 @@ test_load_displace(void **state)
 	dtxn_fabric_close(f);
 }
 
+/* Test record format with an aux area: value in the slot, its bytes inverted in the aux area. */
+struct aux_fmt_arg {
+	struct dtxn_fabric *f;
+};
+
+static void
+test_fmt_aux(const struct dtxn_table *t, void *slot, const void *value, void *arg)
+{
+	struct aux_fmt_arg *a = arg;
+	uint8_t *aux = dtxn_store_aux_ptr(a->f, t, 0, slot);
+	const uint8_t *v = value;
+
+	memcpy((char *)slot + DTXN_SLOT_HDR_SIZE, value, t->def.value_size);
+	assert_non_null(aux);
+	for (uint32_t i = 0; i < t->def.value_size; i++)
+		aux[i] = (uint8_t)~v[i];
+}
+
+/* Fills table 0 of @p cat on @p f to its first -ENOSPC (records move to make room). */
+static uint64_t
+fill_aux_table(struct dtxn_fabric *f, struct dtxn_catalog *cat)
+{
+	const struct dtxn_table *t = dtxn_catalog_table(cat, 0);
+	struct aux_fmt_arg fa = { f };
+	uint64_t k, cap = t->n_buckets * t->def.slots_per_bucket;
+	uint8_t value[16];
+
+	for (k = 0; k < cap; k++) {
+		int rc;
+
+		make_value(k, value, sizeof(value));
+		rc = dtxn_store_load(f, t, k, value, test_fmt_aux, &fa);
+		if (rc == -ENOSPC)
+			break;
+		assert_int_equal(rc, 0);
+	}
+	return k;
+}
+
+/*
+ * Bulk load (dtxn_catalog_defer_copies): every record goes to the first
+ * replica only, the backup stays as the fabric zeroed it until
+ * dtxn_store_copy_replicas(), which makes it byte-identical, buckets and
+ * aux areas; and the loaded replica is the same bytes as a load that
+ * writes every replica per record (displacements included).
+ */
+static void
+test_load_deferred_copies(void **state)
+{
+	struct dtxn_catalog cat, ref_cat;
+	struct dtxn_table_def d;
+	struct dtxn_table *t;
+	struct dtxn_fabric *f, *g;
+	uint64_t n, n_ref, tb, ab;
+	char *p0, *p1;
+
+	(void)state;
+	assert_int_equal(dtxn_catalog_init(&cat, 2, 2), 0);
+	d = mkdef(0, "bulk", 16, 1);
+	d.n_buckets = 256;
+	assert_int_equal(dtxn_catalog_add_table_aux(&cat, &d, 32, 16), 0);
+	assert_int_equal(dtxn_catalog_layout(&cat, 0, 0), 0);
+	ref_cat = cat;
+	t = &cat.tables[0];
+	tb = t->n_buckets * t->bucket_size;
+	ab = t->n_buckets * t->def.slots_per_bucket * t->aux_size;
+	f = open_fabric("utst_bk", 2, cat.region_size);
+	g = open_fabric("utst_bl", 2, cat.region_size);
+	if (f == NULL || g == NULL)
+		fail_msg("shm fabric: %s", rte_strerror(rte_errno));
+	assert_int_equal(dtxn_catalog_defer_copies(NULL, true), -EINVAL);
+	assert_int_equal(dtxn_store_copy_replicas(NULL, t), -EINVAL);
+	assert_int_equal(dtxn_catalog_defer_copies(&cat, true), 0);
+	assert_true(t->copies_deferred);
+	n = fill_aux_table(f, &cat);
+	n_ref = fill_aux_table(g, &ref_cat);
+	assert_int_equal(n, n_ref);
+	assert_true(n * 100 >= t->n_buckets * t->def.slots_per_bucket * 80);
+	p0 = dtxn_fabric_mn_base(f, t->mn[0]);
+	p1 = dtxn_fabric_mn_base(f, t->mn[1]);
+	/* the backup was not written */
+	for (uint64_t i = 0; i < tb; i++)
+		if (p1[t->off[1] + i] != 0)
+			fail_msg("backup byte %" PRIu64 " written before the copy", i);
+	/* the loaded replica is what a per-record load writes */
+	assert_memory_equal(p0 + t->off[0], (char *)dtxn_fabric_mn_base(g, t->mn[0]) + t->off[0],
+			    tb);
+	assert_memory_equal(p0 + t->aux_off[0],
+			    (char *)dtxn_fabric_mn_base(g, t->mn[0]) + t->aux_off[0], ab);
+	assert_int_equal(dtxn_store_copy_replicas(f, t), 0);
+	assert_false(t->copies_deferred);
+	assert_memory_equal(p0 + t->off[0], p1 + t->off[1], tb);
+	assert_memory_equal(p0 + t->aux_off[0], p1 + t->aux_off[1], ab);
+	/* and the backup equals the per-record load's backup */
+	assert_memory_equal(p1 + t->off[1], (char *)dtxn_fabric_mn_base(g, t->mn[1]) + t->off[1],
+			    tb);
+	assert_int_equal(dtxn_store_copy_replicas(f, t), 0); /* nothing deferred: no-op */
+	dtxn_fabric_close(g);
+	dtxn_fabric_close(f);
+}
+
 static void
 test_load_speed(void **state)
 {
@@ -1113,6 +1217,7 @@ main(void)
 		cmocka_unit_test(test_catalog_layout),
 		cmocka_unit_test(test_catalog_layout_e2big),
 		cmocka_unit_test(test_catalog_mem),
+		cmocka_unit_test(test_load_deferred_copies),
 		cmocka_unit_test(test_bucket_of_uniform),
 		cmocka_unit_test(test_raddr),
 		cmocka_unit_test(test_bucket_find_free),
