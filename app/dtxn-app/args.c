@@ -106,8 +106,8 @@ static const struct app_opt g_opts[] = {
 	{ "cn_nic", OPT_STR, S(cn_nic), 0, 0, "MODEL", "sim: RNIC model of the CNs (default: --nic), as --nic:", "nic" },
 	{ "check", OPT_STR, S(check), 0, 0, "none|history", "record every txn, check the history for isolation anomalies (default none)" },
 	{ "history", OPT_STR, S(history), 0, 0, "FILE", "record every txn, save the history to FILE for dtxn-check" },
-	{ "cc_opts", OPT_STR, S(cc_opts), 0, 0, "K=V,...", "protocol options, e.g. ford: published=1 (doc/guides/ford.md); lotus: ablation=lock-sharding,vt_cache=0 (doc/guides/lotus.md)" },
-	{ "debug_weaken", OPT_STR, S(debug_weaken), 0, 0, "MODE", "TEST AID, breaks the protocol on purpose: none (default), skip-lock-check, skip-read-validation, skip-ww-check (which protocol implements which: doc/guides/checker.md)" },
+	{ "cc_opts", OPT_STR, S(cc_opts), 0, 0, "K=V,...", "protocol options, e.g. ford: published=1 (doc/guides/ford.md); lotus: ablation=lock-sharding,vt_cache=0 (doc/guides/lotus.md); oocc: lease_ns=7000,write_unlock=0 (doc/guides/oocc.md)" },
+	{ "debug_weaken", OPT_STR, S(debug_weaken), 0, 0, "MODE", "TEST AID, breaks the protocol on purpose: none (default), skip-lock-check, skip-read-validation, skip-ww-check, oocc-alg1 (which protocol implements which: doc/guides/checker.md)" },
 };
 #undef S
 #undef N
