@@ -223,8 +223,9 @@ commit_wait_lease(struct dtxn_txn *t)
 	if (!oocc_opts_t(t)->lease || t->cc[OOCC_CC_LOCKED] == 0)
 		return;
 	at = oocc_lease_commit_at(t->cc[OOCC_CC_LOCKED], (uint32_t)t->cc[OOCC_CC_WW]);
-	now = oocc_clock_ns(t);
-	if ((int64_t)(at - now) > 0)
+	/* the wait is timed on the machine's clock, which may run off true time:
+	 * sleep the remainder until that clock has reached @p at */
+	for (now = oocc_clock_ns(t); (int64_t)(at - now) > 0; now = oocc_clock_ns(t))
 		dtxn_co_sleep_until_lc(t->coord->co, dtxn_now_ns() + (at - now));
 }
 
