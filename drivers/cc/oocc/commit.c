@@ -220,7 +220,7 @@ commit_wait_lease(struct dtxn_txn *t)
 {
 	uint64_t at, now;
 
-	if (!oocc_opts_t(t)->lease || t->cc[OOCC_CC_LOCKED] == 0)
+	if (!oocc_opts_t(t)->lease || (t->cc[OOCC_CC_FLAGS] & OOCC_T_LOCKED) == 0)
 		return;
 	at = oocc_lease_commit_at(t->cc[OOCC_CC_LOCKED], (uint32_t)t->cc[OOCC_CC_WW]);
 	/* the wait is timed on the machine's clock, which may run off true time:

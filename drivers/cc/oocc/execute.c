@@ -168,6 +168,7 @@ oocc_execute(struct dtxn_txn *t)
 	if (exe_took_locks(t)) {
 		/* the writer's wait starts once its locks are in effect, with
 		 * the ww in force then (lease.c) */
+		t->cc[OOCC_CC_FLAGS] |= OOCC_T_LOCKED;
 		t->cc[OOCC_CC_LOCKED] = now;
 		t->cc[OOCC_CC_WW] = oocc_lease_ww(oocc_lease_word_cn(t));
 	}

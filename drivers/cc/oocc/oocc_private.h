@@ -256,7 +256,7 @@ enum {
 	OOCC_CC_FIRST = 0,   /**< first READ posted, ns (0: none yet) */
 	OOCC_CC_LAST,        /**< last execute's READs completed, ns */
 	OOCC_CC_WORD,        /**< lease word read at the first READ */
-	OOCC_CC_LOCKED,      /**< locks in effect (last execute with locks), ns; 0 none */
+	OOCC_CC_LOCKED,      /**< locks in effect (last execute with locks), ns; with OOCC_T_LOCKED */
 	OOCC_CC_WW,          /**< ww read when the locks were in effect */
 	OOCC_CC_FLAGS,       /**< OOCC_T_* */
 	OOCC_CC_LOG_OFF,     /**< redo record offset in the log regions */
@@ -264,6 +264,7 @@ enum {
 };
 #define OOCC_T_INTENT (UINT64_C(1) << 0) /**< a read item was seen intention-locked */
 #define OOCC_T_STARTED (UINT64_C(1) << 1) /**< OOCC_CC_FIRST and _WORD are set */
+#define OOCC_T_LOCKED (UINT64_C(1) << 2)  /**< OOCC_CC_LOCKED and _WW are set */
 
 /** Protocol state of one item, from the arena (item->cc[0]). */
 struct oocc_item {
