@@ -69,6 +69,8 @@ struct app_conf {
 	char cn_nic_path[PATH_MAX];  /**< resolved INI path ("" for none) */
 	uint64_t cn;                 /**< CNs (simulated; on shm the worker lcores are split between them, run.c) */
 	uint64_t threads;            /**< simulated threads per CN */
+	uint64_t clock_skew_ns;      /**< sim: CN k's clock offset, k x this, ns */
+	uint64_t clock_drift_ppm;    /**< sim: CN clock drift: even CNs -this, odd +this, ppm */
 	uint64_t given;              /**< bit i: args.c's option i was set by the INI or the command line */
 	/* history check (check.c, doc/guides/checker.md) */
 	char check[16];              /**< "none" (or "") or "history" */

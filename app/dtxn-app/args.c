@@ -107,11 +107,13 @@ static const struct app_opt g_opts[] = {
 	{ "cn", OPT_U64, N(cn), 1, DTXN_MAX_NODES - 2, "N", "compute nodes (default 1; sim: or the cluster's; shm: worker lcores split between them, doc/guides/lotus.md)" },
 	{ "threads", OPT_U64, N(threads), 1, 1024, "T", "sim: threads per CN, each running --coroutines (default 1)" },
 	{ "cpu", OPT_STR, S(cpu), 0, 0, "MODEL", "sim: CPU cost model, an INI path or a preset:", "cpu" },
+	{ "clock_skew_ns", OPT_U64, N(clock_skew_ns), 0, 1e9, "NS", "sim: CN k's clock reads k x NS ahead of the true time (default 0; doc/guides/sim.md, \"Clock skew\")" },
+	{ "clock_drift_ppm", OPT_U64, N(clock_drift_ppm), 0, 999999, "PPM", "sim: CN clocks run PPM parts per million slow (even CNs) or fast (odd CNs) (default 0)" },
 	{ "cn_nic", OPT_STR, S(cn_nic), 0, 0, "MODEL", "sim: RNIC model of the CNs (default: --nic), as --nic:", "nic" },
 	{ "check", OPT_STR, S(check), 0, 0, "none|history", "record every txn, check the history for isolation anomalies (default none)" },
 	{ "history", OPT_STR, S(history), 0, 0, "FILE", "record every txn, save the history to FILE for dtxn-check" },
-	{ "cc_opts", OPT_STR, S(cc_opts), 0, 0, "K=V,...", "protocol options, e.g. ford: published=1 (doc/guides/ford.md); lotus: ablation=lock-sharding,vt_cache=0 (doc/guides/lotus.md)" },
-	{ "debug_weaken", OPT_STR, S(debug_weaken), 0, 0, "MODE", "TEST AID, breaks the protocol on purpose: none (default), skip-lock-check, skip-read-validation, skip-ww-check (which protocol implements which: doc/guides/checker.md)" },
+	{ "cc_opts", OPT_STR, S(cc_opts), 0, 0, "K=V,...", "protocol options, e.g. ford: published=1 (doc/guides/ford.md); lotus: ablation=lock-sharding,vt_cache=0 (doc/guides/lotus.md); oocc: lease_ns=7000,write_unlock=0 (doc/guides/oocc.md)" },
+	{ "debug_weaken", OPT_STR, S(debug_weaken), 0, 0, "MODE", "TEST AID, breaks the protocol on purpose: none (default), skip-lock-check, skip-read-validation, skip-ww-check, oocc-alg1 (which protocol implements which: doc/guides/checker.md)" },
 };
 #undef S
 #undef N

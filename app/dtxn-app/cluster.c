@@ -2,7 +2,8 @@
 /*
  * Simulation options (doc/guides/sim.md, "Cluster files"): --cluster reads
  * config/cluster/<name>.ini (or a path), whose [cluster] keys are dtxn-app
- * options (mn, cn, threads, coroutines, replicas, nic, cn_nic, cpu). A key
+ * options (mn, cn, threads, coroutines, replicas, nic, cn_nic, cpu, fabric,
+ * clock_skew_ns, clock_drift_ppm). A key
  * applies unless the same option was given on the command line or in the
  * --config INI, so a sweep can vary one figure of a preset. Then the CPU
  * model (--cpu) and the CN RNIC model (--cn-nic) are resolved and loaded,
@@ -26,11 +27,13 @@
 /* [cluster] keys: the dtxn-app options they set; the first five are mandatory. */
 static const char *const g_cluster_keys[] = {
 	"mn", "cn", "threads", "coroutines", "nic", "replicas", "cn_nic", "cpu", "fabric",
+	"clock_skew_ns", "clock_drift_ppm",
 };
 #define CLUSTER_N_MANDATORY 5
 
 /* Options that mean nothing without --fabric sim. */
-static const char *const g_sim_only[] = { "cluster", "threads", "cpu", "cn_nic" };
+static const char *const g_sim_only[] = { "cluster", "threads", "cpu", "cn_nic",
+					   "clock_skew_ns", "clock_drift_ppm" };
 
 bool
 app_is_sim(const struct app_conf *c)
@@ -152,8 +155,13 @@ app_sim_validate(struct app_conf *c)
 			if (app_conf_given(c, g_sim_only[i]) &&
 			    !(roles && (strcmp(g_sim_only[i], "cluster") == 0 ||
 					strcmp(g_sim_only[i], "threads") == 0))) {
-				app_err("--%s: only for the simulated cluster (--fabric sim)",
-					strcmp(g_sim_only[i], "cn_nic") == 0 ? "cn-nic" : g_sim_only[i]);
+				char opt[32];
+
+				/* the option as typed: dashes, not the table's underscores */
+				snprintf(opt, sizeof(opt), "%s", g_sim_only[i]);
+				for (char *p = opt; *p != '\0'; p++)
+					*p = *p == '_' ? '-' : *p;
+				app_err("--%s: only for the simulated cluster (--fabric sim)", opt);
 				return -1;
 			}
 		if (roles && c->cluster[0] != '\0')

@@ -540,6 +540,14 @@ app_run_sim(const struct app_conf *c)
 	if (rc == APP_EXIT_OK) {
 		/* loading is done on the MN CPUs in real time; the run is virtual */
 		dtxn_clock_set_virtual(SIM_T0_NS);
+		/* each CN's own clock (--clock-skew-ns, --clock-drift-ppm) */
+		for (uint64_t i = 0; i < c->cn; i++) {
+			int64_t ppm = (int64_t)c->clock_drift_ppm;
+
+			(void)dtxn_clock_set_node((unsigned)(c->mn + i),
+						  (int64_t)(i * c->clock_skew_ns),
+						  (int32_t)(i % 2 ? ppm : -ppm));
+		}
 		rc = sim_build_threads(&r);
 	}
 	if (rc == APP_EXIT_OK &&

@@ -39,6 +39,10 @@ sim_report_conf(const struct sim_run *r, struct dtxn_report *rep)
 	dtxn_report_conf(rep, "threads", "%" PRIu64, c->threads);
 	dtxn_report_conf(rep, "coroutines", "%" PRIu64, c->coroutines);
 	dtxn_report_conf(rep, "coordinators", "%" PRIu64, c->coroutines * r->n_threads);
+	if (c->clock_skew_ns != 0 || c->clock_drift_ppm != 0) {
+		dtxn_report_conf(rep, "clock_skew_ns", "%" PRIu64, c->clock_skew_ns);
+		dtxn_report_conf(rep, "clock_drift_ppm", "%" PRIu64, c->clock_drift_ppm);
+	}
 	if (c->txns)
 		dtxn_report_conf(rep, "txns", "%" PRIu64, c->txns);
 	else

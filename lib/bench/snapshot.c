@@ -42,6 +42,7 @@ struct snap_conf {
 	uint64_t initial;
 	uint64_t amount;
 	uint64_t audit_ratio;
+	uint64_t audit_step;
 };
 
 static const struct dtxn_opt snap_opts[] = {
@@ -55,6 +56,8 @@ static const struct dtxn_opt snap_opts[] = {
 	  "largest transfer (uniform in [1, amount])" },
 	{ "audit_ratio", DTXN_OPT_U64, offsetof(struct snap_conf, audit_ratio), 50, 0, 100,
 	  "percent of read-only audit transactions" },
+	{ "audit_step", DTXN_OPT_U64, offsetof(struct snap_conf, audit_step), 0, 0, 1,
+	  "1: an audit reads its accounts one round trip at a time (a read set learnt as it is read, OOCC §III-C); 0: all in one" },
 };
 
 static int
@@ -151,8 +154,11 @@ snap_audit(struct dtxn_bench_ctx *ctx, uint64_t first)
 	int rc;
 
 	t = dtxn_txn_begin(ctx->coord, DTXN_TXN_RO);
-	for (uint64_t i = 0; i < c->group; i++)
+	for (uint64_t i = 0; i < c->group; i++) {
 		it[i] = dtxn_txn_add_ro(t, 0, anom_key(first + i));
+		if (c->audit_step && (rc = dtxn_txn_execute(t)) != DTXN_OK)
+			return rc;
+	}
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
 		return rc;

@@ -93,3 +93,38 @@ dtxn_clock_advance(uint64_t t_ns)
 					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
 }
+
+/* Per-node clocks (dtxn_clock_set_node()); set before the run, read-only after. */
+static struct {
+	int64_t offset_ns;
+	int64_t drift_ppm;
+	uint64_t t_set;
+	bool set;
+} g_node_clock[DTXN_CLOCK_MAX_NODES];
+
+int
+dtxn_clock_set_node(unsigned node, int64_t offset_ns, int32_t drift_ppm)
+{
+	if (node >= DTXN_CLOCK_MAX_NODES || drift_ppm <= -1000000 || drift_ppm >= 1000000)
+		return -EINVAL;
+	g_node_clock[node].offset_ns = offset_ns;
+	g_node_clock[node].drift_ppm = drift_ppm;
+	g_node_clock[node].t_set = dtxn_now_ns();
+	g_node_clock[node].set = offset_ns != 0 || drift_ppm != 0;
+	return 0;
+}
+
+uint64_t
+dtxn_node_now_ns(unsigned node)
+{
+	uint64_t now = dtxn_now_ns(), d;
+	int64_t drift;
+
+	if (node >= DTXN_CLOCK_MAX_NODES || !g_node_clock[node].set)
+		return now;
+	d = now - g_node_clock[node].t_set;
+	/* d * ppm in two parts: no overflow for any run length */
+	drift = (int64_t)d / 1000000 * g_node_clock[node].drift_ppm +
+		(int64_t)(d % 1000000) * g_node_clock[node].drift_ppm / 1000000;
+	return now + (uint64_t)g_node_clock[node].offset_ns + (uint64_t)drift;
+}

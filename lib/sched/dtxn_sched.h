@@ -78,6 +78,32 @@ void dtxn_clock_set_virtual(uint64_t start_ns);
  */
 void dtxn_clock_advance(uint64_t t_ns);
 
+/** Nodes that may have a clock of their own (dtxn_clock_set_node()). */
+#define DTXN_CLOCK_MAX_NODES 64
+
+/**
+ * Gives node @p node a clock of its own (the sim fabric's clock skew,
+ * doc/guides/sim.md, "Clock skew"): from now on dtxn_node_now_ns(node) is
+ * now + @p offset_ns + (now - t_set) * @p drift_ppm / 10^6, where t_set is
+ * dtxn_now_ns() at this call: the node's oscillator is off by
+ * @p drift_ppm parts per million. Protocols that time intervals on one
+ * node (OOCC's lease) read it instead of dtxn_now_ns(). Not thread-safe:
+ * call before any lcore runs (after dtxn_clock_set_virtual() in a
+ * simulation).
+ * @param offset_ns  signed; the node's clock may read below 0 (it wraps
+ *   modulo 2^64: differences on one node stay right).
+ * @param drift_ppm  in (-10^6, 10^6).
+ * @return 0, or -EINVAL (node >= DTXN_CLOCK_MAX_NODES, drift out of range).
+ */
+int dtxn_clock_set_node(unsigned node, int64_t offset_ns, int32_t drift_ppm);
+
+/**
+ * Node @p node's clock: dtxn_now_ns() with the offset and drift given by
+ * dtxn_clock_set_node() (none: dtxn_now_ns() itself; also for a node out
+ * of range). Monotonic on one node, modulo 2^64. Thread-safe.
+ */
+uint64_t dtxn_node_now_ns(unsigned node);
+
 /* ------------------------------------------------------------------ */
 /* Scheduler and coroutines                                           */
 /* ------------------------------------------------------------------ */

@@ -117,6 +117,12 @@ struct dtxn_item;
 #define DTXN_DEBUG_SKIP_READ_VALIDATION (1u << 1)
 /** SI: a write over a version newer than T_start commits (no first-committer-wins). */
 #define DTXN_DEBUG_SKIP_WW_CHECK (1u << 2)
+/**
+ * OOCC: Algorithm 1 as printed: a read-write txn inside its lease that saw
+ * no lock skips the validation of its read set too (write skew; OOCC §V,
+ * doc/guides/oocc.md).
+ */
+#define DTXN_DEBUG_OOCC_ALG1 (1u << 3)
 /** @} */
 
 /** Database configuration. */

@@ -600,6 +600,11 @@ struct dtxn_round_ops {
 	bool (*done)(const struct dtxn_txn *t, uint32_t i);
 	/** Adds item @p i's WRs for this round to @p b; DTXN_OK or a reason. */
 	int (*issue)(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b);
+	/**
+	 * Optional: whether item @p i's WRs go ahead of the others' in each
+	 * round (each MN's chain takes effect in order). NULL: item order.
+	 */
+	bool (*first)(const struct dtxn_txn *t, uint32_t i);
 	/** Reads item @p i's results after a round (called for every item); DTXN_OK or a reason. */
 	int (*complete)(struct dtxn_txn *t, uint32_t i);
 };
@@ -622,6 +627,51 @@ int dtxn_txn_rounds(struct dtxn_txn *t, const struct dtxn_round_ops *ops);
  */
 void dtxn_batch_write_replicas(struct dtxn_batch *b, const struct dtxn_table *tab,
 			       dtxn_raddr_t primary, const void *src, uint32_t len);
+
+/* ------------------------------------------------------------------ */
+/* Log records (log.c)                                                */
+/* ------------------------------------------------------------------ */
+
+/** Log record header, followed by n_entries entries (struct dtxn_log_entry + slot image). */
+struct dtxn_log_hdr {
+	uint64_t txn_id;   /**< the txn; 0 in a record voided after an abort */
+	uint32_t n_entries;
+	uint32_t bytes;    /**< whole record, bytes (multiple of 64) */
+};
+
+/** Log entry, followed by slot_size bytes: the slot image. */
+struct dtxn_log_entry {
+	uint32_t table_id;
+	uint32_t slot_size;
+	uint64_t key;
+	uint64_t raddr;    /**< primary slot address */
+};
+
+/** The slot image a log record keeps for written item @p it (table slot_size bytes). */
+typedef const void *(*dtxn_log_image_fn)(const struct dtxn_txn *t, const struct dtxn_item *it);
+
+/**
+ * Builds, in the txn's arena, the log record of every written item (RW,
+ * insert, delete) of @p t: header, then per item an entry and the image
+ * @p image gives (undo: before the txn; redo: after it), padded to 64 B.
+ * Coordinator's lcore; no fabric op.
+ * @param recp     out: the record (arena memory, valid until the next begin).
+ * @param mn_mask  out: bit i set for each MN holding a replica of a written table.
+ * @return the record's bytes; 0 (nothing written; *recp untouched); or
+ *   -E2BIG (larger than the catalog's log_bytes, or the arena is exhausted).
+ */
+int64_t dtxn_txn_log_build(struct dtxn_txn *t, dtxn_log_image_fn image, void **recp,
+			   uint64_t *mn_mask);
+
+/**
+ * Adds to @p b a signaled WRITE of record @p rec (@p bytes, at most the
+ * catalog's log_bytes) to the coordinator's log region on every MN of
+ * @p mn_mask, at offset *@p head (0 when the record would pass the
+ * region's end: a circular log), and advances *@p head past it.
+ * @return the offset the record is written at.
+ */
+uint64_t dtxn_txn_log_write(struct dtxn_txn *t, struct dtxn_batch *b, const void *rec,
+			    uint32_t bytes, uint64_t mn_mask, uint64_t *head);
 
 /* ------------------------------------------------------------------ */
 /* Locating items in the hash index (locate.c)                        */
@@ -721,6 +771,18 @@ struct dtxn_loc_ops {
 	size_t item_size;
 	/** Offset of the record lock word in a slot, bytes (8 B; 0 free, else the holder's txn id). */
 	uint32_t lock_off;
+	/**
+	 * The record lock word is the slot's last 8 bytes (slot_size - 8), a
+	 * footer written last by an in-order WRITE (OOCC §V, one-op
+	 * write-unlock); lock_off is then unused.
+	 */
+	bool lock_last;
+	/**
+	 * In each round, the WRs of read items go ahead of the others' (a
+	 * protocol that reads its read set before it locks its write set,
+	 * as OOCC's Algorithm 1 prints it); else item order.
+	 */
+	bool reads_first;
 	/**
 	 * The protocol locks on the CNs (Lotus), not on the MNs: every item is
 	 * located as a read item is (its slot READ and handed to ops->read, no

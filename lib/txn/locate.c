@@ -175,6 +175,13 @@ dtxn_loc_done(const struct dtxn_txn *t, uint32_t i)
 	return dtxn_loc_of(&t->items[i])->step == DTXN_LOC_DONE;
 }
 
+/* Where item @p it's record lock word is: at ops->lock_off, or the slot's last 8 B. */
+static inline dtxn_raddr_t
+loc_lock_raddr(const struct dtxn_loc_ops *ops, const struct dtxn_item *it)
+{
+	return it->slot_raddr + (ops->lock_last ? it->table->slot_size - 8 : ops->lock_off);
+}
+
 /* ------------------------------------------------------------------ */
 /* Bucket locks                                                       */
 /* ------------------------------------------------------------------ */
@@ -250,7 +257,7 @@ dtxn_loc_round_lock(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *o
 
 	switch (dtxn_loc_of(it)->step) {
 	case DTXN_LOC_LOCK:
-		return it->slot_raddr + ops->lock_off;
+		return loc_lock_raddr(ops, it);
 	case DTXN_LOC_INS:
 		loc_ins_home(it);
 		return !ops->cn_locks && loc_block_take(t, i) ? it->bucket_raddr : 0;
@@ -295,7 +302,7 @@ loc_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 		break;
 	case DTXN_LOC_LOCK:
 		l->lock_old = DTXN_LOC_CAS_UNSET;
-		it->lock_raddr = it->slot_raddr + ops->lock_off; /* where the lock is taken */
+		it->lock_raddr = loc_lock_raddr(ops, it); /* where the lock is taken */
 		if (it->lock_bits != 0)
 			dtxn_batch_masked_cas(b, it->lock_raddr, &l->lock_old, 0, it->lock_bits,
 					      it->lock_bits, it->lock_bits, true);
@@ -532,6 +539,13 @@ loc_prelude(struct dtxn_txn *t, struct dtxn_batch *b)
 	return ops->prelude != NULL ? ops->prelude(t, b) : DTXN_OK;
 }
 
+/* dtxn_loc_ops.reads_first: read items lead each round. */
+static bool
+loc_read_first(const struct dtxn_txn *t, uint32_t i)
+{
+	return t->items[i].kind == DTXN_ITEM_RO;
+}
+
 static const struct dtxn_round_ops loc_rounds = {
 	.prelude = loc_prelude,
 	.done = dtxn_loc_done,
@@ -539,11 +553,19 @@ static const struct dtxn_round_ops loc_rounds = {
 	.complete = loc_complete,
 };
 
+static const struct dtxn_round_ops loc_rounds_reads_first = {
+	.prelude = loc_prelude,
+	.done = dtxn_loc_done,
+	.issue = loc_issue,
+	.complete = loc_complete,
+	.first = loc_read_first,
+};
+
 int
 dtxn_loc_rounds(struct dtxn_txn *t, const struct dtxn_loc_ops *ops)
 {
 	txn_coord_of(t->coord)->loc_ops = ops;
-	return dtxn_txn_rounds(t, &loc_rounds);
+	return dtxn_txn_rounds(t, ops->reads_first ? &loc_rounds_reads_first : &loc_rounds);
 }
 
 int

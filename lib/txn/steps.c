@@ -126,9 +126,12 @@ dtxn_txn_rounds(struct dtxn_txn *t, const struct dtxn_round_ops *ops)
 		dtxn_batch_init(&b, t->coord);
 		if (ops->prelude != NULL)
 			reason = ops->prelude(t, &b);
-		for (i = t->n_fetched; i < t->n_items && reason == DTXN_OK; i++)
-			if (!ops->done(t, i))
-				reason = ops->issue(t, i, &b);
+		/* pass 0: the items ops->first puts ahead (if any); pass 1: the others */
+		for (int pass = ops->first != NULL ? 0 : 1; pass < 2; pass++)
+			for (i = t->n_fetched; i < t->n_items && reason == DTXN_OK; i++)
+				if ((ops->first == NULL || ops->first(t, i) == (pass == 0)) &&
+				    !ops->done(t, i))
+					reason = ops->issue(t, i, &b);
 		if (b.n_wr == 0) {
 			dtxn_batch_done(&b);
 			break;

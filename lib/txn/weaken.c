@@ -20,6 +20,7 @@ static const struct weaken_mode g_weaken_modes[] = {
 	{ DTXN_DEBUG_SKIP_LOCK_CHECK, "skip-lock-check" },
 	{ DTXN_DEBUG_SKIP_READ_VALIDATION, "skip-read-validation" },
 	{ DTXN_DEBUG_SKIP_WW_CHECK, "skip-ww-check" },
+	{ DTXN_DEBUG_OOCC_ALG1, "oocc-alg1" },
 };
 
 int

@@ -804,6 +804,33 @@ test_spin_virtual(void)
 	dtxn_sched_destroy(s);
 }
 
+/* Per-node clocks in virtual time (the sim's clock skew): offset, drift, wrap. */
+static void
+test_node_clocks(void)
+{
+	uint64_t t0 = dtxn_now_ns();
+
+	assert_int_equal(dtxn_clock_set_node(DTXN_CLOCK_MAX_NODES, 0, 0), -EINVAL);
+	assert_int_equal(dtxn_clock_set_node(1, 0, 1000000), -EINVAL);
+	assert_int_equal(dtxn_clock_set_node(1, 0, -1000000), -EINVAL);
+	assert_int_equal(dtxn_node_now_ns(0), t0);            /* never set: the clock itself */
+	assert_int_equal(dtxn_node_now_ns(DTXN_CLOCK_MAX_NODES), t0);
+	assert_int_equal(dtxn_clock_set_node(1, 500, 0), 0);
+	assert_int_equal(dtxn_clock_set_node(2, 0, 100000), 0);   /* 10% fast */
+	assert_int_equal(dtxn_clock_set_node(3, 0, -500000), 0);  /* 50% slow */
+	assert_int_equal(dtxn_clock_set_node(4, -(int64_t)t0 - 10, 0), 0); /* reads below 0 */
+	assert_int_equal(dtxn_node_now_ns(1), t0 + 500);
+	assert_int_equal(dtxn_node_now_ns(4), UINT64_MAX - 9);
+	dtxn_clock_advance(t0 + 1000000);
+	assert_int_equal(dtxn_node_now_ns(1), t0 + 1000000 + 500);
+	assert_int_equal(dtxn_node_now_ns(2) - t0, 1100000);
+	assert_int_equal(dtxn_node_now_ns(3) - t0, 500000);
+	/* an interval on node 4 across its wrap is still 1 ms */
+	assert_int_equal(dtxn_node_now_ns(4) - (UINT64_MAX - 9), 1000000);
+	assert_int_equal(dtxn_clock_set_node(1, 0, 0), 0);        /* back to the clock */
+	assert_int_equal(dtxn_node_now_ns(1), dtxn_now_ns());
+}
+
 /* Must be the last test: the clock stays virtual. */
 static void
 test_clock_virtual(void **state)
@@ -832,6 +859,7 @@ test_clock_virtual(void **state)
 	assert_int_equal(woke, 5000);
 	dtxn_sched_destroy(s);
 	test_spin_virtual();
+	test_node_clocks();
 }
 
 int

@@ -236,7 +236,7 @@ test_weaken(void **state)
 	assert_int_equal(dtxn_debug_weaken_parse("skip", &flag), -EINVAL);
 	assert_int_equal(dtxn_debug_weaken_parse(NULL, &flag), -EINVAL);
 	dtxn_debug_weaken_list(buf, sizeof(buf));
-	assert_string_equal(buf, "skip-lock-check, skip-read-validation, skip-ww-check");
+	assert_string_equal(buf, "skip-lock-check, skip-read-validation, skip-ww-check, oocc-alg1");
 	dtxn_debug_weaken_list(buf, 5);
 	assert_true(strlen(buf) < 5);
 

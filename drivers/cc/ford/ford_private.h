@@ -70,21 +70,6 @@ struct ford_pub_log_hdr {
 #define FORD_PUB_LOG_HDR 12
 _Static_assert(sizeof(struct ford_pub_log_hdr) == FORD_PUB_LOG_HDR, "published log header");
 
-/** Undo-log record header, followed by n_entries entries. */
-struct ford_log_hdr {
-	uint64_t txn_id;
-	uint32_t n_entries;
-	uint32_t bytes;    /**< whole record, bytes (multiple of 64) */
-};
-
-/** Undo-log entry, followed by slot_size bytes: the slot before the txn. */
-struct ford_log_entry {
-	uint32_t table_id;
-	uint32_t slot_size;
-	uint64_t key;
-	uint64_t raddr;    /**< primary slot address */
-};
-
 /** Protocol state of one item, from the arena (item->cc[0]). */
 struct ford_item {
 	struct dtxn_loc loc;  /**< first: locating it (lib/txn, dtxn_loc_prepare()) */

@@ -14,56 +14,12 @@
 
 #include "ford_private.h"
 
-/* Builds the undo record; @return its bytes (0: nothing written), or -E2BIG. */
-static int64_t
-val_log_build(struct dtxn_txn *t, void **recp, uint64_t *mn_mask)
+/* The undo image of a written item: its slot as read under its lock (lib/txn's log record). */
+static const void *
+val_undo_image(const struct dtxn_txn *t, const struct dtxn_item *it)
 {
-	const struct dtxn_catalog *cat = &t->coord->worker->db->cat;
-	struct ford_log_hdr *h;
-	uint64_t bytes = sizeof(*h), mask = 0;
-	uint32_t i, n = 0;
-	char *p;
-
-	for (i = 0; i < t->n_items; i++) {
-		const struct dtxn_item *it = &t->items[i];
-		unsigned r;
-
-		if (!ford_is_write(it))
-			continue;
-		bytes += sizeof(struct ford_log_entry) + it->table->slot_size;
-		for (r = 0; r < it->table->n_replicas; r++)
-			mask |= UINT64_C(1) << it->table->mn[r];
-		n++;
-	}
-	if (n == 0)
-		return 0;
-	bytes = RTE_ALIGN_CEIL(bytes, 64);
-	if (bytes > cat->log_bytes)
-		return -E2BIG;
-	h = dtxn_txn_alloc(t, bytes);
-	if (h == NULL)
-		return -E2BIG;
-	memset(h, 0, bytes);
-	h->txn_id = t->id;
-	h->n_entries = n;
-	h->bytes = (uint32_t)bytes;
-	p = (char *)(h + 1);
-	for (i = 0; i < t->n_items; i++) {
-		const struct dtxn_item *it = &t->items[i];
-		struct ford_log_entry *e = (struct ford_log_entry *)p;
-
-		if (!ford_is_write(it))
-			continue;
-		e->table_id = it->table->def.id;
-		e->slot_size = it->table->slot_size;
-		e->key = it->key;
-		e->raddr = it->slot_raddr;
-		memcpy(e + 1, ford_item_of(it)->pre, it->table->slot_size);
-		p += sizeof(*e) + it->table->slot_size;
-	}
-	*recp = h;
-	*mn_mask = mask;
-	return (int64_t)bytes;
+	RTE_SET_USED(t);
+	return ford_item_of(it)->pre;
 }
 
 static int
@@ -81,7 +37,6 @@ ford_validate_and_log(struct dtxn_txn *t, bool log)
 {
 	struct dtxn_coord *c = t->coord;
 	struct ford_coord *fc = c->cc_priv;
-	const struct dtxn_catalog *cat = &c->worker->db->cat;
 	struct dtxn_batch b;
 	uint64_t mask = 0;
 	void *rec = NULL;
@@ -90,7 +45,7 @@ ford_validate_and_log(struct dtxn_txn *t, bool log)
 	int rc, reason = DTXN_OK;
 
 	if (log) {
-		bytes = val_log_build(t, &rec, &mask);
+		bytes = dtxn_txn_log_build(t, val_undo_image, &rec, &mask);
 		if (bytes < 0)
 			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
 	}
@@ -125,17 +80,8 @@ ford_validate_and_log(struct dtxn_txn *t, bool log)
 		for (p = 0; p < fi->loc.n_bkt; p++)
 			dtxn_batch_read(&b, fi->loc.braddr[p], fi->vbuf[p], 16, true);
 	}
-	if (bytes > 0) {
-		if (fc->log_head + (uint64_t)bytes > cat->log_bytes)
-			fc->log_head = 0; /* circular: wrap to the start */
-		for (; mask != 0; mask &= mask - 1) {
-			uint16_t mn = (uint16_t)__builtin_ctzll(mask);
-
-			dtxn_batch_write(&b, dtxn_store_log_raddr(cat, c->gid, mn) + fc->log_head,
-					 rec, (uint32_t)bytes, true);
-		}
-		fc->log_head += (uint64_t)bytes;
-	}
+	if (bytes > 0)
+		(void)dtxn_txn_log_write(t, &b, rec, (uint32_t)bytes, mask, &fc->log_head);
 	if (b.n_wr == 0)
 		return DTXN_OK;
 	rc = dtxn_batch_run_reason(&b);
