@@ -85,6 +85,7 @@ struct rpc_rbuf {
 
 struct rpc_peer {
 	struct dtxn_qp *qp;
+	bool own_qp;            /**< false: the worker's QP to an MN (mn_peers), not ours to destroy */
 	uint16_t node;
 	unsigned n_rbufs;
 	struct rpc_rbuf *rbufs;
@@ -494,7 +495,7 @@ static void
 rpc_free(struct dtxn_rpc *rpc)
 {
 	for (unsigned i = 0; i < rpc->n_peers; i++) {
-		if (rpc->peer[i].qp != NULL)
+		if (rpc->peer[i].qp != NULL && rpc->peer[i].own_qp)
 			dtxn_qp_destroy(rpc->peer[i].qp);
 		rte_free(rpc->peer[i].rbufs);
 	}
@@ -509,9 +510,17 @@ rpc_peer_init(struct dtxn_rpc *rpc, struct rpc_peer *p, uint16_t node, unsigned 
 	struct dtxn_worker *w = rpc->w;
 
 	p->node = node;
-	p->qp = dtxn_qp_create(w->db->fabric, w->cq, w->cn_node, node, depth);
-	if (p->qp == NULL)
-		return -rte_errno;
+	if (node < dtxn_fabric_conf(w->db->fabric)->n_mn) {
+		/* an MN: the worker's own RC QP to it carries the messages too */
+		p->qp = w->qp[node];
+		if (p->qp == NULL)
+			return -EINVAL;
+	} else {
+		p->qp = dtxn_qp_create(w->db->fabric, w->cq, w->cn_node, node, depth);
+		if (p->qp == NULL)
+			return -rte_errno;
+		p->own_qp = true;
+	}
 	p->rbufs = rte_zmalloc_socket("dtxn_rpc_rbufs", sizeof(*p->rbufs) * n_rbufs,
 				      RTE_CACHE_LINE_SIZE, w->socket_id);
 	if (p->rbufs == NULL)
@@ -537,6 +546,13 @@ static unsigned
 rpc_n_rbufs(unsigned max_eps)
 {
 	return 2 * max_eps * DTXN_RPC_SLOTS + RPC_RECV_SPARE;
+}
+
+/* RECV buffers on a worker's QP to an MN (mn_peers): the replies to our endpoints. */
+static unsigned
+rpc_n_rbufs_mn(unsigned max_eps)
+{
+	return max_eps * DTXN_RPC_SLOTS + RPC_RECV_SPARE;
 }
 
 static unsigned
@@ -613,6 +629,15 @@ dtxn_rpc_create(struct dtxn_worker *w, const struct dtxn_rpc_conf *conf)
 		p = &rpc->peer[rpc->n_peers++];
 		rpc->by_node[n] = p;
 		rc = rpc_peer_init(rpc, p, n, depth, n_rbufs);
+		if (rc != 0)
+			goto fail;
+	}
+	for (uint16_t n = 0; conf->mn_peers && n < fc->n_mn; n++) {
+		/* the MN answers requests only: replies to our endpoints */
+		struct rpc_peer *p = &rpc->peer[rpc->n_peers++];
+
+		rpc->by_node[n] = p;
+		rc = rpc_peer_init(rpc, p, n, depth, rpc_n_rbufs_mn(max_eps));
 		if (rc != 0)
 			goto fail;
 	}
