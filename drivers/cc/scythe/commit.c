@@ -129,8 +129,8 @@ cm_validate(struct dtxn_txn *t, enum scythe_mode mode)
 			reason = DTXN_ABORT(DTXN_ABORT_VALIDATION);
 			continue;
 		}
-		if (it->kind != DTXN_ITEM_RO)
-			continue; /* ours: we hold its lock */
+		if (it->kind != DTXN_ITEM_RO || scythe_holds(t, i))
+			continue; /* ours: we hold its lock (also through another item) */
 		q = scythe_queue(si->meta[0], si->meta[2]);
 		if (q != 0) {
 			/* change 4: locked or queued aborts (Fig. 17 case 3) */

@@ -121,7 +121,7 @@ exe_hot_reads(struct dtxn_txn *t, uint32_t first)
 	for (uint32_t i = first; i < t->n_items; i++) {
 		struct dtxn_item *it = &t->items[i];
 
-		if (scythe_item_of(it)->lk == SCYTHE_LK_HELD && it->kind != DTXN_ITEM_INSERT &&
+		if (scythe_item_of(it)->lk != SCYTHE_LK_NONE && it->kind != DTXN_ITEM_INSERT &&
 		    it->kind != DTXN_ITEM_DELETE)
 			dtxn_batch_read(&b, it->slot_raddr, it->slot, it->table->slot_size, true);
 	}
@@ -130,7 +130,7 @@ exe_hot_reads(struct dtxn_txn *t, uint32_t first)
 		struct dtxn_item *it = &t->items[i];
 		struct scythe_item *si = scythe_item_of(it);
 
-		if (si->lk != SCYTHE_LK_HELD || it->kind == DTXN_ITEM_INSERT ||
+		if (si->lk == SCYTHE_LK_NONE || it->kind == DTXN_ITEM_INSERT ||
 		    it->kind == DTXN_ITEM_DELETE)
 			continue;
 		if (!dtxn_store_slot_matches(it->table, it->slot, it->key)) {

@@ -53,6 +53,59 @@ lk_any(const struct dtxn_txn *t, uint8_t state)
 	return false;
 }
 
+/*
+ * The item other than @p i that holds, waits for, or (an earlier one) is
+ * about to ask for the lock of @p i's record; -1 if none.
+ */
+static int
+lk_owner(const struct dtxn_txn *t, uint32_t i)
+{
+	dtxn_raddr_t ra = t->items[i].slot_raddr;
+
+	for (uint32_t j = 0; j < t->n_items; j++) {
+		const struct scythe_item *sj = scythe_item_of(&t->items[j]);
+
+		if (j == i || sj == NULL || t->items[j].slot_raddr != ra)
+			continue;
+		if (sj->lk == SCYTHE_LK_WAIT || sj->lk == SCYTHE_LK_HELD ||
+		    (sj->lk == SCYTHE_LK_NEED && j < i))
+			return (int)j;
+	}
+	return -1;
+}
+
+bool
+scythe_holds(const struct dtxn_txn *t, uint32_t i)
+{
+	dtxn_raddr_t ra = t->items[i].slot_raddr;
+
+	for (uint32_t j = 0; j < t->n_items; j++) {
+		const struct scythe_item *sj = scythe_item_of(&t->items[j]);
+
+		if (sj != NULL && sj->lk == SCYTHE_LK_HELD && t->items[j].slot_raddr == ra)
+			return true;
+	}
+	return false;
+}
+
+/* Items asking for a record another item of the txn locks share that lock instead. */
+static void
+lk_alias(struct dtxn_txn *t)
+{
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		struct scythe_item *si = scythe_item_of(&t->items[i]);
+		int j;
+
+		if (si == NULL || si->lk != SCYTHE_LK_NEED)
+			continue;
+		j = lk_owner(t, i);
+		if (j >= 0) {
+			si->lk = SCYTHE_LK_ALIAS;
+			si->alias = (uint32_t)j;
+		}
+	}
+}
+
 /* One Lock call: up to SCYTHE_LOCKS_PER_MSG requests to one MN. */
 struct lk_call {
 	uint32_t item[SCYTHE_LOCKS_PER_MSG];
@@ -166,7 +219,10 @@ lk_request(struct dtxn_txn *t, bool *defer)
 	struct dtxn_rpc_call *calls;
 	struct lk_call *lc;
 	uint64_t t0, rtt;
-	int n = lk_build(t, &calls, &lc), reason = DTXN_OK;
+	int n, reason = DTXN_OK;
+
+	lk_alias(t);
+	n = lk_build(t, &calls, &lc);
 
 	if (n < 0)
 		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
@@ -316,7 +372,7 @@ scythe_release(struct dtxn_txn *t)
 	for (uint32_t i = 0; i < t->n_items; i++) {
 		struct scythe_item *si = scythe_item_of(&t->items[i]);
 
-		if (si != NULL && si->lk == SCYTHE_LK_NEED)
+		if (si != NULL && (si->lk == SCYTHE_LK_NEED || si->lk == SCYTHE_LK_ALIAS))
 			si->lk = SCYTHE_LK_NONE;
 	}
 }

@@ -226,6 +226,13 @@ enum scythe_lk {
 	SCYTHE_LK_NEED,      /**< to request in the next Lock round */
 	SCYTHE_LK_WAIT,      /**< ticket taken, holders ahead */
 	SCYTHE_LK_HELD,      /**< ticket served: this txn holds the lock */
+	/**
+	 * Another item of the txn names the same record (e.g. TPC-C Delivery
+	 * reads a NEW-ORDER row and deletes it) and takes its lock: this one
+	 * shares it (item @c alias) and never asks, so that a txn never queues
+	 * behind itself.
+	 */
+	SCYTHE_LK_ALIAS,
 };
 
 /** Protocol state of one item, from the arena (item->cc[0]). */
@@ -237,6 +244,7 @@ struct scythe_item {
 	uint16_t upper;       /**< upper as last seen */
 	uint8_t direct;       /**< HOT read at its cached address: locked before it is read */
 	uint8_t rsvd;
+	uint32_t alias;       /**< SCYTHE_LK_ALIAS: the item whose lock it shares */
 	uint64_t poll;        /**< Poll READ target: the upper word */
 	uint64_t meta[SCYTHE_META_LEN / 8]; /**< validation READ: lower, queued_ts, upper, version */
 	uint64_t bhdr[2];     /**< delete: its bucket's lock and version words */
@@ -280,6 +288,8 @@ scythe_worker_of(const struct dtxn_txn *t)
 }
 
 /* lock.c */
+/** True if the txn holds the lock of item @p i's record (through @p i or another item). */
+bool scythe_holds(const struct dtxn_txn *t, uint32_t i);
 /**
  * Sends Lock(ts, mode) for every item in state SCYTHE_LK_NEED (batched per
  * MN, one round trip), then waits (Hangout) and polls until every ticket
