@@ -76,9 +76,30 @@ cm_vwords(const struct dtxn_item *it, enum scythe_mode mode)
 {
 	if (it->kind == DTXN_ITEM_RO && (it->flags & DTXN_ITEM_F_EXISTS) == 0)
 		return dtxn_loc_of(it)->n_bkt; /* absent: its buckets' versions */
-	if (mode != SCYTHE_COLD || it->kind == DTXN_ITEM_INSERT)
-		return 0;
+	if (mode != SCYTHE_COLD || it->kind != DTXN_ITEM_RO)
+		return 0; /* writes: their version came with their lock (cm_locked_versions) */
 	return SCYTHE_META_LEN / 8; /* lower, queued_ts, upper, version */
+}
+
+/*
+ * COLD writes: the version seen under the lock (in the grant reply, or by
+ * the Poll that found the ticket served) must be the one execute read.
+ */
+static int
+cm_locked_versions(const struct dtxn_txn *t)
+{
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		const struct dtxn_item *it = &t->items[i];
+		const struct scythe_item *si = scythe_item_of(it);
+
+		if (it->kind != DTXN_ITEM_RW && it->kind != DTXN_ITEM_DELETE)
+			continue;
+		if (si->lk == SCYTHE_LK_ALIAS)
+			si = scythe_item_of(&t->items[si->alias]);
+		if (si->lversion != it->version)
+			return DTXN_ABORT(DTXN_ABORT_VALIDATION);
+	}
+	return DTXN_OK;
 }
 
 /* One round of validation READs; DTXN_OK or the reason. */
@@ -90,6 +111,11 @@ cm_validate(struct dtxn_txn *t, enum scythe_mode mode)
 
 	if (dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_READ_VALIDATION)) /* test aid: planted defect */
 		return DTXN_OK;
+	if (mode == SCYTHE_COLD) {
+		reason = cm_locked_versions(t);
+		if (reason != DTXN_OK)
+			return reason;
+	}
 	dtxn_batch_init(&b, t->coord);
 	for (uint32_t i = 0; i < t->n_items; i++) {
 		struct dtxn_item *it = &t->items[i];
@@ -129,8 +155,8 @@ cm_validate(struct dtxn_txn *t, enum scythe_mode mode)
 			reason = DTXN_ABORT(DTXN_ABORT_VALIDATION);
 			continue;
 		}
-		if (it->kind != DTXN_ITEM_RO || scythe_holds(t, i))
-			continue; /* ours: we hold its lock (also through another item) */
+		if (scythe_holds(t, i))
+			continue; /* ours: another item of the txn holds its lock */
 		q = scythe_queue(si->meta[0], si->meta[2]);
 		if (q != 0) {
 			/* change 4: locked or queued aborts (Fig. 17 case 3) */

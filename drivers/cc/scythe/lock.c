@@ -182,6 +182,7 @@ lk_reply(struct dtxn_txn *t, struct scythe_item *si, const struct scythe_lock_re
 	case SCYTHE_LK_GRANTED:
 		si->lk = SCYTHE_LK_HELD;
 		si->ticket = r->ticket;
+		si->lversion = r->version;
 		return DTXN_OK;
 	case SCYTHE_LK_QUEUED:
 		si->lk = SCYTHE_LK_WAIT;
@@ -285,7 +286,7 @@ lk_poll(struct dtxn_txn *t)
 
 		if (si == NULL || si->lk != SCYTHE_LK_WAIT)
 			continue;
-		dtxn_batch_read(&b, it->slot_raddr + SCYTHE_UPPER_OFF, &si->poll, sizeof(si->poll),
+		dtxn_batch_read(&b, it->slot_raddr + SCYTHE_UPPER_OFF, si->poll, sizeof(si->poll),
 				true);
 		polled |= UINT64_C(1) << (DTXN_RADDR_MN(it->slot_raddr) % 64);
 		sw->st.polls++;
@@ -303,9 +304,11 @@ lk_poll(struct dtxn_txn *t)
 
 		if (si == NULL || si->lk != SCYTHE_LK_WAIT)
 			continue;
-		si->upper = (uint16_t)si->poll;
-		if (si->upper == si->ticket)
+		si->upper = (uint16_t)si->poll[0];
+		if (si->upper == si->ticket) {
 			si->lk = SCYTHE_LK_HELD;
+			si->lversion = si->poll[1];
+		}
 	}
 	return DTXN_OK;
 }

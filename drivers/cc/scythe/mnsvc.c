@@ -73,6 +73,7 @@ mn_serve(struct scythe_mn *m, const struct scythe_batch_ent *e, struct scythe_lo
 	r->ticket = lower;
 	r->upper = upper;
 	r->queue = (uint16_t)(lower - upper);
+	r->version = __atomic_load_n(&s->version, __ATOMIC_ACQUIRE);
 	if (r->status == SCYTHE_LK_GRANTED || r->status == SCYTHE_LK_QUEUED) {
 		/* queued_ts = ts (the largest: requests below it are refused); lower + 1 */
 		__atomic_store_n(&s->queued_ts, e->ts, __ATOMIC_RELAXED);

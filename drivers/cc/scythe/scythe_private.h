@@ -53,6 +53,7 @@ extern int dtxn_scythe_logtype;
 #define SCYTHE_UPPER_OFF 32
 #define SCYTHE_VERSION_OFF 40
 #define SCYTHE_VALUE_OFF 48
+_Static_assert(SCYTHE_VERSION_OFF == SCYTHE_UPPER_OFF + 8, "a Poll READs upper and version");
 /** Bytes of the lock words and the version (a validation READ). */
 #define SCYTHE_META_LEN (SCYTHE_VALUE_OFF - SCYTHE_LOWER_OFF)
 
@@ -109,7 +110,7 @@ const char *scythe_variant(const struct dtxn_db *db);
 /** lib/rpc message type of the Lock RPC. */
 #define SCYTHE_RPC_LOCK 0
 /** Lock requests per message (a request and its reply fit lib/rpc's limits). */
-#define SCYTHE_LOCKS_PER_MSG 24
+#define SCYTHE_LOCKS_PER_MSG 14
 
 /** Request flag: the request was deferred once already (band wait). */
 #define SCYTHE_REQ_F_DEFERRED (1u << 0)
@@ -136,15 +137,21 @@ enum scythe_lock_status {
 	SCYTHE_LK_BAD,         /**< not a record of this MN */
 };
 
-/** The reply to one request: Lock_Reply of Fig. 13 (8 B). */
+/**
+ * The reply to one request (16 B): Lock_Reply of Fig. 13, and the
+ * record's version when the MN looked: for a lock granted at once, the
+ * version under the lock, so that a COLD write needs no validation READ
+ * (a queued one reads it with its Poll).
+ */
 struct scythe_lock_resp {
 	uint8_t status;      /**< enum scythe_lock_status */
 	uint8_t rsvd;
 	uint16_t ticket;     /**< granted / queued: the ticket (lower before the increment) */
 	uint16_t upper;      /**< upper when the MN looked */
 	uint16_t queue;      /**< CurrentQueuedTxnNum before this request */
+	uint64_t version;    /**< the record's version word */
 };
-_Static_assert(sizeof(struct scythe_lock_resp) == 8, "lock reply");
+_Static_assert(sizeof(struct scythe_lock_resp) == 16, "lock reply");
 _Static_assert(SCYTHE_LOCKS_PER_MSG * sizeof(struct scythe_lock_req) <= DTXN_RPC_REQ_MAX,
 	       "lock requests fit a message");
 _Static_assert(SCYTHE_LOCKS_PER_MSG * sizeof(struct scythe_lock_resp) <= DTXN_RPC_RESP_MAX,
@@ -245,7 +252,8 @@ struct scythe_item {
 	uint8_t direct;       /**< HOT read at its cached address: locked before it is read */
 	uint8_t rsvd;
 	uint32_t alias;       /**< SCYTHE_LK_ALIAS: the item whose lock it shares */
-	uint64_t poll;        /**< Poll READ target: the upper word */
+	uint64_t poll[2];     /**< Poll READ target: upper and version (adjacent words) */
+	uint64_t lversion;    /**< the version seen under the lock (grant reply or Poll) */
 	uint64_t meta[SCYTHE_META_LEN / 8]; /**< validation READ: lower, queued_ts, upper, version */
 	uint64_t bhdr[2];     /**< delete: its bucket's lock and version words */
 	uint64_t bimg;        /**< bucket version written at commit */
