@@ -426,6 +426,8 @@ sim_end_warmup(struct sim_run *r, uint64_t t)
 		th->warm_cpu_ns = dtxn_sched_cpu_ns(th->s);
 		memcpy(th->warm_cpu_ops, dtxn_sched_cpu_ops(th->s), sizeof(th->warm_cpu_ops));
 	}
+	for (unsigned m = 0; m < r->n_mn_threads; m++)
+		r->th[r->n_threads + m].warm_cpu_ns = dtxn_sched_cpu_ns(r->th[r->n_threads + m].s);
 	for (unsigned node = 0; node < c->mn + c->cn; node++) {
 		const struct dtxn_nic_state *st = dtxn_fabric_nic_state(r->fabric, (uint16_t)node);
 
@@ -536,7 +538,7 @@ sim_loop(struct sim_run *r)
 	/* the RNIC queues and the CPUs still work after the stop: busy
 	 * fractions are taken over the whole span, so they never pass 1 */
 	now = dtxn_now_ns();
-	for (unsigned i = 0; i < r->n_threads; i++)
+	for (unsigned i = 0; i < r->n_threads + r->n_mn_threads; i++)
 		now = RTE_MAX(now, dtxn_sched_busy_until_ns(r->th[i].s));
 	r->span_s = (double)(now - r->t_warm_ns) / 1e9;
 out:
