@@ -38,7 +38,6 @@ _Static_assert(DTXN_RPC_RESP_MAX + sizeof(struct dtxn_rpc_hdr) <= DTXN_WR_INLINE
 	       "replies go inline");
 _Static_assert(DTXN_RPC_SLOTS <= 255, "slot index is 8-bit");
 
-#define RPC_MSG_MAX (sizeof(struct dtxn_rpc_hdr) + DTXN_RPC_REQ_MAX)
 /** Pause of a coordinator waiting for a free slot, ns. */
 #define RPC_SLOT_PAUSE_NS 1000
 /** Spare RECVs per QP besides two per slot of every endpoint. */
@@ -76,12 +75,6 @@ struct dtxn_rpc_ep {
 	struct rpc_slot slots[DTXN_RPC_SLOTS];
 };
 
-/** A posted receive buffer. */
-struct rpc_rbuf {
-	struct dtxn_wr wr;
-	struct rpc_peer *peer;
-	uint8_t data[RPC_MSG_MAX] __rte_aligned(8);
-};
 
 struct rpc_peer {
 	struct dtxn_qp *qp;
@@ -465,7 +458,7 @@ rpc_msg_cqe(void *arg, const struct dtxn_cqe *cqe)
 	if (cqe->status != DTXN_WC_SUCCESS) {
 		if (cqe->status != DTXN_WC_WR_FLUSH_ERR) {
 			rpc->st.bad++;
-			rpc_repost(rb->peer, rb);
+			rpc_repost(rb->owner, rb);
 		}
 		return;
 	}
@@ -473,18 +466,18 @@ rpc_msg_cqe(void *arg, const struct dtxn_cqe *cqe)
 	switch (rpc_msg_decode(rb->data, RTE_MIN(cqe->byte_len, (uint32_t)RPC_MSG_MAX),
 			       (uint16_t)rpc->w->index, &h)) {
 	case RPC_KIND_REQ:
-		rpc_on_req(rpc, rb->peer, &h, rb->data + sizeof(h));
+		rpc_on_req(rpc, rb->owner, &h, rb->data + sizeof(h));
 		break;
 	case RPC_KIND_RESP:
-		rpc_on_resp(rpc, rb->peer, &h, rb->data + sizeof(h));
+		rpc_on_resp(rpc, rb->owner, &h, rb->data + sizeof(h));
 		break;
 	default:
 		rpc->st.bad++;
 		RPC_LOG(WARNING, "malformed or misrouted message from node %u dropped",
-			rb->peer->node);
+			((struct rpc_peer *)rb->owner)->node);
 		break;
 	}
-	rpc_repost(rb->peer, rb);
+	rpc_repost(rb->owner, rb);
 }
 
 /* ------------------------------------------------------------------ */
@@ -521,24 +514,8 @@ rpc_peer_init(struct dtxn_rpc *rpc, struct rpc_peer *p, uint16_t node, unsigned 
 			return -rte_errno;
 		p->own_qp = true;
 	}
-	p->rbufs = rte_zmalloc_socket("dtxn_rpc_rbufs", sizeof(*p->rbufs) * n_rbufs,
-				      RTE_CACHE_LINE_SIZE, w->socket_id);
-	if (p->rbufs == NULL)
-		return -ENOMEM;
 	p->n_rbufs = n_rbufs;
-	for (unsigned i = 0; i < n_rbufs; i++) {
-		struct rpc_rbuf *rb = &p->rbufs[i];
-
-		rb->peer = p;
-		rb->wr.opcode = DTXN_WR_RECV;
-		rb->wr.flags = DTXN_WR_F_SIGNALED;
-		rb->wr.wr_id = (uintptr_t)rb;
-		rb->wr.local = rb->data;
-		rb->wr.len = (uint32_t)sizeof(rb->data);
-		if (i + 1 < n_rbufs)
-			rb->wr.next = &p->rbufs[i + 1].wr;
-	}
-	return dtxn_qp_post_recv(p->qp, &p->rbufs[0].wr);
+	return rpc_rbufs_post(p->qp, p, n_rbufs, w->socket_id, &p->rbufs);
 }
 
 /* RECV buffers per peer QP: requests from the peer's endpoints and replies to ours. */

@@ -29,21 +29,12 @@ RTE_LOG_REGISTER(dtxn_rpc_srv_logtype, dtxn.rpc.srv, INFO);
 /** Spare RECVs per QP besides one per slot of every endpoint of the worker. */
 #define SRV_RECV_SPARE 8
 
-struct srv_qp;
-
-/** A posted receive buffer. */
-struct srv_rbuf {
-	struct dtxn_wr wr;
-	struct srv_qp *sq;
-	uint8_t data[RPC_MSG_MAX] __rte_aligned(8);
-};
-
 /** The QP to one worker of one CN. */
 struct srv_qp {
 	struct dtxn_qp *qp;
 	uint16_t node;
 	uint16_t worker;
-	struct srv_rbuf *rbufs;
+	struct rpc_rbuf *rbufs;   /**< owner: this srv_qp */
 };
 
 struct dtxn_rpc_srv {
@@ -61,16 +52,22 @@ struct dtxn_rpc_srv {
 	struct dtxn_cqe cqes[DTXN_RPC_SRV_BURST];
 	struct dtxn_rpc_srv_msg msgs[DTXN_RPC_SRV_BURST];
 	struct dtxn_rpc_hdr hdrs[DTXN_RPC_SRV_BURST];
-	struct srv_rbuf *from[DTXN_RPC_SRV_BURST];
+	struct rpc_rbuf *from[DTXN_RPC_SRV_BURST];
 	uint8_t out[DTXN_RPC_SRV_BURST][DTXN_WR_INLINE_MAX] __rte_aligned(8);
 };
 
+static inline struct srv_qp *
+srv_qp_of(const struct rpc_rbuf *rb)
+{
+	return rb->owner;
+}
+
 static void
-srv_repost(struct srv_rbuf *rb)
+srv_repost(struct rpc_rbuf *rb)
 {
 	rb->wr.next = NULL;
-	if (dtxn_qp_post_recv(rb->sq->qp, &rb->wr) != 0)
-		SRV_LOG(ERR, "RECV from node %u not reposted", rb->sq->node);
+	if (dtxn_qp_post_recv(srv_qp_of(rb)->qp, &rb->wr) != 0)
+		SRV_LOG(ERR, "RECV from node %u not reposted", srv_qp_of(rb)->node);
 }
 
 static void
@@ -95,23 +92,7 @@ srv_qp_init(struct dtxn_rpc_srv *srv, struct srv_qp *sq, uint16_t node, uint16_t
 	sq->qp = dtxn_qp_create(srv->f, srv->cq, srv->mn, node, depth);
 	if (sq->qp == NULL)
 		return -rte_errno;
-	sq->rbufs = rte_zmalloc_socket("dtxn_srv_rbufs", sizeof(*sq->rbufs) * srv->n_rbufs,
-				       RTE_CACHE_LINE_SIZE, socket_id);
-	if (sq->rbufs == NULL)
-		return -ENOMEM;
-	for (unsigned i = 0; i < srv->n_rbufs; i++) {
-		struct srv_rbuf *rb = &sq->rbufs[i];
-
-		rb->sq = sq;
-		rb->wr.opcode = DTXN_WR_RECV;
-		rb->wr.flags = DTXN_WR_F_SIGNALED;
-		rb->wr.wr_id = (uintptr_t)rb;
-		rb->wr.local = rb->data;
-		rb->wr.len = (uint32_t)sizeof(rb->data);
-		if (i + 1 < srv->n_rbufs)
-			rb->wr.next = &sq->rbufs[i + 1].wr;
-	}
-	return dtxn_qp_post_recv(sq->qp, &sq->rbufs[0].wr);
+	return rpc_rbufs_post(sq->qp, sq, srv->n_rbufs, socket_id, &sq->rbufs);
 }
 
 struct dtxn_rpc_srv *
@@ -202,8 +183,8 @@ srv_reply(struct dtxn_rpc_srv *srv, unsigned i)
 	wr.len = (uint32_t)sizeof(r) + (uint32_t)m->resp_len;
 	dtxn_sched_charge_op(srv->sched, DTXN_CPU_WR, 1); /* sim only */
 	dtxn_sched_charge_op(srv->sched, DTXN_CPU_DOORBELL, 1);
-	if (dtxn_qp_post(srv->from[i]->sq->qp, &wr) != 0)
-		SRV_LOG(WARNING, "reply to node %u not posted", srv->from[i]->sq->node);
+	if (dtxn_qp_post(srv_qp_of(srv->from[i])->qp, &wr) != 0)
+		SRV_LOG(WARNING, "reply to node %u not posted", srv_qp_of(srv->from[i])->node);
 }
 
 unsigned
@@ -216,7 +197,7 @@ dtxn_rpc_srv_poll(struct dtxn_rpc_srv *srv)
 	n = dtxn_cq_poll(srv->cq, srv->cqes, DTXN_RPC_SRV_BURST);
 	for (unsigned i = 0; i < n; i++) {
 		const struct dtxn_cqe *cqe = &srv->cqes[i];
-		struct srv_rbuf *rb = (struct srv_rbuf *)(uintptr_t)cqe->wr_id;
+		struct rpc_rbuf *rb = (struct rpc_rbuf *)(uintptr_t)cqe->wr_id;
 		struct dtxn_rpc_hdr *h = &srv->hdrs[k];
 
 		if (cqe->opcode != DTXN_WR_RECV || rb == NULL)
@@ -230,16 +211,17 @@ dtxn_rpc_srv_poll(struct dtxn_rpc_srv *srv)
 		}
 		dtxn_sched_charge_op(srv->sched, DTXN_CPU_MSG, 1); /* sim only */
 		if (rpc_msg_decode(rb->data, RTE_MIN(cqe->byte_len, (uint32_t)RPC_MSG_MAX),
-				   rb->sq->worker, h) != RPC_KIND_REQ) {
+				   srv_qp_of(rb)->worker, h) != RPC_KIND_REQ) {
 			srv->st.bad++;
 			SRV_LOG(WARNING, "malformed or misrouted message from node %u dropped",
-				rb->sq->node);
+				srv_qp_of(rb)->node);
 			srv_repost(rb);
 			continue;
 		}
 		srv->from[k] = rb;
 		srv->msgs[k] = (struct dtxn_rpc_srv_msg){
-			.src_node = rb->sq->node, .worker = rb->sq->worker, .type = h->type,
+			.src_node = srv_qp_of(rb)->node, .worker = srv_qp_of(rb)->worker,
+			.type = h->type,
 			.req = rb->data + sizeof(*h), .len = h->len,
 			.resp = srv->out[k] + sizeof(*h), .resp_len = -1,
 		};
