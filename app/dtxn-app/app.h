@@ -402,4 +402,35 @@ int app_report_finish(const struct app_conf *c, struct dtxn_bench *b, struct dtx
  * history buffers; NULLs are skipped. Workers must be destroyed first. */
 void app_release(struct dtxn_db *db, struct dtxn_fabric *f, struct dtxn_bench *b);
 
+/* ------------------------------------------------------------------ */
+/* mn_svc.c: the protocol's MN-side services in a real-time run        */
+/* ------------------------------------------------------------------ */
+
+struct dtxn_mn_svc;
+
+/** The MN-side services (dtxn_mn_svc_create(); Scythe's lock service) a process polls. */
+struct app_mn_svcs {
+	unsigned n;
+	struct dtxn_mn_svc *svc[64];
+};
+
+/**
+ * Creates the protocol's service of every MN in [@p mn0, @p mn0 + @p n_mn)
+ * (none if the protocol has no MN service), for CNs of @p per_cn workers
+ * of @p coords coordinators each. Main lcore, after the load.
+ * @return APP_EXIT_OK, or APP_EXIT_FAIL after one line.
+ */
+int app_mn_svcs_create(struct app_mn_svcs *s, struct dtxn_db *db, uint16_t mn0, uint16_t n_mn,
+		       unsigned per_cn, unsigned coords);
+
+/**
+ * Spends @p ms milliseconds of the calling (main) lcore: polling the
+ * services without a pause (the MN CPU serving them), or, without any,
+ * asleep.
+ */
+void app_mn_svcs_serve_ms(struct app_mn_svcs *s, unsigned ms);
+
+/** Destroys the services (nobody polls them any more). */
+void app_mn_svcs_destroy(struct app_mn_svcs *s);
+
 #endif /* DTXN_APP_H */

@@ -5,7 +5,8 @@
  * tables through the protocol's record format (lib/store's loader writes
  * the replicas mapped here), marks itself READY in the control block,
  * prints one ready line, and then stays out of the data path: the CNs
- * reach its memory with posted WRs only. SIGTERM or SIGINT ends it; the
+ * reach its memory with posted WRs only; a protocol with an MN-side
+ * service (Scythe's Lock RPC) has it polled here by the MN's CPU. SIGTERM or SIGINT ends it; the
  * region is freed on the way out.
  */
 #include <inttypes.h>
@@ -31,7 +32,7 @@ mn_on_signal(int sig)
 int
 app_run_mn(const struct app_conf *c)
 {
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = 20 * 1000 * 1000 };
+	struct app_mn_svcs svcs = { .n = 0 };
 	struct sigaction sa = { .sa_handler = mn_on_signal };
 	uint64_t n_coords = c->cn * c->threads * c->coroutines;
 	struct dtxn_fabric_conf fc;
@@ -59,6 +60,9 @@ app_run_mn(const struct app_conf *c)
 		rc = app_db_load(c, db, f, b, region, &load_s);
 	if (rc == APP_EXIT_OK && app_telemetry_register(c, ctl) != 0)
 		printf("dtxn: telemetry: the /dtxn/ commands could not be registered\n");
+	if (rc == APP_EXIT_OK) /* Scythe: this MN's lock service, before the CNs connect */
+		rc = app_mn_svcs_create(&svcs, db, (uint16_t)c->node_idx, 1, (unsigned)c->threads,
+					(unsigned)c->coroutines);
 	if (rc == APP_EXIT_OK) {
 		__atomic_store_n(&app_role_self(c, ctl)->state, APP_NODE_READY, __ATOMIC_RELEASE);
 		printf("dtxn: %s ready: %s under %s, region %.1f MiB, loaded in %.2f s, pid %d\n",
@@ -66,10 +70,11 @@ app_run_mn(const struct app_conf *c)
 		       (int)getpid());
 		fflush(stdout);
 		while (!g_mn_stop)
-			nanosleep(&ts, NULL);
+			app_mn_svcs_serve_ms(&svcs, 20); /* the protocol's MN service, or asleep */
 		printf("dtxn: %s stopped (%s)\n", c->node, g_mn_stop == SIGINT ? "SIGINT" : "SIGTERM");
 		fflush(stdout);
 	}
+	app_mn_svcs_destroy(&svcs);
 	app_role_release(c, ctl);
 	app_release(db, f, b);
 	return rc;

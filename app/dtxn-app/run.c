@@ -60,6 +60,8 @@ struct app_run {
 	uint64_t n_coords;                 /* coordinators in the whole cluster */
 	volatile int hold;                 /* workers keep polling (peer CNs still run) */
 	int mn_dead;                       /* an MN process died (index), -1: none */
+	/* the protocol's MN-side services (Scythe), polled by the main lcore */
+	struct app_mn_svcs svcs;
 };
 
 /** How often the main lcore publishes the telemetry figures, ns. */
@@ -109,14 +111,6 @@ app_lcore_main(void *arg)
 			break;
 	}
 	return rc;
-}
-
-static void
-sleep_ms(unsigned ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
 }
 
 /* Merged latency histogram of every worker and type (relaxed, approximate
@@ -263,7 +257,7 @@ mn_gone_exit(struct app_run *r)
 	uint64_t deadline = dtxn_now_ns() + APP_MN_DEAD_STOP_NS;
 
 	while (!all_done(r) && dtxn_now_ns() < deadline)
-		sleep_ms(5);
+		app_mn_svcs_serve_ms(&r->svcs, 5); /* asleep: a --role cn has no MN service */
 	app_check_fini(); /* ends --history's stream */
 	dtxn_series_free(&r->series); /* closes --series-out */
 	fflush(stdout);
@@ -343,7 +337,7 @@ supervise(struct app_run *r)
 			pab = cab;
 			last = now;
 		}
-		sleep_ms(5);
+		app_mn_svcs_serve_ms(&r->svcs, 5); /* asleep unless an MN service runs here */
 	}
 	/* the last interval ends at the stop; it counts what finished after it too */
 	tel_publish(r);
@@ -535,6 +529,7 @@ cn_hand_over(struct app_run *r)
 static void
 teardown(struct app_run *r)
 {
+	app_mn_svcs_destroy(&r->svcs);
 	if (r->workers != NULL) {
 		for (unsigned i = 0; i < r->n_workers; i++) {
 			dtxn_worker_destroy(r->workers[i].w);
@@ -597,6 +592,9 @@ app_run(const struct app_conf *c)
 		rc = build_db(&r, r.n_workers * (unsigned)c->coroutines);
 	if (rc == APP_EXIT_OK)
 		rc = build_workers(&r);
+	if (rc == APP_EXIT_OK && r.ctl == NULL) /* embedded: this process owns every MN */
+		rc = app_mn_svcs_create(&r.svcs, r.db, 0, (uint16_t)c->mn, r.per_cn,
+					(unsigned)c->coroutines);
 	if (rc == APP_EXIT_OK && (app_warm_init(&r.warm, c, r.n_workers) != 0 ||
 				  dtxn_series_init(&r.series, app_interval_s(c), c->warmup_s) != 0))
 		rc = APP_EXIT_FAIL;

@@ -252,13 +252,59 @@ sim_build_thread(struct sim_run *r, struct sim_thread *th, uint64_t n_coords)
 	return APP_EXIT_OK;
 }
 
+static unsigned
+sim_mn_poll(void *arg)
+{
+	return dtxn_mn_svc_poll(arg);
+}
+
+/*
+ * The MNs' CPUs, when the protocol serves requests there (Scythe's Lock
+ * RPC): one simulated thread per MN, without coroutines, whose poller is
+ * the service; the service charges its work to the thread's CPU model,
+ * so a busy MN CPU delays the requests behind it.
+ */
+static int
+sim_build_mn_threads(struct sim_run *r)
+{
+	const struct app_conf *c = r->conf;
+
+	for (unsigned m = 0; m < r->n_mn_threads; m++) {
+		struct sim_thread *th = &r->th[r->n_threads + m];
+		char name[24];
+
+		th->run = r;
+		th->idx = r->n_threads + m;
+		th->wake_ns = UINT64_MAX;
+		snprintf(name, sizeof(name), "mnsvc%u", m);
+		th->s = dtxn_sched_create(name, (int)rte_socket_id(), 1, 0);
+		if (th->s != NULL)
+			th->svc = dtxn_mn_svc_create(r->db, (uint16_t)m, (unsigned)c->threads,
+						     (unsigned)c->coroutines, th->s);
+		if (th->s == NULL || th->svc == NULL ||
+		    dtxn_sched_add_poller(th->s, sim_mn_poll, th->svc) != 0) {
+			app_err("cannot start the service of MN %u: %s (more memory: -m)", m,
+				rte_strerror(rte_errno));
+			return APP_EXIT_FAIL;
+		}
+		dtxn_sched_set_cpu_model(th->s, &r->cpu);
+		th->cq = dtxn_mn_svc_cq(th->svc);
+		if (dtxn_sim_cq_set_notify(th->cq, sim_cq_notify, th) != 0) {
+			app_err("internal error: the sim fabric refused an MN service's CQ");
+			return APP_EXIT_FAIL;
+		}
+	}
+	return APP_EXIT_OK;
+}
+
 static int
 sim_build_threads(struct sim_run *r)
 {
 	const struct app_conf *c = r->conf;
 	uint64_t n_coords = (uint64_t)r->n_threads * c->coroutines;
 
-	r->th = calloc(r->n_threads, sizeof(*r->th));
+	r->n_mn_threads = dtxn_db_has_mn_svc(r->db) ? (unsigned)c->mn : 0;
+	r->th = calloc(r->n_threads + r->n_mn_threads, sizeof(*r->th));
 	if (r->th == NULL) {
 		app_err("out of memory for %u threads", r->n_threads);
 		return APP_EXIT_FAIL;
@@ -275,7 +321,7 @@ sim_build_threads(struct sim_run *r)
 		if (rc != APP_EXIT_OK)
 			return rc;
 	}
-	return APP_EXIT_OK;
+	return sim_build_mn_threads(r);
 }
 
 /* ------------------------------------------------------------------ */
@@ -380,6 +426,8 @@ sim_end_warmup(struct sim_run *r, uint64_t t)
 		th->warm_cpu_ns = dtxn_sched_cpu_ns(th->s);
 		memcpy(th->warm_cpu_ops, dtxn_sched_cpu_ops(th->s), sizeof(th->warm_cpu_ops));
 	}
+	for (unsigned m = 0; m < r->n_mn_threads; m++)
+		r->th[r->n_threads + m].warm_cpu_ns = dtxn_sched_cpu_ns(r->th[r->n_threads + m].s);
 	for (unsigned node = 0; node < c->mn + c->cn; node++) {
 		const struct dtxn_nic_state *st = dtxn_fabric_nic_state(r->fabric, (uint16_t)node);
 
@@ -490,7 +538,7 @@ sim_loop(struct sim_run *r)
 	/* the RNIC queues and the CPUs still work after the stop: busy
 	 * fractions are taken over the whole span, so they never pass 1 */
 	now = dtxn_now_ns();
-	for (unsigned i = 0; i < r->n_threads; i++)
+	for (unsigned i = 0; i < r->n_threads + r->n_mn_threads; i++)
 		now = RTE_MAX(now, dtxn_sched_busy_until_ns(r->th[i].s));
 	r->span_s = (double)(now - r->t_warm_ns) / 1e9;
 out:
@@ -506,6 +554,10 @@ static void
 sim_teardown(struct sim_run *r)
 {
 	if (r->th != NULL) {
+		for (unsigned m = 0; m < r->n_mn_threads; m++) {
+			dtxn_mn_svc_destroy(r->th[r->n_threads + m].svc);
+			dtxn_sched_destroy(r->th[r->n_threads + m].s);
+		}
 		for (unsigned i = 0; i < r->n_threads; i++) {
 			dtxn_worker_destroy(r->th[i].w);
 			rte_free(r->th[i].stats);

@@ -26,9 +26,14 @@
 /** Virtual time at which a simulated run starts, ns (not 0: 0 often means "unset"). */
 #define SIM_T0_NS UINT64_C(1000000000)
 
-/** One simulated CN thread. */
+/**
+ * One simulated thread: a CN thread (a dtxn worker), or, after the
+ * n_threads CN threads, an MN's CPU serving the protocol's MN-side
+ * service (Scythe's lock service; @c svc set, @c w NULL, no coroutine).
+ */
 struct sim_thread {
 	struct dtxn_worker *w;
+	struct dtxn_mn_svc *svc;      /**< MN thread: the service it polls */
 	struct dtxn_sched *s;
 	struct dtxn_cq *cq;
 	struct sim_run *run;
@@ -59,6 +64,7 @@ struct sim_run {
 	struct dtxn_fabric *fabric;
 	struct dtxn_cpu_model cpu;
 	unsigned n_threads;           /**< conf->cn * conf->threads */
+	unsigned n_mn_threads;        /**< MN threads after them in th[] (0: no MN service) */
 	struct sim_thread *th;
 	/* agenda: binary min-heap on (t_ns, seq), lazy deletion */
 	struct sim_agenda_ent *ag;

@@ -138,6 +138,16 @@ sim_report_sim(const struct sim_run *r, struct dtxn_report_sim *s,
 		for (unsigned k = 0; k < DTXN_CPU_OP_MAX && k < RTE_DIM(s->cpu_units); k++)
 			s->cpu_units[k] += ops[k] - th->warm_cpu_ops[k];
 	}
+	for (unsigned m = 0; m < r->n_mn_threads; m++) {
+		/* an MN's CPU serving the protocol (Scythe's lock service) */
+		const struct sim_thread *th = &r->th[r->n_threads + m];
+		struct dtxn_report_busy *b = &thr[s->n_threads++];
+
+		snprintf(b->name, sizeof(b->name), "mn%u.cpu", m);
+		b->count = dtxn_sched_cpu_ns(th->s) - th->warm_cpu_ns;
+		b->busy = sim_frac(b->count, r->span_s);
+		sim_busy_note(s, b);
+	}
 	s->n_cpu = RTE_MIN((unsigned)DTXN_CPU_OP_MAX, (unsigned)RTE_DIM(s->cpu_units));
 	for (unsigned k = 0; k < s->n_cpu; k++)
 		s->cpu_names[k] = g_unit_names[k];
@@ -150,7 +160,7 @@ sim_report(struct sim_run *r)
 	unsigned n_nodes = (unsigned)(c->mn + c->cn), n = 0;
 	struct dtxn_report *rep = calloc(1, sizeof(*rep));
 	struct dtxn_report_busy *nic = calloc((size_t)n_nodes * 3, sizeof(*nic));
-	struct dtxn_report_busy *thr = calloc(r->n_threads, sizeof(*thr));
+	struct dtxn_report_busy *thr = calloc(r->n_threads + r->n_mn_threads, sizeof(*thr));
 	struct dtxn_bench_ctx **ctxs = calloc((size_t)r->n_threads * c->coroutines, sizeof(*ctxs));
 	struct dtxn_report_sim sim;
 	struct dtxn_report_host host;

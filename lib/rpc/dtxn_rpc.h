@@ -4,7 +4,7 @@
 
 /**
  * @file
- * CN-to-CN messages over the fabric's SEND/RECV (ARCHITECTURE.md, "lib/rpc,
+ * CN-to-CN and CN-to-MN messages over the fabric's SEND/RECV (ARCHITECTURE.md, "lib/rpc,
  * lib/tso"; doc/guides/lotus.md, "RPC"). Lotus §4.1 sends its remote lock
  * requests this way: "a transaction's requests to one CN are batched into
  * one RDMA message", coordinators are paired ("coordinator i sends RPCs
@@ -76,6 +76,17 @@ struct dtxn_rpc_conf {
 	 * reply) before it is posted, as a lossy transport would; 0: never.
 	 */
 	unsigned drop_every;
+	/**
+	 * Also message the MNs (issue 14, Scythe's lock service): a request
+	 * may name an MN node id (0 .. n_mn - 1), and goes over the worker's
+	 * own RC QP to that MN (dtxn_worker qp[]), on which the rpc posts
+	 * RECVs for the replies. The MN answers with a struct dtxn_rpc_srv.
+	 * A handler of this rpc never sees a request from an MN (MNs only
+	 * reply). Requests to an MN should not be resent (the MN's handlers
+	 * need not be idempotent; RC delivery is reliable): give such an rpc
+	 * a timeout longer than any reply may take. 0: CNs only.
+	 */
+	uint8_t mn_peers;
 };
 
 /** Counters of one worker's rpc (cumulative since create). */
@@ -159,7 +170,7 @@ void dtxn_rpc_ep_destroy(struct dtxn_rpc_ep *ep);
 
 /** One request of a dtxn_rpc_call_lc() batch. */
 struct dtxn_rpc_call {
-	uint16_t dst_node;   /**< a CN node id, not the caller's */
+	uint16_t dst_node;   /**< a CN node id, not the caller's; or an MN's (dtxn_rpc_conf.mn_peers) */
 	uint8_t type;        /**< message type */
 	const void *req;     /**< payload (copied at the call) */
 	uint32_t req_len;    /**< 0..DTXN_RPC_REQ_MAX */
@@ -199,6 +210,97 @@ void dtxn_rpc_stats_get(const struct dtxn_rpc *rpc, struct dtxn_rpc_stats *st);
 
 /** @return the worker the rpc belongs to. */
 struct dtxn_worker *dtxn_rpc_worker(const struct dtxn_rpc *rpc);
+
+/* ------------------------------------------------------------------ */
+/* The MN side: a request server on an MN's CPU (rpc_srv.c)           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * An MN's CPU serves the requests that CN workers send it through an rpc
+ * created with dtxn_rpc_conf.mn_peers (issue 14: Scythe's Lock RPC runs
+ * on the MN, scythe.md §2). The server owns a CQ and, for every CN and
+ * every worker index k of a CN, the RC QP MN -> CN that pairs with that
+ * worker's QP to this MN (the fabric pairs the k-th QP a -> b with the
+ * k-th b -> a; a CN's workers create their QPs to the MNs in worker
+ * order, dtxn_worker_create()). It posts RECVs for as many requests as
+ * the workers' endpoints may have outstanding, and each poll hands every
+ * request it reaped to one batch handler, so that the handler sees the
+ * batch whole (Scythe sorts a batch of lock requests by key and
+ * timestamp and grants in one scan, Fig. 16), then answers each request
+ * with an inline SEND.
+ *
+ * Thread-safety: a server belongs to the lcore (or, in the simulation,
+ * the simulated MN thread) that polls it; create and destroy it there or
+ * on the main lcore while no poll runs.
+ */
+
+struct dtxn_rpc_srv;
+
+/** One request of a batch, as the batch handler sees it. */
+struct dtxn_rpc_srv_msg {
+	uint16_t src_node;   /**< the sending CN's node id */
+	uint16_t worker;     /**< the sending worker's index in its CN */
+	uint8_t type;        /**< message type, < DTXN_RPC_TYPES */
+	const void *req;     /**< payload, valid during the handler only */
+	uint32_t len;        /**< payload bytes, 0..DTXN_RPC_REQ_MAX */
+	void *resp;          /**< reply buffer, DTXN_RPC_RESP_MAX bytes */
+	/** out: reply bytes (0..DTXN_RPC_RESP_MAX); negative: no reply (the sender fails on its timeout) */
+	int resp_len;
+};
+
+/**
+ * The batch handler. Runs in dtxn_rpc_srv_poll() on the server's lcore;
+ * must not yield. Fills each message's @c resp and @c resp_len.
+ * @param arg   dtxn_rpc_srv_conf.arg.
+ * @param msgs  the requests reaped by this poll, in arrival order.
+ * @param n     1..DTXN_RPC_SRV_BURST.
+ */
+typedef void (*dtxn_rpc_srv_batch_fn)(void *arg, struct dtxn_rpc_srv_msg *msgs, unsigned n);
+
+/** Most requests one poll reaps and hands to the handler. */
+#define DTXN_RPC_SRV_BURST 32
+
+/** Configuration of a server. */
+struct dtxn_rpc_srv_conf {
+	size_t size;              /**< sizeof(struct dtxn_rpc_srv_conf) */
+	uint16_t mn_node;         /**< the MN it serves, < n_mn */
+	unsigned workers_per_cn;  /**< worker QPs each CN has to this MN, >= 1 */
+	unsigned max_eps;         /**< endpoints per worker (dtxn_worker_max_coords()), >= 1 */
+	int socket_id;            /**< NUMA socket of its memory */
+	/**
+	 * Scheduler of the thread that polls it, charged DTXN_CPU_MSG per
+	 * request in virtual time (the MN CPU of the simulation); NULL: none.
+	 */
+	struct dtxn_sched *sched;
+	dtxn_rpc_srv_batch_fn fn; /**< the batch handler, != NULL */
+	void *arg;                /**< its argument */
+};
+
+/**
+ * Creates the server of an MN: its CQ, the QPs to every CN's workers and
+ * their RECVs. On the main lcore, before or after the CN workers exist.
+ * @return the server, or NULL with rte_errno: EINVAL (NULL or short
+ *   @p conf, @p f NULL, mn_node not an MN, workers_per_cn or max_eps 0 or
+ *   too many for one QP's queue), ENOMEM, or the fabric's errno.
+ */
+struct dtxn_rpc_srv *dtxn_rpc_srv_create(struct dtxn_fabric *f, const struct dtxn_rpc_srv_conf *conf);
+
+/** Destroys a server no thread polls. NULL is a no-op. */
+void dtxn_rpc_srv_destroy(struct dtxn_rpc_srv *srv);
+
+/**
+ * Reaps up to DTXN_RPC_SRV_BURST completions, hands the requests among
+ * them to the batch handler (one call), answers each, reposts the RECVs.
+ * Malformed messages are counted (stats bad) and dropped. Never blocks.
+ * @return requests handled (0: idle).
+ */
+unsigned dtxn_rpc_srv_poll(struct dtxn_rpc_srv *srv);
+
+/** @return the server's CQ (the simulation watches it to wake the MN thread). */
+struct dtxn_cq *dtxn_rpc_srv_cq(const struct dtxn_rpc_srv *srv);
+
+/** Copies the server's counters (req_handled, bad) into @p st. Polling lcore, or after it stopped. */
+void dtxn_rpc_srv_stats_get(const struct dtxn_rpc_srv *srv, struct dtxn_rpc_stats *st);
 
 #ifdef __cplusplus
 }

@@ -38,7 +38,6 @@ _Static_assert(DTXN_RPC_RESP_MAX + sizeof(struct dtxn_rpc_hdr) <= DTXN_WR_INLINE
 	       "replies go inline");
 _Static_assert(DTXN_RPC_SLOTS <= 255, "slot index is 8-bit");
 
-#define RPC_MSG_MAX (sizeof(struct dtxn_rpc_hdr) + DTXN_RPC_REQ_MAX)
 /** Pause of a coordinator waiting for a free slot, ns. */
 #define RPC_SLOT_PAUSE_NS 1000
 /** Spare RECVs per QP besides two per slot of every endpoint. */
@@ -76,15 +75,10 @@ struct dtxn_rpc_ep {
 	struct rpc_slot slots[DTXN_RPC_SLOTS];
 };
 
-/** A posted receive buffer. */
-struct rpc_rbuf {
-	struct dtxn_wr wr;
-	struct rpc_peer *peer;
-	uint8_t data[RPC_MSG_MAX] __rte_aligned(8);
-};
 
 struct rpc_peer {
 	struct dtxn_qp *qp;
+	bool own_qp;            /**< false: the worker's QP to an MN (mn_peers), not ours to destroy */
 	uint16_t node;
 	unsigned n_rbufs;
 	struct rpc_rbuf *rbufs;
@@ -464,7 +458,7 @@ rpc_msg_cqe(void *arg, const struct dtxn_cqe *cqe)
 	if (cqe->status != DTXN_WC_SUCCESS) {
 		if (cqe->status != DTXN_WC_WR_FLUSH_ERR) {
 			rpc->st.bad++;
-			rpc_repost(rb->peer, rb);
+			rpc_repost(rb->owner, rb);
 		}
 		return;
 	}
@@ -472,18 +466,18 @@ rpc_msg_cqe(void *arg, const struct dtxn_cqe *cqe)
 	switch (rpc_msg_decode(rb->data, RTE_MIN(cqe->byte_len, (uint32_t)RPC_MSG_MAX),
 			       (uint16_t)rpc->w->index, &h)) {
 	case RPC_KIND_REQ:
-		rpc_on_req(rpc, rb->peer, &h, rb->data + sizeof(h));
+		rpc_on_req(rpc, rb->owner, &h, rb->data + sizeof(h));
 		break;
 	case RPC_KIND_RESP:
-		rpc_on_resp(rpc, rb->peer, &h, rb->data + sizeof(h));
+		rpc_on_resp(rpc, rb->owner, &h, rb->data + sizeof(h));
 		break;
 	default:
 		rpc->st.bad++;
 		RPC_LOG(WARNING, "malformed or misrouted message from node %u dropped",
-			rb->peer->node);
+			((struct rpc_peer *)rb->owner)->node);
 		break;
 	}
-	rpc_repost(rb->peer, rb);
+	rpc_repost(rb->owner, rb);
 }
 
 /* ------------------------------------------------------------------ */
@@ -497,7 +491,8 @@ rpc_free(struct dtxn_rpc *rpc)
 		if (rpc->peer[i].qp != NULL) {
 			if (rpc->w->peer_qp[rpc->peer[i].node] == rpc->peer[i].qp)
 				rpc->w->peer_qp[rpc->peer[i].node] = NULL;
-			dtxn_qp_destroy(rpc->peer[i].qp);
+			if (rpc->peer[i].own_qp)
+				dtxn_qp_destroy(rpc->peer[i].qp);
 		}
 		rte_free(rpc->peer[i].rbufs);
 	}
@@ -512,28 +507,20 @@ rpc_peer_init(struct dtxn_rpc *rpc, struct rpc_peer *p, uint16_t node, unsigned 
 	struct dtxn_worker *w = rpc->w;
 
 	p->node = node;
-	p->qp = dtxn_qp_create(w->db->fabric, w->cq, w->cn_node, node, depth);
-	if (p->qp == NULL)
-		return -rte_errno;
-	w->peer_qp[node] = p->qp; /* the report counts its SENDs (dtxn_worker_peer_counters()) */
-	p->rbufs = rte_zmalloc_socket("dtxn_rpc_rbufs", sizeof(*p->rbufs) * n_rbufs,
-				      RTE_CACHE_LINE_SIZE, w->socket_id);
-	if (p->rbufs == NULL)
-		return -ENOMEM;
-	p->n_rbufs = n_rbufs;
-	for (unsigned i = 0; i < n_rbufs; i++) {
-		struct rpc_rbuf *rb = &p->rbufs[i];
-
-		rb->peer = p;
-		rb->wr.opcode = DTXN_WR_RECV;
-		rb->wr.flags = DTXN_WR_F_SIGNALED;
-		rb->wr.wr_id = (uintptr_t)rb;
-		rb->wr.local = rb->data;
-		rb->wr.len = (uint32_t)sizeof(rb->data);
-		if (i + 1 < n_rbufs)
-			rb->wr.next = &p->rbufs[i + 1].wr;
+	if (node < dtxn_fabric_conf(w->db->fabric)->n_mn) {
+		/* an MN: the worker's own RC QP to it carries the messages too */
+		p->qp = w->qp[node];
+		if (p->qp == NULL)
+			return -EINVAL;
+	} else {
+		p->qp = dtxn_qp_create(w->db->fabric, w->cq, w->cn_node, node, depth);
+		if (p->qp == NULL)
+			return -rte_errno;
+		p->own_qp = true;
+		w->peer_qp[node] = p->qp; /* the report counts its SENDs (dtxn_worker_peer_counters()) */
 	}
-	return dtxn_qp_post_recv(p->qp, &p->rbufs[0].wr);
+	p->n_rbufs = n_rbufs;
+	return rpc_rbufs_post(p->qp, p, n_rbufs, w->socket_id, &p->rbufs);
 }
 
 /* RECV buffers per peer QP: requests from the peer's endpoints and replies to ours. */
@@ -541,6 +528,13 @@ static unsigned
 rpc_n_rbufs(unsigned max_eps)
 {
 	return 2 * max_eps * DTXN_RPC_SLOTS + RPC_RECV_SPARE;
+}
+
+/* RECV buffers on a worker's QP to an MN (mn_peers): the replies to our endpoints. */
+static unsigned
+rpc_n_rbufs_mn(unsigned max_eps)
+{
+	return max_eps * DTXN_RPC_SLOTS + RPC_RECV_SPARE;
 }
 
 static unsigned
@@ -617,6 +611,15 @@ dtxn_rpc_create(struct dtxn_worker *w, const struct dtxn_rpc_conf *conf)
 		p = &rpc->peer[rpc->n_peers++];
 		rpc->by_node[n] = p;
 		rc = rpc_peer_init(rpc, p, n, depth, n_rbufs);
+		if (rc != 0)
+			goto fail;
+	}
+	for (uint16_t n = 0; conf->mn_peers && n < fc->n_mn; n++) {
+		/* the MN answers requests only: replies to our endpoints */
+		struct rpc_peer *p = &rpc->peer[rpc->n_peers++];
+
+		rpc->by_node[n] = p;
+		rc = rpc_peer_init(rpc, p, n, depth, rpc_n_rbufs_mn(max_eps));
 		if (rc != 0)
 			goto fail;
 	}

@@ -34,6 +34,22 @@ _Static_assert(sizeof(struct dtxn_rpc_hdr) == 16, "rpc header");
 /** Largest message, bytes: a header and the largest request. */
 #define RPC_MSG_MAX (sizeof(struct dtxn_rpc_hdr) + DTXN_RPC_REQ_MAX)
 
+/** A posted receive buffer, for a CN's rpc (owner: its peer) or an MN's server (its QP). */
+struct rpc_rbuf {
+	struct dtxn_wr wr;
+	void *owner;
+	uint8_t data[RPC_MSG_MAX] __attribute__((aligned(8)));
+};
+
+/**
+ * Allocates @p n receive buffers owned by @p owner, chains their RECV WRs
+ * and posts them on @p qp (rpc_rbuf.c). Main lcore or the QP's lcore.
+ * @param rbufs  out: the buffers (rte_free() them after the QP is gone).
+ * @return 0, -ENOMEM, or dtxn_qp_post_recv()'s error (*rbufs is then set).
+ */
+int rpc_rbufs_post(struct dtxn_qp *qp, void *owner, unsigned n, int socket_id,
+		   struct rpc_rbuf **rbufs);
+
 /**
  * Decodes a received message: @p len bytes at @p msg (any alignment).
  * Accepts it only if it holds a whole header with the magic, a known

@@ -132,7 +132,8 @@ stats_print_sim(const struct dtxn_report *r, FILE *out)
 			}
 			shown[n_shown++] = best;
 		}
-		fprintf(out, "  CN threads: %u, busiest (busy %%)\n", s->n_threads);
+		/* CN worker threads (cnI.tJ) and MN CPUs serving a protocol (mnI.cpu) */
+		fprintf(out, "  threads: %u, busiest (busy %%)\n", s->n_threads);
 		for (unsigned k = 0; k < n_shown; k++)
 			fprintf(out, "    %-20s %6.1f%%\n", s->threads[shown[k]].name,
 				100.0 * s->threads[shown[k]].busy);

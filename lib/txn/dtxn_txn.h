@@ -242,6 +242,50 @@ const char *dtxn_db_variant(const struct dtxn_db *db);
 /** @return the fabric, once attached. */
 struct dtxn_fabric *dtxn_db_fabric(const struct dtxn_db *db);
 
+/* ------------------------------------------------------------------ */
+/* MN-side services (mn_svc.c)                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Most protocols leave the MN CPUs out of the data path. One that puts a
+ * service there (Scythe's lock service, issue 14) brings it through
+ * dtxn_cc_ops.mn_svc; the node that owns an MN's region (--role all: the
+ * main lcore; --role mn: the MN process; the simulation: a simulated MN
+ * thread) creates one service per MN and polls it while the CNs run.
+ */
+struct dtxn_mn_svc;
+struct dtxn_cq;
+
+/** @return true if the db's protocol runs a service on the MNs' CPUs. Any thread. */
+bool dtxn_db_has_mn_svc(const struct dtxn_db *db);
+
+/**
+ * Creates the protocol's service of MN @p mn, once the fabric is attached
+ * and the tables are loaded; before or after the CN workers exist.
+ * @param workers_per_cn  workers (dtxn_worker) each CN runs, >= 1.
+ * @param max_coords      coordinators per worker (dtxn_worker_create()).
+ * @param sched           the scheduler whose thread will poll it, charged
+ *   its CPU work in virtual time (the simulated MN thread); NULL in real time.
+ * @return the service, or NULL with rte_errno: ENOTSUP (the protocol has
+ *   none), EINVAL (NULL @p db, no fabric, @p mn not an MN, a count 0),
+ *   ENOMEM, or the fabric's errno.
+ */
+struct dtxn_mn_svc *dtxn_mn_svc_create(struct dtxn_db *db, uint16_t mn, unsigned workers_per_cn,
+				       unsigned max_coords, struct dtxn_sched *sched);
+
+/**
+ * Serves what has arrived (one burst). Never blocks. Called on the
+ * polling thread only.
+ * @return requests handled (0: idle).
+ */
+unsigned dtxn_mn_svc_poll(struct dtxn_mn_svc *svc);
+
+/** @return the CQ the service polls (the simulation wakes its thread on it), or NULL. */
+struct dtxn_cq *dtxn_mn_svc_cq(const struct dtxn_mn_svc *svc);
+
+/** Destroys a service no thread polls any more. NULL is a no-op. */
+void dtxn_mn_svc_destroy(struct dtxn_mn_svc *svc);
+
 /** @return the names of the registered protocols, comma-separated, in @p buf. */
 void dtxn_cc_list(char *buf, size_t len);
 

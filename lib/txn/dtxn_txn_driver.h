@@ -305,6 +305,24 @@ typedef int (*dtxn_cc_footprint_t)(const struct dtxn_db *db, unsigned n_cn,
 				   unsigned max_coords, struct dtxn_footprint *per_cn,
 				   struct dtxn_footprint *per_worker);
 
+/**
+ * Optional: a service on the MNs' CPUs (dtxn_mn_svc_create(), dtxn_txn.h;
+ * Scythe's lock service). Every op is mandatory when the table is given.
+ */
+struct dtxn_cc_mn_svc_ops {
+	/**
+	 * The service of MN @p mn (dtxn_mn_svc_create()'s arguments).
+	 * @return the protocol's service, or NULL with rte_errno.
+	 */
+	void *(*create)(struct dtxn_db *db, uint16_t mn, unsigned workers_per_cn,
+			unsigned max_coords, struct dtxn_sched *sched);
+	/** One poll; returns requests handled. */
+	unsigned (*poll)(void *svc);
+	/** The CQ it polls. */
+	struct dtxn_cq *(*cq)(void *svc);
+	void (*destroy)(void *svc);
+};
+
 /** A concurrency-control protocol. name, slot_*, execute, commit, abort are mandatory. */
 struct dtxn_cc_ops {
 	const char *name;
@@ -329,6 +347,7 @@ struct dtxn_cc_ops {
 	dtxn_cc_table_geometry_t table_geometry; /**< optional; overrides table_sizes */
 	dtxn_cc_variant_t variant;         /**< optional; none: always the default */
 	dtxn_cc_footprint_t footprint;     /**< optional; none: a fixed share per coordinator */
+	const struct dtxn_cc_mn_svc_ops *mn_svc; /**< optional; none: MN CPUs stay out of the data path */
 	/**
 	 * Optional: bytes the local copy of a record of table @p t holds after
 	 * its slot and aux area (dtxn_txn_add_*() allocates slot_size +

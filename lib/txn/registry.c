@@ -24,7 +24,9 @@ dtxn_cc_register(const struct dtxn_cc_ops *ops)
 	if (ops == NULL || ops->name == NULL || ops->name[0] == '\0' ||
 	    ops->slot_size == NULL || ops->slot_format == NULL ||
 	    ops->slot_value == NULL || ops->execute == NULL ||
-	    ops->commit == NULL || ops->abort == NULL)
+	    ops->commit == NULL || ops->abort == NULL ||
+	    (ops->mn_svc != NULL && (ops->mn_svc->create == NULL || ops->mn_svc->poll == NULL ||
+				     ops->mn_svc->cq == NULL || ops->mn_svc->destroy == NULL)))
 		return -EINVAL;
 	if (dtxn_cc_find(ops->name) != NULL)
 		return -EEXIST;

@@ -62,7 +62,7 @@ struct shm_wqe {
 	uint8_t inl[DTXN_WR_INLINE_MAX] __rte_aligned(8);
 };
 
-/** Entries of the pairing directory: QPs between CNs alive at once. */
+/** Entries of the pairing directory: QPs alive at once (every QP is paired). */
 #define SHM_QPDIR_SIZE 8192
 
 /**

@@ -62,7 +62,7 @@ shm_msg_free(struct shm_msg *m)
 }
 
 /*
- * Registers @p qp (between two CNs) in the directory and pairs it with the
+ * Registers @p qp (CN -> CN, CN -> MN or MN -> CN) in the directory and pairs it with the
  * k-th QP remote -> local if that one exists, whichever process made it.
  * @return 0, or -ENOSPC (directory full).
  */
@@ -171,9 +171,10 @@ shm_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 	qp->rtt_back_ns = m->rtt_ns - qp->rtt_out_ns;
 
 	qp->seq = seq;
-	if (local_node >= sf->n_mn && remote_node >= sf->n_mn && shm_qp_pair(sf, qp) != 0) {
-		SHM_LOG(ERR, "QP %u->%u: more than %u QPs between CNs", local_node, remote_node,
-			SHM_QPDIR_SIZE);
+	/* CN <-> CN, and CN <-> MN for an MN-side service (lib/rpc's dtxn_rpc_srv) */
+	if (shm_qp_pair(sf, qp) != 0) {
+		SHM_LOG(ERR, "QP %u->%u: more than %u QPs with SEND/RECV pairing", local_node,
+			remote_node, SHM_QPDIR_SIZE);
 		rte_ring_free(qp->inbound);
 		goto nomem;
 	}

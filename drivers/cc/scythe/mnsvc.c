@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The MN-side lock service (scythe.md §2, "Step 1: Lock RPC, run by the
+ * MN CPU"; Fig. 16): lib/rpc's server (dtxn_rpc_srv) reaps a burst of
+ * Lock messages from the CN workers; the handler sorts all their requests
+ * by (record, ts) and serves them in one scan with the grant rule
+ * (takeout.c), writing the lock's lower and queued_ts words with CPU
+ * stores and reading upper, which only the holders' FAAs change, with an
+ * atomic load (no word is written by both the CPU and the NIC).
+ *
+ * A request names its record by its slot offset in this MN's region and
+ * its table; one that is not a slot of a table whose primary is this MN
+ * is refused (SCYTHE_LK_BAD) and touches nothing.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "dtxn_fabric.h"
+#include "scythe_private.h"
+
+/** Most requests in one batch. */
+#define MN_BATCH_MAX (DTXN_RPC_SRV_BURST * SCYTHE_LOCKS_PER_MSG)
+
+struct scythe_mn {
+	struct dtxn_db *db;
+	uint16_t mn;
+	uint8_t *base;
+	struct dtxn_sched *sched;
+	struct dtxn_rpc_srv *srv;
+	struct scythe_opts opts;
+	uint64_t by_status[SCYTHE_LK_BAD + 1];
+	struct scythe_batch_ent ents[MN_BATCH_MAX];
+};
+
+/* Whether @p off is the offset of a slot of table @p tid whose primary is this MN. */
+static bool
+mn_slot_ok(const struct scythe_mn *m, uint8_t tid, uint64_t off)
+{
+	const struct dtxn_table *tab = dtxn_catalog_table(&m->db->cat, tid);
+	uint64_t rel, in_bkt;
+
+	if (tab == NULL || tab->mn[0] != m->mn || off < tab->off[0])
+		return false;
+	rel = off - tab->off[0];
+	if (rel / tab->bucket_size >= tab->n_buckets)
+		return false;
+	in_bkt = rel % tab->bucket_size;
+	return in_bkt >= DTXN_BUCKET_HDR_SIZE &&
+	       (in_bkt - DTXN_BUCKET_HDR_SIZE) % tab->slot_size == 0;
+}
+
+/* Serves one request: Lock(ts, mode) of Fig. 14. */
+static void
+mn_serve(struct scythe_mn *m, const struct scythe_batch_ent *e, struct scythe_lock_resp *r)
+{
+	struct scythe_slot *s;
+	uint16_t lower, upper;
+
+	memset(r, 0, sizeof(*r));
+	if (!mn_slot_ok(m, e->table_id, e->off) || e->mode > SCYTHE_HOT) {
+		r->status = SCYTHE_LK_BAD;
+		return;
+	}
+	s = (struct scythe_slot *)(m->base + e->off);
+	lower = (uint16_t)s->lower;
+	upper = (uint16_t)__atomic_load_n(&s->upper, __ATOMIC_ACQUIRE);
+	r->status = scythe_takeout_decide(lower, upper, s->queued_ts, e->ts, e->mode,
+					  (e->flags & SCYTHE_REQ_F_DEFERRED) != 0, &m->opts);
+	r->ticket = lower;
+	r->upper = upper;
+	r->queue = (uint16_t)(lower - upper);
+	r->version = __atomic_load_n(&s->version, __ATOMIC_ACQUIRE);
+	if (r->status == SCYTHE_LK_GRANTED || r->status == SCYTHE_LK_QUEUED) {
+		/* queued_ts = ts (the largest: requests below it are refused); lower + 1 */
+		__atomic_store_n(&s->queued_ts, e->ts, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->lower, (uint64_t)(uint16_t)(lower + 1), __ATOMIC_RELEASE);
+	}
+}
+
+/* The batch handler: every request of every message, sorted, one scan. */
+static void
+mn_batch(void *arg, struct dtxn_rpc_srv_msg *msgs, unsigned n)
+{
+	struct scythe_mn *m = arg;
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct dtxn_rpc_srv_msg *msg = &msgs[i];
+		unsigned cnt = msg->len / sizeof(struct scythe_lock_req);
+
+		if (msg->type != SCYTHE_RPC_LOCK || msg->len % sizeof(struct scythe_lock_req) != 0 ||
+		    cnt == 0 || cnt > SCYTHE_LOCKS_PER_MSG) {
+			msg->resp_len = 0; /* an empty reply: the CN counts it as refused */
+			continue;
+		}
+		for (unsigned j = 0; j < cnt; j++) {
+			struct scythe_lock_req q;
+			struct scythe_batch_ent *e = &m->ents[k++];
+
+			memcpy(&q, (const uint8_t *)msg->req + j * sizeof(q), sizeof(q));
+			*e = (struct scythe_batch_ent){
+				.off = q.off, .ts = q.ts, .msg = (uint16_t)i, .idx = (uint16_t)j,
+				.table_id = q.table_id, .mode = q.mode, .flags = q.flags,
+			};
+		}
+		msg->resp_len = (int)(cnt * sizeof(struct scythe_lock_resp));
+	}
+	/* CPU of the MN: one record per request (virtual time only) */
+	dtxn_sched_charge_op(m->sched, DTXN_CPU_RECORD, k);
+	scythe_batch_sort(m->ents, k);
+	for (unsigned i = 0; i < k; i++) {
+		const struct scythe_batch_ent *e = &m->ents[i];
+		struct scythe_lock_resp r;
+
+		mn_serve(m, e, &r);
+		m->by_status[r.status]++;
+		memcpy((uint8_t *)msgs[e->msg].resp + e->idx * sizeof(r), &r, sizeof(r));
+	}
+}
+
+static void
+mn_destroy(void *svc)
+{
+	struct scythe_mn *m = svc;
+
+	if (m == NULL)
+		return;
+	SCYTHE_LOG(DEBUG, "MN %u lock service: granted %" PRIu64 " queued %" PRIu64
+		   " refused ts %" PRIu64 " cold %" PRIu64 " hot %" PRIu64 " deferred %" PRIu64
+		   " bad %" PRIu64, m->mn, m->by_status[SCYTHE_LK_GRANTED],
+		   m->by_status[SCYTHE_LK_QUEUED], m->by_status[SCYTHE_LK_REJ_TS],
+		   m->by_status[SCYTHE_LK_REJ_COLD], m->by_status[SCYTHE_LK_REJ_HOT],
+		   m->by_status[SCYTHE_LK_DEFER], m->by_status[SCYTHE_LK_BAD]);
+	dtxn_rpc_srv_destroy(m->srv);
+	rte_free(m);
+}
+
+static void *
+mn_create(struct dtxn_db *db, uint16_t mn, unsigned workers_per_cn, unsigned max_coords,
+	  struct dtxn_sched *sched)
+{
+	struct dtxn_rpc_srv_conf conf = {
+		.size = sizeof(conf),
+		.mn_node = mn,
+		.workers_per_cn = workers_per_cn,
+		.max_eps = max_coords,
+		.socket_id = SOCKET_ID_ANY,
+		.sched = sched,
+		.fn = mn_batch,
+	};
+	struct scythe_mn *m;
+	uint8_t *base = dtxn_fabric_mn_base(db->fabric, mn);
+
+	if (base == NULL) {
+		rte_errno = EINVAL; /* the region is not mapped in this process */
+		return NULL;
+	}
+	m = rte_zmalloc("scythe_mn", sizeof(*m), RTE_CACHE_LINE_SIZE);
+	if (m == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	m->db = db;
+	m->mn = mn;
+	m->base = base;
+	m->sched = sched;
+	m->opts = scythe_shared_of(db)->opts;
+	conf.arg = m;
+	m->srv = dtxn_rpc_srv_create(db->fabric, &conf);
+	if (m->srv == NULL) {
+		int err = rte_errno;
+
+		rte_free(m);
+		rte_errno = err;
+		return NULL;
+	}
+	return m;
+}
+
+static unsigned
+mn_poll(void *svc)
+{
+	return dtxn_rpc_srv_poll(((struct scythe_mn *)svc)->srv);
+}
+
+static struct dtxn_cq *
+mn_cq(void *svc)
+{
+	return dtxn_rpc_srv_cq(((struct scythe_mn *)svc)->srv);
+}
+
+const struct dtxn_cc_mn_svc_ops scythe_mn_svc_ops = {
+	.create = mn_create,
+	.poll = mn_poll,
+	.cq = mn_cq,
+	.destroy = mn_destroy,
+};

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_SCYTHE_PRIVATE_H
+#define DTXN_SCYTHE_PRIVATE_H
+
+/**
+ * @file
+ * Scythe (Lu et al., ACM TOS 2024; ../shared/papers/scythe.md), issue 14:
+ * hot-aware concurrency control (OCC for cold records, timestamp-ordered
+ * OCC for hot ones) over the Takeout Lock, a ticket lock whose tickets
+ * the MN's CPU hands out by RPC and whose holders release it with one
+ * one-sided FAA. doc/guides/scythe.md. Which file does what:
+ * - scythe.c: ops table, registration, db/worker/coordinator state, begin;
+ * - options.c: the options (--cc-opts);
+ * - format.c: the record format (takeout lock words, version, value);
+ * - takeout.c: the lock's grant rule (Fig. 14) and the batch order (Fig. 16),
+ *   pure functions the MN service and the unit tests share;
+ * - mnsvc.c: the MN-side service: the Lock RPC's batch handler;
+ * - lock.c: the CN side of the lock: Lock RPCs, Hangout wait and Poll,
+ *   SRTT, release;
+ * - execute.c: execution (COLD reads abort on a lock or a queue; HOT
+ *   reads queue in timestamp order), insert bucket locks;
+ * - commit.c: locking the write set, validation (COLD), write-back, unlock.
+ *
+ * The record format, with the CPU-store/NIC-FAA hazard prevented by
+ * design (scythe.md §2, [INF]): the paper's lock is one 8-byte word whose
+ * lower half the MN CPU writes with plain stores while holders add 1 << 16
+ * to it with RDMA FAA; RDMA atomics are not atomic against CPU stores, so
+ * an FAA could be lost. Here each writer has its own words: the MN CPU
+ * alone writes @c lower and @c queued_ts, the NIC alone (FAA from the
+ * holders) writes @c upper. The MN reads @c upper with an atomic load;
+ * CNs read all three with one READ. The counters are u16 (Fig. 13):
+ * @c lower keeps the low 16 bits; @c upper is FAAed by 1 as a 64-bit
+ * word, of which the low 16 bits count; every difference is taken mod 2^16.
+ */
+
+#include <rte_log.h>
+
+#include "dtxn_rpc.h"
+#include "dtxn_tso.h"
+#include "dtxn_txn_driver.h"
+
+extern int dtxn_scythe_logtype;
+#define SCYTHE_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, dtxn_scythe_logtype, "dtxn.cc.scythe: " fmt "\n", ##__VA_ARGS__)
+
+/* ------------------------------------------------------------------ */
+/* Record format (format.c)                                           */
+/* ------------------------------------------------------------------ */
+
+/** Slot: [slot header 16 B][lower][queued_ts][upper][version][value]. */
+#define SCYTHE_LOWER_OFF 16
+#define SCYTHE_QTS_OFF 24
+#define SCYTHE_UPPER_OFF 32
+#define SCYTHE_VERSION_OFF 40
+#define SCYTHE_VALUE_OFF 48
+_Static_assert(SCYTHE_VERSION_OFF == SCYTHE_UPPER_OFF + 8, "a Poll READs upper and version");
+/** Bytes of the lock words and the version (a validation READ). */
+#define SCYTHE_META_LEN (SCYTHE_VALUE_OFF - SCYTHE_LOWER_OFF)
+
+struct scythe_slot {
+	struct dtxn_slot_hdr hdr;
+	uint64_t lower;      /**< ticket counter (low 16 bits); MN CPU only */
+	uint64_t queued_ts;  /**< largest timestamp queued; MN CPU only */
+	uint64_t upper;      /**< dequeue counter (low 16 bits); NIC FAA only */
+	uint64_t version;    /**< txn id of the last committed writer, 0 after load */
+	uint8_t value[];
+};
+_Static_assert(sizeof(struct scythe_slot) == SCYTHE_VALUE_OFF, "scythe slot layout");
+
+uint32_t scythe_slot_size(uint32_t value_size);
+void scythe_slot_format(const struct dtxn_table *t, void *slot, const void *value, void *arg);
+void *scythe_slot_value(const struct dtxn_table *t, void *slot);
+
+/** CurrentQueuedTxnNum (Eq. 1): tickets taken and not yet given back, mod 2^16. */
+static inline uint16_t
+scythe_queue(uint64_t lower, uint64_t upper)
+{
+	return (uint16_t)((uint16_t)lower - (uint16_t)upper);
+}
+
+/* ------------------------------------------------------------------ */
+/* Options (options.c)                                                */
+/* ------------------------------------------------------------------ */
+
+/** The heat mode of an attempt (§3.1). */
+enum scythe_mode {
+	SCYTHE_COLD = 0,  /**< OCC */
+	SCYTHE_HOT = 1,   /**< TOCC */
+};
+
+struct scythe_opts {
+	uint32_t cold_wm;    /**< ColdWatermark (3) */
+	uint32_t hot_wm;     /**< HotWatermark (10) */
+	uint32_t band_us;    /**< wait of a HOT request queued between the watermarks, us (20); 0: off */
+	uint32_t alpha_pct;  /**< SRTT smoothing alpha, percent (90, Eq. 2) */
+	uint8_t occ_only;    /**< every attempt COLD */
+	uint8_t tocc_only;   /**< every attempt HOT */
+};
+
+void scythe_opts_default(struct scythe_opts *o);
+/** Parses @p s over @p o; 0 or -EINVAL with a one-line message in @p err. */
+int scythe_opts_parse(const char *s, struct scythe_opts *o, char *err, size_t errlen);
+int scythe_check_options(const char *opts, char *err, size_t errlen);
+const char *scythe_variant(const struct dtxn_db *db);
+
+/* ------------------------------------------------------------------ */
+/* The Lock RPC (takeout.c, mnsvc.c, lock.c)                          */
+/* ------------------------------------------------------------------ */
+
+/** lib/rpc message type of the Lock RPC. */
+#define SCYTHE_RPC_LOCK 0
+/** Lock requests per message (a request and its reply fit lib/rpc's limits). */
+#define SCYTHE_LOCKS_PER_MSG 14
+
+/** Request flag: the request was deferred once already (band wait). */
+#define SCYTHE_REQ_F_DEFERRED (1u << 0)
+
+/** One lock request: Lock(ts, mode) on the record at @c off (24 B). */
+struct scythe_lock_req {
+	uint64_t off;        /**< slot offset in the MN's region */
+	uint64_t ts;         /**< the requester's timestamp */
+	uint8_t table_id;
+	uint8_t mode;        /**< enum scythe_mode */
+	uint8_t flags;       /**< SCYTHE_REQ_F_* */
+	uint8_t rsvd[5];
+};
+_Static_assert(sizeof(struct scythe_lock_req) == 24, "lock request");
+
+/** Outcomes of a lock request (struct scythe_lock_resp.status). */
+enum scythe_lock_status {
+	SCYTHE_LK_GRANTED = 0, /**< queued with nobody ahead: held */
+	SCYTHE_LK_QUEUED,      /**< queued behind resp.queue holders: Hangout, then Poll */
+	SCYTHE_LK_REJ_TS,      /**< ts < queued_ts: out of timestamp order */
+	SCYTHE_LK_REJ_COLD,    /**< COLD and queue > ColdWatermark: retry HOT */
+	SCYTHE_LK_REJ_HOT,     /**< queue > HotWatermark */
+	SCYTHE_LK_DEFER,       /**< HOT, queue between the watermarks: wait band_us, ask again */
+	SCYTHE_LK_BAD,         /**< not a record of this MN */
+};
+
+/**
+ * The reply to one request (16 B): Lock_Reply of Fig. 13, and the
+ * record's version when the MN looked: for a lock granted at once, the
+ * version under the lock, so that a COLD write needs no validation READ
+ * (a queued one reads it with its Poll).
+ */
+struct scythe_lock_resp {
+	uint8_t status;      /**< enum scythe_lock_status */
+	uint8_t rsvd;
+	uint16_t ticket;     /**< granted / queued: the ticket (lower before the increment) */
+	uint16_t upper;      /**< upper when the MN looked */
+	uint16_t queue;      /**< CurrentQueuedTxnNum before this request */
+	uint64_t version;    /**< the record's version word */
+};
+_Static_assert(sizeof(struct scythe_lock_resp) == 16, "lock reply");
+_Static_assert(SCYTHE_LOCKS_PER_MSG * sizeof(struct scythe_lock_req) <= DTXN_RPC_REQ_MAX,
+	       "lock requests fit a message");
+_Static_assert(SCYTHE_LOCKS_PER_MSG * sizeof(struct scythe_lock_resp) <= DTXN_RPC_RESP_MAX,
+	       "lock replies fit a reply");
+
+/**
+ * The grant rule of Fig. 14, with the band wait of §3.2: what the MN does
+ * with Lock(@p ts, @p mode) on a lock whose counters are @p lower and
+ * @p upper and whose largest queued timestamp is @p queued_ts.
+ * @param deferred  the request was deferred once already (never twice).
+ * @return enum scythe_lock_status: GRANTED or QUEUED (the caller then
+ *   takes ticket @p lower, sets queued_ts = ts, lower + 1), or a refusal.
+ */
+uint8_t scythe_takeout_decide(uint16_t lower, uint16_t upper, uint64_t queued_ts, uint64_t ts,
+			      uint8_t mode, bool deferred, const struct scythe_opts *o);
+
+/** One entry of an MN batch: a request, and where its reply goes. */
+struct scythe_batch_ent {
+	uint64_t off;
+	uint64_t ts;
+	uint16_t msg;        /**< message index in the batch */
+	uint16_t idx;        /**< request index in its message */
+	uint8_t table_id;
+	uint8_t mode;
+	uint8_t flags;
+	uint8_t rsvd;
+};
+
+/**
+ * Sorts a batch by (record, ts) (Fig. 16), ties by arrival (message, then
+ * request index), so that one scan grants each record's requests in
+ * timestamp order.
+ */
+void scythe_batch_sort(struct scythe_batch_ent *e, unsigned n);
+
+/** The MN-side service ops (mnsvc.c). */
+extern const struct dtxn_cc_mn_svc_ops scythe_mn_svc_ops;
+
+/* ------------------------------------------------------------------ */
+/* Per db, worker, coordinator, item                                  */
+/* ------------------------------------------------------------------ */
+
+struct scythe_shared {
+	struct scythe_opts opts;
+	dtxn_raddr_t tso_counter;
+};
+
+/** Counters of one worker (DEBUG log at its end). */
+struct scythe_wstats {
+	uint64_t hot_attempts;
+	uint64_t cold_attempts;
+	uint64_t lock_reqs;
+	uint64_t queued;
+	uint64_t deferred;
+	uint64_t polls;
+	uint64_t rejected;
+};
+
+struct scythe_worker {
+	struct dtxn_rpc *rpc;
+	struct dtxn_tso *tso;
+	/** SRTT to each MN, ns (Eq. 2; 0 before the first sample) */
+	uint64_t srtt_ns[DTXN_MAX_NODES];
+	struct scythe_wstats st;
+};
+
+struct scythe_coord {
+	struct dtxn_rpc_ep *ep;
+	struct dtxn_tso_req treq;
+	uint8_t mode;        /**< enum scythe_mode of the current attempt */
+	uint8_t hot_next;    /**< the next attempt runs HOT (a COLD one saw a queue > ColdWatermark) */
+	uint64_t ts;         /**< the attempt's timestamp, 0 before it is taken */
+	uint64_t sink;       /**< old values of fire-and-forget FAAs */
+};
+
+/** Lock state of an item (struct scythe_item.lk). */
+enum scythe_lk {
+	SCYTHE_LK_NONE = 0,  /**< no ticket */
+	SCYTHE_LK_NEED,      /**< to request in the next Lock round */
+	SCYTHE_LK_WAIT,      /**< ticket taken, holders ahead */
+	SCYTHE_LK_HELD,      /**< ticket served: this txn holds the lock */
+	/**
+	 * Another item of the txn names the same record (e.g. TPC-C Delivery
+	 * reads a NEW-ORDER row and deletes it) and takes its lock: this one
+	 * shares it (item @c alias) and never asks, so that a txn never queues
+	 * behind itself.
+	 */
+	SCYTHE_LK_ALIAS,
+};
+
+/** Protocol state of one item, from the arena (item->cc[0]). */
+struct scythe_item {
+	struct dtxn_loc loc;  /**< first: locating it (lib/txn) */
+	uint8_t lk;           /**< enum scythe_lk */
+	uint8_t deferred;     /**< its request was deferred once */
+	uint16_t ticket;
+	uint16_t upper;       /**< upper as last seen */
+	uint8_t direct;       /**< HOT read at its cached address: locked before it is read */
+	uint8_t rsvd;
+	uint32_t alias;       /**< SCYTHE_LK_ALIAS: the item whose lock it shares */
+	uint64_t poll[2];     /**< Poll READ target: upper and version (adjacent words) */
+	uint64_t lversion;    /**< the version seen under the lock (grant reply or Poll) */
+	uint64_t meta[SCYTHE_META_LEN / 8]; /**< validation READ: lower, queued_ts, upper, version */
+	uint64_t bhdr[2];     /**< delete: its bucket's lock and version words */
+	uint64_t bimg;        /**< bucket version written at commit */
+};
+
+static inline struct scythe_item *
+scythe_item_of(const struct dtxn_item *it)
+{
+	return (struct scythe_item *)(uintptr_t)it->cc[0];
+}
+
+static inline struct scythe_slot *
+scythe_slot_of(const struct dtxn_item *it)
+{
+	return (struct scythe_slot *)it->slot;
+}
+
+static inline struct scythe_shared *
+scythe_shared_of(const struct dtxn_db *db)
+{
+	return db->cc_shared;
+}
+
+static inline const struct scythe_opts *
+scythe_opts_t(const struct dtxn_txn *t)
+{
+	return &scythe_shared_of(t->coord->worker->db)->opts;
+}
+
+static inline struct scythe_coord *
+scythe_coord_of(const struct dtxn_txn *t)
+{
+	return t->coord->cc_priv;
+}
+
+static inline struct scythe_worker *
+scythe_worker_of(const struct dtxn_txn *t)
+{
+	return t->coord->worker->cc_priv;
+}
+
+/* lock.c */
+/** True if the txn holds the lock of item @p i's record (through @p i or another item). */
+bool scythe_holds(const struct dtxn_txn *t, uint32_t i);
+/**
+ * Sends Lock(ts, mode) for every item in state SCYTHE_LK_NEED (batched per
+ * MN, one round trip), then waits (Hangout) and polls until every ticket
+ * is served. Coordinator's coroutine; yields.
+ * @return DTXN_OK, or an abort reason (DTXN_ABORT_LOCK_CONFLICT: a
+ *   refusal; a COLD refusal for the queue sets hot_next), with the locks
+ *   taken so far still held (scythe_release() gives them back).
+ */
+int scythe_lock_run(struct dtxn_txn *t);
+/**
+ * Adds to @p b one unsignaled FAA +1 on upper for every lock the txn
+ * holds, and marks them released. Tickets still waiting are not touched
+ * (scythe_release() waits for them).
+ */
+void scythe_unlock_held(struct dtxn_txn *t, struct dtxn_batch *b);
+/**
+ * Gives back everything the txn holds: waits (Hangout, Poll) until its
+ * queued tickets are served, then FAAs every held lock and writes 0 to
+ * its bucket locks, fire-and-forget. Coordinator's coroutine; yields.
+ */
+void scythe_release(struct dtxn_txn *t);
+
+/* execute.c */
+int scythe_execute(struct dtxn_txn *t);
+
+/* commit.c */
+int scythe_commit(struct dtxn_txn *t);
+void scythe_abort(struct dtxn_txn *t);
+
+#endif /* DTXN_SCYTHE_PRIVATE_H */

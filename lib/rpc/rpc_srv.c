@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The MN side of CN-to-MN messages (dtxn_rpc.h, "The MN side"): a CQ, one
+ * RC QP per (CN, worker index) paired with that worker's QP to this MN,
+ * RECV buffers for every request the workers' endpoints may have
+ * outstanding, and a poll that hands each burst of requests to one batch
+ * handler before answering them (inline SENDs, as rpc.c answers).
+ *
+ * Wire format: rpc.c's (struct dtxn_rpc_hdr, rpc_msg_decode()). A reply
+ * echoes the request's endpoint, slot, sequence and worker index, so the
+ * CN's rpc finds the waiting slot as it does for a CN's reply.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+
+#include "dtxn_fabric.h"
+#include "dtxn_sched.h"
+#include "rpc_private.h"
+
+RTE_LOG_REGISTER(dtxn_rpc_srv_logtype, dtxn.rpc.srv, INFO);
+#define SRV_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, dtxn_rpc_srv_logtype, "dtxn.rpc.srv: " fmt "\n", ##__VA_ARGS__)
+
+/** Spare RECVs per QP besides one per slot of every endpoint of the worker. */
+#define SRV_RECV_SPARE 8
+
+/** The QP to one worker of one CN. */
+struct srv_qp {
+	struct dtxn_qp *qp;
+	uint16_t node;
+	uint16_t worker;
+	struct rpc_rbuf *rbufs;   /**< owner: this srv_qp */
+};
+
+struct dtxn_rpc_srv {
+	struct dtxn_fabric *f;
+	struct dtxn_cq *cq;
+	struct dtxn_sched *sched;
+	uint16_t mn;
+	unsigned n_qps;
+	unsigned n_rbufs;          /**< per QP */
+	struct srv_qp *qps;
+	dtxn_rpc_srv_batch_fn fn;
+	void *arg;
+	struct dtxn_rpc_stats st;
+	/* one poll's batch */
+	struct dtxn_cqe cqes[DTXN_RPC_SRV_BURST];
+	struct dtxn_rpc_srv_msg msgs[DTXN_RPC_SRV_BURST];
+	struct dtxn_rpc_hdr hdrs[DTXN_RPC_SRV_BURST];
+	struct rpc_rbuf *from[DTXN_RPC_SRV_BURST];
+	uint8_t out[DTXN_RPC_SRV_BURST][DTXN_WR_INLINE_MAX] __rte_aligned(8);
+};
+
+static inline struct srv_qp *
+srv_qp_of(const struct rpc_rbuf *rb)
+{
+	return rb->owner;
+}
+
+static void
+srv_repost(struct rpc_rbuf *rb)
+{
+	rb->wr.next = NULL;
+	if (dtxn_qp_post_recv(srv_qp_of(rb)->qp, &rb->wr) != 0)
+		SRV_LOG(ERR, "RECV from node %u not reposted", srv_qp_of(rb)->node);
+}
+
+static void
+srv_free(struct dtxn_rpc_srv *srv)
+{
+	for (unsigned i = 0; i < srv->n_qps; i++) {
+		if (srv->qps[i].qp != NULL)
+			dtxn_qp_destroy(srv->qps[i].qp);
+		rte_free(srv->qps[i].rbufs);
+	}
+	rte_free(srv->qps);
+	dtxn_cq_destroy(srv->cq);
+	rte_free(srv);
+}
+
+static int
+srv_qp_init(struct dtxn_rpc_srv *srv, struct srv_qp *sq, uint16_t node, uint16_t worker,
+	    unsigned depth, int socket_id)
+{
+	sq->node = node;
+	sq->worker = worker;
+	sq->qp = dtxn_qp_create(srv->f, srv->cq, srv->mn, node, depth);
+	if (sq->qp == NULL)
+		return -rte_errno;
+	return rpc_rbufs_post(sq->qp, sq, srv->n_rbufs, socket_id, &sq->rbufs);
+}
+
+struct dtxn_rpc_srv *
+dtxn_rpc_srv_create(struct dtxn_fabric *f, const struct dtxn_rpc_srv_conf *conf)
+{
+	const struct dtxn_fabric_conf *fc;
+	struct dtxn_rpc_srv *srv;
+	uint64_t n_rbufs, cq_depth;
+	unsigned depth;
+	int rc = -EINVAL;
+
+	if (f == NULL || conf == NULL || conf->size < sizeof(*conf) || conf->fn == NULL ||
+	    conf->workers_per_cn == 0 || conf->max_eps == 0 || conf->workers_per_cn > UINT16_MAX)
+		goto fail0;
+	fc = dtxn_fabric_conf(f);
+	n_rbufs = (uint64_t)conf->max_eps * DTXN_RPC_SLOTS + SRV_RECV_SPARE;
+	if (conf->mn_node >= fc->n_mn || n_rbufs + 64 > 65536)
+		goto fail0;
+	depth = rte_align32pow2((uint32_t)n_rbufs + 64);
+	/* every RECV of every QP may complete before a poll */
+	cq_depth = RTE_MIN(rte_align64pow2(n_rbufs * fc->n_cn * conf->workers_per_cn + 64),
+			   (uint64_t)65536);
+	srv = rte_zmalloc_socket("dtxn_rpc_srv", sizeof(*srv), RTE_CACHE_LINE_SIZE,
+				 conf->socket_id);
+	if (srv == NULL) {
+		rc = -ENOMEM;
+		goto fail0;
+	}
+	srv->f = f;
+	srv->mn = conf->mn_node;
+	srv->sched = conf->sched;
+	srv->fn = conf->fn;
+	srv->arg = conf->arg;
+	srv->n_rbufs = (unsigned)n_rbufs;
+	srv->cq = dtxn_cq_create(f, conf->socket_id, (unsigned)cq_depth);
+	srv->qps = rte_zmalloc_socket("dtxn_srv_qps",
+				      sizeof(*srv->qps) * fc->n_cn * conf->workers_per_cn,
+				      RTE_CACHE_LINE_SIZE, conf->socket_id);
+	if (srv->cq == NULL || srv->qps == NULL) {
+		rc = srv->cq == NULL ? -rte_errno : -ENOMEM;
+		goto fail;
+	}
+	/* CN by CN, worker k's QP k: the k-th QP MN -> CN pairs with the k-th CN -> MN */
+	for (uint16_t cn = 0; cn < fc->n_cn; cn++)
+		for (unsigned k = 0; k < conf->workers_per_cn; k++) {
+			rc = srv_qp_init(srv, &srv->qps[srv->n_qps++], (uint16_t)(fc->n_mn + cn),
+					 (uint16_t)k, depth, conf->socket_id);
+			if (rc != 0)
+				goto fail;
+		}
+	return srv;
+fail:
+	srv_free(srv);
+fail0:
+	rte_errno = -rc;
+	return NULL;
+}
+
+void
+dtxn_rpc_srv_destroy(struct dtxn_rpc_srv *srv)
+{
+	if (srv != NULL)
+		srv_free(srv);
+}
+
+/* Answers message @p i of the batch (its handler's reply), inline. */
+static void
+srv_reply(struct dtxn_rpc_srv *srv, unsigned i)
+{
+	const struct dtxn_rpc_srv_msg *m = &srv->msgs[i];
+	struct dtxn_rpc_hdr r = srv->hdrs[i];
+	struct dtxn_wr wr;
+
+	if (m->resp_len < 0)
+		return;
+	if (m->resp_len > (int)DTXN_RPC_RESP_MAX) {
+		srv->st.bad++;
+		SRV_LOG(ERR, "handler returned %d reply bytes", m->resp_len);
+		return;
+	}
+	r.kind = RPC_KIND_RESP;
+	r.len = (uint16_t)m->resp_len;
+	memcpy(srv->out[i], &r, sizeof(r));
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = DTXN_WR_SEND;
+	wr.flags = DTXN_WR_F_INLINE; /* copied now; completes silently */
+	wr.local = srv->out[i];
+	wr.len = (uint32_t)sizeof(r) + (uint32_t)m->resp_len;
+	dtxn_sched_charge_op(srv->sched, DTXN_CPU_WR, 1); /* sim only */
+	dtxn_sched_charge_op(srv->sched, DTXN_CPU_DOORBELL, 1);
+	if (dtxn_qp_post(srv_qp_of(srv->from[i])->qp, &wr) != 0)
+		SRV_LOG(WARNING, "reply to node %u not posted", srv_qp_of(srv->from[i])->node);
+}
+
+unsigned
+dtxn_rpc_srv_poll(struct dtxn_rpc_srv *srv)
+{
+	unsigned n, k = 0;
+
+	if (srv == NULL)
+		return 0;
+	n = dtxn_cq_poll(srv->cq, srv->cqes, DTXN_RPC_SRV_BURST);
+	for (unsigned i = 0; i < n; i++) {
+		const struct dtxn_cqe *cqe = &srv->cqes[i];
+		struct rpc_rbuf *rb = (struct rpc_rbuf *)(uintptr_t)cqe->wr_id;
+		struct dtxn_rpc_hdr *h = &srv->hdrs[k];
+
+		if (cqe->opcode != DTXN_WR_RECV || rb == NULL)
+			continue; /* replies are inline and unsignaled: only errors */
+		if (cqe->status != DTXN_WC_SUCCESS) {
+			if (cqe->status != DTXN_WC_WR_FLUSH_ERR) {
+				srv->st.bad++;
+				srv_repost(rb);
+			}
+			continue;
+		}
+		dtxn_sched_charge_op(srv->sched, DTXN_CPU_MSG, 1); /* sim only */
+		if (rpc_msg_decode(rb->data, RTE_MIN(cqe->byte_len, (uint32_t)RPC_MSG_MAX),
+				   srv_qp_of(rb)->worker, h) != RPC_KIND_REQ) {
+			srv->st.bad++;
+			SRV_LOG(WARNING, "malformed or misrouted message from node %u dropped",
+				srv_qp_of(rb)->node);
+			srv_repost(rb);
+			continue;
+		}
+		srv->from[k] = rb;
+		srv->msgs[k] = (struct dtxn_rpc_srv_msg){
+			.src_node = srv_qp_of(rb)->node, .worker = srv_qp_of(rb)->worker,
+			.type = h->type,
+			.req = rb->data + sizeof(*h), .len = h->len,
+			.resp = srv->out[k] + sizeof(*h), .resp_len = -1,
+		};
+		k++;
+	}
+	if (k == 0)
+		return 0;
+	srv->st.req_handled += k;
+	srv->fn(srv->arg, srv->msgs, k);
+	for (unsigned i = 0; i < k; i++) {
+		srv_reply(srv, i);
+		srv_repost(srv->from[i]);
+	}
+	return k;
+}
+
+struct dtxn_cq *
+dtxn_rpc_srv_cq(const struct dtxn_rpc_srv *srv)
+{
+	return srv == NULL ? NULL : srv->cq;
+}
+
+void
+dtxn_rpc_srv_stats_get(const struct dtxn_rpc_srv *srv, struct dtxn_rpc_stats *st)
+{
+	if (srv != NULL && st != NULL)
+		*st = srv->st;
+}

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The Scythe protocol (drivers/cc/scythe; doc/guides/scythe.md): the
+ * Takeout Lock's grant rule at each boundary of Fig. 14 (timestamp order,
+ * ColdWatermark for COLD, HotWatermark) and the band wait of §3.2; the
+ * u16 ticket counters across their wrap; the MN's batch order (Fig. 16);
+ * the options; then a whole cluster on shm (one CN, two MNs whose lock
+ * services this test polls as the MN CPUs would): SmallBank's invariants
+ * hold in the default, OCC-only and TOCC-only modes, every lock went
+ * through the MN service, and no lock is taken with CAS.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_malloc.h>
+
+#include "dtxn_bench.h"
+#include "dtxn_sched.h"
+#include "dtxn_stats.h"
+#include "scythe_private.h"
+#include "unit_eal.h"
+
+static struct scythe_opts g_o;
+
+static void
+defaults(void)
+{
+	scythe_opts_default(&g_o);
+}
+
+/* The rule for a lock whose queue is @p q (lower = q + base, upper = base). */
+static uint8_t
+decide_q(uint16_t q, uint64_t qts, uint64_t ts, uint8_t mode, bool deferred)
+{
+	return scythe_takeout_decide((uint16_t)(100 + q), 100, qts, ts, mode, deferred, &g_o);
+}
+
+static void
+test_reject_rules(void **state)
+{
+	(void)state;
+	defaults();
+	/* free lock: granted at once, either mode */
+	assert_int_equal(decide_q(0, 0, 1, SCYTHE_COLD, false), SCYTHE_LK_GRANTED);
+	assert_int_equal(decide_q(0, 0, 1, SCYTHE_HOT, false), SCYTHE_LK_GRANTED);
+	/* ts < queued_ts refuses; ts == queued_ts does not */
+	assert_int_equal(decide_q(0, 50, 49, SCYTHE_HOT, false), SCYTHE_LK_REJ_TS);
+	assert_int_equal(decide_q(0, 50, 49, SCYTHE_COLD, false), SCYTHE_LK_REJ_TS);
+	assert_int_equal(decide_q(0, 50, 50, SCYTHE_HOT, false), SCYTHE_LK_GRANTED);
+	/* COLD: queue 3 (= ColdWatermark) queues, 4 is refused */
+	assert_int_equal(decide_q(3, 0, 9, SCYTHE_COLD, false), SCYTHE_LK_QUEUED);
+	assert_int_equal(decide_q(4, 0, 9, SCYTHE_COLD, false), SCYTHE_LK_REJ_COLD);
+	/* HOT: up to ColdWatermark queues at once */
+	assert_int_equal(decide_q(1, 0, 9, SCYTHE_HOT, false), SCYTHE_LK_QUEUED);
+	assert_int_equal(decide_q(3, 0, 9, SCYTHE_HOT, false), SCYTHE_LK_QUEUED);
+	/* HOT, ColdWatermark < queue < HotWatermark: the band wait, once */
+	assert_int_equal(decide_q(4, 0, 9, SCYTHE_HOT, false), SCYTHE_LK_DEFER);
+	assert_int_equal(decide_q(9, 0, 9, SCYTHE_HOT, false), SCYTHE_LK_DEFER);
+	assert_int_equal(decide_q(4, 0, 9, SCYTHE_HOT, true), SCYTHE_LK_QUEUED);
+	assert_int_equal(decide_q(9, 0, 9, SCYTHE_HOT, true), SCYTHE_LK_QUEUED);
+	/* HOT: queue 10 (= HotWatermark) queues, 11 is refused */
+	assert_int_equal(decide_q(10, 0, 9, SCYTHE_HOT, false), SCYTHE_LK_QUEUED);
+	assert_int_equal(decide_q(11, 0, 9, SCYTHE_HOT, false), SCYTHE_LK_REJ_HOT);
+	assert_int_equal(decide_q(11, 0, 9, SCYTHE_HOT, true), SCYTHE_LK_REJ_HOT);
+	/* the timestamp rule comes first */
+	assert_int_equal(decide_q(11, 50, 10, SCYTHE_HOT, false), SCYTHE_LK_REJ_TS);
+	/* band_us=0: no deferral; other watermarks move the boundaries */
+	g_o.band_us = 0;
+	assert_int_equal(decide_q(5, 0, 9, SCYTHE_HOT, false), SCYTHE_LK_QUEUED);
+	g_o.cold_wm = 0;
+	g_o.hot_wm = 1;
+	assert_int_equal(decide_q(1, 0, 9, SCYTHE_COLD, false), SCYTHE_LK_REJ_COLD);
+	assert_int_equal(decide_q(1, 0, 9, SCYTHE_HOT, false), SCYTHE_LK_QUEUED);
+	assert_int_equal(decide_q(2, 0, 9, SCYTHE_HOT, false), SCYTHE_LK_REJ_HOT);
+}
+
+static void
+test_ticket_wrap(void **state)
+{
+	(void)state;
+	defaults();
+	/* lower wrapped past 65535, upper not yet: the queue is still lower - upper */
+	assert_int_equal(scythe_queue(2, 65534), 4);
+	assert_int_equal(scythe_takeout_decide(2, 65534, 0, 1, SCYTHE_COLD, false, &g_o),
+			 SCYTHE_LK_REJ_COLD);
+	assert_int_equal(scythe_takeout_decide(0, 65535, 0, 1, SCYTHE_COLD, false, &g_o),
+			 SCYTHE_LK_QUEUED);
+	assert_int_equal(scythe_takeout_decide(0, 0, 0, 1, SCYTHE_COLD, false, &g_o),
+			 SCYTHE_LK_GRANTED);
+	/* upper is FAAed as a 64-bit word: bits above 16 do not count */
+	assert_int_equal(scythe_queue(3, UINT64_C(0x10000) + 3), 0);
+	assert_int_equal(scythe_queue(5, UINT64_C(0x7fff0000) + 3), 2);
+	/* lower is kept to 16 bits by the MN; any high bits are ignored too */
+	assert_int_equal(scythe_queue(UINT64_C(0x50000) + 1, 65535), 2);
+}
+
+static void
+test_batch_sort(void **state)
+{
+	struct scythe_batch_ent e[] = {
+		{ .off = 300, .ts = 7, .msg = 0, .idx = 0 },
+		{ .off = 100, .ts = 9, .msg = 0, .idx = 1 },
+		{ .off = 100, .ts = 3, .msg = 1, .idx = 0 },
+		{ .off = 300, .ts = 7, .msg = 1, .idx = 1 },
+		{ .off = 200, .ts = 1, .msg = 2, .idx = 0 },
+		{ .off = 100, .ts = 3, .msg = 0, .idx = 2 },
+	};
+	const uint64_t want_off[] = { 100, 100, 100, 200, 300, 300 };
+	const uint64_t want_ts[] = { 3, 3, 9, 1, 7, 7 };
+	const uint16_t want_msg[] = { 0, 1, 0, 2, 0, 1 };
+
+	(void)state;
+	scythe_batch_sort(e, RTE_DIM(e));
+	for (unsigned i = 0; i < RTE_DIM(e); i++) {
+		assert_int_equal(e[i].off, want_off[i]);
+		assert_int_equal(e[i].ts, want_ts[i]);
+		assert_int_equal(e[i].msg, want_msg[i]);
+	}
+	scythe_batch_sort(e, 0); /* no-op */
+}
+
+static void
+test_options(void **state)
+{
+	struct scythe_opts o;
+	char err[160];
+
+	(void)state;
+	scythe_opts_default(&o);
+	assert_int_equal(o.cold_wm, 3);
+	assert_int_equal(o.hot_wm, 10);
+	assert_int_equal(o.band_us, 20);
+	assert_int_equal(o.alpha_pct, 90);
+	assert_int_equal(scythe_opts_parse("cold_wm=2,hot_wm=6,band_us=0,alpha=50", &o, err,
+					   sizeof(err)), 0);
+	assert_int_equal(o.cold_wm, 2);
+	assert_int_equal(o.hot_wm, 6);
+	assert_int_equal(o.band_us, 0);
+	assert_int_equal(o.alpha_pct, 50);
+	assert_int_equal(scythe_check_options("occ_only=1,tocc_only=1", err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "exclude"));
+	assert_int_equal(scythe_check_options("cold_wm=5,hot_wm=4", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "below"));
+	assert_int_equal(scythe_check_options("alpha=101", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "alpha=101"));
+	assert_int_equal(scythe_check_options("bogus=1", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "unknown option 'bogus'"));
+}
+
+/* ------------------------------------------------------------------ */
+/* A cluster: one CN, two MNs with their lock services                */
+/* ------------------------------------------------------------------ */
+
+#define SC_COORDS 4
+#define SC_MN 2
+
+struct sc_run {
+	struct dtxn_bench *b;
+	struct dtxn_db *db;
+	struct dtxn_fabric *f;
+	struct dtxn_worker *w;
+	struct dtxn_mn_svc *svc[SC_MN];
+	struct dtxn_run_stats *stats;
+	struct dtxn_report *rep;
+	struct dtxn_bench_ctx ctx[SC_COORDS];
+	struct dtxn_bench_ctx *ctxp[SC_COORDS];
+};
+
+static void
+sc_up(struct sc_run *r, const char *opts)
+{
+	static unsigned seq;
+	struct dtxn_db_conf dc = {
+		.size = sizeof(dc), .protocol = "scythe", .isolation = DTXN_ISO_SR,
+		.n_mn = SC_MN, .n_replicas = 2, .n_coords = SC_COORDS, .log_bytes = 16384,
+		.addr_cache_entries = 4096, .cc_options = opts,
+	};
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = SC_MN,
+				       .n_cn = 1, .socket_id = SOCKET_ID_ANY };
+	const struct dtxn_bench_ops *bops = dtxn_bench_find("smallbank");
+	char name[32], err[160];
+	uint64_t region;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(name, sizeof(name), "utsc%u", seq++);
+	fc.name = name;
+	assert_non_null(bops);
+	r->b = dtxn_bench_alloc(bops, 7);
+	assert_non_null(r->b);
+	for (unsigned k = 0; k < bops->n_opts; k++)
+		if (strcmp(bops->opts[k].name, "accounts") == 0) /* small: contention */
+			assert_int_equal(dtxn_opt_set(&bops->opts[k], r->b->conf, "50", err,
+						      sizeof(err)), 0);
+	assert_int_equal(bops->create(r->b), 0);
+	r->db = dtxn_db_create(&dc);
+	assert_non_null(r->db);
+	assert_true(dtxn_db_has_mn_svc(r->db));
+	assert_int_equal(bops->define(r->b, r->db), 0);
+	assert_int_equal(dtxn_db_layout(r->db, &region), 0);
+	fc.mn_region_size = region;
+	dtxn_nic_model_none(&fc.nic);
+	r->f = dtxn_fabric_open(&fc);
+	assert_non_null(r->f);
+	assert_int_equal(dtxn_db_attach(r->db, r->f), 0);
+	assert_int_equal(bops->load(r->b, r->db), 0);
+	r->w = dtxn_worker_create(r->db, SC_MN, 0, SC_COORDS, SOCKET_ID_ANY);
+	assert_non_null(r->w);
+	for (uint16_t m = 0; m < SC_MN; m++) {
+		r->svc[m] = dtxn_mn_svc_create(r->db, m, 1, SC_COORDS, NULL);
+		assert_non_null(r->svc[m]);
+	}
+	r->stats = rte_zmalloc("ut_stats", sizeof(*r->stats), 64);
+	r->rep = rte_zmalloc("ut_rep", sizeof(*r->rep), 64);
+	assert_non_null(r->stats);
+	assert_non_null(r->rep);
+	dtxn_run_stats_reset(r->stats, bops->n_types);
+}
+
+/* Every coordinator to @p quota txns, the MNs served between steps; then the checks. */
+static void
+sc_go(struct sc_run *r, uint64_t quota)
+{
+	unsigned alive, extra = 0;
+
+	for (unsigned i = 0; i < SC_COORDS; i++) {
+		struct dtxn_bench_ctx *ctx = &r->ctx[i];
+
+		ctx->bench = r->b;
+		ctx->stats = r->stats;
+		ctx->quota = quota;
+		dtxn_rng_seed(&ctx->rng, 500 + i);
+		r->ctxp[i] = ctx;
+		assert_non_null(dtxn_coord_create(r->w, i, dtxn_bench_coord_main, ctx));
+	}
+	do {
+		alive = dtxn_sched_step_lc(dtxn_worker_sched(r->w));
+		for (unsigned m = 0; m < SC_MN; m++)
+			(void)dtxn_mn_svc_poll(r->svc[m]);
+		extra += alive == 0;
+	} while (alive != 0 || extra < 2000); /* and the last unlocks */
+	for (unsigned i = 0; i < SC_COORDS; i++)
+		assert_true(r->ctx[i].finished);
+	assert_int_equal(r->b->ops->check(r->b, r->db, r->ctxp, SC_COORDS, r->rep), 0);
+	for (unsigned i = 0; i < r->rep->n_checks; i++)
+		if (!r->rep->checks[i].ok)
+			fail_msg("check %s: %s", r->rep->checks[i].name, r->rep->checks[i].detail);
+}
+
+/* Verbs the worker posted to the MNs, by opcode. */
+static uint64_t
+sc_ops(const struct sc_run *r, unsigned op)
+{
+	struct dtxn_fabric_counters per_mn[DTXN_MAX_NODES];
+	uint64_t n = 0;
+
+	dtxn_worker_counters(r->w, per_mn);
+	for (unsigned m = 0; m < SC_MN; m++)
+		n += per_mn[m].ops[op];
+	return n;
+}
+
+static void
+sc_down(struct sc_run *r)
+{
+	for (unsigned m = 0; m < SC_MN; m++)
+		dtxn_mn_svc_destroy(r->svc[m]);
+	dtxn_worker_destroy(r->w);
+	dtxn_db_destroy(r->db);
+	dtxn_fabric_close(r->f);
+	dtxn_bench_free(r->b);
+	rte_free(r->stats);
+	rte_free(r->rep);
+}
+
+static void
+run_mode(const char *opts, uint64_t *hot, uint64_t *cold)
+{
+	const struct scythe_worker *sw;
+	struct dtxn_rpc_stats st;
+	struct sc_run r;
+	uint64_t c, a, ab;
+
+	sc_up(&r, opts);
+	sc_go(&r, 200);
+	dtxn_run_stats_totals(r.stats, &c, &a, &ab);
+	assert_true(c >= 150 * SC_COORDS); /* the rest: SmallBank's rollbacks */
+	sw = r.w->cc_priv;
+	dtxn_rpc_stats_get(sw->rpc, &st);
+	/* every write locked through an MN's service, released with FAA, no CAS */
+	assert_true(st.resp_recv > 0);
+	assert_int_equal(st.failed, 0);
+	assert_true(sw->st.lock_reqs >= c / 2);
+	assert_int_equal(sc_ops(&r, DTXN_WR_CAS), 0);
+	assert_true(sc_ops(&r, DTXN_WR_FAA) >= sw->st.lock_reqs - sw->st.rejected -
+							sw->st.deferred);
+	assert_int_equal(sc_ops(&r, DTXN_WR_SEND), st.req_sent);
+	*hot = sw->st.hot_attempts;
+	*cold = sw->st.cold_attempts;
+	sc_down(&r);
+}
+
+static void
+test_cluster_default(void **state)
+{
+	uint64_t hot, cold;
+
+	(void)state;
+	run_mode(NULL, &hot, &cold);
+	assert_true(cold > 0);
+}
+
+static void
+test_cluster_occ_only(void **state)
+{
+	uint64_t hot, cold;
+
+	(void)state;
+	run_mode("occ_only=1", &hot, &cold);
+	assert_int_equal(hot, 0);
+	assert_true(cold > 0);
+}
+
+static void
+test_cluster_tocc_only(void **state)
+{
+	uint64_t hot, cold;
+
+	(void)state;
+	run_mode("tocc_only=1", &hot, &cold);
+	assert_int_equal(cold, 0);
+	assert_true(hot > 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reject_rules),
+		cmocka_unit_test(test_ticket_wrap),
+		cmocka_unit_test(test_batch_sort),
+		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_cluster_default),
+		cmocka_unit_test(test_cluster_occ_only),
+		cmocka_unit_test(test_cluster_tocc_only),
+	};
+	int rc;
+
+	if (dtxn_unit_eal_init("ut_scythe") != 0)
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	dtxn_unit_eal_fini();
+	return rc;
+}
