@@ -362,6 +362,76 @@ struct dtxn_co *dtxn_coord_co(const struct dtxn_coord *c);
  */
 bool dtxn_coord_routes_here(const struct dtxn_coord *c, uint32_t table_id, uint64_t key);
 
+/* ------------------------------------------------------------------ */
+/* CN crash recovery (issue 12; doc/guides/cluster.md, "Recovery")    */
+/* ------------------------------------------------------------------ */
+
+/** Most steps a protocol's recovery reports (struct dtxn_recovery.step). */
+#define DTXN_RECOVERY_MAX_STEPS 8
+
+/** One step of a recovery, as the report shows it. */
+struct dtxn_recovery_step {
+	const char *name;   /**< static string, e.g. "undo-logs", "unlock", "rehome" */
+	uint64_t start_ns;  /**< dtxn_now_ns() when the step began */
+	uint64_t ns;        /**< its duration, ns (virtual on sim) */
+	uint64_t work;      /**< units of work done: log records, locks, shards (see @c unit) */
+	const char *unit;   /**< static string naming @c work's unit */
+};
+
+/**
+ * A recovery of one dead CN: what the caller says (in) and what the
+ * protocol did (out). The caller zeroes it and fills the inputs.
+ */
+struct dtxn_recovery {
+	/* in */
+	uint16_t dead_cn;         /**< fabric node id of the dead CN (n_mn .. n_mn+n_cn-1) */
+	uint16_t rsvd;
+	uint32_t gid_first;       /**< its coordinators: gids [gid_first, gid_first + n_gids) */
+	uint32_t n_gids;
+	/* out: filled by dtxn_coord_recover() */
+	uint64_t start_ns;        /**< dtxn_now_ns() at the start */
+	uint64_t end_ns;          /**< dtxn_now_ns() at the end */
+	uint64_t txns_seen;       /**< the dead CN's transactions found in flight */
+	uint64_t rolled_back;     /**< of those, undone (or discarded: nothing reached the records) */
+	uint64_t rolled_forward;  /**< of those, completed (their commit point was passed) */
+	uint64_t locks_released;  /**< locks the dead CN's transactions held, released */
+	uint64_t wrs;             /**< WRs posted by the recovery */
+	unsigned n_steps;
+	struct dtxn_recovery_step step[DTXN_RECOVERY_MAX_STEPS];
+};
+
+/**
+ * Recovers the state a dead CN left in MN memory (and, for protocols
+ * that keep lock state on the CNs, on the survivors), with its
+ * protocol's mechanism (dtxn_cc_ops.recover; FORD: undo logs, Motor:
+ * operation log, Lotus: lock-rebuild-free recovery; each protocol's
+ * guide says what it does): its in-flight transactions are rolled back
+ * or completed atomically, then the locks they held are released, so
+ * that every transaction it committed stays and none of its uncommitted
+ * ones is half visible. Idempotent: a second call for the same CN (a
+ * recovering CN that died too, recovered again by another) finds nothing
+ * more to do and changes nothing.
+ *
+ * Runs in a surviving coordinator's coroutine @p c, which must have no
+ * transaction open: it posts WRs and yields like any transaction step,
+ * the same in one process (--role all, the simulator) and across
+ * processes (--role cn). The caller has made sure that the dead CN's
+ * coordinators run no more (fail-stop: a lease expired,
+ * dtxn_lease_expired()). Coordinator's lcore; yields.
+ *
+ * @param rec  in: the dead CN and its coordinators' gids (< the db's
+ *   n_coords); out: what was done, step by step, with virtual or real
+ *   times from dtxn_now_ns().
+ * @return 0; -EINVAL (NULL argument, a CN id that is no CN of the
+ *   fabric, @p c's own CN, gids out of range); -ENOTSUP (the protocol
+ *   has no recovery); -EBUSY (a transaction is open on @p c); -EIO (a
+ *   WR failed: call again, recovery is idempotent).
+ */
+int dtxn_coord_recover(struct dtxn_coord *c, struct dtxn_recovery *rec);
+
+/** @return true if the db's protocol implements dtxn_coord_recover(). Any thread. */
+bool dtxn_db_can_recover(const struct dtxn_db *db);
+
 struct dtxn_hist_buf; /* lib/check/dtxn_check.h */
 
 /**

@@ -266,6 +266,21 @@ typedef int (*dtxn_cc_footprint_t)(const struct dtxn_db *db, unsigned n_cn,
 				   unsigned max_coords, struct dtxn_footprint *per_cn,
 				   struct dtxn_footprint *per_worker);
 
+/**
+ * Optional: CN crash recovery (dtxn_coord_recover(), which checks the
+ * arguments, times the whole and calls this). Runs in surviving
+ * coordinator @p c's coroutine, with no transaction open on it; posts
+ * WRs through struct dtxn_batch and yields. Rolls the in-flight
+ * transactions of the dead CN's coordinators (@p rec->gid_first ..)
+ * back or forward from what they left in MN memory (logs, lock words),
+ * releases their locks, and fixes the survivors' protocol state (e.g.
+ * Lotus's lock shards); must be idempotent (a recovery may be cut short
+ * by another death and run again). Adds its steps to @p rec
+ * (dtxn_recovery_step_begin() / _end()) and its counters.
+ * @return 0, or -EIO (a WR failed).
+ */
+typedef int (*dtxn_cc_recover_t)(struct dtxn_coord *c, struct dtxn_recovery *rec);
+
 /** A concurrency-control protocol. name, slot_*, execute, commit, abort are mandatory. */
 struct dtxn_cc_ops {
 	const char *name;
@@ -290,6 +305,7 @@ struct dtxn_cc_ops {
 	dtxn_cc_table_geometry_t table_geometry; /**< optional; overrides table_sizes */
 	dtxn_cc_variant_t variant;         /**< optional; none: always the default */
 	dtxn_cc_footprint_t footprint;     /**< optional; none: a fixed share per coordinator */
+	dtxn_cc_recover_t recover;         /**< optional; none: dtxn_coord_recover() says -ENOTSUP */
 	/**
 	 * Planted defects (DTXN_DEBUG_*) the protocol honours, per isolation
 	 * level (index enum dtxn_isolation): each must break exactly one check
@@ -356,6 +372,18 @@ const struct dtxn_cc_ops *dtxn_cc_find(const char *name);
  *   that size per-coordinator resources in worker_init (lib/rpc rings).
  */
 unsigned dtxn_worker_max_coords(const struct dtxn_worker *w);
+
+/**
+ * Opens step @p name (a static string; @p unit names its work units) of
+ * recovery @p rec at dtxn_now_ns(). A recovery with
+ * DTXN_RECOVERY_MAX_STEPS steps open keeps timing the last one.
+ * @return the step, to add work to and close with dtxn_recovery_step_end().
+ */
+struct dtxn_recovery_step *dtxn_recovery_step_begin(struct dtxn_recovery *rec, const char *name,
+						    const char *unit);
+
+/** Closes step @p st: its duration is now - its start. */
+void dtxn_recovery_step_end(struct dtxn_recovery_step *st);
 
 /** Registers a protocol at start-up. */
 #define DTXN_CC_REGISTER(nm, ops) \
