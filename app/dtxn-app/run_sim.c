@@ -120,7 +120,7 @@ ag_top(struct sim_run *r)
 static void
 ag_wake(struct sim_run *r, struct sim_thread *th, uint64_t t_ns)
 {
-	if (t_ns >= th->wake_ns)
+	if (t_ns >= th->wake_ns || th->dead)
 		return;
 	th->wake_ns = t_ns;
 	if (ag_push(r, t_ns, th->idx) != 0)
@@ -220,7 +220,8 @@ sim_build_thread(struct sim_run *r, struct sim_thread *th, uint64_t n_coords)
 	unsigned per = (unsigned)c->coroutines;
 	int rc;
 
-	th->w = dtxn_worker_create(r->db, (uint16_t)(c->mn + th->cn), th->thread, per, socket);
+	th->w = dtxn_worker_create(r->db, (uint16_t)(c->mn + th->cn), th->thread,
+				   per + (r->agents != NULL && th->thread == 0), socket);
 	if (th->w == NULL) {
 		app_err("cannot create thread %u of CN %u: %s (more memory: -m)", th->thread, th->cn,
 			rte_strerror(rte_errno));
@@ -245,6 +246,12 @@ sim_build_thread(struct sim_run *r, struct sim_thread *th, uint64_t n_coords)
 			       n_coords);
 	if (rc != APP_EXIT_OK)
 		return rc;
+	if (r->agents != NULL && th->thread == 0 &&
+	    dtxn_coord_create(th->w, (uint32_t)(r->n_threads * per + th->cn), app_agent_main,
+			      &r->agents[th->cn]) == NULL) {
+		app_err("cannot create the agent of CN %u: %s", th->cn, rte_strerror(rte_errno));
+		return APP_EXIT_FAIL;
+	}
 	th->alive = dtxn_sched_alive(th->s);
 	r->alive += th->alive;
 	th->wake_ns = UINT64_MAX;
@@ -289,6 +296,8 @@ sim_step(struct sim_run *r, struct sim_thread *th, uint64_t now)
 	uint64_t busy = dtxn_sched_busy_until_ns(th->s), next;
 	unsigned alive;
 
+	if (th->dead)
+		return;
 	if (busy > now) {
 		ag_wake(r, th, busy); /* still computing: look again when it is free */
 		return;
@@ -339,13 +348,17 @@ sim_live_line(struct sim_run *r, struct sim_live *lv, double elapsed_s, double i
 	lv->aborts = ab;
 }
 
-/* Cumulative totals of every thread's counters (or of their warm-up snapshots). */
+/* Cumulative totals of the threads of the CNs in @p cns (bit per CN) (or of their warm-up snapshots). */
 static void
-sim_totals(const struct sim_run *r, bool at_warm, uint64_t *c, uint64_t *a, uint64_t *ab)
+sim_totals(const struct sim_run *r, bool at_warm, uint64_t cns, uint64_t *c, uint64_t *a,
+	   uint64_t *ab)
 {
 	*c = *a = *ab = 0;
 	for (unsigned i = 0; i < r->n_threads; i++) {
 		uint64_t tc, ta, tab;
+
+		if (!(cns & (UINT64_C(1) << r->th[i].cn)))
+			continue;
 
 		dtxn_run_stats_totals(at_warm ? &r->warm.stats[i] : r->th[i].stats, &tc, &ta, &tab);
 		*c += tc;
@@ -360,11 +373,35 @@ sim_sample(struct sim_run *r, uint64_t t, bool at_warm)
 {
 	uint64_t c, a, ab;
 
-	sim_totals(r, at_warm, &c, &a, &ab);
+	sim_totals(r, at_warm, UINT64_MAX, &c, &a, &ab);
 	if (at_warm)
 		(void)dtxn_series_end_warmup(&r->series, (double)(t - r->t_start_ns) / 1e9, c, a, ab);
 	else
 		(void)dtxn_series_sample(&r->series, (double)(t - r->t_start_ns) / 1e9, c, a, ab);
+	if (r->conf->fault_mask == 0)
+		return;
+	sim_totals(r, at_warm, ~r->conf->fault_mask, &c, &a, &ab);
+	if (at_warm)
+		(void)dtxn_series_end_warmup(&r->surv, (double)(t - r->t_start_ns) / 1e9, c, a, ab);
+	else
+		(void)dtxn_series_sample(&r->surv, (double)(t - r->t_start_ns) / 1e9, c, a, ab);
+}
+
+/* --fault: the CNs die where they are (locks held, logs half written). */
+static void
+sim_kill(struct sim_run *r)
+{
+	for (unsigned i = 0; i < r->n_threads; i++) {
+		struct sim_thread *th = &r->th[i];
+
+		if (!(r->conf->fault_mask & (UINT64_C(1) << th->cn)))
+			continue;
+		th->dead = true;
+		th->wake_ns = UINT64_MAX; /* its agenda entries go stale */
+		r->alive -= th->alive;
+		th->alive = 0;
+	}
+	r->t_fault_ns = UINT64_MAX; /* done */
 }
 
 /* The warm-up ends at virtual time @p t: every counter the report shows. */
@@ -434,6 +471,8 @@ sim_loop(struct sim_run *r)
 	for (;;) {
 		uint64_t next;
 
+		if (now >= r->t_fault_ns)
+			sim_kill(r);
 		if (!stopping && now >= t_end) {
 			for (unsigned i = 0; i < r->n_threads; i++)
 				dtxn_sched_stop(r->th[i].s);
@@ -466,6 +505,8 @@ sim_loop(struct sim_run *r)
 		}
 		if (!stopping && next > t_end)
 			next = t_end;
+		if (next > r->t_fault_ns)
+			next = r->t_fault_ns;
 		if (lv != NULL && next >= next_live && !stopping) {
 			sim_live_line(r, lv, (double)(next_live - t0) / 1e9,
 				      (double)(next_live - last_live) / 1e9);
@@ -514,6 +555,8 @@ sim_teardown(struct sim_run *r)
 		free(r->th);
 	}
 	free(r->ag);
+	free(r->agents);
+	dtxn_series_free(&r->surv);
 	free(r->warm_nic);
 	app_warm_fini(&r->warm);
 	dtxn_series_free(&r->series);
@@ -523,7 +566,7 @@ sim_teardown(struct sim_run *r)
 int
 app_run_sim(const struct app_conf *c)
 {
-	struct sim_run r = { .conf = c };
+	struct sim_run r = { .conf = c, .t_fault_ns = UINT64_MAX };
 	uint64_t ev0, w0;
 	char err[256];
 	char label[64];
@@ -535,11 +578,24 @@ app_run_sim(const struct app_conf *c)
 		return APP_EXIT_USAGE;
 	}
 	rc = app_bench_build(c, &r.bench);
+	if (rc == APP_EXIT_OK && app_agents_on(c)) {
+		r.agents = calloc(c->cn, sizeof(*r.agents));
+		if (r.agents == NULL || dtxn_series_init(&r.surv, app_interval_s(c), c->warmup_s) != 0)
+			rc = APP_EXIT_FAIL;
+		for (unsigned j = 0; r.agents != NULL && j < c->cn; j++) {
+			r.agents[j].lease_ns = (uint64_t)(c->lease_ms * 1e6 + 0.5);
+			r.agents[j].beat_ns = RTE_MAX(r.agents[j].lease_ns / 5, (uint64_t)1);
+			r.agents[j].gids_per_cn = (uint32_t)(c->threads * c->coroutines);
+		}
+	}
 	if (rc == APP_EXIT_OK)
-		rc = sim_build_db(&r, (uint32_t)(r.n_threads * c->coroutines));
+		rc = sim_build_db(&r, (uint32_t)(r.n_threads * c->coroutines +
+						 (r.agents != NULL ? c->cn : 0)));
 	if (rc == APP_EXIT_OK) {
 		/* loading is done on the MN CPUs in real time; the run is virtual */
 		dtxn_clock_set_virtual(SIM_T0_NS);
+		if (c->fault_mask != 0)
+			r.t_fault_ns = SIM_T0_NS + (uint64_t)(c->fault_at_s * 1e9 + 0.5);
 		rc = sim_build_threads(&r);
 	}
 	if (rc == APP_EXIT_OK &&

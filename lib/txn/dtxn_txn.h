@@ -345,6 +345,8 @@ struct dtxn_coord *dtxn_coord_create(struct dtxn_worker *w, uint32_t gid,
 bool dtxn_coord_stopping(const struct dtxn_coord *c);
 /** @return the coordinator's cluster-wide id. */
 uint32_t dtxn_coord_gid(const struct dtxn_coord *c);
+/** @return the fabric node id of the coordinator's CN. */
+uint16_t dtxn_coord_cn_node(const struct dtxn_coord *c);
 /** @return the coordinator's coroutine. */
 struct dtxn_co *dtxn_coord_co(const struct dtxn_coord *c);
 
@@ -431,6 +433,66 @@ int dtxn_coord_recover(struct dtxn_coord *c, struct dtxn_recovery *rec);
 
 /** @return true if the db's protocol implements dtxn_coord_recover(). Any thread. */
 bool dtxn_db_can_recover(const struct dtxn_db *db);
+
+/**
+ * @name CN failure detection: leases in MN memory (lease.c)
+ * Each CN's cluster agent bumps its heartbeat word
+ * (dtxn_store_lease_raddr()) with a FAA every beat; survivors READ every
+ * word and declare dead a CN whose word has not moved for a lease. Once a
+ * survivor has recovered it (dtxn_coord_recover()), it writes the CN's
+ * state word DTXN_LEASE_STATE_RECOVERED, which every agent reads with the
+ * heartbeats. All calls run in a coordinator's coroutine (no txn open)
+ * and yield; the same in one process and across processes.
+ * @{
+ */
+#define DTXN_LEASE_STATE_ALIVE     0 /**< state word: no recovery done */
+#define DTXN_LEASE_STATE_RECOVERED 1 /**< state word: a survivor recovered the CN */
+
+/** A survivor's view of the cluster's leases (dtxn_lease_poll()). */
+struct dtxn_lease_view {
+	uint16_t n_mn, n_cn;               /**< the fabric's */
+	bool started;                      /**< a poll has filled it */
+	uint64_t beat[DTXN_MAX_NODES];     /**< heartbeat words as last read, by node */
+	uint64_t state[DTXN_MAX_NODES];    /**< state words as last read, by node */
+	uint64_t moved_ns[DTXN_MAX_NODES]; /**< dtxn_now_ns() of the poll that saw beat[] move */
+};
+
+/**
+ * Bumps the calling coordinator's CN's heartbeat word by 1 (one FAA,
+ * waited for). Coordinator's coroutine; yields.
+ * @return 0, -EINVAL (NULL, or the db's layout has no lease area), or -EIO.
+ */
+int dtxn_lease_beat(struct dtxn_coord *c);
+
+/**
+ * READs every CN's heartbeat and state word (two READs, waited for) into
+ * @p v; a word that moved since the last poll (or the first poll) stamps
+ * moved_ns with now. Coordinator's coroutine; yields.
+ * @return 0, -EINVAL, -EIO.
+ */
+int dtxn_lease_poll(struct dtxn_coord *c, struct dtxn_lease_view *v);
+
+/**
+ * CNs whose lease expired in @p v at @p now_ns: heartbeat not moved for
+ * more than @p lease_ns, state not RECOVERED. Pure; any thread.
+ * @return a mask, bit (node id) per such CN.
+ */
+uint64_t dtxn_lease_expired(const struct dtxn_lease_view *v, uint64_t now_ns, uint64_t lease_ns);
+
+/**
+ * The lowest-numbered CN of @p v that is neither expired at @p now_ns nor
+ * recovered: the survivor designated to recover the others. Pure.
+ * @return its node id, or UINT16_MAX if none.
+ */
+uint16_t dtxn_lease_recoverer(const struct dtxn_lease_view *v, uint64_t now_ns, uint64_t lease_ns);
+
+/**
+ * Writes CN @p node's state word DTXN_LEASE_STATE_RECOVERED (waited for).
+ * Coordinator's coroutine; yields.
+ * @return 0, -EINVAL, -EIO.
+ */
+int dtxn_lease_mark_recovered(struct dtxn_coord *c, uint16_t node);
+/** @} */
 
 struct dtxn_hist_buf; /* lib/check/dtxn_check.h */
 

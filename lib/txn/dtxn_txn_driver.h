@@ -385,6 +385,45 @@ struct dtxn_recovery_step *dtxn_recovery_step_begin(struct dtxn_recovery *rec, c
 /** Closes step @p st: its duration is now - its start. */
 void dtxn_recovery_step_end(struct dtxn_recovery_step *st);
 
+/**
+ * The gid of the coordinator whose transaction has id @p id (lock words
+ * and versions hold txn ids). Pure.
+ * @return the gid, or UINT32_MAX for id 0 (a free lock).
+ */
+uint32_t dtxn_txn_id_gid(uint64_t id);
+
+/** True if txn id @p id (masked by the caller) is one of @p rec's dead coordinators'. */
+static inline bool
+dtxn_recovery_owns(const struct dtxn_recovery *rec, uint64_t id)
+{
+	uint32_t gid = dtxn_txn_id_gid(id);
+
+	return gid != UINT32_MAX && gid >= rec->gid_first && gid - rec->gid_first < rec->n_gids;
+}
+
+/**
+ * Recovery step "unlock" (FORD, Motor: lock words in MN memory that hold
+ * the holder's txn id): READs the primary replica of every table, in
+ * chunks, and releases with a CAS (id -> 0) every lock word a dead
+ * coordinator of @p rec holds: each bucket header's lock and each slot's
+ * lock word at @p lock_off (bytes from the slot's start). A word counts
+ * as held by txn id (word & @p id_mask). A CAS that lost (the word
+ * changed meanwhile) releases nothing. Adds the step (work: locks
+ * released) and rec->locks_released, rec->wrs. Coordinator's coroutine;
+ * yields.
+ * @return 0, -ENOMEM (no buffer), -EIO (a WR failed).
+ */
+int dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec,
+			      uint32_t lock_off, uint64_t id_mask);
+
+struct dtxn_batch;
+/**
+ * Runs batch @p b (dtxn_batch_run()), releases its WRs and counts them
+ * in rec->wrs. Coordinator's coroutine; yields.
+ * @return 0 or -EIO.
+ */
+int dtxn_recovery_run(struct dtxn_recovery *rec, struct dtxn_batch *b);
+
 /** Registers a protocol at start-up. */
 #define DTXN_CC_REGISTER(nm, ops) \
 	RTE_INIT(dtxn_cc_register_##nm) { (void)dtxn_cc_register(ops); }

@@ -30,6 +30,12 @@ txn_end_aborted(struct dtxn_txn *t, int reason)
 	t->abort_reason = reason;
 }
 
+uint32_t
+dtxn_txn_id_gid(uint64_t id)
+{
+	return id == 0 ? UINT32_MAX : (uint32_t)(id >> TXN_SEQ_BITS) - 1;
+}
+
 struct dtxn_txn *
 dtxn_txn_begin(struct dtxn_coord *c, enum dtxn_txn_mode mode)
 {

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_APP_AGENT_H
+#define DTXN_APP_AGENT_H
+
+/**
+ * @file
+ * The cluster agent of a CN (agent.c; doc/guides/cluster.md, "Recovery"):
+ * one extra coordinator per CN that bumps the CN's lease every beat, reads
+ * every CN's lease, and, on the designated survivor (the lowest live CN),
+ * recovers each CN whose lease expired (dtxn_coord_recover()) and marks it
+ * recovered. The same coroutine serves the simulator, the embedded run and
+ * a --role cn process.
+ */
+
+#include <stdint.h>
+
+#include "dtxn_txn.h"
+
+/** One recovery an agent ran. */
+struct app_agent_rec {
+	struct dtxn_recovery rec;  /**< in: dead CN, gids; out: the work */
+	uint16_t by_node;          /**< fabric node id of the CN that recovered it */
+	uint64_t detect_ns;        /**< dtxn_now_ns() when its lease was found expired */
+	int rc;                    /**< dtxn_coord_recover()'s return */
+};
+
+/** The agent of one CN. Filled by the caller before the run (conf), by the agent after. */
+struct app_agent {
+	/* conf */
+	uint64_t beat_ns;          /**< heartbeat and poll period */
+	uint64_t lease_ns;         /**< a lease expires after this long without a beat */
+	uint32_t gids_per_cn;      /**< benchmark coordinators per CN: CN j has gids [j * this, ..) */
+	/* results */
+	unsigned n_recs;
+	struct app_agent_rec recs[DTXN_MAX_NODES];
+	int error;                 /**< first lease WR error, 0 if none */
+};
+
+/** dtxn_coord_fn of an agent; @p arg is its struct app_agent. */
+void app_agent_main(struct dtxn_coord *c, void *arg);
+
+#endif /* DTXN_APP_AGENT_H */
