@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "dtxn_stats.h"
 #include "dtxn_txn.h"
 
 /** One recovery an agent ran. */
@@ -38,5 +39,17 @@ struct app_agent {
 
 /** dtxn_coord_fn of an agent; @p arg is its struct app_agent. */
 void app_agent_main(struct dtxn_coord *c, void *arg);
+
+struct app_conf;
+
+/**
+ * Fills report section "recovery" (agent_report.c) from the agents of a
+ * run's @p n_cn CNs (fabric nodes n_mn ..) that began at @p t0_ns, the
+ * fault of @p c (--fault, --lease-ms) and the survivors' interval series
+ * @p surv (NULL: no timeline figures).
+ */
+void app_agent_report(const struct app_conf *c, const struct app_agent *agents, unsigned n_cn,
+		      uint16_t n_mn, uint64_t t0_ns, const struct dtxn_series *surv,
+		      struct dtxn_report_recovery *out);
 
 #endif /* DTXN_APP_AGENT_H */

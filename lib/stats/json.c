@@ -277,6 +277,8 @@ json_report(const struct dtxn_report *r)
 	json_set(&c, root, "ok", json_boolean(dtxn_report_ok(r)));
 	if (r->sim != NULL)
 		json_set(&c, root, "sim", stats_json_sim(r));
+	if (r->recovery != NULL)
+		json_set(&c, root, "recovery", stats_json_recovery(r));
 	if (r->host != NULL) /* last: the only wall-clock part (report_sim.c) */
 		json_set(&c, root, "host", stats_json_host(r));
 	if (c.oom)

@@ -102,4 +102,10 @@ struct json_t *stats_json_sim(const struct dtxn_report *r);
 /** @return the JSON object of r->host, or NULL (absent, or out of memory). */
 struct json_t *stats_json_host(const struct dtxn_report *r);
 
+/* report_recovery.c: section "recovery" */
+/** Prints the recovery lines of the summary (nothing if r->recovery is NULL). */
+void stats_print_recovery(const struct dtxn_report *r, FILE *out);
+/** @return the JSON object of r->recovery, or NULL (absent, or out of memory). */
+struct json_t *stats_json_recovery(const struct dtxn_report *r);
+
 #endif /* DTXN_STATS_PRIVATE_H */
