@@ -169,6 +169,14 @@ sim_report(struct sim_run *r)
 	if (r->agents != NULL && c->fault_mask != 0) {
 		app_agent_report(c, r->agents, (unsigned)c->cn, (uint16_t)c->mn, r->t_start_ns,
 				 &r->surv, &recov);
+		for (unsigned i = 0; i < r->n_threads; i++) {
+			uint64_t tc, ta, tab;
+
+			if (!r->th[i].dead)
+				continue;
+			dtxn_run_stats_totals(r->th[i].stats, &tc, &ta, &tab);
+			recov.dead_committed += tc;
+		}
 		rep->recovery = &recov;
 	}
 	for (unsigned i = 0; i < r->n_threads; i++)

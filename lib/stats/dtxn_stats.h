@@ -262,6 +262,7 @@ struct dtxn_report_recovery {
 	double pre_tps;      /**< survivors' committed txn/s before the fault (measured intervals) */
 	double low_tps;      /**< their lowest interval rate from the fault to back_ms */
 	double post_tps;     /**< their rate from back_ms to the end */
+	uint64_t dead_committed; /**< txns the dead CNs committed before the fault (kept, and counted in every figure) */
 	unsigned n_cn;
 	struct dtxn_report_recovery_cn cn[DTXN_MAX_NODES];
 	const struct dtxn_series *survivors; /**< the survivors' intervals; NULL: none */

@@ -19,8 +19,9 @@ stats_print_recovery(const struct dtxn_report *r, FILE *out)
 	if (rc == NULL)
 		return;
 	fprintf(out, "recovery\n");
-	fprintf(out, "  %s died at %.3f ms; lease %.3g ms; detected after %.3f ms; recovered in %.3f ms\n",
-		rc->dead, rc->fault_ms, rc->lease_ms, rc->detect_ms, rc->recovery_ms);
+	fprintf(out, "  %s died at %.3f ms (%" PRIu64 " txns committed before, kept); lease %.3g ms; detected after %.3f ms; recovered in %.3f ms\n",
+		rc->dead, rc->fault_ms, rc->dead_committed, rc->lease_ms, rc->detect_ms,
+		rc->recovery_ms);
 	for (unsigned i = 0; i < rc->n_cn; i++) {
 		const struct dtxn_report_recovery_cn *cn = &rc->cn[i];
 
@@ -130,6 +131,7 @@ stats_json_recovery(const struct dtxn_report *r)
 	ok &= stats_json_put(o, "survivors_pre_tps", stats_json_num(rc->pre_tps));
 	ok &= stats_json_put(o, "survivors_low_tps", stats_json_num(rc->low_tps));
 	ok &= stats_json_put(o, "survivors_post_tps", stats_json_num(rc->post_tps));
+	ok &= stats_json_put(o, "dead_committed", stats_json_u64(rc->dead_committed));
 	ok &= stats_json_put(o, "cns", rec_cns(rc));
 	ok &= stats_json_put(o, "survivor_intervals", rec_timeline(rc->survivors));
 	if (!ok) {
