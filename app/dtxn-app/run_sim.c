@@ -539,6 +539,37 @@ out:
 	return rc;
 }
 
+/*
+ * --fault: the history oracle. A dead coordinator's open txn ends in its
+ * history as committed if a recovery left its writes in MN memory
+ * (struct dtxn_recovery.visible), else as aborted.
+ */
+static void
+sim_end_dead(struct sim_run *r)
+{
+	for (unsigned i = 0; i < r->n_threads; i++) {
+		struct sim_thread *th = &r->th[i];
+
+		for (unsigned k = 0; th->dead && k < th->n_ctx; k++) {
+			struct dtxn_coord *co = th->ctx[k].coord;
+			bool vis = false;
+
+			if (co == NULL || !co->txn->open)
+				continue;
+			for (unsigned j = 0; r->agents != NULL && j < r->conf->cn; j++)
+				for (unsigned n = 0; n < r->agents[j].n_recs; n++) {
+					const struct dtxn_recovery *rec = &r->agents[j].recs[n].rec;
+
+					for (unsigned v = 0; v < rec->n_visible; v++)
+						vis |= rec->visible[v] == co->txn->id;
+				}
+			(void)dtxn_coord_history_end_open(co, vis);
+			if (vis)
+				dtxn_bench_ctx_settle(&th->ctx[k]);
+		}
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* The run                                                            */
 /* ------------------------------------------------------------------ */
@@ -620,8 +651,10 @@ app_run_sim(const struct app_conf *c)
 	rc = sim_loop(&r);
 	r.wall_s = (double)(dtxn_clock_real_ns() - w0) / 1e9;
 	r.events = dtxn_sim_events(r.fabric) - ev0;
-	if (rc == APP_EXIT_OK)
+	if (rc == APP_EXIT_OK) {
+		sim_end_dead(&r);
 		rc = sim_report(&r);
+	}
 	sim_teardown(&r);
 	return rc;
 }

@@ -368,6 +368,8 @@ bool dtxn_coord_routes_here(const struct dtxn_coord *c, uint32_t table_id, uint6
 /* CN crash recovery (issue 12; doc/guides/cluster.md, "Recovery")    */
 /* ------------------------------------------------------------------ */
 
+/** Most ids struct dtxn_recovery.visible holds. */
+#define DTXN_RECOVERY_MAX_VISIBLE 256
 /** Most steps a protocol's recovery reports (struct dtxn_recovery.step). */
 #define DTXN_RECOVERY_MAX_STEPS 8
 
@@ -398,6 +400,16 @@ struct dtxn_recovery {
 	uint64_t rolled_forward;  /**< of those, completed (their commit point was passed) */
 	uint64_t locks_released;  /**< locks the dead CN's transactions held, released */
 	uint64_t wrs;             /**< WRs posted by the recovery */
+	/**
+	 * Ids of the dead coordinators' transactions that were still open
+	 * (their coordinator never saw them end) and whose writes stay in MN
+	 * memory after the recovery: rolled forward, or found complete. At
+	 * most one per coordinator (its newest); an oracle that still has the
+	 * dead coordinator's memory (the simulator) records those as
+	 * committed in the history (dtxn_coord_history_end_open()).
+	 */
+	unsigned n_visible;
+	uint64_t visible[DTXN_RECOVERY_MAX_VISIBLE];
 	unsigned n_steps;
 	struct dtxn_recovery_step step[DTXN_RECOVERY_MAX_STEPS];
 };
@@ -430,6 +442,17 @@ struct dtxn_recovery {
  *   WR failed: call again, recovery is idempotent).
  */
 int dtxn_coord_recover(struct dtxn_coord *c, struct dtxn_recovery *rec);
+
+/**
+ * Test oracle of the simulator and the embedded run, which keep a dead
+ * CN's memory: ends coordinator @p c's open transaction (one its CN's
+ * death cut short) in its history (dtxn_coord_history_attach()) as
+ * committed if @p committed (a recovery listed it in
+ * struct dtxn_recovery.visible), else as aborted. No fabric op; main
+ * lcore, after the run.
+ * @return 0, -EINVAL (NULL), -ENOENT (no transaction open on @p c).
+ */
+int dtxn_coord_history_end_open(struct dtxn_coord *c, bool committed);
 
 /** @return true if the db's protocol implements dtxn_coord_recover(). Any thread. */
 bool dtxn_db_can_recover(const struct dtxn_db *db);

@@ -408,13 +408,23 @@ dtxn_recovery_owns(const struct dtxn_recovery *rec, uint64_t id)
  * coordinator of @p rec holds: each bucket header's lock and each slot's
  * lock word at @p lock_off (bytes from the slot's start). A word counts
  * as held by txn id (word & @p id_mask). A CAS that lost (the word
- * changed meanwhile) releases nothing. Adds the step (work: locks
+ * changed meanwhile) releases nothing. @p visit, if not NULL, sees
+ * every valid slot's image as read (before the releases), with @p arg. Adds the step (work: locks
  * released) and rec->locks_released, rec->wrs. Coordinator's coroutine;
  * yields.
  * @return 0, -ENOMEM (no buffer), -EIO (a WR failed).
  */
 int dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec,
-			      uint32_t lock_off, uint64_t id_mask);
+			      uint32_t lock_off, uint64_t id_mask,
+			      void (*visit)(struct dtxn_recovery *rec, const struct dtxn_table *t,
+					    const void *slot, void *arg),
+			      void *arg);
+
+/**
+ * Adds txn id @p id to rec->visible (once; dropped past
+ * DTXN_RECOVERY_MAX_VISIBLE).
+ */
+void dtxn_recovery_note_visible(struct dtxn_recovery *rec, uint64_t id);
 
 struct dtxn_batch;
 /**

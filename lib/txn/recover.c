@@ -83,10 +83,16 @@ dtxn_recovery_run(struct dtxn_recovery *rec, struct dtxn_batch *b)
 #define RECOVER_SCAN_CAS 64u
 
 /* Releases the held words found in @p n buckets at @p buf (primary address @p ra). */
+struct scan_visit {
+	void (*fn)(struct dtxn_recovery *rec, const struct dtxn_table *t, const void *slot,
+		   void *arg);
+	void *arg;
+};
+
 static int
 scan_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recovery_step *st,
 	     const struct dtxn_table *t, const char *buf, dtxn_raddr_t ra, uint64_t n,
-	     uint32_t lock_off, uint64_t id_mask)
+	     uint32_t lock_off, uint64_t id_mask, const struct scan_visit *v)
 {
 	uint64_t old[RECOVER_SCAN_CAS];
 	uint64_t want[RECOVER_SCAN_CAS];
@@ -103,6 +109,10 @@ scan_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recove
 						     (uint64_t)(s - 1) * t->slot_size + lock_off);
 			uint64_t w;
 
+			if (s != 0 && v->fn != NULL &&
+			    (((const struct dtxn_slot_hdr *)(const void *)(buf + off - lock_off))->flags &
+			     DTXN_SLOT_VALID))
+				v->fn(rec, t, buf + off - lock_off, v->arg);
 			memcpy(&w, buf + off, 8);
 			if (!dtxn_recovery_owns(rec, w & id_mask))
 				continue;
@@ -129,8 +139,12 @@ scan_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recove
 
 int
 dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t lock_off,
-			  uint64_t id_mask)
+			  uint64_t id_mask,
+			  void (*visit)(struct dtxn_recovery *rec, const struct dtxn_table *t,
+					const void *slot, void *arg),
+			  void *arg)
 {
+	const struct scan_visit v = { .fn = visit, .arg = arg };
 	const struct dtxn_catalog *cat = &c->worker->db->cat;
 	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "unlock", "locks");
 	char *buf = rte_malloc("dtxn_recover", RECOVER_SCAN_CHUNK, 64);
@@ -158,7 +172,7 @@ dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint3
 			dtxn_batch_read(&b, ra, buf, (uint32_t)(n * t->bucket_size), true);
 			rc = dtxn_recovery_run(rec, &b);
 			if (rc == 0)
-				rc = scan_release(c, rec, st, t, buf, ra, n, lock_off, id_mask);
+				rc = scan_release(c, rec, st, t, buf, ra, n, lock_off, id_mask, &v);
 			done += n;
 		}
 	}
@@ -166,4 +180,14 @@ dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint3
 	rec->locks_released += st->work;
 	dtxn_recovery_step_end(st);
 	return rc;
+}
+
+void
+dtxn_recovery_note_visible(struct dtxn_recovery *rec, uint64_t id)
+{
+	for (unsigned i = 0; i < rec->n_visible; i++)
+		if (rec->visible[i] == id)
+			return;
+	if (rec->n_visible < DTXN_RECOVERY_MAX_VISIBLE)
+		rec->visible[rec->n_visible++] = id;
 }

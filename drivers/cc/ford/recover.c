@@ -94,6 +94,7 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct ford_log
 	rec->txns_seen++;
 	if (done) {
 		rec->rolled_forward++;
+		dtxn_recovery_note_visible(rec, x);
 		goto out;
 	}
 	dtxn_batch_init(&b, c);
@@ -164,5 +165,5 @@ ford_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 	dtxn_recovery_step_end(st);
 	if (rc != 0)
 		return rc;
-	return dtxn_recovery_unlock_scan(c, rec, FORD_LOCK_OFF, ~FORD_INVISIBLE);
+	return dtxn_recovery_unlock_scan(c, rec, FORD_LOCK_OFF, ~FORD_INVISIBLE, NULL, NULL);
 }
