@@ -86,6 +86,7 @@ struct rpc_rbuf {
 struct rpc_peer {
 	struct dtxn_qp *qp;
 	uint16_t node;
+	bool down;              /**< dtxn_rpc_peer_down_lc(): no more messages to it */
 	unsigned n_rbufs;
 	struct rpc_rbuf *rbufs;
 };
@@ -247,7 +248,37 @@ rpc_start(struct dtxn_rpc_ep *ep, struct rpc_slot *s, struct rpc_peer *peer, uin
 static struct rpc_peer *
 rpc_peer_of(struct dtxn_rpc *rpc, uint16_t node)
 {
-	return node < DTXN_MAX_NODES ? rpc->by_node[node] : NULL;
+	struct rpc_peer *p = node < DTXN_MAX_NODES ? rpc->by_node[node] : NULL;
+
+	return p != NULL && !p->down ? p : NULL;
+}
+
+int
+dtxn_rpc_peer_down_lc(struct dtxn_rpc *rpc, uint16_t node)
+{
+	struct rpc_peer *peer;
+	int n = 0;
+
+	if (rpc == NULL || node >= DTXN_MAX_NODES || rpc->by_node[node] == NULL)
+		return -EINVAL;
+	peer = rpc->by_node[node];
+	peer->down = true;
+	for (unsigned e = 0; e < rpc->n_eps; e++) {
+		struct dtxn_rpc_ep *ep = rpc->eps[e];
+
+		for (unsigned i = 0; ep != NULL && i < DTXN_RPC_SLOTS; i++) {
+			struct rpc_slot *s = &ep->slots[i];
+
+			if (s->peer != peer || (s->state != RPC_S_SYNC && s->state != RPC_S_ASYNC))
+				continue;
+			n++;
+			if (s->state == RPC_S_SYNC)
+				rpc_call_end(s, -ENOTCONN);
+			else
+				rpc_slot_done(rpc, s);
+		}
+	}
+	return n;
 }
 
 int
