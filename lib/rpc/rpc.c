@@ -164,6 +164,7 @@ rpc_deadline(struct dtxn_rpc *rpc, struct rpc_slot *s)
 	s->deadline_ns = dtxn_now_ns() + rpc->timeout_ns;
 	if (s->deadline_ns < rpc->next_deadline_ns)
 		rpc->next_deadline_ns = s->deadline_ns;
+	dtxn_sched_wake_at(rpc->w->sched, rpc->next_deadline_ns);
 }
 
 /* A slot is done: free it once its SENDs have completed. */
@@ -352,8 +353,12 @@ rpc_poll_timeouts(void *arg)
 	uint64_t now, next = UINT64_MAX;
 	unsigned work = 0;
 
-	if (rpc->outstanding == 0 || (now = dtxn_now_ns()) < rpc->next_deadline_ns)
+	if (rpc->outstanding == 0)
 		return 0;
+	if ((now = dtxn_now_ns()) < rpc->next_deadline_ns) {
+		dtxn_sched_wake_at(rpc->w->sched, rpc->next_deadline_ns);
+		return 0;
+	}
 	for (unsigned e = 0; e < rpc->n_eps; e++) {
 		struct dtxn_rpc_ep *ep = rpc->eps[e];
 
@@ -389,6 +394,8 @@ rpc_poll_timeouts(void *arg)
 		}
 	}
 	rpc->next_deadline_ns = next;
+	if (rpc->outstanding != 0)
+		dtxn_sched_wake_at(rpc->w->sched, next);
 	return work;
 }
 
