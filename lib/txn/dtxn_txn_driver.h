@@ -421,6 +421,15 @@ int dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec,
 			      void *arg);
 
 /**
+ * READs the first @p len bytes of coordinator @p gid's log region on
+ * every MN (dtxn_store_log_raddr()) into @p buf + mn * @p len, waited for.
+ * Coordinator's coroutine; yields.
+ * @return 0 or -EIO.
+ */
+int dtxn_recovery_read_logs(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t gid,
+			    uint32_t len, void *buf);
+
+/**
  * Adds txn id @p id to rec->visible (once; dropped past
  * DTXN_RECOVERY_MAX_VISIBLE).
  */

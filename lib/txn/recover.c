@@ -191,3 +191,17 @@ dtxn_recovery_note_visible(struct dtxn_recovery *rec, uint64_t id)
 	if (rec->n_visible < DTXN_RECOVERY_MAX_VISIBLE)
 		rec->visible[rec->n_visible++] = id;
 }
+
+int
+dtxn_recovery_read_logs(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t gid,
+			uint32_t len, void *buf)
+{
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	struct dtxn_batch b;
+
+	dtxn_batch_init(&b, c);
+	for (uint16_t mn = 0; mn < cat->n_mn; mn++)
+		dtxn_batch_read(&b, dtxn_store_log_raddr(cat, gid, mn), (char *)buf + (size_t)mn * len,
+				len, true);
+	return dtxn_recovery_run(rec, &b);
+}

@@ -154,6 +154,16 @@ log_latest(const char *log, uint64_t room, uint32_t gid)
 	return best;
 }
 
+/* The table of entry @p e if its cell is txn @p x's (@p head: the record it points to), else NULL. */
+static const struct dtxn_table *
+ent_mine(const struct dtxn_catalog *cat, const struct rlog_ent *e, const uint8_t *head, uint64_t x)
+{
+	uint64_t writer;
+
+	memcpy(&writer, head + 1, 8); /* after the line's cacheline version */
+	return writer == x ? dtxn_catalog_table(cat, e->table) : NULL;
+}
+
 /* Finishes or aborts the txn of record @p h (step 2). */
 static int
 log_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rlog_hdr *h)
@@ -203,11 +213,9 @@ log_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rlog_hdr
 	if (rc != 0)
 		goto out;
 	for (uint16_t i = 0; i < h->n; i++) {
-		const struct dtxn_table *t = dtxn_catalog_table(cat, e[i].table);
-		uint64_t writer;
+		const struct dtxn_table *t = ent_mine(cat, &e[i], head[i], h->txn);
 
-		memcpy(&writer, &head[i][1], 8);
-		if (t == NULL || writer != h->txn)
+		if (t == NULL)
 			continue;
 		mine_any = true;
 		for (uint16_t r = 0; r < t->n_replicas; r++) {
@@ -225,13 +233,9 @@ log_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rlog_hdr
 		goto out; /* done (or its cells were reused since): nothing to fix */
 	dtxn_batch_init(&b, c);
 	for (uint16_t i = 0; i < h->n; i++) {
-		const struct dtxn_table *t = dtxn_catalog_table(cat, e[i].table);
-		uint64_t writer;
+		const struct dtxn_table *t = ent_mine(cat, &e[i], head[i], h->txn);
 
-		memcpy(&writer, &head[i][1], 8);
-		if (t == NULL || writer != h->txn)
-			continue;
-		for (uint16_t r = 0; r < t->n_replicas; r++) {
+		for (uint16_t r = 0; t != NULL && r < t->n_replicas; r++) {
 			uint64_t m = cell[i][r].meta;
 
 			if (lotus_meta_ver(m) != LOTUS_INVISIBLE)
@@ -272,13 +276,8 @@ recover_logs(struct dtxn_coord *c, struct dtxn_recovery *rec)
 		return -ENOMEM;
 	for (uint32_t g = rec->gid_first; g < rec->gid_first + rec->n_gids && rc == 0; g++) {
 		const struct rlog_hdr *best = NULL;
-		struct dtxn_batch b;
 
-		dtxn_batch_init(&b, c);
-		for (uint16_t mn = 0; mn < cat->n_mn; mn++)
-			dtxn_batch_read(&b, dtxn_store_log_raddr(cat, g, mn), logs + mn * room,
-					(uint32_t)room, true);
-		rc = dtxn_recovery_run(rec, &b);
+		rc = dtxn_recovery_read_logs(c, rec, g, (uint32_t)room, logs);
 		for (uint16_t mn = 0; mn < cat->n_mn && rc == 0; mn++) {
 			const struct rlog_hdr *h = log_latest(logs + mn * room, room, g);
 

@@ -205,13 +205,8 @@ recover_oplog(struct dtxn_coord *c, struct dtxn_recovery *rec)
 	}
 	for (uint32_t g = rec->gid_first; g < rec->gid_first + rec->n_gids && rc == 0; g++) {
 		const struct rec_hdr *best = NULL;
-		struct dtxn_batch b;
 
-		dtxn_batch_init(&b, c);
-		for (uint16_t mn = 0; mn < cat->n_mn; mn++)
-			dtxn_batch_read(&b, dtxn_store_log_raddr(cat, g, mn), logs + mn * cat->log_bytes,
-					(uint32_t)cat->log_bytes, true);
-		rc = dtxn_recovery_run(rec, &b);
+		rc = dtxn_recovery_read_logs(c, rec, g, (uint32_t)cat->log_bytes, logs);
 		for (uint16_t mn = 0; mn < cat->n_mn && rc == 0; mn++) {
 			const struct rec_hdr *h = rec_check(logs + mn * cat->log_bytes, cat->log_bytes, g);
 
