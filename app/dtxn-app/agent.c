@@ -41,8 +41,33 @@ agent_recover(struct dtxn_coord *c, struct app_agent *a, uint64_t dead, uint16_t
 	return 0;
 }
 
+/* Sleeps until the next beat of @p a after *@p next. */
+static void
+agent_sleep(struct dtxn_coord *c, const struct app_agent *a, uint64_t *next)
+{
+	*next += a->beat_ns;
+	if (*next < dtxn_now_ns())
+		*next = dtxn_now_ns() + a->beat_ns;
+	dtxn_co_sleep_until_lc(dtxn_coord_co(c), *next);
+}
+
 void
-app_agent_main(struct dtxn_coord *c, void *arg)
+app_agent_beat(struct dtxn_coord *c, void *arg)
+{
+	struct app_agent *a = arg;
+	uint64_t next = dtxn_now_ns();
+
+	while (!dtxn_coord_stopping(c)) {
+		int rc = dtxn_lease_beat(c, &a->beat);
+
+		if (rc != 0 && a->error == 0)
+			a->error = rc;
+		agent_sleep(c, a, &next);
+	}
+}
+
+void
+app_agent_watch(struct dtxn_coord *c, void *arg)
 {
 	struct app_agent *a = arg;
 	struct dtxn_lease_view v;
@@ -52,19 +77,14 @@ app_agent_main(struct dtxn_coord *c, void *arg)
 	memset(&v, 0, sizeof(v));
 	while (!dtxn_coord_stopping(c)) {
 		uint64_t now, dead;
-		int rc = dtxn_lease_beat(c);
+		int rc = dtxn_lease_poll(c, &v);
 
-		if (rc == 0)
-			rc = dtxn_lease_poll(c, &v);
 		now = dtxn_now_ns();
 		dead = rc == 0 ? dtxn_lease_expired(&v, now, a->lease_ns) : 0;
 		if (dead != 0 && dtxn_lease_recoverer(&v, now, a->lease_ns) == self)
 			rc = agent_recover(c, a, dead, v.n_mn, now);
 		if (rc != 0 && a->error == 0)
 			a->error = rc;
-		next += a->beat_ns;
-		if (next < dtxn_now_ns())
-			next = dtxn_now_ns() + a->beat_ns;
-		dtxn_co_sleep_until_lc(dtxn_coord_co(c), next);
+		agent_sleep(c, a, &next);
 	}
 }

@@ -5,11 +5,13 @@
 /**
  * @file
  * The cluster agent of a CN (agent.c; doc/guides/cluster.md, "Recovery"):
- * one extra coordinator per CN that bumps the CN's lease every beat, reads
- * every CN's lease, and, on the designated survivor (the lowest live CN),
- * recovers each CN whose lease expired (dtxn_coord_recover()) and marks it
- * recovered. The same coroutine serves the simulator, the embedded run and
- * a --role cn process.
+ * two extra coordinators per CN. The heartbeat (APP_AGENT_BEAT) bumps the
+ * CN's lease every beat and does nothing else, so that a long recovery
+ * never lets its own CN's lease expire. The watcher (APP_AGENT_WATCH)
+ * reads every CN's lease every beat and, on the designated survivor (the
+ * lowest live CN), recovers each CN whose lease expired
+ * (dtxn_coord_recover()) and marks it recovered. The same coroutines
+ * serve the simulator, the embedded run and a --role cn process.
  */
 
 #include <stdint.h>
@@ -25,6 +27,9 @@ struct app_agent_rec {
 	int rc;                    /**< dtxn_coord_recover()'s return */
 };
 
+/** Coordinators of an agent, per CN. */
+#define APP_AGENT_COORDS 2
+
 /** The agent of one CN. Filled by the caller before the run (conf), by the agent after. */
 struct app_agent {
 	/* conf */
@@ -34,11 +39,15 @@ struct app_agent {
 	/* results */
 	unsigned n_recs;
 	struct app_agent_rec recs[DTXN_MAX_NODES];
-	int error;                 /**< first lease WR error, 0 if none */
+	int error;                 /**< first lease WR or recovery error, 0 if none */
+	uint64_t beat;             /**< the CN's heartbeat count (dtxn_lease_beat()) */
 };
 
-/** dtxn_coord_fn of an agent; @p arg is its struct app_agent. */
-void app_agent_main(struct dtxn_coord *c, void *arg);
+/** dtxn_coord_fn of an agent's heartbeat; @p arg is its struct app_agent. */
+void app_agent_beat(struct dtxn_coord *c, void *arg);
+
+/** dtxn_coord_fn of an agent's watcher (detection, recovery); @p arg is its struct app_agent. */
+void app_agent_watch(struct dtxn_coord *c, void *arg);
 
 struct app_conf;
 

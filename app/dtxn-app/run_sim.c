@@ -221,7 +221,8 @@ sim_build_thread(struct sim_run *r, struct sim_thread *th, uint64_t n_coords)
 	int rc;
 
 	th->w = dtxn_worker_create(r->db, (uint16_t)(c->mn + th->cn), th->thread,
-				   per + (r->agents != NULL && th->thread == 0), socket);
+				   per + (r->agents != NULL && th->thread == 0 ? APP_AGENT_COORDS : 0),
+				   socket);
 	if (th->w == NULL) {
 		app_err("cannot create thread %u of CN %u: %s (more memory: -m)", th->thread, th->cn,
 			rte_strerror(rte_errno));
@@ -246,11 +247,15 @@ sim_build_thread(struct sim_run *r, struct sim_thread *th, uint64_t n_coords)
 			       n_coords);
 	if (rc != APP_EXIT_OK)
 		return rc;
-	if (r->agents != NULL && th->thread == 0 &&
-	    dtxn_coord_create(th->w, (uint32_t)(r->n_threads * per + th->cn), app_agent_main,
-			      &r->agents[th->cn]) == NULL) {
-		app_err("cannot create the agent of CN %u: %s", th->cn, rte_strerror(rte_errno));
-		return APP_EXIT_FAIL;
+	if (r->agents != NULL && th->thread == 0) {
+		const uint32_t g = (uint32_t)(r->n_threads * per + th->cn * APP_AGENT_COORDS);
+
+		if (dtxn_coord_create(th->w, g, app_agent_beat, &r->agents[th->cn]) == NULL ||
+		    dtxn_coord_create(th->w, g + 1, app_agent_watch, &r->agents[th->cn]) == NULL) {
+			app_err("cannot create the agent of CN %u: %s", th->cn,
+				rte_strerror(rte_errno));
+			return APP_EXIT_FAIL;
+		}
 	}
 	th->alive = dtxn_sched_alive(th->s);
 	r->alive += th->alive;
@@ -621,7 +626,7 @@ app_run_sim(const struct app_conf *c)
 	}
 	if (rc == APP_EXIT_OK)
 		rc = sim_build_db(&r, (uint32_t)(r.n_threads * c->coroutines +
-						 (r.agents != NULL ? c->cn : 0)));
+						 (r.agents != NULL ? c->cn * APP_AGENT_COORDS : 0)));
 	if (rc == APP_EXIT_OK) {
 		/* loading is done on the MN CPUs in real time; the run is virtual */
 		dtxn_clock_set_virtual(SIM_T0_NS);

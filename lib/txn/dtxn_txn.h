@@ -460,7 +460,7 @@ bool dtxn_db_can_recover(const struct dtxn_db *db);
 /**
  * @name CN failure detection: leases in MN memory (lease.c)
  * Each CN's cluster agent bumps its heartbeat word
- * (dtxn_store_lease_raddr()) with a FAA every beat; survivors READ every
+ * (dtxn_store_lease_raddr()) every beat; survivors READ every
  * word and declare dead a CN whose word has not moved for a lease. Once a
  * survivor has recovered it (dtxn_coord_recover()), it writes the CN's
  * state word DTXN_LEASE_STATE_RECOVERED, which every agent reads with the
@@ -481,11 +481,14 @@ struct dtxn_lease_view {
 };
 
 /**
- * Bumps the calling coordinator's CN's heartbeat word by 1 (one FAA,
- * waited for). Coordinator's coroutine; yields.
+ * Bumps the calling coordinator's CN's heartbeat: increments *@p beat
+ * (the CN's count, kept by its only writer) and WRITEs it to the CN's
+ * heartbeat word (one WRITE, waited for: the RNIC's read/write unit, not
+ * its atomic unit, which lock CASes may saturate). Coordinator's
+ * coroutine; yields.
  * @return 0, -EINVAL (NULL, or the db's layout has no lease area), or -EIO.
  */
-int dtxn_lease_beat(struct dtxn_coord *c);
+int dtxn_lease_beat(struct dtxn_coord *c, uint64_t *beat);
 
 /**
  * READs every CN's heartbeat and state word (two READs, waited for) into

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * CN failure detection by leases in MN memory (doc/guides/cluster.md,
- * "Recovery"): per CN a heartbeat word, bumped by its agent's FAA, and a
+ * "Recovery"): per CN a heartbeat word, bumped by its agent's WRITE, and a
  * state word written by the survivor that recovered it; both in lib/store's
  * lease area on MN 0 (dtxn_store_lease_raddr()). Only fabric WRs touch
  * them; time only from dtxn_now_ns() (virtual on sim).
@@ -22,19 +22,19 @@ lease_run(struct dtxn_batch *b)
 }
 
 int
-dtxn_lease_beat(struct dtxn_coord *c)
+dtxn_lease_beat(struct dtxn_coord *c, uint64_t *beat)
 {
 	dtxn_raddr_t ra;
 	struct dtxn_batch b;
-	uint64_t old;
 
-	if (c == NULL)
+	if (c == NULL || beat == NULL)
 		return -EINVAL;
 	ra = dtxn_store_lease_raddr(&c->worker->db->cat, c->worker->cn_node, false);
 	if (ra == 0)
 		return -EINVAL;
+	(*beat)++;
 	dtxn_batch_init(&b, c);
-	dtxn_batch_faa(&b, ra, &old, 1, true);
+	dtxn_batch_write(&b, ra, beat, 8, true);
 	return lease_run(&b);
 }
 
