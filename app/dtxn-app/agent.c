@@ -10,8 +10,11 @@
 
 #include <rte_common.h>
 
+#include <rte_errno.h>
+
 #include "dtxn_fabric.h"
 #include "agent.h"
+#include "app.h"
 
 /* Recovers every CN of @p dead (a node mask); returns the first error. */
 static int
@@ -87,4 +90,20 @@ app_agent_watch(struct dtxn_coord *c, void *arg)
 			a->error = rc;
 		agent_sleep(c, a, &next);
 	}
+}
+
+int
+app_agent_create(const struct app_conf *c, struct dtxn_worker *w, uint32_t gid,
+		 uint32_t gids_per_cn, struct app_agent *a)
+{
+	_Static_assert(APP_AGENT_COORDS == 2, "app_agent_coords() counts two per CN");
+	a->lease_ns = (uint64_t)(c->lease_ms * 1e6 + 0.5);
+	a->beat_ns = RTE_MAX(a->lease_ns / 5, (uint64_t)1);
+	a->gids_per_cn = gids_per_cn;
+	if (dtxn_coord_create(w, gid, app_agent_beat, a) == NULL ||
+	    dtxn_coord_create(w, gid + 1, app_agent_watch, a) == NULL) {
+		app_err("cannot create a CN agent: %s", rte_strerror(rte_errno));
+		return APP_EXIT_FAIL;
+	}
+	return APP_EXIT_OK;
 }

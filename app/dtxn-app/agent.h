@@ -27,6 +27,8 @@ struct app_agent_rec {
 	int rc;                    /**< dtxn_coord_recover()'s return */
 };
 
+struct app_conf;
+
 /** Coordinators of an agent, per CN. */
 #define APP_AGENT_COORDS 2
 
@@ -43,13 +45,21 @@ struct app_agent {
 	uint64_t beat;             /**< the CN's heartbeat count (dtxn_lease_beat()) */
 };
 
+/**
+ * Sets agent @p a up for a run of @p c (--lease-ms: beats every lease / 5)
+ * whose CNs run @p gids_per_cn benchmark coordinators each, and creates its
+ * two coordinators on worker @p w (created for APP_AGENT_COORDS more
+ * coordinators than the benchmark's), gids @p gid and @p gid + 1.
+ * @return APP_EXIT_OK, or APP_EXIT_FAIL after one line.
+ */
+int app_agent_create(const struct app_conf *c, struct dtxn_worker *w, uint32_t gid,
+		     uint32_t gids_per_cn, struct app_agent *a);
+
 /** dtxn_coord_fn of an agent's heartbeat; @p arg is its struct app_agent. */
 void app_agent_beat(struct dtxn_coord *c, void *arg);
 
 /** dtxn_coord_fn of an agent's watcher (detection, recovery); @p arg is its struct app_agent. */
 void app_agent_watch(struct dtxn_coord *c, void *arg);
-
-struct app_conf;
 
 /**
  * Fills report section "recovery" (agent_report.c) from the agents of a

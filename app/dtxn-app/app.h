@@ -91,6 +91,14 @@ int app_fault_validate(struct app_conf *c);
 /** True if the run has cluster agents (heartbeats, failure detection): --fault or --lease-ms given. */
 bool app_agents_on(const struct app_conf *c);
 
+/**
+ * Coordinator ids the CN agents of a run take after the benchmark's
+ * (agent.h: APP_AGENT_COORDS per CN of the cluster; 0 without agents).
+ * Every process of a cluster lays its regions out with them (the lease
+ * area follows the log regions).
+ */
+unsigned app_agent_coords(const struct app_conf *c);
+
 /** Fills the defaults. */
 void app_conf_defaults(struct app_conf *c);
 

@@ -16,6 +16,12 @@ app_agents_on(const struct app_conf *c)
 	return c->fault[0] != '\0' || app_conf_given(c, "lease_ms");
 }
 
+unsigned
+app_agent_coords(const struct app_conf *c)
+{
+	return app_agents_on(c) ? (unsigned)c->cn * 2u /* APP_AGENT_COORDS, agent.h */ : 0u;
+}
+
 /* One "cnJ" of the list into @p mask; 0 or -1 after one line. */
 static int
 fault_node(const struct app_conf *c, const char *s, size_t len, uint64_t *mask)

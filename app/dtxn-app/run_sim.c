@@ -248,14 +248,10 @@ sim_build_thread(struct sim_run *r, struct sim_thread *th, uint64_t n_coords)
 	if (rc != APP_EXIT_OK)
 		return rc;
 	if (r->agents != NULL && th->thread == 0) {
-		const uint32_t g = (uint32_t)(r->n_threads * per + th->cn * APP_AGENT_COORDS);
-
-		if (dtxn_coord_create(th->w, g, app_agent_beat, &r->agents[th->cn]) == NULL ||
-		    dtxn_coord_create(th->w, g + 1, app_agent_watch, &r->agents[th->cn]) == NULL) {
-			app_err("cannot create the agent of CN %u: %s", th->cn,
-				rte_strerror(rte_errno));
-			return APP_EXIT_FAIL;
-		}
+		rc = app_agent_create(c, th->w, (uint32_t)(r->n_threads * per + th->cn * APP_AGENT_COORDS),
+				      (uint32_t)(c->threads * per), &r->agents[th->cn]);
+		if (rc != APP_EXIT_OK)
+			return rc;
 	}
 	th->alive = dtxn_sched_alive(th->s);
 	r->alive += th->alive;
@@ -618,15 +614,9 @@ app_run_sim(const struct app_conf *c)
 		r.agents = calloc(c->cn, sizeof(*r.agents));
 		if (r.agents == NULL || dtxn_series_init(&r.surv, app_interval_s(c), c->warmup_s) != 0)
 			rc = APP_EXIT_FAIL;
-		for (unsigned j = 0; r.agents != NULL && j < c->cn; j++) {
-			r.agents[j].lease_ns = (uint64_t)(c->lease_ms * 1e6 + 0.5);
-			r.agents[j].beat_ns = RTE_MAX(r.agents[j].lease_ns / 5, (uint64_t)1);
-			r.agents[j].gids_per_cn = (uint32_t)(c->threads * c->coroutines);
-		}
 	}
 	if (rc == APP_EXIT_OK)
-		rc = sim_build_db(&r, (uint32_t)(r.n_threads * c->coroutines +
-						 (r.agents != NULL ? c->cn * APP_AGENT_COORDS : 0)));
+		rc = sim_build_db(&r, (uint32_t)(r.n_threads * c->coroutines + app_agent_coords(c)));
 	if (rc == APP_EXIT_OK) {
 		/* loading is done on the MN CPUs in real time; the run is virtual */
 		dtxn_clock_set_virtual(SIM_T0_NS);

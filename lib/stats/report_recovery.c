@@ -19,9 +19,12 @@ stats_print_recovery(const struct dtxn_report *r, FILE *out)
 	if (rc == NULL)
 		return;
 	fprintf(out, "recovery\n");
-	fprintf(out, "  %s died at %.3f ms (%" PRIu64 " txns committed before, kept); lease %.3g ms; detected after %.3f ms; recovered in %.3f ms\n",
-		rc->dead, rc->fault_ms, rc->dead_committed, rc->lease_ms, rc->detect_ms,
-		rc->recovery_ms);
+	if (rc->dead[0] == '\0')
+		fprintf(out, "  no --fault: a CN's lease expired (lease %.3g ms)\n", rc->lease_ms);
+	else
+		fprintf(out, "  %s died at %.3f ms (%" PRIu64 " txns committed before, kept); lease %.3g ms; detected after %.3f ms; recovered in %.3f ms\n",
+			rc->dead, rc->fault_ms, rc->dead_committed, rc->lease_ms, rc->detect_ms,
+			rc->recovery_ms);
 	for (unsigned i = 0; i < rc->n_cn; i++) {
 		const struct dtxn_report_recovery_cn *cn = &rc->cn[i];
 

@@ -500,7 +500,8 @@ int dtxn_lease_poll(struct dtxn_coord *c, struct dtxn_lease_view *v);
 
 /**
  * CNs whose lease expired in @p v at @p now_ns: heartbeat not moved for
- * more than @p lease_ns, state not RECOVERED. Pure; any thread.
+ * more than @p lease_ns, state not RECOVERED. A CN that never beat (its
+ * word is 0: not started yet) has no lease to lose. Pure; any thread.
  * @return a mask, bit (node id) per such CN.
  */
 uint64_t dtxn_lease_expired(const struct dtxn_lease_view *v, uint64_t now_ns, uint64_t lease_ns);

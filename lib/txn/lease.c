@@ -85,8 +85,8 @@ dtxn_lease_expired(const struct dtxn_lease_view *v, uint64_t now_ns, uint64_t le
 	if (v == NULL || !v->started)
 		return 0;
 	for (uint16_t n = v->n_mn; n < v->n_mn + v->n_cn; n++)
-		if (v->state[n] != DTXN_LEASE_STATE_RECOVERED && now_ns > v->moved_ns[n] &&
-		    now_ns - v->moved_ns[n] > lease_ns)
+		if (v->state[n] != DTXN_LEASE_STATE_RECOVERED && v->beat[n] != 0 &&
+		    now_ns > v->moved_ns[n] && now_ns - v->moved_ns[n] > lease_ns)
 			mask |= UINT64_C(1) << n;
 	return mask;
 }

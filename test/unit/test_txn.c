@@ -355,6 +355,7 @@ test_lease_view(void **state)
 	v.started = true;
 	v.n_mn = 3;
 	v.n_cn = 3;                                                   /* nodes 3, 4, 5 */
+	v.beat[3] = v.beat[4] = v.beat[5] = 7;
 	v.moved_ns[3] = 100 * lease;
 	v.moved_ns[4] = 100 * lease - lease - 1;                      /* silent for a lease + 1 ns */
 	v.moved_ns[5] = 100 * lease - lease;                          /* exactly a lease: alive */
@@ -365,6 +366,10 @@ test_lease_view(void **state)
 	assert_int_equal(dtxn_lease_expired(&v, 100 * lease, lease),
 			 (UINT64_C(1) << 3) | (UINT64_C(1) << 4));
 	assert_int_equal(dtxn_lease_recoverer(&v, 100 * lease, lease), 5);
+	/* a CN that never beat (not started yet) has no lease to lose */
+	v.beat[4] = 0;
+	assert_int_equal(dtxn_lease_expired(&v, 100 * lease, lease), UINT64_C(1) << 3);
+	v.beat[4] = 7;
 	/* a recovered CN is neither dead again nor a recoverer */
 	v.state[3] = DTXN_LEASE_STATE_RECOVERED;
 	assert_int_equal(dtxn_lease_expired(&v, 100 * lease, lease), UINT64_C(1) << 4);
