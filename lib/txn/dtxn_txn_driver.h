@@ -421,13 +421,15 @@ int dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec,
 			      void *arg);
 
 /**
- * READs the first @p len bytes of coordinator @p gid's log region on
- * every MN (dtxn_store_log_raddr()) into @p buf + mn * @p len, waited for.
- * Coordinator's coroutine; yields.
- * @return 0 or -EIO.
+ * READs the first @p len bytes of coordinator @p gid's log region into
+ * @p buf + mn * @p len, for every MN, waited for. @p replicated: the
+ * protocol writes each record to the MNs of its tables' replicas; when
+ * every table has a replica on every MN, each MN holds every record and
+ * only MN 0's copy is read. Coordinator's coroutine; yields.
+ * @return the MNs read (0 .. n-1), or -EIO.
  */
 int dtxn_recovery_read_logs(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t gid,
-			    uint32_t len, void *buf);
+			    uint32_t len, void *buf, bool replicated);
 
 /**
  * Adds txn id @p id to rec->visible (once; dropped past

@@ -194,14 +194,26 @@ dtxn_recovery_note_visible(struct dtxn_recovery *rec, uint64_t id)
 
 int
 dtxn_recovery_read_logs(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t gid,
-			uint32_t len, void *buf)
+			uint32_t len, void *buf, bool replicated)
 {
 	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	uint16_t n = cat->n_mn;
 	struct dtxn_batch b;
+	int rc;
 
+	if (replicated) {
+		n = 1;
+		for (uint32_t id = 0; id < DTXN_MAX_TABLES; id++) {
+			const struct dtxn_table *t = dtxn_catalog_table(cat, id);
+
+			if (t != NULL && t->n_replicas < cat->n_mn)
+				n = cat->n_mn; /* some MN lacks some records */
+		}
+	}
 	dtxn_batch_init(&b, c);
-	for (uint16_t mn = 0; mn < cat->n_mn; mn++)
+	for (uint16_t mn = 0; mn < n; mn++)
 		dtxn_batch_read(&b, dtxn_store_log_raddr(cat, gid, mn), (char *)buf + (size_t)mn * len,
 				len, true);
-	return dtxn_recovery_run(rec, &b);
+	rc = dtxn_recovery_run(rec, &b);
+	return rc == 0 ? n : rc;
 }

@@ -143,8 +143,10 @@ ford_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 	for (uint32_t g = rec->gid_first; g < rec->gid_first + rec->n_gids && rc == 0; g++) {
 		const struct ford_log_hdr *best = NULL;
 
-		rc = dtxn_recovery_read_logs(c, rec, g, (uint32_t)cat->log_bytes, logs);
-		for (uint16_t mn = 0; mn < n_mn && rc == 0; mn++) {
+		int n = dtxn_recovery_read_logs(c, rec, g, (uint32_t)cat->log_bytes, logs, true);
+
+		rc = RTE_MIN(n, 0);
+		for (int mn = 0; mn < n; mn++) {
 			const struct ford_log_hdr *h = rec_latest(logs + mn * cat->log_bytes,
 								  cat->log_bytes, g);
 

@@ -277,8 +277,10 @@ recover_logs(struct dtxn_coord *c, struct dtxn_recovery *rec)
 	for (uint32_t g = rec->gid_first; g < rec->gid_first + rec->n_gids && rc == 0; g++) {
 		const struct rlog_hdr *best = NULL;
 
-		rc = dtxn_recovery_read_logs(c, rec, g, (uint32_t)room, logs);
-		for (uint16_t mn = 0; mn < cat->n_mn && rc == 0; mn++) {
+		int n = dtxn_recovery_read_logs(c, rec, g, (uint32_t)room, logs, true);
+
+		rc = RTE_MIN(n, 0);
+		for (int mn = 0; mn < n; mn++) {
 			const struct rlog_hdr *h = log_latest(logs + mn * room, room, g);
 
 			if (h != NULL && (best == NULL || h->txn > best->txn))

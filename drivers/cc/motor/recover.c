@@ -206,8 +206,11 @@ recover_oplog(struct dtxn_coord *c, struct dtxn_recovery *rec)
 	for (uint32_t g = rec->gid_first; g < rec->gid_first + rec->n_gids && rc == 0; g++) {
 		const struct rec_hdr *best = NULL;
 
-		rc = dtxn_recovery_read_logs(c, rec, g, (uint32_t)cat->log_bytes, logs);
-		for (uint16_t mn = 0; mn < cat->n_mn && rc == 0; mn++) {
+		/* a round's record goes to the MNs it CASes on, not to every replica */
+		int n = dtxn_recovery_read_logs(c, rec, g, (uint32_t)cat->log_bytes, logs, false);
+
+		rc = RTE_MIN(n, 0);
+		for (int mn = 0; mn < n; mn++) {
 			const struct rec_hdr *h = rec_check(logs + mn * cat->log_bytes, cat->log_bytes, g);
 
 			if (h != NULL && (best == NULL || h->txn_id > best->txn_id ||
