@@ -222,8 +222,8 @@ json_intervals(struct json_ctx *c, const struct dtxn_series *s)
 {
 	json_t *a = json_array();
 
-	if (a == NULL)
-		return NULL;
+	if (a == NULL || s == NULL)
+		return a;
 	for (unsigned i = 0; i < s->n; i++) {
 		const struct dtxn_interval *e = &s->v[i];
 		json_t *o = json_object();
@@ -238,6 +238,19 @@ json_intervals(struct json_ctx *c, const struct dtxn_series *s)
 		json_set(c, o, "attempted", stats_json_u64(e->attempts));
 		json_set(c, o, "aborts", stats_json_u64(e->aborts));
 		json_set(c, o, "warmup", json_boolean(e->warmup));
+	}
+	return a;
+}
+
+json_t *
+stats_json_intervals(const struct dtxn_series *s)
+{
+	struct json_ctx c = { .oom = false };
+	json_t *a = json_intervals(&c, s);
+
+	if (c.oom) {
+		json_decref(a);
+		return NULL;
 	}
 	return a;
 }

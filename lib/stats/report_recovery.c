@@ -95,27 +95,6 @@ rec_cns(const struct dtxn_report_recovery *rc)
 	return a;
 }
 
-static json_t *
-rec_timeline(const struct dtxn_series *s)
-{
-	json_t *a = json_array();
-
-	for (unsigned i = 0; a != NULL && s != NULL && i < s->n; i++) {
-		const struct dtxn_interval *e = &s->v[i];
-		json_t *o = json_object();
-		bool ok = o != NULL;
-
-		ok = ok && stats_json_put(o, "t_s", stats_json_num(e->t_s));
-		ok = ok && stats_json_put(o, "committed_tps",
-					  stats_json_num(e->seconds > 0 ? (double)e->commits / e->seconds : 0));
-		if (!ok || json_array_append_new(a, o) != 0) {
-			json_decref(a);
-			return NULL;
-		}
-	}
-	return a;
-}
-
 json_t *
 stats_json_recovery(const struct dtxn_report *r)
 {
@@ -136,7 +115,7 @@ stats_json_recovery(const struct dtxn_report *r)
 	ok &= stats_json_put(o, "survivors_post_tps", stats_json_num(rc->post_tps));
 	ok &= stats_json_put(o, "dead_committed", stats_json_u64(rc->dead_committed));
 	ok &= stats_json_put(o, "cns", rec_cns(rc));
-	ok &= stats_json_put(o, "survivor_intervals", rec_timeline(rc->survivors));
+	ok &= stats_json_put(o, "survivor_intervals", stats_json_intervals(rc->survivors));
 	if (!ok) {
 		json_decref(o);
 		return NULL;

@@ -95,6 +95,8 @@ struct json_t *stats_json_u64(uint64_t v);
 /** Sets obj[key] = val; false on failure (the reference is taken either way). */
 bool stats_json_put(struct json_t *obj, const char *key, struct json_t *val);
 
+/** @return the JSON array of a throughput series ("intervals"' format; [] for NULL), or NULL (out of memory). */
+struct json_t *stats_json_intervals(const struct dtxn_series *s);
 /** @return the JSON object "memory", or NULL (absent, or out of memory). */
 struct json_t *stats_json_mem(const struct dtxn_report *r);
 /** @return the JSON object of r->sim, or NULL (absent, or out of memory). */
