@@ -21,8 +21,8 @@ static int
 agent_recover(struct dtxn_coord *c, struct app_agent *a, uint64_t dead, uint16_t n_mn,
 	      uint64_t now)
 {
-	for (; dead != 0; dead &= dead - 1) {
-		uint16_t node = (uint16_t)__builtin_ctzll(dead);
+	for (uint64_t left = dead; left != 0; left &= left - 1) {
+		uint16_t node = (uint16_t)__builtin_ctzll(left);
 		struct app_agent_rec *r;
 
 		if (a->n_recs == (unsigned)RTE_DIM(a->recs))
@@ -34,6 +34,7 @@ agent_recover(struct dtxn_coord *c, struct app_agent *a, uint64_t dead, uint16_t
 		r->rec.dead_cn = node;
 		r->rec.gid_first = (uint32_t)(node - n_mn) * a->gids_per_cn;
 		r->rec.n_gids = a->gids_per_cn;
+		r->rec.dead_mask = dead;
 		r->rc = dtxn_coord_recover(c, &r->rec);
 		if (r->rc != 0)
 			return r->rc;

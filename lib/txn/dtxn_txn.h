@@ -392,6 +392,12 @@ struct dtxn_recovery {
 	uint16_t rsvd;
 	uint32_t gid_first;       /**< its coordinators: gids [gid_first, gid_first + n_gids) */
 	uint32_t n_gids;
+	/**
+	 * Every CN known dead now, a bit per fabric node id (dead_cn's may be
+	 * left out), for protocols that fence all of them at once (Lotus:
+	 * the survivors must not wait for a dead CN); 0: dead_cn only.
+	 */
+	uint64_t dead_mask;
 	/* out: filled by dtxn_coord_recover() */
 	uint64_t start_ns;        /**< dtxn_now_ns() at the start */
 	uint64_t end_ns;          /**< dtxn_now_ns() at the end */

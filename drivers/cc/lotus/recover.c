@@ -4,7 +4,9 @@
  * "Recovery"), run by a surviving coordinator for a dead CN, in four steps:
  *
  * 1. "fence": the dead CN's shards are marked moving (requests for them
- *    abort at once, §6) and the CN dead (lotus_shared.dead_mask): every
+ *    abort at once, §6) and the CN dead (lotus_shared.dead_mask), with
+ *    every other CN known dead at once (struct dtxn_recovery.dead_mask:
+ *    the survivors' acks must not wait for a dead CN's workers): every
  *    survivor worker's poller (lotus_recover_poll()) tells its rpc the CN
  *    is down (calls waiting for it end now instead of timing out), and
  *    releases the locks the dead CN's txns hold in its lock state, found
@@ -100,13 +102,13 @@ lotus_recover_poll(void *arg)
 	if (gen == lw->seen_gen)
 		return 0;
 	dead = __atomic_load_n(&sh->dead_mask, __ATOMIC_ACQUIRE);
-	for (uint16_t node = sh->n_mn; node < sh->n_mn + sh->n_cn; node++) {
-		if (!((dead >> node) & 1))
-			continue;
-		if (lw->held_from[node] != 0)
+	/* first the calls waiting for a dead CN end: their txns abort and release */
+	for (uint16_t node = sh->n_mn; node < sh->n_mn + sh->n_cn; node++)
+		if ((dead >> node) & 1)
+			(void)dtxn_rpc_peer_down_lc(lw->rpc, node);
+	for (uint16_t node = sh->n_mn; node < sh->n_mn + sh->n_cn; node++)
+		if (((dead >> node) & 1) && lw->held_from[node] != 0)
 			return 0; /* a txn still relies on a lock the dead CN granted */
-		(void)dtxn_rpc_peer_down_lc(lw->rpc, node);
-	}
 	__atomic_fetch_add(&sh->dead_released, poll_release(lw, dead), __ATOMIC_RELAXED);
 	lw->seen_gen = gen;
 	__atomic_fetch_add(&sh->dead_acks, 1, __ATOMIC_RELEASE);
@@ -117,14 +119,17 @@ lotus_recover_poll(void *arg)
 /* The recovering coordinator                                         */
 /* ------------------------------------------------------------------ */
 
+/* Fences every CN of @p dead (fabric node bits): all at once, so that no survivor waits for a dead one. */
 static void
-recover_fence(struct lotus_shared *sh, uint16_t dead_idx, uint16_t dead_node)
+recover_fence(struct lotus_shared *sh, uint64_t dead)
 {
-	for (unsigned s = 0; s < LOTUS_SHARDS; s++)
-		if (lotus_shard_owner(sh, (uint16_t)s) == dead_idx)
-			__atomic_store_n(&sh->shard_owner[s], dead_idx | LOTUS_SHARD_MOVING,
-					 __ATOMIC_SEQ_CST);
-	__atomic_fetch_or(&sh->dead_mask, UINT64_C(1) << dead_node, __ATOMIC_SEQ_CST);
+	for (unsigned s = 0; s < LOTUS_SHARDS; s++) {
+		uint16_t o = lotus_shard_owner(sh, (uint16_t)s);
+
+		if ((dead >> (sh->n_mn + o)) & 1)
+			__atomic_store_n(&sh->shard_owner[s], o | LOTUS_SHARD_MOVING, __ATOMIC_SEQ_CST);
+	}
+	__atomic_fetch_or(&sh->dead_mask, dead, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&sh->dead_acks, 0, __ATOMIC_SEQ_CST);
 	__atomic_fetch_add(&sh->dead_gen, 1, __ATOMIC_SEQ_CST);
 }
@@ -351,8 +356,8 @@ lotus_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 	int rc;
 
 	st = dtxn_recovery_step_begin(rec, "fence", "shards");
-	if (!lotus_cn_dead(sh, dead_idx) || sh->opts.locks == LOTUS_LOCKS_MN)
-		recover_fence(sh, dead_idx, rec->dead_cn);
+	if (!lotus_cn_dead(sh, dead_idx))
+		recover_fence(sh, rec->dead_mask | (UINT64_C(1) << rec->dead_cn));
 	for (unsigned s = 0; s < LOTUS_SHARDS; s++)
 		st->work += lotus_shard_owner(sh, (uint16_t)s) == dead_idx;
 	dtxn_recovery_step_end(st);
