@@ -35,6 +35,13 @@ agent_recover(struct dtxn_coord *c, struct app_agent *a, uint64_t dead, uint16_t
 		r->rec.gid_first = (uint32_t)(node - n_mn) * a->gids_per_cn;
 		r->rec.n_gids = a->gids_per_cn;
 		r->rec.dead_mask = dead;
+		if (a->drained_ns != NULL) {
+			/* what the dead CN's RNIC had sent still lands: let it */
+			uint64_t t = a->drained_ns(a->drained_arg, node);
+
+			if (t > dtxn_now_ns())
+				dtxn_co_sleep_until_lc(dtxn_coord_co(c), t);
+		}
 		r->rc = dtxn_coord_recover(c, &r->rec);
 		if (r->rc != 0)
 			return r->rc;

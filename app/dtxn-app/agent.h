@@ -38,6 +38,14 @@ struct app_agent {
 	uint64_t beat_ns;          /**< heartbeat and poll period */
 	uint64_t lease_ns;         /**< a lease expires after this long without a beat */
 	uint32_t gids_per_cn;      /**< benchmark coordinators per CN: CN j has gids [j * this, ..) */
+	/**
+	 * Optional: the time by which every WR a dead node posted has taken
+	 * effect (the simulator's dtxn_sim_node_drained_ns()): the watcher
+	 * waits for it before it recovers the node, as an MN would flush a
+	 * dead CN's QPs. NULL: at once (shm executes a WR when it is posted).
+	 */
+	uint64_t (*drained_ns)(void *arg, uint16_t node);
+	void *drained_arg;
 	/* results */
 	unsigned n_recs;
 	struct app_agent_rec recs[DTXN_MAX_NODES];

@@ -212,6 +212,13 @@ sim_build_db(struct sim_run *r, uint32_t n_coords)
 	return app_db_load(c, r->db, r->fabric, r->bench, region, &r->load_s);
 }
 
+/* agent.h's drained_ns: a dead CN's WRs still in the RNICs. */
+static uint64_t
+sim_drained_ns(void *arg, uint16_t node)
+{
+	return dtxn_sim_node_drained_ns(arg, node);
+}
+
 static int
 sim_build_thread(struct sim_run *r, struct sim_thread *th, uint64_t n_coords)
 {
@@ -252,6 +259,8 @@ sim_build_thread(struct sim_run *r, struct sim_thread *th, uint64_t n_coords)
 				      (uint32_t)(c->threads * per), &r->agents[th->cn]);
 		if (rc != APP_EXIT_OK)
 			return rc;
+		r->agents[th->cn].drained_ns = sim_drained_ns;
+		r->agents[th->cn].drained_arg = r->fabric;
 	}
 	th->alive = dtxn_sched_alive(th->s);
 	r->alive += th->alive;
