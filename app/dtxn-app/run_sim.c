@@ -552,7 +552,8 @@ out:
 /*
  * --fault: the history oracle. A dead coordinator's open txn ends in its
  * history as committed if a recovery left its writes in MN memory
- * (struct dtxn_recovery.visible), else as aborted.
+ * (struct dtxn_recovery.visible) or its protocol had posted the writes
+ * that commit it (dtxn_txn.decided), else as aborted.
  */
 static void
 sim_end_dead(struct sim_run *r)
@@ -562,10 +563,11 @@ sim_end_dead(struct sim_run *r)
 
 		for (unsigned k = 0; th->dead && k < th->n_ctx; k++) {
 			struct dtxn_coord *co = th->ctx[k].coord;
-			bool vis = false;
+			bool vis;
 
 			if (co == NULL || !co->txn->open)
 				continue;
+			vis = co->txn->decided != 0;
 			for (unsigned j = 0; r->agents != NULL && j < r->conf->cn; j++)
 				for (unsigned n = 0; n < r->agents[j].n_recs; n++) {
 					const struct dtxn_recovery *rec = &r->agents[j].recs[n].rec;

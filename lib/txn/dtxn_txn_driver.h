@@ -105,7 +105,17 @@ struct dtxn_txn {
 	uint64_t id;              /**< cluster-unique, > 0 */
 	uint8_t mode;             /**< enum dtxn_txn_mode */
 	uint8_t open;             /**< begun, not yet committed/aborted */
-	uint16_t rsvd;
+	/**
+	 * Set by a protocol when it posts the writes that commit the txn
+	 * whatever happens to its coordinator next (Motor: its commit batch);
+	 * reset at each begin. The simulator's history oracle records a dead
+	 * coordinator's open txn with it as committed (doc/guides/cluster.md,
+	 * "Recovery"). Protocols whose recovery may still roll the txn back
+	 * leave it 0 and list what they complete in struct
+	 * dtxn_recovery.visible.
+	 */
+	uint8_t decided;
+	uint8_t rsvd;
 	uint32_t n_items;
 	uint32_t n_fetched;       /**< items[0 .. n_fetched) have been executed */
 	int abort_reason;         /**< set when aborted */
