@@ -77,9 +77,33 @@ struct app_conf {
 	char history[PATH_MAX];      /**< save the history to this file; "" none */
 	char debug_weaken[32];       /**< test aid: "none" (or "") or a dtxn_debug_weaken_parse() mode */
 	char cc_opts[256];           /**< protocol options (dtxn_db_conf.cc_options); "" none */
+	/* CN failure and recovery (fault.c, agent.c; doc/guides/cluster.md, "Recovery") */
+	char fault[128];             /**< --fault "cnJ,...@SECONDS"; "" none */
+	uint64_t fault_mask;         /**< CN indices --fault kills (bit J) */
+	double fault_at_s;           /**< when, s since the run began (warm-up included; virtual on sim) */
+	double lease_ms;             /**< lease: a CN whose heartbeat has not moved this long is dead */
 	unsigned n_bench_opts;
 	struct app_bench_opt bench_opts[APP_MAX_BENCH_OPTS];
 };
+
+/**
+ * Checks --fault and --lease-ms (fault.c) and fills fault_mask and
+ * fault_at_s: "cnJ[,cnK...]@SECONDS" kills those CNs at that virtual time
+ * of a --fabric sim run (other fabrics refuse it), not every CN, within
+ * the run. @return 0, or -1 after one line.
+ */
+int app_fault_validate(struct app_conf *c);
+
+/** True if the run has cluster agents (heartbeats, failure detection): --fault or --lease-ms given. */
+bool app_agents_on(const struct app_conf *c);
+
+/**
+ * Coordinator ids the CN agents of a run take after the benchmark's
+ * (agent.h: APP_AGENT_COORDS per CN of the cluster; 0 without agents).
+ * Every process of a cluster lays its regions out with them (the lease
+ * area follows the log regions).
+ */
+unsigned app_agent_coords(const struct app_conf *c);
 
 /** Fills the defaults. */
 void app_conf_defaults(struct app_conf *c);

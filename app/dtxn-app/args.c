@@ -58,6 +58,7 @@ app_conf_defaults(struct app_conf *c)
 	snprintf(c->cpu, sizeof(c->cpu), "default");
 	c->cn = 1;
 	c->threads = 1;
+	c->lease_ms = 10.0;
 }
 
 enum app_opt_kind { OPT_STR, OPT_U64, OPT_DOUBLE, OPT_BOOL };
@@ -113,6 +114,8 @@ static const struct app_opt g_opts[] = {
 	{ "check", OPT_STR, S(check), 0, 0, "none|history", "record every txn, check the history for isolation anomalies (default none)" },
 	{ "history", OPT_STR, S(history), 0, 0, "FILE", "record every txn, save the history to FILE for dtxn-check" },
 	{ "cc_opts", OPT_STR, S(cc_opts), 0, 0, "K=V,...", "protocol options, e.g. ford: published=1 (doc/guides/ford.md); lotus: ablation=lock-sharding,vt_cache=0 (doc/guides/lotus.md); oocc: lease_ns=7000,write_unlock=0 (doc/guides/oocc.md)" },
+	{ "fault", OPT_STR, S(fault), 0, 0, "cnJ,...@S", "sim: kill these CNs at virtual second S (fail-stop); survivors detect it by lease and recover (doc/guides/cluster.md, \"Recovery\")" },
+	{ "lease_ms", OPT_DOUBLE, N(lease_ms), 0.1, 60000, "MS", "CN lease: a CN whose heartbeat in MN memory has not moved this long is declared dead and recovered (default 10; given alone, turns the heartbeats on)" },
 	{ "debug_weaken", OPT_STR, S(debug_weaken), 0, 0, "MODE", "TEST AID, breaks the protocol on purpose: none (default), skip-lock-check, skip-read-validation, skip-ww-check, oocc-alg1 (which protocol implements which: doc/guides/checker.md)" },
 };
 #undef S

@@ -390,6 +390,8 @@ app_validate(struct app_conf *c)
 		return -1;
 	if (app_check_validate(c) != 0) /* check.c: --check, --debug-weaken */
 		return -1;
+	if (app_fault_validate(c) != 0) /* fault.c: --fault, --lease-ms */
+		return -1;
 	if (check_outputs(c) != 0)
 		return -1;
 	return app_nic_resolve("nic", c->nic, c->nic_path, sizeof(c->nic_path));

@@ -31,7 +31,7 @@ int
 app_cn_connect(const struct app_conf *c, struct dtxn_bench *b, unsigned n_workers,
 	       struct app_ctl **ctl, struct dtxn_db **db, struct dtxn_fabric **f)
 {
-	uint64_t n_coords = c->cn * c->threads * c->coroutines;
+	uint64_t n_coords = c->cn * c->threads * c->coroutines + app_agent_coords(c);
 	struct dtxn_fabric_conf fc;
 	uint64_t region;
 	int rc;

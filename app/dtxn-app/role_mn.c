@@ -34,7 +34,7 @@ app_run_mn(const struct app_conf *c)
 {
 	struct app_mn_svcs svcs = { .n = 0 };
 	struct sigaction sa = { .sa_handler = mn_on_signal };
-	uint64_t n_coords = c->cn * c->threads * c->coroutines;
+	uint64_t n_coords = c->cn * c->threads * c->coroutines + app_agent_coords(c);
 	struct dtxn_fabric_conf fc;
 	struct dtxn_bench *b = NULL;
 	struct dtxn_fabric *f = NULL;

@@ -23,6 +23,7 @@
 #include "dtxn_fabric.h"
 #include "dtxn_stats.h"
 #include "dtxn_txn.h"
+#include "agent.h"
 #include "app.h"
 #include "role.h"
 
@@ -62,6 +63,8 @@ struct app_run {
 	int mn_dead;                       /* an MN process died (index), -1: none */
 	/* the protocol's MN-side services (Scythe), polled by the main lcore */
 	struct app_mn_svcs svcs;
+	struct app_agent *agents;          /* per CN of this process (agent.h); NULL: none */
+	uint64_t t0_ns;                    /* dtxn_now_ns() when the run began */
 };
 
 /** How often the main lcore publishes the telemetry figures, ns. */
@@ -283,6 +286,8 @@ supervise(struct app_run *r)
 	uint64_t cc, ca, cab;
 	bool stopped = false;
 
+	r->t0_ns = t0;
+
 	if (cur == NULL || prev == NULL || iv == NULL) {
 		free(cur);
 		free(prev);
@@ -402,7 +407,10 @@ build_workers(struct app_run *r)
 		lcore = r->lcores[wi % r->n_lcores];
 		socket = (int)rte_lcore_to_socket_id(lcore);
 		aw->lcore = lcore;
-		aw->w = dtxn_worker_create(r->db, cn_node, wi % r->per_cn, (unsigned)c->coroutines,
+		aw->w = dtxn_worker_create(r->db, cn_node, wi % r->per_cn,
+					   (unsigned)c->coroutines +
+						   (r->agents != NULL && wi % r->per_cn == 0 ?
+							    APP_AGENT_COORDS : 0),
 					   socket);
 		if (aw->w == NULL) {
 			app_err("cannot create the worker on lcore %u: %s", lcore,
@@ -418,6 +426,14 @@ build_workers(struct app_run *r)
 		aw->n_ctx = (unsigned)c->coroutines;
 		rc = app_coords_create(c, r->bench, aw->w, aw->stats, aw->ctx, aw->n_ctx,
 				       r->gid0 + wi * (uint32_t)c->coroutines, n_coords);
+		if (rc == APP_EXIT_OK && r->agents != NULL && wi % r->per_cn == 0) {
+			/* the CN's agent (agent.h) on its first worker; gids after the benchmark's */
+			unsigned cn = cn_node - (unsigned)c->mn;
+
+			rc = app_agent_create(c, aw->w, (uint32_t)(n_coords + cn * APP_AGENT_COORDS),
+					      r->per_cn * (uint32_t)c->coroutines,
+					      &r->agents[wi / r->per_cn]);
+		}
 		if (rc != APP_EXIT_OK)
 			return rc;
 	}
@@ -461,6 +477,7 @@ check_and_report(struct app_run *r, double seconds)
 {
 	const struct app_conf *c = r->conf;
 	struct dtxn_report *rep = calloc(1, sizeof(*rep));
+	struct dtxn_report_recovery *recov = NULL;
 	struct dtxn_bench_ctx **ctxs, *peers = NULL;
 	unsigned n = 0;
 	bool invariants = true;
@@ -499,8 +516,17 @@ check_and_report(struct app_run *r, double seconds)
 			       c->node);
 		}
 	}
+	for (unsigned j = 0; r->agents != NULL && j < r->n_workers / r->per_cn; j++)
+		if (r->agents[j].n_recs != 0 && recov == NULL &&
+		    (recov = calloc(1, sizeof(*recov))) != NULL) {
+			/* a CN died and this process recovered it (agent.h) */
+			app_agent_report(c, r->agents, r->n_workers / r->per_cn, (uint16_t)c->mn,
+					 r->t0_ns, NULL, recov);
+			rep->recovery = recov;
+		}
 	rc = app_report_finish(c, r->bench, r->db, (struct dtxn_bench_ctx *const *)ctxs, n,
 			       invariants, rep);
+	free(recov);
 	free(ctxs);
 	free(peers);
 	free(rep);
@@ -540,6 +566,7 @@ teardown(struct app_run *r)
 	}
 	app_warm_fini(&r->warm);
 	dtxn_series_free(&r->series);
+	free(r->agents);
 	app_release(r->db, r->fabric, r->bench);
 	app_role_release(r->conf, r->ctl);
 }
@@ -588,8 +615,11 @@ app_run(const struct app_conf *c)
 		printf("dtxn: %u CNs x %u workers: %u worker lcores stay idle\n", (unsigned)c->cn,
 		       r.per_cn, r.n_lcores - r.n_workers);
 	rc = app_bench_build(c, &r.bench);
+	if (rc == APP_EXIT_OK && app_agents_on(c) &&
+	    (r.agents = calloc(r.n_workers / r.per_cn, sizeof(*r.agents))) == NULL)
+		rc = APP_EXIT_FAIL;
 	if (rc == APP_EXIT_OK)
-		rc = build_db(&r, r.n_workers * (unsigned)c->coroutines);
+		rc = build_db(&r, r.n_workers * (unsigned)c->coroutines + app_agent_coords(c));
 	if (rc == APP_EXIT_OK)
 		rc = build_workers(&r);
 	if (rc == APP_EXIT_OK && r.ctl == NULL) /* embedded: this process owns every MN */

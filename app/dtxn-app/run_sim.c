@@ -120,7 +120,7 @@ ag_top(struct sim_run *r)
 static void
 ag_wake(struct sim_run *r, struct sim_thread *th, uint64_t t_ns)
 {
-	if (t_ns >= th->wake_ns)
+	if (t_ns >= th->wake_ns || th->dead)
 		return;
 	th->wake_ns = t_ns;
 	if (ag_push(r, t_ns, th->idx) != 0)
@@ -212,6 +212,13 @@ sim_build_db(struct sim_run *r, uint32_t n_coords)
 	return app_db_load(c, r->db, r->fabric, r->bench, region, &r->load_s);
 }
 
+/* agent.h's drained_ns: a dead CN's WRs still in the RNICs. */
+static uint64_t
+sim_drained_ns(void *arg, uint16_t node)
+{
+	return dtxn_sim_node_drained_ns(arg, node);
+}
+
 static int
 sim_build_thread(struct sim_run *r, struct sim_thread *th, uint64_t n_coords)
 {
@@ -220,7 +227,9 @@ sim_build_thread(struct sim_run *r, struct sim_thread *th, uint64_t n_coords)
 	unsigned per = (unsigned)c->coroutines;
 	int rc;
 
-	th->w = dtxn_worker_create(r->db, (uint16_t)(c->mn + th->cn), th->thread, per, socket);
+	th->w = dtxn_worker_create(r->db, (uint16_t)(c->mn + th->cn), th->thread,
+				   per + (r->agents != NULL && th->thread == 0 ? APP_AGENT_COORDS : 0),
+				   socket);
 	if (th->w == NULL) {
 		app_err("cannot create thread %u of CN %u: %s (more memory: -m)", th->thread, th->cn,
 			rte_strerror(rte_errno));
@@ -245,6 +254,14 @@ sim_build_thread(struct sim_run *r, struct sim_thread *th, uint64_t n_coords)
 			       n_coords);
 	if (rc != APP_EXIT_OK)
 		return rc;
+	if (r->agents != NULL && th->thread == 0) {
+		rc = app_agent_create(c, th->w, (uint32_t)(r->n_threads * per + th->cn * APP_AGENT_COORDS),
+				      (uint32_t)(c->threads * per), &r->agents[th->cn]);
+		if (rc != APP_EXIT_OK)
+			return rc;
+		r->agents[th->cn].drained_ns = sim_drained_ns;
+		r->agents[th->cn].drained_arg = r->fabric;
+	}
 	th->alive = dtxn_sched_alive(th->s);
 	r->alive += th->alive;
 	th->wake_ns = UINT64_MAX;
@@ -335,6 +352,8 @@ sim_step(struct sim_run *r, struct sim_thread *th, uint64_t now)
 	uint64_t busy = dtxn_sched_busy_until_ns(th->s), next;
 	unsigned alive;
 
+	if (th->dead)
+		return;
 	if (busy > now) {
 		ag_wake(r, th, busy); /* still computing: look again when it is free */
 		return;
@@ -385,13 +404,17 @@ sim_live_line(struct sim_run *r, struct sim_live *lv, double elapsed_s, double i
 	lv->aborts = ab;
 }
 
-/* Cumulative totals of every thread's counters (or of their warm-up snapshots). */
+/* Cumulative totals of the threads of the CNs in @p cns (bit per CN) (or of their warm-up snapshots). */
 static void
-sim_totals(const struct sim_run *r, bool at_warm, uint64_t *c, uint64_t *a, uint64_t *ab)
+sim_totals(const struct sim_run *r, bool at_warm, uint64_t cns, uint64_t *c, uint64_t *a,
+	   uint64_t *ab)
 {
 	*c = *a = *ab = 0;
 	for (unsigned i = 0; i < r->n_threads; i++) {
 		uint64_t tc, ta, tab;
+
+		if (!(cns & (UINT64_C(1) << r->th[i].cn)))
+			continue;
 
 		dtxn_run_stats_totals(at_warm ? &r->warm.stats[i] : r->th[i].stats, &tc, &ta, &tab);
 		*c += tc;
@@ -406,11 +429,35 @@ sim_sample(struct sim_run *r, uint64_t t, bool at_warm)
 {
 	uint64_t c, a, ab;
 
-	sim_totals(r, at_warm, &c, &a, &ab);
+	sim_totals(r, at_warm, UINT64_MAX, &c, &a, &ab);
 	if (at_warm)
 		(void)dtxn_series_end_warmup(&r->series, (double)(t - r->t_start_ns) / 1e9, c, a, ab);
 	else
 		(void)dtxn_series_sample(&r->series, (double)(t - r->t_start_ns) / 1e9, c, a, ab);
+	if (r->conf->fault_mask == 0)
+		return;
+	sim_totals(r, at_warm, ~r->conf->fault_mask, &c, &a, &ab);
+	if (at_warm)
+		(void)dtxn_series_end_warmup(&r->surv, (double)(t - r->t_start_ns) / 1e9, c, a, ab);
+	else
+		(void)dtxn_series_sample(&r->surv, (double)(t - r->t_start_ns) / 1e9, c, a, ab);
+}
+
+/* --fault: the CNs die where they are (locks held, logs half written). */
+static void
+sim_kill(struct sim_run *r)
+{
+	for (unsigned i = 0; i < r->n_threads; i++) {
+		struct sim_thread *th = &r->th[i];
+
+		if (!(r->conf->fault_mask & (UINT64_C(1) << th->cn)))
+			continue;
+		th->dead = true;
+		th->wake_ns = UINT64_MAX; /* its agenda entries go stale */
+		r->alive -= th->alive;
+		th->alive = 0;
+	}
+	r->t_fault_ns = UINT64_MAX; /* done */
 }
 
 /* The warm-up ends at virtual time @p t: every counter the report shows. */
@@ -482,6 +529,8 @@ sim_loop(struct sim_run *r)
 	for (;;) {
 		uint64_t next;
 
+		if (now >= r->t_fault_ns)
+			sim_kill(r);
 		if (!stopping && now >= t_end) {
 			for (unsigned i = 0; i < r->n_threads; i++)
 				dtxn_sched_stop(r->th[i].s);
@@ -514,6 +563,8 @@ sim_loop(struct sim_run *r)
 		}
 		if (!stopping && next > t_end)
 			next = t_end;
+		if (next > r->t_fault_ns)
+			next = r->t_fault_ns;
 		if (lv != NULL && next >= next_live && !stopping) {
 			sim_live_line(r, lv, (double)(next_live - t0) / 1e9,
 				      (double)(next_live - last_live) / 1e9);
@@ -546,6 +597,39 @@ out:
 	return rc;
 }
 
+/*
+ * --fault: the history oracle. A dead coordinator's open txn ends in its
+ * history as committed if a recovery left its writes in MN memory
+ * (struct dtxn_recovery.visible) or its protocol had posted the writes
+ * that commit it (dtxn_txn.decided), else as aborted.
+ */
+static void
+sim_end_dead(struct sim_run *r)
+{
+	for (unsigned i = 0; i < r->n_threads; i++) {
+		struct sim_thread *th = &r->th[i];
+
+		for (unsigned k = 0; th->dead && k < th->n_ctx; k++) {
+			struct dtxn_coord *co = th->ctx[k].coord;
+			bool vis;
+
+			if (co == NULL || !co->txn->open)
+				continue;
+			vis = co->txn->decided != 0;
+			for (unsigned j = 0; r->agents != NULL && j < r->conf->cn; j++)
+				for (unsigned n = 0; n < r->agents[j].n_recs; n++) {
+					const struct dtxn_recovery *rec = &r->agents[j].recs[n].rec;
+
+					for (unsigned v = 0; v < rec->n_visible; v++)
+						vis |= rec->visible[v] == co->txn->id;
+				}
+			(void)dtxn_coord_history_end_open(co, vis);
+			if (vis)
+				dtxn_bench_ctx_settle(&th->ctx[k]);
+		}
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* The run                                                            */
 /* ------------------------------------------------------------------ */
@@ -566,6 +650,8 @@ sim_teardown(struct sim_run *r)
 		free(r->th);
 	}
 	free(r->ag);
+	free(r->agents);
+	dtxn_series_free(&r->surv);
 	free(r->warm_nic);
 	app_warm_fini(&r->warm);
 	dtxn_series_free(&r->series);
@@ -575,7 +661,7 @@ sim_teardown(struct sim_run *r)
 int
 app_run_sim(const struct app_conf *c)
 {
-	struct sim_run r = { .conf = c };
+	struct sim_run r = { .conf = c, .t_fault_ns = UINT64_MAX };
 	uint64_t ev0, w0;
 	char err[256];
 	char label[64];
@@ -587,8 +673,13 @@ app_run_sim(const struct app_conf *c)
 		return APP_EXIT_USAGE;
 	}
 	rc = app_bench_build(c, &r.bench);
+	if (rc == APP_EXIT_OK && app_agents_on(c)) {
+		r.agents = calloc(c->cn, sizeof(*r.agents));
+		if (r.agents == NULL || dtxn_series_init(&r.surv, app_interval_s(c), c->warmup_s) != 0)
+			rc = APP_EXIT_FAIL;
+	}
 	if (rc == APP_EXIT_OK)
-		rc = sim_build_db(&r, (uint32_t)(r.n_threads * c->coroutines));
+		rc = sim_build_db(&r, (uint32_t)(r.n_threads * c->coroutines + app_agent_coords(c)));
 	if (rc == APP_EXIT_OK) {
 		/* loading is done on the MN CPUs in real time; the run is virtual */
 		dtxn_clock_set_virtual(SIM_T0_NS);
@@ -600,6 +691,8 @@ app_run_sim(const struct app_conf *c)
 						  (int64_t)(i * c->clock_skew_ns),
 						  (int32_t)(i % 2 ? ppm : -ppm));
 		}
+		if (c->fault_mask != 0)
+			r.t_fault_ns = SIM_T0_NS + (uint64_t)(c->fault_at_s * 1e9 + 0.5);
 		rc = sim_build_threads(&r);
 	}
 	if (rc == APP_EXIT_OK &&
@@ -624,8 +717,10 @@ app_run_sim(const struct app_conf *c)
 	rc = sim_loop(&r);
 	r.wall_s = (double)(dtxn_clock_real_ns() - w0) / 1e9;
 	r.events = dtxn_sim_events(r.fabric) - ev0;
-	if (rc == APP_EXIT_OK)
+	if (rc == APP_EXIT_OK) {
+		sim_end_dead(&r);
 		rc = sim_report(&r);
+	}
 	sim_teardown(&r);
 	return rc;
 }

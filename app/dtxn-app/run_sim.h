@@ -21,6 +21,7 @@
 #include "dtxn_sched.h"
 #include "dtxn_stats.h"
 #include "dtxn_txn.h"
+#include "agent.h"
 #include "app.h"
 
 /** Virtual time at which a simulated run starts, ns (not 0: 0 often means "unset"). */
@@ -42,6 +43,7 @@ struct sim_thread {
 	uint16_t thread;              /**< thread index in its CN */
 	uint64_t wake_ns;             /**< next agenda time, UINT64_MAX: wait for a CQE */
 	unsigned alive;               /**< coroutines alive after the last step */
+	bool dead;                    /**< its CN was killed (--fault): never stepped again */
 	uint64_t warm_cpu_ns;         /**< CPU ns charged by the warm-up's end */
 	uint64_t warm_cpu_ops[DTXN_CPU_OP_MAX]; /**< CPU units charged by the warm-up's end */
 	struct dtxn_run_stats *stats; /**< written by this thread's coordinators */
@@ -77,6 +79,10 @@ struct sim_run {
 	struct dtxn_nic_state *warm_nic; /**< every node's RNIC units then (n_mn + n_cn) */
 	uint64_t t_warm_ns;           /**< virtual time the warm-up ended (the start without one) */
 	struct dtxn_series series;
+	/* --fault, agents (agent.h; doc/guides/cluster.md, "Recovery") */
+	struct app_agent *agents;     /**< one per CN, NULL without agents */
+	uint64_t t_fault_ns;          /**< virtual time of the coming fault, UINT64_MAX: none (or done) */
+	struct dtxn_series surv;      /**< throughput of the CNs --fault spares, same intervals */
 	double load_s;                /**< wall seconds of the load */
 	/* results */
 	uint64_t t_start_ns;          /**< virtual start */

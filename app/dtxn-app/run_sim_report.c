@@ -164,6 +164,7 @@ sim_report(struct sim_run *r)
 	struct dtxn_bench_ctx **ctxs = calloc((size_t)r->n_threads * c->coroutines, sizeof(*ctxs));
 	struct dtxn_report_sim sim;
 	struct dtxn_report_host host;
+	static struct dtxn_report_recovery recov; /* large; one report at a time */
 	int rc = APP_EXIT_OK;
 
 	if (rep == NULL || nic == NULL || thr == NULL || ctxs == NULL) {
@@ -179,6 +180,19 @@ sim_report(struct sim_run *r)
 	host.events_per_wall_second = r->wall_s > 0 ? (double)r->events / r->wall_s : 0.0;
 	rep->sim = &sim;
 	rep->host = &host;
+	if (r->agents != NULL && c->fault_mask != 0) {
+		app_agent_report(c, r->agents, (unsigned)c->cn, (uint16_t)c->mn, r->t_start_ns,
+				 &r->surv, &recov);
+		for (unsigned i = 0; i < r->n_threads; i++) {
+			uint64_t tc, ta, tab;
+
+			if (!r->th[i].dead)
+				continue;
+			dtxn_run_stats_totals(r->th[i].stats, &tc, &ta, &tab);
+			recov.dead_committed += tc;
+		}
+		rep->recovery = &recov;
+	}
 	for (unsigned i = 0; i < r->n_threads; i++)
 		for (unsigned k = 0; k < r->th[i].n_ctx; k++)
 			ctxs[n++] = &r->th[i].ctx[k];

@@ -54,4 +54,25 @@ bench_acc_add(struct dtxn_bench_ctx *ctx, unsigned i, int64_t v)
 	__atomic_store_n(&ctx->acc[i], ctx->acc[i] + v, __ATOMIC_RELAXED);
 }
 
+/**
+ * Commits @p t; on success adds @p v to bookkeeping counter @p i. While
+ * the commit runs, (i, v) waits in ctx->pending, so that a txn a recovery
+ * completes after its CN died mid-commit is still counted
+ * (dtxn_bench_ctx_settle()). Coordinator's coroutine; yields.
+ * @return dtxn_txn_commit()'s.
+ */
+static inline int
+bench_commit(struct dtxn_bench_ctx *ctx, struct dtxn_txn *t, unsigned i, int64_t v)
+{
+	int rc;
+
+	ctx->pending_idx = i;
+	ctx->pending = v;
+	rc = dtxn_txn_commit(t);
+	ctx->pending = 0;
+	if (rc == DTXN_OK && v != 0)
+		bench_acc_add(ctx, i, v);
+	return rc;
+}
+
 #endif /* DTXN_BENCH_PRIVATE_H */

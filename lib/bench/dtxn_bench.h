@@ -108,8 +108,18 @@ struct dtxn_bench_ctx {
 	uint64_t quota;                /**< txns to finish (committed or rolled back); 0: until stopped */
 	uint64_t done;                 /**< txns finished (committed or rolled back) */
 	int64_t acc[4];                /**< benchmark bookkeeping, e.g. SmallBank's deltas */
+	int64_t pending;               /**< added to acc[pending_idx] if the txn being committed commits */
+	unsigned pending_idx;
 	bool finished;
 };
+
+/**
+ * A coordinator whose CN died in the middle of a commit that a recovery
+ * completed (struct dtxn_recovery.visible): adds the bookkeeping its
+ * procedure would have added on success (ctx->pending), so that the
+ * invariants count the txn. Main lcore, after the run.
+ */
+void dtxn_bench_ctx_settle(struct dtxn_bench_ctx *ctx);
 
 /**
  * Routing (Lotus §4.3, hybrid routing; doc/guides/lotus.md): the generator

@@ -264,10 +264,7 @@ kvs_run(struct dtxn_bench_ctx *ctx, unsigned type)
 			memcpy(v, &cnt, sizeof(cnt));
 		}
 	}
-	rc = dtxn_txn_commit(t);
-	if (rc == DTXN_OK && update)
-		bench_acc_add(ctx, 0, n);
-	return rc;
+	return bench_commit(ctx, t, 0, update ? (int64_t)n : 0);
 }
 
 struct kvs_scan {

@@ -124,6 +124,14 @@ runner_one(struct dtxn_bench_ctx *ctx, struct dtxn_coord *c, struct dtxn_rng *ba
 }
 
 void
+dtxn_bench_ctx_settle(struct dtxn_bench_ctx *ctx)
+{
+	if (ctx->pending != 0)
+		bench_acc_add(ctx, ctx->pending_idx, ctx->pending);
+	ctx->pending = 0;
+}
+
+void
 dtxn_bench_coord_main(struct dtxn_coord *c, void *arg)
 {
 	struct dtxn_bench_ctx *ctx = arg;

@@ -231,11 +231,7 @@ sb_accounts_rw(struct dtxn_bench_ctx *ctx, const struct sb_priv *p, uint64_t *a,
 static int
 sb_commit(struct dtxn_bench_ctx *ctx, struct dtxn_txn *t, int64_t delta)
 {
-	int rc = dtxn_txn_commit(t);
-
-	if (rc == DTXN_OK && delta != 0)
-		bench_acc_add(ctx, 0, delta);
-	return rc;
+	return bench_commit(ctx, t, 0, delta);
 }
 
 static int

@@ -145,10 +145,7 @@ tatp_insert_call_forwarding(struct dtxn_bench_ctx *ctx, const struct tatp_priv *
 	if (rc != DTXN_OK)
 		return rc;
 	tatp_put(cf_it, &cf, sizeof(cf));
-	rc = dtxn_txn_commit(t);
-	if (rc == DTXN_OK)
-		bench_acc_add(ctx, TATP_ACC_CF_DELTA, 1);
-	return rc;
+	return bench_commit(ctx, t, TATP_ACC_CF_DELTA, 1);
 }
 
 /* DELETE_CALL_FORWARDING (2%): sub_nbr -> s_id, then delete CALL_FORWARDING (s, sf_type, start). */
@@ -173,8 +170,5 @@ tatp_delete_call_forwarding(struct dtxn_bench_ctx *ctx, const struct tatp_priv *
 		return DTXN_BENCH_ROLLBACK;   /* no such row */
 	if (rc != DTXN_OK)
 		return rc;
-	rc = dtxn_txn_commit(t);
-	if (rc == DTXN_OK)
-		bench_acc_add(ctx, TATP_ACC_CF_DELTA, -1);
-	return rc;
+	return bench_commit(ctx, t, TATP_ACC_CF_DELTA, -1);
 }

@@ -139,8 +139,5 @@ tpcc_delivery(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 		tpcc_put(c_it[d], &cu, sizeof(cu));
 		delivered++;
 	}
-	rc = dtxn_txn_commit(t);
-	if (rc == DTXN_OK && delivered > 0)
-		bench_acc_add(ctx, TPCC_ACC_DELIVERED, delivered);
-	return rc;
+	return bench_commit(ctx, t, TPCC_ACC_DELIVERED, delivered);
 }

@@ -183,8 +183,5 @@ tpcc_new_order(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 		memcpy(ol.dist_info, st.dist[d - 1], sizeof(ol.dist_info));
 		tpcc_put(ol_it[k], &ol, sizeof(ol));
 	}
-	rc = dtxn_txn_commit(t);
-	if (rc == DTXN_OK)
-		bench_acc_add(ctx, TPCC_ACC_NEW_ORDERS, 1);
-	return rc;
+	return bench_commit(ctx, t, TPCC_ACC_NEW_ORDERS, 1);
 }

@@ -158,8 +158,5 @@ tpcc_payment(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 	memcpy(h.data + wn + 4, di.name, bench_text_len(di.name, sizeof(di.name)));
 	tpcc_put(h_it, &h, sizeof(h));
 
-	rc = dtxn_txn_commit(t);
-	if (rc == DTXN_OK)
-		bench_acc_add(ctx, TPCC_ACC_PAYMENTS, 1);
-	return rc;
+	return bench_commit(ctx, t, TPCC_ACC_PAYMENTS, 1);
 }

@@ -202,6 +202,16 @@ int dtxn_rpc_call_lc(struct dtxn_rpc_ep *ep, struct dtxn_rpc_call *calls, unsign
 int dtxn_rpc_send_lc(struct dtxn_rpc_ep *ep, uint16_t dst_node, uint8_t type, const void *req,
 		     uint32_t len);
 
+/**
+ * CN @p node is dead (its lease expired; doc/guides/cluster.md,
+ * "Recovery"): the calls waiting for its replies end now with -ENOTCONN
+ * (their coordinators wake up), the asynchronous requests to it are
+ * dropped, and every later call or send to it fails at once with
+ * -ENOTCONN instead of timing out. Idempotent. Owning lcore.
+ * @return the requests ended, or -EINVAL (@p rpc NULL, @p node no peer).
+ */
+int dtxn_rpc_peer_down_lc(struct dtxn_rpc *rpc, uint16_t node);
+
 /** @return requests of @p ep still waiting for a reply (asynchronous ones included). */
 unsigned dtxn_rpc_ep_inflight(const struct dtxn_rpc_ep *ep);
 

@@ -80,6 +80,7 @@ struct rpc_peer {
 	struct dtxn_qp *qp;
 	bool own_qp;            /**< false: the worker's QP to an MN (mn_peers), not ours to destroy */
 	uint16_t node;
+	bool down;              /**< dtxn_rpc_peer_down_lc(): no more messages to it */
 	unsigned n_rbufs;
 	struct rpc_rbuf *rbufs;
 };
@@ -157,6 +158,7 @@ rpc_deadline(struct dtxn_rpc *rpc, struct rpc_slot *s)
 	s->deadline_ns = dtxn_now_ns() + rpc->timeout_ns;
 	if (s->deadline_ns < rpc->next_deadline_ns)
 		rpc->next_deadline_ns = s->deadline_ns;
+	dtxn_sched_wake_at(rpc->w->sched, rpc->next_deadline_ns);
 }
 
 /* A slot is done: free it once its SENDs have completed. */
@@ -241,7 +243,37 @@ rpc_start(struct dtxn_rpc_ep *ep, struct rpc_slot *s, struct rpc_peer *peer, uin
 static struct rpc_peer *
 rpc_peer_of(struct dtxn_rpc *rpc, uint16_t node)
 {
-	return node < DTXN_MAX_NODES ? rpc->by_node[node] : NULL;
+	struct rpc_peer *p = node < DTXN_MAX_NODES ? rpc->by_node[node] : NULL;
+
+	return p != NULL && !p->down ? p : NULL;
+}
+
+int
+dtxn_rpc_peer_down_lc(struct dtxn_rpc *rpc, uint16_t node)
+{
+	struct rpc_peer *peer;
+	int n = 0;
+
+	if (rpc == NULL || node >= DTXN_MAX_NODES || rpc->by_node[node] == NULL)
+		return -EINVAL;
+	peer = rpc->by_node[node];
+	peer->down = true;
+	for (unsigned e = 0; e < rpc->n_eps; e++) {
+		struct dtxn_rpc_ep *ep = rpc->eps[e];
+
+		for (unsigned i = 0; ep != NULL && i < DTXN_RPC_SLOTS; i++) {
+			struct rpc_slot *s = &ep->slots[i];
+
+			if (s->peer != peer || (s->state != RPC_S_SYNC && s->state != RPC_S_ASYNC))
+				continue;
+			n++;
+			if (s->state == RPC_S_SYNC)
+				rpc_call_end(s, -ENOTCONN);
+			else
+				rpc_slot_done(rpc, s);
+		}
+	}
+	return n;
 }
 
 int
@@ -315,8 +347,12 @@ rpc_poll_timeouts(void *arg)
 	uint64_t now, next = UINT64_MAX;
 	unsigned work = 0;
 
-	if (rpc->outstanding == 0 || (now = dtxn_now_ns()) < rpc->next_deadline_ns)
+	if (rpc->outstanding == 0)
 		return 0;
+	if ((now = dtxn_now_ns()) < rpc->next_deadline_ns) {
+		dtxn_sched_wake_at(rpc->w->sched, rpc->next_deadline_ns);
+		return 0;
+	}
 	for (unsigned e = 0; e < rpc->n_eps; e++) {
 		struct dtxn_rpc_ep *ep = rpc->eps[e];
 
@@ -352,6 +388,8 @@ rpc_poll_timeouts(void *arg)
 		}
 	}
 	rpc->next_deadline_ns = next;
+	if (rpc->outstanding != 0)
+		dtxn_sched_wake_at(rpc->w->sched, next);
 	return work;
 }
 

@@ -395,10 +395,21 @@ uint64_t dtxn_sched_cpu_ns(const struct dtxn_sched *s);
 const uint64_t *dtxn_sched_cpu_ops(const struct dtxn_sched *s);
 
 /**
- * @return the earliest wake-up time of a sleeping coroutine, ns, or
- *   UINT64_MAX if none or while a coroutine spins (dtxn_co_spin_lc()).
+ * @return the earliest wake-up time of a sleeping coroutine or a poller
+ *   (dtxn_sched_wake_at()), ns, or UINT64_MAX if none or while a
+ *   coroutine spins (dtxn_co_spin_lc()).
  */
 uint64_t dtxn_sched_next_timer_ns(const struct dtxn_sched *s);
+
+/**
+ * A poller of @p s must run again by @p t_ns even if no coroutine is due
+ * then (e.g. lib/rpc's resend deadline while every coroutine waits for a
+ * reply): in virtual time the thread is stepped then
+ * (dtxn_sched_next_timer_ns()). The earliest request wins; the requests
+ * are forgotten each time the pollers run (a poller that still needs one
+ * asks again). Owning lcore; no-op for NULL.
+ */
+void dtxn_sched_wake_at(struct dtxn_sched *s, uint64_t t_ns);
 
 /**
  * @return coroutines in the ready queue (0 if @p s is NULL); while a

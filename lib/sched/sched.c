@@ -255,6 +255,7 @@ sched_iterate(struct dtxn_sched *s)
 
 	if (sched_busy(s))
 		return 0; /* virtual time: the thread still computes */
+	s->poll_wake_ns = UINT64_MAX; /* the pollers ask again if they must */
 	for (i = 0; i < s->n_pollers; i++)
 		work += s->pollers[i].fn(s->pollers[i].arg);
 	(void)sched_settle(s);
@@ -573,6 +574,7 @@ dtxn_sched_create(const char *name, int socket_id, unsigned max_cos, size_t stac
 	if (s == NULL)
 		goto fail;
 	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->poll_wake_ns = UINT64_MAX;
 	s->max_cos = max_cos;
 	s->stack_size = stack_size;
 	s->socket_id = socket_id;

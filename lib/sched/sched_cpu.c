@@ -136,9 +136,16 @@ dtxn_sched_cpu_ops(const struct dtxn_sched *s)
 uint64_t
 dtxn_sched_next_timer_ns(const struct dtxn_sched *s)
 {
-	if (s == NULL || s->heap_n == 0 || s->exclusive != NULL)
+	if (s == NULL || s->exclusive != NULL)
 		return UINT64_MAX; /* a spinning thread serves no timer */
-	return s->heap[0]->wake_ns;
+	return RTE_MIN(s->heap_n == 0 ? UINT64_MAX : s->heap[0]->wake_ns, s->poll_wake_ns);
+}
+
+void
+dtxn_sched_wake_at(struct dtxn_sched *s, uint64_t t_ns)
+{
+	if (s != NULL && t_ns < s->poll_wake_ns)
+		s->poll_wake_ns = t_ns;
 }
 
 unsigned

@@ -115,6 +115,7 @@ struct dtxn_sched {
 	struct co_ctx loop_ctx;        /* the poll loop's own context */
 	struct dtxn_co *zombie;        /* ended coroutine whose stack is to release */
 	struct dtxn_co *exclusive;     /* virtual time: in dtxn_co_spin_lc(), the only one to run */
+	uint64_t poll_wake_ns;         /* dtxn_sched_wake_at(): earliest poller wake-up, UINT64_MAX none */
 
 	unsigned n_pollers;
 	struct sched_poller pollers[DTXN_SCHED_MAX_POLLERS];

@@ -252,6 +252,49 @@ struct dtxn_report_host {
 };
 
 /** Everything the final report shows. */
+/** One step of a CN recovery (section "recovery"). */
+struct dtxn_report_recovery_step {
+	char name[24];       /**< e.g. "undo-logs", "unlock" */
+	char unit[16];       /**< what @c work counts, e.g. "records", "locks" */
+	double start_ms;     /**< since the run began, ms */
+	double ms;           /**< duration, ms */
+	uint64_t work;
+};
+
+/** The recovery of one dead CN. */
+struct dtxn_report_recovery_cn {
+	char node[16];       /**< the dead CN, "cnJ" */
+	char by[16];         /**< the survivor that detected and recovered it */
+	double detected_ms;  /**< since the run began, ms */
+	double recovered_ms; /**< since the run began, ms */
+	int rc;              /**< 0, or the recovery's -errno */
+	uint64_t txns_seen, rolled_back, rolled_forward, locks_released, wrs;
+	unsigned n_steps;
+	struct dtxn_report_recovery_step step[8];
+};
+
+/**
+ * Section "recovery" (doc/guides/cluster.md, "Recovery"): a CN failure
+ * (--fault), who detected it when, each recovery's steps, and the
+ * survivors' throughput around it. Times in ms since the run began
+ * (warm-up included; virtual on sim).
+ */
+struct dtxn_report_recovery {
+	char dead[96];       /**< the CNs killed, "cn1,cn2" */
+	double fault_ms;     /**< when */
+	double lease_ms;
+	double detect_ms;    /**< fault -> first detection, ms */
+	double recovery_ms;  /**< first detection -> last recovery done, ms */
+	double back_ms;      /**< first detection -> the end of the first interval whose survivors' rate is >= 90% of pre_tps; < 0: never */
+	double pre_tps;      /**< survivors' committed txn/s before the fault (measured intervals) */
+	double low_tps;      /**< their lowest interval rate from the fault to back_ms */
+	double post_tps;     /**< their rate from back_ms to the end */
+	uint64_t dead_committed; /**< txns the dead CNs committed before the fault (kept, and counted in every figure) */
+	unsigned n_cn;
+	struct dtxn_report_recovery_cn cn[DTXN_MAX_NODES];
+	const struct dtxn_series *survivors; /**< the survivors' intervals; NULL: none */
+};
+
 struct dtxn_report {
 	/* configuration, as key/value strings, in order */
 	unsigned n_conf;
@@ -281,6 +324,7 @@ struct dtxn_report {
 	const struct dtxn_series *series; /**< interval throughput; NULL: none */
 	const struct dtxn_report_sim *sim;   /**< simulated run: section "sim"; else NULL */
 	const struct dtxn_report_host *host; /**< section "host" (wall clock); NULL: none */
+	const struct dtxn_report_recovery *recovery; /**< section "recovery"; NULL: none */
 };
 
 /**

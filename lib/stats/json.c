@@ -280,8 +280,8 @@ json_intervals(struct json_ctx *c, const struct dtxn_series *s)
 {
 	json_t *a = json_array();
 
-	if (a == NULL)
-		return NULL;
+	if (a == NULL || s == NULL)
+		return a;
 	for (unsigned i = 0; i < s->n; i++) {
 		const struct dtxn_interval *e = &s->v[i];
 		json_t *o = json_object();
@@ -296,6 +296,19 @@ json_intervals(struct json_ctx *c, const struct dtxn_series *s)
 		json_set(c, o, "attempted", stats_json_u64(e->attempts));
 		json_set(c, o, "aborts", stats_json_u64(e->aborts));
 		json_set(c, o, "warmup", json_boolean(e->warmup));
+	}
+	return a;
+}
+
+json_t *
+stats_json_intervals(const struct dtxn_series *s)
+{
+	struct json_ctx c = { .oom = false };
+	json_t *a = json_intervals(&c, s);
+
+	if (c.oom) {
+		json_decref(a);
+		return NULL;
 	}
 	return a;
 }
@@ -337,6 +350,8 @@ json_report(const struct dtxn_report *r)
 	json_set(&c, root, "ok", json_boolean(dtxn_report_ok(r)));
 	if (r->sim != NULL)
 		json_set(&c, root, "sim", stats_json_sim(r));
+	if (r->recovery != NULL)
+		json_set(&c, root, "recovery", stats_json_recovery(r));
 	if (r->host != NULL) /* last: the only wall-clock part (report_sim.c) */
 		json_set(&c, root, "host", stats_json_host(r));
 	if (c.oom)

@@ -276,6 +276,7 @@ dtxn_report_print(const struct dtxn_report *r, FILE *out)
 	report_print_method(r, out);
 	stats_print_mem(r, out);
 	stats_print_sim(r, out);
+	stats_print_recovery(r, out);
 	report_print_checks(r, out);
 	fflush(out);
 }

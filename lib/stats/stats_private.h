@@ -97,11 +97,19 @@ struct json_t *stats_json_u64(uint64_t v);
 /** Sets obj[key] = val; false on failure (the reference is taken either way). */
 bool stats_json_put(struct json_t *obj, const char *key, struct json_t *val);
 
+/** @return the JSON array of a throughput series ("intervals"' format; [] for NULL), or NULL (out of memory). */
+struct json_t *stats_json_intervals(const struct dtxn_series *s);
 /** @return the JSON object "memory", or NULL (absent, or out of memory). */
 struct json_t *stats_json_mem(const struct dtxn_report *r);
 /** @return the JSON object of r->sim, or NULL (absent, or out of memory). */
 struct json_t *stats_json_sim(const struct dtxn_report *r);
 /** @return the JSON object of r->host, or NULL (absent, or out of memory). */
 struct json_t *stats_json_host(const struct dtxn_report *r);
+
+/* report_recovery.c: section "recovery" */
+/** Prints the recovery lines of the summary (nothing if r->recovery is NULL). */
+void stats_print_recovery(const struct dtxn_report *r, FILE *out);
+/** @return the JSON object of r->recovery, or NULL (absent, or out of memory). */
+struct json_t *stats_json_recovery(const struct dtxn_report *r);
 
 #endif /* DTXN_STATS_PRIVATE_H */

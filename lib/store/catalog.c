@@ -226,7 +226,7 @@ dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_byte
 			  n_logs, log_bytes);
 		return -E2BIG;
 	}
-	logs_end = used + (uint64_t)n_logs * log_bytes;
+	logs_end = used + (uint64_t)n_logs * log_bytes + DTXN_STORE_LEASE_BYTES;
 	if (store_align(logs_end, STORE_REGION_ALIGN) > DTXN_RADDR_OFF_MASK) {
 		STORE_LOG(ERR, "layout: region of %" PRIu64 " bytes does not fit 48 bits",
 			  logs_end);
@@ -235,6 +235,7 @@ dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_byte
 	cat->n_logs = n_logs;
 	cat->log_bytes = log_bytes;
 	cat->log_off = used;
+	cat->lease_off = used + (uint64_t)n_logs * log_bytes;
 	cat->region_size = store_align(logs_end, STORE_REGION_ALIGN);
 	STORE_LOG(DEBUG, "layout: %u tables, logs at %" PRIu64 ", region %" PRIu64 " bytes",
 		  cat->n_tables, cat->log_off, cat->region_size);
@@ -252,6 +253,14 @@ dtxn_store_rsvd_raddr(const struct dtxn_catalog *cat, uint16_t mn, unsigned word
 	if (cat == NULL || word == 0 || word >= DTXN_STORE_RSVD_MAX || mn >= cat->n_mn)
 		return 0;
 	return DTXN_RADDR(mn, (uint64_t)word * 8);
+}
+
+dtxn_raddr_t
+dtxn_store_lease_raddr(const struct dtxn_catalog *cat, uint16_t node, bool state)
+{
+	if (cat == NULL || cat->region_size == 0 || node >= DTXN_MAX_NODES)
+		return 0;
+	return DTXN_RADDR(0, cat->lease_off + (state ? DTXN_MAX_NODES * 8u : 0) + node * 8u);
 }
 
 const struct dtxn_table *

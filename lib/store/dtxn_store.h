@@ -287,6 +287,7 @@ struct dtxn_catalog {
 	uint32_t n_logs;                 /**< coordinators with a log region */
 	uint64_t log_bytes;              /**< per coordinator per MN */
 	uint64_t log_off;                /**< where log regions start on every MN */
+	uint64_t lease_off;              /**< the lease area (DTXN_STORE_LEASE_BYTES), after the logs */
 	uint64_t region_size;            /**< bytes every MN region needs */
 };
 
@@ -321,7 +322,9 @@ int dtxn_catalog_add_table(struct dtxn_catalog *cat, const struct dtxn_table_def
 /**
  * Lays out every MN region: tables back to back (64-byte aligned), then
  * one log region per coordinator at the same offset (cat->log_off) on every
- * MN. Bytes 0..63 of each region are reserved, so no store address is 0.
+ * MN, then the lease area (cat->lease_off, DTXN_STORE_LEASE_BYTES; used on
+ * MN 0 only). Bytes 0..63 of each region are reserved, so no store
+ * address is 0.
  *
  * @param n_logs     coordinators in the cluster.
  * @param log_bytes  log bytes per coordinator on every MN, multiple of 64.
@@ -375,7 +378,7 @@ struct dtxn_store_mem {
 	uint64_t index;     /**< buckets: bucket headers and slots, every table replica here */
 	uint64_t values;    /**< slots' aux areas (value regions, old versions), replicas here */
 	uint64_t logs;      /**< per-coordinator log regions */
-	uint64_t reserved;  /**< reserved words (DTXN_STORE_RSVD_BYTES) */
+	uint64_t reserved;  /**< reserved words and the lease area (DTXN_STORE_RSVD_BYTES + DTXN_STORE_LEASE_BYTES) */
 	uint64_t unused;    /**< alignment and the gap before the logs */
 	uint64_t empty;     /**< of index + values: slots holding no loaded row, with their aux
 			     *   areas and their share of the bucket headers (pro rata) */
@@ -408,6 +411,22 @@ int dtxn_catalog_mem(const struct dtxn_catalog *cat, uint16_t mn, struct dtxn_st
  *   @p mn >= cat->n_mn.
  */
 dtxn_raddr_t dtxn_store_rsvd_raddr(const struct dtxn_catalog *cat, uint16_t mn, unsigned word);
+
+/**
+ * The lease area: per fabric node (a CN), a heartbeat word its cluster
+ * agent bumps with a FAA every few ms, and a state word
+ * (DTXN_LEASE_STATE_*) a survivor writes once it has recovered the node
+ * (lib/txn, dtxn_lease_*; doc/guides/cluster.md, "Recovery"). On MN 0.
+ */
+#define DTXN_STORE_LEASE_BYTES (2u * DTXN_MAX_NODES * 8u)
+
+/**
+ * Remote address of fabric node @p node's heartbeat word (@p state
+ * false) or state word (@p state true) in the lease area of MN 0.
+ * @return the address, or 0 before the layout or for @p node >=
+ *   DTXN_MAX_NODES.
+ */
+dtxn_raddr_t dtxn_store_lease_raddr(const struct dtxn_catalog *cat, uint16_t node, bool state);
 
 /* ------------------------------------------------------------------ */
 /* Hash index                                                         */

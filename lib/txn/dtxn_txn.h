@@ -422,6 +422,8 @@ struct dtxn_coord *dtxn_coord_create(struct dtxn_worker *w, uint32_t gid,
 bool dtxn_coord_stopping(const struct dtxn_coord *c);
 /** @return the coordinator's cluster-wide id. */
 uint32_t dtxn_coord_gid(const struct dtxn_coord *c);
+/** @return the fabric node id of the coordinator's CN. */
+uint16_t dtxn_coord_cn_node(const struct dtxn_coord *c);
 /** @return the coordinator's coroutine. */
 struct dtxn_co *dtxn_coord_co(const struct dtxn_coord *c);
 
@@ -438,6 +440,169 @@ struct dtxn_co *dtxn_coord_co(const struct dtxn_coord *c);
  *   route, or @p c is NULL).
  */
 bool dtxn_coord_routes_here(const struct dtxn_coord *c, uint32_t table_id, uint64_t key);
+
+/* ------------------------------------------------------------------ */
+/* CN crash recovery (issue 12; doc/guides/cluster.md, "Recovery")    */
+/* ------------------------------------------------------------------ */
+
+/** Most ids struct dtxn_recovery.visible holds. */
+#define DTXN_RECOVERY_MAX_VISIBLE 256
+/** Most steps a protocol's recovery reports (struct dtxn_recovery.step). */
+#define DTXN_RECOVERY_MAX_STEPS 8
+
+/** One step of a recovery, as the report shows it. */
+struct dtxn_recovery_step {
+	const char *name;   /**< static string, e.g. "undo-logs", "unlock", "rehome" */
+	uint64_t start_ns;  /**< dtxn_now_ns() when the step began */
+	uint64_t ns;        /**< its duration, ns (virtual on sim) */
+	uint64_t work;      /**< units of work done: log records, locks, shards (see @c unit) */
+	const char *unit;   /**< static string naming @c work's unit */
+};
+
+/**
+ * A recovery of one dead CN: what the caller says (in) and what the
+ * protocol did (out). The caller zeroes it and fills the inputs.
+ */
+struct dtxn_recovery {
+	/* in */
+	uint16_t dead_cn;         /**< fabric node id of the dead CN (n_mn .. n_mn+n_cn-1) */
+	uint16_t rsvd;
+	uint32_t gid_first;       /**< its coordinators: gids [gid_first, gid_first + n_gids) */
+	uint32_t n_gids;
+	/**
+	 * Every CN known dead now, a bit per fabric node id (dead_cn's may be
+	 * left out), for protocols that fence all of them at once (Lotus:
+	 * the survivors must not wait for a dead CN); 0: dead_cn only.
+	 */
+	uint64_t dead_mask;
+	/* out: filled by dtxn_coord_recover() */
+	uint64_t start_ns;        /**< dtxn_now_ns() at the start */
+	uint64_t end_ns;          /**< dtxn_now_ns() at the end */
+	uint64_t txns_seen;       /**< the dead CN's transactions found in flight */
+	uint64_t rolled_back;     /**< of those, undone (or discarded: nothing reached the records) */
+	uint64_t rolled_forward;  /**< of those, completed (their commit point was passed) */
+	uint64_t locks_released;  /**< locks the dead CN's transactions held, released */
+	uint64_t wrs;             /**< WRs posted by the recovery */
+	/**
+	 * Ids of the dead coordinators' transactions that were still open
+	 * (their coordinator never saw them end) and whose writes stay in MN
+	 * memory after the recovery: rolled forward, or found complete. At
+	 * most one per coordinator (its newest); an oracle that still has the
+	 * dead coordinator's memory (the simulator) records those as
+	 * committed in the history (dtxn_coord_history_end_open()).
+	 */
+	unsigned n_visible;
+	uint64_t visible[DTXN_RECOVERY_MAX_VISIBLE];
+	unsigned n_steps;
+	struct dtxn_recovery_step step[DTXN_RECOVERY_MAX_STEPS];
+};
+
+/**
+ * Recovers the state a dead CN left in MN memory (and, for protocols
+ * that keep lock state on the CNs, on the survivors), with its
+ * protocol's mechanism (dtxn_cc_ops.recover; FORD: undo logs, Motor:
+ * operation log, Lotus: lock-rebuild-free recovery; each protocol's
+ * guide says what it does): its in-flight transactions are rolled back
+ * or completed atomically, then the locks they held are released, so
+ * that every transaction it committed stays and none of its uncommitted
+ * ones is half visible. Idempotent: a second call for the same CN (a
+ * recovering CN that died too, recovered again by another) finds nothing
+ * more to do and changes nothing.
+ *
+ * Runs in a surviving coordinator's coroutine @p c, which must have no
+ * transaction open: it posts WRs and yields like any transaction step,
+ * the same in one process (--role all, the simulator) and across
+ * processes (--role cn). The caller has made sure that the dead CN's
+ * coordinators run no more (fail-stop: a lease expired,
+ * dtxn_lease_expired()). Coordinator's lcore; yields.
+ *
+ * @param rec  in: the dead CN and its coordinators' gids (< the db's
+ *   n_coords); out: what was done, step by step, with virtual or real
+ *   times from dtxn_now_ns().
+ * @return 0; -EINVAL (NULL argument, a CN id that is no CN of the
+ *   fabric, @p c's own CN, gids out of range); -ENOTSUP (the protocol
+ *   has no recovery); -EBUSY (a transaction is open on @p c); -EIO (a
+ *   WR failed: call again, recovery is idempotent).
+ */
+int dtxn_coord_recover(struct dtxn_coord *c, struct dtxn_recovery *rec);
+
+/**
+ * Test oracle of the simulator and the embedded run, which keep a dead
+ * CN's memory: ends coordinator @p c's open transaction (one its CN's
+ * death cut short) in its history (dtxn_coord_history_attach()) as
+ * committed if @p committed (a recovery listed it in
+ * struct dtxn_recovery.visible), else as aborted. No fabric op; main
+ * lcore, after the run.
+ * @return 0, -EINVAL (NULL), -ENOENT (no transaction open on @p c).
+ */
+int dtxn_coord_history_end_open(struct dtxn_coord *c, bool committed);
+
+/** @return true if the db's protocol implements dtxn_coord_recover(). Any thread. */
+bool dtxn_db_can_recover(const struct dtxn_db *db);
+
+/**
+ * @name CN failure detection: leases in MN memory (lease.c)
+ * Each CN's cluster agent bumps its heartbeat word
+ * (dtxn_store_lease_raddr()) every beat; survivors READ every
+ * word and declare dead a CN whose word has not moved for a lease. Once a
+ * survivor has recovered it (dtxn_coord_recover()), it writes the CN's
+ * state word DTXN_LEASE_STATE_RECOVERED, which every agent reads with the
+ * heartbeats. All calls run in a coordinator's coroutine (no txn open)
+ * and yield; the same in one process and across processes.
+ * @{
+ */
+#define DTXN_LEASE_STATE_ALIVE     0 /**< state word: no recovery done */
+#define DTXN_LEASE_STATE_RECOVERED 1 /**< state word: a survivor recovered the CN */
+
+/** A survivor's view of the cluster's leases (dtxn_lease_poll()). */
+struct dtxn_lease_view {
+	uint16_t n_mn, n_cn;               /**< the fabric's */
+	bool started;                      /**< a poll has filled it */
+	uint64_t beat[DTXN_MAX_NODES];     /**< heartbeat words as last read, by node */
+	uint64_t state[DTXN_MAX_NODES];    /**< state words as last read, by node */
+	uint64_t moved_ns[DTXN_MAX_NODES]; /**< dtxn_now_ns() of the poll that saw beat[] move */
+};
+
+/**
+ * Bumps the calling coordinator's CN's heartbeat: increments *@p beat
+ * (the CN's count, kept by its only writer) and WRITEs it to the CN's
+ * heartbeat word (one WRITE, waited for: the RNIC's read/write unit, not
+ * its atomic unit, which lock CASes may saturate). Coordinator's
+ * coroutine; yields.
+ * @return 0, -EINVAL (NULL, or the db's layout has no lease area), or -EIO.
+ */
+int dtxn_lease_beat(struct dtxn_coord *c, uint64_t *beat);
+
+/**
+ * READs every CN's heartbeat and state word (two READs, waited for) into
+ * @p v; a word that moved since the last poll (or the first poll) stamps
+ * moved_ns with now. Coordinator's coroutine; yields.
+ * @return 0, -EINVAL, -EIO.
+ */
+int dtxn_lease_poll(struct dtxn_coord *c, struct dtxn_lease_view *v);
+
+/**
+ * CNs whose lease expired in @p v at @p now_ns: heartbeat not moved for
+ * more than @p lease_ns, state not RECOVERED. A CN that never beat (its
+ * word is 0: not started yet) has no lease to lose. Pure; any thread.
+ * @return a mask, bit (node id) per such CN.
+ */
+uint64_t dtxn_lease_expired(const struct dtxn_lease_view *v, uint64_t now_ns, uint64_t lease_ns);
+
+/**
+ * The lowest-numbered CN of @p v that is neither expired at @p now_ns nor
+ * recovered: the survivor designated to recover the others. Pure.
+ * @return its node id, or UINT16_MAX if none.
+ */
+uint16_t dtxn_lease_recoverer(const struct dtxn_lease_view *v, uint64_t now_ns, uint64_t lease_ns);
+
+/**
+ * Writes CN @p node's state word DTXN_LEASE_STATE_RECOVERED (waited for).
+ * Coordinator's coroutine; yields.
+ * @return 0, -EINVAL, -EIO.
+ */
+int dtxn_lease_mark_recovered(struct dtxn_coord *c, uint16_t node);
+/** @} */
 
 struct dtxn_hist_buf; /* lib/check/dtxn_check.h */
 

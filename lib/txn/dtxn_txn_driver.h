@@ -141,7 +141,17 @@ struct dtxn_txn {
 	uint64_t id;              /**< cluster-unique, > 0 */
 	uint8_t mode;             /**< enum dtxn_txn_mode */
 	uint8_t open;             /**< begun, not yet committed/aborted */
-	uint16_t rsvd;
+	/**
+	 * Set by a protocol when it posts the writes that commit the txn
+	 * whatever happens to its coordinator next (Motor: its commit batch);
+	 * reset at each begin. The simulator's history oracle records a dead
+	 * coordinator's open txn with it as committed (doc/guides/cluster.md,
+	 * "Recovery"). Protocols whose recovery may still roll the txn back
+	 * leave it 0 and list what they complete in struct
+	 * dtxn_recovery.visible.
+	 */
+	uint8_t decided;
+	uint8_t rsvd;
 	uint32_t n_items;
 	uint32_t n_fetched;       /**< items[0 .. n_fetched) have been executed */
 	int abort_reason;         /**< set when aborted */
@@ -323,6 +333,21 @@ struct dtxn_cc_mn_svc_ops {
 	void (*destroy)(void *svc);
 };
 
+/**
+ * Optional: CN crash recovery (dtxn_coord_recover(), which checks the
+ * arguments, times the whole and calls this). Runs in surviving
+ * coordinator @p c's coroutine, with no transaction open on it; posts
+ * WRs through struct dtxn_batch and yields. Rolls the in-flight
+ * transactions of the dead CN's coordinators (@p rec->gid_first ..)
+ * back or forward from what they left in MN memory (logs, lock words),
+ * releases their locks, and fixes the survivors' protocol state (e.g.
+ * Lotus's lock shards); must be idempotent (a recovery may be cut short
+ * by another death and run again). Adds its steps to @p rec
+ * (dtxn_recovery_step_begin() / _end()) and its counters.
+ * @return 0, or -EIO (a WR failed).
+ */
+typedef int (*dtxn_cc_recover_t)(struct dtxn_coord *c, struct dtxn_recovery *rec);
+
 /** A concurrency-control protocol. name, slot_*, execute, commit, abort are mandatory. */
 struct dtxn_cc_ops {
 	const char *name;
@@ -357,6 +382,7 @@ struct dtxn_cc_ops {
 	 * there; its mn_value() gathers an MN record). NULL: 0. Any thread.
 	 */
 	uint32_t (*local_extra)(const struct dtxn_table *t);
+	dtxn_cc_recover_t recover;         /**< optional; none: dtxn_coord_recover() says -ENOTSUP */
 	/**
 	 * Planted defects (DTXN_DEBUG_*) the protocol honours, per isolation
 	 * level (index enum dtxn_isolation): each must break exactly one check
@@ -423,6 +449,78 @@ const struct dtxn_cc_ops *dtxn_cc_find(const char *name);
  *   that size per-coordinator resources in worker_init (lib/rpc rings).
  */
 unsigned dtxn_worker_max_coords(const struct dtxn_worker *w);
+
+/**
+ * Opens step @p name (a static string; @p unit names its work units) of
+ * recovery @p rec at dtxn_now_ns(). A recovery with
+ * DTXN_RECOVERY_MAX_STEPS steps open keeps timing the last one.
+ * @return the step, to add work to and close with dtxn_recovery_step_end().
+ */
+struct dtxn_recovery_step *dtxn_recovery_step_begin(struct dtxn_recovery *rec, const char *name,
+						    const char *unit);
+
+/** Closes step @p st: its duration is now - its start. */
+void dtxn_recovery_step_end(struct dtxn_recovery_step *st);
+
+/**
+ * The gid of the coordinator whose transaction has id @p id (lock words
+ * and versions hold txn ids). Pure.
+ * @return the gid, or UINT32_MAX for id 0 (a free lock).
+ */
+uint32_t dtxn_txn_id_gid(uint64_t id);
+
+/** True if txn id @p id (masked by the caller) is one of @p rec's dead coordinators'. */
+static inline bool
+dtxn_recovery_owns(const struct dtxn_recovery *rec, uint64_t id)
+{
+	uint32_t gid = dtxn_txn_id_gid(id);
+
+	return gid != UINT32_MAX && gid >= rec->gid_first && gid - rec->gid_first < rec->n_gids;
+}
+
+/**
+ * Recovery step "unlock" (FORD, Motor: lock words in MN memory that hold
+ * the holder's txn id): READs the primary replica of every table, in
+ * chunks, and releases with a CAS (id -> 0) every lock word a dead
+ * coordinator of @p rec holds: each bucket header's lock and each slot's
+ * lock word at @p lock_off (bytes from the slot's start). A word counts
+ * as held by txn id (word & @p id_mask). A CAS that lost (the word
+ * changed meanwhile) releases nothing. @p visit, if not NULL, sees
+ * every valid slot's image as read (before the releases), with @p arg. Adds the step (work: locks
+ * released) and rec->locks_released, rec->wrs. Coordinator's coroutine;
+ * yields.
+ * @return 0, -ENOMEM (no buffer), -EIO (a WR failed).
+ */
+int dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec,
+			      uint32_t lock_off, uint64_t id_mask,
+			      void (*visit)(struct dtxn_recovery *rec, const struct dtxn_table *t,
+					    const void *slot, void *arg),
+			      void *arg);
+
+/**
+ * READs the first @p len bytes of coordinator @p gid's log region into
+ * @p buf + mn * @p len, for every MN, waited for. @p replicated: the
+ * protocol writes each record to the MNs of its tables' replicas; when
+ * every table has a replica on every MN, each MN holds every record and
+ * only MN 0's copy is read. Coordinator's coroutine; yields.
+ * @return the MNs read (0 .. n-1), or -EIO.
+ */
+int dtxn_recovery_read_logs(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t gid,
+			    uint32_t len, void *buf, bool replicated);
+
+/**
+ * Adds txn id @p id to rec->visible (once; dropped past
+ * DTXN_RECOVERY_MAX_VISIBLE).
+ */
+void dtxn_recovery_note_visible(struct dtxn_recovery *rec, uint64_t id);
+
+struct dtxn_batch;
+/**
+ * Runs batch @p b (dtxn_batch_run()), releases its WRs and counts them
+ * in rec->wrs. Coordinator's coroutine; yields.
+ * @return 0 or -EIO.
+ */
+int dtxn_recovery_run(struct dtxn_recovery *rec, struct dtxn_batch *b);
 
 /** Registers a protocol at start-up. */
 #define DTXN_CC_REGISTER(nm, ops) \

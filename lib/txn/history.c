@@ -125,3 +125,15 @@ txn_history_record(const struct dtxn_txn *t, bool committed)
 	 * coordinator reports the txn as ended; a write error counts it dropped */
 	(void)dtxn_hist_buf_seal(txn_coord_of(t->coord)->hist);
 }
+
+int
+dtxn_coord_history_end_open(struct dtxn_coord *c, bool committed)
+{
+	if (c == NULL)
+		return -EINVAL;
+	if (!c->txn->open)
+		return -ENOENT;
+	txn_history_record(c->txn, committed);
+	c->txn->open = 0;
+	return 0;
+}

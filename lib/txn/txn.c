@@ -30,6 +30,12 @@ txn_end_aborted(struct dtxn_txn *t, int reason)
 	t->abort_reason = reason;
 }
 
+uint32_t
+dtxn_txn_id_gid(uint64_t id)
+{
+	return id == 0 ? UINT32_MAX : (uint32_t)(id >> TXN_SEQ_BITS) - 1;
+}
+
 struct dtxn_txn *
 dtxn_txn_begin(struct dtxn_coord *c, enum dtxn_txn_mode mode)
 {
@@ -56,6 +62,7 @@ dtxn_txn_begin(struct dtxn_coord *c, enum dtxn_txn_mode mode)
 	t->id = ((uint64_t)(c->gid + 1) << TXN_SEQ_BITS) | seq;
 	t->mode = mode == DTXN_TXN_RO ? DTXN_TXN_RO : DTXN_TXN_RW;
 	t->open = 1;
+	t->decided = 0;
 	t->n_items = 0;
 	t->n_fetched = 0;
 	t->abort_reason = DTXN_ABORT_NONE;

@@ -16,7 +16,9 @@
  * - locate.c: locating items in the hash index (cached slots, bucket
  *   chains, record and bucket locks, free slots for inserts);
  * - opts.c: protocol option strings (split, value parsers).
- * - weaken.c: --debug-weaken mode names and which protocol honours which.
+ * - weaken.c: --debug-weaken mode names and which protocol honours which;
+ * - recover.c: CN crash recovery, the part every protocol shares;
+ * - lease.c: CN failure detection by heartbeat leases in MN memory.
  */
 
 #include <rte_log.h>

@@ -371,6 +371,12 @@ dtxn_coord_stopping(const struct dtxn_coord *c)
 	return dtxn_sched_stopping(c->worker->sched);
 }
 
+uint16_t
+dtxn_coord_cn_node(const struct dtxn_coord *c)
+{
+	return c->worker->cn_node;
+}
+
 uint32_t
 dtxn_coord_gid(const struct dtxn_coord *c)
 {

@@ -330,6 +330,7 @@ test_txn_ids(void **state)
 			assert_true(dtxn_txn_id(t) > 0);
 			/* the coordinator's gid is recoverable from the id */
 			assert_int_equal((dtxn_txn_id(t) >> 40) - 1, i);
+			assert_int_equal(dtxn_txn_id_gid(dtxn_txn_id(t)), i);
 			seen[n++] = dtxn_txn_id(t);
 			dtxn_txn_abort(t, DTXN_ABORT_APP);
 		}
@@ -337,6 +338,69 @@ test_txn_ids(void **state)
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++)
 			assert_true(seen[i] != seen[j]);
+}
+
+/* Leases (lease.c): who is dead, who recovers, what a recovery owns. */
+static void
+test_lease_view(void **state)
+{
+	struct dtxn_lease_view v;
+	struct dtxn_recovery rec;
+	const uint64_t lease = 10000000;
+
+	(void)state;
+	memset(&v, 0, sizeof(v));
+	assert_int_equal(dtxn_lease_expired(&v, 1, lease), 0);       /* never polled */
+	assert_int_equal(dtxn_lease_recoverer(&v, 1, lease), UINT16_MAX);
+	v.started = true;
+	v.n_mn = 3;
+	v.n_cn = 3;                                                   /* nodes 3, 4, 5 */
+	v.beat[3] = v.beat[4] = v.beat[5] = 7;
+	v.moved_ns[3] = 100 * lease;
+	v.moved_ns[4] = 100 * lease - lease - 1;                      /* silent for a lease + 1 ns */
+	v.moved_ns[5] = 100 * lease - lease;                          /* exactly a lease: alive */
+	assert_int_equal(dtxn_lease_expired(&v, 100 * lease, lease), UINT64_C(1) << 4);
+	assert_int_equal(dtxn_lease_recoverer(&v, 100 * lease, lease), 3);
+	/* the lowest live CN recovers: node 3 dead too -> node 5 */
+	v.moved_ns[3] = 0;
+	assert_int_equal(dtxn_lease_expired(&v, 100 * lease, lease),
+			 (UINT64_C(1) << 3) | (UINT64_C(1) << 4));
+	assert_int_equal(dtxn_lease_recoverer(&v, 100 * lease, lease), 5);
+	/* a CN that never beat (not started yet) has no lease to lose */
+	v.beat[4] = 0;
+	assert_int_equal(dtxn_lease_expired(&v, 100 * lease, lease), UINT64_C(1) << 3);
+	v.beat[4] = 7;
+	/* a recovered CN is neither dead again nor a recoverer */
+	v.state[3] = DTXN_LEASE_STATE_RECOVERED;
+	assert_int_equal(dtxn_lease_expired(&v, 100 * lease, lease), UINT64_C(1) << 4);
+	assert_int_equal(dtxn_lease_recoverer(&v, 100 * lease, lease), 5);
+
+	memset(&rec, 0, sizeof(rec));
+	rec.gid_first = 8;
+	rec.n_gids = 4;
+	assert_false(dtxn_recovery_owns(&rec, 0));                   /* a free lock */
+	assert_false(dtxn_recovery_owns(&rec, ((uint64_t)(7 + 1) << 40) | 5));
+	assert_true(dtxn_recovery_owns(&rec, ((uint64_t)(8 + 1) << 40) | 5));
+	assert_true(dtxn_recovery_owns(&rec, ((uint64_t)(11 + 1) << 40) | 1));
+	assert_false(dtxn_recovery_owns(&rec, ((uint64_t)(12 + 1) << 40) | 1));
+	dtxn_recovery_note_visible(&rec, 42);
+	dtxn_recovery_note_visible(&rec, 42);
+	dtxn_recovery_note_visible(&rec, 43);
+	assert_int_equal(rec.n_visible, 2);
+	assert_int_equal(rec.visible[1], 43);
+}
+
+/* dtxn_coord_recover() refuses what it cannot do, before the protocol runs. */
+static void
+test_recover_errors(void **state)
+{
+	struct fixture *fx = *state;
+	struct dtxn_recovery rec;
+
+	memset(&rec, 0, sizeof(rec));
+	assert_int_equal(dtxn_coord_recover(NULL, &rec), -EINVAL);
+	assert_int_equal(dtxn_coord_recover(&fx->tc[0].pub, NULL), -EINVAL);
+	assert_false(dtxn_db_can_recover(NULL));
 }
 
 static void
@@ -551,6 +615,8 @@ main(void)
 		cmocka_unit_test(test_db_create_errors),
 		cmocka_unit_test_setup_teardown(test_db_table_slot_size, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_txn_ids, setup, teardown),
+		cmocka_unit_test(test_lease_view),
+		cmocka_unit_test_setup_teardown(test_recover_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_items, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_items_abort, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_arena, setup, teardown),

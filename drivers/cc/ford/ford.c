@@ -62,6 +62,7 @@ static const struct dtxn_cc_ops ford_ops = {
 	.check_options = ford_check_options,
 	.table_geometry = ford_table_geometry,
 	.variant = ford_variant,
+	.recover = ford_recover,
 };
 
 DTXN_CC_REGISTER(ford, &ford_ops);

@@ -16,7 +16,8 @@
  * - options.c: the options (published=1: FORD as its public code runs it;
  *   item size and bucket geometry);
  * - pub_log.c: published mode's undo log (a full-item record to every MN
- *   at each execution) and the busy-wait on its ACKs.
+ *   at each execution) and the busy-wait on its ACKs;
+ * - recover.c: CN crash recovery from the undo logs (default mode).
  */
 
 #include <rte_log.h>
@@ -172,6 +173,10 @@ void ford_release(struct dtxn_txn *t);
  * @return DTXN_OK or an abort reason (nothing released).
  */
 int ford_validate_and_log(struct dtxn_txn *t, bool log);
+
+/* recover.c */
+/** dtxn_cc_ops.recover: the dead CN's undo logs, then its locks (doc/guides/ford.md). */
+int ford_recover(struct dtxn_coord *c, struct dtxn_recovery *rec);
 
 /* commit.c */
 int ford_commit(struct dtxn_txn *t);

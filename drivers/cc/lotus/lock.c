@@ -180,6 +180,19 @@ lk_owner_node(const struct lotus_shared *sh, const struct lotus_lk *lk)
 	return (uint16_t)(sh->n_mn + lotus_shard_owner(sh, lotus_lk_shard(lk)));
 }
 
+/*
+ * The shard of @p lk is being handed over and its owner is dead (a
+ * recovery's fence, recover.c): its requests abort at once (§6: "new
+ * requests for the failed CN's locks abort immediately").
+ */
+static bool
+lk_frozen(const struct lotus_shared *sh, const struct lotus_lk *lk)
+{
+	uint16_t o = __atomic_load_n(&sh->shard_owner[lotus_lk_shard(lk)], __ATOMIC_ACQUIRE);
+
+	return (o & LOTUS_SHARD_MOVING) && lotus_cn_dead(sh, o & ~LOTUS_SHARD_MOVING);
+}
+
 /* Another insert of this txn (before @p self) takes bucket @p b of the same table. */
 static bool
 lk_bucket_taken(const struct dtxn_txn *t, uint32_t self, uint32_t table, uint64_t b)
@@ -202,6 +215,7 @@ lk_mark(struct dtxn_txn *t, const struct lk_want *k)
 	struct dtxn_item *it = &t->items[k->item];
 	struct lotus_item *li = lotus_item_of(it);
 
+	lotus_worker_of(t)->held_from[k->node]++;
 	if (k->bucket) {
 		it->flags |= DTXN_ITEM_F_BLOCKED;
 		li->bowner = k->node;
@@ -362,6 +376,8 @@ lotus_lock_items(struct dtxn_txn *t)
 		k->item = it_i;
 		k->op = li->lock == LOTUS_LOCK_READ ? LK_OP_READ : LK_OP_WRITE;
 		k->node = lk_owner_node(sh, &k->lk);
+		if (lk_frozen(sh, &k->lk))
+			return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
 		if (it->kind == DTXN_ITEM_INSERT) {
 			li->bkt = dtxn_store_bucket_of(it->table, it->key) % it->table->n_buckets;
 			li->loc.own_block = !lk_bucket_taken(t, it_i, it->table->def.id, li->bkt);
@@ -374,6 +390,8 @@ lotus_lock_items(struct dtxn_txn *t)
 				k->op = LK_OP_WRITE;
 				k->bucket = 1;
 				k->node = lk_owner_node(sh, &k->lk);
+				if (lk_frozen(sh, &k->lk))
+					return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
 			}
 		}
 	}
@@ -433,6 +451,9 @@ rel_add(struct dtxn_txn *t, struct rel_msg *msgs, unsigned *n_msgs, uint16_t nod
 	struct lk_op *op;
 	unsigned m;
 
+	lw->held_from[node]--;
+	if (lotus_cn_dead(lotus_shared_t(t), node - lotus_shared_t(t)->n_mn))
+		return; /* the lock died with its CN's table (recover.c) */
 	if (node == t->coord->worker->cn_node) {
 		lotus_lock_release(lw->cn, &lw->ls, lk, t->id);
 		return;

@@ -203,6 +203,13 @@ lotus_worker_init(struct dtxn_worker *w)
 		if (rc != 0)
 			goto fail;
 	}
+	if (lw->rpc != NULL) {
+		/* CN crash recovery: every worker cleans up after a dead CN */
+		rc = dtxn_sched_add_poller(w->sched, lotus_recover_poll, w);
+		if (rc != 0)
+			goto fail;
+		__atomic_fetch_add(&lw->cn->n_workers, 1, __ATOMIC_RELEASE);
+	}
 	if (w->index == 0) {
 		/* the CN's metrics worker (§4.3): metrics every reshard_ms */
 		rc = dtxn_sched_add_poller(w->sched, lotus_shard_poll, w);
@@ -304,6 +311,7 @@ static const struct dtxn_cc_ops lotus_ops = {
 	.route = lotus_route,
 	.check_options = lotus_check_options,
 	.footprint = lotus_footprint,
+	.recover = lotus_recover,
 };
 
 DTXN_CC_REGISTER(lotus, &lotus_ops);

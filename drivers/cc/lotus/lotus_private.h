@@ -24,7 +24,8 @@
  * - mnlock.c: the ablation with Motor's MN locks (locks=mn): validation,
  *   recheck, unlocks;
  * - commit.c: commit: data, CVTs (INVISIBLE) and log, T_commit, visible,
- *   unlock (§5.1 phase 2), and the lightweight GC (§7.1).
+ *   unlock (§5.1 phase 2), and the lightweight GC (§7.1);
+ * - recover.c: lock-rebuild-free CN crash recovery (§6).
  */
 
 #include <stdbool.h>
@@ -402,6 +403,7 @@ struct lotus_cn {
 	uint16_t moving_to;
 	uint64_t moving_since_ns;
 	uint64_t moves;                 /**< shards handed over */
+	uint32_t n_workers;             /**< workers of this CN (worker_init) */
 };
 
 /** The protocol's shared state (dtxn_db.cc_shared). */
@@ -417,6 +419,11 @@ struct lotus_shared {
 	dtxn_raddr_t tso_counter;
 	/** The timestamp service in CN 0's memory (ts=cn; lib/tso's dtxn_tso_cn), else NULL. */
 	struct dtxn_tso_cn *tso_cn;
+	/* CN crash recovery (recover.c): written with atomics */
+	uint64_t dead_mask;             /**< fabric node bit per dead CN */
+	uint32_t dead_gen;              /**< bumped by each recovery's fence */
+	uint32_t dead_acks;             /**< workers done with dead_gen's cleanup */
+	uint64_t dead_released;         /**< locks of dead CNs released by the survivors */
 };
 
 static inline struct lotus_shared *
@@ -432,6 +439,9 @@ struct lotus_worker {
 	struct dtxn_tso *tso;
 	struct lotus_ls ls;        /**< lock state of the locks this worker granted */
 	uint64_t metrics_old[2];   /**< unsignaled READ sink (worker 0) */
+	/** Locks this worker's txns hold, by the node of the CN that granted them. */
+	uint32_t held_from[DTXN_MAX_NODES];
+	uint32_t seen_gen;         /**< the lotus_shared.dead_gen whose cleanup it acked */
 };
 
 /** Per-coordinator state. */
@@ -471,6 +481,24 @@ static inline uint16_t
 lotus_shard_owner(const struct lotus_shared *sh, uint16_t shard)
 {
 	return __atomic_load_n(&sh->shard_owner[shard], __ATOMIC_ACQUIRE) & ~LOTUS_SHARD_MOVING;
+}
+
+/* recover.c */
+/** dtxn_cc_ops.recover: lock-rebuild-free recovery (§6; doc/guides/lotus.md, "Recovery"). */
+int lotus_recover(struct dtxn_coord *c, struct dtxn_recovery *rec);
+/**
+ * Every worker's poller: after a recovery's fence (dead_gen), tells its
+ * rpc the dead CNs are down, releases the locks they hold in this
+ * worker's lock state, and acks once its txns hold no lock a dead CN
+ * granted.
+ */
+unsigned lotus_recover_poll(void *arg);
+
+/** True if CN index @p idx is dead (a recovery's fence). */
+static inline bool
+lotus_cn_dead(const struct lotus_shared *sh, unsigned idx)
+{
+	return (__atomic_load_n(&sh->dead_mask, __ATOMIC_ACQUIRE) >> (sh->n_mn + idx)) & 1;
 }
 
 /* shard.c */

@@ -172,6 +172,11 @@ shard_handover(struct lotus_shared *sh, struct lotus_cn *cn, uint64_t now)
 {
 	const uint16_t s = (uint16_t)cn->moving;
 
+	if (lotus_cn_dead(sh, cn->moving_to)) { /* the receiver died: keep it */
+		__atomic_store_n(&sh->shard_owner[s], cn->idx, __ATOMIC_SEQ_CST);
+		cn->moving = -1;
+		return;
+	}
 	if (__atomic_load_n(&cn->held[s], __ATOMIC_SEQ_CST) == 0) {
 		if (cn->vtc != NULL)
 			(void)lotus_vtc_drop_shard(cn->vtc, s);
@@ -212,8 +217,8 @@ lotus_shard_poll(void *arg)
 	n = __atomic_exchange_n(&cn->lat_n, 0, __ATOMIC_RELAXED);
 	cn->metrics[0] = n != 0 ? sum / n : 0;
 	cn->metrics[1]++;
-	for (unsigned i = 0; i < sh->n_cn; i++)
-		lat[i] = i == cn->idx ? cn->metrics[0] : cn->peer_metrics[2 * i];
+	for (unsigned i = 0; i < sh->n_cn; i++) /* a dead CN has no measurement */
+		lat[i] = lotus_cn_dead(sh, i) ? 0 : i == cn->idx ? cn->metrics[0] : cn->peer_metrics[2 * i];
 	shard_exchange(w, sh, cn);
 	if (sh->opts.reshard && cn->moving < 0) {
 		cn->over = lotus_overloaded(lat, sh->n_cn, cn->idx, sh->opts.reshard_pct) ?

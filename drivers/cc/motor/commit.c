@@ -164,6 +164,7 @@ commit_round(struct dtxn_txn *t)
 		dtxn_batch_done(&b);
 		return reason;
 	}
+	t->decided = 1; /* once posted, every replica gets it: committed (recover.c) */
 	reason = dtxn_batch_run_reason(&b);
 	if (reason != DTXN_OK)
 		return reason;

@@ -200,6 +200,7 @@ static const struct dtxn_cc_ops motor_ops = {
 	.table_sizes = motor_table_sizes,
 	.mn_value = motor_mn_value,
 	.check_options = motor_check_options,
+	.recover = motor_recover,
 };
 
 DTXN_CC_REGISTER(motor, &motor_ops);

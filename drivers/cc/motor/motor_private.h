@@ -23,7 +23,8 @@
  * - commit.c: commit phase, one doorbell batch to every replica with the
  *   unlocks (§5.1 phase 3);
  * - oplog.c: the operation log for coordinator failures (§5.3), in CN
- *   memory (default) or in the coordinator's MN log regions.
+ *   memory (default) or in the coordinator's MN log regions;
+ * - recover.c: CN crash recovery (the operation log, or the lock scan).
  */
 
 #include <rte_common.h>
@@ -322,6 +323,10 @@ motor_shared_of(const struct dtxn_txn *t)
 {
 	return t->coord->worker->db->cc_shared;
 }
+
+/* recover.c */
+/** dtxn_cc_ops.recover: the operation log (oplog=mn) or the lock scan (oplog=cn); doc/guides/motor.md. */
+int motor_recover(struct dtxn_coord *c, struct dtxn_recovery *rec);
 
 /* options.c */
 /** Parses an option string into @p o (defaults first). 0 or -EINVAL with @p err. */

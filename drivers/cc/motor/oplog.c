@@ -22,10 +22,10 @@
  * for a successor on another CN when a whole CN dies without UPS. It adds
  * one WRITE per MN per locking round and its bytes.
  *
- * Recovery (not implemented; doc/guides/motor.md): for each entry, if some
- * replica holds a Vcell written by txn_id, copy that replica's Vcells,
- * Vpkg and pre-images to the others (roll forward); then CAS the lock
- * word txn_id -> 0 (a lock no longer ours stays).
+ * Recovery (recover.c; doc/guides/motor.md, "Recovery"): for each entry,
+ * if some replica holds a Vcell written by txn_id, copy that replica's
+ * CVT, Vpkg and pre-images to the others (roll forward); then CAS the
+ * lock word txn_id -> 0 (a lock no longer ours stays).
  */
 #include <string.h>
 

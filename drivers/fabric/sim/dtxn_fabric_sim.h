@@ -52,6 +52,16 @@ int dtxn_sim_node_nic_set(struct dtxn_fabric *f, uint16_t node,
 /** @return the RNIC model of node @p node, or NULL if out of range / not sim. */
 const struct dtxn_nic_model *dtxn_sim_node_nic(const struct dtxn_fabric *f, uint16_t node);
 
+/**
+ * The virtual time by which every WR node @p node has posted has taken
+ * effect (the latest effect time of its QPs; its completions may come
+ * later). A CN's recovery waits for it before it reads what the dead CN
+ * left (doc/guides/cluster.md, "Recovery"): a request an MN's RNIC has
+ * accepted is executed even after its sender died.
+ * @return the time, ns (0: none posted).
+ */
+uint64_t dtxn_sim_node_drained_ns(const struct dtxn_fabric *f, uint16_t node);
+
 /** @return virtual time of the earliest pending event, ns; UINT64_MAX when none. */
 uint64_t dtxn_sim_next_event_ns(const struct dtxn_fabric *f);
 

@@ -263,3 +263,20 @@ sim_qp_destroy(struct dtxn_qp *q)
 	rte_free(qp->rq);
 	rte_free(qp);
 }
+
+uint64_t
+dtxn_sim_node_drained_ns(const struct dtxn_fabric *f, uint16_t node)
+{
+	const struct sim_fabric *sf = SIM_FABRIC(f);
+	uint64_t t = 0;
+
+	if (f == NULL || !dtxn_sim_is(f))
+		return 0;
+	for (uint32_t i = 0; i < sf->n_qps; i++) {
+		const struct sim_qp *qp = sf->qps[i];
+
+		if (qp != NULL && qp->base.local_node == node && qp->last_effect_ns > t)
+			t = qp->last_effect_ns;
+	}
+	return t;
+}

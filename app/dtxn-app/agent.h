@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_APP_AGENT_H
+#define DTXN_APP_AGENT_H
+
+/**
+ * @file
+ * The cluster agent of a CN (agent.c; doc/guides/cluster.md, "Recovery"):
+ * two extra coordinators per CN. The heartbeat (APP_AGENT_BEAT) bumps the
+ * CN's lease every beat and does nothing else, so that a long recovery
+ * never lets its own CN's lease expire. The watcher (APP_AGENT_WATCH)
+ * reads every CN's lease every beat and, on the designated survivor (the
+ * lowest live CN), recovers each CN whose lease expired
+ * (dtxn_coord_recover()) and marks it recovered. The same coroutines
+ * serve the simulator, the embedded run and a --role cn process.
+ */
+
+#include <stdint.h>
+
+#include "dtxn_stats.h"
+#include "dtxn_txn.h"
+
+/** One recovery an agent ran. */
+struct app_agent_rec {
+	struct dtxn_recovery rec;  /**< in: dead CN, gids; out: the work */
+	uint16_t by_node;          /**< fabric node id of the CN that recovered it */
+	uint64_t detect_ns;        /**< dtxn_now_ns() when its lease was found expired */
+	int rc;                    /**< dtxn_coord_recover()'s return */
+};
+
+struct app_conf;
+
+/** Coordinators of an agent, per CN. */
+#define APP_AGENT_COORDS 2
+
+/** The agent of one CN. Filled by the caller before the run (conf), by the agent after. */
+struct app_agent {
+	/* conf */
+	uint64_t beat_ns;          /**< heartbeat and poll period */
+	uint64_t lease_ns;         /**< a lease expires after this long without a beat */
+	uint32_t gids_per_cn;      /**< benchmark coordinators per CN: CN j has gids [j * this, ..) */
+	/**
+	 * Optional: the time by which every WR a dead node posted has taken
+	 * effect (the simulator's dtxn_sim_node_drained_ns()): the watcher
+	 * waits for it before it recovers the node, as an MN would flush a
+	 * dead CN's QPs. NULL: at once (shm executes a WR when it is posted).
+	 */
+	uint64_t (*drained_ns)(void *arg, uint16_t node);
+	void *drained_arg;
+	/* results */
+	unsigned n_recs;
+	struct app_agent_rec recs[DTXN_MAX_NODES];
+	int error;                 /**< first lease WR or recovery error, 0 if none */
+	uint64_t beat;             /**< the CN's heartbeat count (dtxn_lease_beat()) */
+};
+
+/**
+ * Sets agent @p a up for a run of @p c (--lease-ms: beats every lease / 5)
+ * whose CNs run @p gids_per_cn benchmark coordinators each, and creates its
+ * two coordinators on worker @p w (created for APP_AGENT_COORDS more
+ * coordinators than the benchmark's), gids @p gid and @p gid + 1.
+ * @return APP_EXIT_OK, or APP_EXIT_FAIL after one line.
+ */
+int app_agent_create(const struct app_conf *c, struct dtxn_worker *w, uint32_t gid,
+		     uint32_t gids_per_cn, struct app_agent *a);
+
+/** dtxn_coord_fn of an agent's heartbeat; @p arg is its struct app_agent. */
+void app_agent_beat(struct dtxn_coord *c, void *arg);
+
+/** dtxn_coord_fn of an agent's watcher (detection, recovery); @p arg is its struct app_agent. */
+void app_agent_watch(struct dtxn_coord *c, void *arg);
+
+/**
+ * Fills report section "recovery" (agent_report.c) from the agents of a
+ * run's @p n_cn CNs (fabric nodes n_mn ..) that began at @p t0_ns, the
+ * fault of @p c (--fault, --lease-ms) and the survivors' interval series
+ * @p surv (NULL: no timeline figures).
+ */
+void app_agent_report(const struct app_conf *c, const struct app_agent *agents, unsigned n_cn,
+		      uint16_t n_mn, uint64_t t0_ns, const struct dtxn_series *surv,
+		      struct dtxn_report_recovery *out);
+
+#endif /* DTXN_APP_AGENT_H */

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * --fault cnJ[,cnK...]@SECONDS and --lease-ms (doc/guides/cluster.md,
+ * "Recovery"): which CNs a simulated run kills, and when.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+
+bool
+app_agents_on(const struct app_conf *c)
+{
+	return c->fault[0] != '\0' || app_conf_given(c, "lease_ms");
+}
+
+unsigned
+app_agent_coords(const struct app_conf *c)
+{
+	return app_agents_on(c) ? (unsigned)c->cn * 2u /* APP_AGENT_COORDS, agent.h */ : 0u;
+}
+
+/* One "cnJ" of the list into @p mask; 0 or -1 after one line. */
+static int
+fault_node(const struct app_conf *c, const char *s, size_t len, uint64_t *mask)
+{
+	char *end;
+	unsigned long j;
+
+	if (len < 3 || strncmp(s, "cn", 2) != 0 || s[2] < '0' || s[2] > '9') {
+		app_err("--fault %s: '%.*s' is not a CN name (cn0, cn1, ...)", c->fault, (int)len,
+			s);
+		return -1;
+	}
+	errno = 0;
+	j = strtoul(s + 2, &end, 10);
+	if (end != s + len || errno != 0 || j >= c->cn) {
+		app_err("--fault %s: '%.*s' is not a CN of this run (cn0 .. cn%" PRIu64 ")",
+			c->fault, (int)len, s, c->cn - 1);
+		return -1;
+	}
+	if (*mask & (UINT64_C(1) << j)) {
+		app_err("--fault %s: cn%lu is named twice", c->fault, j);
+		return -1;
+	}
+	*mask |= UINT64_C(1) << j;
+	return 0;
+}
+
+int
+app_fault_validate(struct app_conf *c)
+{
+	const char *at, *p;
+	char *end;
+	double t;
+
+	c->fault_mask = 0;
+	c->fault_at_s = 0;
+	if (c->fault[0] == '\0')
+		return 0;
+	if (strcmp(c->fabric, "sim") != 0) {
+		app_err("--fault: only with --fabric sim (other fabrics: dtxn-cluster --kill)");
+		return -1;
+	}
+	at = strchr(c->fault, '@');
+	if (at == NULL || at == c->fault) {
+		app_err("--fault %s: expected CNs@SECONDS, e.g. cn1,cn2@0.05", c->fault);
+		return -1;
+	}
+	for (p = c->fault; p < at;) {
+		const char *comma = memchr(p, ',', (size_t)(at - p));
+		const char *e = comma != NULL ? comma : at;
+
+		if (fault_node(c, p, (size_t)(e - p), &c->fault_mask) != 0)
+			return -1;
+		p = comma != NULL ? comma + 1 : at;
+		if (comma != NULL && p == at) {
+			app_err("--fault %s: a CN name is missing before '@'", c->fault);
+			return -1;
+		}
+	}
+	errno = 0;
+	t = strtod(at + 1, &end);
+	if (at[1] == '\0' || *end != '\0' || errno != 0 || !(t > 0)) {
+		app_err("--fault %s: '%s' is not a positive number of seconds", c->fault, at + 1);
+		return -1;
+	}
+	if (c->txns == 0 && t >= c->warmup_s + c->duration_s) {
+		app_err("--fault %s: %g s is not within the run (--warmup + --duration = %g s)",
+			c->fault, t, c->warmup_s + c->duration_s);
+		return -1;
+	}
+	if (__builtin_popcountll(c->fault_mask) >= (int)c->cn) {
+		app_err("--fault %s: every CN would die; leave one to recover the others",
+			c->fault);
+		return -1;
+	}
+	c->fault_at_s = t;
+	return 0;
+}

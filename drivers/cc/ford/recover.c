@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * FORD: CN crash recovery (doc/guides/ford.md, "Recovery"), run by a
+ * surviving coordinator for every coordinator of the dead CN.
+ *
+ * 1. "undo-logs": READ the dead coordinator's log region on every MN and
+ *    find its latest undo record (the chain of records from offset 0
+ *    whose txn ids grow: a record written after the log wrapped starts
+ *    at 0 again and has a larger id than anything it overwrote). That
+ *    record's txn X is in flight if it still holds the lock of one of its
+ *    entries (primary lock word == X). Then:
+ *    - if an entry is already released and carries X's version, X's
+ *      unlocks had begun: its writes are complete, X rolls forward
+ *      (nothing to write: its locks go in step 2);
+ *    - else every record X wrote is still locked by X, no reader could
+ *      have validated against X's values: X rolls back, each entry it
+ *      holds gets its pre-image back on every replica (the primary keeps
+ *      X's lock until step 2).
+ *    A txn that died before its validation round wrote no record and
+ *    changed no record; it only holds locks.
+ * 2. "unlock": lib/txn's scan of every table's primary releases each
+ *    lock word (bucket and slot) a dead coordinator holds
+ *    (dtxn_recovery_unlock_scan()).
+ * Idempotent: a second run finds the record's locks released (step 1
+ * skips it) and no lock to release.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "ford_private.h"
+
+/* The latest record of the chain in one MN's copy of a log region, or NULL. */
+static const struct dtxn_log_hdr *
+rec_latest(const char *log, uint64_t log_bytes, uint32_t gid)
+{
+	const struct dtxn_log_hdr *best = NULL;
+	uint64_t off = 0, last_id = 0;
+
+	while (off + sizeof(struct dtxn_log_hdr) <= log_bytes) {
+		const struct dtxn_log_hdr *h = (const void *)(log + off);
+		uint64_t need = sizeof(*h);
+		const char *p = (const char *)(h + 1);
+
+		if (h->txn_id <= last_id || dtxn_txn_id_gid(h->txn_id) != gid ||
+		    h->n_entries == 0 || h->bytes == 0 || h->bytes % 64 != 0 ||
+		    h->bytes > log_bytes - off)
+			break;
+		for (uint32_t e = 0; e < h->n_entries && need <= h->bytes; e++) {
+			const struct dtxn_log_entry *en = (const void *)(p + need - sizeof(*h));
+
+			if (need + sizeof(*en) > h->bytes)
+				break;
+			need += sizeof(*en) + en->slot_size;
+		}
+		if (need > h->bytes || RTE_ALIGN_CEIL(need, 64) != h->bytes)
+			break;
+		best = h;
+		last_id = h->txn_id;
+		off += h->bytes;
+	}
+	return best;
+}
+
+/* Rolls txn X of record @p h back or forward (see the file's comment). */
+static int
+rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_log_hdr *h)
+{
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	const uint64_t x = h->txn_id;
+	uint64_t (*word)[2] = rte_zmalloc("dtxn_recover", sizeof(*word) * h->n_entries, 8);
+	const char *p = (const char *)(h + 1);
+	bool held = false, done = false;
+	struct dtxn_batch b;
+	int rc;
+
+	if (word == NULL)
+		return -ENOMEM;
+	dtxn_batch_init(&b, c);
+	for (uint32_t e = 0; e < h->n_entries; e++) {
+		const struct dtxn_log_entry *en = (const void *)p;
+
+		dtxn_batch_read(&b, en->raddr + FORD_LOCK_OFF, word[e], 16, true);
+		p += sizeof(*en) + en->slot_size;
+	}
+	rc = dtxn_recovery_run(rec, &b);
+	for (uint32_t e = 0; e < h->n_entries && rc == 0; e++) {
+		held |= (word[e][0] & ~FORD_INVISIBLE) == x;
+		done |= (word[e][0] & ~FORD_INVISIBLE) != x && word[e][1] == x;
+	}
+	if (rc != 0 || !held)
+		goto out;
+	rec->txns_seen++;
+	if (done) {
+		rec->rolled_forward++;
+		dtxn_recovery_note_visible(rec, x);
+		goto out;
+	}
+	dtxn_batch_init(&b, c);
+	p = (const char *)(h + 1);
+	for (uint32_t e = 0; e < h->n_entries; e++) {
+		const struct dtxn_log_entry *en = (const void *)p;
+		const struct dtxn_table *t = dtxn_catalog_table(cat, en->table_id);
+		struct ford_slot *img = (void *)(uintptr_t)(en + 1);
+
+		p += sizeof(*en) + en->slot_size;
+		if ((word[e][0] & ~FORD_INVISIBLE) != x || t == NULL || en->slot_size != t->slot_size)
+			continue;
+		/* backups unlocked, as a commit leaves them; then the primary, which
+		 * keeps X's lock until the unlock step (one image: two rounds) */
+		img->lock = 0;
+		for (uint16_t r = 1; r < t->n_replicas; r++)
+			dtxn_batch_write(&b, dtxn_store_replica_raddr(t, r, en->raddr), img,
+					 en->slot_size, true);
+		rc = dtxn_recovery_run(rec, &b);
+		dtxn_batch_init(&b, c);
+		img->lock = x;
+		dtxn_batch_write(&b, en->raddr, img, en->slot_size, true);
+		if (rc == 0)
+			rc = dtxn_recovery_run(rec, &b);
+		if (rc != 0)
+			goto out;
+		dtxn_batch_init(&b, c);
+	}
+	rec->rolled_back++;
+out:
+	rte_free(word);
+	return rc;
+}
+
+int
+ford_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
+{
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "undo-logs", "records");
+	const uint16_t n_mn = cat->n_mn;
+	char *logs = rte_malloc("dtxn_recover", cat->log_bytes * n_mn, 64);
+	int rc = 0;
+
+	if (logs == NULL)
+		return -ENOMEM;
+	for (uint32_t g = rec->gid_first; g < rec->gid_first + rec->n_gids && rc == 0; g++) {
+		const struct dtxn_log_hdr *best = NULL;
+
+		int n = dtxn_recovery_read_logs(c, rec, g, (uint32_t)cat->log_bytes, logs, true);
+
+		rc = RTE_MIN(n, 0);
+		for (int mn = 0; mn < n; mn++) {
+			const struct dtxn_log_hdr *h = rec_latest(logs + mn * cat->log_bytes,
+								  cat->log_bytes, g);
+
+			if (h != NULL && (best == NULL || h->txn_id > best->txn_id))
+				best = h;
+		}
+		if (rc == 0 && best != NULL) {
+			st->work++;
+			rc = rec_apply(c, rec, best);
+		}
+	}
+	rte_free(logs);
+	dtxn_recovery_step_end(st);
+	if (rc != 0)
+		return rc;
+	return dtxn_recovery_unlock_scan(c, rec, FORD_LOCK_OFF, ~FORD_INVISIBLE, NULL, NULL);
+}

@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Lotus: lock-rebuild-free CN crash recovery (paper §6; doc/guides/lotus.md,
+ * "Recovery"), run by a surviving coordinator for a dead CN, in four steps:
+ *
+ * 1. "fence": the dead CN's shards are marked moving (requests for them
+ *    abort at once, §6) and the CN dead (lotus_shared.dead_mask), with
+ *    every other CN known dead at once (struct dtxn_recovery.dead_mask:
+ *    the survivors' acks must not wait for a dead CN's workers): every
+ *    survivor worker's poller (lotus_recover_poll()) tells its rpc the CN
+ *    is down (calls waiting for it end now instead of timing out), and
+ *    releases the locks the dead CN's txns hold in its lock state, found
+ *    by their holder's CN id (§4.1's lock state: idempotent, by CN).
+ * 2. "logs": each dead coordinator's newest commit log record (fully
+ *    written iff its last word is its txn id): a txn whose new cells are
+ *    visible on some replica committed and is finished (its T_commit
+ *    written to the replicas still INVISIBLE); one whose cells are all
+ *    INVISIBLE is aborted (the cells become invalid, as a failed commit
+ *    leaves them). A cell is the txn's if its record names the txn as
+ *    writer.
+ * 3. "release": waits until every survivor worker has done step 1's
+ *    cleanup and none of its txns holds a lock the dead CN granted (they
+ *    finish or abort on their own: a call to the dead CN now fails), so
+ *    that no lock the dead table held is still relied on. Its work: the
+ *    locks the survivors released since the fence.
+ * 4. "rehome": the dead CN's shards go to the survivors, round robin, with
+ *    empty lock state: the lost lock table is not rebuilt.
+ * Idempotent: a second run finds the fence set, the cells fixed, nothing
+ * to release and no shard of the dead CN left.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_hash.h>
+#include <rte_malloc.h>
+
+#include "lotus_private.h"
+
+/** Pause of the recovering coordinator while the survivors clean up, ns. */
+#define RECOVER_PAUSE_NS 10000
+/** Metrics mailbox at the end of each log region (commit.c, shard.c). */
+#define RECOVER_MAILBOX 64
+
+/* The commit log's layout (commit.c). */
+struct rlog_hdr {
+	uint64_t txn;
+	uint16_t cn;
+	uint16_t n;
+	uint32_t bytes;
+};
+
+struct rlog_ent {
+	uint32_t table;
+	int32_t cell;
+	uint64_t key;
+	uint64_t slot;
+};
+
+/* ------------------------------------------------------------------ */
+/* Survivors: the poller                                              */
+/* ------------------------------------------------------------------ */
+
+/* Releases every lock a dead CN holds in @p lw's lock state; @return how many. */
+static unsigned
+poll_release(struct lotus_worker *lw, uint64_t dead)
+{
+	struct lotus_ls_key keys[64];
+	const void *k;
+	void *data;
+	uint32_t it = 0;
+	unsigned n = 0, total = 0;
+
+	do {
+		n = 0;
+		it = 0;
+		while (n < RTE_DIM(keys) &&
+		       rte_hash_iterate(lw->ls.h, &k, &data, &it) >= 0) {
+			int32_t pos = rte_hash_lookup(lw->ls.h, k);
+
+			if (pos >= 0 && ((dead >> lw->ls.vals[pos].cn) & 1))
+				memcpy(&keys[n++], k, sizeof(keys[0]));
+		}
+		for (unsigned i = 0; i < n; i++) {
+			struct lotus_lk lk = { .table = keys[i].table, .key = keys[i].key };
+
+			lotus_lock_release(lw->cn, &lw->ls, &lk, keys[i].txn);
+		}
+		total += n;
+	} while (n == RTE_DIM(keys));
+	return total;
+}
+
+unsigned
+lotus_recover_poll(void *arg)
+{
+	struct dtxn_worker *w = arg;
+	struct lotus_worker *lw = w->cc_priv;
+	struct lotus_shared *sh = lotus_shared_of(w->db);
+	uint32_t gen = __atomic_load_n(&sh->dead_gen, __ATOMIC_ACQUIRE);
+	uint64_t dead;
+
+	if (gen == lw->seen_gen)
+		return 0;
+	dead = __atomic_load_n(&sh->dead_mask, __ATOMIC_ACQUIRE);
+	/* first the calls waiting for a dead CN end: their txns abort and release */
+	for (uint16_t node = sh->n_mn; node < sh->n_mn + sh->n_cn; node++)
+		if ((dead >> node) & 1)
+			(void)dtxn_rpc_peer_down_lc(lw->rpc, node);
+	for (uint16_t node = sh->n_mn; node < sh->n_mn + sh->n_cn; node++)
+		if (((dead >> node) & 1) && lw->held_from[node] != 0)
+			return 0; /* a txn still relies on a lock the dead CN granted */
+	__atomic_fetch_add(&sh->dead_released, poll_release(lw, dead), __ATOMIC_RELAXED);
+	lw->seen_gen = gen;
+	__atomic_fetch_add(&sh->dead_acks, 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* The recovering coordinator                                         */
+/* ------------------------------------------------------------------ */
+
+/* Fences every CN of @p dead (fabric node bits): all at once, so that no survivor waits for a dead one. */
+static void
+recover_fence(struct lotus_shared *sh, uint64_t dead)
+{
+	for (unsigned s = 0; s < LOTUS_SHARDS; s++) {
+		uint16_t o = lotus_shard_owner(sh, (uint16_t)s);
+
+		if ((dead >> (sh->n_mn + o)) & 1)
+			__atomic_store_n(&sh->shard_owner[s], o | LOTUS_SHARD_MOVING, __ATOMIC_SEQ_CST);
+	}
+	__atomic_fetch_or(&sh->dead_mask, dead, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&sh->dead_acks, 0, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&sh->dead_gen, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The newest fully written record of the log region copy @p log, or NULL. */
+static const struct rlog_hdr *
+log_latest(const char *log, uint64_t room, uint32_t gid)
+{
+	const struct rlog_hdr *best = NULL;
+	uint64_t off = 0, last = 0;
+
+	while (off + sizeof(struct rlog_hdr) + 8 <= room) {
+		const struct rlog_hdr *h = (const void *)(log + off);
+		uint64_t tail;
+
+		if (h->txn <= last || dtxn_txn_id_gid(h->txn) != gid || h->n == 0 ||
+		    h->bytes % 64 != 0 || h->bytes > room - off ||
+		    h->bytes < sizeof(*h) + (uint64_t)h->n * sizeof(struct rlog_ent) + 8)
+			break;
+		memcpy(&tail, log + off + h->bytes - 8, 8);
+		if (tail != h->txn)
+			break;
+		best = h;
+		last = h->txn;
+		off += h->bytes;
+	}
+	return best;
+}
+
+/* The table of entry @p e if its cell is txn @p x's (@p head: the record it points to), else NULL. */
+static const struct dtxn_table *
+ent_mine(const struct dtxn_catalog *cat, const struct rlog_ent *e, const uint8_t *head, uint64_t x)
+{
+	uint64_t writer;
+
+	memcpy(&writer, head + 1, 8); /* after the line's cacheline version */
+	return writer == x ? dtxn_catalog_table(cat, e->table) : NULL;
+}
+
+/* Finishes or aborts the txn of record @p h (step 2). */
+static int
+log_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rlog_hdr *h)
+{
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	const struct rlog_ent *e = (const void *)(h + 1);
+	struct lotus_cell (*cell)[DTXN_MAX_REPLICAS];
+	uint8_t (*head)[16];
+	uint64_t tc = 0;
+	bool mine_any = false, invisible = false;
+	struct dtxn_batch b;
+	int rc;
+
+	cell = rte_zmalloc("dtxn_recover", sizeof(*cell) * h->n, 8);
+	head = rte_zmalloc("dtxn_recover", sizeof(*head) * h->n, 8);
+	if (cell == NULL || head == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	dtxn_batch_init(&b, c);
+	for (uint16_t i = 0; i < h->n; i++) {
+		const struct dtxn_table *t = dtxn_catalog_table(cat, e[i].table);
+
+		if (t == NULL || e[i].cell < 0 || (uint32_t)e[i].cell >= lotus_vnum(t))
+			continue;
+		for (uint16_t r = 0; r < t->n_replicas; r++)
+			dtxn_batch_read(&b, dtxn_store_replica_raddr(t, r, e[i].slot) + LOTUS_CVT_HDR +
+						    (uint64_t)e[i].cell * LOTUS_CELL_SIZE,
+					&cell[i][r], LOTUS_CELL_SIZE, true);
+	}
+	rc = dtxn_recovery_run(rec, &b);
+	if (rc != 0)
+		goto out;
+	/* whose cells are they: the record each primary cell points to names its writer */
+	dtxn_batch_init(&b, c);
+	for (uint16_t i = 0; i < h->n; i++) {
+		const struct dtxn_table *t = dtxn_catalog_table(cat, e[i].table);
+
+		if (t == NULL || e[i].cell < 0 || (uint32_t)e[i].cell >= lotus_vnum(t) ||
+		    !(lotus_meta_flags(cell[i][0].meta) & LOTUS_CELL_VALID) ||
+		    cell[i][0].addr + 16 > t->aux_size)
+			continue;
+		dtxn_batch_read(&b, dtxn_store_aux_raddr(t, 0, e[i].slot) + cell[i][0].addr, head[i],
+				16, true);
+	}
+	rc = dtxn_recovery_run(rec, &b);
+	if (rc != 0)
+		goto out;
+	for (uint16_t i = 0; i < h->n; i++) {
+		const struct dtxn_table *t = ent_mine(cat, &e[i], head[i], h->txn);
+
+		if (t == NULL)
+			continue;
+		mine_any = true;
+		for (uint16_t r = 0; r < t->n_replicas; r++) {
+			uint64_t v = lotus_meta_ver(cell[i][r].meta);
+
+			if ((lotus_meta_flags(cell[i][r].meta) & LOTUS_CELL_VALID) &&
+			    v != LOTUS_INVISIBLE && v != 0)
+				tc = v;
+			invisible |= v == LOTUS_INVISIBLE;
+		}
+	}
+	if (tc != 0)
+		dtxn_recovery_note_visible(rec, h->txn); /* committed: it stays */
+	if (!mine_any || !invisible)
+		goto out; /* done (or its cells were reused since): nothing to fix */
+	dtxn_batch_init(&b, c);
+	for (uint16_t i = 0; i < h->n; i++) {
+		const struct dtxn_table *t = ent_mine(cat, &e[i], head[i], h->txn);
+
+		for (uint16_t r = 0; t != NULL && r < t->n_replicas; r++) {
+			uint64_t m = cell[i][r].meta;
+
+			if (lotus_meta_ver(m) != LOTUS_INVISIBLE)
+				continue;
+			/* finish: T_commit; abort: invalid, as a failed commit leaves it */
+			cell[i][r].meta = tc != 0 ? lotus_meta(tc, lotus_meta_cv(m), lotus_meta_flags(m)) :
+						    lotus_meta(0, lotus_meta_cv(m), 0);
+			dtxn_batch_write(&b, dtxn_store_replica_raddr(t, r, e[i].slot) + LOTUS_CVT_HDR +
+						     (uint64_t)e[i].cell * LOTUS_CELL_SIZE,
+					 &cell[i][r].meta, 8, true);
+		}
+	}
+	rc = dtxn_recovery_run(rec, &b);
+	if (rc != 0)
+		goto out;
+	rec->txns_seen++;
+	if (tc != 0) {
+		rec->rolled_forward++;
+	} else {
+		rec->rolled_back++;
+	}
+out:
+	rte_free(head);
+	rte_free(cell);
+	return rc;
+}
+
+static int
+recover_logs(struct dtxn_coord *c, struct dtxn_recovery *rec)
+{
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	const uint64_t room = cat->log_bytes - RECOVER_MAILBOX;
+	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "logs", "records");
+	char *logs = rte_malloc("dtxn_recover", room * cat->n_mn, 64);
+	int rc = 0;
+
+	if (logs == NULL)
+		return -ENOMEM;
+	for (uint32_t g = rec->gid_first; g < rec->gid_first + rec->n_gids && rc == 0; g++) {
+		const struct rlog_hdr *best = NULL;
+
+		int n = dtxn_recovery_read_logs(c, rec, g, (uint32_t)room, logs, true);
+
+		rc = RTE_MIN(n, 0);
+		for (int mn = 0; mn < n; mn++) {
+			const struct rlog_hdr *h = log_latest(logs + mn * room, room, g);
+
+			if (h != NULL && (best == NULL || h->txn > best->txn))
+				best = h;
+		}
+		if (rc == 0 && best != NULL) {
+			st->work++;
+			rc = log_apply(c, rec, best);
+		}
+	}
+	rte_free(logs);
+	dtxn_recovery_step_end(st);
+	return rc;
+}
+
+/* Step 3: every live worker acked the fence. */
+static int
+recover_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct lotus_shared *sh,
+		uint64_t before)
+{
+	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "release", "locks");
+	uint32_t want = 0;
+	int rc = 0;
+
+	for (unsigned i = 0; i < sh->n_cn; i++)
+		if (!lotus_cn_dead(sh, i))
+			want += __atomic_load_n(&sh->cn[i].n_workers, __ATOMIC_ACQUIRE);
+	while (__atomic_load_n(&sh->dead_acks, __ATOMIC_ACQUIRE) < want) {
+		if (dtxn_coord_stopping(c)) {
+			rc = -EINTR;
+			break;
+		}
+		dtxn_co_sleep_until_lc(dtxn_coord_co(c), dtxn_now_ns() + RECOVER_PAUSE_NS);
+	}
+	st->work = __atomic_load_n(&sh->dead_released, __ATOMIC_ACQUIRE) - before;
+	rec->locks_released += st->work;
+	dtxn_recovery_step_end(st);
+	return rc;
+}
+
+/* Step 4: the dead CN's shards to the survivors, round robin. */
+static void
+recover_rehome(struct dtxn_recovery *rec, struct lotus_shared *sh, uint16_t dead_idx)
+{
+	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "rehome", "shards");
+	uint16_t live[DTXN_MAX_NODES];
+	unsigned n_live = 0, k = 0;
+
+	for (unsigned i = 0; i < sh->n_cn; i++)
+		if (!lotus_cn_dead(sh, i))
+			live[n_live++] = (uint16_t)i;
+	for (unsigned s = 0; s < LOTUS_SHARDS && n_live > 0; s++) {
+		if (lotus_shard_owner(sh, (uint16_t)s) != dead_idx)
+			continue;
+		__atomic_store_n(&sh->shard_owner[s], live[k++ % n_live], __ATOMIC_SEQ_CST);
+		st->work++;
+	}
+	dtxn_recovery_step_end(st);
+}
+
+int
+lotus_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
+{
+	struct lotus_shared *sh = lotus_shared_of(c->worker->db);
+	const uint16_t dead_idx = (uint16_t)(rec->dead_cn - sh->n_mn);
+	uint64_t released = __atomic_load_n(&sh->dead_released, __ATOMIC_ACQUIRE);
+	struct dtxn_recovery_step *st;
+	int rc;
+
+	st = dtxn_recovery_step_begin(rec, "fence", "shards");
+	if (!lotus_cn_dead(sh, dead_idx))
+		recover_fence(sh, rec->dead_mask | (UINT64_C(1) << rec->dead_cn));
+	for (unsigned s = 0; s < LOTUS_SHARDS; s++)
+		st->work += lotus_shard_owner(sh, (uint16_t)s) == dead_idx;
+	dtxn_recovery_step_end(st);
+	rc = recover_logs(c, rec);
+	if (rc == 0 && sh->opts.locks == LOTUS_LOCKS_MN)
+		rc = dtxn_recovery_unlock_scan(c, rec, LOTUS_LOCK_OFF, UINT64_MAX, NULL, NULL);
+	else if (rc == 0 && sh->n_cn > 1)
+		rc = recover_release(c, rec, sh, released);
+	if (rc == 0)
+		recover_rehome(rec, sh, dead_idx);
+	return rc;
+}

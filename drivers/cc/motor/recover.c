@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Motor: CN crash recovery (paper §5.3; doc/guides/motor.md, "Recovery"),
+ * run by a surviving coordinator for every coordinator of the dead CN.
+ *
+ * Motor writes nothing before its commit batch, which writes every new
+ * version (Vpkg, pre-images, Vcells) to every replica and unlocks the
+ * primaries in one doorbell batch: a txn whose batch reached one replica
+ * is committed and must be completed on the others (roll forward); a txn
+ * whose batch reached none only holds locks (roll back = release them).
+ *
+ * oplog=mn, step "oplog": READ each dead coordinator's log region on
+ * every MN; the record with the largest txn id X (and, of one txn, the
+ * most entries: the latest locking round) names every lock word X holds
+ * or was about to CAS. For each record entry, READ every replica's CVT:
+ * if one has a Vcell written by X, copy its CVT (lock word 0 on the
+ * backups) and aux area (Vpkg, attribute bar) to the replicas that lack
+ * it (roll forward). Then CAS each logged lock word X -> 0.
+ *
+ * oplog=cn (the default, the paper's): the log was in the dead CN's
+ * memory, which the paper keeps (UPS-backed; the CN restarts and reads
+ * it). A CN that stays dead left no log, so recovery falls back to
+ * lib/txn's scan of every table's primary ("unlock"): it releases every
+ * lock word a dead coordinator holds. A commit batch that was posted has
+ * reached every replica by the time a lease expires (the RNIC executes
+ * what it was given), so nothing is half written in a simulated crash;
+ * a process killed in the middle of posting its batch (dtxn-cluster
+ * --kill) could leave replicas apart, which only oplog=mn repairs. The
+ * scan also notes each dead coordinator's newest Vcell writer
+ * (struct dtxn_recovery.visible).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "motor_private.h"
+
+/* The operation log's layout (oplog.c). */
+struct rec_hdr {
+	uint64_t txn_id;
+	uint32_t n;
+	uint32_t bytes;
+};
+
+struct rec_entry {
+	uint32_t table_id;
+	uint8_t kind;
+	uint8_t rsvd[3];
+	uint64_t key;
+	dtxn_raddr_t lock;
+};
+
+/* True if CVT image @p cvt of table @p t has a Vcell written by @p x. */
+static bool
+cvt_has_writer(const struct dtxn_table *t, const struct motor_cvt *cvt, uint64_t x)
+{
+	for (uint32_t i = 0; i < motor_vnum(t); i++)
+		if (cvt->cells[i].valid && cvt->cells[i].writer == x)
+			return true;
+	return false;
+}
+
+/* A valid record of the dead coordinator @p gid at @p log, or NULL. */
+static const struct rec_hdr *
+rec_check(const char *log, uint64_t log_bytes, uint32_t gid)
+{
+	const struct rec_hdr *h = (const void *)log;
+
+	if (dtxn_txn_id_gid(h->txn_id) != gid || h->n == 0 ||
+	    (uint64_t)h->n > (log_bytes - sizeof(*h)) / sizeof(struct rec_entry) ||
+	    h->bytes != sizeof(*h) + (uint64_t)h->n * sizeof(struct rec_entry))
+		return NULL;
+	return h;
+}
+
+/* Record-lock entry (not a bucket header's lock): the slot it locks, else 0. */
+static dtxn_raddr_t
+entry_slot(const struct dtxn_table *t, dtxn_raddr_t lock)
+{
+	uint64_t off = DTXN_RADDR_OFF(lock) - MOTOR_LOCK_OFF;
+
+	if (DTXN_RADDR_MN(lock) != t->mn[0] || DTXN_RADDR_OFF(lock) < t->off[0] + MOTOR_LOCK_OFF)
+		return 0;
+	off -= t->off[0];
+	if (off % t->bucket_size < DTXN_BUCKET_HDR_SIZE ||
+	    (off % t->bucket_size - DTXN_BUCKET_HDR_SIZE) % t->slot_size != 0)
+		return 0;
+	return lock - MOTOR_LOCK_OFF;
+}
+
+/* Completes record @p slot of txn @p x on the replicas that lack it; *fwd set if any had it. */
+static int
+rec_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_table *t,
+	    dtxn_raddr_t slot, uint64_t x, char *buf, bool *fwd)
+{
+	const uint32_t ss = t->slot_size, as = t->aux_size;
+	bool has[DTXN_MAX_REPLICAS] = { false };
+	struct dtxn_batch b;
+	int src = -1, rc;
+
+	dtxn_batch_init(&b, c);
+	for (uint16_t r = 0; r < t->n_replicas; r++)
+		dtxn_batch_read(&b, dtxn_store_replica_raddr(t, r, slot), buf + r * ss, ss, true);
+	rc = dtxn_recovery_run(rec, &b);
+	if (rc != 0)
+		return rc;
+	for (uint16_t r = 0; r < t->n_replicas; r++) {
+		has[r] = cvt_has_writer(t, (const void *)(buf + r * ss), x);
+		if (has[r] && src < 0)
+			src = r;
+	}
+	if (src < 0)
+		return 0;
+	*fwd = true;
+	/* the source's aux area (Vpkg, attribute bar), then its CVT to the others */
+	dtxn_batch_init(&b, c);
+	dtxn_batch_read(&b, dtxn_store_aux_raddr(t, (uint16_t)src, dtxn_store_replica_raddr(t, 0, slot)),
+			buf + DTXN_MAX_REPLICAS * ss, as, true);
+	rc = dtxn_recovery_run(rec, &b);
+	if (rc != 0)
+		return rc;
+	for (uint16_t r = 0; r < t->n_replicas; r++) {
+		struct motor_cvt *img = (void *)(buf + src * ss);
+		uint64_t lock = ((const struct motor_cvt *)(const void *)(buf + r * ss))->lock;
+
+		if (has[r])
+			continue;
+		img->lock = r == 0 ? lock : 0; /* the primary's lock goes in the unlock round */
+		dtxn_batch_init(&b, c);
+		dtxn_batch_write(&b, dtxn_store_aux_raddr(t, r, slot), buf + DTXN_MAX_REPLICAS * ss, as,
+				 true);
+		dtxn_batch_write(&b, dtxn_store_replica_raddr(t, r, slot), img, ss, true);
+		rc = dtxn_recovery_run(rec, &b);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Rolls the txn of record @p h forward or back, then releases its locks. */
+static int
+rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rec_hdr *h, char *buf)
+{
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	const struct rec_entry *e = (const void *)(h + 1);
+	uint64_t *old = rte_malloc("dtxn_recover", sizeof(*old) * h->n, 8);
+	bool fwd = false;
+	struct dtxn_batch b;
+	uint64_t held = 0;
+	int rc = 0;
+
+	if (old == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < h->n && rc == 0; i++) {
+		const struct dtxn_table *t = dtxn_catalog_table(cat, e[i].table_id);
+		dtxn_raddr_t slot = t != NULL ? entry_slot(t, e[i].lock) : 0;
+
+		if (slot != 0)
+			rc = rec_forward(c, rec, t, slot, h->txn_id, buf, &fwd);
+	}
+	dtxn_batch_init(&b, c);
+	for (uint32_t i = 0; i < h->n && rc == 0; i++)
+		dtxn_batch_cas(&b, e[i].lock, &old[i], h->txn_id, 0, true);
+	if (rc == 0)
+		rc = dtxn_recovery_run(rec, &b);
+	for (uint32_t i = 0; i < h->n && rc == 0; i++)
+		held += old[i] == h->txn_id;
+	rte_free(old);
+	if (rc != 0)
+		return rc;
+	rec->locks_released += held;
+	if (fwd) {
+		rec->txns_seen++;
+		rec->rolled_forward++;
+		dtxn_recovery_note_visible(rec, h->txn_id);
+	} else if (held != 0) {
+		rec->txns_seen++;
+		rec->rolled_back++;
+	}
+	return 0;
+}
+
+static int
+recover_oplog(struct dtxn_coord *c, struct dtxn_recovery *rec)
+{
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "oplog", "records");
+	uint64_t scratch = 0;
+	char *logs, *buf;
+	int rc = 0;
+
+	for (uint32_t id = 0; id < DTXN_MAX_TABLES; id++) {
+		const struct dtxn_table *t = dtxn_catalog_table(cat, id);
+
+		if (t != NULL)
+			scratch = RTE_MAX(scratch, (uint64_t)(DTXN_MAX_REPLICAS + 1) *
+							   RTE_MAX(t->slot_size, t->aux_size));
+	}
+	logs = rte_malloc("dtxn_recover", cat->log_bytes * cat->n_mn, 64);
+	buf = rte_malloc("dtxn_recover", scratch, 64);
+	if (logs == NULL || buf == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t g = rec->gid_first; g < rec->gid_first + rec->n_gids && rc == 0; g++) {
+		const struct rec_hdr *best = NULL;
+
+		/* a round's record goes to the MNs it CASes on, not to every replica */
+		int n = dtxn_recovery_read_logs(c, rec, g, (uint32_t)cat->log_bytes, logs, false);
+
+		rc = RTE_MIN(n, 0);
+		for (int mn = 0; mn < n; mn++) {
+			const struct rec_hdr *h = rec_check(logs + mn * cat->log_bytes, cat->log_bytes, g);
+
+			if (h != NULL && (best == NULL || h->txn_id > best->txn_id ||
+					  (h->txn_id == best->txn_id && h->n > best->n)))
+				best = h;
+		}
+		if (rc == 0 && best != NULL) {
+			st->work++;
+			rc = rec_apply(c, rec, best, buf);
+		}
+	}
+out:
+	rte_free(buf);
+	rte_free(logs);
+	dtxn_recovery_step_end(st);
+	return rc;
+}
+
+/* Scan visitor: the newest Vcell writer of each dead coordinator. */
+static void
+scan_writers(struct dtxn_recovery *rec, const struct dtxn_table *t, const void *slot, void *arg)
+{
+	uint64_t *newest = arg;
+	const struct motor_cvt *cvt = slot;
+
+	for (uint32_t i = 0; i < motor_vnum(t); i++) {
+		uint64_t w = cvt->cells[i].writer;
+
+		if (cvt->cells[i].valid && dtxn_recovery_owns(rec, w)) {
+			uint32_t g = dtxn_txn_id_gid(w) - rec->gid_first;
+
+			newest[g] = RTE_MAX(newest[g], w);
+		}
+	}
+}
+
+int
+motor_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
+{
+	const struct motor_shared *sh = c->worker->db->cc_shared;
+	uint64_t *newest;
+	int rc;
+
+	if (sh->opts.oplog == MOTOR_OPLOG_MN)
+		return recover_oplog(c, rec);
+	newest = rte_zmalloc("dtxn_recover", sizeof(*newest) * RTE_MAX(rec->n_gids, 1u), 8);
+	if (newest == NULL)
+		return -ENOMEM;
+	rc = dtxn_recovery_unlock_scan(c, rec, MOTOR_LOCK_OFF, UINT64_MAX, scan_writers, newest);
+	for (uint32_t g = 0; g < rec->n_gids && rc == 0; g++)
+		if (newest[g] != 0)
+			dtxn_recovery_note_visible(rec, newest[g]);
+	rte_free(newest);
+	return rc;
+}

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * CN crash recovery: the protocol-independent part of
+ * dtxn_coord_recover() (argument checks, timing, steps); the mechanism
+ * is the protocol's (dtxn_cc_ops.recover; doc/guides/cluster.md,
+ * "Recovery").
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "txn_private.h"
+
+bool
+dtxn_db_can_recover(const struct dtxn_db *db)
+{
+	return db != NULL && db->cc->recover != NULL;
+}
+
+struct dtxn_recovery_step *
+dtxn_recovery_step_begin(struct dtxn_recovery *rec, const char *name, const char *unit)
+{
+	struct dtxn_recovery_step *st;
+
+	if (rec->n_steps < DTXN_RECOVERY_MAX_STEPS)
+		rec->n_steps++;
+	st = &rec->step[rec->n_steps - 1];
+	st->name = name;
+	st->unit = unit;
+	st->work = 0;
+	st->ns = 0;
+	st->start_ns = dtxn_now_ns();
+	return st;
+}
+
+void
+dtxn_recovery_step_end(struct dtxn_recovery_step *st)
+{
+	st->ns = dtxn_now_ns() - st->start_ns;
+}
+
+int
+dtxn_coord_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
+{
+	const struct dtxn_fabric_conf *fc;
+	struct dtxn_db *db;
+	int rc;
+
+	if (c == NULL || rec == NULL)
+		return -EINVAL;
+	db = c->worker->db;
+	fc = dtxn_fabric_conf(db->fabric);
+	if (rec->dead_cn < fc->n_mn || rec->dead_cn >= fc->n_mn + fc->n_cn ||
+	    rec->dead_cn == c->worker->cn_node || rec->n_gids > db->conf.n_coords ||
+	    rec->gid_first > db->conf.n_coords - rec->n_gids)
+		return -EINVAL;
+	if (db->cc->recover == NULL)
+		return -ENOTSUP;
+	if (c->txn->open)
+		return -EBUSY;
+	rec->n_steps = 0;
+	rec->start_ns = dtxn_now_ns();
+	rc = db->cc->recover(c, rec);
+	rec->end_ns = dtxn_now_ns();
+	return rc;
+}
+
+int
+dtxn_recovery_run(struct dtxn_recovery *rec, struct dtxn_batch *b)
+{
+	int rc;
+
+	rec->wrs += b->n_wr;
+	rc = dtxn_batch_run(b);
+	dtxn_batch_done(b);
+	return rc == 0 ? 0 : -EIO;
+}
+
+/** Bytes of a table's primary READ at once by the unlock scan. */
+#define RECOVER_SCAN_CHUNK (256u * 1024u)
+/** CASes in one batch of the unlock scan. */
+#define RECOVER_SCAN_CAS 64u
+
+/* Releases the held words found in @p n buckets at @p buf (primary address @p ra). */
+struct scan_visit {
+	void (*fn)(struct dtxn_recovery *rec, const struct dtxn_table *t, const void *slot,
+		   void *arg);
+	void *arg;
+};
+
+static int
+scan_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recovery_step *st,
+	     const struct dtxn_table *t, const char *buf, dtxn_raddr_t ra, uint64_t n,
+	     uint32_t lock_off, uint64_t id_mask, const struct scan_visit *v)
+{
+	uint64_t old[RECOVER_SCAN_CAS];
+	uint64_t want[RECOVER_SCAN_CAS];
+	struct dtxn_batch b;
+	unsigned k = 0;
+	int rc = 0;
+
+	dtxn_batch_init(&b, c);
+	for (uint64_t i = 0; i < n; i++) {
+		for (uint32_t s = 0; s <= t->def.slots_per_bucket; s++) {
+			/* word 0: the bucket header's lock; then each slot's */
+			uint64_t off = i * t->bucket_size +
+				       (s == 0 ? 0 : DTXN_BUCKET_HDR_SIZE +
+						     (uint64_t)(s - 1) * t->slot_size + lock_off);
+			uint64_t w;
+
+			if (s != 0 && v->fn != NULL &&
+			    (((const struct dtxn_slot_hdr *)(const void *)(buf + off - lock_off))->flags &
+			     DTXN_SLOT_VALID))
+				v->fn(rec, t, buf + off - lock_off, v->arg);
+			memcpy(&w, buf + off, 8);
+			if (!dtxn_recovery_owns(rec, w & id_mask))
+				continue;
+			want[k] = w;
+			dtxn_batch_cas(&b, ra + off, &old[k], w, 0, true);
+			if (++k < RECOVER_SCAN_CAS)
+				continue;
+			rc = dtxn_recovery_run(rec, &b);
+			for (unsigned j = 0; j < k && rc == 0; j++)
+				st->work += old[j] == want[j];
+			k = 0;
+			dtxn_batch_init(&b, c);
+			if (rc != 0)
+				return rc;
+		}
+	}
+	if (k == 0)
+		return 0;
+	rc = dtxn_recovery_run(rec, &b);
+	for (unsigned j = 0; j < k && rc == 0; j++)
+		st->work += old[j] == want[j];
+	return rc;
+}
+
+int
+dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t lock_off,
+			  uint64_t id_mask,
+			  void (*visit)(struct dtxn_recovery *rec, const struct dtxn_table *t,
+					const void *slot, void *arg),
+			  void *arg)
+{
+	const struct scan_visit v = { .fn = visit, .arg = arg };
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "unlock", "locks");
+	char *buf = rte_malloc("dtxn_recover", RECOVER_SCAN_CHUNK, 64);
+	int rc = 0;
+
+	if (buf == NULL)
+		return -ENOMEM;
+	for (uint32_t id = 0; id < DTXN_MAX_TABLES && rc == 0; id++) {
+		const struct dtxn_table *t = dtxn_catalog_table(cat, id);
+		uint64_t per, done = 0;
+
+		if (t == NULL)
+			continue;
+		per = RTE_MAX(RECOVER_SCAN_CHUNK / t->bucket_size, (uint64_t)1);
+		if (t->bucket_size > RECOVER_SCAN_CHUNK) {
+			rc = -ENOMEM;
+			break;
+		}
+		while (done < t->n_buckets && rc == 0) {
+			uint64_t n = RTE_MIN(per, t->n_buckets - done);
+			dtxn_raddr_t ra = dtxn_store_bucket_raddr(t, 0, done);
+			struct dtxn_batch b;
+
+			dtxn_batch_init(&b, c);
+			dtxn_batch_read(&b, ra, buf, (uint32_t)(n * t->bucket_size), true);
+			rc = dtxn_recovery_run(rec, &b);
+			if (rc == 0)
+				rc = scan_release(c, rec, st, t, buf, ra, n, lock_off, id_mask, &v);
+			done += n;
+		}
+	}
+	rte_free(buf);
+	rec->locks_released += st->work;
+	dtxn_recovery_step_end(st);
+	return rc;
+}
+
+void
+dtxn_recovery_note_visible(struct dtxn_recovery *rec, uint64_t id)
+{
+	for (unsigned i = 0; i < rec->n_visible; i++)
+		if (rec->visible[i] == id)
+			return;
+	if (rec->n_visible < DTXN_RECOVERY_MAX_VISIBLE)
+		rec->visible[rec->n_visible++] = id;
+}
+
+int
+dtxn_recovery_read_logs(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t gid,
+			uint32_t len, void *buf, bool replicated)
+{
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	uint16_t n = cat->n_mn;
+	struct dtxn_batch b;
+	int rc;
+
+	if (replicated) {
+		n = 1;
+		for (uint32_t id = 0; id < DTXN_MAX_TABLES; id++) {
+			const struct dtxn_table *t = dtxn_catalog_table(cat, id);
+
+			if (t != NULL && t->n_replicas < cat->n_mn)
+				n = cat->n_mn; /* some MN lacks some records */
+		}
+	}
+	dtxn_batch_init(&b, c);
+	for (uint16_t mn = 0; mn < n; mn++)
+		dtxn_batch_read(&b, dtxn_store_log_raddr(cat, gid, mn), (char *)buf + (size_t)mn * len,
+				len, true);
+	rc = dtxn_recovery_run(rec, &b);
+	return rc == 0 ? n : rc;
+}
