@@ -141,7 +141,8 @@ struct dtxn_txn {
 	uint64_t id;              /**< cluster-unique, > 0 */
 	uint8_t mode;             /**< enum dtxn_txn_mode */
 	uint8_t open;             /**< begun, not yet committed/aborted */
-	uint16_t rsvd;
+	uint8_t false_conflict;   /**< the abort was a false conflict (dtxn_coord_false_abort()); the protocol sets it, begin clears it */
+	uint8_t rsvd;
 	uint32_t n_items;
 	uint32_t n_fetched;       /**< items[0 .. n_fetched) have been executed */
 	int abort_reason;         /**< set when aborted */

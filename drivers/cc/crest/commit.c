@@ -97,7 +97,7 @@ commit_whole(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 	struct crest_item *ci = crest_item_of(it);
 	const struct dtxn_table *tab = it->table;
 	struct crest_hdr *h = crest_hdr_of(it);
-	const uint64_t all = crest_lock_bits(ci->wr);
+	const uint64_t all = crest_lock_bits(ci->wr) | it->lock_bits; /* cell=0: shadow bits */
 	const bool del = it->kind == DTXN_ITEM_DELETE;
 	void *bimg;
 
