@@ -125,7 +125,8 @@ struct crest_item {
 	uint32_t rd;                  /**< CREST cells read */
 	uint32_t wr;                  /**< CREST cells written */
 	uint64_t shadow;              /**< cell=0: shadow bits of the table cells read or written (false_abort.c) */
-	uint16_t en[CREST_MAX_CELLS]; /**< EN of each read cell, as seen */
+	uint32_t en_wr;               /**< header ENs the commit WRITEs (cell=0: shadow ENs too) */
+	uint16_t en[CREST_MAX_CELLS]; /**< EN of each read cell, as seen (cell=0: en[1..19] the shadow ENs) */
 	struct crest_hdr vhdr;        /**< validation: the header READ */
 	struct dtxn_bucket_hdr bhdr;  /**< delete: its bucket's header, read under the bucket lock */
 	uint64_t bimg[2];             /**< insert/delete: bucket header image written at commit */
@@ -256,6 +257,23 @@ void crest_false_note(struct dtxn_txn *t, const struct dtxn_item *it, uint64_t h
  * item whose masked CAS found another holder.
  */
 void crest_false_note_lock(struct dtxn_txn *t);
+/**
+ * cell=0: bumps in record image @p h the shadow ENs of the cells item
+ * @p it writes (all for an insert or delete).
+ * @return the header ENs to WRITE beside the record's own (en[0] up to the
+ *   highest shadow EN bumped, one run); 0 with cell=1.
+ */
+uint32_t crest_false_stamp(const struct dtxn_txn *t, const struct dtxn_item *it,
+			   struct crest_hdr *h);
+/** cell=0: notes the shadow ENs of record image @p h in @p ci->en[1..19]. */
+void crest_false_seen(const struct dtxn_txn *t, struct crest_item *ci, const struct crest_hdr *h);
+/**
+ * A validation of item @p it found the record's EN changed in header
+ * @p h: with cell=0, marks the abort false when no shadow EN of a cell it
+ * read or writes changed.
+ */
+void crest_false_note_en(struct dtxn_txn *t, const struct dtxn_item *it,
+			 const struct crest_hdr *h);
 
 /* execute.c */
 int crest_execute(struct dtxn_txn *t);

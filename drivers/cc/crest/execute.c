@@ -86,6 +86,7 @@ exe_take(struct dtxn_txn *t, uint32_t i)
 		ci->en[c] = h->en[c];
 		ci->vers.ver[c] = CREST_VER_TS(*crest_line_ver(it->slot, lay, c, 0));
 	}
+	crest_false_seen(t, ci, h);
 	crest_gather(lay, h, it->value, ci->rd);
 	it->version = ci->vers.ver[__builtin_ctz(ci->rd | 1)];
 	it->flags = (it->flags | DTXN_ITEM_F_EXISTS) & ~DTXN_ITEM_F_TOMB;

@@ -49,8 +49,10 @@ val_check(struct dtxn_txn *t, const struct dtxn_item *it, const void *img, bool 
 	for (; cells != 0; cells &= cells - 1) {
 		unsigned c = (unsigned)__builtin_ctz(cells);
 
-		if (!full && h->en[c] != ci->en[c])
+		if (!full && h->en[c] != ci->en[c]) {
+			crest_false_note_en(t, it, h);
 			return DTXN_ABORT(DTXN_ABORT_VALIDATION);
+		}
 		if (full && *crest_line_ver((void *)(uintptr_t)img, lay, c, 0) !=
 				    CREST_VER(ci->en[c], ci->vers.ver[c]))
 			return DTXN_ABORT(DTXN_ABORT_VALIDATION);
