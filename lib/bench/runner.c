@@ -106,6 +106,8 @@ runner_one(struct dtxn_bench_ctx *ctx, struct dtxn_coord *c, struct dtxn_rng *ba
 		}
 		if (ts != NULL) {
 			runner_inc(&ts->aborts[rc < DTXN_STATS_MAX_REASONS ? rc : 0]);
+			if (dtxn_coord_false_abort(c))
+				runner_inc(&ts->false_aborts);
 			runner_inc(&ts->attempts);
 		}
 		if (dtxn_coord_stopping(c))

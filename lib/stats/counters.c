@@ -31,6 +31,7 @@ dtxn_run_stats_merge(struct dtxn_run_stats *dst, const struct dtxn_run_stats *sr
 		d->rollbacks += s->rollbacks;
 		for (unsigned r = 0; r < DTXN_STATS_MAX_REASONS; r++)
 			d->aborts[r] += s->aborts[r];
+		d->false_aborts += s->false_aborts;
 		dtxn_hist_merge(&d->lat, &s->lat);
 	}
 }
@@ -67,6 +68,7 @@ dtxn_run_stats_snapshot(struct dtxn_run_stats *d, const struct dtxn_run_stats *s
 		o->rollbacks = counters_load(&e->rollbacks);
 		for (unsigned r = 0; r < DTXN_STATS_MAX_REASONS; r++)
 			o->aborts[r] = counters_load(&e->aborts[r]);
+		o->false_aborts = counters_load(&e->false_aborts);
 		counters_hist_snapshot(&o->lat, &e->lat);
 	}
 }
@@ -93,6 +95,7 @@ dtxn_run_stats_sub(struct dtxn_run_stats *d, const struct dtxn_run_stats *end,
 		o->rollbacks = counters_diff(e->rollbacks, s->rollbacks);
 		for (unsigned r = 0; r < DTXN_STATS_MAX_REASONS; r++)
 			o->aborts[r] = counters_diff(e->aborts[r], s->aborts[r]);
+		o->false_aborts = counters_diff(e->false_aborts, s->false_aborts);
 		dtxn_hist_sub(&o->lat, &e->lat, &s->lat);
 	}
 }

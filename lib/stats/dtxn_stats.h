@@ -89,6 +89,7 @@ struct dtxn_txn_stats {
 	uint64_t attempts;       /**< commits + aborts + rollbacks */
 	uint64_t rollbacks;      /**< application rollbacks (the spec's expected failures) */
 	uint64_t aborts[DTXN_STATS_MAX_REASONS]; /**< concurrency aborts by reason */
+	uint64_t false_aborts;   /**< of those, false conflicts (dtxn_coord_false_abort()) */
 	struct dtxn_hist lat;    /**< commit latency, first attempt to commit, ns */
 };
 

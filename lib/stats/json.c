@@ -162,6 +162,7 @@ json_types(struct json_ctx *c, const struct dtxn_report *r, const struct stats_v
 		json_set(c, o, "rollbacks", stats_json_u64(ts->rollbacks));
 		json_set(c, o, "abort_rate", stats_json_num(stats_ratio((double)ab, (double)ts->attempts)));
 		json_set(c, o, "aborts", json_aborts(c, r, ts->aborts));
+		json_set(c, o, "false_aborts", stats_json_u64(ts->false_aborts));
 		json_set(c, o, "latency_us", json_latency(c, &ts->lat));
 		json_set(c, o, "latency_hist", json_hist(c, &ts->lat));
 	}
@@ -334,6 +335,8 @@ json_report(const struct dtxn_report *r)
 	json_set(&c, root, "attempted_tps", stats_json_num(v->attempted_tps));
 	json_set(&c, root, "abort_rate", stats_json_num(v->abort_rate));
 	json_set(&c, root, "aborts", json_aborts(&c, r, v->reason));
+	json_set(&c, root, "false_aborts", stats_json_u64(v->false_aborts));
+	json_set(&c, root, "false_abort_share", stats_json_num(v->false_share));
 	json_set(&c, root, "latency_us", json_latency(&c, &v->lat));
 	json_set(&c, root, "latency_hist", json_hist(&c, &v->lat));
 	json_set(&c, root, "types", json_types(&c, r, v));

@@ -128,6 +128,8 @@ report_print_totals(const struct dtxn_report *r, const struct stats_view *v, FIL
 	fprintf(out, "  %-22s %.1f\n", "attempted txn/s", v->attempted_tps);
 	fprintf(out, "  %-22s %.2f%% (%" PRIu64 " concurrency aborts)\n", "abort rate",
 		100.0 * v->abort_rate, v->aborts);
+	fprintf(out, "  %-22s %.2f%% of aborts (%" PRIu64 ")\n", "false aborts",
+		100.0 * v->false_share, v->false_aborts);
 	fprintf(out, "  %-22s %" PRIu64 "\n", "rollbacks", v->rollbacks);
 }
 

@@ -31,6 +31,8 @@ struct stats_view {
 	uint64_t commits, attempts, rollbacks;
 	uint64_t aborts;          /**< concurrency aborts, all reasons */
 	uint64_t reason[DTXN_STATS_MAX_REASONS];
+	uint64_t false_aborts;    /**< of @c aborts, false conflicts (dtxn_txn_stats.false_aborts) */
+	double false_share;       /**< false_aborts / aborts, 0..1 */
 	struct dtxn_hist lat;     /**< every type merged */
 	double committed_tps, attempted_tps;
 	double abort_rate;        /**< aborts / attempts, 0..1 */

@@ -86,11 +86,13 @@ stats_view_build(const struct dtxn_report *r, struct stats_view *v)
 			v->reason[i] += ts->aborts[i];
 			v->aborts += ts->aborts[i];
 		}
+		v->false_aborts += ts->false_aborts;
 		dtxn_hist_merge(&v->lat, &ts->lat);
 	}
 	v->committed_tps = stats_ratio((double)v->commits, r->seconds);
 	v->attempted_tps = stats_ratio((double)v->attempts, r->seconds);
 	v->abort_rate = stats_ratio((double)v->aborts, (double)v->attempts);
+	v->false_share = stats_ratio((double)v->false_aborts, (double)v->aborts);
 
 	for (unsigned m = 0; m < v->n_mn; m++) {
 		for (unsigned op = 0; op < DTXN_WR_OP_MAX; op++) {

@@ -426,6 +426,17 @@ uint32_t dtxn_coord_gid(const struct dtxn_coord *c);
 uint16_t dtxn_coord_cn_node(const struct dtxn_coord *c);
 /** @return the coordinator's coroutine. */
 struct dtxn_co *dtxn_coord_co(const struct dtxn_coord *c);
+/**
+ * Whether the coordinator's last transaction aborted on a false conflict:
+ * a conflict on a record's lock or version with a writer whose cells and
+ * this txn's cells on that record were disjoint (CREST paper Fig. 3; the
+ * report's "false_aborts"). Only protocols that know both cell masks
+ * classify (CREST with cell=0; doc/guides/crest.md, "False aborts"); the
+ * others never set it.
+ * @return true if it did; false otherwise, or @p c NULL. Coordinator's
+ *   lcore only.
+ */
+bool dtxn_coord_false_abort(const struct dtxn_coord *c);
 
 /**
  * Routing (Lotus §4.3, "hybrid routing"; doc/guides/lotus.md): whether a

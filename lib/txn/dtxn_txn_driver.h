@@ -151,7 +151,7 @@ struct dtxn_txn {
 	 * dtxn_recovery.visible.
 	 */
 	uint8_t decided;
-	uint8_t rsvd;
+	uint8_t false_conflict;   /**< the abort was a false conflict (dtxn_coord_false_abort()); the protocol sets it, begin clears it */
 	uint32_t n_items;
 	uint32_t n_fetched;       /**< items[0 .. n_fetched) have been executed */
 	int abort_reason;         /**< set when aborted */

@@ -66,6 +66,7 @@ dtxn_txn_begin(struct dtxn_coord *c, enum dtxn_txn_mode mode)
 	t->n_items = 0;
 	t->n_fetched = 0;
 	t->abort_reason = DTXN_ABORT_NONE;
+	t->false_conflict = 0;
 	t->start_ns = dtxn_now_ns();
 	memset(t->cc, 0, sizeof(t->cc));
 	if (txn_cc(t)->begin != NULL) {

@@ -383,6 +383,12 @@ dtxn_coord_gid(const struct dtxn_coord *c)
 	return c->gid;
 }
 
+bool
+dtxn_coord_false_abort(const struct dtxn_coord *c)
+{
+	return c != NULL && c->txn != NULL && c->txn->false_conflict != 0;
+}
+
 struct dtxn_co *
 dtxn_coord_co(const struct dtxn_coord *c)
 {

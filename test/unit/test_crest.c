@@ -54,13 +54,14 @@ wide_def(void)
 	return d;
 }
 
+/* The db of a group: crest with options @p cc_options, its rows loaded. */
 static int
-group_setup(void **state)
+db_setup(const char *cc_options)
 {
 	struct dtxn_db_conf dc = {
 		.size = sizeof(dc), .protocol = "crest", .isolation = DTXN_ISO_SR,
 		.n_mn = N_MN, .n_replicas = 2, .n_coords = 8,
-		.log_bytes = 4096, .addr_cache_entries = 4096,
+		.log_bytes = 4096, .addr_cache_entries = 4096, .cc_options = cc_options,
 	};
 	struct dtxn_table_def row = { .id = T_ROW, .name = "row", .value_size = 32,
 				      .max_keys = 64, .n_columns = 4,
@@ -70,7 +71,6 @@ group_setup(void **state)
 				       .n_cn = 1, .socket_id = SOCKET_ID_ANY, .name = "utcrest" };
 	uint64_t region;
 
-	(void)state;
 	g_db = dtxn_db_create(&dc);
 	if (g_db == NULL || dtxn_db_add_table(g_db, &row) != 0 ||
 	    dtxn_db_add_table(g_db, &wide) != 0 || dtxn_db_layout(g_db, &region) != 0)
@@ -87,6 +87,21 @@ group_setup(void **state)
 			return -1;
 	}
 	return 0;
+}
+
+static int
+group_setup(void **state)
+{
+	(void)state;
+	return db_setup(NULL);
+}
+
+/* Record-level CREST (cell=0): its false-abort classification. */
+static int
+group_setup_record(void **state)
+{
+	(void)state;
+	return db_setup("cell=0");
 }
 
 static int
@@ -232,6 +247,7 @@ struct cell_arg {
 	int rc;
 	uint64_t id;
 	uint32_t gid;       /* its coordinator */
+	bool false_abort;   /* dtxn_coord_false_abort() after it ended */
 };
 
 /* Adds 1 to one cell of a row, pausing between execute and commit. */
@@ -249,11 +265,31 @@ co_cell_inc(struct dtxn_coord *c, void *arg)
 	if (g_step < a->then)
 		g_step = a->then;
 	ut_wait_step(c, &g_step, a->wait_for);
+	a->false_abort = dtxn_coord_false_abort(c);
 	if (a->rc != DTXN_OK)
 		return;
 	v = dtxn_item_value(it);
 	v->c[a->cell]++;
 	a->rc = dtxn_txn_commit(t);
+	a->false_abort = dtxn_coord_false_abort(c);
+	g_step++;
+}
+
+/* Reads cells a->rd of a row, pausing between execute and commit. */
+static void
+co_cell_read(struct dtxn_coord *c, void *arg)
+{
+	struct cell_arg *a = arg;
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RO);
+
+	dtxn_txn_add_ro_cells(t, T_ROW, a->key, a->rd);
+	a->rc = dtxn_txn_execute(t);
+	if (g_step < a->then)
+		g_step = a->then;
+	ut_wait_step(c, &g_step, a->wait_for);
+	if (a->rc == DTXN_OK)
+		a->rc = dtxn_txn_commit(t);
+	a->false_abort = dtxn_coord_false_abort(c);
 	g_step++;
 }
 
@@ -488,6 +524,88 @@ test_lww_orders(void **state)
 	assert_int_equal(o.best_seq, 3);
 }
 
+/* ------------------------------------------------------------------ */
+/* False aborts, record-level (cell=0; false_abort.c)                 */
+/* ------------------------------------------------------------------ */
+
+/* A lock conflict between writers of disjoint cells is false; of one cell, true. */
+static void
+test_false_lock(void **state)
+{
+	struct cell_arg a = { .key = 6, .cell = 0, .wait_for = 1, .then = 0 };
+	struct cell_arg b = { .key = 6, .cell = 3, .wait_for = 0, .then = 1 };
+	struct cell_arg c = { .key = 7, .cell = 2, .wait_for = 1, .then = 0 };
+	struct cell_arg d = { .key = 7, .cell = 2, .wait_for = 0, .then = 1 };
+	struct ut_coord_spec s1[2] = { { co_cell_inc, &a }, { co_cell_inc, &b } };
+	struct ut_coord_spec s2[2] = { { co_cell_inc, &c }, { co_cell_inc, &d } };
+
+	(void)state;
+	run_coords(s1, 2);
+	assert_int_equal(a.rc, DTXN_OK);
+	assert_false(a.false_abort);
+	assert_int_equal(b.rc, DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT)); /* record-level */
+	assert_true(b.false_abort);
+	assert_int_equal(mn_row(6, 0)->lock, 0); /* shadow bits released with the record's */
+	run_coords(s2, 2);
+	assert_int_equal(c.rc, DTXN_OK);
+	assert_int_equal(d.rc, DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT));
+	assert_false(d.false_abort);
+	assert_int_equal(mn_row(7, 0)->lock, 0);
+}
+
+/*
+ * A reader of cell 1 validates after a writer of cell 2 committed: the
+ * record's EN changed (validation abort), cell 1's shadow EN did not:
+ * false. After a writer of cell 1: true.
+ */
+static void
+test_false_validation(void **state)
+{
+	struct cell_arg r1 = { .key = 8, .rd = DTXN_CELL(1), .wait_for = 1 };
+	struct cell_arg w1 = { .key = 8, .cell = 2 };
+	struct cell_arg r2 = { .key = 9, .rd = DTXN_CELL(1), .wait_for = 1 };
+	struct cell_arg w2 = { .key = 9, .cell = 1 };
+	struct ut_coord_spec s1[2] = { { co_cell_read, &r1 }, { co_cell_inc, &w1 } };
+	struct ut_coord_spec s2[2] = { { co_cell_read, &r2 }, { co_cell_inc, &w2 } };
+
+	(void)state;
+	run_coords(s1, 2);
+	assert_int_equal(w1.rc, DTXN_OK);
+	assert_int_equal(r1.rc, DTXN_ABORT(DTXN_ABORT_VALIDATION));
+	assert_true(r1.false_abort);
+	/* the writer bumped the record's EN and cell 2's shadow EN (en[3]), in one EN WRITE */
+	assert_int_equal(mn_row(8, 1)->en[0], 1);
+	assert_int_equal(mn_row(8, 1)->en[3], 1);
+	assert_int_equal(mn_row(8, 1)->en[2], 0);
+	run_coords(s2, 2);
+	assert_int_equal(w2.rc, DTXN_OK);
+	assert_int_equal(r2.rc, DTXN_ABORT(DTXN_ABORT_VALIDATION));
+	assert_false(r2.false_abort);
+}
+
+/* A reader of cell 1 validates while a writer of cell 2 (false) or 1 (true) holds the record. */
+static void
+test_false_locked_read(void **state)
+{
+	struct cell_arg r1 = { .key = 10, .rd = DTXN_CELL(1), .wait_for = 1 };
+	struct cell_arg w1 = { .key = 10, .cell = 2, .wait_for = 2, .then = 1 };
+	struct cell_arg r2 = { .key = 11, .rd = DTXN_CELL(1), .wait_for = 1 };
+	struct cell_arg w2 = { .key = 11, .cell = 1, .wait_for = 2, .then = 1 };
+	struct ut_coord_spec s1[2] = { { co_cell_read, &r1 }, { co_cell_inc, &w1 } };
+	struct ut_coord_spec s2[2] = { { co_cell_read, &r2 }, { co_cell_inc, &w2 } };
+
+	(void)state;
+	run_coords(s1, 2);
+	assert_int_equal(r1.rc, DTXN_ABORT(DTXN_ABORT_LOCKED_READ));
+	assert_true(r1.false_abort);
+	assert_int_equal(w1.rc, DTXN_OK);
+	run_coords(s2, 2);
+	assert_int_equal(r2.rc, DTXN_ABORT(DTXN_ABORT_LOCKED_READ));
+	assert_false(r2.false_abort);
+	assert_int_equal(w2.rc, DTXN_OK);
+	assert_int_equal(mn_row(11, 0)->lock, 0);
+}
+
 int
 main(void)
 {
@@ -502,11 +620,17 @@ main(void)
 		cmocka_unit_test(test_redo_entry),
 		cmocka_unit_test(test_lww_orders),
 	};
+	const struct CMUnitTest record_level[] = {
+		cmocka_unit_test(test_false_lock),
+		cmocka_unit_test(test_false_validation),
+		cmocka_unit_test(test_false_locked_read),
+	};
 	int rc;
 
 	if (dtxn_unit_eal_init("ut_crest") != 0)
 		return 1;
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
+	rc |= cmocka_run_group_tests(record_level, group_setup_record, group_teardown);
 	dtxn_unit_eal_fini();
 	return rc;
 }

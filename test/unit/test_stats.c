@@ -277,9 +277,10 @@ test_run_stats(void **state)
 	assert_int_equal(a->type[1].commits, 0);
 
 	a->type[0].commits = 10; a->type[0].attempts = 14; a->type[0].aborts[1] = 3;
-	a->type[0].rollbacks = 1;
+	a->type[0].rollbacks = 1; a->type[0].false_aborts = 2;
 	dtxn_hist_add(&a->type[0].lat, 1000);
 	b->type[0].commits = 5; b->type[0].attempts = 6; b->type[0].aborts[2] = 1;
+	b->type[0].false_aborts = 1;
 	dtxn_hist_add(&b->type[0].lat, 3000);
 	b->type[2].commits = 7; b->type[2].attempts = 7;
 
@@ -295,6 +296,7 @@ test_run_stats(void **state)
 	assert_int_equal(a->type[0].rollbacks, 1);
 	assert_int_equal(a->type[0].aborts[1], 3);
 	assert_int_equal(a->type[0].aborts[2], 1);
+	assert_int_equal(a->type[0].false_aborts, 3);
 	assert_int_equal(a->type[0].lat.count, 2);
 	assert_int_equal(a->type[0].lat.min, 1000);
 	assert_int_equal(a->type[0].lat.max, 3000);
@@ -363,6 +365,7 @@ test_run_stats_sub(void **state)
 	s->type[0].commits = 10;
 	s->type[0].attempts = 13;
 	s->type[0].aborts[2] = 3;
+	s->type[0].false_aborts = 1;
 	s->type[1].rollbacks = 4;
 	s->type[1].attempts = 4;
 	dtxn_hist_add(&s->type[0].lat, 100);
@@ -372,6 +375,7 @@ test_run_stats_sub(void **state)
 	s->type[0].commits += 5;
 	s->type[0].attempts += 7;
 	s->type[0].aborts[2] += 2;
+	s->type[0].false_aborts += 2;
 	s->type[1].rollbacks += 1;
 	s->type[1].attempts += 1;
 	dtxn_hist_add(&s->type[0].lat, 3000);
@@ -381,6 +385,7 @@ test_run_stats_sub(void **state)
 	assert_int_equal(d->type[0].attempts, 7);
 	assert_int_equal(d->type[0].aborts[2], 2);
 	assert_int_equal(d->type[0].aborts[1], 0);
+	assert_int_equal(d->type[0].false_aborts, 2);
 	assert_int_equal(d->type[1].rollbacks, 1);
 	assert_int_equal(d->type[1].attempts, 1);
 	assert_int_equal(d->type[0].lat.count, 1);
@@ -471,6 +476,7 @@ ut_report_full(void)
 	dtxn_run_stats_reset(&r->stats, 2);
 	struct dtxn_txn_stats *t0 = &r->stats.type[0], *t1 = &r->stats.type[1];
 	t0->commits = 100; t0->attempts = 110; t0->aborts[1] = 6; t0->aborts[2] = 4;
+	t0->false_aborts = 3;
 	for (unsigned i = 0; i < 99; i++)
 		dtxn_hist_add(&t0->lat, 8191);
 	dtxn_hist_add(&t0->lat, 1048575);
@@ -605,7 +611,7 @@ test_report_print_zero(void **state)
 	char *s = ut_print(r);
 	const char *labels[] = {
 		"configuration", "totals", "seconds", "committed", "attempted",
-		"committed txn/s", "attempted txn/s", "abort rate", "rollbacks",
+		"committed txn/s", "attempted txn/s", "abort rate", "false aborts", "rollbacks",
 		"aborts by reason", "(none)", "latency, us", "p50", "p99", "p999", "mean",
 		"per transaction type", "type0", "fabric verbs per committed txn",
 		"read 0.00", "masked_cas 0.00", "MN atomics", "bytes", "invariants",
@@ -636,6 +642,7 @@ test_report_print_full(void **state)
 		"75.0",                          /* committed txn/s */
 		"85.0",                          /* attempted txn/s */
 		"8.82%",                         /* 15 aborts / 170 attempts */
+		"20.00% of aborts (3)",          /* false aborts: 3 of 15 */
 		"lock_conflict", "3.53%",       /* 6 / 170 */
 		"validation", "2.35%",          /* 4 / 170 */
 		"amalgamate", "balance", "9.09%", "8.33%",
@@ -759,7 +766,7 @@ test_json_round_trip(void **state)
 	assert_int_equal(json_array_size(json_object_get(cm, "per_peer")), 1);
 	assert_int_equal(ut_int(json_array_get(json_object_get(cm, "per_peer"), 0), "node"), 4);
 	assert_int_equal(ut_int(json_array_get(json_object_get(cm, "per_peer"), 0), "messages"), 30);
-	assert_int_equal(json_object_size(j), 20); /* "method" without memory or intervals */
+	assert_int_equal(json_object_size(j), 22); /* "method" without memory or intervals */
 	assert_string_equal(json_string_value(json_object_get(j, "dtxn_version")), DTXN_VERSION);
 
 	json_t *conf = json_object_get(j, "config");
@@ -779,6 +786,8 @@ test_json_round_trip(void **state)
 	assert_int_equal(json_object_size(ab), 2); /* slot 9 has no name */
 	assert_int_equal(ut_int(ab, "lock_conflict"), 6);
 	assert_int_equal(ut_int(ab, "validation"), 4);
+	assert_int_equal(ut_int(j, "false_aborts"), 3);
+	ut_assert_near(ut_num(j, "false_abort_share"), 3.0 / 15.0);
 
 	/* 99 values of 8.191 us, 50 of 16.383 us, one of 1048.575 us */
 	ut_check_latency(json_object_get(j, "latency_us"), 8.191, 16.383, 1048.575,
@@ -797,7 +806,8 @@ test_json_round_trip(void **state)
 	assert_true(json_is_array(types));
 	assert_int_equal(json_array_size(types), 2);
 	json_t *t0 = json_array_get(types, 0), *t1 = json_array_get(types, 1);
-	assert_int_equal(json_object_size(t0), 8);
+	assert_int_equal(json_object_size(t0), 9);
+	assert_int_equal(ut_int(t0, "false_aborts"), 3);
 	assert_string_equal(json_string_value(json_object_get(t0, "name")), "amalgamate");
 	assert_int_equal(ut_int(t0, "committed"), 100);
 	assert_int_equal(ut_int(t0, "attempted"), 110);

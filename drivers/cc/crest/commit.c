@@ -44,10 +44,10 @@ commit_stamp(const struct dtxn_txn *t, const struct crest_layout *lay, void *rec
 	}
 }
 
-/* WRITEs of cells @p cells and then of their ENs, from image @p rec to the record at @p ra. */
+/* WRITEs of cells @p cells and then of the header ENs @p ens, from image @p rec to the record at @p ra. */
 static void
 commit_cells(struct dtxn_batch *b, const struct crest_layout *lay, const void *rec,
-	     dtxn_raddr_t ra, uint32_t cells)
+	     dtxn_raddr_t ra, uint32_t cells, uint32_t ens)
 {
 	uint32_t m;
 
@@ -58,7 +58,7 @@ commit_cells(struct dtxn_batch *b, const struct crest_layout *lay, const void *r
 				 crest_cell_span(lay, c), false);
 	}
 	/* ENs: one WRITE per run of adjacent cells */
-	for (m = cells; m != 0;) {
+	for (m = ens; m != 0;) {
 		unsigned lo = (unsigned)__builtin_ctz(m), hi = lo;
 
 		while (hi + 1 < CREST_MAX_CELLS && (m & (UINT32_C(1) << (hi + 1))))
@@ -86,6 +86,7 @@ commit_whole_prepare(struct dtxn_txn *t, struct dtxn_item *it)
 		crest_scatter(lay, h, it->value, ci->wr);
 	}
 	commit_stamp(t, lay, h, ci->wr);
+	crest_false_stamp(t, it, h);
 	h->lock = crest_lock_bits(ci->wr);
 }
 
@@ -97,7 +98,7 @@ commit_whole(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 	struct crest_item *ci = crest_item_of(it);
 	const struct dtxn_table *tab = it->table;
 	struct crest_hdr *h = crest_hdr_of(it);
-	const uint64_t all = crest_lock_bits(ci->wr);
+	const uint64_t all = crest_lock_bits(ci->wr) | it->lock_bits; /* cell=0: shadow bits */
 	const bool del = it->kind == DTXN_ITEM_DELETE;
 	void *bimg;
 
@@ -131,8 +132,8 @@ commit_rw(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 
 	for (uint16_t r = 1; r < tab->n_replicas; r++)
 		commit_cells(b, lay, it->slot, dtxn_store_replica_raddr(tab, r, it->slot_raddr),
-			     ci->wr);
-	commit_cells(b, lay, it->slot, it->slot_raddr, ci->wr);
+			     ci->wr, ci->en_wr);
+	commit_cells(b, lay, it->slot, it->slot_raddr, ci->wr, ci->en_wr);
 	dtxn_batch_masked_cas(b, it->lock_raddr, &cc->sink, 0, 0, 0, it->lock_bits, false);
 }
 
@@ -147,6 +148,7 @@ commit_prepare(struct dtxn_txn *t)
 		if (it->kind == DTXN_ITEM_RW) {
 			crest_scatter(crest_layout_of(t, it), it->slot, it->value, ci->wr);
 			commit_stamp(t, crest_layout_of(t, it), it->slot, ci->wr);
+			ci->en_wr = ci->wr | crest_false_stamp(t, it, it->slot);
 		} else if (it->kind != DTXN_ITEM_RO) {
 			commit_whole_prepare(t, it);
 		}

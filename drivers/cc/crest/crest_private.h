@@ -48,6 +48,16 @@ extern int dtxn_crest_logtype;
 /** The spare lock bit: the record is logically deleted (crest.md §1). */
 #define CREST_LOCK_DELETED UINT64_C(1)
 
+/**
+ * cell=0 (record-level) only: the "shadow" lock bit of table cell @p c,
+ * what cell-level CREST would lock, taken and released beside the
+ * record's bit (CREST_LOCK_BIT(0)) so that a conflict can be told false
+ * (false_abort.c). Cells past the 20th share the 20th's: bits 62..43.
+ */
+#define CREST_SHADOW_BIT(c) (UINT64_C(1) << (62 - (c)))
+/** Every shadow bit. */
+#define CREST_SHADOW_MASK (((UINT64_C(1) << CREST_MAX_CELLS) - 1) << (63 - CREST_MAX_CELLS))
+
 /** Cell version: EN (16 bits) << 48 | TS_commit (48 bits). */
 #define CREST_TS_BITS 48
 #define CREST_TS_MASK ((UINT64_C(1) << CREST_TS_BITS) - 1)
@@ -114,7 +124,9 @@ struct crest_item {
 	struct dtxn_cell_vers vers;   /**< per-cell versions (history; item->cell_vers) */
 	uint32_t rd;                  /**< CREST cells read */
 	uint32_t wr;                  /**< CREST cells written */
-	uint16_t en[CREST_MAX_CELLS]; /**< EN of each read cell, as seen */
+	uint64_t shadow;              /**< cell=0: shadow bits of the table cells read or written (false_abort.c) */
+	uint32_t en_wr;               /**< header ENs the commit WRITEs (cell=0: shadow ENs too) */
+	uint16_t en[CREST_MAX_CELLS]; /**< EN of each read cell, as seen (cell=0: en[1..19] the shadow ENs) */
 	struct crest_hdr vhdr;        /**< validation: the header READ */
 	struct dtxn_bucket_hdr bhdr;  /**< delete: its bucket's header, read under the bucket lock */
 	uint64_t bimg[2];             /**< insert/delete: bucket header image written at commit */
@@ -225,6 +237,43 @@ void *crest_mn_value(struct dtxn_db *db, const struct dtxn_table *t, void *mn_sl
 uint32_t crest_local_extra(const struct dtxn_table *t);
 int crest_db_init(struct dtxn_db *db);
 void crest_db_fini(struct dtxn_db *db);
+
+/* false_abort.c */
+/**
+ * Shadow bits (CREST_SHADOW_BIT) of the table columns in mask @p cols:
+ * column c maps to cell min(c, 19), as cell-level CREST lays them out.
+ */
+uint64_t crest_shadow_bits(const struct dtxn_table_def *def, uint32_t cols);
+/**
+ * A conflict on item @p it's record with the lock word @p held (bits of
+ * other txns only): with cell=0, marks the txn's abort false
+ * (dtxn_txn.false_conflict) when the holders' shadow bits are known and
+ * disjoint from the item's. Cell-level CREST locks cells, so its lock
+ * conflicts are never false and nothing is marked.
+ */
+void crest_false_note(struct dtxn_txn *t, const struct dtxn_item *it, uint64_t held);
+/**
+ * After a lock_conflict in execute: notes (crest_false_note()) the first
+ * item whose masked CAS found another holder.
+ */
+void crest_false_note_lock(struct dtxn_txn *t);
+/**
+ * cell=0: bumps in record image @p h the shadow ENs of the cells item
+ * @p it writes (all for an insert or delete).
+ * @return the header ENs to WRITE beside the record's own (en[0] up to the
+ *   highest shadow EN bumped, one run); 0 with cell=1.
+ */
+uint32_t crest_false_stamp(const struct dtxn_txn *t, const struct dtxn_item *it,
+			   struct crest_hdr *h);
+/** cell=0: notes the shadow ENs of record image @p h in @p ci->en[1..19]. */
+void crest_false_seen(const struct dtxn_txn *t, struct crest_item *ci, const struct crest_hdr *h);
+/**
+ * A validation of item @p it found the record's EN changed in header
+ * @p h: with cell=0, marks the abort false when no shadow EN of a cell it
+ * read or writes changed.
+ */
+void crest_false_note_en(struct dtxn_txn *t, const struct dtxn_item *it,
+			 const struct crest_hdr *h);
 
 /* execute.c */
 int crest_execute(struct dtxn_txn *t);

@@ -48,6 +48,12 @@ exe_prepare(struct dtxn_txn *t, uint32_t i)
 	ci->vers.rd = ci->rd;
 	ci->vers.wr = ci->wr;
 	it->cell_vers = &ci->vers;
+	if (crest_coord_of(t)->opts.cell == 0) { /* the cells it would lock (false_abort.c) */
+		ci->shadow = crest_shadow_bits(&it->table->def, it->rd_cells | it->wr_cells);
+		if (it->lock_bits != 0)
+			it->lock_bits |= crest_shadow_bits(&it->table->def,
+					  it->kind == DTXN_ITEM_DELETE ? DTXN_CELLS_ALL : it->wr_cells);
+	}
 }
 
 /*
@@ -70,6 +76,8 @@ exe_take(struct dtxn_txn *t, uint32_t i)
 	rc = crest_snapshot_check(lay, h, ci->rd, foreign);
 	if (rc == DTXN_ABORT(DTXN_ABORT_VALIDATION))
 		return dtxn_loc_reread(t, i, CREST_MAX_REREAD); /* torn: read it again */
+	if (rc == DTXN_ABORT(DTXN_ABORT_LOCKED_READ))
+		crest_false_note(t, it, foreign);
 	if (rc != DTXN_OK)
 		return rc;
 	for (uint32_t m = ci->rd; m != 0; m &= m - 1) {
@@ -78,6 +86,7 @@ exe_take(struct dtxn_txn *t, uint32_t i)
 		ci->en[c] = h->en[c];
 		ci->vers.ver[c] = CREST_VER_TS(*crest_line_ver(it->slot, lay, c, 0));
 	}
+	crest_false_seen(t, ci, h);
 	crest_gather(lay, h, it->value, ci->rd);
 	it->version = ci->vers.ver[__builtin_ctz(ci->rd | 1)];
 	it->flags = (it->flags | DTXN_ITEM_F_EXISTS) & ~DTXN_ITEM_F_TOMB;
@@ -137,6 +146,8 @@ crest_execute(struct dtxn_txn *t)
 {
 	int reason = dtxn_loc_execute(t, &exe_loc);
 
+	if (reason == DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT))
+		crest_false_note_lock(t);
 	if (reason != DTXN_OK)
 		crest_release(t);
 	return reason;

@@ -34,19 +34,25 @@ val_en_wrapped(const struct dtxn_txn *t)
 
 /* Checks the header (and with @p full the record) now in @p img against what item @p it saw. */
 static int
-val_check(const struct dtxn_txn *t, const struct dtxn_item *it, const void *img, bool full)
+val_check(struct dtxn_txn *t, const struct dtxn_item *it, const void *img, bool full)
 {
 	const struct crest_item *ci = crest_item_of(it);
 	const struct crest_layout *lay = crest_layout_of(t, it);
 	const struct crest_hdr *h = img;
 	uint32_t cells = val_cells(it);
-	if ((h->lock & ~crest_own_bits(t, it) & crest_lock_bits(cells)) != 0)
+	const uint64_t foreign = h->lock & ~crest_own_bits(t, it);
+
+	if ((foreign & crest_lock_bits(cells)) != 0) {
+		crest_false_note(t, it, foreign);
 		return DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
+	}
 	for (; cells != 0; cells &= cells - 1) {
 		unsigned c = (unsigned)__builtin_ctz(cells);
 
-		if (!full && h->en[c] != ci->en[c])
+		if (!full && h->en[c] != ci->en[c]) {
+			crest_false_note_en(t, it, h);
 			return DTXN_ABORT(DTXN_ABORT_VALIDATION);
+		}
 		if (full && *crest_line_ver((void *)(uintptr_t)img, lay, c, 0) !=
 				    CREST_VER(ci->en[c], ci->vers.ver[c]))
 			return DTXN_ABORT(DTXN_ABORT_VALIDATION);
