@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Runs one tcltest suite against a dtxn-app binary:
 #   tclsh run.tcl SUITE.test /path/to/dtxn-app
+#   DTXN_TEST_MATCH='cluster-ford cluster-mn-*' tclsh run.tcl ...   (a subset)
 # Exits with the number of failed tests (tcltest's cleanupTests exits 0
 # even after failures), and prints "N passed, N failed" last.
 package require tcltest 2
@@ -19,6 +20,8 @@ set ::tmproot [file join [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "
     dtxn_tcl_[pid]_[clock clicks]]
 file mkdir $::tmproot
 configure -verbose {pass error} -tmpdir $::tmproot
+# DTXN_TEST_MATCH="pattern ...": run only the tests whose names match (tcltest -match)
+if {[info exists ::env(DTXN_TEST_MATCH)]} { configure -match $::env(DTXN_TEST_MATCH) }
 source $suite
 
 set passed $::tcltest::numTests(Passed)
