@@ -295,6 +295,24 @@ struct dtxn_fabric_rdma_conf {
 /** First TCP port of the default node addresses (rdma_cm port space). */
 #define DTXN_FABRIC_RDMA_PORT_BASE 18515
 
+/** Longest node address "255.255.255.255:65535" with its NUL, bytes. */
+#define DTXN_FABRIC_ADDR_MAX 22
+
+/**
+ * Parses a node address of the RDMA fabric: a dotted IPv4 address, a colon
+ * and a TCP port of rdma_cm's port space, 1..65535, in decimal digits
+ * ("10.0.0.1:7471"; the cluster file's [nodes] addr=, doc/guides/mlx5.md).
+ * No host names (nothing is resolved), no IPv6. Pure; any thread.
+ *
+ * @param s the text, NUL-terminated (NULL is refused).
+ * @param ip_be if not NULL, receives the IPv4 address, network byte order.
+ * @param port if not NULL, receives the port, host byte order.
+ * @return 0, or -EINVAL: NULL, no colon, an empty or malformed IPv4 part,
+ *   a port that is empty, not all digits, 0 or above 65535. On an error
+ *   nothing is written.
+ */
+int dtxn_fabric_addr_parse(const char *s, uint32_t *ip_be, uint16_t *port);
+
 /** Fabric configuration. */
 struct dtxn_fabric_conf {
 	size_t size;              /**< sizeof(struct dtxn_fabric_conf) */

@@ -33,37 +33,24 @@ _Static_assert(sizeof(struct mlx5_wqe_ctrl_seg) + sizeof(struct mlx5_wqe_raddr_s
 
 static const struct dtxn_fabric_ops mlx5_ops;
 
-/* "a.b.c.d:port" -> @p sa; -EINVAL with the reason set for the user. */
+/* "a.b.c.d:port" (dtxn_fabric_addr_parse()) -> @p sa; NULL: the default
+ * address of @p node. -EINVAL with the reason set for the user. */
 static int
 mlx5_addr_parse(const char *s, uint16_t node, struct sockaddr_in *sa)
 {
-	char host[INET_ADDRSTRLEN];
-	const char *colon = s == NULL ? NULL : strrchr(s, ':');
-	char *end;
-	unsigned long port;
+	uint32_t ip_be = htonl(INADDR_LOOPBACK);
+	uint16_t port = (uint16_t)(DTXN_FABRIC_RDMA_PORT_BASE + node);
 
+	if (s != NULL && dtxn_fabric_addr_parse(s, &ip_be, &port) != 0) {
+		dtxn_fabric_open_error_set("--fabric mlx5: node %u address '%s': expected IPv4:port",
+					   node, s);
+		return -EINVAL;
+	}
 	memset(sa, 0, sizeof(*sa));
 	sa->sin_family = AF_INET;
-	if (s == NULL) {
-		sa->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		sa->sin_port = htons((uint16_t)(DTXN_FABRIC_RDMA_PORT_BASE + node));
-		return 0;
-	}
-	if (colon == NULL || (size_t)(colon - s) >= sizeof(host))
-		goto bad;
-	memcpy(host, s, (size_t)(colon - s));
-	host[colon - s] = '\0';
-	errno = 0;
-	port = strtoul(colon + 1, &end, 10);
-	if (errno != 0 || *end != '\0' || end == colon + 1 || port == 0 || port > 65535 ||
-	    inet_pton(AF_INET, host, &sa->sin_addr) != 1)
-		goto bad;
-	sa->sin_port = htons((uint16_t)port);
+	sa->sin_addr.s_addr = ip_be;
+	sa->sin_port = htons(port);
 	return 0;
-bad:
-	dtxn_fabric_open_error_set("--fabric mlx5: node %u address '%s': expected IPv4:port",
-				   node, s);
-	return -EINVAL;
 }
 
 static void
