@@ -300,6 +300,19 @@ int app_nic_model(const char *opt, const char *path, struct dtxn_nic_model *m);
  */
 void app_rdma_conf(const struct app_conf *c, uint64_t serve, struct dtxn_fabric_rdma_conf *rdma);
 
+struct dtxn_report_driver;
+
+/**
+ * The fabric driver's own counters for the report (report_fabric.c): on
+ * mlx5 dtxn_mlx5_stats_get()'s doorbells, WRs, inline and signaled WRs,
+ * masked-CAS fallbacks, bounces. @p dev (@p dev_len bytes) holds the
+ * device's name the entries point to; @p d and @p dev must outlive the
+ * report. @return true if @p d was filled (an mlx5 fabric), false (other
+ * drivers: nothing to add).
+ */
+bool app_report_fabric_driver(const struct dtxn_fabric *f, struct dtxn_report_driver *d,
+			      char *dev, size_t dev_len);
+
 /** Lays the MN regions out, checks that the run fits (app_memory_check(),
  * @p n_workers workers of --coroutines coordinators) and opens the fabric
  * described by @p fc (driver, node counts, socket, name filled by the

@@ -55,6 +55,9 @@ struct app_run {
 	double load_s;                     /* wall seconds of the load */
 	/* --role cn (role_cn.c): this process is one CN of a cluster */
 	struct app_ctl *ctl;               /* control block, NULL when embedded */
+	/* the fabric driver's own counters (mlx5), for the report */
+	struct dtxn_report_driver driver;
+	char driver_dev[96];
 	uint16_t cn_node0;                 /* fabric node id of the first CN here */
 	uint32_t gid0;                     /* cluster id of its first coordinator */
 	uint64_t n_coords;                 /* coordinators in the whole cluster */
@@ -435,6 +438,8 @@ fill_report(struct app_run *r, struct dtxn_report *rep, double seconds)
 	app_report_protocol(rep, c, r->db);
 	dtxn_report_conf(rep, "isolation", "%s", c->isolation);
 	dtxn_report_conf(rep, "fabric", "%s", c->fabric);
+	if (app_report_fabric_driver(r->fabric, &r->driver, r->driver_dev, sizeof(r->driver_dev)))
+		rep->driver = &r->driver;
 	dtxn_report_conf(rep, "nic", "%s", c->nic);
 	dtxn_report_conf(rep, "mn", "%" PRIu64, c->mn);
 	dtxn_report_conf(rep, "replicas", "%" PRIu64, c->replicas);

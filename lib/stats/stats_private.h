@@ -104,4 +104,11 @@ struct json_t *stats_json_sim(const struct dtxn_report *r);
 /** @return the JSON object of r->host, or NULL (absent, or out of memory). */
 struct json_t *stats_json_host(const struct dtxn_report *r);
 
+/* report_driver.c: the fabric driver's own counters (r->driver) */
+
+/** @return the JSON object "fabric_driver", or NULL (absent, or out of memory). */
+struct json_t *stats_json_driver(const struct dtxn_report *r);
+/** Prints the "fabric driver" block of the summary (nothing if absent). */
+void stats_print_driver(const struct dtxn_report *r, FILE *out);
+
 #endif /* DTXN_STATS_PRIVATE_H */

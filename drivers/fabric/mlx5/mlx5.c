@@ -57,11 +57,12 @@ static void
 mlx5_close(struct dtxn_fabric *f)
 {
 	struct mlx5_fabric *mf = MLX5_FABRIC(f);
+	struct dtxn_mlx5_stats st;
 	unsigned i;
 
-	if (mf->mcas_loop != 0) /* the fallback is counted and reported */
+	if (dtxn_mlx5_stats_get(f, &st) == 0 && st.mcas_loop != 0) /* counted and reported */
 		MLX5_LOG(NOTICE, "%s: %" PRIu64 " masked CAS emulated by a CAS loop (%" PRIu64 " CAS), %" PRIu64 " as raw WQEs",
-			 mf->dev.name, mf->mcas_loop, mf->mcas_loop_cas, mf->mcas_raw);
+			 mf->dev.name, st.mcas_loop, st.mcas_loop_cas, st.mcas_raw);
 	mlx5_listen_stop(mf);
 	for (i = 0; i < DTXN_MAX_NODES; i++)
 		if (mf->mn[i].mz != NULL)
@@ -156,10 +157,18 @@ dtxn_mlx5_stats_get(const struct dtxn_fabric *f, struct dtxn_mlx5_stats *s)
 	s->max_inline = mf->dev.caps.max_inline;
 	for (unsigned i = 0; i < mf->n_mn; i++)
 		s->dm = s->dm || mf->mn[i].dm_len != 0;
-	s->mcas_raw = __atomic_load_n(&mf->mcas_raw, __ATOMIC_RELAXED);
-	s->mcas_loop = __atomic_load_n(&mf->mcas_loop, __ATOMIC_RELAXED);
-	s->mcas_loop_cas = __atomic_load_n(&mf->mcas_loop_cas, __ATOMIC_RELAXED);
-	s->bounced = __atomic_load_n(&mf->bounced, __ATOMIC_RELAXED);
+	for (unsigned l = 0; l < MLX5_STATS_SLOTS; l++) {
+		const struct mlx5_lcore_stats *c = &mf->stats[l];
+
+		s->doorbells += __atomic_load_n(&c->doorbells, __ATOMIC_RELAXED);
+		s->wrs += __atomic_load_n(&c->wrs, __ATOMIC_RELAXED);
+		s->inline_wrs += __atomic_load_n(&c->inline_wrs, __ATOMIC_RELAXED);
+		s->signaled += __atomic_load_n(&c->signaled, __ATOMIC_RELAXED);
+		s->mcas_raw += __atomic_load_n(&c->mcas_raw, __ATOMIC_RELAXED);
+		s->mcas_loop += __atomic_load_n(&c->mcas_loop, __ATOMIC_RELAXED);
+		s->mcas_loop_cas += __atomic_load_n(&c->mcas_loop_cas, __ATOMIC_RELAXED);
+		s->bounced += __atomic_load_n(&c->bounced, __ATOMIC_RELAXED);
+	}
 	return 0;
 }
 
