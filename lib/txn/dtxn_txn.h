@@ -357,6 +357,20 @@ void dtxn_worker_counters(const struct dtxn_worker *w, struct dtxn_fabric_counte
  */
 void dtxn_worker_peer_counters(const struct dtxn_worker *w, struct dtxn_fabric_counters *per_node);
 
+/**
+ * The nodes this worker lost (doc/guides/mlx5.md, "A lost peer"): a WR to
+ * each completed with DTXN_WC_FATAL_ERR, which a NIC reports when its
+ * transport retries run out (the peer is gone) and after which the QP is
+ * in the error state: every WR on it fails, so each transaction that
+ * needs that node aborts with DTXN_ABORT_FABRIC. A node once lost stays
+ * lost for the worker's life. Any thread (a relaxed read of bits the
+ * owning lcore sets): dtxn-app's main lcore watches it and stops the
+ * process (exit status 3).
+ *
+ * @return a mask, bit i = node i (MN i; CN j at bit n_mn + j); 0 if none.
+ */
+uint64_t dtxn_worker_lost_nodes(const struct dtxn_worker *w);
+
 /** Body of a coordinator: runs transactions until dtxn_coord_stopping(). */
 typedef void (*dtxn_coord_fn)(struct dtxn_coord *c, void *arg);
 
