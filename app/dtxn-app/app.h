@@ -79,6 +79,9 @@ struct app_conf {
 	/* history check (check.c, doc/guides/checker.md) */
 	char check[16];              /**< "none" (or "") or "history" */
 	char history[PATH_MAX];      /**< save the history to this file; "" none */
+	char debug_lose[32];         /**< test aid: "mnI@S" or "" (role_conf.c) */
+	int lose_mn;                 /**< --debug-lose: I, or -1 */
+	double lose_at_s;            /**< --debug-lose: S, seconds after the run starts */
 	char debug_weaken[32];       /**< test aid: "none" (or "") or a dtxn_debug_weaken_parse() mode */
 	char cc_opts[256];           /**< protocol options (dtxn_db_conf.cc_options); "" none */
 	unsigned n_bench_opts;

@@ -111,6 +111,7 @@ static const struct app_opt g_opts[] = {
 	{ "check", OPT_STR, S(check), 0, 0, "none|history", "record every txn, check the history for isolation anomalies (default none)" },
 	{ "history", OPT_STR, S(history), 0, 0, "FILE", "record every txn, save the history to FILE for dtxn-check" },
 	{ "cc_opts", OPT_STR, S(cc_opts), 0, 0, "K=V,...", "protocol options, e.g. ford: published=1 (doc/guides/ford.md); lotus: ablation=lock-sharding,vt_cache=0 (doc/guides/lotus.md)" },
+	{ "debug_lose", OPT_STR, S(debug_lose), 0, 0, "mnI@S", "TEST AID: S seconds into the run, every worker's QP to MN I goes to the error state, as when the peer is lost (the run stops, exit 3; doc/guides/mlx5.md)" },
 	{ "debug_weaken", OPT_STR, S(debug_weaken), 0, 0, "MODE", "TEST AID, breaks the protocol on purpose: none (default), skip-lock-check, skip-read-validation, skip-ww-check (which protocol implements which: doc/guides/checker.md)" },
 };
 #undef S

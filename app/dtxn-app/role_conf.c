@@ -149,10 +149,43 @@ out:
 	return rc;
 }
 
+/* --debug-lose mnI@S: which MN, when (run.c injects the error state). */
+static int
+role_debug_lose(struct app_conf *c)
+{
+	char node[16];
+	const char *at = strchr(c->debug_lose, '@');
+	char *end;
+	long m;
+
+	c->lose_mn = -1;
+	if (c->debug_lose[0] == '\0')
+		return 0;
+	if (at == NULL || (size_t)(at - c->debug_lose) >= sizeof(node))
+		goto bad;
+	memcpy(node, c->debug_lose, (size_t)(at - c->debug_lose));
+	node[at - c->debug_lose] = '\0';
+	m = role_node_index(node, "mn");
+	errno = 0;
+	c->lose_at_s = strtod(at + 1, &end);
+	if (m < 0 || (uint64_t)m >= c->mn || errno != 0 || end == at + 1 || *end != '\0' ||
+	    !(c->lose_at_s >= 0 && c->lose_at_s <= 3600) || app_is_sim(c))
+		goto bad;
+	c->lose_mn = (int)m;
+	return 0;
+bad:
+	app_err("--debug-lose %s: expected mnI@S (an MN of this run, 0 <= S <= 3600 seconds; not on --fabric sim)",
+		c->debug_lose);
+	return -1;
+}
+
 int
 app_role_validate(struct app_conf *c)
 {
 	long idx;
+
+	if (role_debug_lose(c) != 0)
+		return -1;
 
 	if (strcmp(c->role, "all") == 0) {
 		if (c->node[0] != '\0' || app_conf_given(c, "connect_timeout")) {

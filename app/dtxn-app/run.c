@@ -254,7 +254,41 @@ mn_gone(struct app_run *r)
 	return true;
 }
 
-/* After mn_gone(): the workers get APP_MN_DEAD_STOP_NS to stop (a
+/* A worker lost an MN (a WR to it failed with DTXN_WC_FATAL_ERR: the QP
+ * is in the error state, on mlx5 when the peer is gone; --debug-lose
+ * injects it): one line, the workers stop, exit 3 as for a dead MN
+ * process. Its transactions abort with DTXN_ABORT_FABRIC meanwhile. */
+static bool
+mn_lost(struct app_run *r)
+{
+	const struct app_conf *c = r->conf;
+	uint64_t lost = 0;
+	int d;
+
+	for (unsigned i = 0; i < r->n_workers; i++)
+		lost |= dtxn_worker_lost_nodes(r->workers[i].w);
+	lost &= c->mn >= 64 ? UINT64_MAX : (UINT64_C(1) << c->mn) - 1;
+	if (lost == 0)
+		return false;
+	d = __builtin_ctzll(lost);
+	app_err("%s%s%smn%d is lost: a WR to it failed (its QP is in the error state): stopping, no report",
+		c->node[0] != '\0' ? "--node " : "", c->node, c->node[0] != '\0' ? ": " : "", d);
+	for (unsigned i = 0; i < r->n_workers; i++)
+		dtxn_sched_stop(dtxn_worker_sched(r->workers[i].w));
+	__atomic_store_n(&r->hold, 0, __ATOMIC_RELEASE);
+	r->mn_dead = d;
+	return true;
+}
+
+/* --debug-lose mnI@S: every worker's QP to mnI to the error state. */
+static void
+lose_inject(struct app_run *r)
+{
+	for (unsigned i = 0; i < r->n_workers; i++)
+		(void)dtxn_worker_error_inject(r->workers[i].w, (uint16_t)r->conf->lose_mn);
+}
+
+/* After mn_gone() or mn_lost(): the workers get APP_MN_DEAD_STOP_NS to stop (a
  * coordinator may wait for a peer CN that stopped too); then the process
  * ends with what it recorded (history, series) and exit status 3, without
  * freeing DPDK memory: a secondary's frees are synchronised with the other
@@ -289,6 +323,7 @@ supervise(struct app_run *r)
 	uint64_t deadline = c->txns ? UINT64_MAX : t_warm + (uint64_t)(c->duration_s * 1e9);
 	uint64_t iv_ns = (uint64_t)(app_interval_s(c) * 1e9), next_sample = t0 + iv_ns;
 	uint64_t next_watch = t0 + APP_WATCH_NS, next_tel = t0;
+	uint64_t t_lose = c->lose_mn < 0 ? UINT64_MAX : t0 + (uint64_t)(c->lose_at_s * 1e9);
 	uint64_t cc, ca, cab;
 	bool stopped = false;
 
@@ -307,10 +342,14 @@ supervise(struct app_run *r)
 			next_tel = now + APP_TEL_NS;
 			tel_publish(r);
 		}
-		if (r->ctl != NULL && now >= next_watch) {
+		if (now >= next_watch) {
 			next_watch = now + APP_WATCH_NS;
-			if (mn_gone(r))
+			if ((r->ctl != NULL && mn_gone(r)) || mn_lost(r))
 				break;
+		}
+		if (now >= t_lose) {
+			t_lose = UINT64_MAX;
+			lose_inject(r);
 		}
 		if (r->warm.n > 0 && !r->warm.taken && now >= t_warm) {
 			end_warmup(r, t0, now);

@@ -371,6 +371,17 @@ void dtxn_worker_peer_counters(const struct dtxn_worker *w, struct dtxn_fabric_c
  */
 uint64_t dtxn_worker_lost_nodes(const struct dtxn_worker *w);
 
+/**
+ * Test aid (dtxn-app --debug-lose): moves the worker's QP to @p node (an
+ * MN: its one-sided QP; a CN: lib/rpc's QP to it) to the error state with
+ * dtxn_qp_error_inject(), as when the peer is lost.
+ *
+ * Any thread; takes effect at the QP's next post.
+ * @return 0, -EINVAL (@p w NULL, @p node out of range), -ENOENT (no QP to
+ *   @p node).
+ */
+int dtxn_worker_error_inject(struct dtxn_worker *w, uint16_t node);
+
 /** Body of a coordinator: runs transactions until dtxn_coord_stopping(). */
 typedef void (*dtxn_coord_fn)(struct dtxn_coord *c, void *arg);
 

@@ -67,6 +67,17 @@ dtxn_worker_lost_nodes(const struct dtxn_worker *w)
 	return w == NULL ? 0 : __atomic_load_n(&w->lost_nodes, __ATOMIC_RELAXED);
 }
 
+int
+dtxn_worker_error_inject(struct dtxn_worker *w, uint16_t node)
+{
+	struct dtxn_qp *qp;
+
+	if (w == NULL || node >= DTXN_MAX_NODES)
+		return -EINVAL;
+	qp = w->qp[node] != NULL ? w->qp[node] : w->peer_qp[node];
+	return qp == NULL ? -ENOENT : dtxn_qp_error_inject(qp);
+}
+
 /* CQ and QP depth: room for every coordinator's usual outstanding WRs. */
 static unsigned
 worker_depth(unsigned max_coords)
