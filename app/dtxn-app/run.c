@@ -237,6 +237,17 @@ series_stream_start(struct app_run *r)
 
 /* --role cn: an MN process died: one line, the workers stop. What they
  * commit from now on reaches no MN, so this CN writes no report. */
+/* MN @p d is gone or lost (mn_gone(), mn_lost()): the workers stop and
+ * the main lcore ends the process (mn_gone_exit()). */
+static void
+mn_stop(struct app_run *r, int d)
+{
+	for (unsigned i = 0; i < r->n_workers; i++)
+		dtxn_sched_stop(dtxn_worker_sched(r->workers[i].w));
+	__atomic_store_n(&r->hold, 0, __ATOMIC_RELEASE);
+	r->mn_dead = d;
+}
+
 static bool
 mn_gone(struct app_run *r)
 {
@@ -247,10 +258,7 @@ mn_gone(struct app_run *r)
 		return false;
 	app_err("--node %s: mn%d's process is gone: stopping, no report (work after its death never reached it)",
 		c->node, d);
-	for (unsigned i = 0; i < r->n_workers; i++)
-		dtxn_sched_stop(dtxn_worker_sched(r->workers[i].w));
-	__atomic_store_n(&r->hold, 0, __ATOMIC_RELEASE);
-	r->mn_dead = d;
+	mn_stop(r, d);
 	return true;
 }
 
@@ -273,10 +281,7 @@ mn_lost(struct app_run *r)
 	d = __builtin_ctzll(lost);
 	app_err("%s%s%smn%d is lost: a WR to it failed (its QP is in the error state): stopping, no report",
 		c->node[0] != '\0' ? "--node " : "", c->node, c->node[0] != '\0' ? ": " : "", d);
-	for (unsigned i = 0; i < r->n_workers; i++)
-		dtxn_sched_stop(dtxn_worker_sched(r->workers[i].w));
-	__atomic_store_n(&r->hold, 0, __ATOMIC_RELEASE);
-	r->mn_dead = d;
+	mn_stop(r, d);
 	return true;
 }
 
