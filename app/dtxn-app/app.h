@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dtxn_fabric.h"
+
 #define APP_EXIT_OK 0
 #define APP_EXIT_FAIL 1      /**< the run failed or an invariant did not hold */
 #define APP_EXIT_USAGE 2     /**< bad input */
@@ -35,6 +37,10 @@ struct app_conf {
 	char node[16];               /**< --role mn|cn: "mnI" or "cnJ" (role.c) */
 	double connect_timeout_s;    /**< --role cn: wait this long for the MNs and peer CNs */
 	unsigned node_idx;           /**< I or J of --node (role.c) */
+	/** --role mn|cn: each node's "IPv4:port" from the cluster file's [nodes]
+	 *  addr= (role_conf.c), by node id (MN i: i, CN j: mn + j); "": the
+	 *  driver's default (doc/guides/mlx5.md) */
+	char node_addr[DTXN_MAX_NODES][DTXN_FABRIC_ADDR_MAX];
 	char bench[APP_NAME_MAX];
 	char protocol[APP_NAME_MAX];
 	char isolation[8];
@@ -75,6 +81,9 @@ struct app_conf {
 	/* history check (check.c, doc/guides/checker.md) */
 	char check[16];              /**< "none" (or "") or "history" */
 	char history[PATH_MAX];      /**< save the history to this file; "" none */
+	char debug_lose[32];         /**< test aid: "mnI@S" or "" (role_conf.c) */
+	int lose_mn;                 /**< --debug-lose: I, or -1 */
+	double lose_at_s;            /**< --debug-lose: S, seconds after the run starts */
 	char debug_weaken[32];       /**< test aid: "none" (or "") or a dtxn_debug_weaken_parse() mode */
 	char cc_opts[256];           /**< protocol options (dtxn_db_conf.cc_options); "" none */
 	/* CN failure and recovery (fault.c, agent.c; doc/guides/cluster.md, "Recovery") */
@@ -311,6 +320,27 @@ int app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coord
 /** Loads the NIC model at @p path ("" = none); @p opt names the option in
  * messages. @return APP_EXIT_*. */
 int app_nic_model(const char *opt, const char *path, struct dtxn_nic_model *m);
+
+/**
+ * The mlx5 options of this process (--dev, --port, --gid-index, the
+ * cluster file's node addresses) into @p rdma; its strings point into
+ * @p c. @p serve: the nodes this process serves (bit = node id; 0: every
+ * node, --role all). Ignored by the emulating drivers.
+ */
+void app_rdma_conf(const struct app_conf *c, uint64_t serve, struct dtxn_fabric_rdma_conf *rdma);
+
+struct dtxn_report_driver;
+
+/**
+ * The fabric driver's own counters for the report (report_fabric.c): on
+ * mlx5 dtxn_mlx5_stats_get()'s doorbells, WRs, inline and signaled WRs,
+ * masked-CAS fallbacks, bounces. @p dev (@p dev_len bytes) holds the
+ * device's name the entries point to; @p d and @p dev must outlive the
+ * report. @return true if @p d was filled (an mlx5 fabric), false (other
+ * drivers: nothing to add).
+ */
+bool app_report_fabric_driver(const struct dtxn_fabric *f, struct dtxn_report_driver *d,
+			      char *dev, size_t dev_len);
 
 /** Lays the MN regions out, checks that the run fits (app_memory_check(),
  * @p n_workers workers of --coroutines coordinators) and opens the fabric

@@ -116,6 +116,7 @@ static const struct app_opt g_opts[] = {
 	{ "cc_opts", OPT_STR, S(cc_opts), 0, 0, "K=V,...", "protocol options, e.g. ford: published=1 (doc/guides/ford.md); lotus: ablation=lock-sharding,vt_cache=0 (doc/guides/lotus.md); oocc: lease_ns=7000,write_unlock=0 (doc/guides/oocc.md)" },
 	{ "fault", OPT_STR, S(fault), 0, 0, "cnJ,...@S", "sim: kill these CNs at virtual second S (fail-stop); survivors detect it by lease and recover (doc/guides/cluster.md, \"Recovery\")" },
 	{ "lease_ms", OPT_DOUBLE, N(lease_ms), 0.1, 60000, "MS", "CN lease: a CN whose heartbeat in MN memory has not moved this long is declared dead and recovered (default 10; given alone, turns the heartbeats on)" },
+	{ "debug_lose", OPT_STR, S(debug_lose), 0, 0, "mnI@S", "TEST AID: S seconds into the run, every worker's QP to MN I goes to the error state, as when the peer is lost (the run stops, exit 3; doc/guides/mlx5.md)" },
 	{ "debug_weaken", OPT_STR, S(debug_weaken), 0, 0, "MODE", "TEST AID, breaks the protocol on purpose: none (default), skip-lock-check, skip-read-validation, skip-ww-check, oocc-alg1 (which protocol implements which: doc/guides/checker.md)" },
 };
 #undef S

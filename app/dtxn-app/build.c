@@ -95,6 +95,18 @@ app_nic_model(const char *opt, const char *path, struct dtxn_nic_model *m)
 	return APP_EXIT_OK;
 }
 
+void
+app_rdma_conf(const struct app_conf *c, uint64_t serve, struct dtxn_fabric_rdma_conf *rdma)
+{
+	memset(rdma, 0, sizeof(*rdma));
+	rdma->dev = c->rdma_dev;
+	rdma->port = (uint8_t)c->rdma_port;
+	rdma->gid_index = app_conf_given(c, "gid_index") ? (int)c->gid_index : -1;
+	for (unsigned i = 0; i < DTXN_MAX_NODES; i++)
+		rdma->node_addr[i] = c->node_addr[i][0] != '\0' ? c->node_addr[i] : NULL;
+	rdma->serve = serve;
+}
+
 int
 app_fabric_open(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric_conf *fc,
 		unsigned n_workers, struct dtxn_fabric **out, uint64_t *region)

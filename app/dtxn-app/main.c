@@ -182,8 +182,8 @@ main(int argc, char **argv)
 	}
 	/* --role mn|cn: the processes of one cluster are DPDK primary (the first
 	 * to start) + secondaries sharing the cluster's --file-prefix and its
-	 * hugepages (doc/guides/cluster.md) */
-	if (app_role_split(&conf)) {
+	 * hugepages (doc/guides/cluster.md); on mlx5 each is its own primary */
+	if (app_role_shared(&conf)) {
 		static char prefix_arg[96];
 
 		if (has_arg(eal_argc, eal_argv, (const char *const[]){ "--no-huge", "--in-memory",
@@ -202,7 +202,7 @@ main(int argc, char **argv)
 	}
 	/* runs side by side (other users, other runs): no shared runtime files
 	 * unless the user names a prefix */
-	if (!app_role_split(&conf) && !has_arg(eal_argc, eal_argv, prefix_opts) &&
+	if (!app_role_shared(&conf) && !has_arg(eal_argc, eal_argv, prefix_opts) &&
 	    !has_arg(eal_argc, eal_argv, (const char *const[]){ "--in-memory", "--no-shconf", NULL })) {
 		bool no_huge = has_arg(eal_argc, eal_argv, (const char *const[]){ "--no-huge", NULL });
 
@@ -216,7 +216,7 @@ main(int argc, char **argv)
 	/* the processes of a cluster are watched with dpdk-telemetry.py (the
 	 * primary's socket answers for every node: telemetry.c); an embedded
 	 * run opens no socket unless asked (--telemetry) */
-	if (!app_role_split(&conf) &&
+	if (!app_role_shared(&conf) &&
 	    !has_arg(eal_argc, eal_argv, (const char *const[]){ "--telemetry", "--no-telemetry", NULL }))
 		eal_argv[eal_argc++] = "--no-telemetry";
 	/* --log-level: the user wants the libraries' logs as they come */

@@ -183,10 +183,18 @@ app_role_wait_done(const struct app_conf *c, struct app_ctl_node *nodes, unsigne
 	return role_wait(c, nodes, n, kind, APP_NODE_DONE, true, "done");
 }
 
+bool
+app_role_shared(const struct app_conf *c)
+{
+	return app_role_split(c) && strcmp(c->fabric, "shm") == 0;
+}
+
 void
-app_role_fabric_conf(const struct app_conf *c, struct dtxn_fabric_conf *fc)
+app_role_fabric_conf(const struct app_conf *c, struct dtxn_fabric_conf *fc,
+		     struct dtxn_fabric_rdma_conf *rdma)
 {
 	bool mn = strcmp(c->role, "mn") == 0;
+	unsigned id = mn ? c->node_idx : (unsigned)(c->mn + c->node_idx);
 
 	memset(fc, 0, sizeof(*fc));
 	fc->size = sizeof(*fc);
@@ -195,6 +203,13 @@ app_role_fabric_conf(const struct app_conf *c, struct dtxn_fabric_conf *fc)
 	fc->n_cn = (uint16_t)c->cn;
 	fc->socket_id = (int)rte_socket_id();
 	fc->name = "dtxn";
+	/* mlx5: this process serves its own node (an MN registers its region
+	 * and listens; a CN listens for its peers) and reaches the others at
+	 * their [nodes] addresses */
+	app_rdma_conf(c, UINT64_C(1) << id, rdma);
+	fc->rdma = rdma;
+	if (!app_role_shared(c))
+		return;
 	fc->multi_process = 1;
 	fc->mn_own = mn ? UINT64_C(1) << c->node_idx : 0;
 	fc->mn_attach = mn ? 0 : (c->mn >= 64 ? UINT64_MAX : (UINT64_C(1) << c->mn) - 1);

@@ -105,8 +105,13 @@ int app_role_wait_done(const struct app_conf *c, struct app_ctl_node *nodes, uns
 /** Releases this process's slot (exit). */
 void app_role_release(const struct app_conf *c, struct app_ctl *ctl);
 
-/** Fabric configuration of this process (multi-process shm; n_mn, n_cn, masks). */
-void app_role_fabric_conf(const struct app_conf *c, struct dtxn_fabric_conf *fc);
+/**
+ * Fabric configuration of this process: n_mn, n_cn; on shm the
+ * multi-process masks; on mlx5 (@p rdma, which must outlive the open) the
+ * node addresses and this process's node as the one it serves.
+ */
+void app_role_fabric_conf(const struct app_conf *c, struct dtxn_fabric_conf *fc,
+			  struct dtxn_fabric_rdma_conf *rdma);
 
 /** @return the cluster file's name without folder and ".ini" (main.c;
  * the default --file-prefix is "dtxn-" and this). */
@@ -117,6 +122,15 @@ bool app_role_alive(int32_t pid);
 
 /** @return true for --role mn or cn. */
 bool app_role_split(const struct app_conf *c);
+
+/**
+ * @return true for --role mn|cn on --fabric shm: the processes share one
+ * host's DPDK memory and the control block (DPDK multi-process). On
+ * --fabric mlx5 each process is its own DPDK primary, possibly on its own
+ * host: its control block is its own, so nothing waits on the others'
+ * slots; the fabric connects the nodes (doc/guides/mlx5.md).
+ */
+bool app_role_shared(const struct app_conf *c);
 
 /*
  * DPDK telemetry (telemetry.c; doc/guides/cluster.md, "Watching a live

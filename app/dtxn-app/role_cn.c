@@ -15,6 +15,13 @@
  *    its own coordinators plus one summary per peer CN (every check reads
  *    only dtxn_bench_ctx.acc[], which sums exactly), over MN memory that
  *    no CN changes any more. The other CNs' reports say so.
+ * On --fabric mlx5 (app_role_shared() false) the control block is this
+ * process's own: there are no slots of other nodes to wait on. The driver
+ * connects to each MN when a worker creates its QP (it waits for the MN's
+ * listener), peers pair as their QPs come up, and a lost MN shows as
+ * failed WRs (run.c stops the CN, exit 3). The counters of several CNs
+ * are not exchanged across hosts: cn0 checks the invariants only when it
+ * is the only CN.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,6 +39,7 @@ app_cn_connect(const struct app_conf *c, struct dtxn_bench *b, unsigned n_worker
 	       struct app_ctl **ctl, struct dtxn_db **db, struct dtxn_fabric **f)
 {
 	uint64_t n_coords = c->cn * c->threads * c->coroutines + app_agent_coords(c);
+	struct dtxn_fabric_rdma_conf rdma;
 	struct dtxn_fabric_conf fc;
 	uint64_t region;
 	int rc;
@@ -42,9 +50,10 @@ app_cn_connect(const struct app_conf *c, struct dtxn_bench *b, unsigned n_worker
 	*ctl = app_role_claim(c, &rc);
 	if (*ctl == NULL)
 		return rc;
-	if (app_role_wait(c, (*ctl)->mn, (unsigned)c->mn, "mn", APP_NODE_READY, "ready") != 0)
+	if (app_role_shared(c) &&
+	    app_role_wait(c, (*ctl)->mn, (unsigned)c->mn, "mn", APP_NODE_READY, "ready") != 0)
 		return APP_EXIT_UNREACHABLE;
-	app_role_fabric_conf(c, &fc);
+	app_role_fabric_conf(c, &fc, &rdma);
 	rc = app_fabric_open(c, *db, &fc, n_workers, f, &region);
 	if (rc != APP_EXIT_OK)
 		return rc;
@@ -62,7 +71,7 @@ int
 app_cn_start(const struct app_conf *c, struct app_ctl *ctl)
 {
 	__atomic_store_n(&app_role_self(c, ctl)->state, APP_NODE_READY, __ATOMIC_RELEASE);
-	if (app_role_wait(c, ctl->cn, (unsigned)c->cn, "cn", APP_NODE_READY, "started") != 0)
+	if (app_role_shared(c) && app_role_wait(c, ctl->cn, (unsigned)c->cn, "cn", APP_NODE_READY, "started") != 0)
 		return APP_EXIT_UNREACHABLE;
 	return APP_EXIT_OK;
 }
@@ -78,6 +87,8 @@ app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench_ctx
 		for (unsigned k = 0; k < RTE_DIM(self->acc); k++)
 			self->acc[k] += ctxs[i]->acc[k];
 	__atomic_store_n(&self->state, APP_NODE_DONE, __ATOMIC_RELEASE);
+	if (!app_role_shared(c))
+		return; /* mlx5: no peer slots here */
 	/* the peers started with us and run as long: the timeout covers
 	 * stragglers; a peer whose process is gone (killed) is not waited for */
 	wait_conf.connect_timeout_s = c->connect_timeout_s + c->duration_s + c->warmup_s;
@@ -105,6 +116,8 @@ app_cn_lost_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, si
 int
 app_cn_dead_mn(const struct app_conf *c, const struct app_ctl *ctl)
 {
+	if (!app_role_shared(c))
+		return -1; /* mlx5: no MN pids here; a lost MN fails WRs instead */
 	for (unsigned i = 0; i < c->mn; i++)
 		if (!app_role_alive(__atomic_load_n(&ctl->mn[i].pid, __ATOMIC_RELAXED)))
 			return (int)i;

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * --role, --node and the cluster file's [nodes] section, checked before
- * the EAL starts (doc/guides/cluster.md). [nodes] names every process of a
- * local deployment with its EAL lcores ("cn0 = 0@1,1@0"); the launcher
- * (usertools/dtxn-cluster) reads the lcores, dtxn-app the names.
+ * the EAL starts (doc/guides/cluster.md, doc/guides/mlx5.md). [nodes] names
+ * every process of a deployment with its EAL lcores and, for --fabric mlx5,
+ * its address: "cn0 = 0@1,1@0" or "cn0 = lcores=0@1,1@0 addr=10.0.0.5:7471"
+ * (blank-separated; a first word without '=' is the lcores). The launcher
+ * (usertools/dtxn-cluster) reads the lcores, dtxn-app the names and the
+ * addresses (app_conf.node_addr, passed to the fabric by role.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,10 +41,56 @@ role_node_index(const char *name, const char *kind)
 	return v;
 }
 
-/* The [nodes] section: every mnI and cnJ of the [cluster] counts, no other
- * name, and --node among them. */
+/*
+ * One [nodes] value: "LCORES", "lcores=LCORES", "addr=IPv4:port", blank-
+ * separated, each at most once. A valid addr= goes to @p addr.
+ * @return 0, or -1 after one line naming file:line.
+ */
 static int
-role_nodes_check(const struct app_conf *c)
+role_node_value(const struct app_conf *c, const struct dtxn_ini_entry *e, char *addr,
+		size_t addr_len)
+{
+	char buf[256]; /* rte_cfgfile's CFG_VALUE_LEN */
+	bool lcores = false, has_addr = false;
+	char *save = NULL, *w;
+	unsigned word = 0;
+
+	snprintf(buf, sizeof(buf), "%s", e->value);
+	for (w = strtok_r(buf, " \t", &save); w != NULL; w = strtok_r(NULL, " \t", &save), word++) {
+		const char *eq = strchr(w, '=');
+
+		if (eq == NULL && word == 0) {
+			lcores = true;
+		} else if (eq != NULL && strncmp(w, "lcores=", 7) == 0 && !lcores && eq[1] != '\0') {
+			lcores = true;
+		} else if (eq != NULL && strncmp(w, "addr=", 5) == 0 && !has_addr) {
+			if (dtxn_fabric_addr_parse(eq + 1, NULL, NULL) != 0 ||
+			    strlen(eq + 1) >= addr_len) {
+				app_err("--cluster %s:%u: [nodes] %s: address '%s': expected IPv4:port (e.g. addr=10.0.0.1:7471)",
+					c->cluster_path, e->line, e->name, eq + 1);
+				return -1;
+			}
+			snprintf(addr, addr_len, "%s", eq + 1);
+			has_addr = true;
+		} else {
+			app_err("--cluster %s:%u: [nodes] %s: '%s' is not lcores=LIST or addr=IPv4:port, each once",
+				c->cluster_path, e->line, e->name, w);
+			return -1;
+		}
+	}
+	if (!lcores) {
+		app_err("--cluster %s:%u: [nodes] %s: no lcores (e.g. '%s = lcores=0@0 addr=10.0.0.1:7471')",
+			c->cluster_path, e->line, e->name, e->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* The [nodes] section: every mnI and cnJ of the [cluster] counts, no other
+ * name, --node among them, each value well formed (role_node_value()), no
+ * two nodes at one address. Fills c->node_addr. */
+static int
+role_nodes_check(struct app_conf *c)
 {
 	char err[APP_ORIGIN_MAX];
 	uint64_t mn_seen = 0, cn_seen = 0;
@@ -49,6 +98,7 @@ role_nodes_check(const struct app_conf *c)
 	struct dtxn_ini *ini;
 	int rc = -1;
 
+	memset(c->node_addr, 0, sizeof(c->node_addr));
 	ini = dtxn_ini_load(c->cluster_path, (const char *const[]){ "cluster", "nodes", NULL },
 			    err, sizeof(err));
 	if (ini == NULL) {
@@ -58,6 +108,7 @@ role_nodes_check(const struct app_conf *c)
 	for (unsigned i = 0; i < dtxn_ini_count(ini); i++) {
 		const struct dtxn_ini_entry *e = dtxn_ini_at(ini, i);
 		long m = role_node_index(e->name, "mn"), n = role_node_index(e->name, "cn");
+		unsigned id;
 
 		if (strcmp(e->section, "nodes") != 0)
 			continue;
@@ -66,6 +117,16 @@ role_nodes_check(const struct app_conf *c)
 				c->cluster_path, e->line, e->name, c->mn - 1, c->cn - 1);
 			goto out;
 		}
+		id = m >= 0 ? (unsigned)m : (unsigned)(c->mn + (uint64_t)n);
+		if (role_node_value(c, e, c->node_addr[id], sizeof(c->node_addr[id])) != 0)
+			goto out;
+		for (unsigned k = 0; k < DTXN_MAX_NODES && c->node_addr[id][0] != '\0'; k++)
+			if (k != id && strcmp(c->node_addr[k], c->node_addr[id]) == 0) {
+				app_err("--cluster %s:%u: [nodes] %s: address %s is already %s%u's",
+					c->cluster_path, e->line, e->name, c->node_addr[id],
+					k < c->mn ? "mn" : "cn", k < c->mn ? k : (unsigned)(k - c->mn));
+				goto out;
+			}
 		if (m >= 0)
 			mn_seen |= UINT64_C(1) << m;
 		else
@@ -88,10 +149,43 @@ out:
 	return rc;
 }
 
+/* --debug-lose mnI@S: which MN, when (run.c injects the error state). */
+static int
+role_debug_lose(struct app_conf *c)
+{
+	char node[16];
+	const char *at = strchr(c->debug_lose, '@');
+	char *end;
+	long m;
+
+	c->lose_mn = -1;
+	if (c->debug_lose[0] == '\0')
+		return 0;
+	if (at == NULL || (size_t)(at - c->debug_lose) >= sizeof(node))
+		goto bad;
+	memcpy(node, c->debug_lose, (size_t)(at - c->debug_lose));
+	node[at - c->debug_lose] = '\0';
+	m = role_node_index(node, "mn");
+	errno = 0;
+	c->lose_at_s = strtod(at + 1, &end);
+	if (m < 0 || (uint64_t)m >= c->mn || errno != 0 || end == at + 1 || *end != '\0' ||
+	    !(c->lose_at_s >= 0 && c->lose_at_s <= 3600) || app_is_sim(c))
+		goto bad;
+	c->lose_mn = (int)m;
+	return 0;
+bad:
+	app_err("--debug-lose %s: expected mnI@S (an MN of this run, 0 <= S <= 3600 seconds; not on --fabric sim)",
+		c->debug_lose);
+	return -1;
+}
+
 int
 app_role_validate(struct app_conf *c)
 {
 	long idx;
+
+	if (role_debug_lose(c) != 0)
+		return -1;
 
 	if (strcmp(c->role, "all") == 0) {
 		if (c->node[0] != '\0' || app_conf_given(c, "connect_timeout")) {
@@ -105,8 +199,8 @@ app_role_validate(struct app_conf *c)
 		app_err("--role: unknown role '%s' (all, mn, cn)", c->role);
 		return -1;
 	}
-	if (strcmp(c->fabric, "shm") != 0) {
-		app_err("--role %s: only on --fabric shm (the simulator runs the whole cluster in one process)",
+	if (strcmp(c->fabric, "shm") != 0 && strcmp(c->fabric, "mlx5") != 0) {
+		app_err("--role %s: only on --fabric shm or mlx5 (the simulator runs the whole cluster in one process)",
 			c->role);
 		return -1;
 	}

@@ -35,6 +35,7 @@ app_run_mn(const struct app_conf *c)
 	struct app_mn_svcs svcs = { .n = 0 };
 	struct sigaction sa = { .sa_handler = mn_on_signal };
 	uint64_t n_coords = c->cn * c->threads * c->coroutines + app_agent_coords(c);
+	struct dtxn_fabric_rdma_conf rdma;
 	struct dtxn_fabric_conf fc;
 	struct dtxn_bench *b = NULL;
 	struct dtxn_fabric *f = NULL;
@@ -53,7 +54,7 @@ app_run_mn(const struct app_conf *c)
 	if (rc == APP_EXIT_OK)
 		ctl = app_role_claim(c, &rc);
 	if (rc == APP_EXIT_OK) {
-		app_role_fabric_conf(c, &fc);
+		app_role_fabric_conf(c, &fc, &rdma);
 		rc = app_fabric_open(c, db, &fc, 0, &f, &region);
 	}
 	if (rc == APP_EXIT_OK)

@@ -130,7 +130,8 @@ struct dtxn_cqe {
 	uint32_t byte_len;  /**< bytes moved (READ/RECV), 8 for atomics */
 	uint8_t opcode;     /**< enum dtxn_wr_opcode of the WR */
 	uint8_t status;     /**< enum dtxn_wc_status */
-	uint16_t src_node;  /**< RECV: sender's node id */
+	uint16_t src_node;  /**< the QP's remote node: for a RECV the sender, for a
+			     *   failed WR the node it did not reach */
 };
 
 /* ------------------------------------------------------------------ */
@@ -295,6 +296,24 @@ struct dtxn_fabric_rdma_conf {
 /** First TCP port of the default node addresses (rdma_cm port space). */
 #define DTXN_FABRIC_RDMA_PORT_BASE 18515
 
+/** Longest node address "255.255.255.255:65535" with its NUL, bytes. */
+#define DTXN_FABRIC_ADDR_MAX 22
+
+/**
+ * Parses a node address of the RDMA fabric: a dotted IPv4 address, a colon
+ * and a TCP port of rdma_cm's port space, 1..65535, in decimal digits
+ * ("10.0.0.1:7471"; the cluster file's [nodes] addr=, doc/guides/mlx5.md).
+ * No host names (nothing is resolved), no IPv6. Pure; any thread.
+ *
+ * @param s the text, NUL-terminated (NULL is refused).
+ * @param ip_be if not NULL, receives the IPv4 address, network byte order.
+ * @param port if not NULL, receives the port, host byte order.
+ * @return 0, or -EINVAL: NULL, no colon, an empty or malformed IPv4 part,
+ *   a port that is empty, not all digits, 0 or above 65535. On an error
+ *   nothing is written.
+ */
+int dtxn_fabric_addr_parse(const char *s, uint32_t *ip_be, uint16_t *port);
+
 /** Fabric configuration. */
 struct dtxn_fabric_conf {
 	size_t size;              /**< sizeof(struct dtxn_fabric_conf) */
@@ -422,6 +441,25 @@ struct dtxn_qp *dtxn_qp_create(struct dtxn_fabric *f, struct dtxn_cq *cq,
 void dtxn_qp_destroy(struct dtxn_qp *qp);
 
 /**
+ * Moves @p qp to the error state, as a NIC does when its peer is lost
+ * (transport retries exhausted): a fault-injection hook, on every driver,
+ * for the tests of what follows a lost peer (test_conformance.c,
+ * test_txn.c; doc/guides/mlx5.md, "A lost peer"). WRs posted before
+ * complete as usual. The next WR posted on @p qp completes with
+ * DTXN_WC_FATAL_ERR, every later one with DTXN_WC_WR_FLUSH_ERR, each with
+ * a completion whether signaled or not (src_node: the QP's remote node);
+ * none reaches the remote node. RECVs are not affected. There is no way
+ * back: destroy the QP. Idempotent.
+ *
+ * Any thread (one relaxed store; it takes effect at the QP's next post,
+ * on its owning lcore). Completions of an errored QP take a ring of the
+ * CQ's depth, allocated at the first (the posting lcore's heap).
+ *
+ * @return 0, or -EINVAL (@p qp NULL).
+ */
+int dtxn_qp_error_inject(struct dtxn_qp *qp);
+
+/**
  * Posts a chain of WRs with one doorbell. The chain is checked before any
  * WR is posted: on error nothing is posted.
  *
@@ -433,7 +471,9 @@ void dtxn_qp_destroy(struct dtxn_qp *qp);
  *   than max_wr outstanding); -ENOTCONN (a SEND on a QP whose peer QP, the
  *   matching one created on the remote node, does not exist). A remote
  *   address outside the region is not a post error: the WR completes with
- *   DTXN_WC_REM_ACCESS_ERR, as on hardware.
+ *   DTXN_WC_REM_ACCESS_ERR, as on hardware. On a QP in the injected error
+ *   state (dtxn_qp_error_inject()) also -ENOMEM (no room for its error
+ *   ring) and -ENOBUFS (the CQ's error completions not reaped).
  */
 int dtxn_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list);
 

@@ -36,6 +36,11 @@ struct dtxn_fabric {
 struct dtxn_cq {
 	struct dtxn_fabric *fabric;
 	unsigned depth;
+	/** Completions of WRs posted on QPs in the injected error state
+	 *  (fault.c, dtxn_qp_error_inject()), reaped before the driver's;
+	 *  allocated at the first one (depth entries). Owning lcore. */
+	struct dtxn_cqe *err_ring;
+	uint32_t err_head, err_tail;
 };
 
 /** Generic part of a QP; drivers embed it first. */
@@ -46,6 +51,9 @@ struct dtxn_qp {
 	uint16_t remote_node;
 	unsigned max_wr;
 	struct dtxn_fabric_counters cnt;
+	/** enum fabric_qp_err (fault.c): 0 while the QP works; set by
+	 *  dtxn_qp_error_inject() from any thread, read at each post */
+	uint8_t err_state;
 };
 
 /** Allocates the driver's fabric object (embedding struct dtxn_fabric) and its regions. NULL + rte_errno on error. */

@@ -295,6 +295,8 @@ dtxn_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth)
 		return NULL;
 	cq->fabric = f;
 	cq->depth = depth;
+	cq->err_ring = NULL;
+	cq->err_head = cq->err_tail = 0;
 	return cq;
 }
 
@@ -303,6 +305,7 @@ dtxn_cq_destroy(struct dtxn_cq *cq)
 {
 	if (cq == NULL)
 		return;
+	fabric_cq_err_free(cq);
 	cq->fabric->ops->cq_destroy(cq);
 }
 
@@ -332,6 +335,7 @@ dtxn_qp_create(struct dtxn_fabric *f, struct dtxn_cq *cq, uint16_t local_node,
 	qp->local_node = local_node;
 	qp->remote_node = remote_node;
 	qp->max_wr = max_wr;
+	qp->err_state = FABRIC_QP_OK;
 	return qp;
 }
 
@@ -410,7 +414,10 @@ dtxn_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
 		if (rc != 0)
 			return rc;
 	}
-	rc = qp->fabric->ops->post(qp, wr_list);
+	if (unlikely(__atomic_load_n(&qp->err_state, __ATOMIC_RELAXED) != FABRIC_QP_OK))
+		rc = fabric_post_errored(qp, wr_list); /* fault.c */
+	else
+		rc = qp->fabric->ops->post(qp, wr_list);
 	if (rc == 0)
 		fabric_count(qp, wr_list);
 	return rc;
@@ -437,9 +444,14 @@ dtxn_qp_post_recv(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
 unsigned
 dtxn_cq_poll(struct dtxn_cq *cq, struct dtxn_cqe *cqes, unsigned n)
 {
+	unsigned got;
+
 	if (cq == NULL || cqes == NULL || n == 0)
 		return 0;
-	return cq->fabric->ops->poll(cq, cqes, n);
+	if (likely(cq->err_head == cq->err_tail))
+		return cq->fabric->ops->poll(cq, cqes, n);
+	got = fabric_poll_errored(cq, cqes, n); /* fault.c */
+	return got + (got < n ? cq->fabric->ops->poll(cq, cqes + got, n - got) : 0);
 }
 
 const struct dtxn_fabric_counters *

@@ -252,6 +252,27 @@ struct dtxn_report_host {
 	double events_per_wall_second;   /**< simulation speed */
 };
 
+/** Most entries of a fabric driver's own counters (struct dtxn_report_driver). */
+#define DTXN_REPORT_MAX_DRIVER_KV 16
+
+/**
+ * What a fabric driver counts besides the fabric API's per-MN verbs
+ * (e.g. mlx5's doorbells, inline WRs, signaled WRs, masked-CAS fallbacks:
+ * dtxn_mlx5_stats_get(), doc/guides/mlx5.md): JSON section
+ * "fabric_driver" {"name": ..., key: value, ...} and a "fabric driver"
+ * block in the summary, in the order given. The report only formats it;
+ * the caller fills it from the driver.
+ */
+struct dtxn_report_driver {
+	const char *name;   /**< the driver, e.g. "mlx5" */
+	unsigned n;         /**< entries of kv[], at most DTXN_REPORT_MAX_DRIVER_KV */
+	struct dtxn_report_kv {
+		const char *key; /**< JSON key and summary label, e.g. "doorbells" */
+		const char *str; /**< a string value; NULL: the value is u64 */
+		uint64_t u64;
+	} kv[DTXN_REPORT_MAX_DRIVER_KV];
+};
+
 /** Everything the final report shows. */
 /** One step of a CN recovery (section "recovery"). */
 struct dtxn_report_recovery_step {
@@ -326,6 +347,7 @@ struct dtxn_report {
 	const struct dtxn_report_sim *sim;   /**< simulated run: section "sim"; else NULL */
 	const struct dtxn_report_host *host; /**< section "host" (wall clock); NULL: none */
 	const struct dtxn_report_recovery *recovery; /**< section "recovery"; NULL: none */
+	const struct dtxn_report_driver *driver; /**< section "fabric_driver"; NULL: none */
 };
 
 /**

@@ -343,6 +343,8 @@ json_report(const struct dtxn_report *r)
 	json_set(&c, root, "verbs_per_txn", json_verbs(&c, v));
 	json_set(&c, root, "bytes_per_txn", stats_json_num(v->bytes_per_txn));
 	json_set(&c, root, "fabric", json_fabric(&c, r, v));
+	if (r->driver != NULL)
+		json_set(&c, root, "fabric_driver", stats_json_driver(r));
 	json_set(&c, root, "cn_messages", json_cn_msgs(&c, r, v));
 	json_set(&c, root, "method", json_method(&c, r));
 	if (r->series != NULL)

@@ -275,6 +275,7 @@ dtxn_report_print(const struct dtxn_report *r, FILE *out)
 	report_print_latency(&v, out);
 	report_print_types(r, &v, out);
 	report_print_fabric(r, &v, out);
+	stats_print_driver(r, out);
 	report_print_method(r, out);
 	stats_print_mem(r, out);
 	stats_print_sim(r, out);

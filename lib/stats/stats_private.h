@@ -114,4 +114,11 @@ void stats_print_recovery(const struct dtxn_report *r, FILE *out);
 /** @return the JSON object of r->recovery, or NULL (absent, or out of memory). */
 struct json_t *stats_json_recovery(const struct dtxn_report *r);
 
+/* report_driver.c: the fabric driver's own counters (r->driver) */
+
+/** @return the JSON object "fabric_driver", or NULL (absent, or out of memory). */
+struct json_t *stats_json_driver(const struct dtxn_report *r);
+/** Prints the "fabric driver" block of the summary (nothing if absent). */
+void stats_print_driver(const struct dtxn_report *r, FILE *out);
+
 #endif /* DTXN_STATS_PRIVATE_H */

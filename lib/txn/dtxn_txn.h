@@ -407,6 +407,31 @@ void dtxn_worker_counters(const struct dtxn_worker *w, struct dtxn_fabric_counte
  */
 void dtxn_worker_peer_counters(const struct dtxn_worker *w, struct dtxn_fabric_counters *per_node);
 
+/**
+ * The nodes this worker lost (doc/guides/mlx5.md, "A lost peer"): a WR to
+ * each completed with DTXN_WC_FATAL_ERR, which a NIC reports when its
+ * transport retries run out (the peer is gone) and after which the QP is
+ * in the error state: every WR on it fails, so each transaction that
+ * needs that node aborts with DTXN_ABORT_FABRIC. A node once lost stays
+ * lost for the worker's life. Any thread (a relaxed read of bits the
+ * owning lcore sets): dtxn-app's main lcore watches it and stops the
+ * process (exit status 3).
+ *
+ * @return a mask, bit i = node i (MN i; CN j at bit n_mn + j); 0 if none.
+ */
+uint64_t dtxn_worker_lost_nodes(const struct dtxn_worker *w);
+
+/**
+ * Test aid (dtxn-app --debug-lose): moves the worker's QP to @p node (an
+ * MN: its one-sided QP; a CN: lib/rpc's QP to it) to the error state with
+ * dtxn_qp_error_inject(), as when the peer is lost.
+ *
+ * Any thread; takes effect at the QP's next post.
+ * @return 0, -EINVAL (@p w NULL, @p node out of range), -ENOENT (no QP to
+ *   @p node).
+ */
+int dtxn_worker_error_inject(struct dtxn_worker *w, uint16_t node);
+
 /** Body of a coordinator: runs transactions until dtxn_coord_stopping(). */
 typedef void (*dtxn_coord_fn)(struct dtxn_coord *c, void *arg);
 

@@ -192,6 +192,10 @@ struct dtxn_worker {
 	 */
 	void (*msg_cqe)(void *arg, const struct dtxn_cqe *cqe);
 	void *msg_arg;            /**< msg_cqe's argument */
+	/** Nodes a WR failed to reach with DTXN_WC_FATAL_ERR (bit = node id):
+	 *  the owning lcore sets bits, any thread reads them
+	 *  (dtxn_worker_lost_nodes()) */
+	uint64_t lost_nodes;
 };
 
 /** One coordinator. */

@@ -32,6 +32,10 @@ worker_poll_cq(void *arg)
 			uint64_t id = cqes[i].wr_id;
 			int st = cqes[i].status == DTXN_WC_SUCCESS ? 0 : -EIO;
 
+			if (unlikely(cqes[i].status == DTXN_WC_FATAL_ERR) &&
+			    cqes[i].src_node < DTXN_MAX_NODES)
+				__atomic_fetch_or(&w->lost_nodes, UINT64_C(1) << cqes[i].src_node,
+						  __ATOMIC_RELAXED); /* the peer is gone */
 			if ((cqes[i].opcode == DTXN_WR_RECV || cqes[i].opcode == DTXN_WR_SEND) &&
 			    w->msg_cqe != NULL) {
 				w->msg_cqe(w->msg_arg, &cqes[i]); /* lib/rpc */
@@ -56,6 +60,23 @@ worker_poll_cq(void *arg)
 /* ------------------------------------------------------------------ */
 /* Workers                                                            */
 /* ------------------------------------------------------------------ */
+
+uint64_t
+dtxn_worker_lost_nodes(const struct dtxn_worker *w)
+{
+	return w == NULL ? 0 : __atomic_load_n(&w->lost_nodes, __ATOMIC_RELAXED);
+}
+
+int
+dtxn_worker_error_inject(struct dtxn_worker *w, uint16_t node)
+{
+	struct dtxn_qp *qp;
+
+	if (w == NULL || node >= DTXN_MAX_NODES)
+		return -EINVAL;
+	qp = w->qp[node] != NULL ? w->qp[node] : w->peer_qp[node];
+	return qp == NULL ? -ENOENT : dtxn_qp_error_inject(qp);
+}
 
 /* CQ and QP depth: room for every coordinator's usual outstanding WRs. */
 static unsigned

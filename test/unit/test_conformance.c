@@ -490,6 +490,71 @@ test_error_completions(void **state)
 	assert_int_equal(ut_word(env->mn0, TC_REGION - 8), 0xdead);
 }
 
+/*
+ * A lost peer (dtxn_qp_error_inject(): the QP's error state, as after
+ * transport retries ran out): what was posted before completes; the next
+ * WR fails with DTXN_WC_FATAL_ERR and every later one is flushed, each
+ * with a completion though unsignaled, naming the node it did not reach;
+ * nothing reaches MN memory; another QP of the CQ works on.
+ */
+static void
+test_qp_error_state(void **state)
+{
+	struct tc_env *env = *state;
+	uint64_t *v = (uint64_t *)(void *)env->buf;
+	struct dtxn_qp *qp1 = dtxn_qp_create(env->f, env->cq, TC_CN0, 1, 64);
+	struct dtxn_wr wr[3];
+	struct dtxn_cqe cqe[4];
+
+	assert_non_null(qp1);
+	assert_int_equal(dtxn_qp_error_inject(NULL), -EINVAL);
+	tc_set_word(env, 64, 5);
+	v[0] = 1;
+	ut_wr(&wr[0], DTXN_WR_WRITE, 30, v, 8, DTXN_RADDR(0, 64), DTXN_WR_F_SIGNALED);
+	assert_int_equal(dtxn_qp_post(env->qp, wr), 0);
+	assert_int_equal(dtxn_qp_error_inject(env->qp), 0);
+	assert_int_equal(tc_reap(env->f, env->cq, cqe, 1), 1);
+	assert_int_equal(cqe[0].wr_id, 30);
+	assert_int_equal(cqe[0].status, DTXN_WC_SUCCESS);
+	assert_int_equal(ut_word(env->mn0, 64), 1);
+
+	v[0] = 2;
+	ut_wr(&wr[0], DTXN_WR_WRITE, 31, v, 8, DTXN_RADDR(0, 64), 0);
+	ut_wr(&wr[1], DTXN_WR_CAS, 32, v + 1, 8, DTXN_RADDR(0, 72), 0);
+	wr[1].compare_add = 0;
+	wr[1].swap = 9;
+	ut_wr(&wr[2], DTXN_WR_READ, 33, v + 2, 8, DTXN_RADDR(0, 64), DTXN_WR_F_SIGNALED);
+	wr[0].next = &wr[1];
+	wr[1].next = &wr[2];
+	assert_int_equal(dtxn_qp_post(env->qp, wr), 0);
+	assert_int_equal(dtxn_qp_error_inject(env->qp), 0); /* again: no change */
+	assert_int_equal(tc_reap(env->f, env->cq, cqe, 3), 3);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(cqe[i].wr_id, 31 + i);
+		assert_int_equal(cqe[i].status, i == 0 ? DTXN_WC_FATAL_ERR : DTXN_WC_WR_FLUSH_ERR);
+		assert_int_equal(cqe[i].src_node, 0);
+	}
+	assert_int_equal(tc_extra(env->f, env->cq), 0);
+	assert_int_equal(ut_word(env->mn0, 64), 1); /* nothing reached the MN */
+	assert_int_equal(ut_word(env->mn0, 72), 0);
+	/* every later WR is flushed; the CQ's other QP works */
+	ut_wr(&wr[0], DTXN_WR_FAA, 34, v, 8, DTXN_RADDR(0, 64), 0);
+	assert_int_equal(dtxn_qp_post(env->qp, wr), 0);
+	ut_wr(&wr[0], DTXN_WR_FAA, 35, v + 3, 8, DTXN_RADDR(1, 64), DTXN_WR_F_SIGNALED);
+	wr[0].compare_add = 4;
+	assert_int_equal(dtxn_qp_post(qp1, wr), 0);
+	assert_int_equal(tc_reap(env->f, env->cq, cqe, 2), 2);
+	assert_int_equal(cqe[0].wr_id, 34);
+	assert_int_equal(cqe[0].status, DTXN_WC_WR_FLUSH_ERR);
+	assert_int_equal(cqe[1].wr_id, 35);
+	assert_int_equal(cqe[1].status, DTXN_WC_SUCCESS);
+	assert_int_equal(cqe[1].src_node, 1);
+	assert_int_equal(v[3], 0);
+	assert_int_equal(ut_word(dtxn_fabric_mn_base(env->f, 1), 64), 4);
+	assert_int_equal(ut_word(env->mn0, 64), 1);
+	dtxn_qp_destroy(qp1);
+}
+
 /* Posts a SEND, waiting (up to 2 s) while the QP connects (mlx5). */
 static int
 tc_send(struct dtxn_qp *qp, struct dtxn_wr *s)
@@ -585,6 +650,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_doorbell_chain, tc_setup, tc_teardown),
 		cmocka_unit_test_setup_teardown(test_selective_signaling, tc_setup, tc_teardown),
 		cmocka_unit_test_setup_teardown(test_error_completions, tc_setup, tc_teardown),
+		cmocka_unit_test_setup_teardown(test_qp_error_state, tc_setup, tc_teardown),
 		cmocka_unit_test_setup_teardown(test_send_recv, tc_setup, tc_teardown),
 	};
 	char prefix[32];

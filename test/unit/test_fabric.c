@@ -6,6 +6,7 @@
  * atomics, masked CAS, doorbell chains, selective signaling, error
  * completions, SEND/RECV) is test_conformance.c, run on each driver.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -387,11 +388,45 @@ test_counters(void **state)
 	dtxn_cq_destroy(cq);
 }
 
+/* dtxn_fabric_addr_parse(): the cluster file's addr= (doc/guides/mlx5.md). */
+static void
+test_addr_parse(void **state)
+{
+	static const char *const bad[] = {
+		"", ":", "10.0.0.1", "10.0.0.1:", ":7471", "10.0.0.1:0", "10.0.0.1:65536",
+		"10.0.0.1:-1", "10.0.0.1:+7", "10.0.0.1: 7", "10.0.0.1:7471x", "10.0.0.1:0x10",
+		"10.0.0.256:7471", "10.0.0:7471", "host.example:7471", "[::1]:7471",
+		"10.0.0.1:999999", "10.0.0.1:7:7", "255.255.255.255.255:1",
+	};
+	uint32_t ip = 0xdeadbeef;
+	uint16_t port = 0xbeef;
+
+	(void)state;
+	assert_int_equal(dtxn_fabric_addr_parse("10.0.0.1:7471", &ip, &port), 0);
+	assert_int_equal(ip, htonl(0x0a000001));
+	assert_int_equal(port, 7471);
+	assert_int_equal(dtxn_fabric_addr_parse("255.255.255.255:65535", &ip, &port), 0);
+	assert_int_equal(ip, 0xffffffff);
+	assert_int_equal(port, 65535);
+	assert_int_equal(strlen("255.255.255.255:65535") + 1, DTXN_FABRIC_ADDR_MAX);
+	assert_int_equal(dtxn_fabric_addr_parse("127.0.0.1:1", NULL, NULL), 0);
+	assert_int_equal(dtxn_fabric_addr_parse(NULL, &ip, &port), -EINVAL);
+	for (unsigned i = 0; i < RTE_DIM(bad); i++) {
+		ip = 7;
+		port = 7;
+		if (dtxn_fabric_addr_parse(bad[i], &ip, &port) != -EINVAL)
+			fail_msg("'%s' was accepted", bad[i]);
+		assert_int_equal(ip, 7); /* nothing written on an error */
+		assert_int_equal(port, 7);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_addr_parse),
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test_setup_teardown(test_atomic_two_lcores, tf_setup, tf_teardown),
 		cmocka_unit_test_setup_teardown(test_chain_errors, tf_setup, tf_teardown),

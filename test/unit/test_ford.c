@@ -1323,6 +1323,54 @@ test_pub_visible_reads_and_skew(void **state)
 	assert_int_equal(mn_slot(T_KV, 40, 0)->value[0], kv_init(41) + 2);
 }
 
+/*
+ * A lost MN (doc/guides/mlx5.md, "A lost peer"): every QP of the worker
+ * to an MN in the error state (dtxn_qp_error_inject(), what the NIC does
+ * when the peer is gone): the txn's WRs fail, it aborts with
+ * DTXN_ABORT_FABRIC, nothing reached MN memory, and the worker names the
+ * lost nodes for dtxn-app's stop.
+ */
+struct lost_ctx {
+	int rc;
+	uint64_t lost_before, lost_after;
+};
+
+static void
+co_lost_mn(struct dtxn_coord *c, void *arg)
+{
+	struct lost_ctx *x = arg;
+	struct dtxn_worker *w = c->worker;
+
+	x->lost_before = dtxn_worker_lost_nodes(w);
+	for (uint16_t m = 0; m < g_n_mn; m++)
+		assert_int_equal(dtxn_qp_error_inject(w->qp[m]), 0);
+	x->rc = txn_add_counter(c, 11, 1, NULL);
+	x->lost_after = dtxn_worker_lost_nodes(w);
+}
+
+static void
+test_lost_mn_aborts(void **state)
+{
+	struct lost_ctx x = { .rc = -1 };
+	uint64_t v;
+
+	(void)state;
+	run_one(co_lost_mn, &x);
+	assert_int_equal(x.rc, DTXN_ABORT(DTXN_ABORT_FABRIC));
+	assert_int_equal(x.lost_before, 0);
+	assert_int_not_equal(x.lost_after, 0);
+	assert_int_equal(x.lost_after & ~((UINT64_C(1) << g_n_mn) - 1), 0); /* MNs only */
+	for (uint16_t r = 0; r < 3; r++) {
+		struct slot_view *s = mn_slot(T_KV, 11, r);
+
+		assert_int_equal(s->value[0], kv_init(11));
+		assert_int_equal(s->lock, 0);
+	}
+	assert_int_equal(dtxn_db_get(g_db, T_KV, 11, &v), 0);
+	assert_int_equal(v, kv_init(11));
+	assert_int_equal(dtxn_worker_lost_nodes(NULL), 0);
+}
+
 int
 main(void)
 {
@@ -1339,6 +1387,7 @@ main(void)
 		cmocka_unit_test(test_absent_read_invalidated),
 		cmocka_unit_test(test_undo_log),
 		cmocka_unit_test(test_stale_cache_locks),
+		cmocka_unit_test(test_lost_mn_aborts),
 		cmocka_unit_test(test_two_lcores),
 	};
 	int rc;

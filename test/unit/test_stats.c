@@ -1085,6 +1085,72 @@ test_json_memory_method(void **state)
 	free(r);
 }
 
+/*
+ * The fabric driver's own counters (r->driver; on mlx5 what
+ * dtxn_mlx5_stats_get() counts): section "fabric_driver" in the JSON and
+ * a "fabric driver" block in the summary, every entry in order, strings
+ * and integers as given; no section without them.
+ */
+static void
+test_json_fabric_driver(void **state)
+{
+	(void)state;
+	struct dtxn_report *r = ut_report_full();
+	struct dtxn_report_driver d = {
+		.name = "mlx5",
+		.n = 5,
+		.kv = {
+			{ .key = "device", .str = "mlx5_0 port 1" },
+			{ .key = "doorbells", .u64 = 4242 },
+			{ .key = "inline_wrs", .u64 = UINT64_C(1) << 40 },
+			{ .key = "signaled", .u64 = 0 },
+			{ .key = "mcas_loop", .u64 = 17 },
+		},
+	};
+	char path[256], *text;
+	json_t *j, *fd;
+	const char *key;
+	json_t *val;
+	unsigned i = 0;
+
+	ut_path(path, sizeof(path), "driver.json");
+	assert_int_equal(dtxn_report_write_json(r, path), 0);
+	j = ut_load(path);
+	assert_null(json_object_get(j, "fabric_driver")); /* shm, sim: none */
+	json_decref(j);
+	text = ut_print(r);
+	assert_null(strstr(text, "fabric driver"));
+	free(text);
+
+	r->driver = &d;
+	assert_int_equal(dtxn_report_write_json(r, path), 0);
+	j = ut_load(path);
+	fd = json_object_get(j, "fabric_driver");
+	assert_non_null(fd);
+	assert_string_equal(json_string_value(json_object_get(fd, "name")), "mlx5");
+	assert_string_equal(json_string_value(json_object_get(fd, "device")), "mlx5_0 port 1");
+	assert_int_equal(ut_int(fd, "doorbells"), 4242);
+	assert_int_equal(ut_int(fd, "inline_wrs"), INT64_C(1) << 40);
+	assert_int_equal(ut_int(fd, "signaled"), 0);
+	assert_int_equal(ut_int(fd, "mcas_loop"), 17);
+	assert_int_equal(json_object_size(fd), 6);
+	/* the per-MN "fabric" array is unchanged beside it */
+	assert_int_equal(json_array_size(json_object_get(j, "fabric")), 2);
+	json_object_foreach(fd, key, val) /* insertion order: name, then kv[] */
+		if (i++ > 0)
+			assert_string_equal(key, d.kv[i - 2].key);
+	json_decref(j);
+	text = ut_print(r);
+	ut_assert_contains(text, "fabric driver mlx5\n");
+	ut_assert_contains(text, "  device                             mlx5_0 port 1\n");
+	ut_assert_contains(text, "  doorbells                          4242\n");
+	ut_assert_contains(text, "  mcas_loop                          17\n");
+	assert_true(strstr(text, "fabric ops per MN") < strstr(text, "fabric driver"));
+	free(text);
+	assert_int_equal(unlink(path), 0);
+	free(r);
+}
+
 int
 main(void)
 {
@@ -1115,6 +1181,7 @@ main(void)
 		cmocka_unit_test(test_json_reasons),
 		cmocka_unit_test(test_json_atomic),
 		cmocka_unit_test(test_json_memory_method),
+		cmocka_unit_test(test_json_fabric_driver),
 	};
 	int failed = cmocka_run_group_tests_name("stats_hist", hist, NULL, NULL);
 	failed += cmocka_run_group_tests_name("stats_report", report, NULL, NULL);

@@ -25,6 +25,11 @@ struct dtxn_mlx5_stats {
 	bool masked_cas_raw;      /**< masked CAS posted as raw WQEs (else CAS loop) */
 	bool dm;                  /**< MN timestamp words in device memory */
 	uint32_t max_inline;      /**< inline WRITE/SEND threshold of the last QP, bytes */
+	uint64_t doorbells;       /**< WR chains posted, one doorbell each (ibv_wr_complete) */
+	uint64_t wrs;             /**< WQEs posted (a chain's WRs, loop CASes) */
+	uint64_t inline_wrs;      /**< WRITE and SEND WQEs whose payload went inline */
+	uint64_t signaled;        /**< WQEs that asked for a CQE: the caller's signaled WRs
+				   *   and the driver's one in max_wr/2 (selective signaling) */
 	uint64_t mcas_raw;        /**< masked CAS posted as raw WQEs */
 	uint64_t mcas_loop;       /**< masked CAS emulated by a CAS loop (fallbacks) */
 	uint64_t mcas_loop_cas;   /**< CAS WRs those loops used */
@@ -35,8 +40,10 @@ struct dtxn_mlx5_stats {
 bool dtxn_mlx5_is(const struct dtxn_fabric *f);
 
 /**
- * Reads the driver's statistics. Any lcore; the counts are summed without
- * a lock, so they may lag by the WRs being posted at the time.
+ * Reads the driver's statistics (doc/guides/mlx5.md; the report's
+ * "fabric_driver" section). Any thread; the per-lcore counts are summed
+ * without a lock, so they may lag by the WRs being posted at the time.
+ * SEND/RECV and one-sided WRs alike; RECVs are not counted.
  *
  * @return 0, or -EINVAL (@p f not an mlx5 fabric, @p s NULL).
  */

@@ -33,48 +33,36 @@ _Static_assert(sizeof(struct mlx5_wqe_ctrl_seg) + sizeof(struct mlx5_wqe_raddr_s
 
 static const struct dtxn_fabric_ops mlx5_ops;
 
-/* "a.b.c.d:port" -> @p sa; -EINVAL with the reason set for the user. */
+/* "a.b.c.d:port" (dtxn_fabric_addr_parse()) -> @p sa; NULL: the default
+ * address of @p node. -EINVAL with the reason set for the user. */
 static int
 mlx5_addr_parse(const char *s, uint16_t node, struct sockaddr_in *sa)
 {
-	char host[INET_ADDRSTRLEN];
-	const char *colon = s == NULL ? NULL : strrchr(s, ':');
-	char *end;
-	unsigned long port;
+	uint32_t ip_be = htonl(INADDR_LOOPBACK);
+	uint16_t port = (uint16_t)(DTXN_FABRIC_RDMA_PORT_BASE + node);
 
+	if (s != NULL && dtxn_fabric_addr_parse(s, &ip_be, &port) != 0) {
+		dtxn_fabric_open_error_set("--fabric mlx5: node %u address '%s': expected IPv4:port",
+					   node, s);
+		return -EINVAL;
+	}
 	memset(sa, 0, sizeof(*sa));
 	sa->sin_family = AF_INET;
-	if (s == NULL) {
-		sa->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		sa->sin_port = htons((uint16_t)(DTXN_FABRIC_RDMA_PORT_BASE + node));
-		return 0;
-	}
-	if (colon == NULL || (size_t)(colon - s) >= sizeof(host))
-		goto bad;
-	memcpy(host, s, (size_t)(colon - s));
-	host[colon - s] = '\0';
-	errno = 0;
-	port = strtoul(colon + 1, &end, 10);
-	if (errno != 0 || *end != '\0' || end == colon + 1 || port == 0 || port > 65535 ||
-	    inet_pton(AF_INET, host, &sa->sin_addr) != 1)
-		goto bad;
-	sa->sin_port = htons((uint16_t)port);
+	sa->sin_addr.s_addr = ip_be;
+	sa->sin_port = htons(port);
 	return 0;
-bad:
-	dtxn_fabric_open_error_set("--fabric mlx5: node %u address '%s': expected IPv4:port",
-				   node, s);
-	return -EINVAL;
 }
 
 static void
 mlx5_close(struct dtxn_fabric *f)
 {
 	struct mlx5_fabric *mf = MLX5_FABRIC(f);
+	struct dtxn_mlx5_stats st;
 	unsigned i;
 
-	if (mf->mcas_loop != 0) /* the fallback is counted and reported */
+	if (dtxn_mlx5_stats_get(f, &st) == 0 && st.mcas_loop != 0) /* counted and reported */
 		MLX5_LOG(NOTICE, "%s: %" PRIu64 " masked CAS emulated by a CAS loop (%" PRIu64 " CAS), %" PRIu64 " as raw WQEs",
-			 mf->dev.name, mf->mcas_loop, mf->mcas_loop_cas, mf->mcas_raw);
+			 mf->dev.name, st.mcas_loop, st.mcas_loop_cas, st.mcas_raw);
 	mlx5_listen_stop(mf);
 	for (i = 0; i < DTXN_MAX_NODES; i++)
 		if (mf->mn[i].mz != NULL)
@@ -169,10 +157,18 @@ dtxn_mlx5_stats_get(const struct dtxn_fabric *f, struct dtxn_mlx5_stats *s)
 	s->max_inline = mf->dev.caps.max_inline;
 	for (unsigned i = 0; i < mf->n_mn; i++)
 		s->dm = s->dm || mf->mn[i].dm_len != 0;
-	s->mcas_raw = __atomic_load_n(&mf->mcas_raw, __ATOMIC_RELAXED);
-	s->mcas_loop = __atomic_load_n(&mf->mcas_loop, __ATOMIC_RELAXED);
-	s->mcas_loop_cas = __atomic_load_n(&mf->mcas_loop_cas, __ATOMIC_RELAXED);
-	s->bounced = __atomic_load_n(&mf->bounced, __ATOMIC_RELAXED);
+	for (unsigned l = 0; l < MLX5_STATS_SLOTS; l++) {
+		const struct mlx5_lcore_stats *c = &mf->stats[l];
+
+		s->doorbells += __atomic_load_n(&c->doorbells, __ATOMIC_RELAXED);
+		s->wrs += __atomic_load_n(&c->wrs, __ATOMIC_RELAXED);
+		s->inline_wrs += __atomic_load_n(&c->inline_wrs, __ATOMIC_RELAXED);
+		s->signaled += __atomic_load_n(&c->signaled, __ATOMIC_RELAXED);
+		s->mcas_raw += __atomic_load_n(&c->mcas_raw, __ATOMIC_RELAXED);
+		s->mcas_loop += __atomic_load_n(&c->mcas_loop, __ATOMIC_RELAXED);
+		s->mcas_loop_cas += __atomic_load_n(&c->mcas_loop_cas, __ATOMIC_RELAXED);
+		s->bounced += __atomic_load_n(&c->bounced, __ATOMIC_RELAXED);
+	}
 	return 0;
 }
 

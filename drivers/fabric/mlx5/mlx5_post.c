@@ -85,7 +85,7 @@ post_one(struct mlx5_qp *q, const struct dtxn_wr *wr, const struct mlx5_wr_plan 
 		(void)mlx5_wqe_masked_cas(wqe, sizeof(wqe), &a);
 		mlx5dv_wr_raw_wqe(q->mqpx, wqe);
 		s->swap64 = 1; /* the raw WQE's result lands big-endian */
-		__atomic_fetch_add(&q->mf->mcas_raw, 1, __ATOMIC_RELAXED);
+		MLX5_STAT_ADD(q->mf, mcas_raw, 1);
 		break;
 	}
 	case MLX5_VERB_MCAS_LOOP:
@@ -93,8 +93,8 @@ post_one(struct mlx5_qp *q, const struct dtxn_wr *wr, const struct mlx5_wr_plan 
 		mlx5_mcas_loop_start(&s->mcas, wr);
 		ibv_wr_atomic_cmp_swp(x, rkey, raddr, s->mcas.expect, s->mcas.desired);
 		ibv_wr_set_sge(x, p->lkey, laddr, 8);
-		__atomic_fetch_add(&q->mf->mcas_loop, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&q->mf->mcas_loop_cas, 1, __ATOMIC_RELAXED);
+		MLX5_STAT_ADD(q->mf, mcas_loop, 1);
+		MLX5_STAT_ADD(q->mf, mcas_loop_cas, 1);
 		break;
 	case MLX5_VERB_SEND:
 	case MLX5_VERB_SEND_INLINE:
@@ -106,7 +106,7 @@ post_one(struct mlx5_qp *q, const struct dtxn_wr *wr, const struct mlx5_wr_plan 
 		break;
 	}
 	if (p->bounce)
-		__atomic_fetch_add(&q->mf->bounced, 1, __ATOMIC_RELAXED);
+		MLX5_STAT_ADD(q->mf, bounced, 1);
 	/* the remote address of a one-sided loop CAS is kept for its retries */
 	s->mcas.raddr = raddr;
 	s->mcas.rkey = rkey;
@@ -118,7 +118,8 @@ mlx5_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
 {
 	struct mlx5_qp *q = MLX5_QP(qp);
 	const struct dtxn_wr *wr;
-	uint32_t n = 0, run = q->unsignaled_run;
+	uint32_t n = 0, run = q->unsignaled_run, n_inline = 0, n_signaled = 0;
+	struct mlx5_lcore_stats *st;
 	int rc;
 
 	for (wr = wr_list; wr != NULL; wr = wr->next)
@@ -133,14 +134,23 @@ mlx5_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
 		return rc;
 	ibv_wr_start(q->qpx);
 	n = 0;
-	for (wr = wr_list; wr != NULL; wr = wr->next, n++)
+	for (wr = wr_list; wr != NULL; wr = wr->next, n++) {
 		post_one(q, wr, &q->plan[n]);
+		n_inline += q->plan[n].verb == MLX5_VERB_WRITE_INLINE ||
+			    q->plan[n].verb == MLX5_VERB_SEND_INLINE;
+		n_signaled += q->plan[n].signaled;
+	}
 	rc = ibv_wr_complete(q->qpx); /* one doorbell */
 	if (rc != 0) {
 		q->tail -= n; /* nothing was posted */
 		return -rc;
 	}
 	q->unsignaled_run = run;
+	st = mlx5_stats_lc(q->mf);
+	__atomic_fetch_add(&st->doorbells, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->wrs, n, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->inline_wrs, n_inline, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->signaled, n_signaled, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -176,7 +186,10 @@ mlx5_post_loop_cas(struct mlx5_qp *q, const struct mlx5_slot *from)
 		return -rc;
 	q->tail++;
 	q->unsignaled_run = 0;
-	__atomic_fetch_add(&q->mf->mcas_loop_cas, 1, __ATOMIC_RELAXED);
+	MLX5_STAT_ADD(q->mf, mcas_loop_cas, 1);
+	MLX5_STAT_ADD(q->mf, doorbells, 1);
+	MLX5_STAT_ADD(q->mf, wrs, 1);
+	MLX5_STAT_ADD(q->mf, signaled, 1);
 	return 0;
 }
 

@@ -37,6 +37,7 @@
 #include <infiniband/mlx5dv.h>
 #include <rdma/rdma_cma.h>
 
+#include <rte_lcore.h>
 #include <rte_log.h>
 #include <rte_spinlock.h>
 
@@ -81,6 +82,22 @@ struct mlx5_mn {
 struct mlx5_qp;
 
 /**
+ * What the driver counts (dtxn_mlx5_stats_get()), one cache line per
+ * lcore that posts (the last slot for threads that are not EAL lcores), so
+ * the data path never shares a counter line: each post adds to its own
+ * lcore's slot, the report sums the slots.
+ */
+struct mlx5_lcore_stats {
+	uint64_t doorbells;      /**< chains posted (one doorbell each) */
+	uint64_t wrs;            /**< WQEs posted */
+	uint64_t inline_wrs;     /**< WRITE/SEND WQEs with inline data */
+	uint64_t signaled;       /**< WQEs that ask for a CQE (the caller's and the drain's) */
+	uint64_t mcas_raw, mcas_loop, mcas_loop_cas, bounced;
+} __rte_cache_aligned;
+
+#define MLX5_STATS_SLOTS (RTE_MAX_LCORE + 1)
+
+/**
  * A connection request the listener holds: an MN-side QP it accepted, or
  * a CN peer's request waiting for the matching dtxn_qp_create() here.
  */
@@ -114,9 +131,23 @@ struct mlx5_fabric {
 	LIST_HEAD(, mlx5_qp) waiting;         /**< CN QPs waiting for their peer's request */
 	uint8_t listen_tag[DTXN_MAX_NODES];   /**< listen_id[i]->context = &listen_tag[i] */
 	uint32_t qp_seq[DTXN_MAX_NODES][DTXN_MAX_NODES]; /**< QPs created local -> remote (lock) */
-	/* statistics (any lcore adds; read at the report) */
-	uint64_t mcas_raw, mcas_loop, mcas_loop_cas, bounced;
+	/** statistics (mlx5_stats_lc(); summed by dtxn_mlx5_stats_get()) */
+	struct mlx5_lcore_stats stats[MLX5_STATS_SLOTS];
 };
+
+/** @return the calling lcore's statistics slot. */
+static inline struct mlx5_lcore_stats *
+mlx5_stats_lc(struct mlx5_fabric *mf)
+{
+	unsigned l = rte_lcore_id();
+
+	return &mf->stats[l < RTE_MAX_LCORE ? l : RTE_MAX_LCORE];
+}
+
+/** Adds @p n to @p field of the calling lcore's slot (relaxed: a slot
+ *  shared by non-EAL threads stays exact; uncontended otherwise). */
+#define MLX5_STAT_ADD(mf, field, n) \
+	__atomic_fetch_add(&mlx5_stats_lc(mf)->field, (n), __ATOMIC_RELAXED)
 
 struct mlx5_cq {
 	struct dtxn_cq base;

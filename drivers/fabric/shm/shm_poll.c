@@ -69,7 +69,7 @@ shm_qp_progress(struct shm_qp *qp, uint64_t now)
 		if ((w->wr.flags & DTXN_WR_F_SIGNALED) || w->status != DTXN_WC_SUCCESS) {
 			byte_len = w->status == DTXN_WC_SUCCESS ? w->wr.len : 0;
 			if (!shm_cq_push(qp->cq, w->wr.wr_id, byte_len, w->wr.opcode,
-					 w->status, 0))
+					 w->status, qp->base.remote_node))
 				break; /* CQ full: try again at the next poll */
 		}
 		qp->head++;

@@ -240,7 +240,7 @@ sim_qp_destroy(struct dtxn_qp *q)
 
 		if (w->owed && !w->completed)
 			sim_cq_push(cq, w->wr.wr_id, w->status == DTXN_WC_SUCCESS ? w->wr.len : 0,
-				    w->wr.opcode, w->status, 0);
+				    w->wr.opcode, w->status, qp->base.remote_node);
 	}
 	for (; qp->head != qp->tail; qp->head++) {
 		struct sim_wqe *w = &qp->sq[qp->head & qp->mask];

@@ -89,7 +89,7 @@ sim_done(struct sim_qp *qp, uint32_t idx, uint64_t now_ns)
 
 	w->completed = 1;
 	sim_cq_push(qp->cq, w->wr.wr_id, w->status == DTXN_WC_SUCCESS ? w->wr.len : 0,
-		    w->wr.opcode, w->status, 0);
+		    w->wr.opcode, w->status, qp->base.remote_node);
 	sim_qp_reclaim(qp, now_ns);
 }
 
