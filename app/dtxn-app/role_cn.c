@@ -30,6 +30,7 @@
 #include "dtxn_bench.h"
 #include "dtxn_fabric.h"
 #include "dtxn_txn.h"
+#include "dtxn_txn_driver.h"
 #include "agent.h"
 #include "role.h"
 
@@ -147,6 +148,24 @@ app_cn_publish(const struct app_conf *c, struct app_ctl *ctl, unsigned w,
 	return 0;
 }
 
+/*
+ * Whether the commit in flight of a killed CN's coordinator (@p x, in
+ * shared memory) counts: still open, as its recovery decided; closed
+ * (killed after dtxn_txn_commit() returned, before the bookkeeping), as
+ * its outcome says (abort_reason is stored before open is cleared).
+ */
+static bool
+cn_dead_committed(const struct dtxn_bench_ctx *x, const struct dtxn_recovery *rec)
+{
+	const struct dtxn_txn *t = x->coord->txn;
+
+	if (__atomic_load_n(&x->pending, __ATOMIC_ACQUIRE) == 0)
+		return false;
+	if (__atomic_load_n(&t->open, __ATOMIC_ACQUIRE))
+		return app_agent_txn_kept(x->coord, rec);
+	return t->abort_reason == DTXN_OK;
+}
+
 void
 app_cn_settle_dead(const struct app_conf *c, struct app_ctl *ctl, const struct dtxn_recovery *rec)
 {
@@ -158,7 +177,7 @@ app_cn_settle_dead(const struct app_conf *c, struct app_ctl *ctl, const struct d
 		for (unsigned k = 0; k < dead->live_n[w]; k++) {
 			struct dtxn_bench_ctx *x = &dead->live[w][k];
 
-			if (x->coord != NULL && app_agent_txn_kept(x->coord, rec))
+			if (x->coord != NULL && cn_dead_committed(x, rec))
 				dtxn_bench_ctx_settle(x);
 		}
 	__atomic_store_n(&dead->settled, 1, __ATOMIC_RELEASE);

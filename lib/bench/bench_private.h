@@ -69,9 +69,10 @@ bench_commit(struct dtxn_bench_ctx *ctx, struct dtxn_txn *t, unsigned i, int64_t
 	/* Release stores, in this order: a CN process killed between any two
 	 * of them leaves a state its survivors settle exactly (the context
 	 * lives in shared hugepage memory; dtxn_bench_ctx_settle()): pending
-	 * is never set without its index, and is cleared only after acc[]
-	 * holds the txn's share (the txn is no longer open by then). */
+	 * is never set without its index and base, and is cleared only after
+	 * acc[] holds the txn's share (acc[i] != base tells it is there). */
 	__atomic_store_n(&ctx->pending_idx, i, __ATOMIC_RELEASE);
+	__atomic_store_n(&ctx->pending_base, ctx->acc[i], __ATOMIC_RELEASE);
 	__atomic_store_n(&ctx->pending, v, __ATOMIC_RELEASE);
 	rc = dtxn_txn_commit(t);
 	if (rc == DTXN_OK && v != 0)
