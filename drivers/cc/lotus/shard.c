@@ -11,7 +11,9 @@
  *
  * The shard -> CN map is the routing layer's (the paper assumes a
  * scalable, replicated one and leaves it out of scope): here one array
- * in the process, read by every CN and by the benchmark generators. It
+ * (struct lotus_route) in the process, or with CN processes in the
+ * cluster's shared memzone LOTUS_ROUTE_MZ, read by every CN and by the
+ * benchmark generators. It
  * starts as shard mod n_cn: "the key range is evenly distributed among
  * CNs" for any locality range a benchmark fills (105 warehouses would all
  * land on CN 0 under a split of 4096 shards into n_cn contiguous ranges).
