@@ -173,6 +173,8 @@ proc ::report::sum_into {var key j} {
 proc ::report::cluster_merge {nodes faults check} {
     set reps {}
     set series {}
+    set surv_series {} ;# the CNs not killed: a kill's recovery is theirs
+    set recs {}        ;# dead CN -> {by detected_wall_ns recovered_wall_ns its report entry}
     set node_json {}
     set committed 0
     set tps 0.0
@@ -188,7 +190,10 @@ proc ::report::cluster_merge {nodes faults check} {
     foreach n $nodes {
         set name [dict get $n name]
         set s [series_read [dict get $n series]]
-        if {$s ne ""} { lappend series $s }
+        if {$s ne ""} {
+            lappend series $s
+            if {![dict get $n killed]} { lappend surv_series $s }
+        }
         set text [slurp [dict get $n json]]
         set hist_lines 0
         foreach l [split [slurp [dict get $n history]] \n] {
@@ -202,6 +207,14 @@ proc ::report::cluster_merge {nodes faults check} {
         }
         set j [json::json2dict $text]
         lappend reps $j
+        if {$s ne "" && [dict exists $j recovery cns]} {
+            # on the wall clock: the series' t0 is this CN's run start, as the report's times
+            foreach r [dict get $j recovery cns] {
+                dict set recs [dict get $r node] [list $name \
+                    [expr {[lindex $s 0] + [dict get $r detected_ms] * 1e6}] \
+                    [expr {[lindex $s 0] + [dict get $r recovered_ms] * 1e6}] $r]
+            }
+        }
         incr committed [dict get $j committed]
         set tps [expr {$tps + [dict get $j committed_tps]}]
         set seconds [expr {max($seconds, [dict get $j seconds])}]
@@ -322,9 +335,20 @@ proc ::report::cluster_merge {nodes faults check} {
     foreach f $faults {
         set fns [dict get $f t_unix_ns]
         lassign [recovery $series $fns 0.01] before back
+        lassign [recovery $surv_series $fns 0.01] sbefore sback
+        set rj null
+        if {[dict get $f kind] eq "kill" && [dict exists $recs [dict get $f node]]} {
+            lassign [dict get $recs [dict get $f node]] by det done r
+            set rj [json::write object by [json::write string $by] \
+                detect_ms [num [expr {($det - $fns) / 1e6}]] \
+                recovery_ms [num [expr {($done - $det) / 1e6}]] \
+                txns_in_flight [dict get $r txns_in_flight] rolled_back [dict get $r rolled_back] \
+                rolled_forward [dict get $r rolled_forward] locks_released [dict get $r locks_released]]
+        }
         lappend fault_json [json::write object node [json::write string [dict get $f node]] \
             kind [json::write string [dict get $f kind]] t [num [dict get $f t]] \
-            before_tps [num $before] back_to_90_s [num $back] \
+            before_tps [num $before] back_to_90_s [num $sback] \
+            cluster_back_to_90_s [num $back] survivors_before_tps [num $sbefore] recovery $rj \
             timeline [timeline $series $fns -0.2 1.0 0.01]]
     }
     set config "{}"

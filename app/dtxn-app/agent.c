@@ -13,6 +13,7 @@
 #include <rte_errno.h>
 
 #include "dtxn_fabric.h"
+#include "dtxn_txn_driver.h"
 #include "agent.h"
 #include "app.h"
 
@@ -45,11 +46,28 @@ agent_recover(struct dtxn_coord *c, struct app_agent *a, uint64_t dead, uint16_t
 		r->rc = dtxn_coord_recover(c, &r->rec);
 		if (r->rc != 0)
 			return r->rc;
+		if (a->recovered != NULL)
+			a->recovered(a->recovered_arg, &r->rec);
 		r->rc = dtxn_lease_mark_recovered(c, node);
 		if (r->rc != 0)
 			return r->rc;
 	}
 	return 0;
+}
+
+bool
+app_agent_txn_kept(const struct dtxn_coord *co, const struct dtxn_recovery *rec)
+{
+	const struct dtxn_txn *t = co->txn;
+
+	if (!__atomic_load_n(&t->open, __ATOMIC_ACQUIRE))
+		return false;
+	if (t->decided)
+		return true;
+	for (unsigned v = 0; rec != NULL && v < rec->n_visible; v++)
+		if (rec->visible[v] == t->id)
+			return true;
+	return false;
 }
 
 /* Sleeps until the next beat of @p a after *@p next. */

@@ -14,6 +14,7 @@
  * serve the simulator, the embedded run and a --role cn process.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "dtxn_stats.h"
@@ -46,6 +47,13 @@ struct app_agent {
 	 */
 	uint64_t (*drained_ns)(void *arg, uint16_t node);
 	void *drained_arg;
+	/**
+	 * Optional: called by the watcher after each recovery it ran, before
+	 * it marks the CN recovered (--role cn: app_cn_settle_dead() settles
+	 * the dead process's benchmark counters in shared memory). NULL: none.
+	 */
+	void (*recovered)(void *arg, const struct dtxn_recovery *rec);
+	void *recovered_arg;
 	/* results */
 	unsigned n_recs;
 	struct app_agent_rec recs[DTXN_MAX_NODES];
@@ -62,6 +70,16 @@ struct app_agent {
  */
 int app_agent_create(const struct app_conf *c, struct dtxn_worker *w, uint32_t gid,
 		     uint32_t gids_per_cn, struct app_agent *a);
+
+/**
+ * Whether a dead coordinator's transaction stays committed after its CN's
+ * recovery: @p co (the dead CN's coordinator, whose memory the caller can
+ * still read: the simulator's, or a killed process's in shared hugepages)
+ * has a transaction open that its protocol had decided (dtxn_txn.decided)
+ * or that recovery @p rec (NULL: none) lists in struct dtxn_recovery.visible.
+ * @return true if so; false if not, or if no transaction is open on @p co.
+ */
+bool app_agent_txn_kept(const struct dtxn_coord *co, const struct dtxn_recovery *rec);
 
 /** dtxn_coord_fn of an agent's heartbeat; @p arg is its struct app_agent. */
 void app_agent_beat(struct dtxn_coord *c, void *arg);

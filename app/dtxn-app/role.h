@@ -22,6 +22,10 @@
 #include "dtxn_fabric.h"
 #include "app.h"
 
+struct dtxn_bench;
+struct dtxn_bench_ctx;
+struct dtxn_recovery;
+
 #define APP_CTL_MAGIC UINT64_C(0x6474786e63746c31) /* "dtxnctl1" */
 #define APP_CTL_DESC_MAX 1024
 
@@ -51,6 +55,9 @@ struct app_tel {
 	uint64_t peer_msgs[DTXN_MAX_NODES]; /**< SENDs to each peer CN, by node id */
 };
 
+/** Most worker lcores of one CN process whose counters its slot shows. */
+#define APP_CN_MAX_WORKERS APP_TEL_LCORES
+
 /** One node's slot. */
 struct app_ctl_node {
 	int32_t pid;          /**< the process serving it, 0: none */
@@ -58,6 +65,17 @@ struct app_ctl_node {
 	int64_t acc[4];       /**< CN: sum of its coordinators' dtxn_bench_ctx.acc[] */
 	uint64_t committed;   /**< CN: committed transactions (the checker's report) */
 	struct app_tel tel;   /**< CN: live figures (telemetry.c) */
+	/**
+	 * CN: its coordinators' benchmark contexts, per worker (app_cn_publish()):
+	 * rte_malloc memory, i.e. shared hugepages mapped at the same address in
+	 * every process of the cluster, which the coordinators update as they
+	 * go (dtxn_bench_ctx.acc[], .pending: plain local stores). They outlive
+	 * a SIGKILL, so the survivors settle them (app_cn_settle_dead()).
+	 */
+	uint32_t n_live;
+	uint32_t live_n[APP_CN_MAX_WORKERS];       /**< contexts of live[w] */
+	struct dtxn_bench_ctx *live[APP_CN_MAX_WORKERS];
+	uint32_t settled;     /**< CN: 1 once a survivor recovered it and settled its contexts */
 };
 
 /** The control block (memzone "dtxn_ctl"). */
@@ -156,8 +174,6 @@ struct app_tel *app_telemetry_self(const struct app_conf *c, struct app_ctl *ctl
 int app_run_mn(const struct app_conf *c);
 
 /* role_cn.c: the steps of a CN process around its run (run.c) */
-struct dtxn_bench;
-struct dtxn_bench_ctx;
 struct dtxn_db;
 
 /**
@@ -181,10 +197,15 @@ void app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_benc
 
 /**
  * The peer CNs that never handed over their counters (killed before
- * DONE): their names, ", "-separated, into @p names (@p len bytes).
+ * DONE) and were not settled by a recovery (app_cn_settle_dead()): their names, ", "-separated, into @p names (@p len bytes).
  * @return how many.
  */
 unsigned app_cn_lost_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, size_t len);
+
+/** As app_cn_lost_peers(), the peer CNs that were killed and whose
+ * counters a recovery settled (they count in the invariants). */
+unsigned app_cn_settled_peers(const struct app_conf *c, struct app_ctl *ctl, char *names,
+			      size_t len);
 
 /**
  * --role cn, from the main lcore while the run goes (off the data path;
@@ -194,9 +215,31 @@ unsigned app_cn_lost_peers(const struct app_conf *c, struct app_ctl *ctl, char *
  */
 int app_cn_dead_mn(const struct app_conf *c, const struct app_ctl *ctl);
 
+/**
+ * Publishes worker @p w's benchmark contexts (@p ctx, @p n of them,
+ * rte_malloc memory that outlives the process) in this CN's slot, so that
+ * a survivor can settle them if this process is killed. Before READY.
+ * @return 0, or -ENOSPC after one line when @p w >= APP_CN_MAX_WORKERS.
+ */
+int app_cn_publish(const struct app_conf *c, struct app_ctl *ctl, unsigned w,
+		   struct dtxn_bench_ctx *ctx, unsigned n);
+
+/**
+ * A survivor's agent recovered dead CN @p rec->dead_cn (struct
+ * app_agent.recovered): settles the dead process's benchmark contexts in
+ * shared memory as the recovery decided (a commit in flight that the
+ * recovery kept, app_agent_txn_kept(), is counted; one it rolled back is
+ * not), then marks the slot settled, after which its counters are final.
+ * Only plain loads and stores on the control block and the dead CN's
+ * contexts; no fabric op. Idempotent. Coordinator's lcore.
+ */
+void app_cn_settle_dead(const struct app_conf *c, struct app_ctl *ctl,
+			const struct dtxn_recovery *rec);
+
 /** Fills @p out (room for --cn entries) with one finished context per
- * peer CN that handed over its counters (DONE), for the invariant check.
- * @return how many. */
+ * peer CN whose counters are final: handed over (DONE), or killed and
+ * settled by its recovery (summed from its published contexts), for the
+ * invariant check. @return how many. */
 unsigned app_cn_peer_ctxs(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench *b,
 			  struct dtxn_bench_ctx *out);
 

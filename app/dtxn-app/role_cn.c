@@ -10,7 +10,10 @@
  *    SEND/RECV QPs pair when both exist), so the CNs start together;
  * 3. after the run: its share of the invariant check (the sum of its
  *    coordinators' bench counters) into its slot, DONE, and it keeps
- *    polling (Lotus: peers' lock messages) until every CN is DONE;
+ *    polling (Lotus: peers' lock messages) until every CN is DONE or
+ *    gone; a CN killed before (SIGKILL) leaves its coordinators' contexts
+ *    in shared memory (app_cn_publish()), which the survivor that
+ *    recovers it settles (app_cn_settle_dead()) and cn0 sums;
  * 4. cn0 then checks the benchmark's invariants for the whole cluster:
  *    its own coordinators plus one summary per peer CN (every check reads
  *    only dtxn_bench_ctx.acc[], which sums exactly), over MN memory that
@@ -23,15 +26,19 @@
  * are not exchanged across hosts: cn0 checks the invariants only when it
  * is the only CN.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <rte_errno.h>
 
 #include "dtxn_bench.h"
 #include "dtxn_fabric.h"
 #include "dtxn_txn.h"
+#include "dtxn_txn_driver.h"
+#include "agent.h"
 #include "role.h"
 
 int
@@ -95,8 +102,18 @@ app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench_ctx
 	(void)app_role_wait_done(&wait_conf, ctl->cn, (unsigned)c->cn, "cn");
 }
 
-unsigned
-app_cn_lost_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, size_t len)
+/* A peer's counters: 0 lost, 1 handed over (DONE), 2 settled by a recovery. */
+static int
+peer_counters(const struct app_ctl *ctl, unsigned j)
+{
+	if (__atomic_load_n(&ctl->cn[j].state, __ATOMIC_ACQUIRE) == APP_NODE_DONE)
+		return 1;
+	return __atomic_load_n(&ctl->cn[j].settled, __ATOMIC_ACQUIRE) ? 2 : 0;
+}
+
+/* Names of the peers whose counters are @p kind (peer_counters()). */
+static unsigned
+peers_named(const struct app_conf *c, struct app_ctl *ctl, int kind, char *names, size_t len)
 {
 	unsigned n = 0;
 	size_t used = 0;
@@ -104,13 +121,77 @@ app_cn_lost_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, si
 	if (len > 0)
 		names[0] = '\0';
 	for (unsigned j = 0; j < c->cn; j++) {
-		if (j == c->node_idx || __atomic_load_n(&ctl->cn[j].state, __ATOMIC_ACQUIRE) == APP_NODE_DONE)
+		if (j == c->node_idx || peer_counters(ctl, j) != kind)
 			continue;
 		if (used < len)
 			used += (size_t)snprintf(names + used, len - used, "%scn%u", n ? ", " : "", j);
 		n++;
 	}
 	return n;
+}
+
+unsigned
+app_cn_lost_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, size_t len)
+{
+	return peers_named(c, ctl, 0, names, len);
+}
+
+unsigned
+app_cn_settled_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, size_t len)
+{
+	return peers_named(c, ctl, 2, names, len);
+}
+
+int
+app_cn_publish(const struct app_conf *c, struct app_ctl *ctl, unsigned w,
+	       struct dtxn_bench_ctx *ctx, unsigned n)
+{
+	struct app_ctl_node *self = app_role_self(c, ctl);
+
+	if (w >= APP_CN_MAX_WORKERS) {
+		app_err("--node %s: at most %u worker lcores per CN process", c->node,
+			APP_CN_MAX_WORKERS);
+		return -ENOSPC;
+	}
+	self->live[w] = ctx;
+	self->live_n[w] = n;
+	__atomic_store_n(&self->n_live, RTE_MAX(self->n_live, w + 1), __ATOMIC_RELEASE);
+	return 0;
+}
+
+/*
+ * Whether the commit in flight of a killed CN's coordinator (@p x, in
+ * shared memory) counts: still open, as its recovery decided; closed
+ * (killed after dtxn_txn_commit() returned, before the bookkeeping), as
+ * its outcome says (abort_reason is stored before open is cleared).
+ */
+static bool
+cn_dead_committed(const struct dtxn_bench_ctx *x, const struct dtxn_recovery *rec)
+{
+	const struct dtxn_txn *t = x->coord->txn;
+
+	if (__atomic_load_n(&x->pending, __ATOMIC_ACQUIRE) == 0)
+		return false;
+	if (__atomic_load_n(&t->open, __ATOMIC_ACQUIRE))
+		return app_agent_txn_kept(x->coord, rec);
+	return t->abort_reason == DTXN_OK;
+}
+
+void
+app_cn_settle_dead(const struct app_conf *c, struct app_ctl *ctl, const struct dtxn_recovery *rec)
+{
+	struct app_ctl_node *dead = &ctl->cn[rec->dead_cn - c->mn];
+	unsigned nw = __atomic_load_n(&dead->n_live, __ATOMIC_ACQUIRE);
+
+	/* the dead process stores no more (fail-stop): its last stores are final */
+	for (unsigned w = 0; w < nw; w++)
+		for (unsigned k = 0; k < dead->live_n[w]; k++) {
+			struct dtxn_bench_ctx *x = &dead->live[w][k];
+
+			if (x->coord != NULL && cn_dead_committed(x, rec))
+				dtxn_bench_ctx_settle(x);
+		}
+	__atomic_store_n(&dead->settled, 1, __ATOMIC_RELEASE);
 }
 
 int
@@ -131,12 +212,20 @@ app_cn_peer_ctxs(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_benc
 	unsigned n = 0;
 
 	for (unsigned j = 0; j < c->cn; j++) {
-		if (j == c->node_idx || __atomic_load_n(&ctl->cn[j].state, __ATOMIC_ACQUIRE) != APP_NODE_DONE)
-			continue; /* a peer that died hands over nothing: app_cn_lost_peers() */
+		const struct app_ctl_node *p = &ctl->cn[j];
+		int kind = j == c->node_idx ? 0 : peer_counters(ctl, j);
+
+		if (kind == 0)
+			continue; /* a peer that died unsettled: app_cn_lost_peers() */
 		memset(&out[n], 0, sizeof(out[n]));
 		out[n].bench = b;
 		out[n].finished = true;
-		memcpy(out[n].acc, ctl->cn[j].acc, sizeof(out[n].acc));
+		if (kind == 1)
+			memcpy(out[n].acc, p->acc, sizeof(out[n].acc));
+		for (unsigned w = 0; kind == 2 && w < p->n_live; w++)
+			for (unsigned i = 0; i < p->live_n[w]; i++)
+				for (unsigned k = 0; k < RTE_DIM(out[n].acc); k++)
+					out[n].acc[k] += p->live[w][i].acc[k];
 		n++;
 	}
 	return n;

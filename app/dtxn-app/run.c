@@ -429,6 +429,15 @@ build_db(struct app_run *r, unsigned n_coords)
 	return rc;
 }
 
+/* struct app_agent.recovered of a --role cn process (role_cn.c). */
+static void
+cn_settle_dead(void *arg, const struct dtxn_recovery *rec)
+{
+	struct app_run *r = arg;
+
+	app_cn_settle_dead(r->conf, r->ctl, rec);
+}
+
 static int
 build_workers(struct app_run *r)
 {
@@ -467,15 +476,22 @@ build_workers(struct app_run *r)
 			return APP_EXIT_FAIL;
 		}
 		aw->n_ctx = (unsigned)c->coroutines;
+		if (r->ctl != NULL && app_cn_publish(c, r->ctl, wi, aw->ctx, aw->n_ctx) != 0)
+			return APP_EXIT_USAGE;
 		rc = app_coords_create(c, r->bench, aw->w, aw->stats, aw->ctx, aw->n_ctx,
 				       r->gid0 + wi * (uint32_t)c->coroutines, n_coords);
 		if (rc == APP_EXIT_OK && r->agents != NULL && wi % r->per_cn == 0) {
 			/* the CN's agent (agent.h) on its first worker; gids after the benchmark's */
 			unsigned cn = cn_node - (unsigned)c->mn;
 
+			struct app_agent *a = &r->agents[wi / r->per_cn];
+
+			if (r->ctl != NULL) { /* a killed CN process's counters */
+				a->recovered = cn_settle_dead;
+				a->recovered_arg = r;
+			}
 			rc = app_agent_create(c, aw->w, (uint32_t)(n_coords + cn * APP_AGENT_COORDS),
-					      r->per_cn * (uint32_t)c->coroutines,
-					      &r->agents[wi / r->per_cn]);
+					      r->per_cn * (uint32_t)c->coroutines, a);
 		}
 		if (rc != APP_EXIT_OK)
 			return rc;
@@ -548,7 +564,7 @@ check_and_report(struct app_run *r, double seconds)
 		invariants = c->node_idx == 0 && (app_role_shared(c) || c->cn == 1);
 		if (invariants) {
 			unsigned np = app_cn_peer_ctxs(c, r->ctl, r->bench, peers);
-			char lost[128];
+			char lost[128], settled[128];
 
 			for (unsigned j = 0; j < np; j++)
 				ctxs[n++] = &peers[j];
@@ -556,6 +572,10 @@ check_and_report(struct app_run *r, double seconds)
 				dtxn_report_check(rep, "cluster_counters", false,
 						  "%s died before handing over its counters: the invariants that read them miss its share",
 						  lost);
+			else if (app_cn_settled_peers(c, r->ctl, settled, sizeof(settled)) != 0)
+				dtxn_report_check(rep, "cluster_counters", true,
+						  "%s died; its counters were read from shared memory, its commit in flight settled as its recovery decided",
+						  settled);
 		} else if (app_role_shared(c)) {
 			printf("dtxn: %s: the invariants are checked by cn0, for the whole cluster\n",
 			       c->node);

@@ -615,14 +615,10 @@ sim_end_dead(struct sim_run *r)
 
 			if (co == NULL || !co->txn->open)
 				continue;
-			vis = co->txn->decided != 0;
+			vis = app_agent_txn_kept(co, NULL);
 			for (unsigned j = 0; r->agents != NULL && j < r->conf->cn; j++)
-				for (unsigned n = 0; n < r->agents[j].n_recs; n++) {
-					const struct dtxn_recovery *rec = &r->agents[j].recs[n].rec;
-
-					for (unsigned v = 0; v < rec->n_visible; v++)
-						vis |= rec->visible[v] == co->txn->id;
-				}
+				for (unsigned n = 0; n < r->agents[j].n_recs; n++)
+					vis |= app_agent_txn_kept(co, &r->agents[j].recs[n].rec);
 			(void)dtxn_coord_history_end_open(co, vis);
 			if (vis)
 				dtxn_bench_ctx_settle(&th->ctx[k]);

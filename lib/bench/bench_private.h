@@ -51,7 +51,7 @@ bench_items_exist(struct dtxn_txn *t, struct dtxn_item *const *it, unsigned n)
 static inline void
 bench_acc_add(struct dtxn_bench_ctx *ctx, unsigned i, int64_t v)
 {
-	__atomic_store_n(&ctx->acc[i], ctx->acc[i] + v, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctx->acc[i], ctx->acc[i] + v, __ATOMIC_RELEASE);
 }
 
 /**
@@ -66,12 +66,18 @@ bench_commit(struct dtxn_bench_ctx *ctx, struct dtxn_txn *t, unsigned i, int64_t
 {
 	int rc;
 
-	ctx->pending_idx = i;
-	ctx->pending = v;
+	/* Release stores, in this order: a CN process killed between any two
+	 * of them leaves a state its survivors settle exactly (the context
+	 * lives in shared hugepage memory; dtxn_bench_ctx_settle()): pending
+	 * is never set without its index and base, and is cleared only after
+	 * acc[] holds the txn's share (acc[i] != base tells it is there). */
+	__atomic_store_n(&ctx->pending_idx, i, __ATOMIC_RELEASE);
+	__atomic_store_n(&ctx->pending_base, ctx->acc[i], __ATOMIC_RELEASE);
+	__atomic_store_n(&ctx->pending, v, __ATOMIC_RELEASE);
 	rc = dtxn_txn_commit(t);
-	ctx->pending = 0;
 	if (rc == DTXN_OK && v != 0)
 		bench_acc_add(ctx, i, v);
+	__atomic_store_n(&ctx->pending, 0, __ATOMIC_RELEASE);
 	return rc;
 }
 

@@ -110,14 +110,18 @@ struct dtxn_bench_ctx {
 	int64_t acc[4];                /**< benchmark bookkeeping, e.g. SmallBank's deltas */
 	int64_t pending;               /**< added to acc[pending_idx] if the txn being committed commits */
 	unsigned pending_idx;
+	int64_t pending_base;          /**< acc[pending_idx] when pending was set */
 	bool finished;
 };
 
 /**
  * A coordinator whose CN died in the middle of a commit that a recovery
- * completed (struct dtxn_recovery.visible): adds the bookkeeping its
- * procedure would have added on success (ctx->pending), so that the
- * invariants count the txn. Main lcore, after the run.
+ * completed (struct dtxn_recovery.visible), or that had committed when
+ * its process was killed: adds the bookkeeping its procedure would have
+ * added on success (ctx->pending), unless acc[pending_idx] already holds
+ * it (it no longer equals pending_base), so that the invariants count the
+ * txn once. The caller has decided that the txn committed. Main lcore
+ * after the run, or a survivor's lcore once the CN is dead.
  */
 void dtxn_bench_ctx_settle(struct dtxn_bench_ctx *ctx);
 

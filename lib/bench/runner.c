@@ -128,7 +128,7 @@ runner_one(struct dtxn_bench_ctx *ctx, struct dtxn_coord *c, struct dtxn_rng *ba
 void
 dtxn_bench_ctx_settle(struct dtxn_bench_ctx *ctx)
 {
-	if (ctx->pending != 0)
+	if (ctx->pending != 0 && ctx->acc[ctx->pending_idx] == ctx->pending_base)
 		bench_acc_add(ctx, ctx->pending_idx, ctx->pending);
 	ctx->pending = 0;
 }

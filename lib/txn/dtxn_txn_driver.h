@@ -758,6 +758,14 @@ struct dtxn_log_hdr {
 	uint64_t txn_id;   /**< the txn; 0 in a record voided after an abort */
 	uint32_t n_entries;
 	uint32_t bytes;    /**< whole record, bytes (multiple of 64) */
+	/**
+	 * CRC32-C of the record after this header, seeded with the fields
+	 * above (dtxn_txn_log_intact()): a WRITE cut short by its CN's death
+	 * (the shm fabric copies on the posting CPU; a SIGKILLed process may
+	 * stop mid-copy) leaves a record that fails it.
+	 */
+	uint32_t crc;
+	uint32_t rsvd;
 };
 
 /** Log entry, followed by slot_size bytes: the slot image. */
@@ -783,6 +791,14 @@ typedef const void *(*dtxn_log_image_fn)(const struct dtxn_txn *t, const struct 
  */
 int64_t dtxn_txn_log_build(struct dtxn_txn *t, dtxn_log_image_fn image, void **recp,
 			   uint64_t *mn_mask);
+
+/**
+ * Whether log record @p h (its @c bytes, already bounds-checked by the
+ * caller) is whole: its crc matches its contents (a record torn by its
+ * writer's death does not). Any lcore; no fabric op.
+ * @return true if intact.
+ */
+bool dtxn_txn_log_intact(const struct dtxn_log_hdr *h);
 
 /**
  * Adds to @p b a signaled WRITE of record @p rec (@p bytes, at most the

@@ -11,8 +11,24 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_hash_crc.h>
 
 #include "txn_private.h"
+
+/* CRC32-C of a record's body, seeded with its header's fields. */
+static uint32_t
+log_crc(const struct dtxn_log_hdr *h)
+{
+	uint32_t seed = rte_hash_crc_8byte(h->txn_id, h->n_entries ^ ((uint32_t)h->bytes << 16));
+
+	return rte_hash_crc(h + 1, h->bytes - (uint32_t)sizeof(*h), seed);
+}
+
+bool
+dtxn_txn_log_intact(const struct dtxn_log_hdr *h)
+{
+	return h->bytes >= sizeof(*h) && log_crc(h) == h->crc;
+}
 
 int64_t
 dtxn_txn_log_build(struct dtxn_txn *t, dtxn_log_image_fn image, void **recp,
@@ -60,6 +76,7 @@ dtxn_txn_log_build(struct dtxn_txn *t, dtxn_log_image_fn image, void **recp,
 		memcpy(e + 1, image(t, it), it->table->slot_size);
 		p += sizeof(*e) + it->table->slot_size;
 	}
+	h->crc = log_crc(h);
 	*recp = h;
 	*mn_mask = mask;
 	return (int64_t)bytes;

@@ -18,13 +18,26 @@ txn_cc(const struct dtxn_txn *t)
 	return t->coord->worker->db->cc;
 }
 
+/*
+ * Marks @p t ended, after its abort_reason holds the outcome: a store
+ * ordered after it, so that whoever reads a dead CN process's txn in
+ * shared memory (app/dtxn-app's recovery of a killed CN) never sees it
+ * closed with a stale outcome.
+ */
+static inline void
+txn_closed(struct dtxn_txn *t)
+{
+	__atomic_store_n(&t->open, 0, __ATOMIC_RELEASE);
+}
+
 /* Ends an open txn: the protocol releases what it holds. */
 static void
 txn_end_aborted(struct dtxn_txn *t, int reason)
 {
 	if (t->open) {
 		txn_cc(t)->abort(t);
-		t->open = 0;
+		t->abort_reason = reason;
+		txn_closed(t);
 		txn_history_end(t, false);
 	}
 	t->abort_reason = reason;
@@ -195,8 +208,8 @@ dtxn_txn_execute(struct dtxn_txn *t)
 	rc = txn_cc(t)->execute(t);
 	if (rc != DTXN_OK) {
 		/* the protocol has released everything */
-		t->open = 0;
 		t->abort_reason = rc;
+		txn_closed(t);
 		txn_history_end(t, false);
 		return rc;
 	}
@@ -219,8 +232,8 @@ dtxn_txn_commit(struct dtxn_txn *t)
 	if (rc != DTXN_OK)
 		return rc;
 	rc = txn_cc(t)->commit(t);
-	t->open = 0;
 	t->abort_reason = rc;
+	txn_closed(t);
 	txn_history_end(t, rc == DTXN_OK);
 	return rc;
 }

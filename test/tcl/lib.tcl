@@ -25,7 +25,27 @@ proc dtxn {eal args} {
     }
     set r [dict create code $code stdout [slurp $out] stderr [slurp $err]]
     file delete $out $err
+    eal_cleanup $eal
     return $r
+}
+
+# DPDK's runtime directory of a run's --file-prefix (its config and
+# fbarray files, 6-50 MB with --no-huge): the EAL leaves it behind at
+# exit, and a suite runs hundreds of prefixes. Removed after each run.
+proc eal_runtime_dir {prefix} {
+    if {[exec id -u] == 0} { return /var/run/dpdk/$prefix }
+    if {[info exists ::env(XDG_RUNTIME_DIR)]} { return $::env(XDG_RUNTIME_DIR)/dpdk/$prefix }
+    return /tmp/dpdk/$prefix
+}
+
+proc eal_cleanup {eal} {
+    set i [lsearch -exact $eal --file-prefix]
+    if {$i < 0} { return }
+    set prefix [lindex $eal [expr {$i + 1}]]
+    # only the suites' own one-run prefixes: never a running cluster's
+    if {[string match dtxn_tcl_* $prefix] || [string match dtxn-lone-* $prefix]} {
+        file delete -force [eal_runtime_dir $prefix]
+    }
 }
 
 proc slurp {path} {

@@ -794,15 +794,24 @@ test_undo_log(void **state)
 		const uint64_t *rec = (const uint64_t *)((char *)dtxn_fabric_mn_base(
 			g_f, DTXN_RADDR_MN(la)) + DTXN_RADDR_OFF(la));
 		const struct slot_view *old;
+		char *torn;
 
-		/* header {txn id, n entries | bytes}, entry {table, slot size, key, raddr} */
+		/* header {txn id, n entries | bytes, crc | 0}, entry {table, slot size, key, raddr} */
 		assert_int_equal(rec[0], x.id);
 		assert_int_equal(rec[1] & 0xffffffff, 1);
-		assert_int_equal(rec[2] & 0xffffffff, T_BIG);
-		assert_int_equal(rec[2] >> 32, t->slot_size);
-		assert_int_equal(rec[3], 10);
-		assert_int_not_equal(rec[4], 0);
-		old = (const struct slot_view *)&rec[5];
+		assert_true(dtxn_txn_log_intact((const struct dtxn_log_hdr *)rec));
+		assert_int_equal(rec[3] & 0xffffffff, T_BIG);
+		assert_int_equal(rec[3] >> 32, t->slot_size);
+		assert_int_equal(rec[4], 10);
+		assert_int_not_equal(rec[5], 0);
+		old = (const struct slot_view *)&rec[6];
+		/* a record cut short by its writer's death fails its crc */
+		torn = malloc(rec[1] >> 32);
+		assert_non_null(torn);
+		memcpy(torn, rec, rec[1] >> 32);
+		torn[(rec[1] >> 32) - 1] ^= 1;
+		assert_false(dtxn_txn_log_intact((const struct dtxn_log_hdr *)(void *)torn));
+		free(torn);
 		assert_int_equal(old->hdr.key, 10);
 		assert_int_equal(old->value[0], 10); /* the loaded value, before the txn */
 	}

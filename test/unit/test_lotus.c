@@ -162,7 +162,7 @@ lt_env_up(struct lt_env *e, uint64_t lt_bytes)
 	lotus_opts_default(&e->sh->opts);
 	e->sh->n_mn = 1;
 	e->sh->n_cn = 2;
-	lotus_shard_init(e->sh);
+	assert_int_equal(lotus_shard_init(e->sh, false), 0);
 	e->cn = rte_zmalloc("ut_lotus_cn", sizeof(*e->cn), 64);
 	assert_non_null(e->cn);
 	e->cn->sh = e->sh;
@@ -280,10 +280,10 @@ test_lock_table(void **state)
 	}
 	/* a shard this CN does not serve: CN 1's (odd), or one being handed over */
 	assert_int_equal(acq(&e, dtxn_key_make(5, 3), true, 1, NULL), LOTUS_LK_NOT_OWNER);
-	e.sh->shard_owner[4] |= LOTUS_SHARD_MOVING;
+	e.sh->rt->shard_owner[4] |= LOTUS_SHARD_MOVING;
 	assert_int_equal(acq(&e, key, true, 1, NULL), LOTUS_LK_NOT_OWNER);
 	assert_int_equal(e.cn->held[4], 0);
-	e.sh->shard_owner[4] &= (uint16_t)~LOTUS_SHARD_MOVING;
+	e.sh->rt->shard_owner[4] &= (uint16_t)~LOTUS_SHARD_MOVING;
 	lt_env_down(&e);
 }
 
@@ -786,7 +786,7 @@ test_routing(void **state)
 	assert_true(dtxn_coord_routes_here(c1, 0, dtxn_key_make(9, 5)));
 	assert_true(dtxn_coord_routes_here(NULL, 0, 5));
 	/* the routing layer's map moves a shard: so does the routing */
-	lotus_shared_of(r.db)->shard_owner[5] = 0;
+	lotus_shared_of(r.db)->rt->shard_owner[5] = 0;
 	assert_true(dtxn_coord_routes_here(c0, 0, dtxn_key_make(9, 5)));
 	cl_finish(&r, 2);
 	cl_down(&r);

@@ -16,8 +16,13 @@
  *      have validated against X's values: X rolls back, each entry it
  *      holds gets its pre-image back on every replica (the primary keeps
  *      X's lock until step 2).
+ *    If X holds no lock but an entry carries its version, X had
+ *    completed (its unlocks all posted) though its coordinator may not
+ *    have seen the commit return: it is listed as visible, not in flight.
  *    A txn that died before its validation round wrote no record and
- *    changed no record; it only holds locks.
+ *    changed no record; it only holds locks. Nor did one whose record is
+ *    torn (its writer died mid-copy: dtxn_txn_log_intact() fails; the
+ *    writes follow the record's completion): the chain ends before it.
  * 2. "unlock": lib/txn's scan of every table's primary releases each
  *    lock word (bucket and slot) a dead coordinator holds
  *    (dtxn_recovery_unlock_scan()).
@@ -54,8 +59,9 @@ rec_latest(const char *log, uint64_t log_bytes, uint32_t gid)
 				break;
 			need += sizeof(*en) + en->slot_size;
 		}
-		if (need > h->bytes || RTE_ALIGN_CEIL(need, 64) != h->bytes)
-			break;
+		if (need > h->bytes || RTE_ALIGN_CEIL(need, 64) != h->bytes ||
+		    !dtxn_txn_log_intact(h))
+			break; /* torn: its txn had not begun its writes */
 		best = h;
 		last_id = h->txn_id;
 		off += h->bytes;
@@ -88,6 +94,12 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_log
 	for (uint32_t e = 0; e < h->n_entries && rc == 0; e++) {
 		held |= (word[e][0] & ~FORD_INVISIBLE) == x;
 		done |= (word[e][0] & ~FORD_INVISIBLE) != x && word[e][1] == x;
+	}
+	if (rc == 0 && !held && done) {
+		/* X's unlocks were all posted: complete, its coordinator may not have
+		 * seen its commit return (a process killed right after them) */
+		dtxn_recovery_note_visible(rec, x);
+		goto out;
 	}
 	if (rc != 0 || !held)
 		goto out;

@@ -188,7 +188,7 @@ lk_owner_node(const struct lotus_shared *sh, const struct lotus_lk *lk)
 static bool
 lk_frozen(const struct lotus_shared *sh, const struct lotus_lk *lk)
 {
-	uint16_t o = __atomic_load_n(&sh->shard_owner[lotus_lk_shard(lk)], __ATOMIC_ACQUIRE);
+	uint16_t o = __atomic_load_n(&sh->rt->shard_owner[lotus_lk_shard(lk)], __ATOMIC_ACQUIRE);
 
 	return (o & LOTUS_SHARD_MOVING) && lotus_cn_dead(sh, o & ~LOTUS_SHARD_MOVING);
 }

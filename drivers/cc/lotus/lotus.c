@@ -73,7 +73,13 @@ lotus_db_init(struct dtxn_db *db)
 		sh->cn[i].moving = -1;
 	}
 	sh->cvt_max = lotus_cvt_max(db);
-	lotus_shard_init(sh);
+	if (lotus_shard_init(sh, fc->multi_process != 0) != 0) {
+		LOTUS_LOG(ERR, "cannot share the shard map between the CN processes");
+		rte_free(sh->cn);
+		rte_free(sh->scratch);
+		rte_free(sh);
+		return -ENOMEM;
+	}
 	sh->tso_counter = dtxn_tso_counter_raddr(&db->cat);
 	if (!sh->opts.ts_mn) {
 		sh->tso_cn = dtxn_tso_cn_create(sh->n_mn, LOTUS_RPC_TS, SOCKET_ID_ANY);
@@ -208,7 +214,7 @@ lotus_worker_init(struct dtxn_worker *w)
 		rc = dtxn_sched_add_poller(w->sched, lotus_recover_poll, w);
 		if (rc != 0)
 			goto fail;
-		__atomic_fetch_add(&lw->cn->n_workers, 1, __ATOMIC_RELEASE);
+		__atomic_fetch_add(&sh->rt->n_workers[lw->cn->idx], 1, __ATOMIC_RELEASE);
 	}
 	if (w->index == 0) {
 		/* the CN's metrics worker (§4.3): metrics every reshard_ms */

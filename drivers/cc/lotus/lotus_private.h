@@ -403,8 +403,30 @@ struct lotus_cn {
 	uint16_t moving_to;
 	uint64_t moving_since_ns;
 	uint64_t moves;                 /**< shards handed over */
-	uint32_t n_workers;             /**< workers of this CN (worker_init) */
 };
+
+/**
+ * What every CN of the cluster must see alike: the routing layer's shard
+ * map and the recovery's fence. Inside struct lotus_shared in one process;
+ * with CN processes (dtxn_fabric_conf.multi_process) the memzone
+ * LOTUS_ROUTE_MZ in the cluster's shared hugepages, which the first CN
+ * process to start reserves and fills, and every other looks up, so that
+ * a shard re-homed or moved by one CN process is routed alike by all.
+ */
+struct lotus_route {
+	/** The routing layer's shard -> CN map: CN index, | LOTUS_SHARD_MOVING. */
+	uint16_t shard_owner[LOTUS_SHARDS];
+	/* CN crash recovery (recover.c): written with atomics */
+	uint64_t dead_mask;             /**< fabric node bit per dead CN */
+	uint32_t dead_gen;              /**< bumped by each recovery's fence */
+	uint32_t dead_acks;             /**< workers done with dead_gen's cleanup */
+	uint64_t dead_released;         /**< locks of dead CNs released by the survivors */
+	uint32_t n_workers[DTXN_MAX_NODES]; /**< per CN index: workers that ack a fence */
+	uint32_t ready;                 /**< 1 once filled (LOTUS_ROUTE_MZ's reserver) */
+};
+
+/** Name of the memzone holding struct lotus_route across CN processes. */
+#define LOTUS_ROUTE_MZ "dtxn_lotus_route"
 
 /** The protocol's shared state (dtxn_db.cc_shared). */
 struct lotus_shared {
@@ -412,18 +434,13 @@ struct lotus_shared {
 	struct dtxn_db *db;
 	uint16_t n_mn, n_cn;
 	struct lotus_cn *cn;            /**< [n_cn] */
-	/** The routing layer's shard -> CN map: CN index, | LOTUS_SHARD_MOVING. */
-	uint16_t shard_owner[LOTUS_SHARDS];
+	struct lotus_route *rt;         /**< &route, or the cluster's (LOTUS_ROUTE_MZ) */
+	struct lotus_route route;       /**< one process's */
 	uint32_t cvt_max;               /**< largest slot size of the tables */
 	uint8_t *scratch;               /**< lotus_mn_value()'s unpacked value */
 	dtxn_raddr_t tso_counter;
 	/** The timestamp service in CN 0's memory (ts=cn; lib/tso's dtxn_tso_cn), else NULL. */
 	struct dtxn_tso_cn *tso_cn;
-	/* CN crash recovery (recover.c): written with atomics */
-	uint64_t dead_mask;             /**< fabric node bit per dead CN */
-	uint32_t dead_gen;              /**< bumped by each recovery's fence */
-	uint32_t dead_acks;             /**< workers done with dead_gen's cleanup */
-	uint64_t dead_released;         /**< locks of dead CNs released by the survivors */
 };
 
 static inline struct lotus_shared *
@@ -441,7 +458,7 @@ struct lotus_worker {
 	uint64_t metrics_old[2];   /**< unsignaled READ sink (worker 0) */
 	/** Locks this worker's txns hold, by the node of the CN that granted them. */
 	uint32_t held_from[DTXN_MAX_NODES];
-	uint32_t seen_gen;         /**< the lotus_shared.dead_gen whose cleanup it acked */
+	uint32_t seen_gen;         /**< the lotus_route.dead_gen whose cleanup it acked */
 };
 
 /** Per-coordinator state. */
@@ -480,7 +497,7 @@ lotus_lk_shard(const struct lotus_lk *lk)
 static inline uint16_t
 lotus_shard_owner(const struct lotus_shared *sh, uint16_t shard)
 {
-	return __atomic_load_n(&sh->shard_owner[shard], __ATOMIC_ACQUIRE) & ~LOTUS_SHARD_MOVING;
+	return __atomic_load_n(&sh->rt->shard_owner[shard], __ATOMIC_ACQUIRE) & ~LOTUS_SHARD_MOVING;
 }
 
 /* recover.c */
@@ -498,11 +515,18 @@ unsigned lotus_recover_poll(void *arg);
 static inline bool
 lotus_cn_dead(const struct lotus_shared *sh, unsigned idx)
 {
-	return (__atomic_load_n(&sh->dead_mask, __ATOMIC_ACQUIRE) >> (sh->n_mn + idx)) & 1;
+	return (__atomic_load_n(&sh->rt->dead_mask, __ATOMIC_ACQUIRE) >> (sh->n_mn + idx)) & 1;
 }
 
 /* shard.c */
-void lotus_shard_init(struct lotus_shared *sh);
+/**
+ * Points @p sh->rt at the route of its run: its own, filled now, or with
+ * CN processes (@p multi_process) the cluster's memzone LOTUS_ROUTE_MZ,
+ * reserved and filled by the first CN process, looked up by the others
+ * (which wait up to 1 s for it to be filled). @return 0, -ENOMEM, or
+ * -ETIMEDOUT (the reserver never filled it).
+ */
+int lotus_shard_init(struct lotus_shared *sh, bool multi_process);
 bool lotus_route(const struct dtxn_coord *c, uint32_t table_id, uint64_t key);
 /** Whether @p cn may grant a lock on @p shard now (it owns it, not moving). */
 bool lotus_shard_serves(const struct lotus_shared *sh, const struct lotus_cn *cn, uint16_t shard);

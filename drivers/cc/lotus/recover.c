@@ -96,12 +96,12 @@ lotus_recover_poll(void *arg)
 	struct dtxn_worker *w = arg;
 	struct lotus_worker *lw = w->cc_priv;
 	struct lotus_shared *sh = lotus_shared_of(w->db);
-	uint32_t gen = __atomic_load_n(&sh->dead_gen, __ATOMIC_ACQUIRE);
+	uint32_t gen = __atomic_load_n(&sh->rt->dead_gen, __ATOMIC_ACQUIRE);
 	uint64_t dead;
 
 	if (gen == lw->seen_gen)
 		return 0;
-	dead = __atomic_load_n(&sh->dead_mask, __ATOMIC_ACQUIRE);
+	dead = __atomic_load_n(&sh->rt->dead_mask, __ATOMIC_ACQUIRE);
 	/* first the calls waiting for a dead CN end: their txns abort and release */
 	for (uint16_t node = sh->n_mn; node < sh->n_mn + sh->n_cn; node++)
 		if ((dead >> node) & 1)
@@ -109,9 +109,9 @@ lotus_recover_poll(void *arg)
 	for (uint16_t node = sh->n_mn; node < sh->n_mn + sh->n_cn; node++)
 		if (((dead >> node) & 1) && lw->held_from[node] != 0)
 			return 0; /* a txn still relies on a lock the dead CN granted */
-	__atomic_fetch_add(&sh->dead_released, poll_release(lw, dead), __ATOMIC_RELAXED);
+	__atomic_fetch_add(&sh->rt->dead_released, poll_release(lw, dead), __ATOMIC_RELAXED);
 	lw->seen_gen = gen;
-	__atomic_fetch_add(&sh->dead_acks, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&sh->rt->dead_acks, 1, __ATOMIC_RELEASE);
 	return 1;
 }
 
@@ -127,11 +127,11 @@ recover_fence(struct lotus_shared *sh, uint64_t dead)
 		uint16_t o = lotus_shard_owner(sh, (uint16_t)s);
 
 		if ((dead >> (sh->n_mn + o)) & 1)
-			__atomic_store_n(&sh->shard_owner[s], o | LOTUS_SHARD_MOVING, __ATOMIC_SEQ_CST);
+			__atomic_store_n(&sh->rt->shard_owner[s], o | LOTUS_SHARD_MOVING, __ATOMIC_SEQ_CST);
 	}
-	__atomic_fetch_or(&sh->dead_mask, dead, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&sh->dead_acks, 0, __ATOMIC_SEQ_CST);
-	__atomic_fetch_add(&sh->dead_gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_or(&sh->rt->dead_mask, dead, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&sh->rt->dead_acks, 0, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&sh->rt->dead_gen, 1, __ATOMIC_SEQ_CST);
 }
 
 /* The newest fully written record of the log region copy @p log, or NULL. */
@@ -312,15 +312,15 @@ recover_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct lotus_sh
 
 	for (unsigned i = 0; i < sh->n_cn; i++)
 		if (!lotus_cn_dead(sh, i))
-			want += __atomic_load_n(&sh->cn[i].n_workers, __ATOMIC_ACQUIRE);
-	while (__atomic_load_n(&sh->dead_acks, __ATOMIC_ACQUIRE) < want) {
+			want += __atomic_load_n(&sh->rt->n_workers[i], __ATOMIC_ACQUIRE);
+	while (__atomic_load_n(&sh->rt->dead_acks, __ATOMIC_ACQUIRE) < want) {
 		if (dtxn_coord_stopping(c)) {
 			rc = -EINTR;
 			break;
 		}
 		dtxn_co_sleep_until_lc(dtxn_coord_co(c), dtxn_now_ns() + RECOVER_PAUSE_NS);
 	}
-	st->work = __atomic_load_n(&sh->dead_released, __ATOMIC_ACQUIRE) - before;
+	st->work = __atomic_load_n(&sh->rt->dead_released, __ATOMIC_ACQUIRE) - before;
 	rec->locks_released += st->work;
 	dtxn_recovery_step_end(st);
 	return rc;
@@ -340,7 +340,7 @@ recover_rehome(struct dtxn_recovery *rec, struct lotus_shared *sh, uint16_t dead
 	for (unsigned s = 0; s < LOTUS_SHARDS && n_live > 0; s++) {
 		if (lotus_shard_owner(sh, (uint16_t)s) != dead_idx)
 			continue;
-		__atomic_store_n(&sh->shard_owner[s], live[k++ % n_live], __ATOMIC_SEQ_CST);
+		__atomic_store_n(&sh->rt->shard_owner[s], live[k++ % n_live], __ATOMIC_SEQ_CST);
 		st->work++;
 	}
 	dtxn_recovery_step_end(st);
@@ -351,7 +351,7 @@ lotus_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 {
 	struct lotus_shared *sh = lotus_shared_of(c->worker->db);
 	const uint16_t dead_idx = (uint16_t)(rec->dead_cn - sh->n_mn);
-	uint64_t released = __atomic_load_n(&sh->dead_released, __ATOMIC_ACQUIRE);
+	uint64_t released = __atomic_load_n(&sh->rt->dead_released, __ATOMIC_ACQUIRE);
 	struct dtxn_recovery_step *st;
 	int rc;
 

@@ -11,7 +11,9 @@
  *
  * The shard -> CN map is the routing layer's (the paper assumes a
  * scalable, replicated one and leaves it out of scope): here one array
- * in the process, read by every CN and by the benchmark generators. It
+ * (struct lotus_route) in the process, or with CN processes in the
+ * cluster's shared memzone LOTUS_ROUTE_MZ, read by every CN and by the
+ * benchmark generators. It
  * starts as shard mod n_cn: "the key range is evenly distributed among
  * CNs" for any locality range a benchmark fills (105 warehouses would all
  * land on CN 0 under a split of 4096 shards into n_cn contiguous ranges).
@@ -42,15 +44,51 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_memzone.h>
+
 #include "lotus_private.h"
 
 #define SHARD_MAILBOX 64
 
-void
-lotus_shard_init(struct lotus_shared *sh)
+/* The first owner of every shard. */
+static void
+shard_fill(const struct lotus_shared *sh, struct lotus_route *rt)
 {
 	for (unsigned s = 0; s < LOTUS_SHARDS; s++)
-		sh->shard_owner[s] = sh->opts.shard_init_one ? 0 : (uint16_t)(s % sh->n_cn);
+		rt->shard_owner[s] = sh->opts.shard_init_one ? 0 : (uint16_t)(s % sh->n_cn);
+	__atomic_store_n(&rt->ready, 1, __ATOMIC_RELEASE);
+}
+
+int
+lotus_shard_init(struct lotus_shared *sh, bool multi_process)
+{
+	const struct rte_memzone *mz;
+
+	if (!multi_process) {
+		sh->rt = &sh->route;
+		shard_fill(sh, sh->rt);
+		return 0;
+	}
+	mz = rte_memzone_reserve(LOTUS_ROUTE_MZ, sizeof(struct lotus_route), SOCKET_ID_ANY,
+				 RTE_MEMZONE_SIZE_HINT_ONLY);
+	if (mz != NULL) {
+		memset(mz->addr, 0, sizeof(struct lotus_route));
+		sh->rt = mz->addr;
+		shard_fill(sh, sh->rt);
+		return 0;
+	}
+	if (rte_errno != EEXIST || (mz = rte_memzone_lookup(LOTUS_ROUTE_MZ)) == NULL)
+		return -ENOMEM;
+	sh->rt = mz->addr;
+	/* the reserver fills it at once: control path, before any worker */
+	for (unsigned ms = 0; !__atomic_load_n(&sh->rt->ready, __ATOMIC_ACQUIRE); ms++) {
+		if (ms == 1000)
+			return -ETIMEDOUT;
+		rte_delay_us_sleep(1000);
+	}
+	return 0;
 }
 
 bool
@@ -67,7 +105,7 @@ lotus_route(const struct dtxn_coord *c, uint32_t table_id, uint64_t key)
 bool
 lotus_shard_serves(const struct lotus_shared *sh, const struct lotus_cn *cn, uint16_t shard)
 {
-	return __atomic_load_n(&sh->shard_owner[shard], __ATOMIC_SEQ_CST) == cn->idx;
+	return __atomic_load_n(&sh->rt->shard_owner[shard], __ATOMIC_SEQ_CST) == cn->idx;
 }
 
 void
@@ -157,7 +195,7 @@ shard_hottest(const struct lotus_shared *sh, const struct lotus_cn *cn)
 	int best = -1;
 
 	for (unsigned s = 0; s < LOTUS_SHARDS; s++) {
-		if (__atomic_load_n(&sh->shard_owner[s], __ATOMIC_ACQUIRE) != cn->idx)
+		if (__atomic_load_n(&sh->rt->shard_owner[s], __ATOMIC_ACQUIRE) != cn->idx)
 			continue;
 		owned++;
 		if (cn->reqs[s] != 0 && (best < 0 || cn->reqs[s] > cn->reqs[best]))
@@ -173,14 +211,14 @@ shard_handover(struct lotus_shared *sh, struct lotus_cn *cn, uint64_t now)
 	const uint16_t s = (uint16_t)cn->moving;
 
 	if (lotus_cn_dead(sh, cn->moving_to)) { /* the receiver died: keep it */
-		__atomic_store_n(&sh->shard_owner[s], cn->idx, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&sh->rt->shard_owner[s], cn->idx, __ATOMIC_SEQ_CST);
 		cn->moving = -1;
 		return;
 	}
 	if (__atomic_load_n(&cn->held[s], __ATOMIC_SEQ_CST) == 0) {
 		if (cn->vtc != NULL)
 			(void)lotus_vtc_drop_shard(cn->vtc, s);
-		__atomic_store_n(&sh->shard_owner[s], cn->moving_to, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&sh->rt->shard_owner[s], cn->moving_to, __ATOMIC_SEQ_CST);
 		cn->moves++;
 		LOTUS_LOG(INFO, "reshard: shard %u from CN %u to CN %u after %.3f ms", s, cn->idx,
 			  cn->moving_to, (double)(now - cn->moving_since_ns) / 1e6);
@@ -188,7 +226,7 @@ shard_handover(struct lotus_shared *sh, struct lotus_cn *cn, uint64_t now)
 		return;
 	}
 	if (now - cn->moving_since_ns > (uint64_t)sh->opts.drain_ms * 1000000) {
-		__atomic_store_n(&sh->shard_owner[s], cn->idx, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&sh->rt->shard_owner[s], cn->idx, __ATOMIC_SEQ_CST);
 		LOTUS_LOG(DEBUG, "reshard: shard %u still locked after %u ms; kept", s,
 			  sh->opts.drain_ms);
 		cn->moving = -1;
@@ -232,7 +270,7 @@ lotus_shard_poll(void *arg)
 				cn->moving_to = (uint16_t)to;
 				cn->moving_since_ns = now;
 				/* stop serving it: requests see the mark, or the drain sees them */
-				__atomic_store_n(&sh->shard_owner[s], cn->idx | LOTUS_SHARD_MOVING,
+				__atomic_store_n(&sh->rt->shard_owner[s], cn->idx | LOTUS_SHARD_MOVING,
 						 __ATOMIC_SEQ_CST);
 				shard_handover(sh, cn, now);
 			}
