@@ -85,11 +85,6 @@ struct rpc_peer {
 	struct rpc_rbuf *rbufs;
 };
 
-struct rpc_handler {
-	dtxn_rpc_handler_fn fn;
-	void *arg;
-};
-
 struct dtxn_rpc {
 	struct dtxn_worker *w;
 	uint64_t timeout_ns;
@@ -410,26 +405,17 @@ static void
 rpc_on_req(struct dtxn_rpc *rpc, struct rpc_peer *peer, const struct dtxn_rpc_hdr *h,
 	   const uint8_t *payload)
 {
-	const struct rpc_handler *hd = &rpc->handlers[h->type];
 	uint8_t out[DTXN_WR_INLINE_MAX] __rte_aligned(8);
 	struct dtxn_rpc_hdr r;
 	int n;
 
 	rpc->st.req_handled++;
-	if (hd->fn == NULL) {
+	n = rpc_handler_run(rpc->handlers, h->type, peer->node, payload, h->len, out + sizeof(r),
+			    dtxn_rpc_logtype);
+	if (n == RPC_HANDLER_BAD)
 		rpc->st.bad++;
-		RPC_LOG(WARNING, "request of type %u from node %u: no handler", h->type,
-			peer->node);
-		return;
-	}
-	n = hd->fn(hd->arg, peer->node, payload, h->len, out + sizeof(r));
 	if (n < 0)
 		return;
-	if (n > (int)DTXN_RPC_RESP_MAX) {
-		rpc->st.bad++;
-		RPC_LOG(ERR, "handler of type %u returned %d reply bytes", h->type, n);
-		return;
-	}
 	r = *h;
 	r.kind = RPC_KIND_RESP;
 	r.worker = (uint16_t)rpc->w->index;
@@ -693,13 +679,9 @@ dtxn_rpc_destroy(struct dtxn_rpc *rpc)
 int
 dtxn_rpc_register(struct dtxn_rpc *rpc, uint8_t type, dtxn_rpc_handler_fn fn, void *arg)
 {
-	if (rpc == NULL || fn == NULL || type >= DTXN_RPC_TYPES)
+	if (rpc == NULL)
 		return -EINVAL;
-	if (rpc->handlers[type].fn != NULL)
-		return -EEXIST;
-	rpc->handlers[type].fn = fn;
-	rpc->handlers[type].arg = arg;
-	return 0;
+	return rpc_handler_set(rpc->handlers, type, fn, arg);
 }
 
 struct dtxn_rpc_ep *

@@ -62,4 +62,33 @@ int rpc_rbufs_post(struct dtxn_qp *qp, void *owner, unsigned n, int socket_id,
  */
 int rpc_msg_decode(const void *msg, uint32_t len, uint16_t worker, struct dtxn_rpc_hdr *h);
 
+/** A registered request handler (rpc_handler.c; both transports keep a table of DTXN_RPC_TYPES). */
+struct rpc_handler {
+	dtxn_rpc_handler_fn fn;
+	void *arg;
+};
+
+/**
+ * Registers @p fn (with @p arg) for requests of @p type in table @p tab.
+ * Main lcore, before traffic.
+ * @return 0, -EINVAL (fn NULL or type >= DTXN_RPC_TYPES), -EEXIST (taken).
+ */
+int rpc_handler_set(struct rpc_handler *tab, uint8_t type, dtxn_rpc_handler_fn fn, void *arg);
+
+/** rpc_handler_run(): the handler wants no reply sent. */
+#define RPC_HANDLER_NO_REPLY (-1)
+/** rpc_handler_run(): no handler for the type, or a reply too long (logged); count it bad. */
+#define RPC_HANDLER_BAD (-2)
+
+/**
+ * Runs the handler of @p type (< DTXN_RPC_TYPES, checked by the decoder)
+ * on a request of @p len bytes at @p payload from node @p src; its reply
+ * goes to @p out (DTXN_RPC_RESP_MAX bytes). The worker's lcore.
+ * @param logtype  the transport's rte_log type, for the two errors.
+ * @return reply bytes (0..DTXN_RPC_RESP_MAX), RPC_HANDLER_NO_REPLY, or
+ *   RPC_HANDLER_BAD.
+ */
+int rpc_handler_run(const struct rpc_handler *tab, uint8_t type, uint16_t src, const void *payload,
+		    uint16_t len, void *out, int logtype);
+
 #endif /* DTXN_RPC_PRIVATE_H */

@@ -28,6 +28,7 @@
 #include "dtxn_fabric.h"
 #include "dtxn_rrpc.h"
 #include "dtxn_sched.h"
+#include "rpc_private.h"
 #include "rrpc_private.h"
 
 RTE_LOG_REGISTER(dtxn_rrpc_logtype, dtxn.rrpc, INFO);
@@ -100,11 +101,6 @@ struct dtxn_rrpc_ep {
 	struct rrpc_slot slots[DTXN_RPC_SLOTS];
 };
 
-struct rrpc_handler {
-	dtxn_rpc_handler_fn fn;
-	void *arg;
-};
-
 struct dtxn_rrpc {
 	struct dtxn_rrpc_domain *d;
 	struct dtxn_worker *w;
@@ -112,7 +108,7 @@ struct dtxn_rrpc {
 	unsigned n_peers;
 	struct rrpc_peer peer[DTXN_MAX_NODES];
 	struct rrpc_peer *by_node[DTXN_MAX_NODES];
-	struct rrpc_handler handlers[DTXN_RPC_TYPES];
+	struct rpc_handler handlers[DTXN_RPC_TYPES];
 	unsigned max_eps, n_eps;
 	struct dtxn_rrpc_ep **eps;
 	bool flushing;                     /**< a coroutine yields before flushing */
@@ -454,25 +450,16 @@ static void
 rrpc_on_req(struct dtxn_rrpc *r, struct rrpc_peer *p, const struct rrpc_msg_hdr *h,
 	    const uint8_t *payload)
 {
-	const struct rrpc_handler *hd = &r->handlers[h->type];
 	uint8_t out[DTXN_RPC_RESP_MAX] __rte_aligned(8);
 	struct rrpc_msg_hdr rh;
 	int n;
 
 	r->st.req_handled++;
-	if (hd->fn == NULL) {
+	n = rpc_handler_run(r->handlers, h->type, p->node, payload, h->len, out, dtxn_rrpc_logtype);
+	if (n == RPC_HANDLER_BAD)
 		r->st.bad++;
-		RRPC_LOG(WARNING, "request of type %u from node %u: no handler", h->type, p->node);
-		return;
-	}
-	n = hd->fn(hd->arg, p->node, payload, h->len, out);
 	if (n < 0)
 		return;
-	if (n > (int)DTXN_RPC_RESP_MAX) {
-		r->st.bad++;
-		RRPC_LOG(ERR, "handler of type %u returned %d reply bytes", h->type, n);
-		return;
-	}
 	rh = *h;
 	rh.kind = RRPC_KIND_RESP;
 	rh.len = (uint16_t)n;
@@ -692,13 +679,9 @@ dtxn_rrpc_destroy(struct dtxn_rrpc *r)
 int
 dtxn_rrpc_register(struct dtxn_rrpc *r, uint8_t type, dtxn_rpc_handler_fn fn, void *arg)
 {
-	if (r == NULL || fn == NULL || type >= DTXN_RPC_TYPES)
+	if (r == NULL)
 		return -EINVAL;
-	if (r->handlers[type].fn != NULL)
-		return -EEXIST;
-	r->handlers[type].fn = fn;
-	r->handlers[type].arg = arg;
-	return 0;
+	return rpc_handler_set(r->handlers, type, fn, arg);
 }
 
 struct dtxn_rrpc_ep *
