@@ -699,6 +699,16 @@ dtxn_item_writes(const struct dtxn_item *it)
 	return it->kind != DTXN_ITEM_RO;
 }
 
+/** True if any item of @p t writes: a read-write txn (dtxn_item_writes()). Any thread. */
+static inline bool
+dtxn_txn_writes(const struct dtxn_txn *t)
+{
+	for (uint32_t i = 0; i < t->n_items; i++)
+		if (dtxn_item_writes(&t->items[i]))
+			return true;
+	return false;
+}
+
 /** True if the lock word value @p lock is held by another txn than @p t (0: free). */
 static inline bool
 dtxn_txn_lock_foreign(const struct dtxn_txn *t, uint64_t lock)

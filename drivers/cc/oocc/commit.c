@@ -271,9 +271,8 @@ abort:
 int
 oocc_commit(struct dtxn_txn *t)
 {
-	for (uint32_t i = 0; i < t->n_items; i++)
-		if (dtxn_item_writes(&t->items[i]))
-			return commit_rw(t);
+	if (dtxn_txn_writes(t))
+		return commit_rw(t);
 	if (t->n_items == 0)
 		return DTXN_OK;
 	return commit_ro(t);

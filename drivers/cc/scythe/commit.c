@@ -226,15 +226,6 @@ cm_write_back(struct dtxn_txn *t)
 	return dtxn_batch_run_reason(&b);
 }
 
-static bool
-cm_writes(const struct dtxn_txn *t)
-{
-	for (uint32_t i = 0; i < t->n_items; i++)
-		if (dtxn_item_writes(&t->items[i]))
-			return true;
-	return false;
-}
-
 int
 scythe_commit(struct dtxn_txn *t)
 {
@@ -242,7 +233,7 @@ scythe_commit(struct dtxn_txn *t)
 	enum scythe_mode mode = sc->mode;
 	int reason = DTXN_OK;
 
-	if (cm_writes(t)) {
+	if (dtxn_txn_writes(t)) {
 		if (sc->ts == 0)
 			reason = dtxn_tso_txn_ts(scythe_worker_of(t)->tso, t, &sc->treq, &sc->ts);
 		if (reason == DTXN_OK)
