@@ -284,6 +284,22 @@ struct dtxn_rpc_srv_conf {
 	struct dtxn_sched *sched;
 	dtxn_rpc_srv_batch_fn fn; /**< the batch handler, != NULL */
 	void *arg;                /**< its argument */
+	/**
+	 * Optional: the completions of WRs the handler's owner posted on QPs
+	 * of this server's CQ (dtxn_rpc_srv_cq(); e.g. the TSO proxy's FAA on
+	 * the counter, lib/tso), each with its own wr_id != 0. Called from
+	 * dtxn_rpc_srv_poll() on the polling thread; must not block. NULL:
+	 * such completions are dropped (as inline replies' errors are).
+	 */
+	void (*cqe_fn)(void *arg, const struct dtxn_cqe *cqe);
+};
+
+/**
+ * A request answered later (dtxn_rpc_srv_defer()): what the reply needs
+ * of it (its header and the QP it came on). Opaque; copyable.
+ */
+struct dtxn_rpc_srv_later {
+	uint64_t opaque[3];
 };
 
 /**
@@ -305,6 +321,29 @@ void dtxn_rpc_srv_destroy(struct dtxn_rpc_srv *srv);
  * @return requests handled (0: idle).
  */
 unsigned dtxn_rpc_srv_poll(struct dtxn_rpc_srv *srv);
+
+/**
+ * Keeps request @p m of the batch being handled for an answer after the
+ * handler returns (the reply needs another WR's completion first, e.g.
+ * the TSO proxy's FAA). Call from the batch handler, then leave
+ * m->resp_len negative (no reply now); answer exactly once with
+ * dtxn_rpc_srv_reply_later(). The request's RECV is reposted at once.
+ *
+ * @param later  out: the request's reply context.
+ * @return 0, or -EINVAL (@p srv, @p m or @p later NULL; @p m not a
+ *   message of the batch being handled).
+ */
+int dtxn_rpc_srv_defer(struct dtxn_rpc_srv *srv, const struct dtxn_rpc_srv_msg *m,
+		       struct dtxn_rpc_srv_later *later);
+
+/**
+ * Answers a deferred request (dtxn_rpc_srv_defer()) with @p len bytes at
+ * @p resp: one inline SEND on the QP it came on. Polling thread only.
+ * @return 0; -EINVAL (NULL argument, @p len over DTXN_RPC_RESP_MAX, a
+ *   context of no QP of @p srv); or dtxn_qp_post()'s error.
+ */
+int dtxn_rpc_srv_reply_later(struct dtxn_rpc_srv *srv, const struct dtxn_rpc_srv_later *later,
+			     const void *resp, uint32_t len);
 
 /** @return the server's CQ (the simulation watches it to wake the MN thread). */
 struct dtxn_cq *dtxn_rpc_srv_cq(const struct dtxn_rpc_srv *srv);

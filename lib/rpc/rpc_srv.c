@@ -47,6 +47,8 @@ struct dtxn_rpc_srv {
 	struct srv_qp *qps;
 	dtxn_rpc_srv_batch_fn fn;
 	void *arg;
+	void (*cqe_fn)(void *arg, const struct dtxn_cqe *cqe);
+	unsigned batch_n;          /**< messages of the batch being handled (dtxn_rpc_srv_defer()) */
 	struct dtxn_rpc_stats st;
 	/* one poll's batch */
 	struct dtxn_cqe cqes[DTXN_RPC_SRV_BURST];
@@ -126,6 +128,7 @@ dtxn_rpc_srv_create(struct dtxn_fabric *f, const struct dtxn_rpc_srv_conf *conf)
 	srv->sched = conf->sched;
 	srv->fn = conf->fn;
 	srv->arg = conf->arg;
+	srv->cqe_fn = conf->cqe_fn;
 	srv->n_rbufs = (unsigned)n_rbufs;
 	srv->cq = dtxn_cq_create(f, conf->socket_id, (unsigned)cq_depth);
 	srv->qps = rte_zmalloc_socket("dtxn_srv_qps",
@@ -158,13 +161,37 @@ dtxn_rpc_srv_destroy(struct dtxn_rpc_srv *srv)
 		srv_free(srv);
 }
 
+/* Posts reply @p r with @p len payload bytes at @p payload on @p sq, inline. */
+static int
+srv_send(struct dtxn_rpc_srv *srv, struct srv_qp *sq, struct dtxn_rpc_hdr r, const void *payload,
+	 uint32_t len, uint8_t *buf)
+{
+	struct dtxn_wr wr;
+	int rc;
+
+	r.kind = RPC_KIND_RESP;
+	r.len = (uint16_t)len;
+	memcpy(buf, &r, sizeof(r));
+	if (len != 0 && payload != buf + sizeof(r))
+		memcpy(buf + sizeof(r), payload, len);
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = DTXN_WR_SEND;
+	wr.flags = DTXN_WR_F_INLINE; /* copied now; completes silently */
+	wr.local = buf;
+	wr.len = (uint32_t)sizeof(r) + len;
+	dtxn_sched_charge_op(srv->sched, DTXN_CPU_WR, 1); /* sim only */
+	dtxn_sched_charge_op(srv->sched, DTXN_CPU_DOORBELL, 1);
+	rc = dtxn_qp_post(sq->qp, &wr);
+	if (rc != 0)
+		SRV_LOG(WARNING, "reply to node %u not posted", sq->node);
+	return rc;
+}
+
 /* Answers message @p i of the batch (its handler's reply), inline. */
 static void
 srv_reply(struct dtxn_rpc_srv *srv, unsigned i)
 {
 	const struct dtxn_rpc_srv_msg *m = &srv->msgs[i];
-	struct dtxn_rpc_hdr r = srv->hdrs[i];
-	struct dtxn_wr wr;
 
 	if (m->resp_len < 0)
 		return;
@@ -173,18 +200,53 @@ srv_reply(struct dtxn_rpc_srv *srv, unsigned i)
 		SRV_LOG(ERR, "handler returned %d reply bytes", m->resp_len);
 		return;
 	}
-	r.kind = RPC_KIND_RESP;
-	r.len = (uint16_t)m->resp_len;
-	memcpy(srv->out[i], &r, sizeof(r));
-	memset(&wr, 0, sizeof(wr));
-	wr.opcode = DTXN_WR_SEND;
-	wr.flags = DTXN_WR_F_INLINE; /* copied now; completes silently */
-	wr.local = srv->out[i];
-	wr.len = (uint32_t)sizeof(r) + (uint32_t)m->resp_len;
-	dtxn_sched_charge_op(srv->sched, DTXN_CPU_WR, 1); /* sim only */
-	dtxn_sched_charge_op(srv->sched, DTXN_CPU_DOORBELL, 1);
-	if (dtxn_qp_post(srv_qp_of(srv->from[i])->qp, &wr) != 0)
-		SRV_LOG(WARNING, "reply to node %u not posted", srv_qp_of(srv->from[i])->node);
+	(void)srv_send(srv, srv_qp_of(srv->from[i]), srv->hdrs[i], m->resp,
+		       (uint32_t)m->resp_len, srv->out[i]);
+}
+
+/* A deferred request's reply context (struct dtxn_rpc_srv_later). */
+struct srv_later {
+	struct dtxn_rpc_hdr h;
+	uint32_t qp;
+	uint32_t magic;
+};
+_Static_assert(sizeof(struct srv_later) <= sizeof(struct dtxn_rpc_srv_later), "later");
+#define SRV_LATER_MAGIC 0x1a7e5eedu
+
+int
+dtxn_rpc_srv_defer(struct dtxn_rpc_srv *srv, const struct dtxn_rpc_srv_msg *m,
+		   struct dtxn_rpc_srv_later *later)
+{
+	struct srv_later l;
+	size_t i;
+
+	if (srv == NULL || m == NULL || later == NULL || m < srv->msgs ||
+	    m >= srv->msgs + srv->batch_n)
+		return -EINVAL;
+	i = (size_t)(m - srv->msgs);
+	memset(&l, 0, sizeof(l));
+	l.h = srv->hdrs[i];
+	l.qp = (uint32_t)(srv_qp_of(srv->from[i]) - srv->qps);
+	l.magic = SRV_LATER_MAGIC;
+	memset(later, 0, sizeof(*later));
+	memcpy(later, &l, sizeof(l));
+	return 0;
+}
+
+int
+dtxn_rpc_srv_reply_later(struct dtxn_rpc_srv *srv, const struct dtxn_rpc_srv_later *later,
+			 const void *resp, uint32_t len)
+{
+	uint8_t buf[DTXN_WR_INLINE_MAX] __rte_aligned(8);
+	struct srv_later l;
+
+	if (srv == NULL || later == NULL || (resp == NULL && len != 0) ||
+	    len > DTXN_RPC_RESP_MAX)
+		return -EINVAL;
+	memcpy(&l, later, sizeof(l));
+	if (l.magic != SRV_LATER_MAGIC || l.qp >= srv->n_qps)
+		return -EINVAL;
+	return srv_send(srv, &srv->qps[l.qp], l.h, resp, len, buf);
 }
 
 unsigned
@@ -200,8 +262,12 @@ dtxn_rpc_srv_poll(struct dtxn_rpc_srv *srv)
 		struct rpc_rbuf *rb = (struct rpc_rbuf *)(uintptr_t)cqe->wr_id;
 		struct dtxn_rpc_hdr *h = &srv->hdrs[k];
 
-		if (cqe->opcode != DTXN_WR_RECV || rb == NULL)
-			continue; /* replies are inline and unsignaled: only errors */
+		if (cqe->opcode != DTXN_WR_RECV || rb == NULL) {
+			/* replies are inline and unsignaled: only errors; or the owner's WRs */
+			if (srv->cqe_fn != NULL && cqe->opcode != DTXN_WR_SEND && cqe->wr_id != 0)
+				srv->cqe_fn(srv->arg, cqe);
+			continue;
+		}
 		if (cqe->status != DTXN_WC_SUCCESS) {
 			if (cqe->status != DTXN_WC_WR_FLUSH_ERR) {
 				srv->st.bad++;
@@ -230,7 +296,9 @@ dtxn_rpc_srv_poll(struct dtxn_rpc_srv *srv)
 	if (k == 0)
 		return 0;
 	srv->st.req_handled += k;
+	srv->batch_n = k;
 	srv->fn(srv->arg, srv->msgs, k);
+	srv->batch_n = 0;
 	for (unsigned i = 0; i < k; i++) {
 		srv_reply(srv, i);
 		srv_repost(srv->from[i]);

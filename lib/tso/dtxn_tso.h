@@ -70,6 +70,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dtxn_fabric.h"
 #include "dtxn_rpc.h"
 #include "dtxn_store.h"
 #include "dtxn_txn_driver.h"
@@ -101,6 +102,18 @@ struct dtxn_tso_conf {
 	 */
 	int (*fetch_add)(void *arg, struct dtxn_coord *c, uint64_t n, uint64_t *old);
 	void *fetch_add_arg;    /**< fetch_add's first argument */
+	/**
+	 * Optional (TSO proxies, below): how many proxies a leader may pick
+	 * besides the TSO, 0..DTXN_TSO_PROXIES_MAX. Each batch goes to the TSO
+	 * (the FAA, or fetch_add) or to proxy i (proxy_fetch_add(arg, c, i, n,
+	 * &old), same contract as fetch_add), uniformly at random among the
+	 * n_proxies + 1. 0: the TSO only.
+	 */
+	unsigned n_proxies;
+	int (*proxy_fetch_add)(void *arg, struct dtxn_coord *c, unsigned proxy, uint64_t n,
+			       uint64_t *old);
+	void *proxy_arg;        /**< proxy_fetch_add's first argument */
+	uint64_t seed;          /**< of the random pick (a run is deterministic given it) */
 };
 
 /**
@@ -123,6 +136,7 @@ struct dtxn_tso_stats {
 	uint64_t faas;          /**< FAAs posted (batches) */
 	uint64_t max_batch;     /**< largest batch served by one FAA */
 	uint64_t errors;        /**< FAAs that completed with an error */
+	uint64_t proxied;       /**< batches sent to a proxy instead of the TSO */
 };
 
 /**
@@ -139,7 +153,8 @@ dtxn_raddr_t dtxn_tso_counter_raddr(const struct dtxn_catalog *cat);
  *
  * @return the client, or NULL with rte_errno: EINVAL (NULL or short
  *   @p conf, counter 0 or not 8-byte aligned, max_batch over
- *   DTXN_TSO_BATCH_MAX), ENOMEM.
+ *   DTXN_TSO_BATCH_MAX, n_proxies over DTXN_TSO_PROXIES_MAX or without
+ *   proxy_fetch_add), ENOMEM.
  */
 struct dtxn_tso *dtxn_tso_create(const struct dtxn_tso_conf *conf);
 
@@ -246,6 +261,116 @@ int dtxn_tso_cn_fetch_add_lc(struct dtxn_tso_cn *s, const struct dtxn_coord *c,
  */
 void dtxn_tso_cn_stats(const struct dtxn_tso_cn *s, uint64_t *counter, uint64_t *local,
 		       uint64_t *remote);
+
+/* ------------------------------------------------------------------ */
+/* TSO proxies on the MNs' CPUs (tso_proxy.c)                         */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Scythe's TSO Proxy (§4.5; ../shared/papers/scythe.md §3: "limits the
+ * TSO's QP count, forwards batches, and records the max ts issued so a
+ * single-point TSO failure recovers quickly"). dtxn hosts a proxy on an
+ * MN's CPU, as the paper's deployment does (two proxies on the memory
+ * machine that does not hold the TSO), at most one per MN and never on
+ * the counter's MN (MN 0): proxy i runs on MN 1 + i.
+ *
+ * Protocol: a group leader (struct dtxn_tso with n_proxies > 0) picks the
+ * TSO or one of the proxies at random (uniformly among n_proxies + 1);
+ * to a proxy it sends one lib/rpc request to that MN (dtxn_rpc_conf
+ * mn_peers) carrying its group's size n. The proxy's batch handler
+ * takes every request its poll reaped and keeps them (dtxn_rpc_srv_defer());
+ * with no FAA of its own in flight it posts ONE FAA(sum of the n) on the
+ * counter over its own RC QP to MN 0, and when that completes hands each
+ * leader its sub-range (old + the sizes before it) and records old + sum,
+ * the largest timestamp it issued, in reserved word
+ * DTXN_STORE_RSVD_TSO_MAX of its MN (a CPU store: only the proxy writes
+ * that word). Requests that arrive during the FAA wait for the next one.
+ * Real-time order holds: the FAA is posted after the request arrived and
+ * the reply leaves after it completed.
+ *
+ * Recovery (a lost TSO): a new counter must start above every timestamp
+ * handed out; the proxies' records (dtxn_tso_proxy_record_raddr(), one
+ * READ each) bound the ranges that went through proxies. Leaders that
+ * went to the TSO directly are not recorded (the paper's design too):
+ * the bound is complete only when every leader uses a proxy.
+ *
+ * Thread-safety: a proxy belongs to the thread that polls it (the MN's
+ * service lcore, or its simulated thread).
+ */
+struct dtxn_tso_proxy;
+
+/** Most proxies (one per MN except MN 0). */
+#define DTXN_TSO_PROXIES_MAX 15
+
+/** Configuration of one proxy. */
+struct dtxn_tso_proxy_conf {
+	size_t size;              /**< sizeof(struct dtxn_tso_proxy_conf) */
+	uint16_t mn;              /**< the MN whose CPU hosts it, 1..n_mn - 1 */
+	dtxn_raddr_t counter;     /**< the TSO's counter (dtxn_tso_counter_raddr()), on another MN */
+	uint8_t rpc_type;         /**< lib/rpc message type of its requests, < DTXN_RPC_TYPES */
+	unsigned workers_per_cn;  /**< workers each CN runs (their rpc QPs pair with the proxy's), >= 1 */
+	unsigned max_eps;         /**< rpc endpoints per worker, >= 1 */
+	/** Scheduler of the polling thread, charged in virtual time (sim MN thread); NULL: none. */
+	struct dtxn_sched *sched;
+	int socket_id;            /**< NUMA socket of its memory */
+};
+
+/** Counters of one proxy (cumulative since create). */
+struct dtxn_tso_proxy_stats {
+	uint64_t requests;        /**< leader requests served */
+	uint64_t timestamps;      /**< timestamps handed out (sum of their n) */
+	uint64_t faas;            /**< FAAs posted on the counter */
+	uint64_t max_combined;    /**< most leader requests one FAA served */
+	uint64_t errors;          /**< FAAs that failed (their requests got an empty reply: -EIO) */
+	uint64_t bad;             /**< malformed requests (empty reply) */
+};
+
+/**
+ * Creates a proxy on MN conf->mn: a lib/rpc server there (dtxn_rpc_srv:
+ * its CQ and one QP per (CN, worker)) and an RC QP to the counter's MN on
+ * the same CQ. The MN may host no other dtxn_rpc_srv (the QP pairing).
+ * Main lcore, once the fabric is attached.
+ * @return the proxy, or NULL with rte_errno: EINVAL (NULL or short
+ *   @p conf, @p f NULL, mn 0 or not an MN, the counter 0 or on the same
+ *   MN, rpc_type out of range, a count 0), ENOMEM, or the fabric's errno.
+ */
+struct dtxn_tso_proxy *dtxn_tso_proxy_create(struct dtxn_fabric *f,
+					     const struct dtxn_tso_proxy_conf *conf);
+
+/** Destroys a proxy no thread polls. NULL is a no-op. */
+void dtxn_tso_proxy_destroy(struct dtxn_tso_proxy *px);
+
+/**
+ * One poll: the requests that arrived (kept), the FAA's completion
+ * (replies), and the next FAA if requests wait. Never blocks.
+ * @return requests and completions handled (0: idle).
+ */
+unsigned dtxn_tso_proxy_poll(struct dtxn_tso_proxy *px);
+
+/** @return the CQ the proxy polls (the simulation wakes its thread on it), or NULL. */
+struct dtxn_cq *dtxn_tso_proxy_cq(const struct dtxn_tso_proxy *px);
+
+/** Copies the proxy's counters into @p st. Polling thread, or after it stopped. */
+void dtxn_tso_proxy_stats_get(const struct dtxn_tso_proxy *px, struct dtxn_tso_proxy_stats *st);
+
+/**
+ * Remote address of the record of the proxy on MN @p mn: the largest
+ * timestamp it handed out (0: none yet). What a recovery READs. Any thread.
+ * @return the address, or 0 (@p cat NULL, @p mn not an MN).
+ */
+dtxn_raddr_t dtxn_tso_proxy_record_raddr(const struct dtxn_catalog *cat, uint16_t mn);
+
+/**
+ * The leader's side: asks the proxy on MN @p mn for @p n timestamps
+ * through @p c's endpoint @p ep (an rpc created with mn_peers), yielding
+ * until the reply. The proxy_fetch_add of struct dtxn_tso_conf calls it.
+ * @param old  out: the counter before the proxy's FAA plus the sizes of
+ *   the requests served before this one: the range is old + 1 .. old + n.
+ * @return 0; -EINVAL (NULL argument, @p n 0 or over DTXN_TSO_BATCH_MAX);
+ *   -EIO (the proxy's FAA failed, or a malformed reply); -ETIMEDOUT.
+ */
+int dtxn_tso_proxy_fetch_add_lc(struct dtxn_rpc_ep *ep, uint16_t mn, uint8_t rpc_type, uint64_t n,
+				uint64_t *old);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,11 @@ struct dtxn_tso {
 	int (*fetch_add)(void *arg, struct dtxn_coord *c, uint64_t n, uint64_t *old);
 	void *fetch_add_arg;
 	unsigned max_batch;
+	unsigned n_proxies;
+	int (*proxy_fetch_add)(void *arg, struct dtxn_coord *c, unsigned proxy, uint64_t n,
+			       uint64_t *old);
+	void *proxy_arg;
+	uint64_t rng;                /**< xorshift64 state of the TSO-or-proxy pick */
 	bool busy;                   /**< a leader's FAA is in flight */
 	struct dtxn_tso_req *head;   /**< queued for the next FAA, oldest first */
 	struct dtxn_tso_req *tail;
@@ -46,14 +51,17 @@ struct dtxn_tso *
 dtxn_tso_create(const struct dtxn_tso_conf *conf)
 {
 	struct dtxn_tso *tso;
+	bool has_hook, has_px;
 
 	if (conf == NULL || conf->size < offsetof(struct dtxn_tso_conf, fetch_add) ||
 	    conf->max_batch > DTXN_TSO_BATCH_MAX) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	if ((conf->size < sizeof(*conf) || conf->fetch_add == NULL) &&
-	    (conf->counter == 0 || (DTXN_RADDR_OFF(conf->counter) & 7) != 0)) {
+	has_hook = conf->size >= offsetof(struct dtxn_tso_conf, n_proxies) && conf->fetch_add != NULL;
+	has_px = conf->size >= sizeof(*conf) && conf->n_proxies != 0;
+	if ((!has_hook && (conf->counter == 0 || (DTXN_RADDR_OFF(conf->counter) & 7) != 0)) ||
+	    (has_px && (conf->n_proxies > DTXN_TSO_PROXIES_MAX || conf->proxy_fetch_add == NULL))) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -63,9 +71,15 @@ dtxn_tso_create(const struct dtxn_tso_conf *conf)
 		return NULL;
 	}
 	tso->counter = conf->counter;
-	if (conf->size >= sizeof(*conf)) {
+	if (has_hook) {
 		tso->fetch_add = conf->fetch_add;
 		tso->fetch_add_arg = conf->fetch_add_arg;
+	}
+	if (has_px) {
+		tso->n_proxies = conf->n_proxies;
+		tso->proxy_fetch_add = conf->proxy_fetch_add;
+		tso->proxy_arg = conf->proxy_arg;
+		tso->rng = conf->seed * UINT64_C(0x9e3779b97f4a7c15) + 1; /* never 0 */
 	}
 	tso->max_batch = conf->max_batch != 0 ? conf->max_batch : DTXN_TSO_BATCH_DEFAULT;
 	return tso;
@@ -113,6 +127,24 @@ tso_wake(struct dtxn_tso_req *w)
 	dtxn_co_complete_lc(w->c->co, 0);
 }
 
+/*
+ * Where a batch goes (Scythe §4.5: "randomly selects a TSO proxy or TSO
+ * service"): proxy 0..n_proxies - 1, or n_proxies for the TSO itself.
+ */
+static unsigned
+tso_pick(struct dtxn_tso *tso)
+{
+	uint64_t x = tso->rng;
+
+	if (tso->n_proxies == 0)
+		return 0;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	tso->rng = x;
+	return (unsigned)((x >> 32) % (tso->n_proxies + 1));
+}
+
 /* The leader's part: one FAA for itself and the followers it takes. */
 static int
 tso_lead(struct dtxn_tso *tso, struct dtxn_tso_req *me)
@@ -120,6 +152,7 @@ tso_lead(struct dtxn_tso *tso, struct dtxn_tso_req *me)
 	struct dtxn_tso_req *batch = NULL, **link = &batch, *w, *next;
 	struct dtxn_batch b;
 	uint64_t n = 1, old = 0, k;
+	unsigned pick;
 	int rc;
 
 	tso->busy = true;
@@ -139,7 +172,11 @@ tso_lead(struct dtxn_tso *tso, struct dtxn_tso_req *me)
 		link = &w->next;
 		n++;
 	}
-	if (tso->fetch_add != NULL) {
+	pick = tso_pick(tso);
+	if (pick < tso->n_proxies) {
+		rc = tso->proxy_fetch_add(tso->proxy_arg, me->c, pick, n, &old);
+		tso->st.proxied++;
+	} else if (tso->fetch_add != NULL) {
 		rc = tso->fetch_add(tso->fetch_add_arg, me->c, n, &old);
 	} else {
 		dtxn_batch_init(&b, me->c);
@@ -151,7 +188,7 @@ tso_lead(struct dtxn_tso *tso, struct dtxn_tso_req *me)
 	if (rc != 0) {
 		rc = rc == -ENOBUFS ? -ENOBUFS : -EIO;
 		tso->st.errors++;
-		TSO_LOG(WARNING, "FAA on the timestamp counter failed (%d)", rc);
+		TSO_LOG(WARNING, "timestamp batch failed (%d)", rc);
 	} else {
 		tso->st.requests += n;
 		if (n > tso->st.max_batch)

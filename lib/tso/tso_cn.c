@@ -20,6 +20,7 @@
 #include <rte_malloc.h>
 
 #include "dtxn_tso.h"
+#include "tso_private.h"
 
 struct dtxn_tso_cn {
 	uint64_t counter;          /**< the service's counter; read-modify-write by atomics only */
@@ -93,9 +94,6 @@ int
 dtxn_tso_cn_fetch_add_lc(struct dtxn_tso_cn *s, const struct dtxn_coord *c,
 			 struct dtxn_rpc_ep *ep, uint64_t n, uint64_t *old)
 {
-	uint8_t resp[DTXN_RPC_RESP_MAX];
-	struct dtxn_rpc_call call;
-
 	if (s == NULL || c == NULL || old == NULL || n == 0)
 		return -EINVAL;
 	if (c->worker->cn_node == s->server_node) {
@@ -104,16 +102,7 @@ dtxn_tso_cn_fetch_add_lc(struct dtxn_tso_cn *s, const struct dtxn_coord *c,
 	}
 	if (ep == NULL)
 		return -EIO;
-	memset(&call, 0, sizeof(call));
-	call.dst_node = s->server_node;
-	call.type = s->rpc_type;
-	call.req = &n;
-	call.req_len = sizeof(n);
-	call.resp = resp;
-	if (dtxn_rpc_call_lc(ep, &call, 1) != 0 || call.resp_len != sizeof(*old))
-		return call.status == -ETIMEDOUT ? -ETIMEDOUT : -EIO;
-	memcpy(old, resp, sizeof(*old));
-	return 0;
+	return tso_rpc_add_lc(ep, s->server_node, s->rpc_type, n, old);
 }
 
 void

@@ -8,7 +8,10 @@
  * Then the CN-side service (struct dtxn_tso_cn) as Motor uses it by
  * default: three CNs, the first one's coordinators add locally, the others
  * by RPC, and every timestamp is unique and in real-time order across all
- * of them, with no MN verb.
+ * of them, with no MN verb. Last, TSO proxies on MNs 1 and 2: four
+ * leaders on two CNs pick a proxy or the TSO at random; still unique and
+ * real-time ordered, nothing lost, fewer proxy FAAs than requests, and
+ * each proxy's record is the top of the ranges it handed out.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -45,6 +48,16 @@ counter_now(void)
 {
 	dtxn_raddr_t ra = dtxn_tso_counter_raddr(dtxn_db_catalog(g_db));
 	const char *base = dtxn_fabric_mn_base(g_f, DTXN_RADDR_MN(ra));
+
+	return __atomic_load_n((const uint64_t *)(const void *)(base + DTXN_RADDR_OFF(ra)),
+			       __ATOMIC_ACQUIRE);
+}
+
+/* An 8-byte word of an MN, read by the CPU (the test's view of MN memory). */
+static uint64_t
+counter_of(struct dtxn_fabric *f, dtxn_raddr_t ra)
+{
+	const char *base = dtxn_fabric_mn_base(f, DTXN_RADDR_MN(ra));
 
 	return __atomic_load_n((const uint64_t *)(const void *)(base + DTXN_RADDR_OFF(ra)),
 			       __ATOMIC_ACQUIRE);
@@ -592,6 +605,212 @@ test_cn_service_cns(void **state)
 	dtxn_fabric_close(f);
 }
 
+/* ------------------------------------------------------------------ */
+/* TSO proxies on MNs 1 and 2 (Scythe §4.5), the TSO on MN 0          */
+/* ------------------------------------------------------------------ */
+
+#define PX_CN 2
+#define PX_WORKERS 2     /* per CN: four leaders, so proxies combine */
+#define PX_COORDS 6      /* per worker */
+#define PX_PER 30
+#define PX_N 2
+#define PX_TYPE 5
+#define PX_ALL (PX_CN * PX_WORKERS * PX_COORDS)
+
+struct px_run {
+	uint64_t ev;
+	struct cns_req req[PX_ALL][PX_PER];
+	struct dtxn_tso_req treq[PX_ALL];
+	struct dtxn_rpc_ep *ep[PX_ALL];
+	struct dtxn_tso *tso[PX_CN * PX_WORKERS];
+	uint64_t via_max[PX_N];        /* largest timestamp each proxy's ranges reached */
+	uint64_t via_ts;               /* timestamps that came through a proxy */
+	unsigned done;
+	int err, bad_rc;
+};
+
+static struct px_run g_px;
+
+/* proxy_fetch_add of the clients: proxy i is on MN 1 + i */
+static int
+px_hook(void *arg, struct dtxn_coord *c, unsigned proxy, uint64_t n, uint64_t *old)
+{
+	struct px_run *r = arg;
+	int rc = dtxn_tso_proxy_fetch_add_lc(r->ep[dtxn_coord_gid(c)], (uint16_t)(1 + proxy),
+					     PX_TYPE, n, old);
+
+	if (rc == 0) {
+		r->via_ts += n;
+		if (*old + n > r->via_max[proxy])
+			r->via_max[proxy] = *old + n;
+	}
+	return rc;
+}
+
+static void
+co_px(struct dtxn_coord *c, void *arg)
+{
+	struct px_run *r = arg;
+	unsigned g = dtxn_coord_gid(c), k;
+
+	for (k = 0; k < PX_PER; k++) {
+		struct cns_req *q = &r->req[g][k];
+		int rc;
+
+		q->begin = ++r->ev;
+		rc = dtxn_tso_get_lc(r->tso[g / PX_COORDS], c, &r->treq[g], &q->ts);
+		q->end = ++r->ev;
+		if (rc != 0)
+			r->err = rc;
+		if ((g + k) % 3 == 0)
+			dtxn_co_yield_lc(dtxn_coord_co(c));
+	}
+	if (g == 0) {
+		/* a malformed request (4 bytes): an empty reply, the caller sees it */
+		uint8_t resp[DTXN_RPC_RESP_MAX];
+		uint32_t four = 4;
+		struct dtxn_rpc_call call = { .dst_node = 1, .type = PX_TYPE, .req = &four,
+					      .req_len = sizeof(four), .resp = resp };
+
+		r->bad_rc = dtxn_rpc_call_lc(r->ep[g], &call, 1) == 0 && call.resp_len == 0 ? 0 : -1;
+	}
+	r->done++;
+}
+
+static void
+test_proxies(void **state)
+{
+	struct dtxn_db_conf dc = {
+		.size = sizeof(dc), .protocol = "ford", .isolation = DTXN_ISO_SR,
+		.n_mn = 3, .n_replicas = 1, .n_coords = PX_ALL,
+		.log_bytes = 4096, .addr_cache_entries = 64,
+	};
+	struct dtxn_table_def kv = { .id = 0, .name = "kv", .value_size = 8, .max_keys = 16 };
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 3,
+				       .n_cn = PX_CN, .socket_id = SOCKET_ID_ANY,
+				       .name = "uttsopx" };
+	struct dtxn_rpc_conf rc_conf = { .size = sizeof(rc_conf),
+					 .timeout_ns = UINT64_C(10000000000), .max_retries = 1,
+					 .mn_peers = 1 };
+	struct dtxn_tso_proxy_conf pc = { .size = sizeof(pc), .rpc_type = PX_TYPE,
+					  .workers_per_cn = PX_WORKERS, .max_eps = PX_COORDS,
+					  .socket_id = SOCKET_ID_ANY };
+	struct dtxn_tso_conf tc = { .size = sizeof(tc), .socket_id = SOCKET_ID_ANY,
+				    .n_proxies = PX_N, .proxy_fetch_add = px_hook };
+	struct px_run *r = &g_px;
+	struct dtxn_worker *w[PX_CN * PX_WORKERS];
+	struct dtxn_rpc *rpc[PX_CN * PX_WORKERS];
+	struct dtxn_tso_proxy *px[PX_N];
+	struct dtxn_tso_proxy_stats ps;
+	struct dtxn_tso_stats ts;
+	struct dtxn_fabric *f;
+	struct dtxn_db *db;
+	uint64_t before, counter, px_req = 0, px_faa = 0, px_ts = 0, proxied = 0;
+	unsigned i, a, b, idle = 0;
+
+	(void)state;
+	memset(r, 0, sizeof(*r));
+	ut_db_up(&dc, &kv, &fc, &db, &f);
+	tc.counter = dtxn_tso_counter_raddr(dtxn_db_catalog(db));
+	tc.proxy_arg = r;
+	pc.counter = tc.counter;
+	/* not on the counter's MN, not on a CN, not twice the counter's MN */
+	pc.mn = 0;
+	assert_null(dtxn_tso_proxy_create(f, &pc));
+	assert_int_equal(rte_errno, EINVAL);
+	pc.mn = 3;
+	assert_null(dtxn_tso_proxy_create(f, &pc));
+	for (i = 0; i < PX_N; i++) {
+		pc.mn = (uint16_t)(1 + i);
+		px[i] = dtxn_tso_proxy_create(f, &pc);
+		assert_non_null(px[i]);
+	}
+	tc.n_proxies = DTXN_TSO_PROXIES_MAX + 1;
+	assert_null(dtxn_tso_create(&tc));
+	tc.n_proxies = PX_N;
+	for (i = 0; i < PX_CN * PX_WORKERS; i++) {
+		w[i] = dtxn_worker_create(db, (uint16_t)(3 + i / PX_WORKERS), i % PX_WORKERS,
+					  PX_COORDS, SOCKET_ID_ANY);
+		assert_non_null(w[i]);
+		rpc[i] = dtxn_rpc_create(w[i], &rc_conf);
+		assert_non_null(rpc[i]);
+		tc.seed = i + 1;
+		r->tso[i] = dtxn_tso_create(&tc);
+		assert_non_null(r->tso[i]);
+	}
+	for (i = 0; i < PX_ALL; i++) {
+		struct dtxn_coord *c = dtxn_coord_create(w[i / PX_COORDS], i, co_px, r);
+
+		assert_non_null(c);
+		r->ep[i] = dtxn_rpc_ep_create(rpc[i / PX_COORDS], c);
+		assert_non_null(r->ep[i]);
+	}
+	before = counter_of(f, tc.counter);
+	while (r->done < PX_ALL && idle < 2000000) {
+		for (i = 0; i < PX_CN * PX_WORKERS; i++)
+			(void)dtxn_sched_step_lc(dtxn_worker_sched(w[i]));
+		for (i = 0; i < PX_N; i++)
+			(void)dtxn_tso_proxy_poll(px[i]);
+		idle++;
+	}
+	assert_int_equal(r->done, PX_ALL);
+	assert_int_equal(r->err, 0);
+	assert_int_equal(r->bad_rc, 0);
+	/* unique, increasing per coordinator, real-time ordered across CNs and routes */
+	for (a = 0; a < PX_ALL * PX_PER; a++) {
+		const struct cns_req *x = &r->req[a / PX_PER][a % PX_PER];
+
+		assert_true(x->ts > before);
+		if (a % PX_PER != 0)
+			assert_true(x->ts > r->req[a / PX_PER][a % PX_PER - 1].ts);
+		for (b = 0; b < PX_ALL * PX_PER; b++) {
+			const struct cns_req *y = &r->req[b / PX_PER][b % PX_PER];
+
+			if (a == b)
+				continue;
+			assert_true(x->ts != y->ts);
+			if (x->end < y->begin)
+				assert_true(x->ts < y->ts);
+		}
+	}
+	/* nothing lost: the counter advanced by exactly the timestamps handed out */
+	counter = counter_of(f, tc.counter);
+	assert_int_equal(counter - before, PX_ALL * PX_PER);
+	/* each proxy combined leaders' batches and recorded the top of its ranges */
+	for (i = 0; i < PX_N; i++) {
+		dtxn_raddr_t rec = dtxn_tso_proxy_record_raddr(dtxn_db_catalog(db), (uint16_t)(1 + i));
+
+		dtxn_tso_proxy_stats_get(px[i], &ps);
+		assert_true(ps.requests > 0);
+		assert_int_equal(ps.errors, 0);
+		assert_int_equal(ps.bad, i == 0 ? 1 : 0);
+		px_req += ps.requests;
+		px_faa += ps.faas;
+		px_ts += ps.timestamps;
+		assert_int_equal(counter_of(f, rec), r->via_max[i]);
+		assert_true(counter_of(f, rec) <= counter);
+	}
+	for (i = 0; i < PX_CN * PX_WORKERS; i++) {
+		dtxn_tso_stats_get(r->tso[i], &ts);
+		proxied += ts.proxied;
+	}
+	print_message("proxies: %" PRIu64 " leader requests, %" PRIu64 " FAAs, %" PRIu64
+		      " of %u timestamps\n", px_req, px_faa, px_ts, PX_ALL * PX_PER);
+	assert_int_equal(px_req, proxied);
+	assert_int_equal(px_ts, r->via_ts);
+	assert_true(px_faa < px_req);            /* one FAA served several leaders */
+	assert_true(px_ts < PX_ALL * PX_PER);    /* and some batches went to the TSO */
+	for (i = 0; i < PX_CN * PX_WORKERS; i++) {
+		dtxn_tso_destroy(r->tso[i]);
+		dtxn_rpc_destroy(rpc[i]);
+		dtxn_worker_destroy(w[i]);
+	}
+	for (i = 0; i < PX_N; i++)
+		dtxn_tso_proxy_destroy(px[i]);
+	dtxn_db_destroy(db);
+	dtxn_fabric_close(f);
+}
+
 int
 main(void)
 {
@@ -606,6 +825,7 @@ main(void)
 		cmocka_unit_test(test_two_lcores),
 		cmocka_unit_test(test_device_memory_unit),
 		cmocka_unit_test(test_cn_service_cns),
+		cmocka_unit_test(test_proxies),
 	};
 	int rc;
 
