@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_errno.h>
 #include <rte_malloc.h>
 
 #include "anomaly_common.h"
@@ -34,13 +35,20 @@
 /** Most worker lcores (threads of every CN) the benchmark serves. */
 #define TSO_BENCH_WORKERS 1024
 
+/** lib/rpc message type of the proxies' requests (the benchmark's only one). */
+#define TSO_PROXY_RPC_TYPE 1
+
 struct tso_conf {
 	uint64_t batch;
+	uint64_t proxies;
 };
 
 static const struct dtxn_opt tso_opts[] = {
 	{ "batch", DTXN_OPT_U64, offsetof(struct tso_conf, batch), DTXN_TSO_BATCH_DEFAULT, 1,
 	  DTXN_TSO_BATCH_MAX, "most timestamps per FAA (1: no TSO group)" },
+	{ "proxies", DTXN_OPT_U64, offsetof(struct tso_conf, proxies), 0, 0,
+	  DTXN_TSO_PROXIES_MAX,
+	  "TSO proxies on MNs 1..N (at most MNs - 1); a leader picks one or the TSO (0: none)" },
 };
 
 enum { TSO_GET, TSO_N_TYPES };
@@ -54,11 +62,26 @@ static const char *const tso_type_names[TSO_N_TYPES] = { "get_ts" };
 struct tso_slot {
 	struct dtxn_worker *w;   /**< claimed by CAS from NULL */
 	struct dtxn_tso *tso;    /**< set by the claiming coordinator; its lcore only */
+	/* with proxies: the worker's rpc to the MNs and its coordinators' endpoints */
+	struct dtxn_rpc *rpc;
+	unsigned n_eps;
+	struct dtxn_coord **coord;
+	struct dtxn_rpc_ep **ep;
+};
+
+/** The MN service of one MN: its proxy, or an idle CQ (no proxy there). */
+struct tso_mnsvc {
+	struct tso_priv *p;
+	struct dtxn_tso_proxy *px;
+	struct dtxn_cq *idle;
+	unsigned idx;
 };
 
 struct tso_priv {
 	struct tso_conf conf;
 	struct tso_slot slot[TSO_BENCH_WORKERS];
+	struct dtxn_tso_proxy *px[DTXN_TSO_PROXIES_MAX];   /**< live proxies (MN service threads) */
+	struct dtxn_tso_proxy_stats px_gone;                /**< counters of destroyed ones */
 };
 
 static int
@@ -86,15 +109,118 @@ tso_bench_destroy(struct dtxn_bench *b)
 
 	if (p == NULL)
 		return;
-	for (unsigned i = 0; i < TSO_BENCH_WORKERS; i++)
-		dtxn_tso_destroy(p->slot[i].tso);
+	for (unsigned i = 0; i < TSO_BENCH_WORKERS; i++) {
+		struct tso_slot *s = &p->slot[i];
+
+		dtxn_tso_destroy(s->tso);
+		for (unsigned e = 0; e < s->n_eps; e++)
+			dtxn_rpc_ep_destroy(s->ep[e]);
+		dtxn_rpc_destroy(s->rpc);
+		rte_free(s->ep);
+		rte_free(s->coord);
+	}
 	rte_free(p);
 	b->priv = NULL;
 }
 
+/* ------------------------------------------------------------------ */
+/* The proxies: an MN service of the db (dtxn_db_set_mn_svc())        */
+/* ------------------------------------------------------------------ */
+
+static void *
+tso_svc_create(struct dtxn_db *db, uint16_t mn, unsigned workers_per_cn, unsigned max_coords,
+	       struct dtxn_sched *sched)
+{
+	struct tso_priv *p = dtxn_db_mn_svc_arg(db);
+	struct dtxn_tso_proxy_conf pc = {
+		.size = sizeof(pc), .mn = mn, .counter = dtxn_tso_counter_raddr(&db->cat),
+		.rpc_type = TSO_PROXY_RPC_TYPE, .workers_per_cn = workers_per_cn,
+		.max_eps = max_coords, .sched = sched, .socket_id = SOCKET_ID_ANY,
+	};
+	struct tso_mnsvc *sv = rte_zmalloc("tso_mnsvc", sizeof(*sv), 0);
+
+	if (sv == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	sv->p = p;
+	if (mn >= 1 && mn <= p->conf.proxies) {
+		sv->idx = mn - 1u;
+		sv->px = dtxn_tso_proxy_create(db->fabric, &pc);
+		p->px[sv->idx] = sv->px;
+	} else {
+		sv->idle = dtxn_cq_create(db->fabric, SOCKET_ID_ANY, 64);
+	}
+	if (sv->px == NULL && sv->idle == NULL) {
+		int err = rte_errno;
+
+		rte_free(sv);
+		rte_errno = err;
+		return NULL;
+	}
+	return sv;
+}
+
+static unsigned
+tso_svc_poll(void *arg)
+{
+	struct tso_mnsvc *sv = arg;
+
+	return dtxn_tso_proxy_poll(sv->px);
+}
+
+static struct dtxn_cq *
+tso_svc_cq(void *arg)
+{
+	struct tso_mnsvc *sv = arg;
+
+	return sv->px != NULL ? dtxn_tso_proxy_cq(sv->px) : sv->idle;
+}
+
+static void
+tso_svc_destroy(void *arg)
+{
+	struct tso_mnsvc *sv = arg;
+	struct dtxn_tso_proxy_stats st;
+
+	if (sv->px != NULL) {
+		dtxn_tso_proxy_stats_get(sv->px, &st);
+		sv->p->px_gone.requests += st.requests;
+		sv->p->px_gone.faas += st.faas;
+		sv->p->px[sv->idx] = NULL;
+		dtxn_tso_proxy_destroy(sv->px);
+	}
+	dtxn_cq_destroy(sv->idle);
+	rte_free(sv);
+}
+
+static const struct dtxn_cc_mn_svc_ops tso_svc_ops = {
+	.create = tso_svc_create,
+	.poll = tso_svc_poll,
+	.cq = tso_svc_cq,
+	.destroy = tso_svc_destroy,
+};
+
 static int
 tso_bench_define(struct dtxn_bench *b, struct dtxn_db *db)
 {
+	struct tso_priv *p = b->priv;
+	int rc;
+
+	if (p->conf.proxies != 0) {
+		if (p->conf.proxies + 1 > db->conf.n_mn) {
+			bench_set_err(b, "tso: proxies=%" PRIu64 " needs %" PRIu64
+				      " MNs (one per proxy besides MN 0, the TSO's); there are %u",
+				      p->conf.proxies, p->conf.proxies + 1, db->conf.n_mn);
+			return -EINVAL;
+		}
+		rc = dtxn_db_set_mn_svc(db, &tso_svc_ops, p);
+		if (rc != 0) {
+			bench_set_err(b, "tso: proxies need the MNs' CPUs, which the protocol's own "
+				      "service takes (use a protocol without one, e.g. ford)");
+			return rc;
+		}
+	}
 	return anom_define(b, db, "tso", sizeof(uint64_t), 1);
 }
 
@@ -112,6 +238,46 @@ tso_bench_pick(struct dtxn_bench *b, struct dtxn_rng *r)
 	return TSO_GET;
 }
 
+/* proxy_fetch_add of a client: proxy i is on MN 1 + i; @p c's endpoint, made at its first use */
+static int
+tso_bench_proxy_add(void *arg, struct dtxn_coord *c, unsigned proxy, uint64_t n, uint64_t *old)
+{
+	struct tso_slot *s = arg;
+	struct dtxn_rpc_ep *ep = NULL;
+
+	for (unsigned e = 0; e < s->n_eps && ep == NULL; e++)
+		if (s->coord[e] == c)
+			ep = s->ep[e];
+	if (ep == NULL) {
+		ep = dtxn_rpc_ep_create(s->rpc, c);
+		if (ep == NULL)
+			return -ENOBUFS;
+		s->coord[s->n_eps] = c;
+		s->ep[s->n_eps++] = ep;
+	}
+	return dtxn_tso_proxy_fetch_add_lc(ep, (uint16_t)(1 + proxy), TSO_PROXY_RPC_TYPE, n, old);
+}
+
+/* With proxies: the worker's rpc to the MNs (their replies come on its QPs to them). */
+static int
+tso_bench_slot_rpc(struct tso_slot *s, struct dtxn_worker *w)
+{
+	struct dtxn_rpc_conf rc = {
+		.size = sizeof(rc),
+		.timeout_ns = UINT64_C(1000000000), /* RC is reliable: never resend a batch */
+		.max_retries = 1,
+		.mn_peers = 1,
+	};
+	unsigned n = dtxn_worker_max_coords(w);
+
+	s->coord = rte_zmalloc_socket("tso_bench_coords", sizeof(*s->coord) * n, 0, w->socket_id);
+	s->ep = rte_zmalloc_socket("tso_bench_eps", sizeof(*s->ep) * n, 0, w->socket_id);
+	if (s->coord == NULL || s->ep == NULL)
+		return -ENOMEM;
+	s->rpc = dtxn_rpc_create(w, &rc);
+	return s->rpc == NULL ? -rte_errno : 0;
+}
+
 /* The worker's client: claims a slot for it at its first timestamp. */
 static struct dtxn_tso *
 tso_bench_client(struct dtxn_bench_ctx *ctx)
@@ -123,6 +289,9 @@ tso_bench_client(struct dtxn_bench_ctx *ctx)
 		.counter = dtxn_tso_counter_raddr(&w->db->cat),
 		.max_batch = (unsigned)p->conf.batch,
 		.socket_id = w->socket_id,
+		.n_proxies = (unsigned)p->conf.proxies,
+		.proxy_fetch_add = tso_bench_proxy_add,
+		.seed = (uint64_t)w->cn_node << 32 | w->index,
 	};
 
 	if (ctx->acc[ACC_SLOT] != 0)
@@ -135,6 +304,10 @@ tso_bench_client(struct dtxn_bench_ctx *ctx)
 		    __atomic_compare_exchange_n(&s->w, &none, w, false, __ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE)) {
 			/* only coordinators of w (one lcore) reach here for slot i */
+			tc.proxy_arg = s;
+			if (s->tso == NULL && p->conf.proxies != 0 && s->rpc == NULL &&
+			    tso_bench_slot_rpc(s, w) != 0)
+				return NULL;
 			if (s->tso == NULL)
 				s->tso = dtxn_tso_create(&tc);
 			if (s->tso == NULL)
@@ -172,7 +345,8 @@ tso_bench_check(struct dtxn_bench *b, struct dtxn_db *db, struct dtxn_bench_ctx 
 {
 	dtxn_raddr_t ra = dtxn_tso_counter_raddr(dtxn_db_catalog(db));
 	const uint8_t *base = dtxn_fabric_mn_base(dtxn_db_fabric(db), DTXN_RADDR_MN(ra));
-	uint64_t handed = 0, bad = 0;
+	uint64_t handed = 0, bad = 0, proxied = 0, batches = 0;
+	struct dtxn_tso_proxy_stats st_px;
 	struct dtxn_tso_stats st;
 	const struct tso_priv *p = b->priv;
 
@@ -183,6 +357,24 @@ tso_bench_check(struct dtxn_bench *b, struct dtxn_db *db, struct dtxn_bench_ctx 
 			continue;
 		dtxn_tso_stats_get(p->slot[i].tso, &st);
 		handed += st.requests;
+		proxied += st.proxied;
+		batches += st.faas;
+	}
+	if (p->conf.proxies != 0) {
+		struct dtxn_tso_proxy_stats ps = p->px_gone;
+
+		for (unsigned i = 0; i < DTXN_TSO_PROXIES_MAX; i++) {
+			if (p->px[i] == NULL)
+				continue;
+			dtxn_tso_proxy_stats_get(p->px[i], &st_px);
+			ps.requests += st_px.requests;
+			ps.faas += st_px.faas;
+		}
+		/* what the proxies did: not a pass/fail figure, a line of the report */
+		dtxn_report_check(r, "tso_proxies_served", ps.requests == proxied,
+				  "%" PRIu64 " of %" PRIu64 " batches via proxies, %" PRIu64
+				  " proxy FAAs (%.2f batches per FAA)", ps.requests, batches, ps.faas,
+				  ps.faas != 0 ? (double)ps.requests / (double)ps.faas : 0.0);
 	}
 	dtxn_report_check(r, "tso_monotone_per_coordinator", bad == 0,
 			  "%" PRIu64 " timestamps not above the coordinator's previous one", bad);

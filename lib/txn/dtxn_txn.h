@@ -256,8 +256,24 @@ struct dtxn_fabric *dtxn_db_fabric(const struct dtxn_db *db);
 struct dtxn_mn_svc;
 struct dtxn_cq;
 
-/** @return true if the db's protocol runs a service on the MNs' CPUs. Any thread. */
+/** @return true if the db runs a service on the MNs' CPUs (its protocol's, or dtxn_db_set_mn_svc()'s). Any thread. */
 bool dtxn_db_has_mn_svc(const struct dtxn_db *db);
+
+struct dtxn_cc_mn_svc_ops;
+
+/**
+ * Gives a db whose protocol has no MN service another one (e.g. the TSO
+ * proxies of the "tso" benchmark, lib/tso): dtxn_mn_svc_create() then
+ * builds it, with the same hosting (--role all: the main lcore; the
+ * simulation: a thread per MN). Its create op finds @p arg with
+ * dtxn_db_mn_svc_arg(). Main lcore, before any dtxn_mn_svc_create().
+ * @return 0; -EINVAL (NULL @p db or @p ops); -EEXIST (the protocol has a
+ *   service, or one was set: an MN hosts one lib/rpc server).
+ */
+int dtxn_db_set_mn_svc(struct dtxn_db *db, const struct dtxn_cc_mn_svc_ops *ops, void *arg);
+
+/** @return the argument given to dtxn_db_set_mn_svc(), or NULL. Any thread. */
+void *dtxn_db_mn_svc_arg(const struct dtxn_db *db);
 
 /**
  * Creates the protocol's service of MN @p mn, once the fabric is attached

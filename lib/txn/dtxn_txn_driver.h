@@ -167,6 +167,9 @@ struct dtxn_db {
 	struct dtxn_catalog cat;
 	struct dtxn_fabric *fabric;
 	void *cc_shared;          /**< protocol's shared state (dtxn_cc_ops.db_init) */
+	/** an MN service that is not the protocol's (dtxn_db_set_mn_svc()), and its argument */
+	const struct dtxn_cc_mn_svc_ops *mn_svc_ext;
+	void *mn_svc_ext_arg;
 };
 
 /** One worker lcore. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MN-side services (dtxn_txn.h, "MN-side services"): the handle the app
- * polls, around the protocol's own service (dtxn_cc_ops.mn_svc).
+ * polls, around the protocol's own service (dtxn_cc_ops.mn_svc), or one
+ * set on the db (dtxn_db_set_mn_svc(): the "tso" benchmark's proxies).
  */
 #include <errno.h>
 
@@ -15,10 +16,35 @@ struct dtxn_mn_svc {
 	void *priv;
 };
 
+/* The db's MN service: the protocol's, else the one set on it. */
+static const struct dtxn_cc_mn_svc_ops *
+mn_svc_ops(const struct dtxn_db *db)
+{
+	return db->cc->mn_svc != NULL ? db->cc->mn_svc : db->mn_svc_ext;
+}
+
 bool
 dtxn_db_has_mn_svc(const struct dtxn_db *db)
 {
-	return db != NULL && db->cc->mn_svc != NULL;
+	return db != NULL && mn_svc_ops(db) != NULL;
+}
+
+int
+dtxn_db_set_mn_svc(struct dtxn_db *db, const struct dtxn_cc_mn_svc_ops *ops, void *arg)
+{
+	if (db == NULL || ops == NULL)
+		return -EINVAL;
+	if (mn_svc_ops(db) != NULL)
+		return -EEXIST;
+	db->mn_svc_ext = ops;
+	db->mn_svc_ext_arg = arg;
+	return 0;
+}
+
+void *
+dtxn_db_mn_svc_arg(const struct dtxn_db *db)
+{
+	return db == NULL ? NULL : db->mn_svc_ext_arg;
 }
 
 struct dtxn_mn_svc *
@@ -32,7 +58,7 @@ dtxn_mn_svc_create(struct dtxn_db *db, uint16_t mn, unsigned workers_per_cn,
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	if (db->cc->mn_svc == NULL) {
+	if (mn_svc_ops(db) == NULL) {
 		rte_errno = ENOTSUP;
 		return NULL;
 	}
@@ -41,7 +67,7 @@ dtxn_mn_svc_create(struct dtxn_db *db, uint16_t mn, unsigned workers_per_cn,
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	svc->ops = db->cc->mn_svc;
+	svc->ops = mn_svc_ops(db);
 	svc->priv = svc->ops->create(db, mn, workers_per_cn, max_coords, sched);
 	if (svc->priv == NULL) {
 		int err = rte_errno;
