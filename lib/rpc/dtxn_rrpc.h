@@ -37,7 +37,8 @@
  * Modes (Scythe §4.6): (a) pure RPC: dtxn_rrpc_call_lc(), requests up to
  * DTXN_RRPC_REQ_MAX bytes; (b) RPC + one-sided READ: a handler returns a
  * remote address and the caller READs it (a WR of the caller's own batch:
- * nothing RRPC-specific); (c) zero-copy is not implemented.
+ * nothing RRPC-specific); (c) zero-copy: dtxn_rrpc_call_zc_lc(), the reply
+ * WRITten by the server into the caller's registered buffer.
  *
  * RC WRITEs are reliable and in order, so there are no resends and no
  * timeouts: a call fails only when its WRITE cannot be posted.
@@ -75,7 +76,19 @@ struct dtxn_rrpc_domain_conf {
 	unsigned max_workers;  /**< workers per CN that will create an rrpc, 1..1024 */
 	unsigned buckets;      /**< per ring, power of two, 8..4096; 0: default */
 	int socket_id;         /**< NUMA socket of the message memory */
+	/**
+	 * Mode (c), zero-copy (dtxn_rrpc_call_zc_lc()): bytes of the reply
+	 * buffer of each slot of each zero-copy endpoint, in the CN's
+	 * registered memory; a multiple of 64, up to DTXN_RRPC_ZC_MAX. 0:
+	 * no zero-copy calls.
+	 */
+	uint32_t zc_bytes;
+	/** Endpoints per worker that may make zero-copy calls (ids 0 .. zc_eps - 1), with zc_bytes. */
+	unsigned zc_eps;
 };
+
+/** Largest zero-copy reply, bytes. */
+#define DTXN_RRPC_ZC_MAX (1u << 20)
 
 /** Counters of one worker's rrpc (cumulative since create). */
 struct dtxn_rrpc_stats {
@@ -86,6 +99,9 @@ struct dtxn_rrpc_stats {
 	uint64_t doorbells;     /**< WR chains posted */
 	uint64_t credits;       /**< standalone credit WRITEs */
 	uint64_t bad;           /**< malformed buckets or messages dropped */
+	uint64_t zc_writes;     /**< zero-copy reply WRITEs posted (server side) */
+	uint64_t zc_bytes;      /**< their bytes */
+	uint64_t zc_torn;       /**< zero-copy replies whose data did not match their completion (-EIO) */
 };
 
 /**
@@ -148,6 +164,57 @@ void dtxn_rrpc_ep_destroy(struct dtxn_rrpc_ep *ep);
  *   status (-EINVAL bad call, -ENOTCONN no such CN, or a post error).
  */
 int dtxn_rrpc_call_lc(struct dtxn_rrpc_ep *ep, struct dtxn_rpc_call *calls, unsigned n);
+
+/**
+ * Mode (c), zero-copy (Scythe §4.6: "fixed-size > 512 B: the request
+ * carries the CN address; the MN WRITEs the data there"). The handler of
+ * a zero-copy request writes up to @p cap bytes of reply to @p out (the
+ * server's staging copy of the requester's slot) and returns how many, or
+ * a negative value to refuse (the call fails with -EIO). Runs in the
+ * poller like any handler; must not yield; never called twice for one
+ * request.
+ */
+typedef int (*dtxn_rrpc_zc_fn)(void *arg, uint16_t src_node, const void *req, uint32_t len,
+			       void *out, uint32_t cap);
+
+/**
+ * Registers the zero-copy handler of message type @p type (a table apart
+ * from dtxn_rrpc_register()'s: a type may have both).
+ * @return 0, -EINVAL (type >= DTXN_RPC_TYPES, NULL fn or rrpc), -EEXIST.
+ */
+int dtxn_rrpc_register_zc(struct dtxn_rrpc *r, uint8_t type, dtxn_rrpc_zc_fn fn, void *arg);
+
+/** One request of a dtxn_rrpc_call_zc_lc() batch. */
+struct dtxn_rrpc_zc_call {
+	uint16_t dst_node;   /**< a CN node id, not the caller's */
+	uint8_t type;        /**< message type (a zero-copy handler there) */
+	const void *req;     /**< payload (copied at the call) */
+	uint32_t req_len;    /**< 0..DTXN_RRPC_ZC_REQ_MAX */
+	const void *data;    /**< out: the reply, in the slot's registered buffer; valid until
+			      *   the endpoint's next call */
+	uint32_t data_len;   /**< out: its bytes, 0..zc_bytes */
+	int status;          /**< out: 0, -EINVAL, -ENOTCONN, -ENOSPC (no zero-copy buffers),
+			      *   -EIO (refused, or data that did not land whole), a post error */
+};
+
+/** Largest zero-copy request payload (a bucket holding it and the reply address). */
+#define DTXN_RRPC_ZC_REQ_MAX (DTXN_RRPC_REQ_MAX - 16)
+
+/**
+ * Mode (c): sends @p n requests whose replies the servers WRITE into this
+ * endpoint's registered reply buffers (one per slot, zc_bytes each), then
+ * a small completion (length and CRC32-C of the data) in their ring
+ * bucket behind it on the same RC QP, so the data has landed when the
+ * completion is taken. The caller reads the reply in place (no copy, no
+ * READ); a completion whose CRC does not match the buffer (data that did
+ * not land whole) fails the call with -EIO instead of delivering torn
+ * bytes. Yields until every call has its reply. From the endpoint's
+ * coordinator's coroutine.
+ *
+ * @return 0 if every call got its reply; else the first failing call's
+ *   status.
+ */
+int dtxn_rrpc_call_zc_lc(struct dtxn_rrpc_ep *ep, struct dtxn_rrpc_zc_call *calls, unsigned n);
 
 /** Copies the counters into @p st. Owning lcore, or after it stopped. */
 void dtxn_rrpc_stats_get(const struct dtxn_rrpc *r, struct dtxn_rrpc_stats *st);

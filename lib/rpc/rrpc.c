@@ -22,6 +22,7 @@
 
 #include <rte_common.h>
 #include <rte_errno.h>
+#include <rte_hash_crc.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
 
@@ -59,6 +60,9 @@ struct dtxn_rrpc_domain {
 	unsigned n_mn;
 	unsigned max_workers;
 	unsigned nb;                       /**< buckets per ring */
+	uint32_t zc_bytes;                 /**< mode (c): reply buffer per slot */
+	unsigned zc_eps;                   /**< endpoints per worker with such buffers */
+	uint64_t zc_off;                   /**< the buffers' offset in a CN's memory */
 	uint64_t ring_bytes;
 	uint64_t region_bytes;             /**< per CN */
 	uint8_t *mem[DTXN_MAX_NODES];      /**< CN message memory, by node id */
@@ -82,6 +86,10 @@ struct rrpc_peer {
 	dtxn_raddr_t credit_raddr;         /**< node's word for our consumption */
 	uint64_t credit_val;
 	struct dtxn_wr *wrs;               /**< nb + 1 */
+	/* mode (c), server side: the staging copy of each zero-copy reply to node, by the
+	 * requester's (endpoint, slot): a slot is reused only after its reply was consumed,
+	 * which is after the data WRITE (posted before the reply's bucket) landed */
+	uint8_t *zc_stage;
 };
 
 enum { RRPC_S_FREE = 0, RRPC_S_WAIT };
@@ -90,7 +98,8 @@ struct rrpc_slot {
 	uint8_t state;
 	uint32_t seq;
 	uint16_t node;
-	struct dtxn_rpc_call *call;
+	struct dtxn_rpc_call *call;        /**< mode (a), or */
+	struct dtxn_rrpc_zc_call *zc;      /**< mode (c) */
 };
 
 struct dtxn_rrpc_ep {
@@ -109,6 +118,10 @@ struct dtxn_rrpc {
 	struct rrpc_peer peer[DTXN_MAX_NODES];
 	struct rrpc_peer *by_node[DTXN_MAX_NODES];
 	struct rpc_handler handlers[DTXN_RPC_TYPES];
+	struct {
+		dtxn_rrpc_zc_fn fn;
+		void *arg;
+	} zc_handlers[DTXN_RPC_TYPES];
 	unsigned max_eps, n_eps;
 	struct dtxn_rrpc_ep **eps;
 	bool flushing;                     /**< a coroutine yields before flushing */
@@ -172,6 +185,12 @@ dtxn_rrpc_domain_create(struct dtxn_fabric *f, const struct dtxn_rrpc_domain_con
 	nb = conf->buckets != 0 ? conf->buckets : DTXN_RRPC_BUCKETS_DEFAULT;
 	if (nb < 8 || nb > 4096 || (nb & (nb - 1)) != 0)
 		goto fail0;
+	if (conf->zc_bytes != 0 && ((conf->zc_bytes & 63u) != 0 ||
+				    conf->zc_bytes > DTXN_RRPC_ZC_MAX || conf->zc_eps == 0 ||
+				    conf->zc_eps > UINT16_MAX ||
+				    (uint64_t)conf->max_workers * conf->zc_eps * DTXN_RPC_SLOTS *
+						    conf->zc_bytes > (UINT64_C(1) << 32)))
+		goto fail0;
 	fc = dtxn_fabric_conf(f);
 	if (fc->multi_process) {
 		rc = -ENOTSUP;
@@ -190,7 +209,11 @@ dtxn_rrpc_domain_create(struct dtxn_fabric *f, const struct dtxn_rrpc_domain_con
 	d->max_workers = conf->max_workers;
 	d->nb = nb;
 	d->ring_bytes = RRPC_CTRL_BYTES + (uint64_t)nb * RRPC_BUCKET_BYTES;
-	d->region_bytes = (uint64_t)d->max_workers * d->n_nodes * d->ring_bytes;
+	d->zc_bytes = conf->zc_bytes;
+	d->zc_eps = conf->zc_bytes != 0 ? conf->zc_eps : 0;
+	d->zc_off = (uint64_t)d->max_workers * d->n_nodes * d->ring_bytes;
+	d->region_bytes = d->zc_off + (uint64_t)d->max_workers * d->zc_eps * DTXN_RPC_SLOTS *
+					      d->zc_bytes;
 	d->by_worker = rte_zmalloc_socket("dtxn_rrpc_workers",
 					  sizeof(*d->by_worker) * n_cn * d->max_workers, 0,
 					  conf->socket_id);
@@ -367,30 +390,69 @@ rrpc_take_slot(struct dtxn_rrpc_ep *ep)
 	}
 }
 
-/* Puts one request in its Rocket (waiting, yielding, for room). */
+/* Offset of (worker k, endpoint e, slot i)'s zero-copy buffer in its CN's memory. */
+static inline uint64_t
+rrpc_zc_off(const struct dtxn_rrpc_domain *d, unsigned k, unsigned e, unsigned i)
+{
+	return d->zc_off + (((uint64_t)k * d->zc_eps + e) * DTXN_RPC_SLOTS + i) * d->zc_bytes;
+}
+
+uint32_t
+rrpc_zc_crc(const void *data, uint32_t len)
+{
+	return rte_hash_crc(data, len, 0xffffffffu);
+}
+
+/*
+ * Puts one request in its Rocket (waiting, yielding, for room): mode (a)
+ * for @p call, or mode (c) for @p zc (its head carries the slot's buffer).
+ */
 static int
-rrpc_put_req(struct dtxn_rrpc_ep *ep, struct dtxn_rpc_call *call)
+rrpc_put_req(struct dtxn_rrpc_ep *ep, struct dtxn_rpc_call *call, struct dtxn_rrpc_zc_call *zc)
 {
 	struct dtxn_rrpc *r = ep->r;
-	struct rrpc_peer *p = call->dst_node < DTXN_MAX_NODES ? r->by_node[call->dst_node] : NULL;
+	uint16_t dst = call != NULL ? call->dst_node : zc->dst_node;
+	uint8_t type = call != NULL ? call->type : zc->type;
+	const void *req = call != NULL ? call->req : zc->req;
+	uint32_t req_len = call != NULL ? call->req_len : zc->req_len;
+	struct rrpc_peer *p = dst < DTXN_MAX_NODES ? r->by_node[dst] : NULL;
+	uint8_t buf[DTXN_RRPC_REQ_MAX] __rte_aligned(8);
+	const void *payload = req;
 	struct rrpc_msg_hdr h;
 	struct rrpc_slot *s;
 	int rc;
 
 	if (p == NULL)
-		return call->dst_node < DTXN_MAX_NODES ? -ENOTCONN : -EINVAL;
-	if (call->req_len > DTXN_RRPC_REQ_MAX || call->resp == NULL ||
-	    call->type >= DTXN_RPC_TYPES || (call->req == NULL && call->req_len != 0))
+		return dst < DTXN_MAX_NODES ? -ENOTCONN : -EINVAL;
+	if (type >= DTXN_RPC_TYPES || (req == NULL && req_len != 0) ||
+	    req_len > (zc != NULL ? DTXN_RRPC_ZC_REQ_MAX : DTXN_RRPC_REQ_MAX) ||
+	    (call != NULL && call->resp == NULL))
 		return -EINVAL;
+	if (zc != NULL && ep->id >= r->d->zc_eps)
+		return -ENOSPC;
 	s = rrpc_take_slot(ep);
 	memset(&h, 0, sizeof(h));
-	h.len = (uint16_t)call->req_len;
+	h.len = (uint16_t)req_len;
 	h.kind = RRPC_KIND_REQ;
-	h.type = call->type;
+	h.type = type;
 	h.ep = ep->id;
 	h.slot = (uint8_t)(s - ep->slots);
 	h.seq = ++ep->seq;
-	while ((rc = rrpc_append(r, p, &h, call->req)) == -EAGAIN) {
+	if (zc != NULL) {
+		struct rrpc_zc_req zr = {
+			.raddr = DTXN_RADDR(r->w->cn_node,
+					    rrpc_zc_off(r->d, r->w->index, ep->id, h.slot)),
+			.cap = r->d->zc_bytes,
+		};
+
+		memcpy(buf, &zr, sizeof(zr));
+		if (req_len != 0)
+			memcpy(buf + sizeof(zr), req, req_len);
+		payload = buf;
+		h.len = (uint16_t)(sizeof(zr) + req_len);
+		h.kind = RRPC_KIND_REQ_ZC;
+	}
+	while ((rc = rrpc_append(r, p, &h, payload)) == -EAGAIN) {
 		rrpc_flush_peer(r, p);
 		dtxn_co_sleep_until_lc(ep->c->co, dtxn_now_ns() + RRPC_PAUSE_NS);
 	}
@@ -400,26 +462,32 @@ rrpc_put_req(struct dtxn_rrpc_ep *ep, struct dtxn_rpc_call *call)
 	s->seq = h.seq;
 	s->node = p->node;
 	s->call = call;
+	s->zc = zc;
 	r->st.req_sent++;
 	return 0;
 }
 
-int
-dtxn_rrpc_call_lc(struct dtxn_rrpc_ep *ep, struct dtxn_rpc_call *calls, unsigned n)
+/* Sends calls[] (mode (a)) or zcs[] (mode (c)), @p n of them, and waits for every reply. */
+static int
+rrpc_call(struct dtxn_rrpc_ep *ep, struct dtxn_rpc_call *calls, struct dtxn_rrpc_zc_call *zcs,
+	  unsigned n)
 {
-	struct dtxn_co *co;
+	struct dtxn_co *co = ep->c->co;
 	int first = 0;
 
-	if (ep == NULL || (calls == NULL && n != 0))
-		return -EINVAL;
-	co = ep->c->co;
 	dtxn_co_settle_lc(co); /* virtual time: CPU spent before the messages leave */
 	for (unsigned i = 0; i < n; i++) {
-		calls[i].resp_len = 0;
-		calls[i].status = 0;
+		int *status = calls != NULL ? &calls[i].status : &zcs[i].status;
+
+		if (calls != NULL)
+			calls[i].resp_len = 0;
+		else
+			zcs[i].data_len = 0;
+		*status = 0;
 		dtxn_co_expect_lc(co, 1);
-		calls[i].status = rrpc_put_req(ep, &calls[i]);
-		if (calls[i].status != 0)
+		*status = rrpc_put_req(ep, calls != NULL ? &calls[i] : NULL,
+				       calls != NULL ? NULL : &zcs[i]);
+		if (*status != 0)
 			dtxn_co_complete_lc(co, 0);
 	}
 	if (!ep->r->flushing) {
@@ -430,10 +498,27 @@ dtxn_rrpc_call_lc(struct dtxn_rrpc_ep *ep, struct dtxn_rpc_call *calls, unsigned
 		rrpc_flush_all(ep->r);
 	}
 	(void)dtxn_co_wait_lc(co);
-	for (unsigned i = 0; i < n; i++)
-		if (calls[i].status != 0 && first == 0)
-			first = calls[i].status;
+	for (unsigned i = 0; i < n && first == 0; i++)
+		first = calls != NULL ? calls[i].status : zcs[i].status;
 	return first;
+}
+
+int
+dtxn_rrpc_call_lc(struct dtxn_rrpc_ep *ep, struct dtxn_rpc_call *calls, unsigned n)
+{
+	if (ep == NULL || (calls == NULL && n != 0))
+		return -EINVAL;
+	return rrpc_call(ep, calls, NULL, n);
+}
+
+int
+dtxn_rrpc_call_zc_lc(struct dtxn_rrpc_ep *ep, struct dtxn_rrpc_zc_call *calls, unsigned n)
+{
+	if (ep == NULL || (calls == NULL && n != 0))
+		return -EINVAL;
+	if (n == 0)
+		return 0;
+	return rrpc_call(ep, NULL, calls, n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -470,31 +555,163 @@ rrpc_on_req(struct dtxn_rrpc *r, struct rrpc_peer *p, const struct rrpc_msg_hdr 
 	}
 }
 
+/*
+ * Mode (c), server side: runs the zero-copy handler into the staging copy
+ * of the requester's slot, WRITEs it to the address the request carries
+ * (posted now, before the bucket that will carry the completion, on the
+ * same RC QP), and appends the completion (length, CRC).
+ */
+static void
+rrpc_on_req_zc(struct dtxn_rrpc *r, struct rrpc_peer *p, const struct rrpc_msg_hdr *h,
+	       const uint8_t *payload)
+{
+	const struct dtxn_rrpc_domain *d = r->d;
+	struct rrpc_zc_resp zr = { .len = -1 };
+	struct rrpc_msg_hdr rh;
+	struct rrpc_zc_req q;
+	uint8_t *stage;
+	int n = -1;
+
+	r->st.req_handled++;
+	if (h->len < sizeof(q) || p->zc_stage == NULL || h->ep >= d->zc_eps ||
+	    h->slot >= DTXN_RPC_SLOTS) {
+		r->st.bad++;
+		goto reply;
+	}
+	memcpy(&q, payload, sizeof(q));
+	/* the buffer must be the requester's own slot buffer on its node: never write elsewhere */
+	if (DTXN_RADDR_MN(q.raddr) != p->node || q.cap != d->zc_bytes ||
+	    DTXN_RADDR_OFF(q.raddr) != rrpc_zc_off(d, r->w->index, h->ep, h->slot)) {
+		r->st.bad++;
+		goto reply;
+	}
+	if (r->zc_handlers[h->type].fn == NULL) {
+		r->st.bad++;
+		RRPC_LOG(WARNING, "no zero-copy handler for type %u", h->type);
+		goto reply;
+	}
+	stage = p->zc_stage + ((uint64_t)h->ep * DTXN_RPC_SLOTS + h->slot) * d->zc_bytes;
+	n = r->zc_handlers[h->type].fn(r->zc_handlers[h->type].arg, p->node, payload + sizeof(q),
+				       h->len - (uint32_t)sizeof(q), stage, d->zc_bytes);
+	if (n > (int)d->zc_bytes) {
+		r->st.bad++;
+		RRPC_LOG(ERR, "zero-copy handler of type %u returned %d bytes", h->type, n);
+		n = -1;
+	}
+	if (n > 0) {
+		struct dtxn_wr wr;
+
+		memset(&wr, 0, sizeof(wr));
+		wr.opcode = DTXN_WR_WRITE;
+		wr.local = stage;
+		wr.len = (uint32_t)n;
+		wr.raddr = q.raddr;
+		dtxn_sched_charge_op(r->w->sched, DTXN_CPU_WR, 1); /* sim only */
+		dtxn_sched_charge_op(r->w->sched, DTXN_CPU_DOORBELL, 1);
+		if (dtxn_qp_post(p->qp, &wr) != 0) {
+			RRPC_LOG(WARNING, "zero-copy WRITE to node %u not posted", p->node);
+			n = -1;
+		} else {
+			r->st.zc_writes++;
+			r->st.zc_bytes += (uint64_t)n;
+			r->st.doorbells++;
+		}
+	}
+	if (n >= 0) {
+		zr.len = n;
+		zr.crc = rrpc_zc_crc(stage, (uint32_t)n);
+	}
+reply:
+	rh = *h;
+	rh.kind = RRPC_KIND_RESP_ZC;
+	rh.len = sizeof(zr);
+	if (rrpc_append(r, p, &rh, &zr) != 0) {
+		r->st.bad++;
+		RRPC_LOG(ERR, "no ring room for a reply to node %u", p->node);
+	}
+}
+
+/* The slot a reply of node @p p answers, or NULL (counted bad). */
+static struct rrpc_slot *
+rrpc_resp_slot(struct dtxn_rrpc *r, struct rrpc_peer *p, const struct rrpc_msg_hdr *h,
+	       struct dtxn_rrpc_ep **epp)
+{
+	struct dtxn_rrpc_ep *ep = h->ep < r->n_eps ? r->eps[h->ep] : NULL;
+	struct rrpc_slot *s;
+
+	if (ep == NULL || h->slot >= DTXN_RPC_SLOTS) {
+		r->st.bad++;
+		return NULL;
+	}
+	s = &ep->slots[h->slot];
+	if (s->state != RRPC_S_WAIT || s->seq != h->seq || s->node != p->node ||
+	    (h->kind == RRPC_KIND_RESP_ZC) != (s->zc != NULL)) {
+		r->st.bad++;
+		return NULL;
+	}
+	*epp = ep;
+	return s;
+}
+
+/* Frees a slot whose reply came and wakes its coordinator. */
+static void
+rrpc_slot_done(struct dtxn_rrpc *r, struct dtxn_rrpc_ep *ep, struct rrpc_slot *s)
+{
+	s->state = RRPC_S_FREE;
+	s->call = NULL;
+	s->zc = NULL;
+	r->st.resp_recv++;
+	dtxn_co_complete_lc(ep->c->co, 0);
+}
+
+/* Mode (c), requester side: the data is in the slot's buffer if the completion says so. */
+static void
+rrpc_on_resp_zc(struct dtxn_rrpc *r, struct rrpc_peer *p, const struct rrpc_msg_hdr *h,
+		const uint8_t *payload)
+{
+	const struct dtxn_rrpc_domain *d = r->d;
+	struct dtxn_rrpc_ep *ep = NULL;
+	struct rrpc_slot *s = rrpc_resp_slot(r, p, h, &ep);
+	struct rrpc_zc_resp zr;
+	const uint8_t *buf;
+
+	if (s == NULL)
+		return;
+	buf = d->mem[r->w->cn_node] + rrpc_zc_off(d, r->w->index, ep->id, h->slot);
+	if (h->len != sizeof(zr)) {
+		r->st.bad++;
+		s->zc->status = -EIO;
+	} else {
+		memcpy(&zr, payload, sizeof(zr));
+		if (zr.len < 0 || (uint32_t)zr.len > d->zc_bytes) {
+			s->zc->status = -EIO; /* refused */
+		} else if (rrpc_zc_crc(buf, (uint32_t)zr.len) != zr.crc) {
+			r->st.zc_torn++;
+			s->zc->status = -EIO; /* the data did not land whole: never deliver it */
+		} else {
+			s->zc->data = buf;
+			s->zc->data_len = (uint32_t)zr.len;
+			s->zc->status = 0;
+		}
+	}
+	rrpc_slot_done(r, ep, s);
+}
+
 static void
 rrpc_on_resp(struct dtxn_rrpc *r, struct rrpc_peer *p, const struct rrpc_msg_hdr *h,
 	     const uint8_t *payload)
 {
-	struct dtxn_rrpc_ep *ep = h->ep < r->n_eps ? r->eps[h->ep] : NULL;
-	struct rrpc_slot *s;
+	struct dtxn_rrpc_ep *ep = NULL;
+	struct rrpc_slot *s = rrpc_resp_slot(r, p, h, &ep);
 	uint32_t len;
 
-	if (ep == NULL || h->slot >= DTXN_RPC_SLOTS) {
-		r->st.bad++;
+	if (s == NULL)
 		return;
-	}
-	s = &ep->slots[h->slot];
-	if (s->state != RRPC_S_WAIT || s->seq != h->seq || s->node != p->node) {
-		r->st.bad++;
-		return;
-	}
 	len = RTE_MIN((uint32_t)h->len, (uint32_t)DTXN_RPC_RESP_MAX);
 	memcpy(s->call->resp, payload, len);
 	s->call->resp_len = len;
 	s->call->status = 0;
-	s->state = RRPC_S_FREE;
-	s->call = NULL;
-	r->st.resp_recv++;
-	dtxn_co_complete_lc(ep->c->co, 0);
+	rrpc_slot_done(r, ep, s);
 }
 
 static void
@@ -511,6 +728,10 @@ rrpc_on_msg(void *arg, const struct rrpc_msg_hdr *h, const uint8_t *payload)
 		rrpc_on_req(x->r, x->p, h, payload);
 	else if (h->kind == RRPC_KIND_RESP)
 		rrpc_on_resp(x->r, x->p, h, payload);
+	else if (h->kind == RRPC_KIND_REQ_ZC)
+		rrpc_on_req_zc(x->r, x->p, h, payload);
+	else if (h->kind == RRPC_KIND_RESP_ZC)
+		rrpc_on_resp_zc(x->r, x->p, h, payload);
 	else
 		x->r->st.bad++;
 }
@@ -572,6 +793,7 @@ rrpc_free(struct dtxn_rrpc *r)
 		if (r->peer[i].qp != NULL)
 			dtxn_qp_destroy(r->peer[i].qp);
 		rte_free(r->peer[i].stage);
+		rte_free(r->peer[i].zc_stage);
 		rte_free(r->peer[i].wrs);
 	}
 	rte_free(r->eps);
@@ -597,6 +819,13 @@ rrpc_peer_init(struct dtxn_rrpc *r, struct rrpc_peer *p, uint16_t node)
 				    w->socket_id);
 	if (p->stage == NULL || p->wrs == NULL)
 		return -ENOMEM;
+	if (d->zc_eps != 0) {
+		p->zc_stage = rte_zmalloc_socket("dtxn_rrpc_zc",
+						 (size_t)d->zc_eps * DTXN_RPC_SLOTS * d->zc_bytes,
+						 RTE_CACHE_LINE_SIZE, w->socket_id);
+		if (p->zc_stage == NULL)
+			return -ENOMEM;
+	}
 	/* ours -> node: in node's memory; its control line carries node's credit for node -> us */
 	p->tx_ring = DTXN_RADDR(node, tx + RRPC_CTRL_BYTES);
 	p->credit_raddr = DTXN_RADDR(node, tx);
@@ -682,6 +911,18 @@ dtxn_rrpc_register(struct dtxn_rrpc *r, uint8_t type, dtxn_rpc_handler_fn fn, vo
 	if (r == NULL)
 		return -EINVAL;
 	return rpc_handler_set(r->handlers, type, fn, arg);
+}
+
+int
+dtxn_rrpc_register_zc(struct dtxn_rrpc *r, uint8_t type, dtxn_rrpc_zc_fn fn, void *arg)
+{
+	if (r == NULL || fn == NULL || type >= DTXN_RPC_TYPES)
+		return -EINVAL;
+	if (r->zc_handlers[type].fn != NULL)
+		return -EEXIST;
+	r->zc_handlers[type].fn = fn;
+	r->zc_handlers[type].arg = arg;
+	return 0;
 }
 
 struct dtxn_rrpc_ep *

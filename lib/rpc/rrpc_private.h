@@ -50,6 +50,28 @@
 
 #define RRPC_KIND_REQ 1
 #define RRPC_KIND_RESP 2
+#define RRPC_KIND_REQ_ZC 3   /**< mode (c): payload struct rrpc_zc_req + the request */
+#define RRPC_KIND_RESP_ZC 4  /**< mode (c): payload struct rrpc_zc_resp; the data was WRITten */
+
+/** The head of a zero-copy request: where the reply goes. */
+struct rrpc_zc_req {
+	uint64_t raddr;    /**< the requester slot's buffer (a registered CN address) */
+	uint32_t cap;      /**< its bytes */
+	uint32_t rsvd;
+};
+_Static_assert(sizeof(struct rrpc_zc_req) == 16, "rrpc zero-copy request");
+
+/** A zero-copy completion. */
+struct rrpc_zc_resp {
+	int32_t len;       /**< bytes WRITten; negative: refused (no data) */
+	uint32_t crc;      /**< CRC32-C of them (rrpc_zc_crc()) */
+};
+
+/**
+ * CRC32-C of @p len bytes at @p data: what a zero-copy completion carries
+ * and the requester checks against its buffer.
+ */
+uint32_t rrpc_zc_crc(const void *data, uint32_t len);
 
 /** One message in a bucket. */
 struct rrpc_msg_hdr {
