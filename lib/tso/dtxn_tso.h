@@ -337,13 +337,39 @@ struct dtxn_tso_proxy_stats {
 struct dtxn_tso_proxy *dtxn_tso_proxy_create(struct dtxn_fabric *f,
 					     const struct dtxn_tso_proxy_conf *conf);
 
-/** Destroys a proxy no thread polls. NULL is a no-op. */
+/**
+ * Creates a proxy on a server another service of MN conf->mn owns (e.g.
+ * Scythe's lock service): the proxy's QP to the counter's MN goes on
+ * @p srv's CQ. The owner's batch handler passes each batch to
+ * dtxn_tso_proxy_batch(), its server's cqe_fn passes completions to
+ * dtxn_tso_proxy_cqe(), and it calls dtxn_tso_proxy_poll() after each
+ * dtxn_rpc_srv_poll(). Main lcore.
+ * @return the proxy, or NULL with rte_errno: as dtxn_tso_proxy_create()
+ *   (EINVAL also for @p srv NULL).
+ */
+struct dtxn_tso_proxy *dtxn_tso_proxy_attach(struct dtxn_fabric *f, struct dtxn_rpc_srv *srv,
+					     const struct dtxn_tso_proxy_conf *conf);
+
+/**
+ * For an attached proxy: takes the messages of its rpc_type from a batch
+ * of the owner's server (keeps them for the next FAA, or gives a
+ * malformed one an empty reply, setting their resp_len); leaves the
+ * others untouched. From the owner's batch handler.
+ * @return messages it took.
+ */
+unsigned dtxn_tso_proxy_batch(struct dtxn_tso_proxy *px, struct dtxn_rpc_srv_msg *msgs,
+			      unsigned n);
+
+/** For an attached proxy: a completion of the owner's server CQ (its FAA's); others ignored. */
+void dtxn_tso_proxy_cqe(struct dtxn_tso_proxy *px, const struct dtxn_cqe *cqe);
+
+/** Destroys a proxy no thread polls (not an attached proxy's server). NULL is a no-op. */
 void dtxn_tso_proxy_destroy(struct dtxn_tso_proxy *px);
 
 /**
- * One poll: the requests that arrived (kept), the FAA's completion
- * (replies), and the next FAA if requests wait. Never blocks.
- * @return requests and completions handled (0: idle).
+ * One poll: the requests that arrived (kept; own server only), the FAA's
+ * completion (replies), and the next FAA if requests wait. Never blocks.
+ * @return requests handled (0: idle).
  */
 unsigned dtxn_tso_proxy_poll(struct dtxn_tso_proxy *px);
 

@@ -42,6 +42,7 @@ struct px_set {
 struct dtxn_tso_proxy {
 	struct dtxn_fabric *f;
 	struct dtxn_rpc_srv *srv;
+	bool own_srv;                  /**< created the server (else attached to another's) */
 	struct dtxn_qp *qp;            /**< to the counter's MN, on the server's CQ */
 	struct dtxn_sched *sched;
 	dtxn_raddr_t counter;
@@ -144,17 +145,20 @@ px_on_cqe(void *arg, const struct dtxn_cqe *cqe)
 	px_forward(px);
 }
 
-/* The server's batch handler: keep every well-formed request for the next FAA. */
-static void
-px_batch(void *arg, struct dtxn_rpc_srv_msg *msgs, unsigned n)
+/* Keeps every well-formed request of the proxy's type; others: refused if @p all. */
+static unsigned
+px_take(struct dtxn_tso_proxy *px, struct dtxn_rpc_srv_msg *msgs, unsigned n, bool all)
 {
-	struct dtxn_tso_proxy *px = arg;
+	unsigned taken = 0;
 
 	for (unsigned i = 0; i < n; i++) {
 		struct dtxn_rpc_srv_msg *m = &msgs[i];
 		struct px_req *q;
 		uint64_t k = 0;
 
+		if (m->type != px->rpc_type && !all)
+			continue;
+		taken++;
 		m->resp_len = 0; /* a refusal unless kept */
 		if (m->type != px->rpc_type || m->len != sizeof(k)) {
 			px->st.bad++;
@@ -175,6 +179,27 @@ px_batch(void *arg, struct dtxn_rpc_srv_msg *msgs, unsigned n)
 		px->next.sum += k;
 		m->resp_len = -1; /* answered when the FAA completes */
 	}
+	return taken;
+}
+
+/* The own server's batch handler. */
+static void
+px_batch(void *arg, struct dtxn_rpc_srv_msg *msgs, unsigned n)
+{
+	(void)px_take(arg, msgs, n, true);
+}
+
+unsigned
+dtxn_tso_proxy_batch(struct dtxn_tso_proxy *px, struct dtxn_rpc_srv_msg *msgs, unsigned n)
+{
+	return px == NULL || msgs == NULL ? 0 : px_take(px, msgs, n, false);
+}
+
+void
+dtxn_tso_proxy_cqe(struct dtxn_tso_proxy *px, const struct dtxn_cqe *cqe)
+{
+	if (px != NULL && cqe != NULL)
+		px_on_cqe(px, cqe);
 }
 
 static void
@@ -182,16 +207,17 @@ px_free(struct dtxn_tso_proxy *px)
 {
 	if (px->qp != NULL)
 		dtxn_qp_destroy(px->qp);
-	dtxn_rpc_srv_destroy(px->srv);
+	if (px->own_srv)
+		dtxn_rpc_srv_destroy(px->srv);
 	rte_free(px->next.req);
 	rte_free(px->flight.req);
 	rte_free(px);
 }
 
-struct dtxn_tso_proxy *
-dtxn_tso_proxy_create(struct dtxn_fabric *f, const struct dtxn_tso_proxy_conf *conf)
+/* The proxy without its server: checks, memory, the record. */
+static struct dtxn_tso_proxy *
+px_alloc(struct dtxn_fabric *f, const struct dtxn_tso_proxy_conf *conf)
 {
-	struct dtxn_rpc_srv_conf sc;
 	const struct dtxn_fabric_conf *fc;
 	struct dtxn_tso_proxy *px;
 	uint64_t cap;
@@ -225,8 +251,40 @@ dtxn_tso_proxy_create(struct dtxn_fabric *f, const struct dtxn_tso_proxy_conf *c
 					    conf->socket_id);
 	if (px->next.req == NULL || px->flight.req == NULL || px->record == NULL) {
 		rc = px->record == NULL ? -ENXIO : -ENOMEM;
-		goto fail;
+		px_free(px);
+		goto fail0;
 	}
+	return px;
+fail0:
+	rte_errno = -rc;
+	return NULL;
+}
+
+/* The proxy's QP to the counter's MN, on its server's CQ. */
+static struct dtxn_tso_proxy *
+px_connect(struct dtxn_tso_proxy *px, uint16_t mn)
+{
+	int rc;
+
+	px->qp = dtxn_qp_create(px->f, dtxn_rpc_srv_cq(px->srv), mn,
+				(uint16_t)DTXN_RADDR_MN(px->counter), 64);
+	if (px->qp != NULL)
+		return px;
+	rc = rte_errno;
+	px_free(px);
+	rte_errno = rc;
+	return NULL;
+}
+
+struct dtxn_tso_proxy *
+dtxn_tso_proxy_create(struct dtxn_fabric *f, const struct dtxn_tso_proxy_conf *conf)
+{
+	struct dtxn_tso_proxy *px = px_alloc(f, conf);
+	struct dtxn_rpc_srv_conf sc;
+	int rc;
+
+	if (px == NULL)
+		return NULL;
 	memset(&sc, 0, sizeof(sc));
 	sc.size = sizeof(sc);
 	sc.mn_node = conf->mn;
@@ -239,21 +297,30 @@ dtxn_tso_proxy_create(struct dtxn_fabric *f, const struct dtxn_tso_proxy_conf *c
 	sc.arg = px;
 	px->srv = dtxn_rpc_srv_create(f, &sc);
 	if (px->srv == NULL) {
-		rc = -rte_errno;
-		goto fail;
+		rc = rte_errno;
+		px_free(px);
+		rte_errno = rc;
+		return NULL;
 	}
-	px->qp = dtxn_qp_create(f, dtxn_rpc_srv_cq(px->srv), conf->mn,
-				(uint16_t)DTXN_RADDR_MN(conf->counter), 64);
-	if (px->qp == NULL) {
-		rc = -rte_errno;
-		goto fail;
+	px->own_srv = true;
+	return px_connect(px, conf->mn);
+}
+
+struct dtxn_tso_proxy *
+dtxn_tso_proxy_attach(struct dtxn_fabric *f, struct dtxn_rpc_srv *srv,
+		      const struct dtxn_tso_proxy_conf *conf)
+{
+	struct dtxn_tso_proxy *px;
+
+	if (srv == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
 	}
-	return px;
-fail:
-	px_free(px);
-fail0:
-	rte_errno = -rc;
-	return NULL;
+	px = px_alloc(f, conf);
+	if (px == NULL)
+		return NULL;
+	px->srv = srv;
+	return px_connect(px, conf->mn);
 }
 
 void
@@ -273,7 +340,7 @@ dtxn_tso_proxy_poll(struct dtxn_tso_proxy *px)
 
 	if (px == NULL)
 		return 0;
-	n = dtxn_rpc_srv_poll(px->srv);
+	n = px->own_srv ? dtxn_rpc_srv_poll(px->srv) : 0;
 	px_forward(px);
 	return n;
 }

@@ -31,6 +31,7 @@ struct scythe_mn {
 	uint8_t *base;
 	struct dtxn_sched *sched;
 	struct dtxn_rpc_srv *srv;
+	struct dtxn_tso_proxy *px;     /**< the TSO proxy on this MN (tso_proxies), or NULL */
 	struct scythe_opts opts;
 	uint64_t by_status[SCYTHE_LK_BAD + 1];
 	struct scythe_batch_ent ents[MN_BATCH_MAX];
@@ -88,10 +89,13 @@ mn_batch(void *arg, struct dtxn_rpc_srv_msg *msgs, unsigned n)
 	struct scythe_mn *m = arg;
 	unsigned k = 0;
 
+	(void)dtxn_tso_proxy_batch(m->px, msgs, n); /* the TSO proxy's requests, if it runs here */
 	for (unsigned i = 0; i < n; i++) {
 		struct dtxn_rpc_srv_msg *msg = &msgs[i];
 		unsigned cnt = msg->len / sizeof(struct scythe_lock_req);
 
+		if (msg->type == SCYTHE_RPC_TSO && m->px != NULL)
+			continue;
 		if (msg->type != SCYTHE_RPC_LOCK || msg->len % sizeof(struct scythe_lock_req) != 0 ||
 		    cnt == 0 || cnt > SCYTHE_LOCKS_PER_MSG) {
 			msg->resp_len = 0; /* an empty reply: the CN counts it as refused */
@@ -135,8 +139,16 @@ mn_destroy(void *svc)
 		   m->by_status[SCYTHE_LK_QUEUED], m->by_status[SCYTHE_LK_REJ_TS],
 		   m->by_status[SCYTHE_LK_REJ_COLD], m->by_status[SCYTHE_LK_REJ_HOT],
 		   m->by_status[SCYTHE_LK_DEFER], m->by_status[SCYTHE_LK_BAD]);
+	dtxn_tso_proxy_destroy(m->px);
 	dtxn_rpc_srv_destroy(m->srv);
 	rte_free(m);
+}
+
+/* Completions on the server's CQ besides its messages: the TSO proxy's FAA. */
+static void
+mn_cqe(void *arg, const struct dtxn_cqe *cqe)
+{
+	dtxn_tso_proxy_cqe(((struct scythe_mn *)arg)->px, cqe);
 }
 
 static void *
@@ -151,6 +163,7 @@ mn_create(struct dtxn_db *db, uint16_t mn, unsigned workers_per_cn, unsigned max
 		.socket_id = SOCKET_ID_ANY,
 		.sched = sched,
 		.fn = mn_batch,
+		.cqe_fn = mn_cqe,
 	};
 	struct scythe_mn *m;
 	uint8_t *base = dtxn_fabric_mn_base(db->fabric, mn);
@@ -171,9 +184,20 @@ mn_create(struct dtxn_db *db, uint16_t mn, unsigned workers_per_cn, unsigned max
 	m->opts = scythe_shared_of(db)->opts;
 	conf.arg = m;
 	m->srv = dtxn_rpc_srv_create(db->fabric, &conf);
-	if (m->srv == NULL) {
+	if (m->srv != NULL && mn >= 1 && mn <= m->opts.tso_proxies) {
+		/* Scythe §4.5: a TSO proxy on this MN's CPU, beside the lock service */
+		struct dtxn_tso_proxy_conf pc = {
+			.size = sizeof(pc), .mn = mn, .counter = scythe_shared_of(db)->tso_counter,
+			.rpc_type = SCYTHE_RPC_TSO, .workers_per_cn = workers_per_cn,
+			.max_eps = max_coords, .sched = sched, .socket_id = SOCKET_ID_ANY,
+		};
+
+		m->px = dtxn_tso_proxy_attach(db->fabric, m->srv, &pc);
+	}
+	if (m->srv == NULL || (mn >= 1 && mn <= m->opts.tso_proxies && m->px == NULL)) {
 		int err = rte_errno;
 
+		dtxn_rpc_srv_destroy(m->srv);
 		rte_free(m);
 		rte_errno = err;
 		return NULL;
@@ -184,7 +208,11 @@ mn_create(struct dtxn_db *db, uint16_t mn, unsigned workers_per_cn, unsigned max
 static unsigned
 mn_poll(void *svc)
 {
-	return dtxn_rpc_srv_poll(((struct scythe_mn *)svc)->srv);
+	struct scythe_mn *m = svc;
+	unsigned n = dtxn_rpc_srv_poll(m->srv);
+
+	(void)dtxn_tso_proxy_poll(m->px); /* the proxy's next FAA, if requests wait */
+	return n;
 }
 
 static struct dtxn_cq *

@@ -2,8 +2,9 @@
 /*
  * Scythe's options (dtxn_db_conf.cc_options, dtxn-app --cc-opts;
  * doc/guides/scythe.md, "Options"): the two watermarks (§3.1), the band
- * wait (§3.2), the SRTT smoothing alpha (Eq. 2), and the heat modes
- * forced (occ_only, tocc_only) for the ablations.
+ * wait (§3.2), the SRTT smoothing alpha (Eq. 2), the heat modes
+ * forced (occ_only, tocc_only) for the ablations, and the TSO proxies
+ * (§4.5, tso_proxies).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -47,9 +48,12 @@ opts_one(void *obj, const char *k, const char *v, char *err, size_t errlen)
 	} else if (strcmp(k, "tocc_only") == 0) {
 		rc = dtxn_cc_opt_pick(v, onoff, RTE_DIM(onoff), &o->tocc_only);
 		range = "0, 1";
+	} else if (strcmp(k, "tso_proxies") == 0) {
+		rc = dtxn_cc_opt_u32(v, 0, DTXN_TSO_PROXIES_MAX, &o->tso_proxies);
+		range = "0..15 (at most MNs - 1)";
 	} else {
 		snprintf(err, errlen,
-			 "scythe: unknown option '%s' (cold_wm, hot_wm, band_us, alpha, occ_only, tocc_only)",
+			 "scythe: unknown option '%s' (cold_wm, hot_wm, band_us, alpha, occ_only, tocc_only, tso_proxies)",
 			 k);
 		return -EINVAL;
 	}

@@ -43,6 +43,12 @@ scythe_db_init(struct dtxn_db *db)
 		rte_free(sh);
 		return -EINVAL;
 	}
+	if (sh->opts.tso_proxies >= db->conf.n_mn) {
+		SCYTHE_LOG(ERR, "scythe: tso_proxies=%u needs %u MNs (one per proxy besides MN 0, the TSO's); there are %u",
+			   sh->opts.tso_proxies, sh->opts.tso_proxies + 1, db->conf.n_mn);
+		rte_free(sh);
+		return -EINVAL;
+	}
 	sh->tso_counter = dtxn_tso_counter_raddr(&db->cat);
 	db->cc_shared = sh;
 	return 0;
@@ -57,6 +63,16 @@ scythe_db_fini(struct dtxn_db *db)
 
 static void scythe_worker_fini(struct dtxn_worker *w);
 
+/* The TSO client's proxy_fetch_add: proxy i is on MN 1 + i, asked through the coordinator's endpoint. */
+static int
+scythe_tso_proxy_add(void *arg, struct dtxn_coord *c, unsigned proxy, uint64_t n, uint64_t *old)
+{
+	const struct scythe_coord *sc = c->cc_priv;
+
+	RTE_SET_USED(arg);
+	return dtxn_tso_proxy_fetch_add_lc(sc->ep, (uint16_t)(1 + proxy), SCYTHE_RPC_TSO, n, old);
+}
+
 static int
 scythe_worker_init(struct dtxn_worker *w)
 {
@@ -65,6 +81,9 @@ scythe_worker_init(struct dtxn_worker *w)
 		.size = sizeof(tc),
 		.counter = sh->tso_counter,
 		.socket_id = w->socket_id,
+		.n_proxies = sh->opts.tso_proxies,
+		.proxy_fetch_add = scythe_tso_proxy_add,
+		.seed = (uint64_t)w->cn_node << 32 | w->index,
 	};
 	struct dtxn_rpc_conf rc_conf = {
 		.size = sizeof(rc_conf),

@@ -95,6 +95,7 @@ struct scythe_opts {
 	uint32_t alpha_pct;  /**< SRTT smoothing alpha, percent (90, Eq. 2) */
 	uint8_t occ_only;    /**< every attempt COLD */
 	uint8_t tocc_only;   /**< every attempt HOT */
+	uint32_t tso_proxies; /**< TSO proxies on MNs 1..N (lib/tso, Scythe §4.5); 0: none */
 };
 
 void scythe_opts_default(struct scythe_opts *o);
@@ -109,6 +110,8 @@ const char *scythe_variant(const struct dtxn_db *db);
 
 /** lib/rpc message type of the Lock RPC. */
 #define SCYTHE_RPC_LOCK 0
+/** lib/rpc message type of the TSO proxies' requests (lib/tso). */
+#define SCYTHE_RPC_TSO 1
 /** Lock requests per message (a request and its reply fit lib/rpc's limits). */
 #define SCYTHE_LOCKS_PER_MSG 14
 
