@@ -422,6 +422,58 @@ rjob_main(struct dtxn_coord *c, void *arg)
 	}
 }
 
+/* A worker and its rrpc on each CN (worker 0 of CNs 1..N_CN). */
+static void
+cl_up(struct dtxn_rrpc_domain *d, struct dtxn_worker **w, struct dtxn_rrpc **r)
+{
+	for (unsigned i = 0; i < N_CN; i++) {
+		w[i] = dtxn_worker_create(g_db, (uint16_t)(1 + i), 0, N_COORDS, SOCKET_ID_ANY);
+		assert_non_null(w[i]);
+		r[i] = dtxn_rrpc_create(d, w[i]);
+		assert_non_null(r[i]);
+	}
+}
+
+/* Coordinator @p i of CN 1 running @p fn(@p arg), and its endpoint. */
+static struct dtxn_rrpc_ep *
+cl_ep(struct dtxn_worker *w0, struct dtxn_rrpc *r0, unsigned i, dtxn_coord_fn fn, void *arg)
+{
+	struct dtxn_coord *co = dtxn_coord_create(w0, i, fn, arg);
+	struct dtxn_rrpc_ep *ep;
+
+	assert_non_null(co);
+	ep = dtxn_rrpc_ep_create(r0, co);
+	assert_non_null(ep);
+	return ep;
+}
+
+/* Steps every CN's worker in turn until all are quiet (@p after: once per worker step). */
+static void
+cl_run(struct dtxn_worker **w, void (*after)(void))
+{
+	unsigned alive, extra = 0;
+
+	do {
+		alive = 0;
+		for (unsigned i = 0; i < N_CN; i++) {
+			alive += dtxn_sched_step_lc(dtxn_worker_sched(w[i]));
+			if (after != NULL)
+				after();
+		}
+		extra += alive == 0;
+	} while (alive != 0 || extra < 100);
+}
+
+static void
+cl_down(struct dtxn_rrpc_domain *d, struct dtxn_worker **w, struct dtxn_rrpc **r)
+{
+	for (unsigned i = 0; i < N_CN; i++) {
+		dtxn_rrpc_destroy(r[i]);
+		dtxn_worker_destroy(w[i]);
+	}
+	dtxn_rrpc_domain_destroy(d);
+}
+
 static void
 test_transport_echo(void **state)
 {
@@ -432,36 +484,23 @@ test_transport_echo(void **state)
 	struct dtxn_rrpc *r[N_CN];
 	struct dtxn_rrpc_stats st0, st1, st2;
 	static struct rjob jobs[N_COORDS];
-	unsigned handled[N_CN] = { 0 }, alive, extra = 0;
+	unsigned handled[N_CN] = { 0 };
 
 	(void)state;
 	d = dtxn_rrpc_domain_create(g_cf, &dcf);
 	assert_non_null(d);
-	for (unsigned i = 0; i < N_CN; i++) {
-		w[i] = dtxn_worker_create(g_db, (uint16_t)(1 + i), 0, N_COORDS, SOCKET_ID_ANY);
-		assert_non_null(w[i]);
-		r[i] = dtxn_rrpc_create(d, w[i]);
-		assert_non_null(r[i]);
+	cl_up(d, w, r);
+	for (unsigned i = 0; i < N_CN; i++)
 		assert_int_equal(dtxn_rrpc_register(r[i], T_ECHO, h_echo, &handled[i]), 0);
-	}
 	assert_int_equal(dtxn_rrpc_register(r[0], T_ECHO, h_echo, NULL), -EEXIST);
 	assert_null(dtxn_rrpc_create(d, w[0]));
 	assert_int_equal(rte_errno, EEXIST);
 	for (unsigned i = 0; i < N_COORDS; i++) {
-		struct dtxn_coord *co = dtxn_coord_create(w[0], i, rjob_main, &jobs[i]);
-
-		assert_non_null(co);
 		memset(&jobs[i], 0, sizeof(jobs[i]));
 		jobs[i].idx = i;
-		jobs[i].ep = dtxn_rrpc_ep_create(r[0], co);
-		assert_non_null(jobs[i].ep);
+		jobs[i].ep = cl_ep(w[0], r[0], i, rjob_main, &jobs[i]);
 	}
-	do {
-		alive = 0;
-		for (unsigned i = 0; i < N_CN; i++)
-			alive += dtxn_sched_step_lc(dtxn_worker_sched(w[i]));
-		extra += alive == 0;
-	} while (alive != 0 || extra < 100);
+	cl_run(w, NULL);
 	for (unsigned i = 0; i < N_COORDS; i++) {
 		assert_int_equal(jobs[i].rc, 0);
 		assert_int_equal(jobs[i].done, ROUNDS);
@@ -487,11 +526,7 @@ test_transport_echo(void **state)
 	assert_true(st1.buckets > 16);
 	for (unsigned i = 0; i < N_COORDS; i++)
 		dtxn_rrpc_ep_destroy(jobs[i].ep);
-	for (unsigned i = 0; i < N_CN; i++) {
-		dtxn_rrpc_destroy(r[i]);
-		dtxn_worker_destroy(w[i]);
-	}
-	dtxn_rrpc_domain_destroy(d);
+	cl_down(d, w, r);
 }
 
 /* ------------------------------------------------------------------ */
@@ -538,6 +573,20 @@ h_zc_torn(void *arg, uint16_t src, const void *req, uint32_t len, void *out, uin
 
 	g_torn_step = 1;
 	return n;
+}
+
+static struct zjob g_zjobs[N_COORDS];
+
+/* After each worker step: once the server handled the torn request (it
+ * WROTE the data and queued the completion), the data's last byte "did not
+ * land" before the requester looks. */
+static void
+zc_tear(void)
+{
+	if (g_torn_step == 1) {
+		((uint8_t *)(uintptr_t)g_zjobs[0].buf)[ZC_LEN - 1] ^= 0xff;
+		g_torn_step = 2;
+	}
 }
 
 static int
@@ -601,8 +650,8 @@ test_transport_zc(void **state)
 	struct dtxn_worker *w[N_CN];
 	struct dtxn_rrpc *r[N_CN];
 	struct dtxn_rrpc_stats st0, st1, st2;
-	static struct zjob jobs[N_COORDS];
-	unsigned handled[N_CN] = { 0 }, alive, extra = 0;
+	struct zjob *jobs = g_zjobs;
+	unsigned handled[N_CN] = { 0 };
 
 	(void)state;
 	/* bad zero-copy sizes */
@@ -615,37 +664,18 @@ test_transport_zc(void **state)
 	d = dtxn_rrpc_domain_create(g_cf, &dcf);
 	assert_non_null(d);
 	g_torn_step = 0;
+	cl_up(d, w, r);
 	for (unsigned i = 0; i < N_CN; i++) {
-		w[i] = dtxn_worker_create(g_db, (uint16_t)(1 + i), 0, N_COORDS, SOCKET_ID_ANY);
-		assert_non_null(w[i]);
-		r[i] = dtxn_rrpc_create(d, w[i]);
-		assert_non_null(r[i]);
 		assert_int_equal(dtxn_rrpc_register_zc(r[i], T_ZC, h_zc, &handled[i]), 0);
 		assert_int_equal(dtxn_rrpc_register_zc(r[i], T_ZC + 1, h_zc_torn, &handled[i]), 0);
 	}
 	assert_int_equal(dtxn_rrpc_register_zc(r[0], T_ZC, h_zc, NULL), -EEXIST);
 	for (unsigned i = 0; i < N_COORDS; i++) {
-		struct dtxn_coord *co = dtxn_coord_create(w[0], i, zjob_main, &jobs[i]);
-
-		assert_non_null(co);
 		memset(&jobs[i], 0, sizeof(jobs[i]));
 		jobs[i].idx = i;
-		jobs[i].ep = dtxn_rrpc_ep_create(r[0], co);
-		assert_non_null(jobs[i].ep);
+		jobs[i].ep = cl_ep(w[0], r[0], i, zjob_main, &jobs[i]);
 	}
-	do {
-		alive = 0;
-		for (unsigned i = 0; i < N_CN; i++) {
-			alive += dtxn_sched_step_lc(dtxn_worker_sched(w[i]));
-			if (g_torn_step == 1) {
-				/* the server WROTE the data and queued the completion: the
-				 * data's last byte "did not land" before the requester looks */
-				((uint8_t *)(uintptr_t)jobs[0].buf)[ZC_LEN - 1] ^= 0xff;
-				g_torn_step = 2;
-			}
-		}
-		extra += alive == 0;
-	} while (alive != 0 || extra < 100);
+	cl_run(w, zc_tear);
 	for (unsigned i = 0; i < N_COORDS; i++) {
 		assert_int_equal(jobs[i].rc, 0);
 		assert_int_equal(jobs[i].done, ZC_ROUNDS);
@@ -670,11 +700,7 @@ test_transport_zc(void **state)
 	assert_true(st1.buckets < st1.zc_writes);
 	for (unsigned i = 0; i < N_COORDS; i++)
 		dtxn_rrpc_ep_destroy(jobs[i].ep);
-	for (unsigned i = 0; i < N_CN; i++) {
-		dtxn_rrpc_destroy(r[i]);
-		dtxn_worker_destroy(w[i]);
-	}
-	dtxn_rrpc_domain_destroy(d);
+	cl_down(d, w, r);
 }
 
 static void
