@@ -237,7 +237,8 @@ struct dtxn_worker *dtxn_rpc_worker(const struct dtxn_rpc *rpc);
  * request it reaped to one batch handler, so that the handler sees the
  * batch whole (Scythe sorts a batch of lock requests by key and
  * timestamp and grants in one scan, Fig. 16), then answers each request
- * with an inline SEND.
+ * with an inline SEND, or keeps it for an answer later
+ * (dtxn_rpc_srv_defer(): lib/tso's proxy answers when its FAA completes).
  *
  * Thread-safety: a server belongs to the lcore (or, in the simulation,
  * the simulated MN thread) that polls it; create and destroy it there or
@@ -254,7 +255,8 @@ struct dtxn_rpc_srv_msg {
 	const void *req;     /**< payload, valid during the handler only */
 	uint32_t len;        /**< payload bytes, 0..DTXN_RPC_REQ_MAX */
 	void *resp;          /**< reply buffer, DTXN_RPC_RESP_MAX bytes */
-	/** out: reply bytes (0..DTXN_RPC_RESP_MAX); negative: no reply (the sender fails on its timeout) */
+	/** out: reply bytes (0..DTXN_RPC_RESP_MAX); negative: no reply now (deferred with
+	 *  dtxn_rpc_srv_defer(), or none: the sender fails on its timeout) */
 	int resp_len;
 };
 
