@@ -24,6 +24,7 @@
 
 #include "dtxn_rpc.h"
 #include "unit_eal.h"
+#include "ut_txn.h"
 
 #define N_MN 1
 #define N_CN 3
@@ -512,6 +513,146 @@ test_pairing(void **state)
 		}
 }
 
+/* ------------------------------------------------------------------ */
+/* The MN server's deferred replies (dtxn_rpc_srv_defer())            */
+/* ------------------------------------------------------------------ */
+
+#define T_LATER 4
+#define LATER_N 3
+
+struct later_ctx {
+	struct dtxn_rpc_srv *srv;
+	struct dtxn_rpc_ep *ep;
+	struct dtxn_rpc_srv_later later[LATER_N];
+	uint32_t val[LATER_N];
+	unsigned n;
+	int defer_outside;       /* dtxn_rpc_srv_defer() of a message not in the batch */
+	uint64_t resp[LATER_N];
+	int rc;
+	bool done;
+};
+
+/* Keeps every request for later; records its payload. */
+static void
+h_later(void *arg, struct dtxn_rpc_srv_msg *msgs, unsigned n)
+{
+	struct later_ctx *x = arg;
+	struct dtxn_rpc_srv_msg outside = msgs[0];
+	struct dtxn_rpc_srv_later l;
+
+	x->defer_outside = dtxn_rpc_srv_defer(x->srv, &outside, &l);
+	for (unsigned i = 0; i < n; i++) {
+		msgs[i].resp_len = -1;
+		if (x->n >= LATER_N || msgs[i].len != sizeof(uint32_t) ||
+		    dtxn_rpc_srv_defer(x->srv, &msgs[i], &x->later[x->n]) != 0)
+			continue;
+		memcpy(&x->val[x->n++], msgs[i].req, sizeof(uint32_t));
+	}
+}
+
+static void
+co_later(struct dtxn_coord *c, void *arg)
+{
+	struct later_ctx *x = arg;
+	uint8_t resp[LATER_N][DTXN_RPC_RESP_MAX];
+	struct dtxn_rpc_call calls[LATER_N];
+	uint32_t req[LATER_N];
+
+	(void)c;
+	for (unsigned i = 0; i < LATER_N; i++) {
+		req[i] = 100 + i;
+		memset(&calls[i], 0, sizeof(calls[i]));
+		calls[i].dst_node = 0; /* MN 0 */
+		calls[i].type = T_LATER;
+		calls[i].req = &req[i];
+		calls[i].req_len = sizeof(req[i]);
+		calls[i].resp = resp[i];
+	}
+	x->rc = dtxn_rpc_call_lc(x->ep, calls, LATER_N);
+	for (unsigned i = 0; i < LATER_N && x->rc == 0; i++) {
+		if (calls[i].resp_len != sizeof(uint64_t))
+			x->rc = -EBADMSG;
+		else
+			memcpy(&x->resp[i], resp[i], sizeof(uint64_t));
+	}
+	x->done = true;
+}
+
+static void
+test_srv_deferred(void **state)
+{
+	struct dtxn_db_conf dc = {
+		.size = sizeof(dc), .protocol = "ford", .isolation = DTXN_ISO_SR,
+		.n_mn = 1, .n_replicas = 1, .n_coords = 1, .log_bytes = 4096,
+		.addr_cache_entries = 64,
+	};
+	struct dtxn_table_def kv = { .id = 0, .name = "kv", .value_size = 8, .max_keys = 16 };
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 1, .n_cn = 1,
+				       .socket_id = SOCKET_ID_ANY, .name = "utrpcsrv" };
+	struct dtxn_rpc_conf rc_conf = { .size = sizeof(rc_conf),
+					 .timeout_ns = UINT64_C(10000000000), .max_retries = 1,
+					 .mn_peers = 1 };
+	static struct later_ctx x;
+	struct dtxn_rpc_srv_conf sc = { .size = sizeof(sc), .mn_node = 0, .workers_per_cn = 1,
+					.max_eps = 1, .socket_id = SOCKET_ID_ANY, .fn = h_later,
+					.arg = &x };
+	struct dtxn_rpc_srv_later zero;
+	struct dtxn_worker *w;
+	struct dtxn_rpc *rpc;
+	struct dtxn_coord *c;
+	struct dtxn_fabric *f;
+	struct dtxn_db *db;
+	bool replied = false;
+	uint64_t v;
+
+	(void)state;
+	memset(&x, 0, sizeof(x));
+	memset(&zero, 0, sizeof(zero));
+	ut_db_up(&dc, &kv, &fc, &db, &f);
+	x.srv = dtxn_rpc_srv_create(f, &sc);
+	assert_non_null(x.srv);
+	w = dtxn_worker_create(db, 1, 0, 1, SOCKET_ID_ANY);
+	assert_non_null(w);
+	rpc = dtxn_rpc_create(w, &rc_conf);
+	assert_non_null(rpc);
+	c = dtxn_coord_create(w, 0, co_later, &x);
+	assert_non_null(c);
+	x.ep = dtxn_rpc_ep_create(rpc, c);
+	assert_non_null(x.ep);
+	for (unsigned k = 0; k < 100000 && !x.done; k++) {
+		(void)dtxn_sched_step_lc(dtxn_worker_sched(w));
+		(void)dtxn_rpc_srv_poll(x.srv);
+		if (x.n == LATER_N && !replied) {
+			/* nothing was answered by the poll: the caller still waits */
+			assert_false(x.done);
+			assert_int_equal(dtxn_rpc_srv_reply_later(x.srv, &zero, &v, sizeof(v)),
+					 -EINVAL);
+			assert_int_equal(dtxn_rpc_srv_reply_later(x.srv, &x.later[0], &v,
+								  DTXN_RPC_RESP_MAX + 1), -EINVAL);
+			assert_int_equal(dtxn_rpc_srv_reply_later(NULL, &x.later[0], &v, sizeof(v)),
+					 -EINVAL);
+			/* answer in reverse order: each reply finds its own slot */
+			for (unsigned i = LATER_N; i-- > 0;) {
+				v = (uint64_t)x.val[i] * 10;
+				assert_int_equal(dtxn_rpc_srv_reply_later(x.srv, &x.later[i], &v,
+									  sizeof(v)), 0);
+			}
+			replied = true;
+		}
+	}
+	assert_true(x.done);
+	assert_int_equal(x.rc, 0);
+	assert_int_equal(x.defer_outside, -EINVAL);
+	for (unsigned i = 0; i < LATER_N; i++)
+		assert_int_equal(x.resp[i], (100 + i) * 10);
+	dtxn_rpc_ep_destroy(x.ep);
+	dtxn_rpc_destroy(rpc);
+	dtxn_worker_destroy(w);
+	dtxn_rpc_srv_destroy(x.srv);
+	dtxn_db_destroy(db);
+	dtxn_fabric_close(f);
+}
+
 int
 main(void)
 {
@@ -522,6 +663,7 @@ main(void)
 		cmocka_unit_test(test_async),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_pairing),
+		cmocka_unit_test(test_srv_deferred),
 	};
 	int rc;
 
