@@ -375,6 +375,15 @@ app_validate(struct app_conf *c)
 			c->replicas, c->mn);
 		return -1;
 	}
+	{
+		char msg[200];
+
+		if (dtxn_cc_check_cluster(c->protocol, c->cc_opts, (unsigned)c->mn, (unsigned)c->cn,
+					  msg, sizeof(msg)) != 0) {
+			app_err("--cc-opts: %s", msg);
+			return -1;
+		}
+	}
 	for (unsigned i = 0; i < c->n_bench_opts; i++) {
 		bool found = false;
 		for (unsigned k = 0; k < bops->n_opts; k++)

@@ -348,6 +348,16 @@ int dtxn_cc_weaken_supported(const char *protocol, enum dtxn_isolation iso, uint
  */
 int dtxn_cc_check_options(const char *protocol, const char *opts, char *err, size_t errlen);
 
+/**
+ * Checks options dtxn_cc_check_options() accepted against the cluster's
+ * shape (@p n_mn MNs, @p n_cn CNs), before the EAL starts. Any thread.
+ * @param err  a one-line message on error (may be NULL).
+ * @return 0; -ENOENT (no such protocol); -EINVAL (the options do not fit
+ *   this cluster, e.g. Scythe's tso_proxies=N with N >= n_mn).
+ */
+int dtxn_cc_check_cluster(const char *protocol, const char *opts, unsigned n_mn, unsigned n_cn,
+			  char *err, size_t errlen);
+
 /* ------------------------------------------------------------------ */
 /* Workers and coordinators                                           */
 /* ------------------------------------------------------------------ */

@@ -283,6 +283,13 @@ typedef bool (*dtxn_cc_route_t)(const struct dtxn_coord *c, uint32_t table_id, u
  */
 typedef int (*dtxn_cc_check_options_t)(const char *opts, char *err, size_t errlen);
 /**
+ * Optional: checks options that depend on the cluster's shape (valid
+ * options, dtxn_cc_check_options_t), e.g. Scythe's tso_proxies against
+ * the MN count. @return 0, or -EINVAL with a one-line message in @p err.
+ */
+typedef int (*dtxn_cc_check_cluster_t)(const char *opts, unsigned n_mn, unsigned n_cn, char *err,
+				       size_t errlen);
+/**
  * Optional, overrides table_sizes and slot_size: a table's geometry from
  * the db's options (dtxn_db_conf.cc_options; e.g. FORD's published=1:
  * 720 B items in 22-slot buckets, doc/guides/ford.md). @p def is the
@@ -376,6 +383,7 @@ struct dtxn_cc_ops {
 	dtxn_cc_mn_value_t mn_value;       /**< optional */
 	dtxn_cc_route_t route;             /**< optional; none: every CN may run anything */
 	dtxn_cc_check_options_t check_options; /**< optional; none: the protocol takes no options */
+	dtxn_cc_check_cluster_t check_cluster; /**< optional; none: any cluster fits its options */
 	dtxn_cc_table_geometry_t table_geometry; /**< optional; overrides table_sizes */
 	dtxn_cc_variant_t variant;         /**< optional; none: always the default */
 	dtxn_cc_footprint_t footprint;     /**< optional; none: a fixed share per coordinator */

@@ -86,6 +86,26 @@ dtxn_cc_check_options(const char *protocol, const char *opts, char *err, size_t 
 	return ops->check_options(opts, err, errlen) != 0 ? -EINVAL : 0;
 }
 
+int
+dtxn_cc_check_cluster(const char *protocol, const char *opts, unsigned n_mn, unsigned n_cn,
+		      char *err, size_t errlen)
+{
+	const struct dtxn_cc_ops *ops = dtxn_cc_find(protocol);
+	char dummy[8];
+
+	if (err == NULL || errlen == 0) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	err[0] = '\0';
+	if (ops == NULL)
+		return -ENOENT;
+	if (ops->check_cluster == NULL)
+		return 0;
+	return ops->check_cluster(opts != NULL ? opts : "", n_mn, n_cn, err, errlen) != 0 ?
+		       -EINVAL : 0;
+}
+
 void
 dtxn_cc_list(char *buf, size_t len)
 {

@@ -88,6 +88,24 @@ scythe_check_options(const char *opts, char *err, size_t errlen)
 	return scythe_opts_parse(opts, &o, err, errlen);
 }
 
+int
+scythe_check_cluster(const char *opts, unsigned n_mn, unsigned n_cn, char *err, size_t errlen)
+{
+	struct scythe_opts o;
+
+	RTE_SET_USED(n_cn);
+	scythe_opts_default(&o);
+	if (scythe_opts_parse(opts, &o, err, errlen) != 0)
+		return -EINVAL;
+	if (o.tso_proxies >= n_mn) {
+		snprintf(err, errlen,
+			 "scythe: tso_proxies=%u needs %u MNs (one per proxy besides MN 0, the TSO's); there are %u",
+			 o.tso_proxies, o.tso_proxies + 1, n_mn);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 const char *
 scythe_variant(const struct dtxn_db *db)
 {

@@ -43,9 +43,8 @@ scythe_db_init(struct dtxn_db *db)
 		rte_free(sh);
 		return -EINVAL;
 	}
-	if (sh->opts.tso_proxies >= db->conf.n_mn) {
-		SCYTHE_LOG(ERR, "scythe: tso_proxies=%u needs %u MNs (one per proxy besides MN 0, the TSO's); there are %u",
-			   sh->opts.tso_proxies, sh->opts.tso_proxies + 1, db->conf.n_mn);
+	if (scythe_check_cluster(db->conf.cc_options, db->conf.n_mn, 0, err, sizeof(err)) != 0) {
+		SCYTHE_LOG(ERR, "%s", err); /* the app checked before: a library caller's mistake */
 		rte_free(sh);
 		return -EINVAL;
 	}
@@ -197,6 +196,7 @@ static const struct dtxn_cc_ops scythe_ops = {
 	.commit = scythe_commit,
 	.abort = scythe_abort,
 	.check_options = scythe_check_options,
+	.check_cluster = scythe_check_cluster,
 	.variant = scythe_variant,
 	.mn_svc = &scythe_mn_svc_ops,
 	.weaken = { [DTXN_ISO_SR] = DTXN_DEBUG_SKIP_READ_VALIDATION },

@@ -102,6 +102,8 @@ void scythe_opts_default(struct scythe_opts *o);
 /** Parses @p s over @p o; 0 or -EINVAL with a one-line message in @p err. */
 int scythe_opts_parse(const char *s, struct scythe_opts *o, char *err, size_t errlen);
 int scythe_check_options(const char *opts, char *err, size_t errlen);
+/** dtxn_cc_ops.check_cluster: tso_proxies below the MN count. */
+int scythe_check_cluster(const char *opts, unsigned n_mn, unsigned n_cn, char *err, size_t errlen);
 const char *scythe_variant(const struct dtxn_db *db);
 
 /* ------------------------------------------------------------------ */
