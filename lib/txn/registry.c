@@ -3,6 +3,7 @@
  * Protocol registry (DTXN_CC_REGISTER), abort-reason and isolation names.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -62,8 +63,13 @@ dtxn_cc_supports(const char *protocol, enum dtxn_isolation iso)
 	return (ops->isolations & (1u << iso)) != 0;
 }
 
-int
-dtxn_cc_check_options(const char *protocol, const char *opts, char *err, size_t errlen)
+/*
+ * The checks of a protocol's option string: alone (@p cluster false), or
+ * against the cluster's shape (dtxn_cc_check_cluster()).
+ */
+static int
+cc_check(const char *protocol, const char *opts, bool cluster, unsigned n_mn, unsigned n_cn,
+	 char *err, size_t errlen)
 {
 	const struct dtxn_cc_ops *ops = dtxn_cc_find(protocol);
 	char dummy[8];
@@ -77,6 +83,11 @@ dtxn_cc_check_options(const char *protocol, const char *opts, char *err, size_t 
 		snprintf(err, errlen, "unknown protocol '%s'", protocol != NULL ? protocol : "");
 		return -ENOENT;
 	}
+	if (cluster)
+		return ops->check_cluster == NULL ||
+				       ops->check_cluster(opts != NULL ? opts : "", n_mn, n_cn, err,
+							  errlen) == 0 ?
+			       0 : -EINVAL;
 	if (opts == NULL || opts[0] == '\0')
 		return 0;
 	if (ops->check_options == NULL) {
@@ -87,23 +98,16 @@ dtxn_cc_check_options(const char *protocol, const char *opts, char *err, size_t 
 }
 
 int
+dtxn_cc_check_options(const char *protocol, const char *opts, char *err, size_t errlen)
+{
+	return cc_check(protocol, opts, false, 0, 0, err, errlen);
+}
+
+int
 dtxn_cc_check_cluster(const char *protocol, const char *opts, unsigned n_mn, unsigned n_cn,
 		      char *err, size_t errlen)
 {
-	const struct dtxn_cc_ops *ops = dtxn_cc_find(protocol);
-	char dummy[8];
-
-	if (err == NULL || errlen == 0) {
-		err = dummy;
-		errlen = sizeof(dummy);
-	}
-	err[0] = '\0';
-	if (ops == NULL)
-		return -ENOENT;
-	if (ops->check_cluster == NULL)
-		return 0;
-	return ops->check_cluster(opts != NULL ? opts : "", n_mn, n_cn, err, errlen) != 0 ?
-		       -EINVAL : 0;
+	return cc_check(protocol, opts, true, n_mn, n_cn, err, errlen);
 }
 
 void
