@@ -487,7 +487,9 @@ dtxn_recovery_owns(const struct dtxn_recovery *rec, uint64_t id)
  * the holder's txn id): READs the primary replica of every table, in
  * chunks, and releases with a CAS (id -> 0) every lock word a dead
  * coordinator of @p rec holds: each bucket header's lock and each slot's
- * lock word at @p lock_off (bytes from the slot's start). A word counts
+ * lock word at @p lock_off (bytes from the slot's start;
+ * DTXN_RECOVERY_LOCK_LAST: the slot's last 8 bytes, OOCC's footer, whose
+ * offset differs by table). A word counts
  * as held by txn id (word & @p id_mask). A CAS that lost (the word
  * changed meanwhile) releases nothing. @p visit, if not NULL, sees
  * every valid slot's image as read (before the releases), with @p arg. Adds the step (work: locks
@@ -495,6 +497,9 @@ dtxn_recovery_owns(const struct dtxn_recovery *rec, uint64_t id)
  * yields.
  * @return 0, -ENOMEM (no buffer), -EIO (a WR failed).
  */
+/** dtxn_recovery_unlock_scan()'s @c lock_off of a lock word in each slot's last 8 bytes. */
+#define DTXN_RECOVERY_LOCK_LAST UINT32_MAX
+
 int dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec,
 			      uint32_t lock_off, uint64_t id_mask,
 			      void (*visit)(struct dtxn_recovery *rec, const struct dtxn_table *t,
@@ -511,6 +516,31 @@ int dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec,
  */
 int dtxn_recovery_read_logs(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t gid,
 			    uint32_t len, void *buf, bool replicated);
+
+/**
+ * The newest log record (struct dtxn_log_hdr) of coordinator @p gid in
+ * @p log, one MN's copy (@p log_bytes) of its circular log region: the
+ * chain of records from offset 0 whose txn ids grow (a record written
+ * after the log wrapped starts at 0 again with a larger id than anything
+ * it overwrote), each whole (its entries fill its 64 B-aligned @c bytes,
+ * dtxn_txn_log_intact()). A record voided after its txn aborted (txn id
+ * 0, OOCC) is stepped over; a torn or foreign one ends the chain (its txn
+ * had not begun its writes). Pure; any lcore.
+ * @return the record (inside @p log), or NULL (none).
+ */
+const struct dtxn_log_hdr *dtxn_recovery_log_latest(const void *log, uint64_t log_bytes,
+						    uint32_t gid);
+
+/**
+ * READs coordinator @p gid's log regions (dtxn_recovery_read_logs(), the
+ * whole region) into @p buf (catalog log_bytes x n_mn bytes) and finds the
+ * newest record over every copy (dtxn_recovery_log_latest()).
+ * Coordinator's coroutine; yields.
+ * @param out  the record (inside @p buf) or NULL (none).
+ * @return 0 or -EIO.
+ */
+int dtxn_recovery_log_newest(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t gid,
+			     void *buf, bool replicated, const struct dtxn_log_hdr **out);
 
 /**
  * Adds txn id @p id to rec->visible (once; dropped past

@@ -156,8 +156,12 @@ dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint3
 		const struct dtxn_table *t = dtxn_catalog_table(cat, id);
 		uint64_t per, done = 0;
 
+		uint32_t loff = lock_off;
+
 		if (t == NULL)
 			continue;
+		if (lock_off == DTXN_RECOVERY_LOCK_LAST)
+			loff = t->slot_size - 8;
 		per = RTE_MAX(RECOVER_SCAN_CHUNK / t->bucket_size, (uint64_t)1);
 		if (t->bucket_size > RECOVER_SCAN_CHUNK) {
 			rc = -ENOMEM;
@@ -172,7 +176,7 @@ dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint3
 			dtxn_batch_read(&b, ra, buf, (uint32_t)(n * t->bucket_size), true);
 			rc = dtxn_recovery_run(rec, &b);
 			if (rc == 0)
-				rc = scan_release(c, rec, st, t, buf, ra, n, lock_off, id_mask, &v);
+				rc = scan_release(c, rec, st, t, buf, ra, n, loff, id_mask, &v);
 			done += n;
 		}
 	}
@@ -216,4 +220,60 @@ dtxn_recovery_read_logs(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_
 				len, true);
 	rc = dtxn_recovery_run(rec, &b);
 	return rc == 0 ? n : rc;
+}
+
+const struct dtxn_log_hdr *
+dtxn_recovery_log_latest(const void *log, uint64_t log_bytes, uint32_t gid)
+{
+	const struct dtxn_log_hdr *best = NULL;
+	uint64_t off = 0, last_id = 0;
+
+	while (off + sizeof(struct dtxn_log_hdr) <= log_bytes) {
+		const struct dtxn_log_hdr *h = (const void *)((const char *)log + off);
+		const char *p = (const char *)(h + 1);
+		uint64_t need = sizeof(*h);
+
+		if (h->n_entries == 0 || h->bytes == 0 || h->bytes % 64 != 0 ||
+		    h->bytes > log_bytes - off)
+			break;
+		if (h->txn_id == 0) {
+			off += h->bytes; /* voided after its txn aborted */
+			continue;
+		}
+		if (h->txn_id <= last_id || dtxn_txn_id_gid(h->txn_id) != gid)
+			break;
+		for (uint32_t e = 0; e < h->n_entries && need <= h->bytes; e++) {
+			const struct dtxn_log_entry *en = (const void *)(p + need - sizeof(*h));
+
+			if (need + sizeof(*en) > h->bytes)
+				break;
+			need += sizeof(*en) + en->slot_size;
+		}
+		if (need > h->bytes || RTE_ALIGN_CEIL(need, 64) != h->bytes ||
+		    !dtxn_txn_log_intact(h))
+			break; /* torn: its txn had not begun its writes */
+		best = h;
+		last_id = h->txn_id;
+		off += h->bytes;
+	}
+	return best;
+}
+
+int
+dtxn_recovery_log_newest(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t gid,
+			 void *buf, bool replicated, const struct dtxn_log_hdr **out)
+{
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	int n = dtxn_recovery_read_logs(c, rec, gid, (uint32_t)cat->log_bytes, buf, replicated);
+
+	*out = NULL;
+	for (int mn = 0; mn < n; mn++) {
+		const struct dtxn_log_hdr *h =
+			dtxn_recovery_log_latest((const char *)buf + (size_t)mn * cat->log_bytes,
+						 cat->log_bytes, gid);
+
+		if (h != NULL && (*out == NULL || h->txn_id > (*out)->txn_id))
+			*out = h;
+	}
+	return RTE_MIN(n, 0);
 }
