@@ -489,7 +489,8 @@ dtxn_recovery_owns(const struct dtxn_recovery *rec, uint64_t id)
  * coordinator of @p rec holds: each bucket header's lock and each slot's
  * lock word at @p lock_off (bytes from the slot's start;
  * DTXN_RECOVERY_LOCK_LAST: the slot's last 8 bytes, OOCC's footer, whose
- * offset differs by table). A word counts
+ * offset differs by table; DTXN_RECOVERY_LOCK_NONE: none, Scythe's
+ * Takeout Locks are counters). A word counts
  * as held by txn id (word & @p id_mask). A CAS that lost (the word
  * changed meanwhile) releases nothing. @p visit, if not NULL, sees
  * every valid slot's image as read (before the releases), with @p arg. Adds the step (work: locks
@@ -499,6 +500,8 @@ dtxn_recovery_owns(const struct dtxn_recovery *rec, uint64_t id)
  */
 /** dtxn_recovery_unlock_scan()'s @c lock_off of a lock word in each slot's last 8 bytes. */
 #define DTXN_RECOVERY_LOCK_LAST UINT32_MAX
+/** dtxn_recovery_unlock_scan()'s @c lock_off when slots carry no lock word (bucket locks only). */
+#define DTXN_RECOVERY_LOCK_NONE (UINT32_MAX - 1)
 
 int dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec,
 			      uint32_t lock_off, uint64_t id_mask,

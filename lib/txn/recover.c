@@ -113,6 +113,8 @@ scan_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recove
 			    (((const struct dtxn_slot_hdr *)(const void *)(buf + off - lock_off))->flags &
 			     DTXN_SLOT_VALID))
 				v->fn(rec, t, buf + off - lock_off, v->arg);
+			if (s != 0 && lock_off == DTXN_RECOVERY_LOCK_NONE)
+				continue; /* the protocol's slots carry no lock word */
 			memcpy(&w, buf + off, 8);
 			if (!dtxn_recovery_owns(rec, w & id_mask))
 				continue;

@@ -177,6 +177,7 @@ static const struct dtxn_cc_ops scythe_ops = {
 	.execute = scythe_execute,
 	.commit = scythe_commit,
 	.abort = scythe_abort,
+	.recover = scythe_recover,
 	.check_options = scythe_check_options,
 	.variant = scythe_variant,
 	.mn_svc = &scythe_mn_svc_ops,
