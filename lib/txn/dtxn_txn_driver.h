@@ -388,6 +388,12 @@ struct dtxn_cc_ops {
 	uint32_t (*local_extra)(const struct dtxn_table *t);
 	dtxn_cc_recover_t recover;         /**< optional; none: dtxn_coord_recover() says -ENOTSUP */
 	/**
+	 * Optional: whether @c recover works for db @p db's options (FORD's
+	 * published mode: no); none: it does. Any thread. Read by
+	 * dtxn_db_can_recover().
+	 */
+	bool (*can_recover)(const struct dtxn_db *db);
+	/**
 	 * Planted defects (DTXN_DEBUG_*) the protocol honours, per isolation
 	 * level (index enum dtxn_isolation): each must break exactly one check
 	 * the protocol relies on at that level, so that the history checker

@@ -15,7 +15,8 @@
 bool
 dtxn_db_can_recover(const struct dtxn_db *db)
 {
-	return db != NULL && db->cc->recover != NULL;
+	return db != NULL && db->cc->recover != NULL &&
+	       (db->cc->can_recover == NULL || db->cc->can_recover(db));
 }
 
 struct dtxn_recovery_step *
