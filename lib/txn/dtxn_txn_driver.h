@@ -552,6 +552,18 @@ int dtxn_recovery_log_newest(struct dtxn_coord *c, struct dtxn_recovery *rec, ui
 			     void *buf, bool replicated, const struct dtxn_log_hdr **out);
 
 /**
+ * Recovery step @p step (work: records): for each dead coordinator of
+ * @p rec, its newest log record over every MN's copy
+ * (dtxn_recovery_log_newest(), records written to the MNs of their
+ * tables' replicas), handed to @p apply, which rolls its txn forward or
+ * back (FORD's undo log, OOCC's redo log). Coordinator's coroutine; yields.
+ * @return 0, -ENOMEM, -EIO, or @p apply's first error.
+ */
+int dtxn_recovery_logs_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const char *step,
+			     int (*apply)(struct dtxn_coord *c, struct dtxn_recovery *rec,
+					  const struct dtxn_log_hdr *h));
+
+/**
  * Adds txn id @p id to rec->visible (once; dropped past
  * DTXN_RECOVERY_MAX_VISIBLE).
  */

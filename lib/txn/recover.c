@@ -280,3 +280,29 @@ dtxn_recovery_log_newest(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32
 	}
 	return RTE_MIN(n, 0);
 }
+
+int
+dtxn_recovery_logs_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const char *step,
+			 int (*apply)(struct dtxn_coord *c, struct dtxn_recovery *rec,
+				      const struct dtxn_log_hdr *h))
+{
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, step, "records");
+	char *logs = rte_malloc("dtxn_recover", cat->log_bytes * cat->n_mn, 64);
+	int rc = 0;
+
+	if (logs == NULL)
+		return -ENOMEM;
+	for (uint32_t g = rec->gid_first; g < rec->gid_first + rec->n_gids && rc == 0; g++) {
+		const struct dtxn_log_hdr *newest;
+
+		rc = dtxn_recovery_log_newest(c, rec, g, logs, true, &newest);
+		if (rc == 0 && newest != NULL) {
+			st->work++;
+			rc = apply(c, rec, newest);
+		}
+	}
+	rte_free(logs);
+	dtxn_recovery_step_end(st);
+	return rc;
+}

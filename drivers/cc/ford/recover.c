@@ -110,24 +110,8 @@ out:
 int
 ford_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 {
-	const struct dtxn_catalog *cat = &c->worker->db->cat;
-	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "undo-logs", "records");
-	char *logs = rte_malloc("dtxn_recover", cat->log_bytes * cat->n_mn, 64);
-	int rc = 0;
+	int rc = dtxn_recovery_logs_apply(c, rec, "undo-logs", rec_apply);
 
-	if (logs == NULL)
-		return -ENOMEM;
-	for (uint32_t g = rec->gid_first; g < rec->gid_first + rec->n_gids && rc == 0; g++) {
-		const struct dtxn_log_hdr *best;
-
-		rc = dtxn_recovery_log_newest(c, rec, g, logs, true, &best);
-		if (rc == 0 && best != NULL) {
-			st->work++;
-			rc = rec_apply(c, rec, best);
-		}
-	}
-	rte_free(logs);
-	dtxn_recovery_step_end(st);
 	if (rc != 0)
 		return rc;
 	return dtxn_recovery_unlock_scan(c, rec, FORD_LOCK_OFF, ~FORD_INVISIBLE, NULL, NULL);

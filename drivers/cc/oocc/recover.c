@@ -246,24 +246,8 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_log
 int
 oocc_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 {
-	const struct dtxn_catalog *cat = &c->worker->db->cat;
-	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "redo-logs", "records");
-	char *logs = rte_malloc("dtxn_recover", cat->log_bytes * cat->n_mn, 64);
-	int rc = 0;
+	int rc = dtxn_recovery_logs_apply(c, rec, "redo-logs", rec_apply);
 
-	if (logs == NULL)
-		return -ENOMEM;
-	for (uint32_t g = rec->gid_first; g < rec->gid_first + rec->n_gids && rc == 0; g++) {
-		const struct dtxn_log_hdr *newest;
-
-		rc = dtxn_recovery_log_newest(c, rec, g, logs, true, &newest);
-		if (rc == 0 && newest != NULL) {
-			st->work++;
-			rc = rec_apply(c, rec, newest);
-		}
-	}
-	rte_free(logs);
-	dtxn_recovery_step_end(st);
 	if (rc != 0)
 		return rc;
 	return dtxn_recovery_unlock_scan(c, rec, DTXN_RECOVERY_LOCK_LAST, ~OOCC_WLOCK, NULL, NULL);
