@@ -516,6 +516,18 @@ int dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec,
 			      void *arg);
 
 /**
+ * Recovery step "unlock" for lock words that name no owner (CREST's cell
+ * bitmaps), run while the survivors are fenced (no live txn holds a
+ * lock): as dtxn_recovery_unlock_scan(), but each slot lock word with a
+ * bit outside @p keep_mask set is CASed to (word & @p keep_mask); bucket
+ * header locks (lib/txn's, a txn id) are released by their owner as
+ * there. Coordinator's coroutine; yields.
+ * @return 0, -ENOMEM (no buffer), -EIO (a WR failed).
+ */
+int dtxn_recovery_unlock_scan_all(struct dtxn_coord *c, struct dtxn_recovery *rec,
+				  uint32_t lock_off, uint64_t keep_mask);
+
+/**
  * READs the first @p len bytes of coordinator @p gid's log region into
  * @p buf + mn * @p len, for every MN, waited for. @p replicated: the
  * protocol writes each record to the MNs of its tables' replicas; when
@@ -550,6 +562,19 @@ const struct dtxn_log_hdr *dtxn_recovery_log_latest(const void *log, uint64_t lo
  */
 int dtxn_recovery_log_newest(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t gid,
 			     void *buf, bool replicated, const struct dtxn_log_hdr **out);
+
+/**
+ * Whether coordinator @p gid belongs to a CN @p rec knows dead (dead_cn
+ * or dead_mask; gids are handed out n_gids per CN, in node order after
+ * the @p n_mn MNs). Pure.
+ */
+static inline bool
+dtxn_recovery_gid_dead(const struct dtxn_recovery *rec, uint16_t n_mn, uint32_t gid)
+{
+	uint64_t node = n_mn + (uint64_t)gid / RTE_MAX(rec->n_gids, 1u);
+
+	return node < 64 && ((rec->dead_mask | UINT64_C(1) << rec->dead_cn) >> node & 1) != 0;
+}
 
 /**
  * Recovery step @p step (work: records): for each dead coordinator of
@@ -679,6 +704,16 @@ void dtxn_batch_done(struct dtxn_batch *b);
  *   DTXN_ABORT_FABRIC (a WR failed, or the post was refused).
  */
 int dtxn_batch_run_reason(struct dtxn_batch *b);
+
+/**
+ * dtxn_batch_run_reason() for the batch whose WRs commit @p t whatever
+ * happens to its coordinator next (Motor's commit batch, OOCC's R3, the
+ * write-backs of Scythe and CREST): sets t->decided once every chain is
+ * posted, not before (in virtual time the post first waits out the CPU
+ * that builds it, and a CN killed meanwhile posts nothing). Yields.
+ * @return as dtxn_batch_run_reason().
+ */
+int dtxn_batch_run_decide(struct dtxn_batch *b, struct dtxn_txn *t);
 
 /**
  * The abort reason for the return code of a fabric step: a doorbell batch

@@ -90,10 +90,26 @@ struct scan_visit {
 	void *arg;
 };
 
+/*
+ * Whether a lock word @p w is released: by its owner (@p all false: a dead
+ * coordinator's txn id, word & @p mask), or every bit but @p mask (@p all:
+ * lock words that name no owner, survivors fenced). *@p to: its new value.
+ */
+static bool
+scan_held(const struct dtxn_recovery *rec, uint64_t w, uint64_t mask, bool all, uint64_t *to)
+{
+	if (all) {
+		*to = w & mask;
+		return (w & ~mask) != 0;
+	}
+	*to = 0;
+	return dtxn_recovery_owns(rec, w & mask);
+}
+
 static int
 scan_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recovery_step *st,
 	     const struct dtxn_table *t, const char *buf, dtxn_raddr_t ra, uint64_t n,
-	     uint32_t lock_off, uint64_t id_mask, const struct scan_visit *v)
+	     uint32_t lock_off, uint64_t id_mask, bool all, const struct scan_visit *v)
 {
 	uint64_t old[RECOVER_SCAN_CAS];
 	uint64_t want[RECOVER_SCAN_CAS];
@@ -108,7 +124,7 @@ scan_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recove
 			uint64_t off = i * t->bucket_size +
 				       (s == 0 ? 0 : DTXN_BUCKET_HDR_SIZE +
 						     (uint64_t)(s - 1) * t->slot_size + lock_off);
-			uint64_t w;
+			uint64_t w, to;
 
 			if (s != 0 && v->fn != NULL &&
 			    (((const struct dtxn_slot_hdr *)(const void *)(buf + off - lock_off))->flags &
@@ -117,10 +133,12 @@ scan_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recove
 			if (s != 0 && lock_off == DTXN_RECOVERY_LOCK_NONE)
 				continue; /* the protocol's slots carry no lock word */
 			memcpy(&w, buf + off, 8);
-			if (!dtxn_recovery_owns(rec, w & id_mask))
+			/* a bucket header's lock always names its owner (lib/txn) */
+			if (!scan_held(rec, w, s == 0 && all ? UINT64_MAX : id_mask, all && s != 0,
+				       &to))
 				continue;
 			want[k] = w;
-			dtxn_batch_cas(&b, ra + off, &old[k], w, 0, true);
+			dtxn_batch_cas(&b, ra + off, &old[k], w, to, true);
 			if (++k < RECOVER_SCAN_CAS)
 				continue;
 			rc = dtxn_recovery_run(rec, &b);
@@ -140,12 +158,11 @@ scan_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recove
 	return rc;
 }
 
-int
-dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t lock_off,
-			  uint64_t id_mask,
-			  void (*visit)(struct dtxn_recovery *rec, const struct dtxn_table *t,
-					const void *slot, void *arg),
-			  void *arg)
+static int
+scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t lock_off, uint64_t id_mask, bool all,
+     void (*visit)(struct dtxn_recovery *rec, const struct dtxn_table *t, const void *slot,
+		   void *arg),
+     void *arg)
 {
 	const struct scan_visit v = { .fn = visit, .arg = arg };
 	const struct dtxn_catalog *cat = &c->worker->db->cat;
@@ -179,7 +196,7 @@ dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint3
 			dtxn_batch_read(&b, ra, buf, (uint32_t)(n * t->bucket_size), true);
 			rc = dtxn_recovery_run(rec, &b);
 			if (rc == 0)
-				rc = scan_release(c, rec, st, t, buf, ra, n, loff, id_mask, &v);
+				rc = scan_release(c, rec, st, t, buf, ra, n, loff, id_mask, all, &v);
 			done += n;
 		}
 	}
@@ -187,6 +204,23 @@ dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint3
 	rec->locks_released += st->work;
 	dtxn_recovery_step_end(st);
 	return rc;
+}
+
+int
+dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t lock_off,
+			  uint64_t id_mask,
+			  void (*visit)(struct dtxn_recovery *rec, const struct dtxn_table *t,
+					const void *slot, void *arg),
+			  void *arg)
+{
+	return scan(c, rec, lock_off, id_mask, false, visit, arg);
+}
+
+int
+dtxn_recovery_unlock_scan_all(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t lock_off,
+			      uint64_t keep_mask)
+{
+	return scan(c, rec, lock_off, keep_mask, true, NULL, NULL);
 }
 
 void

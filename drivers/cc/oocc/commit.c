@@ -203,8 +203,7 @@ commit_write(struct dtxn_txn *t)
 		if (t->items[i].flags & DTXN_ITEM_F_BLOCKED)
 			commit_bucket(&b, &t->items[i]);
 	/* posted past validation, it reaches every replica: committed (recover.c) */
-	t->decided = 1;
-	reason = dtxn_batch_run_reason(&b);
+	reason = dtxn_batch_run_decide(&b, t);
 	if (reason != DTXN_OK)
 		return reason;
 	for (uint32_t i = 0; i < t->n_items; i++) {

@@ -63,17 +63,7 @@ rec_carries(const struct dtxn_table *t, const void *s, uint64_t x)
 static dtxn_raddr_t
 rec_bucket(const struct dtxn_table *t, dtxn_raddr_t slot)
 {
-	uint64_t off = DTXN_RADDR_OFF(slot), b;
-
-	if (DTXN_RADDR_MN(slot) != t->mn[0] || off < t->off[0])
-		return 0;
-	off -= t->off[0];
-	b = off / t->bucket_size;
-	off %= t->bucket_size;
-	if (b >= t->n_buckets || off < DTXN_BUCKET_HDR_SIZE ||
-	    (off - DTXN_BUCKET_HDR_SIZE) % t->slot_size != 0)
-		return 0;
-	return dtxn_store_bucket_raddr(t, 0, b);
+	return dtxn_store_slot_ok(t, slot) ? dtxn_store_bucket_of_slot(t, slot) : 0;
 }
 
 /* READs every replica of each entry's slot and its primary bucket header. */

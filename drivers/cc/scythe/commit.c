@@ -224,8 +224,7 @@ cm_write_back(struct dtxn_txn *t)
 	scythe_unlock_held(t, &b);
 	dtxn_txn_unlock_held(t, &b);
 	/* posted, it reaches every replica: committed (recover.c) */
-	t->decided = 1;
-	return dtxn_batch_run_reason(&b);
+	return dtxn_batch_run_decide(&b, t);
 }
 
 int

@@ -44,20 +44,12 @@ struct rec_ticket {
 	uint64_t old;
 };
 
-/* The dead coordinators of @p rec: every CN in dead_mask (and dead_cn), a gid range each. */
-static uint64_t
-rec_dead_nodes(const struct dtxn_recovery *rec)
-{
-	return rec->dead_mask | UINT64_C(1) << rec->dead_cn;
-}
-
 /* READs the ticket tables of every dead coordinator; fills @p tk, returns the count or -errno. */
 static int
 rec_tables(struct dtxn_coord *c, struct dtxn_recovery *rec, struct rec_ticket **tkp)
 {
 	const struct dtxn_catalog *cat = &c->worker->db->cat;
 	const uint32_t n_coords = c->worker->db->conf.n_coords;
-	uint64_t nodes = rec_dead_nodes(rec);
 	uint32_t n_gid = 0, cap = 0, n = 0;
 	struct scythe_ticket_tab *hdr;
 	struct rec_ticket *tk = NULL;
@@ -73,13 +65,9 @@ rec_tables(struct dtxn_coord *c, struct dtxn_recovery *rec, struct rec_ticket **
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (; nodes != 0; nodes &= nodes - 1) {
-		uint32_t node = (uint32_t)__builtin_ctzll(nodes);
-		uint32_t first = (node - cat->n_mn) * rec->n_gids;
-
-		for (uint32_t g = first; node >= cat->n_mn && g < first + rec->n_gids && g < n_coords; g++)
+	for (uint32_t g = 0; g < n_coords; g++)
+		if (dtxn_recovery_gid_dead(rec, cat->n_mn, g))
 			gids[n_gid++] = g;
-	}
 	dtxn_batch_init(&b, c);
 	for (uint32_t i = 0; i < n_gid; i++)
 		for (uint16_t mn = 0; mn < cat->n_mn; mn++)
