@@ -613,7 +613,6 @@ test_false_locked_read(void **state)
 #define DEAD_GID0 4 /* CN N_MN + 1's coordinators: gids 4..7 */
 
 struct rec_ctx {
-	struct dtxn_recovery rec;
 	uint64_t key, id;
 	int rc;
 };
@@ -624,17 +623,6 @@ co_dead_add(struct dtxn_coord *c, void *arg)
 	struct rec_ctx *x = arg;
 
 	x->rc = ut_txn_add_u64(c, T_ROW, x->key, 1, &x->id);
-}
-
-static void
-co_recover(struct dtxn_coord *c, void *arg)
-{
-	struct rec_ctx *x = arg;
-
-	x->rec.dead_cn = N_MN + 1;
-	x->rec.gid_first = DEAD_GID0;
-	x->rec.n_gids = 4;
-	x->rc = dtxn_coord_recover(c, &x->rec);
 }
 
 /* A live txn (gid 1) still open when the fence goes up: it ends a little later. */
@@ -652,9 +640,10 @@ test_recover(void **state)
 {
 	const uint32_t ss = dtxn_catalog_table(dtxn_db_catalog(g_db), T_ROW)->slot_size;
 	struct crest_fence *f = crest_shared_rec_of(g_db)->fence;
-	struct rec_ctx dead = { .key = 5 }, x;
+	struct rec_ctx dead = { .key = 5 };
+	struct ut_recover x;
 	struct ut_coord_spec sd = { co_dead_add, &dead };
-	struct ut_coord_spec s[2] = { { co_recover, &x }, { co_live_ends, f } };
+	struct ut_coord_spec s[2] = { { ut_recover_main, &x }, { co_live_ends, f } };
 	char pre[512], post[512];
 
 	(void)state;
@@ -671,7 +660,7 @@ test_recover(void **state)
 	/* gid 1: a live txn open as the fence goes up */
 	f->busy[1] = 1;
 
-	memset(&x, 0, sizeof(x));
+	ut_recover_of(&x, N_MN + 1, DEAD_GID0, 4);
 	run_coords(s, 2);
 	assert_int_equal(x.rc, 0);
 	assert_int_equal(x.rec.n_steps, 3);
@@ -697,7 +686,7 @@ test_recover(void **state)
 	mn_row(6, 0)->lock = 0;
 
 	/* idempotent: nothing more to apply or release */
-	memset(&x, 0, sizeof(x));
+	ut_recover_of(&x, N_MN + 1, DEAD_GID0, 4);
 	run_coords(s, 1);
 	assert_int_equal(x.rc, 0);
 	assert_int_equal(x.rec.rolled_forward, 0);

@@ -916,17 +916,6 @@ dead_commit(unsigned gid, uint64_t key)
 	return x.id;
 }
 
-static void
-co_recover(struct dtxn_coord *c, void *arg)
-{
-	struct dtxn_recovery *rec = arg;
-
-	rec->dead_cn = N_MN + 1;
-	rec->gid_first = DEAD_GID0;
-	rec->n_gids = N_COORDS - DEAD_GID0;
-	assert_int_equal(dtxn_coord_recover(c, rec), 0);
-}
-
 static bool
 rec_visible(const struct dtxn_recovery *rec, uint64_t id)
 {
@@ -949,7 +938,8 @@ test_recover_decisions(void **state)
 	char pre[4][2][256];
 	const uint64_t keys[4] = { 11, 12, 13, 14 };
 	uint64_t id[3], live = ((uint64_t)(0 + 1) << 40) | 77, intent;
-	struct dtxn_recovery rec;
+	struct dtxn_recovery *rec;
+	struct ut_recover x;
 
 	(void)state;
 	assert_true(ss <= sizeof(pre[0][0]));
@@ -972,18 +962,19 @@ test_recover_decisions(void **state)
 	mn_footer(T_KV, keys[3], 0)->lock = intent;
 	mn_footer(T_KV, 20, 0)->lock = live;
 
-	memset(&rec, 0, sizeof(rec));
-	run_one(co_recover, &rec);
-	assert_int_equal(rec.txns_seen, 2);       /* A and B held locks; C had unlocked */
-	assert_int_equal(rec.rolled_back, 1);
-	assert_int_equal(rec.rolled_forward, 1);
-	assert_int_equal(rec.locks_released, 4);  /* A, B, C's re-lock, D */
-	assert_int_equal(rec.n_steps, 2);
-	assert_string_equal(rec.step[0].name, "redo-logs");
-	assert_int_equal(rec.step[0].work, 3);
-	assert_false(rec_visible(&rec, id[0]));
-	assert_true(rec_visible(&rec, id[1]));
-	assert_true(rec_visible(&rec, id[2]));
+	rec = &ut_recover_of(&x, N_MN + 1, DEAD_GID0, N_COORDS - DEAD_GID0)->rec;
+	run_one(ut_recover_main, &x);
+	assert_int_equal(x.rc, 0);
+	assert_int_equal(rec->txns_seen, 2);       /* A and B held locks; C had unlocked */
+	assert_int_equal(rec->rolled_back, 1);
+	assert_int_equal(rec->rolled_forward, 1);
+	assert_int_equal(rec->locks_released, 4);  /* A, B, C's re-lock, D */
+	assert_int_equal(rec->n_steps, 2);
+	assert_string_equal(rec->step[0].name, "redo-logs");
+	assert_int_equal(rec->step[0].work, 3);
+	assert_false(rec_visible(rec, id[0]));
+	assert_true(rec_visible(rec, id[1]));
+	assert_true(rec_visible(rec, id[2]));
 	/* A: as before the txn, on both replicas */
 	assert_int_equal(kv_value(keys[0], 0), kv_init(keys[0]));
 	assert_int_equal(kv_value(keys[0], 1), kv_init(keys[0]));
@@ -999,10 +990,11 @@ test_recover_decisions(void **state)
 	assert_int_equal(mn_footer(T_KV, 20, 0)->lock, live); /* not the dead CN's */
 
 	/* idempotent: a second run finds nothing to do */
-	memset(&rec, 0, sizeof(rec));
-	run_one(co_recover, &rec);
-	assert_int_equal(rec.txns_seen, 0);
-	assert_int_equal(rec.locks_released, 0);
+	ut_recover_of(&x, N_MN + 1, DEAD_GID0, N_COORDS - DEAD_GID0);
+	run_one(ut_recover_main, &x);
+	assert_int_equal(x.rc, 0);
+	assert_int_equal(rec->txns_seen, 0);
+	assert_int_equal(rec->locks_released, 0);
 	assert_int_equal(kv_value(keys[1], 0), kv_init(keys[1]) + 1);
 	mn_footer(T_KV, 20, 0)->lock = 0;
 }

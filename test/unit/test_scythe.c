@@ -344,31 +344,14 @@ test_cluster_tocc_only(void **state)
 
 #define SC_DEAD_GID0 2 /* CN SC_MN + 1's coordinators: gids 2, 3 */
 
-struct sc_rec {
-	struct dtxn_recovery rec;
-	int rc;
-	uint64_t *upper;   /* the live holder's record: it gives its ticket back later */
-};
-
-static void
-co_sc_recover(struct dtxn_coord *c, void *arg)
-{
-	struct sc_rec *x = arg;
-
-	x->rec.dead_cn = SC_MN + 1;
-	x->rec.gid_first = SC_DEAD_GID0;
-	x->rec.n_gids = 2;
-	x->rc = dtxn_coord_recover(c, &x->rec);
-}
-
 /* The live holder of record B's ticket 4: it gives it back after 50 us. */
 static void
 co_sc_live_release(struct dtxn_coord *c, void *arg)
 {
-	struct sc_rec *x = arg;
+	uint64_t *upper = arg;
 
 	dtxn_co_sleep_until_lc(dtxn_coord_co(c), dtxn_now_ns() + 50000);
-	__atomic_fetch_add(x->upper, 1, __ATOMIC_ACQ_REL); /* as its FAA would */
+	__atomic_fetch_add(upper, 1, __ATOMIC_ACQ_REL); /* as its FAA would */
 }
 
 static void
@@ -381,7 +364,7 @@ test_recover_tickets(void **state)
 	struct scythe_ticket_tab *tab;
 	struct dtxn_bucket_hdr *bh;
 	const uint64_t dead_id = ((uint64_t)(SC_DEAD_GID0 + 1) << 40) | 9;
-	struct sc_rec x;
+	struct ut_recover x;
 	unsigned n = 0;
 
 	(void)state;
@@ -413,10 +396,9 @@ test_recover_tickets(void **state)
 		      DTXN_RADDR_OFF(dtxn_store_bucket_raddr(t, 0, 3)));
 	bh->lock = dead_id;
 
-	memset(&x, 0, sizeof(x));
-	x.upper = &s[1]->upper;
-	assert_non_null(dtxn_coord_create(r.w, 0, co_sc_recover, &x));
-	assert_non_null(dtxn_coord_create(r.w, 1, co_sc_live_release, &x));
+	ut_recover_of(&x, SC_MN + 1, SC_DEAD_GID0, 2);
+	assert_non_null(dtxn_coord_create(r.w, 0, ut_recover_main, &x));
+	assert_non_null(dtxn_coord_create(r.w, 1, co_sc_live_release, &s[1]->upper));
 	while (dtxn_sched_step_lc(dtxn_worker_sched(r.w)) != 0)
 		;
 	assert_int_equal(x.rc, 0);
