@@ -71,6 +71,11 @@ app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coords,
 		app_err("--protocol %s: %s", c->protocol, rte_strerror(rte_errno));
 		return APP_EXIT_USAGE;
 	}
+	if (app_agents_on(c) && !dtxn_db_can_recover(*out)) {
+		app_err("--protocol %s%s%s: no CN crash recovery, so no --fault or --lease-ms (doc/guides/cluster.md, \"Recovery\")",
+			c->protocol, c->cc_opts[0] != '\0' ? " --cc-opts " : "", c->cc_opts);
+		return APP_EXIT_USAGE;
+	}
 	rc = b->ops->define(b, *out);
 	if (rc != 0) {
 		app_err("--bench %s: %s", c->bench, b->err[0] ? b->err : strerror(-rc));

@@ -500,6 +500,13 @@ bool dtxn_store_slot_matches(const struct dtxn_table *t, const void *slot, uint6
  */
 dtxn_raddr_t dtxn_store_bucket_of_slot(const struct dtxn_table *t, dtxn_raddr_t slot);
 
+/**
+ * Whether @p slot is the primary address of a slot of table @p t (on its
+ * primary MN, inside its buckets, at a slot boundary): how a recovery
+ * checks an address read from a log record before it acts on it. Pure.
+ */
+bool dtxn_store_slot_ok(const struct dtxn_table *t, dtxn_raddr_t slot);
+
 /** Pointer to slot @p i inside a bucket copy. */
 static inline void *
 dtxn_store_bucket_slot(const struct dtxn_table *t, void *bucket, unsigned i)

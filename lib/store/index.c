@@ -86,6 +86,18 @@ dtxn_store_bucket_of_slot(const struct dtxn_table *t, dtxn_raddr_t slot)
 	return dtxn_store_bucket_raddr(t, 0, rel / t->bucket_size);
 }
 
+bool
+dtxn_store_slot_ok(const struct dtxn_table *t, dtxn_raddr_t slot)
+{
+	uint64_t off = DTXN_RADDR_OFF(slot);
+
+	if (DTXN_RADDR_MN(slot) != t->mn[0] || off < t->off[0])
+		return false;
+	off -= t->off[0];
+	return off / t->bucket_size < t->n_buckets && off % t->bucket_size >= DTXN_BUCKET_HDR_SIZE &&
+	       (off % t->bucket_size - DTXN_BUCKET_HDR_SIZE) % t->slot_size == 0;
+}
+
 int
 dtxn_store_bucket_find(const struct dtxn_table *t, const void *bucket, uint64_t key)
 {

@@ -176,20 +176,38 @@ dtxn_batch_post(struct dtxn_batch *b)
 	return ret;
 }
 
-int
-dtxn_batch_run(struct dtxn_batch *b)
+/* dtxn_batch_run(); @p t, if not NULL, is decided once every chain is posted. */
+static int
+batch_run(struct dtxn_batch *b, struct dtxn_txn *t)
 {
 	int rc, wrc;
 
 	rc = dtxn_batch_post(b);
 	if (b == NULL || b->coord == NULL)
 		return rc;
+	if (rc == 0 && t != NULL)
+		t->decided = 1;
 	if (rc == b->error && rc != 0)
 		return rc; /* nothing posted */
 	wrc = dtxn_co_wait_lc(b->coord->co);
 	if (rc != 0)
 		return rc;
 	return wrc != 0 ? -EIO : 0;
+}
+
+int
+dtxn_batch_run(struct dtxn_batch *b)
+{
+	return batch_run(b, NULL);
+}
+
+int
+dtxn_batch_run_decide(struct dtxn_batch *b, struct dtxn_txn *t)
+{
+	int rc = batch_run(b, t);
+
+	dtxn_batch_done(b);
+	return dtxn_batch_reason(rc);
 }
 
 void

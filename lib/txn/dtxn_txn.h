@@ -599,7 +599,10 @@ int dtxn_coord_recover(struct dtxn_coord *c, struct dtxn_recovery *rec);
  */
 int dtxn_coord_history_end_open(struct dtxn_coord *c, bool committed);
 
-/** @return true if the db's protocol implements dtxn_coord_recover(). Any thread. */
+/**
+ * @return true if the db's protocol implements dtxn_coord_recover() for
+ *   the db's options (dtxn_cc_ops.can_recover). Any thread.
+ */
 bool dtxn_db_can_recover(const struct dtxn_db *db);
 
 /**

@@ -399,6 +399,12 @@ struct dtxn_cc_ops {
 	uint32_t (*local_extra)(const struct dtxn_table *t);
 	dtxn_cc_recover_t recover;         /**< optional; none: dtxn_coord_recover() says -ENOTSUP */
 	/**
+	 * Optional: whether @c recover works for db @p db's options (FORD's
+	 * published mode: no); none: it does. Any thread. Read by
+	 * dtxn_db_can_recover().
+	 */
+	bool (*can_recover)(const struct dtxn_db *db);
+	/**
 	 * Planted defects (DTXN_DEBUG_*) the protocol honours, per isolation
 	 * level (index enum dtxn_isolation): each must break exactly one check
 	 * the protocol relies on at that level, so that the history checker
@@ -498,7 +504,10 @@ dtxn_recovery_owns(const struct dtxn_recovery *rec, uint64_t id)
  * the holder's txn id): READs the primary replica of every table, in
  * chunks, and releases with a CAS (id -> 0) every lock word a dead
  * coordinator of @p rec holds: each bucket header's lock and each slot's
- * lock word at @p lock_off (bytes from the slot's start). A word counts
+ * lock word at @p lock_off (bytes from the slot's start;
+ * DTXN_RECOVERY_LOCK_LAST: the slot's last 8 bytes, OOCC's footer, whose
+ * offset differs by table; DTXN_RECOVERY_LOCK_NONE: none, Scythe's
+ * Takeout Locks are counters). A word counts
  * as held by txn id (word & @p id_mask). A CAS that lost (the word
  * changed meanwhile) releases nothing. @p visit, if not NULL, sees
  * every valid slot's image as read (before the releases), with @p arg. Adds the step (work: locks
@@ -506,11 +515,28 @@ dtxn_recovery_owns(const struct dtxn_recovery *rec, uint64_t id)
  * yields.
  * @return 0, -ENOMEM (no buffer), -EIO (a WR failed).
  */
+/** dtxn_recovery_unlock_scan()'s @c lock_off of a lock word in each slot's last 8 bytes. */
+#define DTXN_RECOVERY_LOCK_LAST UINT32_MAX
+/** dtxn_recovery_unlock_scan()'s @c lock_off when slots carry no lock word (bucket locks only). */
+#define DTXN_RECOVERY_LOCK_NONE (UINT32_MAX - 1)
+
 int dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec,
 			      uint32_t lock_off, uint64_t id_mask,
 			      void (*visit)(struct dtxn_recovery *rec, const struct dtxn_table *t,
 					    const void *slot, void *arg),
 			      void *arg);
+
+/**
+ * Recovery step "unlock" for lock words that name no owner (CREST's cell
+ * bitmaps), run while the survivors are fenced (no live txn holds a
+ * lock): as dtxn_recovery_unlock_scan(), but each slot lock word with a
+ * bit outside @p keep_mask set is CASed to (word & @p keep_mask); bucket
+ * header locks (lib/txn's, a txn id) are released by their owner as
+ * there. Coordinator's coroutine; yields.
+ * @return 0, -ENOMEM (no buffer), -EIO (a WR failed).
+ */
+int dtxn_recovery_unlock_scan_all(struct dtxn_coord *c, struct dtxn_recovery *rec,
+				  uint32_t lock_off, uint64_t keep_mask);
 
 /**
  * READs the first @p len bytes of coordinator @p gid's log region into
@@ -522,6 +548,56 @@ int dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec,
  */
 int dtxn_recovery_read_logs(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t gid,
 			    uint32_t len, void *buf, bool replicated);
+
+/**
+ * The newest log record (struct dtxn_log_hdr) of coordinator @p gid in
+ * @p log, one MN's copy (@p log_bytes) of its circular log region: the
+ * chain of records from offset 0 whose txn ids grow (a record written
+ * after the log wrapped starts at 0 again with a larger id than anything
+ * it overwrote), each whole (its entries fill its 64 B-aligned @c bytes,
+ * dtxn_txn_log_intact()). A record voided after its txn aborted (txn id
+ * 0, OOCC) is stepped over; a torn or foreign one ends the chain (its txn
+ * had not begun its writes). Pure; any lcore.
+ * @return the record (inside @p log), or NULL (none).
+ */
+const struct dtxn_log_hdr *dtxn_recovery_log_latest(const void *log, uint64_t log_bytes,
+						    uint32_t gid);
+
+/**
+ * READs coordinator @p gid's log regions (dtxn_recovery_read_logs(), the
+ * whole region) into @p buf (catalog log_bytes x n_mn bytes) and finds the
+ * newest record over every copy (dtxn_recovery_log_latest()).
+ * Coordinator's coroutine; yields.
+ * @param out  the record (inside @p buf) or NULL (none).
+ * @return 0 or -EIO.
+ */
+int dtxn_recovery_log_newest(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t gid,
+			     void *buf, bool replicated, const struct dtxn_log_hdr **out);
+
+/**
+ * Whether coordinator @p gid belongs to a CN @p rec knows dead (dead_cn
+ * or dead_mask; gids are handed out n_gids per CN, in node order after
+ * the @p n_mn MNs). Pure.
+ */
+static inline bool
+dtxn_recovery_gid_dead(const struct dtxn_recovery *rec, uint16_t n_mn, uint32_t gid)
+{
+	uint64_t node = n_mn + (uint64_t)gid / RTE_MAX(rec->n_gids, 1u);
+
+	return node < 64 && ((rec->dead_mask | UINT64_C(1) << rec->dead_cn) >> node & 1) != 0;
+}
+
+/**
+ * Recovery step @p step (work: records): for each dead coordinator of
+ * @p rec, its newest log record over every MN's copy
+ * (dtxn_recovery_log_newest(), records written to the MNs of their
+ * tables' replicas), handed to @p apply, which rolls its txn forward or
+ * back (FORD's undo log, OOCC's redo log). Coordinator's coroutine; yields.
+ * @return 0, -ENOMEM, -EIO, or @p apply's first error.
+ */
+int dtxn_recovery_logs_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const char *step,
+			     int (*apply)(struct dtxn_coord *c, struct dtxn_recovery *rec,
+					  const struct dtxn_log_hdr *h));
 
 /**
  * Adds txn id @p id to rec->visible (once; dropped past
@@ -639,6 +715,16 @@ void dtxn_batch_done(struct dtxn_batch *b);
  *   DTXN_ABORT_FABRIC (a WR failed, or the post was refused).
  */
 int dtxn_batch_run_reason(struct dtxn_batch *b);
+
+/**
+ * dtxn_batch_run_reason() for the batch whose WRs commit @p t whatever
+ * happens to its coordinator next (Motor's commit batch, OOCC's R3, the
+ * write-backs of Scythe and CREST): sets t->decided once every chain is
+ * posted, not before (in virtual time the post first waits out the CPU
+ * that builds it, and a CN killed meanwhile posts nothing). Yields.
+ * @return as dtxn_batch_run_reason().
+ */
+int dtxn_batch_run_decide(struct dtxn_batch *b, struct dtxn_txn *t);
 
 /**
  * The abort reason for the return code of a fabric step: a doorbell batch

@@ -15,7 +15,8 @@
 bool
 dtxn_db_can_recover(const struct dtxn_db *db)
 {
-	return db != NULL && db->cc->recover != NULL;
+	return db != NULL && db->cc->recover != NULL &&
+	       (db->cc->can_recover == NULL || db->cc->can_recover(db));
 }
 
 struct dtxn_recovery_step *
@@ -89,10 +90,26 @@ struct scan_visit {
 	void *arg;
 };
 
+/*
+ * Whether a lock word @p w is released: by its owner (@p all false: a dead
+ * coordinator's txn id, word & @p mask), or every bit but @p mask (@p all:
+ * lock words that name no owner, survivors fenced). *@p to: its new value.
+ */
+static bool
+scan_held(const struct dtxn_recovery *rec, uint64_t w, uint64_t mask, bool all, uint64_t *to)
+{
+	if (all) {
+		*to = w & mask;
+		return (w & ~mask) != 0;
+	}
+	*to = 0;
+	return dtxn_recovery_owns(rec, w & mask);
+}
+
 static int
 scan_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recovery_step *st,
 	     const struct dtxn_table *t, const char *buf, dtxn_raddr_t ra, uint64_t n,
-	     uint32_t lock_off, uint64_t id_mask, const struct scan_visit *v)
+	     uint32_t lock_off, uint64_t id_mask, bool all, const struct scan_visit *v)
 {
 	uint64_t old[RECOVER_SCAN_CAS];
 	uint64_t want[RECOVER_SCAN_CAS];
@@ -107,17 +124,21 @@ scan_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recove
 			uint64_t off = i * t->bucket_size +
 				       (s == 0 ? 0 : DTXN_BUCKET_HDR_SIZE +
 						     (uint64_t)(s - 1) * t->slot_size + lock_off);
-			uint64_t w;
+			uint64_t w, to;
 
 			if (s != 0 && v->fn != NULL &&
 			    (((const struct dtxn_slot_hdr *)(const void *)(buf + off - lock_off))->flags &
 			     DTXN_SLOT_VALID))
 				v->fn(rec, t, buf + off - lock_off, v->arg);
+			if (s != 0 && lock_off == DTXN_RECOVERY_LOCK_NONE)
+				continue; /* the protocol's slots carry no lock word */
 			memcpy(&w, buf + off, 8);
-			if (!dtxn_recovery_owns(rec, w & id_mask))
+			/* a bucket header's lock always names its owner (lib/txn) */
+			if (!scan_held(rec, w, s == 0 && all ? UINT64_MAX : id_mask, all && s != 0,
+				       &to))
 				continue;
 			want[k] = w;
-			dtxn_batch_cas(&b, ra + off, &old[k], w, 0, true);
+			dtxn_batch_cas(&b, ra + off, &old[k], w, to, true);
 			if (++k < RECOVER_SCAN_CAS)
 				continue;
 			rc = dtxn_recovery_run(rec, &b);
@@ -137,12 +158,11 @@ scan_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recove
 	return rc;
 }
 
-int
-dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t lock_off,
-			  uint64_t id_mask,
-			  void (*visit)(struct dtxn_recovery *rec, const struct dtxn_table *t,
-					const void *slot, void *arg),
-			  void *arg)
+static int
+scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t lock_off, uint64_t id_mask, bool all,
+     void (*visit)(struct dtxn_recovery *rec, const struct dtxn_table *t, const void *slot,
+		   void *arg),
+     void *arg)
 {
 	const struct scan_visit v = { .fn = visit, .arg = arg };
 	const struct dtxn_catalog *cat = &c->worker->db->cat;
@@ -156,8 +176,12 @@ dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint3
 		const struct dtxn_table *t = dtxn_catalog_table(cat, id);
 		uint64_t per, done = 0;
 
+		uint32_t loff = lock_off;
+
 		if (t == NULL)
 			continue;
+		if (lock_off == DTXN_RECOVERY_LOCK_LAST)
+			loff = t->slot_size - 8;
 		per = RTE_MAX(RECOVER_SCAN_CHUNK / t->bucket_size, (uint64_t)1);
 		if (t->bucket_size > RECOVER_SCAN_CHUNK) {
 			rc = -ENOMEM;
@@ -172,7 +196,7 @@ dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint3
 			dtxn_batch_read(&b, ra, buf, (uint32_t)(n * t->bucket_size), true);
 			rc = dtxn_recovery_run(rec, &b);
 			if (rc == 0)
-				rc = scan_release(c, rec, st, t, buf, ra, n, lock_off, id_mask, &v);
+				rc = scan_release(c, rec, st, t, buf, ra, n, loff, id_mask, all, &v);
 			done += n;
 		}
 	}
@@ -180,6 +204,23 @@ dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint3
 	rec->locks_released += st->work;
 	dtxn_recovery_step_end(st);
 	return rc;
+}
+
+int
+dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t lock_off,
+			  uint64_t id_mask,
+			  void (*visit)(struct dtxn_recovery *rec, const struct dtxn_table *t,
+					const void *slot, void *arg),
+			  void *arg)
+{
+	return scan(c, rec, lock_off, id_mask, false, visit, arg);
+}
+
+int
+dtxn_recovery_unlock_scan_all(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t lock_off,
+			      uint64_t keep_mask)
+{
+	return scan(c, rec, lock_off, keep_mask, true, NULL, NULL);
 }
 
 void
@@ -216,4 +257,86 @@ dtxn_recovery_read_logs(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_
 				len, true);
 	rc = dtxn_recovery_run(rec, &b);
 	return rc == 0 ? n : rc;
+}
+
+const struct dtxn_log_hdr *
+dtxn_recovery_log_latest(const void *log, uint64_t log_bytes, uint32_t gid)
+{
+	const struct dtxn_log_hdr *best = NULL;
+	uint64_t off = 0, last_id = 0;
+
+	while (off + sizeof(struct dtxn_log_hdr) <= log_bytes) {
+		const struct dtxn_log_hdr *h = (const void *)((const char *)log + off);
+		const char *p = (const char *)(h + 1);
+		uint64_t need = sizeof(*h);
+
+		if (h->n_entries == 0 || h->bytes == 0 || h->bytes % 64 != 0 ||
+		    h->bytes > log_bytes - off)
+			break;
+		if (h->txn_id == 0) {
+			off += h->bytes; /* voided after its txn aborted */
+			continue;
+		}
+		if (h->txn_id <= last_id || dtxn_txn_id_gid(h->txn_id) != gid)
+			break;
+		for (uint32_t e = 0; e < h->n_entries && need <= h->bytes; e++) {
+			const struct dtxn_log_entry *en = (const void *)(p + need - sizeof(*h));
+
+			if (need + sizeof(*en) > h->bytes)
+				break;
+			need += sizeof(*en) + en->slot_size;
+		}
+		if (need > h->bytes || RTE_ALIGN_CEIL(need, 64) != h->bytes ||
+		    !dtxn_txn_log_intact(h))
+			break; /* torn: its txn had not begun its writes */
+		best = h;
+		last_id = h->txn_id;
+		off += h->bytes;
+	}
+	return best;
+}
+
+int
+dtxn_recovery_log_newest(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t gid,
+			 void *buf, bool replicated, const struct dtxn_log_hdr **out)
+{
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	int n = dtxn_recovery_read_logs(c, rec, gid, (uint32_t)cat->log_bytes, buf, replicated);
+
+	*out = NULL;
+	for (int mn = 0; mn < n; mn++) {
+		const struct dtxn_log_hdr *h =
+			dtxn_recovery_log_latest((const char *)buf + (size_t)mn * cat->log_bytes,
+						 cat->log_bytes, gid);
+
+		if (h != NULL && (*out == NULL || h->txn_id > (*out)->txn_id))
+			*out = h;
+	}
+	return RTE_MIN(n, 0);
+}
+
+int
+dtxn_recovery_logs_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const char *step,
+			 int (*apply)(struct dtxn_coord *c, struct dtxn_recovery *rec,
+				      const struct dtxn_log_hdr *h))
+{
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, step, "records");
+	char *logs = rte_malloc("dtxn_recover", cat->log_bytes * cat->n_mn, 64);
+	int rc = 0;
+
+	if (logs == NULL)
+		return -ENOMEM;
+	for (uint32_t g = rec->gid_first; g < rec->gid_first + rec->n_gids && rc == 0; g++) {
+		const struct dtxn_log_hdr *newest;
+
+		rc = dtxn_recovery_log_newest(c, rec, g, logs, true, &newest);
+		if (rc == 0 && newest != NULL) {
+			st->work++;
+			rc = apply(c, rec, newest);
+		}
+	}
+	rte_free(logs);
+	dtxn_recovery_step_end(st);
+	return rc;
 }

@@ -68,7 +68,7 @@ db_setup(const char *cc_options)
 				      .column_size = { 8, 8, 8, 8 } };
 	struct dtxn_table_def wide = wide_def();
 	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = N_MN,
-				       .n_cn = 1, .socket_id = SOCKET_ID_ANY, .name = "utcrest" };
+				       .n_cn = 2, .socket_id = SOCKET_ID_ANY, .name = "utcrest" };
 	uint64_t region;
 
 	g_db = dtxn_db_create(&dc);
@@ -606,6 +606,93 @@ test_false_locked_read(void **state)
 	assert_int_equal(mn_row(11, 0)->lock, 0);
 }
 
+/* ------------------------------------------------------------------ */
+/* CN crash recovery (recover.c) from hand-built crash states          */
+/* ------------------------------------------------------------------ */
+
+#define DEAD_GID0 4 /* CN N_MN + 1's coordinators: gids 4..7 */
+
+struct rec_ctx {
+	uint64_t key, id;
+	int rc;
+};
+
+static void
+co_dead_add(struct dtxn_coord *c, void *arg)
+{
+	struct rec_ctx *x = arg;
+
+	x->rc = ut_txn_add_u64(c, T_ROW, x->key, 1, &x->id);
+}
+
+/* A live txn (gid 1) still open when the fence goes up: it ends a little later. */
+static void
+co_live_ends(struct dtxn_coord *c, void *arg)
+{
+	struct crest_fence *f = arg;
+
+	dtxn_co_sleep_until_lc(dtxn_coord_co(c), dtxn_now_ns() + 50000);
+	__atomic_store_n(&f->busy[1], 0, __ATOMIC_RELEASE);
+}
+
+static void
+test_recover(void **state)
+{
+	const uint32_t ss = dtxn_catalog_table(dtxn_db_catalog(g_db), T_ROW)->slot_size;
+	struct crest_fence *f = crest_shared_rec_of(g_db)->fence;
+	struct rec_ctx dead = { .key = 5 };
+	struct ut_recover x;
+	struct ut_coord_spec sd = { co_dead_add, &dead };
+	struct ut_coord_spec s[2] = { { ut_recover_main, &x }, { co_live_ends, f } };
+	char pre[512], post[512];
+
+	(void)state;
+	assert_true(ss <= sizeof(pre));
+	memcpy(pre, mn_row(5, 0), ss);
+	assert_int_equal(ut_run_coords(g_db, &sd, 1, N_MN + 1, DEAD_GID0, &g_worker_seq), 0);
+	assert_int_equal(dead.rc, DTXN_OK);
+	memcpy(post, mn_row(5, 0), ss);
+	/* key 5: its redo entry landed and the backup, not the primary, which it still locks */
+	memcpy(mn_row(5, 0), pre, ss);
+	mn_row(5, 0)->lock = crest_lock_bits(0xf);
+	/* key 6: a bit of a dead txn that logged nothing, on a deleted record */
+	mn_row(6, 0)->lock = CREST_LOCK_DELETED | CREST_LOCK_BIT(2);
+	/* gid 1: a live txn open as the fence goes up */
+	f->busy[1] = 1;
+
+	ut_recover_of(&x, N_MN + 1, DEAD_GID0, 4);
+	run_coords(s, 2);
+	assert_int_equal(x.rc, 0);
+	assert_int_equal(x.rec.n_steps, 3);
+	assert_string_equal(x.rec.step[0].name, "fence");
+	assert_int_equal(x.rec.step[0].work, 1);      /* it waited for gid 1 */
+	assert_true(x.rec.step[0].ns >= 50000);
+	assert_string_equal(x.rec.step[1].name, "redo");
+	assert_int_equal(x.rec.rolled_forward, 1);
+	assert_int_equal(x.rec.n_visible, 1);
+	assert_int_equal(x.rec.visible[0], dead.id);
+	assert_int_equal(x.rec.locks_released, 2);
+	assert_int_equal(f->on, 0);                    /* the fence is down */
+	/* key 5 as the txn left it on the primary (ENs, versions, value), unlocked,
+	 * and as on its backup */
+	assert_int_equal(mn_row(5, 0)->lock, 0);
+	assert_memory_equal((char *)mn_row(5, 0) + CREST_EN_OFF, post + CREST_EN_OFF,
+			    ss - CREST_EN_OFF);
+	assert_memory_equal((char *)mn_row(5, 0) + CREST_EN_OFF,
+			    (char *)mn_row(5, 1) + CREST_EN_OFF, ss - CREST_EN_OFF);
+	assert_memory_not_equal((char *)mn_row(5, 0) + CREST_EN_OFF, pre + CREST_EN_OFF,
+				ss - CREST_EN_OFF);
+	assert_int_equal(mn_row(6, 0)->lock, CREST_LOCK_DELETED); /* the deleted bit stays */
+	mn_row(6, 0)->lock = 0;
+
+	/* idempotent: nothing more to apply or release */
+	ut_recover_of(&x, N_MN + 1, DEAD_GID0, 4);
+	run_coords(s, 1);
+	assert_int_equal(x.rc, 0);
+	assert_int_equal(x.rec.rolled_forward, 0);
+	assert_int_equal(x.rec.locks_released, 0);
+}
+
 int
 main(void)
 {
@@ -619,6 +706,7 @@ main(void)
 		cmocka_unit_test(test_cell_versions),
 		cmocka_unit_test(test_redo_entry),
 		cmocka_unit_test(test_lww_orders),
+		cmocka_unit_test(test_recover),
 	};
 	const struct CMUnitTest record_level[] = {
 		cmocka_unit_test(test_false_lock),

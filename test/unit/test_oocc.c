@@ -9,7 +9,9 @@
  * READ), validation past an intention lock, aborts on a write lock, the
  * write skew Algorithm 1 lets through (--debug-weaken oocc-alg1) and
  * dtxn's validation stops, the redo log, inserts and deletes, torn reads,
- * and the write_unlock=0 ablation. Reads the driver's private layouts.
+ * and the write_unlock=0 ablation; CN crash recovery from hand-built
+ * crash states (a dead CN's committed txns edited back in MN memory to
+ * where a crash would have left them). Reads the driver's private layouts.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -45,6 +47,8 @@ static struct dtxn_db *g_db;
 static const struct dtxn_catalog *g_cat;
 static unsigned g_worker_seq;
 static volatile int g_step;
+/* CNs of the fabric (recovery: 2, the second one dies) */
+static uint16_t g_n_cn = 1;
 
 /* ------------------------------------------------------------------ */
 /* Pure: lease, lock word, format                                     */
@@ -357,7 +361,7 @@ cluster_setup(const char *opts, uint32_t debug_flags, const char *name)
 	struct dtxn_table_def big = { .id = T_BIG, .name = "big", .value_size = 200,
 				      .max_keys = 64 };
 	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = N_MN,
-				       .n_cn = 1, .socket_id = SOCKET_ID_ANY, .name = name };
+				       .n_cn = g_n_cn, .socket_id = SOCKET_ID_ANY, .name = name };
 	uint64_t region, k;
 
 	g_db = dtxn_db_create(&dc);
@@ -407,6 +411,14 @@ wu0_setup(void **state)
 {
 	(void)state;
 	return cluster_setup("lease_ns=1000000,write_unlock=0", 0, "utooccwu0");
+}
+
+static int
+recover_setup(void **state)
+{
+	(void)state;
+	g_n_cn = 2;
+	return cluster_setup("lease_ns=1000000", 0, "utooccrec");
 }
 
 static int
@@ -888,6 +900,105 @@ test_write_unlock_off(void **state)
 	assert_int_equal(mn_footer(T_KV, 9, 0)->tail, x.id);
 }
 
+/* --- CN crash recovery (recover.c) from hand-built crash states --- */
+
+#define DEAD_GID0 4  /* the dead CN's coordinators: gids 4..7 */
+
+/* One committed txn of dead coordinator @p gid adding 1 to key @p key. */
+static uint64_t
+dead_commit(unsigned gid, uint64_t key)
+{
+	struct rw_ctx x = { .key = key };
+	struct ut_coord_spec s = { co_add_one, &x };
+
+	assert_int_equal(ut_run_coords(g_db, &s, 1, N_MN + 1, gid, &g_worker_seq), 0);
+	assert_int_equal(x.rc, DTXN_OK);
+	return x.id;
+}
+
+static bool
+rec_visible(const struct dtxn_recovery *rec, uint64_t id)
+{
+	for (unsigned i = 0; i < rec->n_visible; i++)
+		if (rec->visible[i] == id)
+			return true;
+	return false;
+}
+
+static uint64_t
+kv_value(uint64_t key, uint16_t r)
+{
+	return *(uint64_t *)mn_slot(T_KV, key, r)->value;
+}
+
+static void
+test_recover_decisions(void **state)
+{
+	const uint32_t ss = dtxn_catalog_table(g_cat, T_KV)->slot_size;
+	char pre[4][2][256];
+	const uint64_t keys[4] = { 11, 12, 13, 14 };
+	uint64_t id[3], live = ((uint64_t)(0 + 1) << 40) | 77, intent;
+	struct dtxn_recovery *rec;
+	struct ut_recover x;
+
+	(void)state;
+	assert_true(ss <= sizeof(pre[0][0]));
+	for (unsigned k = 0; k < 4; k++)
+		for (uint16_t r = 0; r < 2; r++)
+			memcpy(pre[k][r], mn_slot(T_KV, keys[k], r), ss);
+	for (unsigned k = 0; k < 3; k++)
+		id[k] = dead_commit(DEAD_GID0 + k, keys[k]);
+	/* A: logged and write-locked (R2 done), no record written: rolls back */
+	memcpy(mn_slot(T_KV, keys[0], 0), pre[0][0], ss);
+	memcpy(mn_slot(T_KV, keys[0], 1), pre[0][1], ss);
+	mn_footer(T_KV, keys[0], 0)->lock = OOCC_WLOCK | id[0];
+	/* B: the backup written, the primary not yet (still locked): rolls forward */
+	memcpy(mn_slot(T_KV, keys[1], 0), pre[1][0], ss);
+	mn_footer(T_KV, keys[1], 0)->lock = OOCC_WLOCK | id[1];
+	/* C: the primary written and unlocked, the backup missed it: backup repaired */
+	memcpy(mn_slot(T_KV, keys[2], 1), pre[2][1], ss);
+	/* D: an intention lock of the dead gid 7 with no record; E: a live txn's lock */
+	intent = ((uint64_t)(DEAD_GID0 + 3 + 1) << 40) | 5;
+	mn_footer(T_KV, keys[3], 0)->lock = intent;
+	mn_footer(T_KV, 20, 0)->lock = live;
+
+	rec = &ut_recover_of(&x, N_MN + 1, DEAD_GID0, N_COORDS - DEAD_GID0)->rec;
+	run_one(ut_recover_main, &x);
+	assert_int_equal(x.rc, 0);
+	assert_int_equal(rec->txns_seen, 2);       /* A and B held locks; C had unlocked */
+	assert_int_equal(rec->rolled_back, 1);
+	assert_int_equal(rec->rolled_forward, 1);
+	assert_int_equal(rec->locks_released, 4);  /* A, B, C's re-lock, D */
+	assert_int_equal(rec->n_steps, 2);
+	assert_string_equal(rec->step[0].name, "redo-logs");
+	assert_int_equal(rec->step[0].work, 3);
+	assert_false(rec_visible(rec, id[0]));
+	assert_true(rec_visible(rec, id[1]));
+	assert_true(rec_visible(rec, id[2]));
+	/* A: as before the txn, on both replicas */
+	assert_int_equal(kv_value(keys[0], 0), kv_init(keys[0]));
+	assert_int_equal(kv_value(keys[0], 1), kv_init(keys[0]));
+	/* B and C: the txn's value and version everywhere */
+	for (unsigned k = 1; k < 3; k++)
+		for (uint16_t r = 0; r < 2; r++) {
+			assert_int_equal(kv_value(keys[k], r), kv_init(keys[k]) + 1);
+			assert_int_equal(mn_slot(T_KV, keys[k], r)->version, id[k]);
+			assert_int_equal(mn_footer(T_KV, keys[k], r)->tail, id[k]);
+		}
+	for (unsigned k = 0; k < 4; k++)
+		assert_int_equal(mn_footer(T_KV, keys[k], 0)->lock, 0);
+	assert_int_equal(mn_footer(T_KV, 20, 0)->lock, live); /* not the dead CN's */
+
+	/* idempotent: a second run finds nothing to do */
+	ut_recover_of(&x, N_MN + 1, DEAD_GID0, N_COORDS - DEAD_GID0);
+	run_one(ut_recover_main, &x);
+	assert_int_equal(x.rc, 0);
+	assert_int_equal(rec->txns_seen, 0);
+	assert_int_equal(rec->locks_released, 0);
+	assert_int_equal(kv_value(keys[1], 0), kv_init(keys[1]) + 1);
+	mn_footer(T_KV, 20, 0)->lock = 0;
+}
+
 int
 main(void)
 {
@@ -916,6 +1027,9 @@ main(void)
 	const struct CMUnitTest alg1[] = {
 		cmocka_unit_test(test_write_skew_alg1),
 	};
+	const struct CMUnitTest recover[] = {
+		cmocka_unit_test(test_recover_decisions),
+	};
 	const struct CMUnitTest wu0[] = {
 		cmocka_unit_test(test_write_unlock_off),
 	};
@@ -930,6 +1044,9 @@ main(void)
 		rc = cmocka_run_group_tests_name("oocc_alg1", alg1, alg1_setup, group_teardown);
 	if (rc == 0)
 		rc = cmocka_run_group_tests_name("oocc_write_unlock0", wu0, wu0_setup,
+						 group_teardown);
+	if (rc == 0)
+		rc = cmocka_run_group_tests_name("oocc_recover", recover, recover_setup,
 						 group_teardown);
 	dtxn_unit_eal_fini();
 	return rc;

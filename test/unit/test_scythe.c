@@ -26,6 +26,7 @@
 #include "dtxn_stats.h"
 #include "scythe_private.h"
 #include "unit_eal.h"
+#include "ut_txn.h"
 
 static struct scythe_opts g_o;
 
@@ -184,7 +185,7 @@ sc_up(struct sc_run *r, const char *opts)
 		.addr_cache_entries = 4096, .cc_options = opts,
 	};
 	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = SC_MN,
-				       .n_cn = 1, .socket_id = SOCKET_ID_ANY };
+				       .n_cn = 2, .socket_id = SOCKET_ID_ANY };
 	const struct dtxn_bench_ops *bops = dtxn_bench_find("smallbank");
 	char name[32], err[160];
 	uint64_t region;
@@ -339,6 +340,79 @@ test_cluster_tocc_only(void **state)
 	assert_true(hot > 0);
 }
 
+/* --- CN crash recovery (recover.c) from hand-built ticket tables --- */
+
+#define SC_DEAD_GID0 2 /* CN SC_MN + 1's coordinators: gids 2, 3 */
+
+/* The live holder of record B's ticket 4: it gives it back after 50 us. */
+static void
+co_sc_live_release(struct dtxn_coord *c, void *arg)
+{
+	uint64_t *upper = arg;
+
+	dtxn_co_sleep_until_lc(dtxn_coord_co(c), dtxn_now_ns() + 50000);
+	__atomic_fetch_add(upper, 1, __ATOMIC_ACQ_REL); /* as its FAA would */
+}
+
+static void
+test_recover_tickets(void **state)
+{
+	struct sc_run r;
+	const struct dtxn_catalog *cat;
+	const struct dtxn_table *t;
+	struct scythe_slot *s[3];
+	struct scythe_ticket_tab *tab;
+	struct dtxn_bucket_hdr *bh;
+	const uint64_t dead_id = ((uint64_t)(SC_DEAD_GID0 + 1) << 40) | 9;
+	struct ut_recover x;
+	unsigned n = 0;
+
+	(void)state;
+	sc_up(&r, NULL);
+	cat = dtxn_db_catalog(r.db);
+	t = dtxn_catalog_table(cat, 0);
+	for (uint64_t k = 0; k < 64 && n < 3; k++) {
+		/* SmallBank's key of account k */
+		s[n] = ut_mn_slot(r.f, cat, 0, dtxn_key_make(k, k & DTXN_KEY_SHARD_MASK), 0);
+		n += s[n] != NULL;
+	}
+	assert_int_equal(n, 3);
+	/* A: the dead txn holds ticket 2; B: its ticket 5 waits behind a live
+	 * holder of 4; C: its ticket 7 was given back long ago */
+	s[0]->lower = 3, s[0]->upper = 2;
+	s[1]->lower = 6, s[1]->upper = 4;
+	s[2]->lower = 9, s[2]->upper = 9;
+	tab = (void *)((char *)dtxn_fabric_mn_base(r.f, t->mn[0]) +
+		       DTXN_RADDR_OFF(dtxn_store_log_raddr(cat, SC_DEAD_GID0, t->mn[0])));
+	tab->ts = 77;
+	tab->gid = SC_DEAD_GID0 + 1;
+	tab->n = 3;
+	for (unsigned i = 0; i < 3; i++) {
+		tab->ent[i].off = (uint64_t)((char *)s[i] - (char *)dtxn_fabric_mn_base(r.f, t->mn[0]));
+		tab->ent[i].ticket = (uint32_t[]){ 2, 5, 7 }[i];
+	}
+	/* and a bucket lock of the dead txn (an insert's) */
+	bh = (void *)((char *)dtxn_fabric_mn_base(r.f, t->mn[0]) +
+		      DTXN_RADDR_OFF(dtxn_store_bucket_raddr(t, 0, 3)));
+	bh->lock = dead_id;
+
+	ut_recover_of(&x, SC_MN + 1, SC_DEAD_GID0, 2);
+	assert_non_null(dtxn_coord_create(r.w, 0, ut_recover_main, &x));
+	assert_non_null(dtxn_coord_create(r.w, 1, co_sc_live_release, &s[1]->upper));
+	while (dtxn_sched_step_lc(dtxn_worker_sched(r.w)) != 0)
+		;
+	assert_int_equal(x.rc, 0);
+	assert_string_equal(x.rec.step[0].name, "tickets");
+	assert_int_equal(x.rec.step[0].work, 2);      /* A's and B's, not C's */
+	assert_true(x.rec.step[0].ns >= 50000);       /* B waited for its turn */
+	assert_int_equal(s[0]->upper, 3);
+	assert_int_equal(s[1]->upper, 6);
+	assert_int_equal(s[2]->upper, 9);
+	assert_int_equal(bh->lock, 0);
+	assert_int_equal(x.rec.locks_released, 3);
+	sc_down(&r);
+}
+
 int
 main(void)
 {
@@ -350,6 +424,7 @@ main(void)
 		cmocka_unit_test(test_cluster_default),
 		cmocka_unit_test(test_cluster_occ_only),
 		cmocka_unit_test(test_cluster_tocc_only),
+		cmocka_unit_test(test_recover_tickets),
 	};
 	int rc;
 

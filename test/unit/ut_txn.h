@@ -126,4 +126,30 @@ ut_txn_add_u64(struct dtxn_coord *c, uint32_t tid, uint64_t key, uint64_t delta,
 	return dtxn_txn_commit(t);
 }
 
+/** A CN crash recovery run by a coordinator (ut_recover_main()). */
+struct ut_recover {
+	struct dtxn_recovery rec; /**< in: dead_cn, gid_first, n_gids (ut_recover_of()); out */
+	int rc;                   /**< dtxn_coord_recover()'s */
+};
+
+/** @p x zeroed, for dead CN @p dead_cn whose coordinators are gids [@p gid_first, + @p n_gids). */
+static inline struct ut_recover *
+ut_recover_of(struct ut_recover *x, uint16_t dead_cn, uint32_t gid_first, uint32_t n_gids)
+{
+	memset(x, 0, sizeof(*x));
+	x->rec.dead_cn = dead_cn;
+	x->rec.gid_first = gid_first;
+	x->rec.n_gids = n_gids;
+	return x;
+}
+
+/** Coordinator body: dtxn_coord_recover() of struct ut_recover @p arg. */
+static inline void
+ut_recover_main(struct dtxn_coord *c, void *arg)
+{
+	struct ut_recover *x = arg;
+
+	x->rc = dtxn_coord_recover(c, &x->rec);
+}
+
 #endif /* DTXN_UT_TXN_H */

@@ -185,7 +185,8 @@ commit_write_round(struct dtxn_txn *t)
 		dtxn_batch_done(&b);
 		return rc;
 	}
-	rc = dtxn_batch_run_reason(&b);
+	/* validated and posted (redo entry first on each MN): committed (recover.c) */
+	rc = dtxn_batch_run_decide(&b, t);
 	if (rc != DTXN_OK)
 		return rc;
 	for (uint32_t i = 0; i < t->n_items; i++) {
@@ -214,6 +215,8 @@ crest_commit(struct dtxn_txn *t)
 		reason = commit_write_round(t);
 	if (reason != DTXN_OK)
 		crest_release(t);
+	else
+		crest_fence_leave(t);
 	return reason;
 }
 
@@ -221,4 +224,5 @@ void
 crest_abort(struct dtxn_txn *t)
 {
 	crest_release(t);
+	crest_fence_leave(t);
 }

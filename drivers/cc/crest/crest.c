@@ -32,6 +32,7 @@ crest_coord_init(struct dtxn_coord *c)
 	if (cc == NULL)
 		return -ENOMEM;
 	crest_opts_of_db(db, &cc->opts);
+	cc->rec = crest_shared_rec_of(db);
 	for (unsigned id = 0; id < DTXN_MAX_TABLES; id++) {
 		const struct dtxn_table *t = dtxn_catalog_table(&db->cat, id);
 
@@ -49,6 +50,13 @@ crest_coord_fini(struct dtxn_coord *c)
 	c->cc_priv = NULL;
 }
 
+static int
+crest_begin(struct dtxn_txn *t)
+{
+	crest_fence_enter(t);
+	return DTXN_OK;
+}
+
 static const struct dtxn_cc_ops crest_ops = {
 	.name = "crest",
 	.isolations = 1u << DTXN_ISO_SR,
@@ -62,9 +70,11 @@ static const struct dtxn_cc_ops crest_ops = {
 	.db_fini = crest_db_fini,
 	.coord_init = crest_coord_init,
 	.coord_fini = crest_coord_fini,
+	.begin = crest_begin,
 	.execute = crest_execute,
 	.commit = crest_commit,
 	.abort = crest_abort,
+	.recover = crest_recover,
 	.check_options = crest_check_options,
 	.table_geometry = crest_table_geometry,
 	.variant = crest_variant,

@@ -19,7 +19,9 @@
  *   WRITTEN to the coordinator's log segment before the updates (§6);
  * - lww.c: last-writer-wins through a record's writer count (§6);
  * - commit.c: cells WRITE -> EN WRITE -> masked-CAS unlock, one ordered
- *   batch per record's primary QP, and the release on an abort.
+ *   batch per record's primary QP, and the release on an abort;
+ * - recover.c: CN crash recovery (a fence, the dead CNs' redo entries
+ *   applied, every cell lock bit cleared).
  */
 
 #include <rte_log.h>
@@ -132,8 +134,27 @@ struct crest_item {
 	uint64_t bimg[2];             /**< insert/delete: bucket header image written at commit */
 };
 
+/**
+ * The recovery fence (recover.c): shared by every coordinator of the
+ * cluster (a memzone across processes). @c busy[gid] is 1 while that
+ * coordinator has a txn open; a raised fence makes new txns wait at begin.
+ */
+struct crest_fence {
+	uint32_t on;         /**< a recovery is clearing dead CNs' lock bits */
+	uint32_t rsvd;
+	uint8_t busy[];      /**< by coordinator gid */
+};
+
+/** What crest_shared keeps for recovery. */
+struct crest_shared_rec {
+	struct crest_fence *fence;
+	uint32_t n_coords;
+	bool mz;             /**< the fence is the memzone (not freed by this process) */
+};
+
 /** Per-coordinator state. */
 struct crest_coord {
+	const struct crest_shared_rec *rec; /**< the db's (crest_shared_rec_of()) */
 	struct crest_opts opts;
 	struct crest_layout lay[DTXN_MAX_TABLES]; /**< per table id */
 	uint64_t sink;                 /**< old values of fire-and-forget masked CASes */
@@ -331,5 +352,18 @@ int crest_redo_add(struct dtxn_txn *t, struct dtxn_batch *b);
 /* commit.c */
 int crest_commit(struct dtxn_txn *t);
 void crest_abort(struct dtxn_txn *t);
+
+/* recover.c */
+/** Sets up @p r's fence for @p n_coords coordinators (a memzone if @p multi_process). 0 or -ENOMEM. */
+int crest_fence_init(struct crest_shared_rec *r, uint32_t n_coords, bool multi_process);
+void crest_fence_fini(struct crest_shared_rec *r);
+/** dtxn_cc_ops.begin: waits (yielding) while a recovery's fence is up, then marks the txn open. */
+void crest_fence_enter(struct dtxn_txn *t);
+/** The txn ended (committed or aborted): no longer open. */
+void crest_fence_leave(struct dtxn_txn *t);
+/** The db's recovery state (format.c). */
+const struct crest_shared_rec *crest_shared_rec_of(const struct dtxn_db *db);
+/** dtxn_cc_ops.recover: fence, redo entries, unlock (doc/guides/crest.md, "Recovery"). */
+int crest_recover(struct dtxn_coord *c, struct dtxn_recovery *rec);
 
 #endif /* DTXN_CREST_PRIVATE_H */

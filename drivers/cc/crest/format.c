@@ -33,7 +33,14 @@ struct crest_shared {
 	struct crest_opts opts;
 	struct crest_layout lay[DTXN_MAX_TABLES];
 	uint8_t *buf;           /**< crest_mn_value()'s value, the largest table's bytes */
+	struct crest_shared_rec rec; /**< recovery's fence (recover.c) */
 };
+
+const struct crest_shared_rec *
+crest_shared_rec_of(const struct dtxn_db *db)
+{
+	return &((const struct crest_shared *)db->cc_shared)->rec;
+}
 
 void
 crest_layout_make(const struct dtxn_table_def *def, bool cell_level, struct crest_layout *lay)
@@ -229,7 +236,10 @@ crest_db_init(struct dtxn_db *db)
 		max_value = RTE_MAX(max_value, t->def.value_size);
 	}
 	sh->buf = rte_zmalloc("crest_mn_value", max_value, 8);
-	if (sh->buf == NULL) {
+	if (sh->buf == NULL ||
+	    crest_fence_init(&sh->rec, db->conf.n_coords,
+			     dtxn_fabric_conf(db->fabric)->multi_process != 0) != 0) {
+		rte_free(sh->buf);
 		rte_free(sh);
 		return -ENOMEM;
 	}
@@ -242,8 +252,10 @@ crest_db_fini(struct dtxn_db *db)
 {
 	struct crest_shared *sh = db->cc_shared;
 
-	if (sh != NULL)
+	if (sh != NULL) {
+		crest_fence_fini(&sh->rec);
 		rte_free(sh->buf);
+	}
 	rte_free(sh);
 	db->cc_shared = NULL;
 }

@@ -63,6 +63,7 @@ static const struct dtxn_cc_ops ford_ops = {
 	.table_geometry = ford_table_geometry,
 	.variant = ford_variant,
 	.recover = ford_recover,
+	.can_recover = ford_can_recover,
 };
 
 DTXN_CC_REGISTER(ford, &ford_ops);

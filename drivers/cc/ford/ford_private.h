@@ -139,6 +139,8 @@ int ford_check_options(const char *opts, char *err, size_t errlen);
 int ford_table_geometry(const struct dtxn_db *db, struct dtxn_table_def *def,
 			uint32_t *slot_size, uint32_t *aux_size);
 const char *ford_variant(const struct dtxn_db *db);
+/** dtxn_cc_ops.can_recover: not in published mode (doc/guides/ford.md, "Recovery"). */
+bool ford_can_recover(const struct dtxn_db *db);
 
 /* pub_log.c */
 /** Published mode: the coordinator's log mirror (log_bytes); 0 or -ENOMEM. */

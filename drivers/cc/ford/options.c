@@ -102,3 +102,12 @@ ford_variant(const struct dtxn_db *db)
 	opts_of_db(db, &o);
 	return o.published ? "published" : NULL;
 }
+
+bool
+ford_can_recover(const struct dtxn_db *db)
+{
+	struct ford_opts o;
+
+	opts_of_db(db, &o);
+	return !o.published; /* doc/guides/ford.md, "Recovery": published mode cannot be */
+}

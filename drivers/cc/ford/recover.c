@@ -4,9 +4,8 @@
  * surviving coordinator for every coordinator of the dead CN.
  *
  * 1. "undo-logs": READ the dead coordinator's log region on every MN and
- *    find its latest undo record (the chain of records from offset 0
- *    whose txn ids grow: a record written after the log wrapped starts
- *    at 0 again and has a larger id than anything it overwrote). That
+ *    find its latest undo record (lib/txn's dtxn_recovery_log_newest():
+ *    the chain of records from offset 0 whose txn ids grow). That
  *    record's txn X is in flight if it still holds the lock of one of its
  *    entries (primary lock word == X). Then:
  *    - if an entry is already released and carries X's version, X's
@@ -35,39 +34,6 @@
 #include <rte_malloc.h>
 
 #include "ford_private.h"
-
-/* The latest record of the chain in one MN's copy of a log region, or NULL. */
-static const struct dtxn_log_hdr *
-rec_latest(const char *log, uint64_t log_bytes, uint32_t gid)
-{
-	const struct dtxn_log_hdr *best = NULL;
-	uint64_t off = 0, last_id = 0;
-
-	while (off + sizeof(struct dtxn_log_hdr) <= log_bytes) {
-		const struct dtxn_log_hdr *h = (const void *)(log + off);
-		uint64_t need = sizeof(*h);
-		const char *p = (const char *)(h + 1);
-
-		if (h->txn_id <= last_id || dtxn_txn_id_gid(h->txn_id) != gid ||
-		    h->n_entries == 0 || h->bytes == 0 || h->bytes % 64 != 0 ||
-		    h->bytes > log_bytes - off)
-			break;
-		for (uint32_t e = 0; e < h->n_entries && need <= h->bytes; e++) {
-			const struct dtxn_log_entry *en = (const void *)(p + need - sizeof(*h));
-
-			if (need + sizeof(*en) > h->bytes)
-				break;
-			need += sizeof(*en) + en->slot_size;
-		}
-		if (need > h->bytes || RTE_ALIGN_CEIL(need, 64) != h->bytes ||
-		    !dtxn_txn_log_intact(h))
-			break; /* torn: its txn had not begun its writes */
-		best = h;
-		last_id = h->txn_id;
-		off += h->bytes;
-	}
-	return best;
-}
 
 /* Rolls txn X of record @p h back or forward (see the file's comment). */
 static int
@@ -144,34 +110,8 @@ out:
 int
 ford_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 {
-	const struct dtxn_catalog *cat = &c->worker->db->cat;
-	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "undo-logs", "records");
-	const uint16_t n_mn = cat->n_mn;
-	char *logs = rte_malloc("dtxn_recover", cat->log_bytes * n_mn, 64);
-	int rc = 0;
+	int rc = dtxn_recovery_logs_apply(c, rec, "undo-logs", rec_apply);
 
-	if (logs == NULL)
-		return -ENOMEM;
-	for (uint32_t g = rec->gid_first; g < rec->gid_first + rec->n_gids && rc == 0; g++) {
-		const struct dtxn_log_hdr *best = NULL;
-
-		int n = dtxn_recovery_read_logs(c, rec, g, (uint32_t)cat->log_bytes, logs, true);
-
-		rc = RTE_MIN(n, 0);
-		for (int mn = 0; mn < n; mn++) {
-			const struct dtxn_log_hdr *h = rec_latest(logs + mn * cat->log_bytes,
-								  cat->log_bytes, g);
-
-			if (h != NULL && (best == NULL || h->txn_id > best->txn_id))
-				best = h;
-		}
-		if (rc == 0 && best != NULL) {
-			st->work++;
-			rc = rec_apply(c, rec, best);
-		}
-	}
-	rte_free(logs);
-	dtxn_recovery_step_end(st);
 	if (rc != 0)
 		return rc;
 	return dtxn_recovery_unlock_scan(c, rec, FORD_LOCK_OFF, ~FORD_INVISIBLE, NULL, NULL);

@@ -164,8 +164,8 @@ commit_round(struct dtxn_txn *t)
 		dtxn_batch_done(&b);
 		return reason;
 	}
-	t->decided = 1; /* once posted, every replica gets it: committed (recover.c) */
-	reason = dtxn_batch_run_reason(&b);
+	/* once posted, every replica gets it: committed (recover.c) */
+	reason = dtxn_batch_run_decide(&b, t);
 	if (reason != DTXN_OK)
 		return reason;
 	for (i = 0; i < t->n_items; i++) {

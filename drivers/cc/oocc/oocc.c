@@ -119,6 +119,7 @@ static const struct dtxn_cc_ops oocc_ops = {
 	.execute = oocc_execute,
 	.commit = oocc_commit,
 	.abort = oocc_abort,
+	.recover = oocc_recover,
 	.check_options = oocc_check_options,
 	.variant = oocc_variant,
 };

@@ -20,7 +20,9 @@
  *   one round) and Commit (lease wait, one WRITE per record that updates
  *   and unlocks it);
  * - options.c: --cc-opts (lease, write_unlock, delayed_lock, the lease
- *   figures, dynamic adjustment).
+ *   figures, dynamic adjustment);
+ * - recover.c: CN crash recovery (redo records rolled forward past their
+ *   first commit WRITE, else back; the dead CN's locks released).
  */
 
 #include <rte_log.h>
@@ -328,5 +330,9 @@ int oocc_validate_check(const struct dtxn_txn *t, bool all, bool rw);
 /* commit.c */
 int oocc_commit(struct dtxn_txn *t);
 void oocc_abort(struct dtxn_txn *t);
+
+/* recover.c */
+/** dtxn_cc_ops.recover: redo records, then the lock scan (doc/guides/oocc.md, "Recovery"). */
+int oocc_recover(struct dtxn_coord *c, struct dtxn_recovery *rec);
 
 #endif /* DTXN_OOCC_PRIVATE_H */

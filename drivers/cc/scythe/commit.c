@@ -223,7 +223,8 @@ cm_write_back(struct dtxn_txn *t)
 	}
 	scythe_unlock_held(t, &b);
 	dtxn_txn_unlock_held(t, &b);
-	return dtxn_batch_run_reason(&b);
+	/* posted, it reaches every replica: committed (recover.c) */
+	return dtxn_batch_run_decide(&b, t);
 }
 
 int

@@ -163,6 +163,7 @@ lk_build(struct dtxn_txn *t, struct dtxn_rpc_call **callsp, struct lk_call **lcp
 			.off = DTXN_RADDR_OFF(it->slot_raddr), .ts = sc->ts,
 			.table_id = (uint8_t)it->table->def.id, .mode = sc->mode,
 			.flags = si->deferred ? SCYTHE_REQ_F_DEFERRED : 0,
+			.gid = t->coord->gid,
 		};
 		c->req_len += (uint32_t)sizeof(struct scythe_lock_req);
 	}

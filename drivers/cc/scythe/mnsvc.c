@@ -11,6 +11,12 @@
  * A request names its record by its slot offset in this MN's region and
  * its table; one that is not a slot of a table whose primary is this MN
  * is refused (SCYTHE_LK_BAD) and touches nothing.
+ *
+ * Each ticket handed out (granted or queued) is noted in the requesting
+ * coordinator's ticket table (struct scythe_ticket_tab, in its log region
+ * on this MN), so that a survivor can serve the tickets of a dead
+ * coordinator (recover.c). A request naming no coordinator of the db is
+ * refused (SCYTHE_LK_BAD).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -34,8 +40,33 @@ struct scythe_mn {
 	struct dtxn_tso_proxy *px;     /**< the TSO proxy on this MN (tso_proxies), or NULL */
 	struct scythe_opts opts;
 	uint64_t by_status[SCYTHE_LK_BAD + 1];
+	uint64_t tab_full;   /**< tickets a full ticket table could not note */
 	struct scythe_batch_ent ents[MN_BATCH_MAX];
 };
+
+/* Notes ticket @p ticket of record @p e->off in coordinator @p e->gid's ticket table. */
+static void
+mn_note_ticket(struct scythe_mn *m, const struct scythe_batch_ent *e, uint16_t ticket)
+{
+	const struct dtxn_catalog *cat = &m->db->cat;
+	struct scythe_ticket_tab *tab = (void *)(m->base + DTXN_RADDR_OFF(dtxn_store_log_raddr(
+							     cat, e->gid, m->mn)));
+	uint64_t max = (cat->log_bytes - sizeof(*tab)) / sizeof(tab->ent[0]);
+
+	if (tab->ts != e->ts || tab->gid != e->gid + 1) {
+		/* a new attempt: its tickets replace the last one's (all given back) */
+		__atomic_store_n(&tab->n, 0, __ATOMIC_RELEASE);
+		tab->ts = e->ts;
+		tab->gid = e->gid + 1;
+	}
+	if (tab->n >= max) {
+		m->tab_full++;
+		return;
+	}
+	tab->ent[tab->n].off = e->off;
+	tab->ent[tab->n].ticket = ticket;
+	__atomic_store_n(&tab->n, tab->n + 1, __ATOMIC_RELEASE);
+}
 
 /* Whether @p off is the offset of a slot of table @p tid whose primary is this MN. */
 static bool
@@ -62,7 +93,8 @@ mn_serve(struct scythe_mn *m, const struct scythe_batch_ent *e, struct scythe_lo
 	uint16_t lower, upper;
 
 	memset(r, 0, sizeof(*r));
-	if (!mn_slot_ok(m, e->table_id, e->off) || e->mode > SCYTHE_HOT) {
+	if (!mn_slot_ok(m, e->table_id, e->off) || e->mode > SCYTHE_HOT ||
+	    e->gid >= m->db->conf.n_coords) {
 		r->status = SCYTHE_LK_BAD;
 		return;
 	}
@@ -79,6 +111,7 @@ mn_serve(struct scythe_mn *m, const struct scythe_batch_ent *e, struct scythe_lo
 		/* queued_ts = ts (the largest: requests below it are refused); lower + 1 */
 		__atomic_store_n(&s->queued_ts, e->ts, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->lower, (uint64_t)(uint16_t)(lower + 1), __ATOMIC_RELEASE);
+		mn_note_ticket(m, e, lower);
 	}
 }
 
@@ -109,6 +142,7 @@ mn_batch(void *arg, struct dtxn_rpc_srv_msg *msgs, unsigned n)
 			*e = (struct scythe_batch_ent){
 				.off = q.off, .ts = q.ts, .msg = (uint16_t)i, .idx = (uint16_t)j,
 				.table_id = q.table_id, .mode = q.mode, .flags = q.flags,
+				.gid = q.gid,
 			};
 		}
 		msg->resp_len = (int)(cnt * sizeof(struct scythe_lock_resp));
@@ -139,6 +173,9 @@ mn_destroy(void *svc)
 		   m->by_status[SCYTHE_LK_QUEUED], m->by_status[SCYTHE_LK_REJ_TS],
 		   m->by_status[SCYTHE_LK_REJ_COLD], m->by_status[SCYTHE_LK_REJ_HOT],
 		   m->by_status[SCYTHE_LK_DEFER], m->by_status[SCYTHE_LK_BAD]);
+	if (m->tab_full != 0)
+		SCYTHE_LOG(ERR, "MN %u: %" PRIu64 " tickets not noted (ticket table full: a larger --log-kib)",
+			   m->mn, m->tab_full);
 	dtxn_tso_proxy_destroy(m->px);
 	dtxn_rpc_srv_destroy(m->srv);
 	rte_free(m);

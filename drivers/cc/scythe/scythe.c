@@ -195,6 +195,7 @@ static const struct dtxn_cc_ops scythe_ops = {
 	.execute = scythe_execute,
 	.commit = scythe_commit,
 	.abort = scythe_abort,
+	.recover = scythe_recover,
 	.check_options = scythe_check_options,
 	.check_cluster = scythe_check_cluster,
 	.variant = scythe_variant,

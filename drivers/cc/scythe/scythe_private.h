@@ -19,7 +19,9 @@
  *   SRTT, release;
  * - execute.c: execution (COLD reads abort on a lock or a queue; HOT
  *   reads queue in timestamp order), insert bucket locks;
- * - commit.c: locking the write set, validation (COLD), write-back, unlock.
+ * - commit.c: locking the write set, validation (COLD), write-back, unlock;
+ * - recover.c: CN crash recovery (the dead CN's tickets served from the
+ *   MN service's ticket tables, its bucket locks released).
  *
  * The record format, with the CPU-store/NIC-FAA hazard prevented by
  * design (scythe.md §2, [INF]): the paper's lock is one 8-byte word whose
@@ -127,9 +129,42 @@ struct scythe_lock_req {
 	uint8_t table_id;
 	uint8_t mode;        /**< enum scythe_mode */
 	uint8_t flags;       /**< SCYTHE_REQ_F_* */
-	uint8_t rsvd[5];
+	uint8_t rsvd;
+	uint32_t gid;        /**< the requesting coordinator (its ticket table, recovery) */
 };
 _Static_assert(sizeof(struct scythe_lock_req) == 24, "lock request");
+
+/**
+ * The tickets the MN service handed coordinator @c gid in its current
+ * attempt (timestamp @c ts), kept by the MN CPU in that coordinator's log
+ * region on this MN (Scythe writes no log there): a request with another
+ * ts starts the table afresh. Read by CN crash recovery (recover.c) to
+ * serve a dead coordinator's tickets. Entries past the region are not
+ * kept (SCYTHE_LOG ERR).
+ */
+struct scythe_ticket_tab {
+	uint64_t ts;         /**< the attempt's timestamp */
+	uint32_t n;          /**< entries */
+	uint32_t gid;        /**< the coordinator, + 1 (0: never written) */
+	struct scythe_ticket {
+		uint64_t off;        /**< the record's slot offset in this MN's region */
+		uint32_t ticket;     /**< its ticket (16 bits) */
+		uint32_t rsvd;
+	} ent[];
+};
+_Static_assert(sizeof(struct scythe_ticket_tab) == 16 && sizeof(struct scythe_ticket) == 16,
+	       "ticket table layout");
+
+/**
+ * Whether @p ticket is still in the queue of a lock whose counters are
+ * @p lower and @p upper: served, i.e. held, when it equals upper; waiting
+ * when it lies between; given back when upper is past it (mod 2^16).
+ */
+static inline bool
+scythe_ticket_out(uint16_t ticket, uint16_t lower, uint16_t upper)
+{
+	return (uint16_t)(ticket - upper) < scythe_queue(lower, upper);
+}
 
 /** Outcomes of a lock request (struct scythe_lock_resp.status). */
 enum scythe_lock_status {
@@ -183,6 +218,7 @@ struct scythe_batch_ent {
 	uint8_t mode;
 	uint8_t flags;
 	uint8_t rsvd;
+	uint32_t gid;        /**< the requesting coordinator */
 };
 
 /**
@@ -330,6 +366,8 @@ int scythe_execute(struct dtxn_txn *t);
 
 /* commit.c */
 int scythe_commit(struct dtxn_txn *t);
+/** dtxn_cc_ops.recover (recover.c; doc/guides/scythe.md, "Recovery"). */
+int scythe_recover(struct dtxn_coord *c, struct dtxn_recovery *rec);
 void scythe_abort(struct dtxn_txn *t);
 
 #endif /* DTXN_SCYTHE_PRIVATE_H */
