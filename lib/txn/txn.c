@@ -220,6 +220,28 @@ dtxn_txn_execute(struct dtxn_txn *t)
 }
 
 int
+dtxn_txn_block_end(struct dtxn_txn *t)
+{
+	int rc;
+
+	if (t == NULL)
+		return DTXN_ABORT(DTXN_ABORT_APP);
+	if (!t->open)
+		return txn_closed_rc(t);
+	rc = dtxn_txn_execute(t); /* items added since the last execute, if any */
+	if (rc != DTXN_OK || txn_cc(t)->block_end == NULL)
+		return rc;
+	rc = txn_cc(t)->block_end(t);
+	if (rc != DTXN_OK) {
+		/* the protocol has released everything */
+		t->abort_reason = rc;
+		txn_closed(t);
+		txn_history_end(t, false);
+	}
+	return rc;
+}
+
+int
 dtxn_txn_commit(struct dtxn_txn *t)
 {
 	int rc;
