@@ -525,6 +525,207 @@ test_lww_orders(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* Record cache of localized execution (cache.c)                      */
+/* ------------------------------------------------------------------ */
+
+/* A record image of table row (4 cells of 8 B) whose cell c holds value v[c], version ts[c]. */
+static void
+lc_image(const struct crest_layout *lay, void *rec, const uint64_t v[4], uint64_t ts)
+{
+	memset(rec, 0, lay->image_size);
+	for (unsigned c = 0; c < 4; c++) {
+		*crest_line_ver(rec, lay, c, 0) = CREST_VER(0, ts);
+		memcpy((char *)rec + lay->rec_off[c] + 8, &v[c], 8);
+	}
+}
+
+static uint64_t
+lc_cell(const struct crest_layout *lay, const void *rec, unsigned c)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)rec + lay->rec_off[c] + 8, 8);
+	return v;
+}
+
+static struct crest_lc *
+lc_setup(struct crest_layout *lay)
+{
+	struct dtxn_table_def row = { .id = T_ROW, .name = "row", .value_size = 32,
+				      .max_keys = 16, .n_columns = 4,
+				      .column_size = { 8, 8, 8, 8 } };
+	struct crest_lc *lc;
+
+	crest_layout_make(&row, true, lay);
+	lc = crest_lc_create("ut_lc", 16, lay->image_size, 64, (int)rte_socket_id());
+	assert_non_null(lc);
+	return lc;
+}
+
+/* Versions: appended per writer, read newest not aborted per cell, composed per cell. */
+static void
+test_lc_versions(void **state)
+{
+	static const uint64_t base[4] = { 10, 20, 30, 40 }, w1[4] = { 11, 20, 30, 40 },
+			      w2[4] = { 10, 22, 30, 40 }, w3[4] = { 13, 20, 30, 40 };
+	struct crest_lc_txn a = { 0 }, b = { 0 }, c = { 0 }, r = { 0 };
+	struct crest_lc_seen seen = { 0 };
+	struct crest_layout lay;
+	struct crest_lc *lc = lc_setup(&lay);
+	struct crest_lc_obj *o = crest_lc_get(lc, T_ROW, 1);
+	char rec[256];
+	int64_t s1, s2, s3;
+	uint32_t out;
+
+	(void)state;
+	assert_non_null(o);
+	assert_ptr_equal(crest_lc_get(lc, T_ROW, 1), o); /* one object per record */
+	lc_image(&lay, rec, base, 5);
+	crest_lc_fill(lc, o, &lay, rec, 0x100, 0);
+	assert_true(o->ready);
+	o->mn_bits = crest_lock_bits(DTXN_CELL(0) | DTXN_CELL(1));
+	crest_lc_txn_begin(&a, 1);
+	crest_lc_txn_begin(&b, 2);
+	crest_lc_txn_begin(&c, 3);
+	crest_lc_txn_begin(&r, 4);
+	a.ts = 1, b.ts = 2, c.ts = 3, r.ts = 4;
+	lc_image(&lay, rec, w1, 1);
+	s1 = crest_lc_append(lc, o, &a, &lay, rec, DTXN_CELL(0));
+	lc_image(&lay, rec, w2, 2);
+	s2 = crest_lc_append(lc, o, &b, &lay, rec, DTXN_CELL(1));
+	lc_image(&lay, rec, w3, 3);
+	s3 = crest_lc_append(lc, o, &c, &lay, rec, DTXN_CELL(0));
+	assert_true(s1 > 0 && s2 > s1 && s3 > s2);
+	/* the reader sees cell 0 of c, cell 1 of b, cell 2 of the base */
+	memset(rec, 0, sizeof(rec));
+	assert_int_equal(crest_lc_read(o, &r, &lay, DTXN_CELL(0) | DTXN_CELL(1) | DTXN_CELL(2),
+				       rec, &seen), 0);
+	assert_int_equal(lc_cell(&lay, rec, 0), 13);
+	assert_int_equal(lc_cell(&lay, rec, 1), 22);
+	assert_int_equal(lc_cell(&lay, rec, 2), 30);
+	assert_int_equal(seen.loc_cells, DTXN_CELL(0) | DTXN_CELL(1)); /* cell 2 is not locked here */
+	assert_int_equal(r.n_deps, 2); /* b and c, undecided */
+	/* c aborts: cell 0 falls back to a's version */
+	crest_lc_decide(o, (uint64_t)s3, false);
+	assert_int_equal(crest_lc_read(o, &r, &lay, DTXN_CELL(0), rec, &seen), 0);
+	assert_int_equal(lc_cell(&lay, rec, 0), 11);
+	/* compose: a and b committed, c aborted -> cells 0 (a) and 1 (b), next ENs */
+	crest_lc_decide(o, (uint64_t)s1, true);
+	crest_lc_decide(o, (uint64_t)s2, true);
+	out = crest_lc_compose(lc, o, &lay);
+	assert_int_equal(out, DTXN_CELL(0) | DTXN_CELL(1));
+	assert_int_equal(lc_cell(&lay, o->base, 0), 11);
+	assert_int_equal(lc_cell(&lay, o->base, 1), 22);
+	assert_int_equal(((struct crest_hdr *)o->base)->en[0], 1);
+	assert_int_equal(CREST_VER_EN(*crest_line_ver(o->base, &lay, 0, 0)), 1);
+	assert_int_equal(CREST_VER_TS(*crest_line_ver(o->base, &lay, 0, 0)), 1); /* a's id */
+	assert_int_equal(o->n_vers, 0);
+	assert_int_equal(o->mn_bits, 0);
+	assert_int_equal(o->lock_gen, 1);
+	crest_lc_put(lc, o);
+	crest_lc_put(lc, o);
+	crest_lc_destroy(lc);
+}
+
+/* Dependencies: a read of an undecided version waits for it; its abort cascades. */
+static void
+test_lc_cascade(void **state)
+{
+	static const uint64_t v[4] = { 1, 2, 3, 4 };
+	struct crest_lc_txn w = { 0 }, d = { 0 }, e = { 0 };
+	struct crest_lc_seen seen = { 0 };
+	struct crest_layout lay;
+	struct crest_lc *lc = lc_setup(&lay);
+	struct crest_lc_obj *o = crest_lc_get(lc, T_ROW, 2);
+	char rec[256];
+	int64_t s;
+
+	(void)state;
+	lc_image(&lay, rec, v, 0);
+	crest_lc_fill(lc, o, &lay, rec, 0x200, 0);
+	o->mn_bits = crest_lock_bits(DTXN_CELL(3));
+	crest_lc_txn_begin(&w, 10);
+	w.ts = 1;
+	s = crest_lc_append(lc, o, &w, &lay, rec, DTXN_CELL(3));
+	assert_true(s > 0);
+	/* d reads w's version: a dependency, undecided */
+	crest_lc_txn_begin(&d, 11);
+	assert_int_equal(crest_lc_read(o, &d, &lay, DTXN_CELL(3), rec, &seen), 0);
+	assert_int_equal(d.n_deps, 1);
+	assert_false(crest_lc_deps_decided(&d));
+	/* e reads cell 2 only (not written by w): no dependency */
+	crest_lc_txn_begin(&e, 12);
+	assert_int_equal(crest_lc_read(o, &e, &lay, DTXN_CELL(2), rec, &seen), 0);
+	assert_int_equal(e.n_deps, 0);
+	/* w aborts: d is doomed, its dependency decided; e is not touched */
+	crest_lc_decide(o, (uint64_t)s, false);
+	crest_lc_txn_end(&w, false);
+	assert_true(crest_lc_deps_decided(&d));
+	assert_true(d.doomed);
+	assert_false(e.doomed);
+	/* a commit dooms nobody; a dependency on a txn that ended is decided */
+	crest_lc_txn_begin(&w, 13);
+	w.ts = 2;
+	s = crest_lc_append(lc, o, &w, &lay, rec, DTXN_CELL(3));
+	crest_lc_txn_begin(&d, 14);
+	assert_int_equal(crest_lc_read(o, &d, &lay, DTXN_CELL(3), rec, &seen), 0);
+	crest_lc_decide(o, (uint64_t)s, true);
+	crest_lc_txn_end(&w, true);
+	assert_true(crest_lc_deps_decided(&d));
+	assert_false(d.doomed);
+	crest_lc_txn_begin(&w, 15); /* the coordinator moved on: still decided */
+	assert_true(crest_lc_deps_decided(&d));
+	crest_lc_drop(lc, o);
+	crest_lc_put(lc, o);
+	crest_lc_destroy(lc);
+}
+
+/* Local 2PL and the TS_exec rules: exclusive vs shared, upgrade, newer tags abort. */
+static void
+test_lc_lock_ts(void **state)
+{
+	static const uint64_t v[4] = { 0 };
+	struct crest_lc_txn a = { 0 }, b = { 0 };
+	struct crest_lc_seen seen = { 0 };
+	struct crest_layout lay;
+	struct crest_lc *lc = lc_setup(&lay);
+	struct crest_lc_obj *o = crest_lc_get(lc, T_ROW, 3);
+	char rec[256];
+
+	(void)state;
+	crest_lc_txn_begin(&a, 1);
+	crest_lc_txn_begin(&b, 2);
+	/* shared + shared; exclusive waits for both */
+	assert_int_equal(crest_lc_lock(o, &a, false, 0), 0);
+	assert_int_equal(crest_lc_lock(o, &b, false, 0), 0);
+	assert_int_equal(crest_lc_lock(o, &a, true, 1), -EBUSY); /* two sharers: no upgrade */
+	crest_lc_unlock(o, &b, false);
+	assert_int_equal(crest_lc_lock(o, &a, true, 1), 0);      /* the only sharer upgrades */
+	assert_int_equal(crest_lc_lock(o, &b, false, 0), -EBUSY);
+	assert_int_equal(crest_lc_lock(o, &a, false, 2), 0);     /* held already */
+	crest_lc_unlock(o, &a, true);
+	assert_int_equal(crest_lc_lock(o, &b, true, 0), 0);
+	crest_lc_unlock(o, &b, true);
+	/* TS_exec: b (ts 2) wrote cell 0; a (ts 1) may neither read nor write it */
+	lc_image(&lay, rec, v, 0);
+	crest_lc_fill(lc, o, &lay, rec, 0x300, 0);
+	o->mn_bits = crest_lock_bits(DTXN_CELL(0) | DTXN_CELL(1));
+	a.ts = 1;
+	b.ts = 2;
+	assert_true(crest_lc_append(lc, o, &b, &lay, rec, DTXN_CELL(0)) > 0);
+	assert_int_equal(crest_lc_read(o, &a, &lay, DTXN_CELL(0), rec, &seen), -EAGAIN);
+	assert_int_equal(crest_lc_append(lc, o, &a, &lay, rec, DTXN_CELL(0)), -EAGAIN);
+	/* b read cell 1: a (older) may not write it after; a txn of no TS_exec yet reads */
+	crest_lc_note_read(o, &b, DTXN_CELL(1));
+	assert_int_equal(crest_lc_append(lc, o, &a, &lay, rec, DTXN_CELL(1)), -EAGAIN);
+	a.ts = 0;
+	assert_int_equal(crest_lc_read(o, &a, &lay, DTXN_CELL(0), rec, &seen), 0);
+	crest_lc_drop(lc, o);
+	crest_lc_put(lc, o);
+	crest_lc_destroy(lc);
+}
+
+/* ------------------------------------------------------------------ */
 /* False aborts, record-level (cell=0; false_abort.c)                 */
 /* ------------------------------------------------------------------ */
 
@@ -619,6 +820,9 @@ main(void)
 		cmocka_unit_test(test_cell_versions),
 		cmocka_unit_test(test_redo_entry),
 		cmocka_unit_test(test_lww_orders),
+		cmocka_unit_test(test_lc_versions),
+		cmocka_unit_test(test_lc_cascade),
+		cmocka_unit_test(test_lc_lock_ts),
 	};
 	const struct CMUnitTest record_level[] = {
 		cmocka_unit_test(test_false_lock),

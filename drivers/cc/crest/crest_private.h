@@ -298,6 +298,140 @@ void crest_lww_join(struct crest_lww *o);
 enum crest_lww_act crest_lww_leave(struct crest_lww *o, bool committable, uint64_t seq,
 				   const void *ver);
 
+/* cache.c: the record cache of localized execution (§5, local=1) */
+
+/** Most uncommitted-or-unwritten versions one cached record holds. */
+#define CREST_LC_MAX_VERS 16
+/** Most dependencies (and dependents) of one local txn. */
+#define CREST_LC_MAX_DEPS 32
+
+/** A local txn as others see it: a coordinator's txn on this lcore (struct crest_coord). */
+struct crest_lc_txn {
+	uint64_t id;          /**< the txn running (0: none) */
+	uint64_t ts;          /**< TS_exec, 0 until its first block ended */
+	uint8_t state;        /**< CREST_LC_RUNNING, _COMMITTED, _ABORTED */
+	uint8_t doomed;       /**< a dependency aborted: it must abort (cascade) */
+	uint16_t n_deps;
+	uint16_t n_dependents;
+	struct crest_lc_ref {
+		struct crest_lc_txn *t;
+		uint64_t id;
+	} deps[CREST_LC_MAX_DEPS], dependents[CREST_LC_MAX_DEPS];
+};
+
+enum { CREST_LC_RUNNING, CREST_LC_COMMITTED, CREST_LC_ABORTED };
+
+/** One local version of a cached record (append-only, §5). */
+struct crest_lc_ver {
+	struct crest_lc_ref wr; /**< its writer */
+	uint64_t tag;           /**< the writer's TS_exec */
+	uint64_t seq;           /**< append order on the record */
+	uint32_t cells;         /**< CREST cells it wrote */
+	uint8_t state;          /**< the writer's outcome as far as known (CREST_LC_*) */
+	void *img;              /**< record image (cells it wrote, stamped with the writer's id) */
+};
+
+/** A cached record: a local object (§5), owned by one worker lcore. */
+struct crest_lc_obj {
+	uint32_t table_id;
+	uint64_t key;
+	dtxn_raddr_t raddr;     /**< primary slot, once ready */
+	uint32_t refs;          /**< items of local txns on it */
+	uint8_t ready;          /**< base holds a fetched image */
+	struct crest_lc_txn *x_owner; /**< local 2PL: exclusive holder, or NULL */
+	uint32_t s_count;       /**< local 2PL: shared holders */
+	uint64_t mn_bits;       /**< cell lock bits this lcore holds on the MN */
+	uint64_t lock_gen;      /**< bumped each time mn_bits are given back */
+	struct crest_lww lww;   /**< undecided local writers */
+	uint16_t epoch[CREST_MAX_CELLS]; /**< the MN's ENs of the base's cells */
+	uint64_t wts[CREST_MAX_CELLS];   /**< highest TS_exec that wrote each cell */
+	uint64_t rts[CREST_MAX_CELLS];   /**< highest TS_exec that read each cell */
+	uint64_t next_seq;
+	uint32_t n_vers;
+	struct crest_lc_ver vers[CREST_LC_MAX_VERS]; /**< oldest first */
+	void *base;             /**< the record as the MN holds it (and will, after a write-back) */
+};
+
+/** What a read through the cache saw, per item (validate.c). */
+struct crest_lc_seen {
+	uint32_t loc_cells;     /**< cells read while the lcore held their MN locks */
+	uint64_t gen;           /**< obj->lock_gen then */
+};
+
+struct crest_lc;
+
+/**
+ * Creates a worker's record cache: at most @p max_objs records, each
+ * image @p img_size bytes (the largest slot), @p max_imgs images for
+ * bases and versions. NULL + rte_errno (ENOMEM, EINVAL).
+ */
+struct crest_lc *crest_lc_create(const char *name, uint32_t max_objs, uint32_t img_size,
+				 uint32_t max_imgs, int socket_id);
+void crest_lc_destroy(struct crest_lc *lc);
+/** Next TS_exec of the lcore (monotonic, > 0). */
+uint64_t crest_lc_next_ts(struct crest_lc *lc);
+/** Finds or creates (not ready) the object of (@p table_id, @p key) and takes a reference. NULL: full. */
+struct crest_lc_obj *crest_lc_get(struct crest_lc *lc, uint32_t table_id, uint64_t key);
+/** Drops a reference; the object goes when none is left and no writer is undecided. */
+void crest_lc_put(struct crest_lc *lc, struct crest_lc_obj *o);
+/**
+ * Local 2PL: takes @p o's lock for @p lt, exclusive if @p excl; @p held:
+ * what @p lt holds already (0 none, 1 shared, 2 exclusive; shared to
+ * exclusive upgrades when it is the only sharer).
+ * @return 0, or -EBUSY (another txn holds it: wait by yielding, or abort).
+ */
+int crest_lc_lock(struct crest_lc_obj *o, struct crest_lc_txn *lt, bool excl, int held);
+/** Gives back what crest_lc_lock() took (@p excl: exclusive). */
+void crest_lc_unlock(struct crest_lc_obj *o, struct crest_lc_txn *lt, bool excl);
+/**
+ * Sets the base of @p o from the fetched record image @p rec at
+ * @p raddr: every cell when @p o is not ready, else the cells @p cells
+ * (those the caller just locked or read from the MN), with their ENs.
+ */
+void crest_lc_fill(struct crest_lc *lc, struct crest_lc_obj *o, const struct crest_layout *lay,
+		   const void *rec, dtxn_raddr_t raddr, uint32_t cells);
+/**
+ * Reads cells @p cells of @p o for @p lt into the record image @p rec:
+ * a cell whose MN lock the lcore holds comes from the newest version
+ * (not aborted) that wrote it, else from the base; @p seen notes which
+ * came under the lcore's locks. A version of an undecided writer becomes
+ * a dependency of @p lt.
+ * @return 0; -EAGAIN: a cell was written by a txn of a newer TS_exec
+ *   (abort-on-newer-tag); -ENOSPC: too many dependencies.
+ */
+int crest_lc_read(struct crest_lc_obj *o, struct crest_lc_txn *lt, const struct crest_layout *lay,
+		  uint32_t cells, void *rec, struct crest_lc_seen *seen);
+/** @p lt (TS_exec known) read cells @p cells of @p o: raises their read TS_exec. */
+void crest_lc_note_read(struct crest_lc_obj *o, const struct crest_lc_txn *lt, uint32_t cells);
+/**
+ * Appends @p lt's version of @p o: cells @p cells of image @p rec (stamped
+ * by the caller). Needs lt->ts.
+ * @return its sequence number (> 0); -EAGAIN: a newer TS_exec read or
+ *   wrote one of the cells; -ENOSPC: the record's versions or the images
+ *   ran out.
+ */
+int64_t crest_lc_append(struct crest_lc *lc, struct crest_lc_obj *o, struct crest_lc_txn *lt,
+			const struct crest_layout *lay, const void *rec, uint32_t cells);
+/** Records @p lt's outcome in its version @p seq of @p o. */
+void crest_lc_decide(struct crest_lc_obj *o, uint64_t seq, bool committed);
+/** Starts txn @p id on @p lt (the coordinator's previous one has ended). */
+void crest_lc_txn_begin(struct crest_lc_txn *lt, uint64_t id);
+/** Ends @p lt's txn; an abort dooms its dependents (cascading aborts). */
+void crest_lc_txn_end(struct crest_lc_txn *lt, bool committed);
+/** @return true when every dependency of @p lt is decided. */
+bool crest_lc_deps_decided(const struct crest_lc_txn *lt);
+/**
+ * Last writer (crest_lww_leave() said CREST_LWW_WRITE): composes into the
+ * base, per cell, the newest committed version that wrote it, gives each
+ * such cell its next EN (line versions too), frees every version and gives
+ * the MN locks back (mn_bits 0, lock_gen bumped).
+ * @return the cells to write back from o->base (0: none changed).
+ */
+uint32_t crest_lc_compose(struct crest_lc *lc, struct crest_lc_obj *o,
+			  const struct crest_layout *lay);
+/** Last writer, nothing committed: frees the versions, gives the MN locks back. */
+void crest_lc_drop(struct crest_lc *lc, struct crest_lc_obj *o);
+
 /* redo.c */
 /** Redo entry header (doc/guides/crest.md, "Redo log"). */
 struct crest_redo_hdr {
