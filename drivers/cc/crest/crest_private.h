@@ -99,6 +99,7 @@ struct crest_layout {
 struct crest_opts {
 	uint8_t cell;      /**< 1: cell-level (default); 0: one cell per record (record-level) */
 	uint8_t parallel_commit; /**< 1: redo entry before the updates (default); 0: no log */
+	uint8_t local;     /**< 1: localized execution through the lcore's record cache (§5) */
 };
 
 /**
@@ -118,6 +119,32 @@ enum crest_lww_act {
 	CREST_LWW_RELEASE,  /**< last writer, nothing committable: unlock only */
 };
 
+struct crest_lc_obj;
+struct crest_lc;
+
+/** What a read through the record cache saw, per item (validate.c). */
+struct crest_lc_seen {
+	uint32_t loc_cells;     /**< cells read while the lcore held their MN locks */
+	uint64_t gen;           /**< the object's lock_gen then */
+};
+
+/** Most dependencies (and dependents) of one local txn. */
+#define CREST_LC_MAX_DEPS 32
+
+/** A local txn as others see it: a coordinator's txn on this lcore (struct crest_coord). */
+struct crest_lc_txn {
+	uint64_t id;          /**< the txn running (0: none) */
+	uint64_t ts;          /**< TS_exec, 0 until its first block ended */
+	uint8_t state;        /**< CREST_LC_RUNNING, _COMMITTED, _ABORTED */
+	uint8_t doomed;       /**< a dependency aborted: it must abort (cascade) */
+	uint16_t n_deps;
+	uint16_t n_dependents;
+	struct crest_lc_ref {
+		struct crest_lc_txn *t;
+		uint64_t id;
+	} deps[CREST_LC_MAX_DEPS], dependents[CREST_LC_MAX_DEPS];
+};
+
 /** Protocol state of one item, from the arena (item->cc[0]). */
 struct crest_item {
 	struct dtxn_loc loc;          /**< first: locating it (lib/txn) */
@@ -130,6 +157,13 @@ struct crest_item {
 	struct crest_hdr vhdr;        /**< validation: the header READ */
 	struct dtxn_bucket_hdr bhdr;  /**< delete: its bucket's header, read under the bucket lock */
 	uint64_t bimg[2];             /**< insert/delete: bucket header image written at commit */
+	/* local=1 (local.c) */
+	struct crest_lc_obj *obj;     /**< its record's local object, NULL: not through the cache */
+	struct crest_lc_seen seen;    /**< what its cache read saw */
+	uint64_t seq;                 /**< its local version's sequence, 0: none yet */
+	uint8_t lk;                   /**< local lock it took in the current block: 0, 1 shared, 2 exclusive */
+	uint8_t joined;               /**< counted in the object's writers */
+	uint8_t lk_copied;            /**< it->slot holds the record image */
 };
 
 /** Per-coordinator state. */
@@ -138,6 +172,9 @@ struct crest_coord {
 	struct crest_layout lay[DTXN_MAX_TABLES]; /**< per table id */
 	uint64_t sink;                 /**< old values of fire-and-forget masked CASes */
 	uint64_t log_head;             /**< next redo entry's offset in the log segment */
+	struct crest_lc *lc;           /**< local=1: the lcore's record cache (the worker's) */
+	struct crest_lc_txn lt;        /**< local=1: the running txn as the cache sees it */
+	uint32_t blk_start;            /**< local=1: first item of the current execution block */
 };
 
 static inline struct crest_coord *
@@ -277,6 +314,8 @@ void crest_false_note_en(struct dtxn_txn *t, const struct dtxn_item *it,
 
 /* execute.c */
 int crest_execute(struct dtxn_txn *t);
+/** dtxn_cc_ops.block_end: local=1 ends the execution block (local.c); else nothing. */
+int crest_block_end(struct dtxn_txn *t);
 /** Releases every lock the txn holds (fire-and-forget). */
 void crest_release(struct dtxn_txn *t);
 
@@ -302,23 +341,6 @@ enum crest_lww_act crest_lww_leave(struct crest_lww *o, bool committable, uint64
 
 /** Most uncommitted-or-unwritten versions one cached record holds. */
 #define CREST_LC_MAX_VERS 16
-/** Most dependencies (and dependents) of one local txn. */
-#define CREST_LC_MAX_DEPS 32
-
-/** A local txn as others see it: a coordinator's txn on this lcore (struct crest_coord). */
-struct crest_lc_txn {
-	uint64_t id;          /**< the txn running (0: none) */
-	uint64_t ts;          /**< TS_exec, 0 until its first block ended */
-	uint8_t state;        /**< CREST_LC_RUNNING, _COMMITTED, _ABORTED */
-	uint8_t doomed;       /**< a dependency aborted: it must abort (cascade) */
-	uint16_t n_deps;
-	uint16_t n_dependents;
-	struct crest_lc_ref {
-		struct crest_lc_txn *t;
-		uint64_t id;
-	} deps[CREST_LC_MAX_DEPS], dependents[CREST_LC_MAX_DEPS];
-};
-
 enum { CREST_LC_RUNNING, CREST_LC_COMMITTED, CREST_LC_ABORTED };
 
 /** One local version of a cached record (append-only, §5). */
@@ -352,13 +374,6 @@ struct crest_lc_obj {
 	void *base;             /**< the record as the MN holds it (and will, after a write-back) */
 };
 
-/** What a read through the cache saw, per item (validate.c). */
-struct crest_lc_seen {
-	uint32_t loc_cells;     /**< cells read while the lcore held their MN locks */
-	uint64_t gen;           /**< obj->lock_gen then */
-};
-
-struct crest_lc;
 
 /**
  * Creates a worker's record cache: at most @p max_objs records, each
@@ -429,8 +444,39 @@ bool crest_lc_deps_decided(const struct crest_lc_txn *lt);
  */
 uint32_t crest_lc_compose(struct crest_lc *lc, struct crest_lc_obj *o,
 			  const struct crest_layout *lay);
+/** The MN lock bits the lcore holds on @p o's record (0 for NULL). */
+static inline uint64_t
+crest_lc_bits(const struct crest_lc_obj *o)
+{
+	return o != NULL ? o->mn_bits : 0;
+}
 /** Last writer, nothing committed: frees the versions, gives the MN locks back. */
 void crest_lc_drop(struct crest_lc *lc, struct crest_lc_obj *o);
+
+/* local.c */
+/**
+ * local=1, execute: items [@p first, n_items) take their local objects and
+ * locks ((TableID, Key) order, waiting by yielding while it cannot
+ * deadlock) and are served from the cache or routed to the MN.
+ * @return DTXN_OK, DTXN_ABORT_LOCK_CONFLICT (a lock it may not wait for),
+ *   DTXN_ABORT_VALIDATION (abort-on-newer-tag), DTXN_ABORT_TOO_LARGE.
+ */
+int crest_local_prepare(struct dtxn_txn *t, uint32_t first);
+/** local=1: item @p i's record image came from the MN (read, or locked): fill the cache, serve it. */
+int crest_local_take(struct dtxn_txn *t, uint32_t i);
+/** local=1: ends the current execution block (TS_exec, versions, local locks). */
+int crest_local_block_end(struct dtxn_txn *t);
+/** local=1: yields until every dependency is decided. DTXN_OK, or DTXN_ABORT_VALIDATION (one aborted). */
+int crest_local_wait(struct dtxn_txn *t);
+/**
+ * local=1: the txn (@p committed, or aborted) leaves the writers of its
+ * records; for each record it was the last writer of, adds to @p b the
+ * write-back of the composed cells and the unlock of the lcore's bits.
+ * @return records written back or unlocked.
+ */
+int crest_local_leave(struct dtxn_txn *t, struct dtxn_batch *b, bool committed);
+/** local=1: frees the txn's local locks and objects, records its outcome (dependents). */
+void crest_local_end(struct dtxn_txn *t, bool committed);
 
 /* redo.c */
 /** Redo entry header (doc/guides/crest.md, "Redo log"). */
@@ -463,6 +509,12 @@ _Static_assert(sizeof(struct crest_redo_hdr) == 16 && sizeof(struct crest_redo_m
 int crest_redo_add(struct dtxn_txn *t, struct dtxn_batch *b);
 
 /* commit.c */
+/**
+ * Adds to @p b the WRITEs of cells @p cells of record image @p img (with
+ * their ENs) to item @p it's record on every replica (local=1's write-back).
+ */
+void crest_writeback_add(struct dtxn_txn *t, struct dtxn_batch *b, const struct dtxn_item *it,
+			 const void *img, uint32_t cells);
 int crest_commit(struct dtxn_txn *t);
 void crest_abort(struct dtxn_txn *t);
 
