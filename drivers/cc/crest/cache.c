@@ -360,6 +360,7 @@ static void
 lc_unlocked(struct crest_lc *lc, struct crest_lc_obj *o)
 {
 	lc_free_vers(lc, o);
+	o->admitted = 0;
 	o->mn_bits = 0;
 	o->lock_gen++;
 }

@@ -365,6 +365,13 @@ struct crest_lc_obj {
 	uint64_t mn_bits;       /**< cell lock bits this lcore holds on the MN */
 	uint64_t lock_gen;      /**< bumped each time mn_bits are given back */
 	struct crest_lww lww;   /**< undecided local writers */
+	/**
+	 * Writers admitted since the MN locks were last given back: at
+	 * CREST_LC_MAX_VERS new ones are refused until the last writer writes
+	 * back, so that the version list cannot overflow and the record's MN
+	 * locks come back for other CNs.
+	 */
+	uint32_t admitted;
 	uint16_t epoch[CREST_MAX_CELLS]; /**< the MN's ENs of the base's cells */
 	uint64_t wts[CREST_MAX_CELLS];   /**< highest TS_exec that wrote each cell */
 	uint64_t rts[CREST_MAX_CELLS];   /**< highest TS_exec that read each cell */

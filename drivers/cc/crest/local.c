@@ -169,6 +169,11 @@ lc_serve(struct dtxn_txn *t, uint32_t i)
 	struct crest_lc_obj *o = ci->obj;
 	int rc;
 
+	if (it->kind == DTXN_ITEM_RW && !ci->joined) { /* first: it gives the MN locks back */
+		crest_lww_join(&o->lww);
+		o->admitted++;
+		ci->joined = 1;
+	}
 	if (!ci->lk_copied) { /* the header and the cells it does not read, once */
 		memcpy(it->slot, o->base, lay->image_size);
 		ci->lk_copied = 1;
@@ -189,10 +194,6 @@ lc_serve(struct dtxn_txn *t, uint32_t i)
 	it->slot_raddr = o->raddr;
 	it->flags = (it->flags | DTXN_ITEM_F_EXISTS) & ~DTXN_ITEM_F_TOMB;
 	ci->loc.step = DTXN_LOC_DONE;
-	if (it->kind == DTXN_ITEM_RW && !ci->joined) {
-		crest_lww_join(&o->lww);
-		ci->joined = 1;
-	}
 	return DTXN_OK;
 }
 
@@ -207,6 +208,8 @@ lc_route(struct dtxn_txn *t, uint32_t i)
 	const uint32_t held = lc_cells_of_bits(o->mn_bits, lay->n_cells);
 	const uint64_t need = it->kind == DTXN_ITEM_RW ? it->lock_bits & ~o->mn_bits : 0;
 
+	if (it->kind == DTXN_ITEM_RW && o->admitted >= CREST_LC_MAX_VERS)
+		return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT); /* until the writers drain */
 	if (!o->ready)
 		return DTXN_OK; /* first fetch, as without the cache */
 	if (need == 0 && (ci->rd & ~held) == 0)
