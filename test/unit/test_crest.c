@@ -104,6 +104,14 @@ group_setup_record(void **state)
 	return db_setup("cell=0");
 }
 
+/* Localized execution (local=1): the record cache of the test's lcore. */
+static int
+group_setup_local(void **state)
+{
+	(void)state;
+	return db_setup("local=1");
+}
+
 static int
 group_teardown(void **state)
 {
@@ -726,6 +734,167 @@ test_lc_lock_ts(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* Localized execution (local=1): coordinators of one lcore           */
+/* ------------------------------------------------------------------ */
+
+struct local_arg {
+	uint64_t key[2];    /* rows whose cell 0 it increments (key[1] 0: one row) */
+	int wait_before;    /* step to wait for before it begins */
+	int then;           /* step to set once its block ended */
+	int wait_for;       /* step to wait for before it ends */
+	bool abort;         /* roll back instead of committing */
+	bool split;         /* key[1] in a second execute of the block, after the others ran a while */
+	int rc;
+	uint64_t seen;      /* cell 0 of key[0] as read */
+};
+
+/* Increments cell 0 of one or two rows in one block, ends it, pauses, then commits or rolls back. */
+static void
+co_local_inc(struct dtxn_coord *c, void *arg)
+{
+	struct local_arg *a = arg;
+	struct dtxn_item *it[2] = { NULL, NULL };
+	struct dtxn_txn *t;
+
+	ut_wait_step(c, &g_step, a->wait_before);
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	for (unsigned k = 0; k < 2 && a->key[k] != 0; k++) {
+		if (k == 1 && a->split) {
+			a->rc = dtxn_txn_execute(t);
+			g_step = RTE_MAX(g_step, 1);
+			for (unsigned y = 0; y < 64; y++) /* B takes 7, then waits for 8 */
+				dtxn_co_yield_lc(dtxn_coord_co(c));
+			if (a->rc != DTXN_OK)
+				break;
+		}
+		it[k] = dtxn_txn_add_rw_cells(t, T_ROW, a->key[k], 0, DTXN_CELL(0));
+	}
+	if (a->rc == DTXN_OK)
+		a->rc = dtxn_txn_execute(t);
+	for (unsigned k = 0; k < 2 && a->rc == DTXN_OK && it[k] != NULL; k++)
+		((struct row *)dtxn_item_value(it[k]))->c[0]++;
+	if (a->rc == DTXN_OK) {
+		a->seen = ((struct row *)dtxn_item_value(it[0]))->c[0] - 1;
+		a->rc = dtxn_txn_block_end(t);
+	}
+	if (g_step < a->then)
+		g_step = a->then;
+	ut_wait_step(c, &g_step, a->wait_for);
+	if (a->rc == DTXN_OK && a->abort) {
+		dtxn_txn_abort(t, DTXN_ABORT_APP);
+		a->rc = DTXN_ABORT(DTXN_ABORT_APP);
+	} else if (a->rc == DTXN_OK) {
+		a->rc = dtxn_txn_commit(t);
+	}
+	g_step++;
+}
+
+/* Cell 0 of row @p key on replica @p r. */
+static uint64_t
+mn_cell0(uint64_t key, uint16_t r)
+{
+	struct dtxn_table_def row = { .value_size = 32, .n_columns = 4,
+				      .column_size = { 8, 8, 8, 8 } };
+	struct crest_layout lay;
+	uint64_t v;
+
+	crest_layout_make(&row, true, &lay);
+	memcpy(&v, (const char *)mn_row(key, r) + lay.rec_off[0] + 8, 8);
+	return v;
+}
+
+/*
+ * B reads A's uncommitted version (a local dependency) and commits after
+ * A: B is the last writer, so one write-back carries both increments (one
+ * EN step), and the MN lock is given back.
+ */
+static void
+test_local_chain(void **state)
+{
+	struct local_arg a = { .key = { 3 }, .then = 1, .wait_for = 2 };
+	struct local_arg b = { .key = { 3 }, .wait_before = 1, .then = 2, .wait_for = 3 };
+	struct ut_coord_spec s[2] = { { co_local_inc, &a }, { co_local_inc, &b } };
+
+	(void)state;
+	run_coords(s, 2);
+	assert_int_equal(a.rc, DTXN_OK);
+	assert_int_equal(b.rc, DTXN_OK);
+	assert_int_equal(a.seen, 3);
+	assert_int_equal(b.seen, 4); /* A's version, before A committed */
+	for (uint16_t r = 0; r < 2; r++) {
+		assert_int_equal(mn_cell0(3, r), 5);
+		assert_int_equal(mn_row(3, r)->lock, 0);
+		assert_int_equal(mn_row(3, r)->en[0], 1); /* one write-back for both */
+	}
+}
+
+/* A rolls back after B read its version: B aborts too (cascade); the MN row is untouched and unlocked. */
+static void
+test_local_cascade(void **state)
+{
+	struct local_arg a = { .key = { 4 }, .then = 1, .wait_for = 2, .abort = true };
+	struct local_arg b = { .key = { 4 }, .wait_before = 1, .then = 2, .wait_for = 2 };
+	struct ut_coord_spec s[2] = { { co_local_inc, &a }, { co_local_inc, &b } };
+
+	(void)state;
+	run_coords(s, 2);
+	assert_int_equal(a.rc, DTXN_ABORT(DTXN_ABORT_APP));
+	assert_int_equal(b.seen, 5);
+	assert_int_equal(b.rc, DTXN_ABORT(DTXN_ABORT_VALIDATION));
+	for (uint16_t r = 0; r < 2; r++) {
+		assert_int_equal(mn_cell0(4, r), 4);
+		assert_int_equal(mn_row(4, r)->lock, 0);
+		assert_int_equal(mn_row(4, r)->en[0], 0);
+	}
+}
+
+/*
+ * Local 2PL in (TableID, Key) order: A adds rows 6 then 5, B rows 5 then
+ * 6, both started at once: each takes 5 before 6, so one waits for the
+ * other instead of deadlocking, and both commit.
+ */
+static void
+test_local_lock_order(void **state)
+{
+	struct local_arg a = { .key = { 6, 5 } };
+	struct local_arg b = { .key = { 5, 6 } };
+	struct ut_coord_spec s[2] = { { co_local_inc, &a }, { co_local_inc, &b } };
+
+	(void)state;
+	run_coords(s, 2);
+	assert_int_equal(a.rc, DTXN_OK);
+	assert_int_equal(b.rc, DTXN_OK);
+	/* serial: A then B (A sees row 6 at 6, B row 5 at 6) or B then A */
+	assert_true((a.seen == 6 && b.seen == 6) || (a.seen == 7 && b.seen == 5));
+	for (uint64_t k = 5; k <= 6; k++) {
+		assert_int_equal(mn_cell0(k, 0), k + 2);
+		assert_int_equal(mn_row(k, 0)->lock, 0);
+	}
+}
+
+/*
+ * A takes row 8 and, in a second execute of the same block, row 7; B
+ * takes 7 and waits for 8 in between. A may not wait for 7 while holding
+ * 8 (it orders after): it aborts lock_conflict instead of deadlocking,
+ * and B commits.
+ */
+static void
+test_local_no_deadlock(void **state)
+{
+	struct local_arg a = { .key = { 8, 7 }, .split = true };
+	struct local_arg b = { .key = { 7, 8 }, .wait_before = 1 };
+	struct ut_coord_spec s[2] = { { co_local_inc, &a }, { co_local_inc, &b } };
+
+	(void)state;
+	run_coords(s, 2);
+	assert_int_equal(a.rc, DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT));
+	assert_int_equal(b.rc, DTXN_OK);
+	assert_int_equal(mn_cell0(7, 0), 8);
+	assert_int_equal(mn_cell0(8, 0), 9);
+	assert_int_equal(mn_row(8, 0)->lock, 0);
+}
+
+/* ------------------------------------------------------------------ */
 /* False aborts, record-level (cell=0; false_abort.c)                 */
 /* ------------------------------------------------------------------ */
 
@@ -829,12 +998,19 @@ main(void)
 		cmocka_unit_test(test_false_validation),
 		cmocka_unit_test(test_false_locked_read),
 	};
+	const struct CMUnitTest local[] = {
+		cmocka_unit_test(test_local_chain),
+		cmocka_unit_test(test_local_cascade),
+		cmocka_unit_test(test_local_lock_order),
+		cmocka_unit_test(test_local_no_deadlock),
+	};
 	int rc;
 
 	if (dtxn_unit_eal_init("ut_crest") != 0)
 		return 1;
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
 	rc |= cmocka_run_group_tests(record_level, group_setup_record, group_teardown);
+	rc |= cmocka_run_group_tests(local, group_setup_local, group_teardown);
 	dtxn_unit_eal_fini();
 	return rc;
 }

@@ -24,8 +24,8 @@ RTE_LOG_REGISTER(dtxn_crest_logtype, dtxn.cc.crest, INFO);
  * coordinators' transactions use at once, and for their bases and local
  * versions. An item finding the cache full goes to the MN, uncached.
  */
-#define CREST_LC_OBJS 1024
-#define CREST_LC_IMGS 4096
+#define CREST_LC_OBJS 512
+#define CREST_LC_IMGS 2048
 
 static int
 crest_worker_init(struct dtxn_worker *w)
