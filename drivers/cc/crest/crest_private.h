@@ -314,6 +314,15 @@ void crest_false_note_en(struct dtxn_txn *t, const struct dtxn_item *it,
 
 /* execute.c */
 int crest_execute(struct dtxn_txn *t);
+/**
+ * The snapshot rule (crest_snapshot_check()) for cells @p cells of item
+ * @p i's record image (@p foreign: the lock bits of others), with what
+ * follows: a torn image is read again (*@p again set, dtxn_loc_reread()'s
+ * result returned), a locked cell is noted for the false-abort count.
+ * @return DTXN_OK, or an abort reason.
+ */
+int crest_snapshot_take(struct dtxn_txn *t, uint32_t i, uint32_t cells, uint64_t foreign,
+			bool *again);
 /** dtxn_cc_ops.block_end: local=1 ends the execution block (local.c); else nothing. */
 int crest_block_end(struct dtxn_txn *t);
 /** Releases every lock the txn holds (fire-and-forget). */

@@ -248,17 +248,13 @@ crest_local_take(struct dtxn_txn *t, uint32_t i)
 	const uint64_t got = (it->flags & DTXN_ITEM_F_LOCKED) ? it->lock_bits : 0;
 	const uint32_t held = lc_cells_of_bits(o->mn_bits, lay->n_cells);
 	const uint32_t fresh = (ci->rd & ~held) | lc_cells_of_bits(got, lay->n_cells);
-	uint64_t foreign = h->lock & ~(crest_own_bits(t, it) | o->mn_bits);
+	bool again;
 	int rc;
 
-	if (dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_LOCK_CHECK)) /* test aid */
-		foreign = 0;
-	rc = crest_snapshot_check(lay, h, fresh, foreign);
-	if (rc == DTXN_ABORT(DTXN_ABORT_VALIDATION))
-		return dtxn_loc_reread(t, i, CREST_MAX_REREAD); /* torn: read it again */
-	if (rc == DTXN_ABORT(DTXN_ABORT_LOCKED_READ))
-		crest_false_note(t, it, foreign);
-	if (rc != DTXN_OK)
+	/* the cells the lcore held come from the cache: only the others must pass */
+	rc = crest_snapshot_take(t, i, fresh, h->lock & ~(crest_own_bits(t, it) | o->mn_bits),
+				 &again);
+	if (rc != DTXN_OK || again)
 		return rc;
 	crest_lc_fill(cc->lc, o, lay, h, it->slot_raddr, fresh);
 	if (got != 0) { /* the bits are the lcore's now, given back by the last writer */
