@@ -224,16 +224,22 @@ dtxn_txn_execute(struct dtxn_txn *t)
 	return DTXN_OK;
 }
 
-int
-dtxn_txn_block_end(struct dtxn_txn *t)
+/* Block end and commit: the txn is open and its items added since the last execute are fetched. */
+static int
+txn_fetch_rest(struct dtxn_txn *t)
 {
-	int rc;
-
 	if (t == NULL)
 		return DTXN_ABORT(DTXN_ABORT_APP);
 	if (!t->open)
 		return txn_closed_rc(t);
-	rc = dtxn_txn_execute(t); /* items added since the last execute, if any */
+	return dtxn_txn_execute(t);
+}
+
+int
+dtxn_txn_block_end(struct dtxn_txn *t)
+{
+	int rc = txn_fetch_rest(t);
+
 	if (rc != DTXN_OK || txn_cc(t)->block_end == NULL)
 		return rc;
 	rc = txn_cc(t)->block_end(t);
@@ -243,13 +249,8 @@ dtxn_txn_block_end(struct dtxn_txn *t)
 int
 dtxn_txn_commit(struct dtxn_txn *t)
 {
-	int rc;
+	int rc = txn_fetch_rest(t);
 
-	if (t == NULL)
-		return DTXN_ABORT(DTXN_ABORT_APP);
-	if (!t->open)
-		return txn_closed_rc(t);
-	rc = dtxn_txn_execute(t); /* items added since the last execute, if any */
 	if (rc != DTXN_OK)
 		return rc;
 	rc = txn_cc(t)->commit(t);
