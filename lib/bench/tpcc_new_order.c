@@ -10,6 +10,9 @@
  *            the inserts of ORDER, NEW-ORDER and every ORDER-LINE; their
  *            key needs O_ID, read in round 1.
  *
+ * Execution blocks (dtxn_txn_block_end(), CREST §5): block 1 is round 1
+ * and the D_NEXT_O_ID increment; block 2 is round 2 and the commit.
+ *
  * Inputs (clause 2.4.1): home warehouse uniform, district uniform, C_ID
  * NURand(1023), 5..15 lines, each item NURand(8191), 1% of lines supplied
  * by another warehouse (when W > 1), quantity 1..10. The spec lets an
@@ -108,6 +111,10 @@ tpcc_new_order(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 	o_id = di.next_o_id;
 	di.next_o_id++;
 	tpcc_put(d_it, &di, sizeof(di));
+	/* block 1 ends: round 2's keys need O_ID (CREST §5, Fig. 9) */
+	rc = dtxn_txn_block_end(t);
+	if (rc != DTXN_OK)
+		return rc;
 
 	/* round 2 */
 	for (uint32_t k = 0; k < ol_cnt; k++) {

@@ -9,6 +9,10 @@
  *   round 2 (by name): CUSTOMER (RW) at position ceil(n / 2) by C_FIRST;
  *   commit:  the HISTORY insert.
  *
+ * Execution blocks (dtxn_txn_block_end(), CREST §5): by last name, block
+ * 1 is round 1 with the W_YTD and D_YTD updates (the customer's key needs
+ * the CUSTOMER_NAME row), block 2 the rest; by id, one block.
+ *
  * Inputs (clause 2.5.1): home warehouse and district uniform; 85% the
  * customer is of the home district, 15% of a random district of another
  * warehouse (when W > 1); 60% by last name NURand(255), 40% by C_ID
@@ -49,6 +53,19 @@ tpcc_customer_by_name(struct dtxn_txn *t, uint32_t w, uint32_t d, uint32_t name,
 	/* position ceil(n / 2), 1-based */
 	*c_id = row.c_id[(row.n + 1) / 2 - 1];
 	return DTXN_OK;
+}
+
+/* clause 2.5.2.2: W_YTD and D_YTD += H_AMOUNT; the rows as read in @p wh, @p di. */
+static void
+payment_ytd(struct dtxn_item *w_it, struct dtxn_item *d_it, int64_t amount,
+	    struct tpcc_warehouse *wh, struct tpcc_district *di)
+{
+	tpcc_get(w_it, wh, sizeof(*wh));
+	wh->ytd += amount;
+	tpcc_put(w_it, wh, sizeof(*wh));
+	tpcc_get(d_it, di, sizeof(*di));
+	di->ytd += amount;
+	tpcc_put(d_it, di, sizeof(*di));
 }
 
 /* clause 2.5.2.2: a BC customer's C_DATA gets the payment prepended, truncated to 500. */
@@ -115,6 +132,13 @@ tpcc_payment(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 		}
 		if (rc != DTXN_OK)
 			return rc;
+		if (!bench_items_exist(t, (struct dtxn_item *[]){ w_it, d_it }, 2))
+			return DTXN_ABORT_NOT_FOUND;
+		payment_ytd(w_it, d_it, amount, &wh, &di);
+		/* block 1 ends: the customer's key came from the name row */
+		rc = dtxn_txn_block_end(t);
+		if (rc != DTXN_OK)
+			return rc;
 	}
 	/* every customer cell read; C_DATA changes for "BC" customers only */
 	c_it = dtxn_txn_add_rw_cells(t, TPCC_CUSTOMER, tpcc_k_customer(c_w, c_d, c), DTXN_CELLS_ALL,
@@ -129,12 +153,8 @@ tpcc_payment(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 	if (!bench_items_exist(t, (struct dtxn_item *[]){ w_it, d_it, c_it }, 3))
 		return DTXN_ABORT_NOT_FOUND;
 
-	tpcc_get(w_it, &wh, sizeof(wh));
-	wh.ytd += amount;
-	tpcc_put(w_it, &wh, sizeof(wh));
-	tpcc_get(d_it, &di, sizeof(di));
-	di.ytd += amount;
-	tpcc_put(d_it, &di, sizeof(di));
+	if (!by_name)
+		payment_ytd(w_it, d_it, amount, &wh, &di);
 	tpcc_get(c_it, &cu, sizeof(cu));
 	cu.balance -= amount;
 	cu.ytd_payment += amount;

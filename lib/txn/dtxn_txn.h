@@ -767,6 +767,26 @@ struct dtxn_item *dtxn_txn_delete(struct dtxn_txn *t, uint32_t table_id, uint64_
 int dtxn_txn_execute(struct dtxn_txn *t);
 
 /**
+ * Ends an execution block (CREST §5, "Pipelined execution"; doc/guides/
+ * crest.md, "Localized execution"): the application has fetched the items
+ * of the block (one or more dtxn_txn_execute() calls since the last block
+ * end) and made every change it makes to their values, and what it adds
+ * next depends on what it read (a key dependency: TPC-C NewOrder's ORDER
+ * keys need D_NEXT_O_ID). The values of the block's items must not change
+ * after this call. A protocol with local execution then publishes the
+ * block's writes to the other transactions of its CN and releases the
+ * block's local locks; the others ignore the call. dtxn_txn_commit() ends
+ * the last block itself. Coordinator's coroutine; may yield.
+ *
+ * @return DTXN_OK, or an abort reason (the txn is then aborted and its
+ *   locks released, as after a failed dtxn_txn_execute()): the reasons of
+ *   dtxn_txn_execute(), or the protocol's (CREST: DTXN_ABORT_VALIDATION
+ *   when a newer local transaction already read or wrote a cell this
+ *   block writes, the abort-on-newer-tag rule).
+ */
+int dtxn_txn_block_end(struct dtxn_txn *t);
+
+/**
  * Validates and commits (replicated, logged), yielding inside.
  * @return DTXN_OK, or an abort reason (the txn is aborted).
  */

@@ -252,6 +252,12 @@ typedef int (*dtxn_cc_commit_t)(struct dtxn_txn *t);
 /** Releases only what this txn holds (locks actually acquired). */
 typedef void (*dtxn_cc_abort_t)(struct dtxn_txn *t);
 /**
+ * Optional: ends the execution block of items[..t->n_fetched)
+ * (dtxn_txn_block_end()). DTXN_OK, or an abort reason after releasing
+ * every lock the txn holds. NULL: blocks mean nothing to the protocol.
+ */
+typedef int (*dtxn_cc_block_end_t)(struct dtxn_txn *t);
+/**
  * Optional, overrides slot_size: the record format's sizes for a whole
  * table definition (per-table parameters such as def->n_versions or
  * def->column_size). @p aux_size: bytes of a per-slot aux area
@@ -379,6 +385,7 @@ struct dtxn_cc_ops {
 	dtxn_cc_execute_t execute;
 	dtxn_cc_commit_t commit;
 	dtxn_cc_abort_t abort;
+	dtxn_cc_block_end_t block_end;     /**< optional */
 	dtxn_cc_table_sizes_t table_sizes; /**< optional */
 	dtxn_cc_mn_value_t mn_value;       /**< optional */
 	dtxn_cc_route_t route;             /**< optional; none: every CN may run anything */

@@ -188,6 +188,16 @@ txn_closed_rc(const struct dtxn_txn *t)
 	return t->abort_reason != DTXN_ABORT_NONE ? t->abort_reason : DTXN_ABORT_APP;
 }
 
+/* A protocol step failed with @p rc: the protocol has released everything. */
+static int
+txn_failed(struct dtxn_txn *t, int rc)
+{
+	t->abort_reason = rc;
+	txn_closed(t);
+	txn_history_end(t, false);
+	return rc;
+}
+
 int
 dtxn_txn_execute(struct dtxn_txn *t)
 {
@@ -206,29 +216,41 @@ dtxn_txn_execute(struct dtxn_txn *t)
 	if (t->n_fetched >= t->n_items)
 		return DTXN_OK;
 	rc = txn_cc(t)->execute(t);
-	if (rc != DTXN_OK) {
-		/* the protocol has released everything */
-		t->abort_reason = rc;
-		txn_closed(t);
-		txn_history_end(t, false);
-		return rc;
-	}
+	if (rc != DTXN_OK)
+		return txn_failed(t, rc);
 	for (i = t->n_fetched; i < t->n_items; i++)
 		t->items[i].flags |= DTXN_ITEM_F_FETCHED;
 	t->n_fetched = t->n_items;
 	return DTXN_OK;
 }
 
-int
-dtxn_txn_commit(struct dtxn_txn *t)
+/* Block end and commit: the txn is open and its items added since the last execute are fetched. */
+static int
+txn_fetch_rest(struct dtxn_txn *t)
 {
-	int rc;
-
 	if (t == NULL)
 		return DTXN_ABORT(DTXN_ABORT_APP);
 	if (!t->open)
 		return txn_closed_rc(t);
-	rc = dtxn_txn_execute(t); /* items added since the last execute, if any */
+	return dtxn_txn_execute(t);
+}
+
+int
+dtxn_txn_block_end(struct dtxn_txn *t)
+{
+	int rc = txn_fetch_rest(t);
+
+	if (rc != DTXN_OK || txn_cc(t)->block_end == NULL)
+		return rc;
+	rc = txn_cc(t)->block_end(t);
+	return rc != DTXN_OK ? txn_failed(t, rc) : DTXN_OK;
+}
+
+int
+dtxn_txn_commit(struct dtxn_txn *t)
+{
+	int rc = txn_fetch_rest(t);
+
 	if (rc != DTXN_OK)
 		return rc;
 	rc = txn_cc(t)->commit(t);

@@ -104,6 +104,14 @@ group_setup_record(void **state)
 	return db_setup("cell=0");
 }
 
+/* Localized execution (local=1): the record cache of the test's lcore. */
+static int
+group_setup_local(void **state)
+{
+	(void)state;
+	return db_setup("local=1");
+}
+
 static int
 group_teardown(void **state)
 {
@@ -525,6 +533,368 @@ test_lww_orders(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* Record cache of localized execution (cache.c)                      */
+/* ------------------------------------------------------------------ */
+
+/* A record image of table row (4 cells of 8 B) whose cell c holds value v[c], version ts[c]. */
+static void
+lc_image(const struct crest_layout *lay, void *rec, const uint64_t v[4], uint64_t ts)
+{
+	memset(rec, 0, lay->image_size);
+	for (unsigned c = 0; c < 4; c++) {
+		*crest_line_ver(rec, lay, c, 0) = CREST_VER(0, ts);
+		memcpy((char *)rec + lay->rec_off[c] + 8, &v[c], 8);
+	}
+}
+
+static uint64_t
+lc_cell(const struct crest_layout *lay, const void *rec, unsigned c)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)rec + lay->rec_off[c] + 8, 8);
+	return v;
+}
+
+static struct crest_lc *
+lc_setup(struct crest_layout *lay)
+{
+	struct dtxn_table_def row = { .id = T_ROW, .name = "row", .value_size = 32,
+				      .max_keys = 16, .n_columns = 4,
+				      .column_size = { 8, 8, 8, 8 } };
+	struct crest_lc *lc;
+
+	crest_layout_make(&row, true, lay);
+	lc = crest_lc_create("ut_lc", 16, lay->image_size, 64, (int)rte_socket_id());
+	assert_non_null(lc);
+	return lc;
+}
+
+/* Versions: appended per writer, read newest not aborted per cell, composed per cell. */
+static void
+test_lc_versions(void **state)
+{
+	static const uint64_t base[4] = { 10, 20, 30, 40 }, w1[4] = { 11, 20, 30, 40 },
+			      w2[4] = { 10, 22, 30, 40 }, w3[4] = { 13, 20, 30, 40 };
+	struct crest_lc_txn a = { 0 }, b = { 0 }, c = { 0 }, r = { 0 };
+	struct crest_lc_seen seen = { 0 };
+	struct crest_layout lay;
+	struct crest_lc *lc = lc_setup(&lay);
+	struct crest_lc_obj *o = crest_lc_get(lc, T_ROW, 1);
+	char rec[256];
+	int64_t s1, s2, s3;
+	uint32_t out;
+
+	(void)state;
+	assert_non_null(o);
+	assert_ptr_equal(crest_lc_get(lc, T_ROW, 1), o); /* one object per record */
+	lc_image(&lay, rec, base, 5);
+	crest_lc_fill(lc, o, &lay, rec, 0x100, 0);
+	assert_true(o->ready);
+	o->mn_bits = crest_lock_bits(DTXN_CELL(0) | DTXN_CELL(1));
+	crest_lc_txn_begin(&a, 1);
+	crest_lc_txn_begin(&b, 2);
+	crest_lc_txn_begin(&c, 3);
+	crest_lc_txn_begin(&r, 4);
+	a.ts = 1, b.ts = 2, c.ts = 3, r.ts = 4;
+	lc_image(&lay, rec, w1, 1);
+	s1 = crest_lc_append(lc, o, &a, &lay, rec, DTXN_CELL(0));
+	lc_image(&lay, rec, w2, 2);
+	s2 = crest_lc_append(lc, o, &b, &lay, rec, DTXN_CELL(1));
+	lc_image(&lay, rec, w3, 3);
+	s3 = crest_lc_append(lc, o, &c, &lay, rec, DTXN_CELL(0));
+	assert_true(s1 > 0 && s2 > s1 && s3 > s2);
+	/* the reader sees cell 0 of c, cell 1 of b, cell 2 of the base */
+	memset(rec, 0, sizeof(rec));
+	assert_int_equal(crest_lc_read(o, &r, &lay, DTXN_CELL(0) | DTXN_CELL(1) | DTXN_CELL(2),
+				       rec, &seen), 0);
+	assert_int_equal(lc_cell(&lay, rec, 0), 13);
+	assert_int_equal(lc_cell(&lay, rec, 1), 22);
+	assert_int_equal(lc_cell(&lay, rec, 2), 30);
+	assert_int_equal(seen.loc_cells, DTXN_CELL(0) | DTXN_CELL(1)); /* cell 2 is not locked here */
+	assert_int_equal(r.n_deps, 2); /* b and c, undecided */
+	/* c aborts: cell 0 falls back to a's version */
+	crest_lc_decide(o, (uint64_t)s3, false);
+	assert_int_equal(crest_lc_read(o, &r, &lay, DTXN_CELL(0), rec, &seen), 0);
+	assert_int_equal(lc_cell(&lay, rec, 0), 11);
+	/* compose: a and b committed, c aborted -> cells 0 (a) and 1 (b), next ENs */
+	crest_lc_decide(o, (uint64_t)s1, true);
+	crest_lc_decide(o, (uint64_t)s2, true);
+	out = crest_lc_compose(lc, o, &lay);
+	assert_int_equal(out, DTXN_CELL(0) | DTXN_CELL(1));
+	assert_int_equal(lc_cell(&lay, o->base, 0), 11);
+	assert_int_equal(lc_cell(&lay, o->base, 1), 22);
+	assert_int_equal(((struct crest_hdr *)o->base)->en[0], 1);
+	assert_int_equal(CREST_VER_EN(*crest_line_ver(o->base, &lay, 0, 0)), 1);
+	assert_int_equal(CREST_VER_TS(*crest_line_ver(o->base, &lay, 0, 0)), 1); /* a's id */
+	assert_int_equal(o->n_vers, 0);
+	assert_int_equal(o->mn_bits, 0);
+	assert_int_equal(o->lock_gen, 1);
+	crest_lc_put(lc, o);
+	crest_lc_put(lc, o);
+	crest_lc_destroy(lc);
+}
+
+/* Dependencies: a read of an undecided version waits for it; its abort cascades. */
+static void
+test_lc_cascade(void **state)
+{
+	static const uint64_t v[4] = { 1, 2, 3, 4 };
+	struct crest_lc_txn w = { 0 }, d = { 0 }, e = { 0 };
+	struct crest_lc_seen seen = { 0 };
+	struct crest_layout lay;
+	struct crest_lc *lc = lc_setup(&lay);
+	struct crest_lc_obj *o = crest_lc_get(lc, T_ROW, 2);
+	char rec[256];
+	int64_t s;
+
+	(void)state;
+	lc_image(&lay, rec, v, 0);
+	crest_lc_fill(lc, o, &lay, rec, 0x200, 0);
+	o->mn_bits = crest_lock_bits(DTXN_CELL(3));
+	crest_lc_txn_begin(&w, 10);
+	w.ts = 1;
+	s = crest_lc_append(lc, o, &w, &lay, rec, DTXN_CELL(3));
+	assert_true(s > 0);
+	/* d reads w's version: a dependency, undecided */
+	crest_lc_txn_begin(&d, 11);
+	assert_int_equal(crest_lc_read(o, &d, &lay, DTXN_CELL(3), rec, &seen), 0);
+	assert_int_equal(d.n_deps, 1);
+	assert_false(crest_lc_deps_decided(&d));
+	/* e reads cell 2 only (not written by w): no dependency */
+	crest_lc_txn_begin(&e, 12);
+	assert_int_equal(crest_lc_read(o, &e, &lay, DTXN_CELL(2), rec, &seen), 0);
+	assert_int_equal(e.n_deps, 0);
+	/* w aborts: d is doomed, its dependency decided; e is not touched */
+	crest_lc_decide(o, (uint64_t)s, false);
+	crest_lc_txn_end(&w, false);
+	assert_true(crest_lc_deps_decided(&d));
+	assert_true(d.doomed);
+	assert_false(e.doomed);
+	/* a commit dooms nobody; a dependency on a txn that ended is decided */
+	crest_lc_txn_begin(&w, 13);
+	w.ts = 2;
+	s = crest_lc_append(lc, o, &w, &lay, rec, DTXN_CELL(3));
+	crest_lc_txn_begin(&d, 14);
+	assert_int_equal(crest_lc_read(o, &d, &lay, DTXN_CELL(3), rec, &seen), 0);
+	crest_lc_decide(o, (uint64_t)s, true);
+	crest_lc_txn_end(&w, true);
+	assert_true(crest_lc_deps_decided(&d));
+	assert_false(d.doomed);
+	crest_lc_txn_begin(&w, 15); /* the coordinator moved on: still decided */
+	assert_true(crest_lc_deps_decided(&d));
+	crest_lc_drop(lc, o);
+	crest_lc_put(lc, o);
+	crest_lc_destroy(lc);
+}
+
+/* Local 2PL and the TS_exec rules: exclusive vs shared, upgrade, newer tags abort. */
+static void
+test_lc_lock_ts(void **state)
+{
+	static const uint64_t v[4] = { 0 };
+	struct crest_lc_txn a = { 0 }, b = { 0 };
+	struct crest_lc_seen seen = { 0 };
+	struct crest_layout lay;
+	struct crest_lc *lc = lc_setup(&lay);
+	struct crest_lc_obj *o = crest_lc_get(lc, T_ROW, 3);
+	char rec[256];
+
+	(void)state;
+	crest_lc_txn_begin(&a, 1);
+	crest_lc_txn_begin(&b, 2);
+	/* shared + shared; exclusive waits for both */
+	assert_int_equal(crest_lc_lock(o, &a, false, 0), 0);
+	assert_int_equal(crest_lc_lock(o, &b, false, 0), 0);
+	assert_int_equal(crest_lc_lock(o, &a, true, 1), -EBUSY); /* two sharers: no upgrade */
+	crest_lc_unlock(o, &b, false);
+	assert_int_equal(crest_lc_lock(o, &a, true, 1), 0);      /* the only sharer upgrades */
+	assert_int_equal(crest_lc_lock(o, &b, false, 0), -EBUSY);
+	assert_int_equal(crest_lc_lock(o, &a, false, 2), 0);     /* held already */
+	crest_lc_unlock(o, &a, true);
+	assert_int_equal(crest_lc_lock(o, &b, true, 0), 0);
+	crest_lc_unlock(o, &b, true);
+	/* TS_exec: b (ts 2) wrote cell 0; a (ts 1) may neither read nor write it */
+	lc_image(&lay, rec, v, 0);
+	crest_lc_fill(lc, o, &lay, rec, 0x300, 0);
+	o->mn_bits = crest_lock_bits(DTXN_CELL(0) | DTXN_CELL(1));
+	a.ts = 1;
+	b.ts = 2;
+	assert_true(crest_lc_append(lc, o, &b, &lay, rec, DTXN_CELL(0)) > 0);
+	assert_int_equal(crest_lc_read(o, &a, &lay, DTXN_CELL(0), rec, &seen), -EAGAIN);
+	assert_int_equal(crest_lc_append(lc, o, &a, &lay, rec, DTXN_CELL(0)), -EAGAIN);
+	/* b read cell 1: a (older) may not write it after; a txn of no TS_exec yet reads */
+	crest_lc_note_read(o, &b, DTXN_CELL(1));
+	assert_int_equal(crest_lc_append(lc, o, &a, &lay, rec, DTXN_CELL(1)), -EAGAIN);
+	a.ts = 0;
+	assert_int_equal(crest_lc_read(o, &a, &lay, DTXN_CELL(0), rec, &seen), 0);
+	crest_lc_drop(lc, o);
+	crest_lc_put(lc, o);
+	crest_lc_destroy(lc);
+}
+
+/* ------------------------------------------------------------------ */
+/* Localized execution (local=1): coordinators of one lcore           */
+/* ------------------------------------------------------------------ */
+
+struct local_arg {
+	uint64_t key[2];    /* rows whose cell 0 it increments (key[1] 0: one row) */
+	int wait_before;    /* step to wait for before it begins */
+	int then;           /* step to set once its block ended */
+	int wait_for;       /* step to wait for before it ends */
+	bool abort;         /* roll back instead of committing */
+	bool split;         /* key[1] in a second execute of the block, after the others ran a while */
+	int rc;
+	uint64_t seen;      /* cell 0 of key[0] as read */
+};
+
+/* Increments cell 0 of one or two rows in one block, ends it, pauses, then commits or rolls back. */
+static void
+co_local_inc(struct dtxn_coord *c, void *arg)
+{
+	struct local_arg *a = arg;
+	struct dtxn_item *it[2] = { NULL, NULL };
+	struct dtxn_txn *t;
+
+	ut_wait_step(c, &g_step, a->wait_before);
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	for (unsigned k = 0; k < 2 && a->key[k] != 0; k++) {
+		if (k == 1 && a->split) {
+			a->rc = dtxn_txn_execute(t);
+			g_step = RTE_MAX(g_step, 1);
+			for (unsigned y = 0; y < 64; y++) /* B takes 7, then waits for 8 */
+				dtxn_co_yield_lc(dtxn_coord_co(c));
+			if (a->rc != DTXN_OK)
+				break;
+		}
+		it[k] = dtxn_txn_add_rw_cells(t, T_ROW, a->key[k], 0, DTXN_CELL(0));
+	}
+	if (a->rc == DTXN_OK)
+		a->rc = dtxn_txn_execute(t);
+	for (unsigned k = 0; k < 2 && a->rc == DTXN_OK && it[k] != NULL; k++)
+		((struct row *)dtxn_item_value(it[k]))->c[0]++;
+	if (a->rc == DTXN_OK) {
+		a->seen = ((struct row *)dtxn_item_value(it[0]))->c[0] - 1;
+		a->rc = dtxn_txn_block_end(t);
+	}
+	if (g_step < a->then)
+		g_step = a->then;
+	ut_wait_step(c, &g_step, a->wait_for);
+	if (a->rc == DTXN_OK && a->abort) {
+		dtxn_txn_abort(t, DTXN_ABORT_APP);
+		a->rc = DTXN_ABORT(DTXN_ABORT_APP);
+	} else if (a->rc == DTXN_OK) {
+		a->rc = dtxn_txn_commit(t);
+	}
+	g_step++;
+}
+
+/* Cell 0 of row @p key on replica @p r. */
+static uint64_t
+mn_cell0(uint64_t key, uint16_t r)
+{
+	struct dtxn_table_def row = { .value_size = 32, .n_columns = 4,
+				      .column_size = { 8, 8, 8, 8 } };
+	struct crest_layout lay;
+	uint64_t v;
+
+	crest_layout_make(&row, true, &lay);
+	memcpy(&v, (const char *)mn_row(key, r) + lay.rec_off[0] + 8, 8);
+	return v;
+}
+
+/*
+ * B reads A's uncommitted version (a local dependency) and commits after
+ * A: B is the last writer, so one write-back carries both increments (one
+ * EN step), and the MN lock is given back.
+ */
+static void
+test_local_chain(void **state)
+{
+	struct local_arg a = { .key = { 3 }, .then = 1, .wait_for = 2 };
+	struct local_arg b = { .key = { 3 }, .wait_before = 1, .then = 2, .wait_for = 3 };
+	struct ut_coord_spec s[2] = { { co_local_inc, &a }, { co_local_inc, &b } };
+
+	(void)state;
+	run_coords(s, 2);
+	assert_int_equal(a.rc, DTXN_OK);
+	assert_int_equal(b.rc, DTXN_OK);
+	assert_int_equal(a.seen, 3);
+	assert_int_equal(b.seen, 4); /* A's version, before A committed */
+	for (uint16_t r = 0; r < 2; r++) {
+		assert_int_equal(mn_cell0(3, r), 5);
+		assert_int_equal(mn_row(3, r)->lock, 0);
+		assert_int_equal(mn_row(3, r)->en[0], 1); /* one write-back for both */
+	}
+}
+
+/* A rolls back after B read its version: B aborts too (cascade); the MN row is untouched and unlocked. */
+static void
+test_local_cascade(void **state)
+{
+	struct local_arg a = { .key = { 4 }, .then = 1, .wait_for = 2, .abort = true };
+	struct local_arg b = { .key = { 4 }, .wait_before = 1, .then = 2, .wait_for = 2 };
+	struct ut_coord_spec s[2] = { { co_local_inc, &a }, { co_local_inc, &b } };
+
+	(void)state;
+	run_coords(s, 2);
+	assert_int_equal(a.rc, DTXN_ABORT(DTXN_ABORT_APP));
+	assert_int_equal(b.seen, 5);
+	assert_int_equal(b.rc, DTXN_ABORT(DTXN_ABORT_VALIDATION));
+	for (uint16_t r = 0; r < 2; r++) {
+		assert_int_equal(mn_cell0(4, r), 4);
+		assert_int_equal(mn_row(4, r)->lock, 0);
+		assert_int_equal(mn_row(4, r)->en[0], 0);
+	}
+}
+
+/*
+ * Local 2PL in (TableID, Key) order: A adds rows 6 then 5, B rows 5 then
+ * 6, both started at once: each takes 5 before 6, so one waits for the
+ * other instead of deadlocking, and both commit.
+ */
+static void
+test_local_lock_order(void **state)
+{
+	struct local_arg a = { .key = { 6, 5 } };
+	struct local_arg b = { .key = { 5, 6 } };
+	struct ut_coord_spec s[2] = { { co_local_inc, &a }, { co_local_inc, &b } };
+
+	(void)state;
+	run_coords(s, 2);
+	assert_int_equal(a.rc, DTXN_OK);
+	assert_int_equal(b.rc, DTXN_OK);
+	/* serial: A then B (A sees row 6 at 6, B row 5 at 6) or B then A */
+	assert_true((a.seen == 6 && b.seen == 6) || (a.seen == 7 && b.seen == 5));
+	for (uint64_t k = 5; k <= 6; k++) {
+		assert_int_equal(mn_cell0(k, 0), k + 2);
+		assert_int_equal(mn_row(k, 0)->lock, 0);
+	}
+}
+
+/*
+ * A takes row 8 and, in a second execute of the same block, row 7; B
+ * takes 7 and waits for 8 in between. A may not wait for 7 while holding
+ * 8 (it orders after): it aborts lock_conflict instead of deadlocking,
+ * and B commits.
+ */
+static void
+test_local_no_deadlock(void **state)
+{
+	struct local_arg a = { .key = { 8, 7 }, .split = true };
+	struct local_arg b = { .key = { 7, 8 }, .wait_before = 1 };
+	struct ut_coord_spec s[2] = { { co_local_inc, &a }, { co_local_inc, &b } };
+
+	(void)state;
+	run_coords(s, 2);
+	assert_int_equal(a.rc, DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT));
+	assert_int_equal(b.rc, DTXN_OK);
+	assert_int_equal(mn_cell0(7, 0), 8);
+	assert_int_equal(mn_cell0(8, 0), 9);
+	assert_int_equal(mn_row(8, 0)->lock, 0);
+}
+
+/* ------------------------------------------------------------------ */
 /* False aborts, record-level (cell=0; false_abort.c)                 */
 /* ------------------------------------------------------------------ */
 
@@ -707,11 +1077,20 @@ main(void)
 		cmocka_unit_test(test_redo_entry),
 		cmocka_unit_test(test_lww_orders),
 		cmocka_unit_test(test_recover),
+		cmocka_unit_test(test_lc_versions),
+		cmocka_unit_test(test_lc_cascade),
+		cmocka_unit_test(test_lc_lock_ts),
 	};
 	const struct CMUnitTest record_level[] = {
 		cmocka_unit_test(test_false_lock),
 		cmocka_unit_test(test_false_validation),
 		cmocka_unit_test(test_false_locked_read),
+	};
+	const struct CMUnitTest local[] = {
+		cmocka_unit_test(test_local_chain),
+		cmocka_unit_test(test_local_cascade),
+		cmocka_unit_test(test_local_lock_order),
+		cmocka_unit_test(test_local_no_deadlock),
 	};
 	int rc;
 
@@ -719,6 +1098,7 @@ main(void)
 		return 1;
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
 	rc |= cmocka_run_group_tests(record_level, group_setup_record, group_teardown);
+	rc |= cmocka_run_group_tests(local, group_setup_local, group_teardown);
 	dtxn_unit_eal_fini();
 	return rc;
 }

@@ -137,7 +137,24 @@ commit_rw(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 	dtxn_batch_masked_cas(b, it->lock_raddr, &cc->sink, 0, 0, 0, it->lock_bits, false);
 }
 
-/* Every written record's image as it will be written: cells scattered, versions stamped. */
+void
+crest_writeback_add(struct dtxn_txn *t, struct dtxn_batch *b, const struct dtxn_item *it,
+		    const void *img, uint32_t cells)
+{
+	const struct crest_layout *lay = crest_layout_of(t, it);
+	const struct dtxn_table *tab = it->table;
+
+	for (uint16_t r = 1; r < tab->n_replicas; r++)
+		commit_cells(b, lay, img, dtxn_store_replica_raddr(tab, r, it->slot_raddr), cells,
+			     cells);
+	commit_cells(b, lay, img, it->slot_raddr, cells, cells);
+}
+
+/*
+ * Every written record's image as it will be written: cells scattered,
+ * versions stamped (local=1: a cached record's version was, at its block's
+ * end).
+ */
 static void
 commit_prepare(struct dtxn_txn *t)
 {
@@ -145,6 +162,8 @@ commit_prepare(struct dtxn_txn *t)
 		struct dtxn_item *it = &t->items[i];
 		struct crest_item *ci = crest_item_of(it);
 
+		if (ci->obj != NULL)
+			continue;
 		if (it->kind == DTXN_ITEM_RW) {
 			crest_scatter(crest_layout_of(t, it), it->slot, it->value, ci->wr);
 			commit_stamp(t, crest_layout_of(t, it), it->slot, ci->wr);
@@ -176,11 +195,15 @@ commit_write_round(struct dtxn_txn *t)
 	for (uint32_t i = 0; i < t->n_items && rc == DTXN_OK; i++) {
 		struct dtxn_item *it = &t->items[i];
 
+		if (crest_item_of(it)->obj != NULL)
+			continue;
 		if (it->kind == DTXN_ITEM_RW)
 			commit_rw(t, it, &b);
 		else if (it->kind != DTXN_ITEM_RO)
 			rc = commit_whole(t, it, &b);
 	}
+	if (rc == DTXN_OK && crest_coord_of(t)->opts.local) /* the last local writers write back */
+		crest_local_leave(t, &b, true);
 	if (rc != DTXN_OK) {
 		dtxn_batch_done(&b);
 		return rc;
@@ -205,18 +228,26 @@ commit_write_round(struct dtxn_txn *t)
 int
 crest_commit(struct dtxn_txn *t)
 {
+	const bool local = crest_coord_of(t)->opts.local;
 	bool writes = false;
-	int reason;
+	int reason = DTXN_OK;
 
 	for (uint32_t i = 0; i < t->n_items; i++)
 		writes |= dtxn_item_writes(&t->items[i]);
-	reason = crest_validate(t);
+	if (local) { /* the last block ends; committable only once every dependency is */
+		reason = crest_local_block_end(t);
+		if (reason == DTXN_OK)
+			reason = crest_local_wait(t);
+	}
+	if (reason == DTXN_OK)
+		reason = crest_validate(t);
 	if (reason == DTXN_OK && writes)
 		reason = commit_write_round(t);
 	if (reason != DTXN_OK)
 		crest_release(t);
-	else
-		crest_fence_leave(t);
+	else if (local)
+		crest_local_end(t, true);
+	crest_fence_leave(t); /* after a failed commit too: it calls no crest_abort() */
 	return reason;
 }
 

@@ -4,7 +4,9 @@
  * per-coordinator state.
  */
 #include <errno.h>
+#include <stdio.h>
 
+#include <rte_errno.h>
 #include <rte_malloc.h>
 
 #include "crest_private.h"
@@ -16,6 +18,61 @@ RTE_LOG_REGISTER(dtxn_crest_logtype, dtxn.cc.crest, INFO);
  * (lib/txn): it fits for coordinators below this gid.
  */
 #define CREST_MAX_COORDS 255
+
+/*
+ * Record cache of a worker (local=1): room for the records its
+ * coordinators' transactions use at once, and for their bases and local
+ * versions. An item finding the cache full goes to the MN, uncached.
+ */
+#define CREST_LC_OBJS 512
+#define CREST_LC_IMGS 2048
+
+static int
+crest_worker_init(struct dtxn_worker *w)
+{
+	const struct dtxn_db *db = w->db;
+	struct crest_opts o;
+	uint32_t img = 0;
+	char name[32];
+
+	crest_opts_of_db(db, &o);
+	if (!o.local)
+		return 0;
+	for (unsigned id = 0; id < DTXN_MAX_TABLES; id++) {
+		const struct dtxn_table *t = dtxn_catalog_table(&db->cat, id);
+
+		if (t != NULL)
+			img = RTE_MAX(img, t->slot_size);
+	}
+	snprintf(name, sizeof(name), "crlc%u_%u", w->cn_node, w->index);
+	w->cc_priv = crest_lc_create(name, CREST_LC_OBJS, img, CREST_LC_IMGS, w->socket_id);
+	if (w->cc_priv == NULL) {
+		CREST_LOG(ERR, "worker %u: no memory for the record cache (%u records, %u x %u B)",
+			  w->index, CREST_LC_OBJS, CREST_LC_IMGS, img);
+		return -rte_errno;
+	}
+	return 0;
+}
+
+static void
+crest_worker_fini(struct dtxn_worker *w)
+{
+	crest_lc_destroy(w->cc_priv);
+	w->cc_priv = NULL;
+}
+
+static int
+crest_begin(struct dtxn_txn *t)
+{
+	struct crest_coord *cc = crest_coord_of(t);
+
+	crest_fence_enter(t); /* waits out a recovery's fence (recover.c) */
+	if (cc->opts.local) {
+		crest_lc_txn_begin(&cc->lt, t->id);
+		cc->blk_start = 0;
+	}
+	return 0;
+}
 
 static int
 crest_coord_init(struct dtxn_coord *c)
@@ -39,6 +96,7 @@ crest_coord_init(struct dtxn_coord *c)
 		if (t != NULL)
 			crest_layout_make(&t->def, cc->opts.cell != 0, &cc->lay[id]);
 	}
+	cc->lc = c->worker->cc_priv;
 	c->cc_priv = cc;
 	return 0;
 }
@@ -48,13 +106,6 @@ crest_coord_fini(struct dtxn_coord *c)
 {
 	rte_free(c->cc_priv);
 	c->cc_priv = NULL;
-}
-
-static int
-crest_begin(struct dtxn_txn *t)
-{
-	crest_fence_enter(t);
-	return DTXN_OK;
 }
 
 static const struct dtxn_cc_ops crest_ops = {
@@ -68,16 +119,20 @@ static const struct dtxn_cc_ops crest_ops = {
 	.local_extra = crest_local_extra,
 	.db_init = crest_db_init,
 	.db_fini = crest_db_fini,
+	.worker_init = crest_worker_init,
+	.worker_fini = crest_worker_fini,
 	.coord_init = crest_coord_init,
 	.coord_fini = crest_coord_fini,
 	.begin = crest_begin,
 	.execute = crest_execute,
+	.block_end = crest_block_end,
 	.commit = crest_commit,
 	.abort = crest_abort,
 	.recover = crest_recover,
 	.check_options = crest_check_options,
 	.table_geometry = crest_table_geometry,
 	.variant = crest_variant,
+	.can_recover = crest_can_recover,
 };
 
 DTXN_CC_REGISTER(crest, &crest_ops);

@@ -101,6 +101,7 @@ struct crest_layout {
 struct crest_opts {
 	uint8_t cell;      /**< 1: cell-level (default); 0: one cell per record (record-level) */
 	uint8_t parallel_commit; /**< 1: redo entry before the updates (default); 0: no log */
+	uint8_t local;     /**< 1: localized execution through the lcore's record cache (§5) */
 };
 
 /**
@@ -120,6 +121,32 @@ enum crest_lww_act {
 	CREST_LWW_RELEASE,  /**< last writer, nothing committable: unlock only */
 };
 
+struct crest_lc_obj;
+struct crest_lc;
+
+/** What a read through the record cache saw, per item (validate.c). */
+struct crest_lc_seen {
+	uint32_t loc_cells;     /**< cells read while the lcore held their MN locks */
+	uint64_t gen;           /**< the object's lock_gen then */
+};
+
+/** Most dependencies (and dependents) of one local txn. */
+#define CREST_LC_MAX_DEPS 32
+
+/** A local txn as others see it: a coordinator's txn on this lcore (struct crest_coord). */
+struct crest_lc_txn {
+	uint64_t id;          /**< the txn running (0: none) */
+	uint64_t ts;          /**< TS_exec, 0 until its first block ended */
+	uint8_t state;        /**< CREST_LC_RUNNING, _COMMITTED, _ABORTED */
+	uint8_t doomed;       /**< a dependency aborted: it must abort (cascade) */
+	uint16_t n_deps;
+	uint16_t n_dependents;
+	struct crest_lc_ref {
+		struct crest_lc_txn *t;
+		uint64_t id;
+	} deps[CREST_LC_MAX_DEPS], dependents[CREST_LC_MAX_DEPS];
+};
+
 /** Protocol state of one item, from the arena (item->cc[0]). */
 struct crest_item {
 	struct dtxn_loc loc;          /**< first: locating it (lib/txn) */
@@ -132,6 +159,13 @@ struct crest_item {
 	struct crest_hdr vhdr;        /**< validation: the header READ */
 	struct dtxn_bucket_hdr bhdr;  /**< delete: its bucket's header, read under the bucket lock */
 	uint64_t bimg[2];             /**< insert/delete: bucket header image written at commit */
+	/* local=1 (local.c) */
+	struct crest_lc_obj *obj;     /**< its record's local object, NULL: not through the cache */
+	struct crest_lc_seen seen;    /**< what its cache read saw */
+	uint64_t seq;                 /**< its local version's sequence, 0: none yet */
+	uint8_t lk;                   /**< local lock it took in the current block: 0, 1 shared, 2 exclusive */
+	uint8_t joined;               /**< counted in the object's writers */
+	uint8_t lk_copied;            /**< it->slot holds the record image */
 };
 
 /**
@@ -159,6 +193,9 @@ struct crest_coord {
 	struct crest_layout lay[DTXN_MAX_TABLES]; /**< per table id */
 	uint64_t sink;                 /**< old values of fire-and-forget masked CASes */
 	uint64_t log_head;             /**< next redo entry's offset in the log segment */
+	struct crest_lc *lc;           /**< local=1: the lcore's record cache (the worker's) */
+	struct crest_lc_txn lt;        /**< local=1: the running txn as the cache sees it */
+	uint32_t blk_start;            /**< local=1: first item of the current execution block */
 };
 
 static inline struct crest_coord *
@@ -221,6 +258,13 @@ int crest_check_options(const char *opts, char *err, size_t errlen);
 /** The db's options (checked by dtxn_db_create(), so they parse). */
 void crest_opts_of_db(const struct dtxn_db *db, struct crest_opts *o);
 const char *crest_variant(const struct dtxn_db *db);
+/**
+ * Whether CN crash recovery (recover.c) is sound for db @p db's options:
+ * not with local=1, where a committed txn's cells may wait in its lcore's
+ * record cache for the last local writer's write-back, and recovery
+ * applies each coordinator's newest redo entry only. Any thread.
+ */
+bool crest_can_recover(const struct dtxn_db *db);
 
 /* format.c */
 /**
@@ -298,6 +342,17 @@ void crest_false_note_en(struct dtxn_txn *t, const struct dtxn_item *it,
 
 /* execute.c */
 int crest_execute(struct dtxn_txn *t);
+/**
+ * The snapshot rule (crest_snapshot_check()) for cells @p cells of item
+ * @p i's record image (@p foreign: the lock bits of others), with what
+ * follows: a torn image is read again (*@p again set, dtxn_loc_reread()'s
+ * result returned), a locked cell is noted for the false-abort count.
+ * @return DTXN_OK, or an abort reason.
+ */
+int crest_snapshot_take(struct dtxn_txn *t, uint32_t i, uint32_t cells, uint64_t foreign,
+			bool *again);
+/** dtxn_cc_ops.block_end: local=1 ends the execution block (local.c); else nothing. */
+int crest_block_end(struct dtxn_txn *t);
 /** Releases every lock the txn holds (fire-and-forget). */
 void crest_release(struct dtxn_txn *t);
 
@@ -318,6 +373,154 @@ void crest_lww_join(struct crest_lww *o);
  */
 enum crest_lww_act crest_lww_leave(struct crest_lww *o, bool committable, uint64_t seq,
 				   const void *ver);
+
+/* cache.c: the record cache of localized execution (§5, local=1) */
+
+/** Most uncommitted-or-unwritten versions one cached record holds. */
+#define CREST_LC_MAX_VERS 16
+enum { CREST_LC_RUNNING, CREST_LC_COMMITTED, CREST_LC_ABORTED };
+
+/** One local version of a cached record (append-only, §5). */
+struct crest_lc_ver {
+	struct crest_lc_ref wr; /**< its writer */
+	uint64_t tag;           /**< the writer's TS_exec */
+	uint64_t seq;           /**< append order on the record */
+	uint32_t cells;         /**< CREST cells it wrote */
+	uint8_t state;          /**< the writer's outcome as far as known (CREST_LC_*) */
+	void *img;              /**< record image (cells it wrote, stamped with the writer's id) */
+};
+
+/** A cached record: a local object (§5), owned by one worker lcore. */
+struct crest_lc_obj {
+	uint32_t table_id;
+	uint64_t key;
+	dtxn_raddr_t raddr;     /**< primary slot, once ready */
+	uint32_t refs;          /**< items of local txns on it */
+	uint8_t ready;          /**< base holds a fetched image */
+	struct crest_lc_txn *x_owner; /**< local 2PL: exclusive holder, or NULL */
+	uint32_t s_count;       /**< local 2PL: shared holders */
+	uint64_t mn_bits;       /**< cell lock bits this lcore holds on the MN */
+	uint64_t lock_gen;      /**< bumped each time mn_bits are given back */
+	struct crest_lww lww;   /**< undecided local writers */
+	/**
+	 * Writers admitted since the MN locks were last given back: at
+	 * CREST_LC_MAX_VERS new ones are refused until the last writer writes
+	 * back, so that the version list cannot overflow and the record's MN
+	 * locks come back for other CNs.
+	 */
+	uint32_t admitted;
+	uint16_t epoch[CREST_MAX_CELLS]; /**< the MN's ENs of the base's cells */
+	uint64_t wts[CREST_MAX_CELLS];   /**< highest TS_exec that wrote each cell */
+	uint64_t rts[CREST_MAX_CELLS];   /**< highest TS_exec that read each cell */
+	uint64_t next_seq;
+	uint32_t n_vers;
+	struct crest_lc_ver vers[CREST_LC_MAX_VERS]; /**< oldest first */
+	void *base;             /**< the record as the MN holds it (and will, after a write-back) */
+};
+
+
+/**
+ * Creates a worker's record cache: at most @p max_objs records, each
+ * image @p img_size bytes (the largest slot), @p max_imgs images for
+ * bases and versions. NULL + rte_errno (ENOMEM, EINVAL).
+ */
+struct crest_lc *crest_lc_create(const char *name, uint32_t max_objs, uint32_t img_size,
+				 uint32_t max_imgs, int socket_id);
+void crest_lc_destroy(struct crest_lc *lc);
+/** Next TS_exec of the lcore (monotonic, > 0). */
+uint64_t crest_lc_next_ts(struct crest_lc *lc);
+/** Finds or creates (not ready) the object of (@p table_id, @p key) and takes a reference. NULL: full. */
+struct crest_lc_obj *crest_lc_get(struct crest_lc *lc, uint32_t table_id, uint64_t key);
+/** Drops a reference; the object goes when none is left and no writer is undecided. */
+void crest_lc_put(struct crest_lc *lc, struct crest_lc_obj *o);
+/**
+ * Local 2PL: takes @p o's lock for @p lt, exclusive if @p excl; @p held:
+ * what @p lt holds already (0 none, 1 shared, 2 exclusive; shared to
+ * exclusive upgrades when it is the only sharer).
+ * @return 0, or -EBUSY (another txn holds it: wait by yielding, or abort).
+ */
+int crest_lc_lock(struct crest_lc_obj *o, struct crest_lc_txn *lt, bool excl, int held);
+/** Gives back what crest_lc_lock() took (@p excl: exclusive). */
+void crest_lc_unlock(struct crest_lc_obj *o, struct crest_lc_txn *lt, bool excl);
+/**
+ * Sets the base of @p o from the fetched record image @p rec at
+ * @p raddr: every cell when @p o is not ready, else the cells @p cells
+ * (those the caller just locked or read from the MN), with their ENs.
+ */
+void crest_lc_fill(struct crest_lc *lc, struct crest_lc_obj *o, const struct crest_layout *lay,
+		   const void *rec, dtxn_raddr_t raddr, uint32_t cells);
+/**
+ * Reads cells @p cells of @p o for @p lt into the record image @p rec:
+ * a cell whose MN lock the lcore holds comes from the newest version
+ * (not aborted) that wrote it, else from the base; @p seen notes which
+ * came under the lcore's locks. A version of an undecided writer becomes
+ * a dependency of @p lt.
+ * @return 0; -EAGAIN: a cell was written by a txn of a newer TS_exec
+ *   (abort-on-newer-tag); -ENOSPC: too many dependencies.
+ */
+int crest_lc_read(struct crest_lc_obj *o, struct crest_lc_txn *lt, const struct crest_layout *lay,
+		  uint32_t cells, void *rec, struct crest_lc_seen *seen);
+/** @p lt (TS_exec known) read cells @p cells of @p o: raises their read TS_exec. */
+void crest_lc_note_read(struct crest_lc_obj *o, const struct crest_lc_txn *lt, uint32_t cells);
+/**
+ * Appends @p lt's version of @p o: cells @p cells of image @p rec (stamped
+ * by the caller). Needs lt->ts.
+ * @return its sequence number (> 0); -EAGAIN: a newer TS_exec read or
+ *   wrote one of the cells; -ENOSPC: the record's versions or the images
+ *   ran out.
+ */
+int64_t crest_lc_append(struct crest_lc *lc, struct crest_lc_obj *o, struct crest_lc_txn *lt,
+			const struct crest_layout *lay, const void *rec, uint32_t cells);
+/** Records @p lt's outcome in its version @p seq of @p o. */
+void crest_lc_decide(struct crest_lc_obj *o, uint64_t seq, bool committed);
+/** Starts txn @p id on @p lt (the coordinator's previous one has ended). */
+void crest_lc_txn_begin(struct crest_lc_txn *lt, uint64_t id);
+/** Ends @p lt's txn; an abort dooms its dependents (cascading aborts). */
+void crest_lc_txn_end(struct crest_lc_txn *lt, bool committed);
+/** @return true when every dependency of @p lt is decided. */
+bool crest_lc_deps_decided(const struct crest_lc_txn *lt);
+/**
+ * Last writer (crest_lww_leave() said CREST_LWW_WRITE): composes into the
+ * base, per cell, the newest committed version that wrote it, gives each
+ * such cell its next EN (line versions too), frees every version and gives
+ * the MN locks back (mn_bits 0, lock_gen bumped).
+ * @return the cells to write back from o->base (0: none changed).
+ */
+uint32_t crest_lc_compose(struct crest_lc *lc, struct crest_lc_obj *o,
+			  const struct crest_layout *lay);
+/** The MN lock bits the lcore holds on @p o's record (0 for NULL). */
+static inline uint64_t
+crest_lc_bits(const struct crest_lc_obj *o)
+{
+	return o != NULL ? o->mn_bits : 0;
+}
+/** Last writer, nothing committed: frees the versions, gives the MN locks back. */
+void crest_lc_drop(struct crest_lc *lc, struct crest_lc_obj *o);
+
+/* local.c */
+/**
+ * local=1, execute: items [@p first, n_items) take their local objects and
+ * locks ((TableID, Key) order, waiting by yielding while it cannot
+ * deadlock) and are served from the cache or routed to the MN.
+ * @return DTXN_OK, DTXN_ABORT_LOCK_CONFLICT (a lock it may not wait for),
+ *   DTXN_ABORT_VALIDATION (abort-on-newer-tag), DTXN_ABORT_TOO_LARGE.
+ */
+int crest_local_prepare(struct dtxn_txn *t, uint32_t first);
+/** local=1: item @p i's record image came from the MN (read, or locked): fill the cache, serve it. */
+int crest_local_take(struct dtxn_txn *t, uint32_t i);
+/** local=1: ends the current execution block (TS_exec, versions, local locks). */
+int crest_local_block_end(struct dtxn_txn *t);
+/** local=1: yields until every dependency is decided. DTXN_OK, or DTXN_ABORT_VALIDATION (one aborted). */
+int crest_local_wait(struct dtxn_txn *t);
+/**
+ * local=1: the txn (@p committed, or aborted) leaves the writers of its
+ * records; for each record it was the last writer of, adds to @p b the
+ * write-back of the composed cells and the unlock of the lcore's bits.
+ * @return records written back or unlocked.
+ */
+int crest_local_leave(struct dtxn_txn *t, struct dtxn_batch *b, bool committed);
+/** local=1: frees the txn's local locks and objects, records its outcome (dependents). */
+void crest_local_end(struct dtxn_txn *t, bool committed);
 
 /* redo.c */
 /** Redo entry header (doc/guides/crest.md, "Redo log"). */
@@ -350,6 +553,12 @@ _Static_assert(sizeof(struct crest_redo_hdr) == 16 && sizeof(struct crest_redo_m
 int crest_redo_add(struct dtxn_txn *t, struct dtxn_batch *b);
 
 /* commit.c */
+/**
+ * Adds to @p b the WRITEs of cells @p cells of record image @p img (with
+ * their ENs) to item @p it's record on every replica (local=1's write-back).
+ */
+void crest_writeback_add(struct dtxn_txn *t, struct dtxn_batch *b, const struct dtxn_item *it,
+			 const void *img, uint32_t cells);
 int crest_commit(struct dtxn_txn *t);
 void crest_abort(struct dtxn_txn *t);
 

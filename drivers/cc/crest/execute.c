@@ -56,6 +56,26 @@ exe_prepare(struct dtxn_txn *t, uint32_t i)
 	}
 }
 
+int
+crest_snapshot_take(struct dtxn_txn *t, uint32_t i, uint32_t cells, uint64_t foreign,
+		    bool *again)
+{
+	struct dtxn_item *it = &t->items[i];
+	int rc;
+
+	*again = false;
+	if (dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_LOCK_CHECK)) /* test aid */
+		foreign = 0;
+	rc = crest_snapshot_check(crest_layout_of(t, it), crest_hdr_of(it), cells, foreign);
+	if (rc == DTXN_ABORT(DTXN_ABORT_VALIDATION)) { /* torn: read it again */
+		*again = true;
+		return dtxn_loc_reread(t, i, CREST_MAX_REREAD);
+	}
+	if (rc == DTXN_ABORT(DTXN_ABORT_LOCKED_READ))
+		crest_false_note(t, it, foreign);
+	return rc;
+}
+
 /*
  * The record image in it->slot holds the key: check the snapshot rule for
  * the cells read, note what was seen, gather the value. Lock bits the
@@ -68,17 +88,13 @@ exe_take(struct dtxn_txn *t, uint32_t i)
 	struct crest_item *ci = crest_item_of(it);
 	const struct crest_layout *lay = crest_layout_of(t, it);
 	const struct crest_hdr *h = crest_hdr_of(it);
-	uint64_t foreign = h->lock & ~crest_own_bits(t, it);
+	bool again;
 	int rc;
 
-	if (dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_LOCK_CHECK)) /* test aid */
-		foreign = 0;
-	rc = crest_snapshot_check(lay, h, ci->rd, foreign);
-	if (rc == DTXN_ABORT(DTXN_ABORT_VALIDATION))
-		return dtxn_loc_reread(t, i, CREST_MAX_REREAD); /* torn: read it again */
-	if (rc == DTXN_ABORT(DTXN_ABORT_LOCKED_READ))
-		crest_false_note(t, it, foreign);
-	if (rc != DTXN_OK)
+	if (ci->obj != NULL) /* local=1: through the record cache */
+		return crest_local_take(t, i);
+	rc = crest_snapshot_take(t, i, ci->rd, h->lock & ~crest_own_bits(t, it), &again);
+	if (rc != DTXN_OK || again)
 		return rc;
 	for (uint32_t m = ci->rd; m != 0; m &= m - 1) {
 		unsigned c = (unsigned)__builtin_ctz(m);
@@ -141,10 +157,25 @@ static const struct dtxn_loc_ops exe_loc = {
 	.ins_slot = exe_ins_slot,
 };
 
+/* local=1: the items take their local objects and locks before the rounds (local.c). */
+static int
+exe_local(struct dtxn_txn *t)
+{
+	const uint32_t first = t->n_fetched;
+
+	int rc;
+
+	for (uint32_t i = first; i < t->n_items; i++)
+		if (dtxn_loc_prepare(t, i, &exe_loc) == NULL)
+			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	rc = crest_local_prepare(t, first);
+	return rc != DTXN_OK ? rc : dtxn_loc_rounds(t, &exe_loc);
+}
+
 int
 crest_execute(struct dtxn_txn *t)
 {
-	int reason = dtxn_loc_execute(t, &exe_loc);
+	int reason = crest_coord_of(t)->opts.local ? exe_local(t) : dtxn_loc_execute(t, &exe_loc);
 
 	if (reason == DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT))
 		crest_false_note_lock(t);
@@ -156,5 +187,28 @@ crest_execute(struct dtxn_txn *t)
 void
 crest_release(struct dtxn_txn *t)
 {
+	if (crest_coord_of(t)->opts.local) {
+		struct dtxn_batch b;
+
+		dtxn_batch_init(&b, t->coord);
+		if (crest_local_leave(t, &b, false) != 0)
+			(void)dtxn_batch_run_reason(&b); /* the others' committed cells, then unlocks */
+		else
+			dtxn_batch_done(&b);
+		crest_local_end(t, false);
+	}
 	dtxn_txn_release_held(t);
+}
+
+int
+crest_block_end(struct dtxn_txn *t)
+{
+	int rc;
+
+	if (!crest_coord_of(t)->opts.local)
+		return DTXN_OK;
+	rc = crest_local_block_end(t);
+	if (rc != DTXN_OK)
+		crest_release(t);
+	return rc;
 }

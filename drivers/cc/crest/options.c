@@ -4,7 +4,9 @@
  * doc/guides/crest.md, "Options"), split by lib/txn
  * (dtxn_cc_opts_parse()): cell=0 runs the protocol record-level (every
  * record one cell), the "cell-level CC" factor of Fig. 15; parallel_commit=0
- * writes no redo entry (the "parallel commits" factor).
+ * writes no redo entry (the "parallel commits" factor); local=1 runs the
+ * read and read-write items through the lcore's record cache (the
+ * "localized execution" factor, local.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@ crest_opts_default(struct crest_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->cell = 1;
 	o->parallel_commit = 1;
+	o->local = 0;
 }
 
 static int
@@ -31,8 +34,10 @@ opts_one(void *obj, const char *k, const char *v, char *err, size_t errlen)
 		field = &o->cell;
 	} else if (strcmp(k, "parallel_commit") == 0) {
 		field = &o->parallel_commit;
+	} else if (strcmp(k, "local") == 0) {
+		field = &o->local;
 	} else {
-		snprintf(err, errlen, "crest: unknown option '%s' (cell, parallel_commit)", k);
+		snprintf(err, errlen, "crest: unknown option '%s' (cell, parallel_commit, local)", k);
 		return -EINVAL;
 	}
 	if (dtxn_cc_opt_pick(v, onoff, RTE_DIM(onoff), field) != 0) {
@@ -73,7 +78,19 @@ crest_variant(const struct dtxn_db *db)
 	struct crest_opts o;
 
 	crest_opts_of_db(db, &o);
+	if (o.local)
+		return !o.cell ? "record-level, local" : o.parallel_commit ? "local"
+									    : "local, no parallel commit";
 	if (!o.cell)
 		return o.parallel_commit ? "record-level" : "record-level, no parallel commit";
 	return o.parallel_commit ? NULL : "no parallel commit";
+}
+
+bool
+crest_can_recover(const struct dtxn_db *db)
+{
+	struct crest_opts o;
+
+	crest_opts_of_db(db, &o);
+	return !o.local; /* doc/guides/crest.md, "Recovery": not with localized execution */
 }

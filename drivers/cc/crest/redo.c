@@ -5,7 +5,7 @@
  * writes builds one entry
  *
  *   header   txn_id u64 | bytes u32 | n_mods u16 | n_deps u16      16 B
- *   deps     txn_id u64 x n_deps (empty until localized execution)
+ *   deps     txn_id u64 x n_deps (local=1: the local writers it read from)
  *   mod      table_id u32 | cells u32 | key u64 | raddr u64
  *            | kind u8 | rsvd 3 B | len u32                         32 B
  *            then len bytes: each written cell's span of the stamped
@@ -82,7 +82,8 @@ crest_redo_add(struct dtxn_txn *t, struct dtxn_batch *b)
 	struct crest_coord *cc = crest_coord_of(t);
 	const struct dtxn_catalog *cat = &c->worker->db->cat;
 	struct crest_redo_hdr *h;
-	uint64_t bytes = sizeof(*h) + 8, mns = 0;
+	const uint16_t n_deps = cc->opts.local ? cc->lt.n_deps : 0;
+	uint64_t bytes = sizeof(*h) + 8 * (n_deps + 1), mns = 0;
 	uint16_t n = 0;
 	char *p;
 
@@ -105,8 +106,10 @@ crest_redo_add(struct dtxn_txn *t, struct dtxn_batch *b)
 	h->txn_id = t->id;
 	h->bytes = (uint32_t)bytes;
 	h->n_mods = n;
-	h->n_deps = 0; /* no local dependencies without localized execution */
+	h->n_deps = n_deps; /* local=1: the writers of the local versions it read */
 	p = (char *)(h + 1);
+	for (uint16_t d = 0; d < n_deps; d++, p += 8)
+		memcpy(p, &cc->lt.deps[d].id, 8);
 	for (uint32_t i = 0; i < t->n_items; i++) {
 		const struct dtxn_item *it = &t->items[i];
 		uint32_t len = redo_len(t, it);

@@ -14,7 +14,11 @@
 
 #include "crest_private.h"
 
-/* Cells of item @p it validated at commit: read, not locked by the txn. */
+/*
+ * Cells of item @p it validated at commit: read, not locked by the txn
+ * (local=1: nor read under the lcore's MN locks, which the local order
+ * covers as long as the lcore kept them: val_local()).
+ */
 static uint32_t
 val_cells(const struct dtxn_item *it)
 {
@@ -22,7 +26,26 @@ val_cells(const struct dtxn_item *it)
 
 	if (it->kind == DTXN_ITEM_INSERT || it->kind == DTXN_ITEM_DELETE)
 		return 0;
-	return ci->rd & ~ci->wr;
+	return ci->rd & ~ci->wr & ~ci->seen.loc_cells;
+}
+
+/*
+ * local=1: cells read under the lcore's MN locks are valid while the
+ * lcore has held them since (their record's lock_gen unchanged): no
+ * remote txn could write them, and the local ones are ordered by TS_exec.
+ * Once given back, a remote writer may have come between: abort.
+ */
+static int
+val_local(const struct dtxn_txn *t)
+{
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		const struct crest_item *ci = crest_item_of(&t->items[i]);
+
+		if (ci->obj != NULL && (ci->seen.loc_cells & ~ci->wr) != 0 &&
+		    ci->obj->lock_gen != ci->seen.gen)
+			return DTXN_ABORT(DTXN_ABORT_VALIDATION);
+	}
+	return DTXN_OK;
 }
 
 /* Whether the txn is old enough for ENs to have wrapped since its reads. */
@@ -40,7 +63,8 @@ val_check(struct dtxn_txn *t, const struct dtxn_item *it, const void *img, bool 
 	const struct crest_layout *lay = crest_layout_of(t, it);
 	const struct crest_hdr *h = img;
 	uint32_t cells = val_cells(it);
-	const uint64_t foreign = h->lock & ~crest_own_bits(t, it);
+	/* local=1: the bits the lcore holds are the local writers', ordered locally */
+	const uint64_t foreign = h->lock & ~crest_own_bits(t, it) & ~crest_lc_bits(ci->obj);
 
 	if ((foreign & crest_lock_bits(cells)) != 0) {
 		crest_false_note(t, it, foreign);
@@ -81,6 +105,9 @@ crest_validate(struct dtxn_txn *t)
 
 	if (dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_READ_VALIDATION)) /* test aid */
 		return DTXN_OK;
+	rc = val_local(t);
+	if (rc != DTXN_OK)
+		return rc;
 	img = dtxn_txn_alloc(t, sizeof(*img) * t->n_items);
 	bw = dtxn_txn_alloc(t, sizeof(*bw) * t->n_items * DTXN_STORE_MAX_PROBE);
 	if (img == NULL || bw == NULL)
