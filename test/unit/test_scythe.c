@@ -10,6 +10,7 @@
  * through the MN service, and no lock is taken with CAS.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -172,6 +173,9 @@ struct sc_run {
 	struct dtxn_report *rep;
 	struct dtxn_bench_ctx ctx[SC_COORDS];
 	struct dtxn_bench_ctx *ctxp[SC_COORDS];
+	/* heap in use (bytes): before the worker, after it, after the MN
+	 * services, before and after sc_go() made the coordinators */
+	uint64_t heap[5];
 };
 
 static void
@@ -211,12 +215,15 @@ sc_up(struct sc_run *r, const char *opts)
 	assert_non_null(r->f);
 	assert_int_equal(dtxn_db_attach(r->db, r->f), 0);
 	assert_int_equal(bops->load(r->b, r->db), 0);
+	r->heap[0] = dtxn_unit_heap_in_use();
 	r->w = dtxn_worker_create(r->db, SC_MN, 0, SC_COORDS, SOCKET_ID_ANY);
 	assert_non_null(r->w);
+	r->heap[1] = dtxn_unit_heap_in_use();
 	for (uint16_t m = 0; m < SC_MN; m++) {
 		r->svc[m] = dtxn_mn_svc_create(r->db, m, 1, SC_COORDS, NULL);
 		assert_non_null(r->svc[m]);
 	}
+	r->heap[2] = dtxn_unit_heap_in_use();
 	r->stats = rte_zmalloc("ut_stats", sizeof(*r->stats), 64);
 	r->rep = rte_zmalloc("ut_rep", sizeof(*r->rep), 64);
 	assert_non_null(r->stats);
@@ -230,6 +237,7 @@ sc_go(struct sc_run *r, uint64_t quota)
 {
 	unsigned alive, extra = 0;
 
+	r->heap[3] = dtxn_unit_heap_in_use();
 	for (unsigned i = 0; i < SC_COORDS; i++) {
 		struct dtxn_bench_ctx *ctx = &r->ctx[i];
 
@@ -240,6 +248,7 @@ sc_go(struct sc_run *r, uint64_t quota)
 		r->ctxp[i] = ctx;
 		assert_non_null(dtxn_coord_create(r->w, i, dtxn_bench_coord_main, ctx));
 	}
+	r->heap[4] = dtxn_unit_heap_in_use();
 	do {
 		alive = dtxn_sched_step_lc(dtxn_worker_sched(r->w));
 		for (unsigned m = 0; m < SC_MN; m++)
@@ -339,6 +348,49 @@ test_cluster_tocc_only(void **state)
 	assert_true(hot > 0);
 }
 
+/*
+ * dtxn_cc_footprint() (the memory check of dtxn-app): bounds what the MN
+ * services take from the heap (their share per MN), more than the fixed
+ * share per coordinator would cover; grows with the CNs and the MNs;
+ * refuses what scythe_db_init() refuses.
+ */
+static void
+test_footprint(void **state)
+{
+	struct dtxn_footprint cn = { 0 }, w = { 0 }, wk = { 0 }, w1 = { 0 }, w3 = { 0 };
+	struct sc_run r;
+	uint64_t svc, per_mn, used;
+
+	(void)state;
+	sc_up(&r, NULL);
+	assert_int_equal(dtxn_cc_footprint(r.db, 1, SC_COORDS, &cn, &w), 0);
+	assert_int_equal(dtxn_worker_footprint(r.db, SC_COORDS, &wk), 0);
+	sc_go(&r, 20);
+	/* one MN less: what the estimate counts per MN (its service, the RECVs for its replies) */
+	r.db->cat.n_mn = SC_MN - 1;
+	assert_int_equal(dtxn_cc_footprint(r.db, 1, SC_COORDS, &cn, &w1), 0);
+	r.db->cat.n_mn = SC_MN;
+	per_mn = w.bytes - w1.bytes;
+	svc = r.heap[2] - r.heap[1];
+	used = (r.heap[2] - r.heap[0]) + (r.heap[4] - r.heap[3]);
+	print_message("scythe footprint: MN services %" PRIu64 " B used, %" PRIu64
+		      " B estimated; worker, services, coordinators %" PRIu64 " B used, %" PRIu64
+		      " B estimated (%" PRIu64 " B of them Scythe's)\n",
+		      svc, SC_MN * per_mn, used, w.bytes + wk.bytes, w.bytes);
+	assert_true(svc <= SC_MN * per_mn);
+	/* without the protocol's share the estimate would be short */
+	assert_true(wk.bytes + svc < used);
+	assert_true(w.bytes > svc);
+	/* more CNs: QPs to the peers */
+	assert_int_equal(dtxn_cc_footprint(r.db, 3, SC_COORDS, &cn, &w3), 0);
+	assert_true(w3.bytes > w.bytes);
+	/* what scythe_db_init() refuses */
+	r.db->conf.cc_options = "cold_wm=5,hot_wm=2";
+	assert_int_equal(dtxn_cc_footprint(r.db, 1, SC_COORDS, &cn, &w), -EINVAL);
+	r.db->conf.cc_options = NULL;
+	sc_down(&r);
+}
+
 int
 main(void)
 {
@@ -350,6 +402,7 @@ main(void)
 		cmocka_unit_test(test_cluster_default),
 		cmocka_unit_test(test_cluster_occ_only),
 		cmocka_unit_test(test_cluster_tocc_only),
+		cmocka_unit_test(test_footprint),
 	};
 	int rc;
 

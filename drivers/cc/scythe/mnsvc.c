@@ -181,6 +181,12 @@ mn_create(struct dtxn_db *db, uint16_t mn, unsigned workers_per_cn, unsigned max
 	return m;
 }
 
+size_t
+scythe_mn_svc_size(void)
+{
+	return sizeof(struct scythe_mn);
+}
+
 static unsigned
 mn_poll(void *svc)
 {

@@ -180,6 +180,7 @@ static const struct dtxn_cc_ops scythe_ops = {
 	.check_options = scythe_check_options,
 	.variant = scythe_variant,
 	.mn_svc = &scythe_mn_svc_ops,
+	.footprint = scythe_footprint,
 	.weaken = { [DTXN_ISO_SR] = DTXN_DEBUG_SKIP_READ_VALIDATION },
 };
 

@@ -19,7 +19,8 @@
  *   SRTT, release;
  * - execute.c: execution (COLD reads abort on a lock or a queue; HOT
  *   reads queue in timestamp order), insert bucket locks;
- * - commit.c: locking the write set, validation (COLD), write-back, unlock.
+ * - commit.c: locking the write set, validation (COLD), write-back, unlock;
+ * - footprint.c: what a run allocates, for the memory check.
  *
  * The record format, with the CPU-store/NIC-FAA hazard prevented by
  * design (scythe.md §2, [INF]): the paper's lock is one 8-byte word whose
@@ -189,6 +190,16 @@ void scythe_batch_sort(struct scythe_batch_ent *e, unsigned n);
 
 /** The MN-side service ops (mnsvc.c). */
 extern const struct dtxn_cc_mn_svc_ops scythe_mn_svc_ops;
+/** Bytes of one MN's service state besides its lib/rpc server (mnsvc.c). */
+size_t scythe_mn_svc_size(void);
+
+/**
+ * dtxn_cc_ops.footprint (footprint.c): per worker, Scythe's worker and
+ * coordinator state, TSO client, rpc (with its RECVs for the MNs'
+ * replies) and its share of every MN's lock service.
+ */
+int scythe_footprint(const struct dtxn_db *db, unsigned n_cn, unsigned max_coords,
+		     struct dtxn_footprint *per_cn, struct dtxn_footprint *per_worker);
 
 /* ------------------------------------------------------------------ */
 /* Per db, worker, coordinator, item                                  */
