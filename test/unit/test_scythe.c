@@ -152,6 +152,11 @@ test_options(void **state)
 	assert_non_null(strstr(err, "below"));
 	assert_int_equal(scythe_check_options("alpha=101", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "alpha=101"));
+	assert_int_equal(o.cas_lock, 0);
+	assert_int_equal(scythe_opts_parse("cas_lock=1", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.cas_lock, 1);
+	assert_int_equal(scythe_check_options("cas_lock=2", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "cas_lock=2"));
 	assert_int_equal(scythe_check_options("bogus=1", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "unknown option 'bogus'"));
 }
@@ -349,6 +354,35 @@ test_cluster_tocc_only(void **state)
 }
 
 /*
+ * cas_lock=1 (Fig. 27's baseline): every lock a CAS on the record, given
+ * back with FAA; no Lock RPC reaches an MN; SmallBank's invariants hold,
+ * under OCC and under TOCC (which locks what it reads).
+ */
+static void
+test_cluster_cas_lock(void **state)
+{
+	static const char *const opts[] = { "cas_lock=1", "cas_lock=1,tocc_only=1" };
+	const struct scythe_worker *sw;
+	struct sc_run r;
+	uint64_t c, a, ab;
+
+	(void)state;
+	for (unsigned k = 0; k < RTE_DIM(opts); k++) {
+		sc_up(&r, opts[k]);
+		sc_go(&r, 100);
+		dtxn_run_stats_totals(r.stats, &c, &a, &ab);
+		assert_true(c >= 50 * SC_COORDS);
+		sw = r.w->cc_priv;
+		assert_true(sw->st.lock_reqs >= c / 2);
+		assert_true(sc_ops(&r, DTXN_WR_CAS) >= sw->st.lock_reqs);
+		assert_true(sc_ops(&r, DTXN_WR_FAA) > 0);
+		assert_int_equal(sc_ops(&r, DTXN_WR_SEND), 0);
+		assert_int_equal(sw->st.queued + sw->st.polls, 0);
+		sc_down(&r);
+	}
+}
+
+/*
  * dtxn_cc_footprint() (the memory check of dtxn-app): bounds what the MN
  * services take from the heap (their share per MN), more than the fixed
  * share per coordinator would cover; grows with the CNs and the MNs;
@@ -402,6 +436,7 @@ main(void)
 		cmocka_unit_test(test_cluster_default),
 		cmocka_unit_test(test_cluster_occ_only),
 		cmocka_unit_test(test_cluster_tocc_only),
+		cmocka_unit_test(test_cluster_cas_lock),
 		cmocka_unit_test(test_footprint),
 	};
 	int rc;

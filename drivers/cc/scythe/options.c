@@ -2,8 +2,9 @@
 /*
  * Scythe's options (dtxn_db_conf.cc_options, dtxn-app --cc-opts;
  * doc/guides/scythe.md, "Options"): the two watermarks (§3.1), the band
- * wait (§3.2), the SRTT smoothing alpha (Eq. 2), and the heat modes
- * forced (occ_only, tocc_only) for the ablations.
+ * wait (§3.2), the SRTT smoothing alpha (Eq. 2), the heat modes
+ * forced (occ_only, tocc_only) for the ablations, and the 1-bit CAS lock
+ * instead of the Takeout Lock (cas_lock, Fig. 27).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -47,9 +48,12 @@ opts_one(void *obj, const char *k, const char *v, char *err, size_t errlen)
 	} else if (strcmp(k, "tocc_only") == 0) {
 		rc = dtxn_cc_opt_pick(v, onoff, RTE_DIM(onoff), &o->tocc_only);
 		range = "0, 1";
+	} else if (strcmp(k, "cas_lock") == 0) {
+		rc = dtxn_cc_opt_pick(v, onoff, RTE_DIM(onoff), &o->cas_lock);
+		range = "0, 1";
 	} else {
 		snprintf(err, errlen,
-			 "scythe: unknown option '%s' (cold_wm, hot_wm, band_us, alpha, occ_only, tocc_only)",
+			 "scythe: unknown option '%s' (cold_wm, hot_wm, band_us, alpha, occ_only, tocc_only, cas_lock)",
 			 k);
 		return -EINVAL;
 	}
@@ -87,11 +91,11 @@ scythe_check_options(const char *opts, char *err, size_t errlen)
 const char *
 scythe_variant(const struct dtxn_db *db)
 {
+	static const char *const names[2][3] = {
+		{ NULL, "occ-only", "tocc-only" },
+		{ "cas-lock", "cas-lock,occ-only", "cas-lock,tocc-only" },
+	};
 	const struct scythe_opts *o = &scythe_shared_of(db)->opts;
 
-	if (o->occ_only)
-		return "occ-only";
-	if (o->tocc_only)
-		return "tocc-only";
-	return NULL;
+	return names[o->cas_lock][o->occ_only ? 1 : o->tocc_only ? 2 : 0];
 }

@@ -17,6 +17,7 @@
  * - mnsvc.c: the MN-side service: the Lock RPC's batch handler;
  * - lock.c: the CN side of the lock: Lock RPCs, Hangout wait and Poll,
  *   SRTT, release;
+ * - caslock.c: the 1-bit CAS lock instead (cas_lock=1, Fig. 27);
  * - execute.c: execution (COLD reads abort on a lock or a queue; HOT
  *   reads queue in timestamp order), insert bucket locks;
  * - commit.c: locking the write set, validation (COLD), write-back, unlock;
@@ -96,6 +97,12 @@ struct scythe_opts {
 	uint32_t alpha_pct;  /**< SRTT smoothing alpha, percent (90, Eq. 2) */
 	uint8_t occ_only;    /**< every attempt COLD */
 	uint8_t tocc_only;   /**< every attempt HOT */
+	/**
+	 * Fig. 27's baseline: a 1-bit lock taken with one-sided CAS on the
+	 * record's @c lower word (0 -> 1), retried on failure (unfair),
+	 * released with FAA -1, instead of the Takeout Lock (no Lock RPC).
+	 */
+	uint8_t cas_lock;
 };
 
 void scythe_opts_default(struct scythe_opts *o);
@@ -210,6 +217,9 @@ struct scythe_shared {
 	dtxn_raddr_t tso_counter;
 };
 
+/** A failed CAS lock is retried for at most this long before the txn aborts, ns (cas_lock=1). */
+#define SCYTHE_CAS_WAIT_NS UINT64_C(1000000)
+
 /** Counters of one worker (DEBUG log at its end). */
 struct scythe_wstats {
 	uint64_t hot_attempts;
@@ -219,6 +229,7 @@ struct scythe_wstats {
 	uint64_t deferred;
 	uint64_t polls;
 	uint64_t rejected;
+	uint64_t cas_retries; /**< cas_lock=1: CASes that found the lock taken */
 };
 
 struct scythe_worker {
@@ -268,6 +279,7 @@ struct scythe_item {
 	uint64_t meta[SCYTHE_META_LEN / 8]; /**< validation READ: lower, queued_ts, upper, version */
 	uint64_t bhdr[2];     /**< delete: its bucket's lock and version words */
 	uint64_t bimg;        /**< bucket version written at commit */
+	uint64_t cas_old;     /**< cas_lock=1: the lock word the CAS found */
 };
 
 static inline struct scythe_item *
@@ -318,9 +330,28 @@ bool scythe_holds(const struct dtxn_txn *t, uint32_t i);
  *   taken so far still held (scythe_release() gives them back).
  */
 int scythe_lock_run(struct dtxn_txn *t);
+/** Items asking for a record another item of the txn locks share that lock instead (SCYTHE_LK_ALIAS). */
+void scythe_lk_alias(struct dtxn_txn *t);
+/** @return whether some item of the txn is in lock state @p state (enum scythe_lk). */
+bool scythe_lk_any(const struct dtxn_txn *t, uint8_t state);
+
+/* caslock.c */
+/**
+ * cas_lock=1 (Fig. 27's baseline): takes the 1-bit lock of every item in
+ * state SCYTHE_LK_NEED with one CAS 0 -> 1 on its lower word (and one
+ * READ of its upper and version words behind it on the same QP), all in
+ * one round; retries the CASes that found the lock taken at once (no
+ * queue, no order: unfair) for up to SCYTHE_CAS_WAIT_NS. Coordinator's
+ * coroutine; yields.
+ * @return DTXN_OK, or DTXN_ABORT_LOCK_CONFLICT (still taken after the
+ *   wait) or a fabric reason, with the locks taken so far still held
+ *   (scythe_release() gives them back).
+ */
+int scythe_cas_lock_run(struct dtxn_txn *t);
+
 /**
  * Adds to @p b one unsignaled FAA +1 on upper for every lock the txn
- * holds, and marks them released. Tickets still waiting are not touched
+ * holds (cas_lock=1: FAA -1 on lower), and marks them released. Tickets still waiting are not touched
  * (scythe_release() waits for them).
  */
 void scythe_unlock_held(struct dtxn_txn *t, struct dtxn_batch *b);
