@@ -33,6 +33,7 @@ struct scythe_mn {
 	struct dtxn_rpc_srv *srv;
 	struct scythe_opts opts;
 	uint64_t by_status[SCYTHE_LK_BAD + 1];
+	uint64_t qhist[2][SCYTHE_QHIST]; /**< queue seen at Lock time, per mode */
 	struct scythe_batch_ent ents[MN_BATCH_MAX];
 };
 
@@ -118,6 +119,8 @@ mn_batch(void *arg, struct dtxn_rpc_srv_msg *msgs, unsigned n)
 
 		mn_serve(m, e, &r);
 		m->by_status[r.status]++;
+		if (r.status != SCYTHE_LK_BAD)
+			m->qhist[e->mode][RTE_MIN(r.queue, (uint16_t)(SCYTHE_QHIST - 1))]++;
 		memcpy((uint8_t *)msgs[e->msg].resp + e->idx * sizeof(r), &r, sizeof(r));
 	}
 }
@@ -135,6 +138,16 @@ mn_destroy(void *svc)
 		   m->by_status[SCYTHE_LK_QUEUED], m->by_status[SCYTHE_LK_REJ_TS],
 		   m->by_status[SCYTHE_LK_REJ_COLD], m->by_status[SCYTHE_LK_REJ_HOT],
 		   m->by_status[SCYTHE_LK_DEFER], m->by_status[SCYTHE_LK_BAD]);
+	for (unsigned mode = 0; mode < 2; mode++) {
+		char line[SCYTHE_QHIST * 24];
+		size_t at = 0;
+
+		for (unsigned q = 0; q < SCYTHE_QHIST; q++)
+			at += (size_t)snprintf(line + at, sizeof(line) - at, " %" PRIu64,
+					       m->qhist[mode][q]);
+		SCYTHE_LOG(DEBUG, "MN %u %s Lock requests by queue seen 0..%u+:%s", m->mn,
+			   mode == SCYTHE_HOT ? "HOT" : "COLD", SCYTHE_QHIST - 1, line);
+	}
 	dtxn_rpc_srv_destroy(m->srv);
 	rte_free(m);
 }

@@ -230,7 +230,13 @@ struct scythe_wstats {
 	uint64_t polls;
 	uint64_t rejected;
 	uint64_t cas_retries; /**< cas_lock=1: CASes that found the lock taken */
+	/** COLD reads (execute) and validations that found the record's queue 1..ColdWatermark, and above */
+	uint64_t cold_q_low;
+	uint64_t cold_q_high;
 };
+
+/** The queue lengths the MN service saw at Lock time, per mode (DEBUG log): 0..15, 16 = more. */
+#define SCYTHE_QHIST 17
 
 struct scythe_worker {
 	struct dtxn_rpc *rpc;
