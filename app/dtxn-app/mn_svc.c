@@ -2,10 +2,11 @@
 /*
  * The protocol's MN-side services in a real-time run (issue 14: Scythe's
  * Lock RPC runs on the MN's CPU). The process that owns an MN's region
- * polls its service: the main lcore of the embedded run (--role all),
- * between its supervision steps, and the MN process (--role mn). The
- * simulation gives each MN's service a simulated thread instead
- * (run_sim.c).
+ * polls its service: in the embedded run (--role all) the worker lcores,
+ * each at every step of its scheduler (a poller), so that a request is
+ * served as soon as it lands even on a shared host; the MN process
+ * (--role mn) with its main lcore, without a pause. The simulation gives
+ * each MN's service a simulated thread instead (run_sim.c).
  */
 #include <time.h>
 

@@ -65,7 +65,7 @@ struct app_run {
 	uint64_t n_coords;                 /* coordinators in the whole cluster */
 	volatile int hold;                 /* workers keep polling (peer CNs still run) */
 	int mn_dead;                       /* an MN process died (index), -1: none */
-	/* the protocol's MN-side services (Scythe), polled by the main lcore */
+	/* the protocol's MN-side services (Scythe), polled by the worker lcores */
 	struct app_mn_svcs svcs;
 	struct app_agent *agents;          /* per CN of this process (agent.h); NULL: none */
 	uint64_t t0_ns;                    /* dtxn_now_ns() when the run began */
