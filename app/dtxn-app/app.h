@@ -461,11 +461,24 @@ void app_release(struct dtxn_db *db, struct dtxn_fabric *f, struct dtxn_bench *b
 /* ------------------------------------------------------------------ */
 
 struct dtxn_mn_svc;
+struct dtxn_sched;
+
+struct app_mn_svcs;
+
+/** The services one worker lcore polls: svc[i] for i = slot, slot + n_slots, ... */
+struct app_mn_svc_share {
+	struct app_mn_svcs *s;
+	unsigned slot;
+	unsigned n_slots;
+};
 
 /** The MN-side services (dtxn_mn_svc_create(); Scythe's lock service) a process polls. */
 struct app_mn_svcs {
 	unsigned n;
 	struct dtxn_mn_svc *svc[64];
+	/** app_mn_svcs_on_workers(): the worker lcores poll them, the main lcore does not */
+	bool on_workers;
+	struct app_mn_svc_share share[64];
 };
 
 /**
@@ -479,10 +492,32 @@ int app_mn_svcs_create(struct app_mn_svcs *s, struct dtxn_db *db, uint16_t mn0, 
 
 /**
  * Spends @p ms milliseconds of the calling (main) lcore: polling the
- * services without a pause (the MN CPU serving them), or, without any,
+ * services without a pause (the MN CPU serving them), or, without any
+ * or with the worker lcores polling them (app_mn_svcs_on_workers()),
  * asleep.
  */
 void app_mn_svcs_serve_ms(struct app_mn_svcs *s, unsigned ms);
+
+/**
+ * Embedded runs (the MNs share the process with the CN workers): hands
+ * the services to the workers' schedulers, service i to worker
+ * i % @p n_workers, as a poller (dtxn_sched_add_poller()) that polls it
+ * at every step of that worker's lcore, so a Lock RPC is served as soon
+ * as it lands and not when the OS next runs the main lcore; the main
+ * lcore then only sleeps (app_mn_svcs_serve_ms()). A worker whose
+ * scheduler has returned keeps polling its share with
+ * app_mn_svcs_poll_share() until every worker is done. Main lcore,
+ * before the workers are launched.
+ * @return APP_EXIT_OK, or APP_EXIT_FAIL after one line (no poller room).
+ */
+int app_mn_svcs_on_workers(struct app_mn_svcs *s, struct dtxn_sched *const *scheds,
+			   unsigned n_workers);
+
+/**
+ * Polls the services of @p share once (worker @p share->slot's lcore).
+ * @return requests served.
+ */
+unsigned app_mn_svcs_poll_share(void *share);
 
 /** Destroys the services (nobody polls them any more). */
 void app_mn_svcs_destroy(struct app_mn_svcs *s);

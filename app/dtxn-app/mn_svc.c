@@ -2,10 +2,11 @@
 /*
  * The protocol's MN-side services in a real-time run (issue 14: Scythe's
  * Lock RPC runs on the MN's CPU). The process that owns an MN's region
- * polls its service: the main lcore of the embedded run (--role all),
- * between its supervision steps, and the MN process (--role mn). The
- * simulation gives each MN's service a simulated thread instead
- * (run_sim.c).
+ * polls its service: in the embedded run (--role all) the worker lcores,
+ * each at every step of its scheduler (a poller), so that a request is
+ * served as soon as it lands even on a shared host; the MN process
+ * (--role mn) with its main lcore, without a pause. The simulation gives
+ * each MN's service a simulated thread instead (run_sim.c).
  */
 #include <time.h>
 
@@ -42,7 +43,7 @@ app_mn_svcs_serve_ms(struct app_mn_svcs *s, unsigned ms)
 {
 	uint64_t end;
 
-	if (s == NULL || s->n == 0) {
+	if (s == NULL || s->n == 0 || s->on_workers) {
 		struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
 
 		nanosleep(&ts, NULL);
@@ -53,6 +54,34 @@ app_mn_svcs_serve_ms(struct app_mn_svcs *s, unsigned ms)
 		for (unsigned i = 0; i < s->n; i++)
 			(void)dtxn_mn_svc_poll(s->svc[i]);
 	} while (dtxn_now_ns() < end);
+}
+
+unsigned
+app_mn_svcs_poll_share(void *arg)
+{
+	const struct app_mn_svc_share *sh = arg;
+	unsigned n = 0;
+
+	for (unsigned i = sh->slot; i < sh->s->n; i += sh->n_slots)
+		n += dtxn_mn_svc_poll(sh->s->svc[i]);
+	return n;
+}
+
+int
+app_mn_svcs_on_workers(struct app_mn_svcs *s, struct dtxn_sched *const *scheds,
+		       unsigned n_workers)
+{
+	if (s->n == 0 || n_workers == 0)
+		return APP_EXIT_OK;
+	for (unsigned w = 0; w < RTE_MIN(s->n, n_workers); w++) {
+		s->share[w] = (struct app_mn_svc_share){ .s = s, .slot = w, .n_slots = n_workers };
+		if (dtxn_sched_add_poller(scheds[w], app_mn_svcs_poll_share, &s->share[w]) != 0) {
+			app_err("cannot hand the MN services to worker %u: no poller room", w);
+			return APP_EXIT_FAIL;
+		}
+	}
+	s->on_workers = true;
+	return APP_EXIT_OK;
 }
 
 void

@@ -29,6 +29,7 @@
 
 /** One worker lcore's share of the run. */
 struct app_worker {
+	struct app_run *r;
 	unsigned lcore;
 	struct dtxn_worker *w;
 	struct dtxn_run_stats *stats;      /* written by the worker only */
@@ -64,7 +65,7 @@ struct app_run {
 	uint64_t n_coords;                 /* coordinators in the whole cluster */
 	volatile int hold;                 /* workers keep polling (peer CNs still run) */
 	int mn_dead;                       /* an MN process died (index), -1: none */
-	/* the protocol's MN-side services (Scythe), polled by the main lcore */
+	/* the protocol's MN-side services (Scythe), polled by the worker lcores */
 	struct app_mn_svcs svcs;
 	struct app_agent *agents;          /* per CN of this process (agent.h); NULL: none */
 	uint64_t t0_ns;                    /* dtxn_now_ns() when the run began */
@@ -77,6 +78,9 @@ struct app_run {
 /** --role cn: how long the workers get to stop after an MN died, ns. */
 #define APP_MN_DEAD_STOP_NS (300 * 1000 * 1000ull)
 
+static bool all_done(const struct app_run *r);
+static void app_worker_serve(struct app_worker *aw);
+
 static int
 app_worker_main(void *arg)
 {
@@ -84,10 +88,9 @@ app_worker_main(void *arg)
 
 	aw->rc = dtxn_sched_run_lc(dtxn_worker_sched(aw->w));
 	__atomic_store_n(&aw->done, 1, __ATOMIC_RELEASE);
+	app_worker_serve(aw);
 	return aw->rc;
 }
-
-static bool all_done(const struct app_run *r);
 
 /*
  * Several CNs (--cn N): worker j runs on worker lcore j % n_lcores, so with
@@ -150,6 +153,23 @@ all_done(const struct app_run *r)
 		if (!__atomic_load_n(&r->workers[i].done, __ATOMIC_ACQUIRE))
 			return false;
 	return true;
+}
+
+/*
+ * Embedded run: a worker whose coordinators are done keeps serving its
+ * share of the MN services (app_mn_svcs_on_workers()) until every worker
+ * of the run is done, since the others' Lock RPCs may still come.
+ */
+static void
+app_worker_serve(struct app_worker *aw)
+{
+	struct app_run *r = aw->r;
+	unsigned wi = (unsigned)(aw - r->workers);
+
+	if (!r->svcs.on_workers || wi >= r->svcs.n)
+		return;
+	while (!all_done(r) || __atomic_load_n(&r->hold, __ATOMIC_ACQUIRE))
+		(void)app_mn_svcs_poll_share(&r->svcs.share[wi]);
 }
 
 /* Cumulative totals of every worker's counters at the warm-up's end. */
@@ -458,6 +478,7 @@ build_workers(struct app_run *r)
 
 		lcore = r->lcores[wi % r->n_lcores];
 		socket = (int)rte_lcore_to_socket_id(lcore);
+		aw->r = r;
 		aw->lcore = lcore;
 		aw->w = dtxn_worker_create(r->db, cn_node, wi % r->per_cn,
 					   (unsigned)c->coroutines +
@@ -693,6 +714,15 @@ app_run(const struct app_conf *c)
 	if (rc == APP_EXIT_OK && r.ctl == NULL) /* embedded: this process owns every MN */
 		rc = app_mn_svcs_create(&r.svcs, r.db, 0, (uint16_t)c->mn, r.per_cn,
 					(unsigned)c->coroutines);
+	if (rc == APP_EXIT_OK && r.ctl == NULL && r.svcs.n != 0) {
+		struct dtxn_sched *scheds[64];
+		unsigned n = RTE_MIN(r.n_workers, (unsigned)RTE_DIM(scheds));
+
+		for (unsigned wi = 0; wi < n; wi++)
+			scheds[wi] = dtxn_worker_sched(r.workers[wi].w);
+		/* the worker lcores serve the MNs: a request does not wait for the OS to run us */
+		rc = app_mn_svcs_on_workers(&r.svcs, scheds, n);
+	}
 	if (rc == APP_EXIT_OK && (app_warm_init(&r.warm, c, r.n_workers) != 0 ||
 				  dtxn_series_init(&r.series, app_interval_s(c), c->warmup_s) != 0))
 		rc = APP_EXIT_FAIL;

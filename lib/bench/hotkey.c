@@ -16,6 +16,9 @@
  * With `split` 1, a copy executes twice: it reads a, then adds b and
  * executes again (an interactive txn): a writer may commit b between
  * its start and b's lock, which SI's first-committer-wins must refuse.
+ * With `hold_us`, every txn waits that long (yielding; virtual time on
+ * the sim) between its execute and its commit: Scythe's Fig. 27 lock
+ * hold time when the protocol locks what it reads (Scythe's TOCC).
  * Invariant: the sum of the counters == increments committed
  * (ctx->acc[0]).
  */
@@ -49,6 +52,7 @@ struct hot_conf {
 	uint64_t read_ratio;
 	uint64_t copy_ratio;
 	uint64_t split;
+	uint64_t hold_us;
 };
 
 static const struct dtxn_opt hot_opts[] = {
@@ -58,7 +62,7 @@ static const struct dtxn_opt hot_opts[] = {
 	  "records in the hot set" },
 	{ "hot_percent", DTXN_OPT_U64, offsetof(struct hot_conf, hot_percent), 90, 0, 100,
 	  "percent of record draws from the hot set" },
-	{ "records", DTXN_OPT_U64, offsetof(struct hot_conf, records), 2, 2, HOT_MAX_RECORDS,
+	{ "records", DTXN_OPT_U64, offsetof(struct hot_conf, records), 2, 1, HOT_MAX_RECORDS,
 	  "distinct records per read or update transaction" },
 	{ "read_ratio", DTXN_OPT_U64, offsetof(struct hot_conf, read_ratio), 30, 0, 100,
 	  "percent of read-only transactions" },
@@ -66,6 +70,8 @@ static const struct dtxn_opt hot_opts[] = {
 	  "percent of copy transactions (read one record, update another)" },
 	{ "split", DTXN_OPT_U64, offsetof(struct hot_conf, split), 0, 0, 1,
 	  "1: copy transactions read, then execute again to update" },
+	{ "hold_us", DTXN_OPT_U64, offsetof(struct hot_conf, hold_us), 0, 0, 1e6,
+	  "microseconds between a transaction's execute and its commit (the lock hold time of Scythe's Fig. 27 under TOCC), yielding" },
 };
 
 static int
@@ -187,6 +193,9 @@ hot_run(struct dtxn_bench_ctx *ctx, unsigned type)
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
 		return rc;
+	if (c->hold_us != 0) /* what it read stays as it is (under TOCC: locked) this long */
+		dtxn_co_sleep_until_lc(dtxn_coord_co(ctx->coord),
+				       dtxn_now_ns() + c->hold_us * UINT64_C(1000));
 	if (!bench_items_exist(t, it, n))
 		return DTXN_ABORT_NOT_FOUND;
 	for (unsigned i = 0; i < n && type != HOT_READ; i++) {

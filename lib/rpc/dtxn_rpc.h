@@ -146,6 +146,18 @@ struct dtxn_footprint;
  */
 int dtxn_rpc_footprint(unsigned n_cn, unsigned max_eps, struct dtxn_footprint *fp);
 
+/**
+ * Adds to @p fp what dtxn_rpc_create() with dtxn_rpc_conf.mn_peers adds
+ * on a fabric with @p n_mn MNs, on top of dtxn_rpc_footprint(): per MN the
+ * RECV buffers for the replies to @p max_eps endpoints, posted on the
+ * worker's own QP to that MN (the QP is the worker's: not counted here).
+ * Any thread, no EAL needed.
+ *
+ * @return 0, or -EINVAL (@p fp NULL, @p n_mn 0, @p max_eps 0 or more than
+ *   dtxn_rpc_create() accepts).
+ */
+int dtxn_rpc_footprint_mn(unsigned n_mn, unsigned max_eps, struct dtxn_footprint *fp);
+
 /** Destroys an rpc (the worker's loop has returned). NULL is a no-op. */
 void dtxn_rpc_destroy(struct dtxn_rpc *rpc);
 
@@ -312,6 +324,18 @@ struct dtxn_rpc_srv_later {
  *   too many for one QP's queue), ENOMEM, or the fabric's errno.
  */
 struct dtxn_rpc_srv *dtxn_rpc_srv_create(struct dtxn_fabric *f, const struct dtxn_rpc_srv_conf *conf);
+
+/**
+ * Adds to @p fp (dtxn_sched.h) what dtxn_rpc_srv_create() allocates for
+ * an MN of a fabric with @p n_cn CNs of @p workers_per_cn workers, each
+ * with @p max_eps endpoints: the server, its CQ, a QP per (CN, worker)
+ * and its RECV buffers. Upper bound. Any thread, no EAL needed.
+ *
+ * @return 0, or -EINVAL (@p fp NULL, an argument 0, or more than
+ *   dtxn_rpc_srv_create() accepts).
+ */
+int dtxn_rpc_srv_footprint(unsigned n_cn, unsigned workers_per_cn, unsigned max_eps,
+			   struct dtxn_footprint *fp);
 
 /** Destroys a server no thread polls. NULL is a no-op. */
 void dtxn_rpc_srv_destroy(struct dtxn_rpc_srv *srv);

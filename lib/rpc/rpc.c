@@ -588,6 +588,17 @@ dtxn_rpc_footprint(unsigned n_cn, unsigned max_eps, struct dtxn_footprint *fp)
 	return 0;
 }
 
+int
+dtxn_rpc_footprint_mn(unsigned n_mn, unsigned max_eps, struct dtxn_footprint *fp)
+{
+	if (fp == NULL || max_eps == 0 || max_eps > UINT16_MAX || n_mn == 0 ||
+	    rpc_depth(rpc_n_rbufs(max_eps)) > 65536)
+		return -EINVAL;
+	fp->bytes += (uint64_t)n_mn * (sizeof(struct rpc_rbuf) * rpc_n_rbufs_mn(max_eps) +
+				       DTXN_FOOTPRINT_ALLOC_SLACK);
+	return 0;
+}
+
 struct dtxn_rpc *
 dtxn_rpc_create(struct dtxn_worker *w, const struct dtxn_rpc_conf *conf)
 {

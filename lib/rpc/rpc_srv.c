@@ -97,26 +97,56 @@ srv_qp_init(struct dtxn_rpc_srv *srv, struct srv_qp *sq, uint16_t node, uint16_t
 	return rpc_rbufs_post(sq->qp, sq, srv->n_rbufs, socket_id, &sq->rbufs);
 }
 
+/* RECVs per QP, the QPs' depth and the CQ's: what dtxn_rpc_srv_create() sizes; -EINVAL if too many. */
+static int
+srv_sizes(unsigned n_cn, unsigned workers_per_cn, unsigned max_eps, unsigned *n_rbufs,
+	  unsigned *depth, unsigned *cq_depth)
+{
+	uint64_t n = (uint64_t)max_eps * DTXN_RPC_SLOTS + SRV_RECV_SPARE;
+
+	if (workers_per_cn == 0 || max_eps == 0 || workers_per_cn > UINT16_MAX || n_cn == 0 ||
+	    n + 64 > 65536)
+		return -EINVAL;
+	*n_rbufs = (unsigned)n;
+	*depth = rte_align32pow2((uint32_t)n + 64);
+	/* every RECV of every QP may complete before a poll */
+	*cq_depth = (unsigned)RTE_MIN(rte_align64pow2(n * n_cn * workers_per_cn + 64),
+				      (uint64_t)65536);
+	return 0;
+}
+
+int
+dtxn_rpc_srv_footprint(unsigned n_cn, unsigned workers_per_cn, unsigned max_eps,
+		       struct dtxn_footprint *fp)
+{
+	const uint64_t slack = DTXN_FOOTPRINT_ALLOC_SLACK;
+	unsigned n_rbufs, depth, cq_depth;
+	uint64_t n_qps = (uint64_t)n_cn * workers_per_cn;
+
+	if (fp == NULL || srv_sizes(n_cn, workers_per_cn, max_eps, &n_rbufs, &depth, &cq_depth) != 0)
+		return -EINVAL;
+	fp->bytes += sizeof(struct dtxn_rpc_srv) + slack + sizeof(struct srv_qp) * n_qps + slack +
+		     n_qps * (sizeof(struct rpc_rbuf) * n_rbufs + slack);
+	dtxn_fabric_queue_footprint(0, cq_depth, fp);          /* the CQ */
+	dtxn_fabric_queue_footprint((unsigned)n_qps, depth, fp); /* the QPs (and a CQ: a bound) */
+	return 0;
+}
+
 struct dtxn_rpc_srv *
 dtxn_rpc_srv_create(struct dtxn_fabric *f, const struct dtxn_rpc_srv_conf *conf)
 {
 	const struct dtxn_fabric_conf *fc;
 	struct dtxn_rpc_srv *srv;
-	uint64_t n_rbufs, cq_depth;
-	unsigned depth;
+	unsigned n_rbufs, depth, cq_depth;
 	int rc = -EINVAL;
 
-	if (f == NULL || conf == NULL || conf->size < sizeof(*conf) || conf->fn == NULL ||
-	    conf->workers_per_cn == 0 || conf->max_eps == 0 || conf->workers_per_cn > UINT16_MAX)
+	if (f == NULL || conf == NULL || conf->size < sizeof(*conf) || conf->fn == NULL)
 		goto fail0;
 	fc = dtxn_fabric_conf(f);
-	n_rbufs = (uint64_t)conf->max_eps * DTXN_RPC_SLOTS + SRV_RECV_SPARE;
-	if (conf->mn_node >= fc->n_mn || n_rbufs + 64 > 65536)
+	if (conf->mn_node >= fc->n_mn ||
+	    srv_sizes(fc->n_cn, conf->workers_per_cn, conf->max_eps, &n_rbufs, &depth,
+		      &cq_depth) != 0)
 		goto fail0;
-	depth = rte_align32pow2((uint32_t)n_rbufs + 64);
-	/* every RECV of every QP may complete before a poll */
-	cq_depth = RTE_MIN(rte_align64pow2(n_rbufs * fc->n_cn * conf->workers_per_cn + 64),
-			   (uint64_t)65536);
 	srv = rte_zmalloc_socket("dtxn_rpc_srv", sizeof(*srv), RTE_CACHE_LINE_SIZE,
 				 conf->socket_id);
 	if (srv == NULL) {
@@ -129,8 +159,8 @@ dtxn_rpc_srv_create(struct dtxn_fabric *f, const struct dtxn_rpc_srv_conf *conf)
 	srv->fn = conf->fn;
 	srv->arg = conf->arg;
 	srv->cqe_fn = conf->cqe_fn;
-	srv->n_rbufs = (unsigned)n_rbufs;
-	srv->cq = dtxn_cq_create(f, conf->socket_id, (unsigned)cq_depth);
+	srv->n_rbufs = n_rbufs;
+	srv->cq = dtxn_cq_create(f, conf->socket_id, cq_depth);
 	srv->qps = rte_zmalloc_socket("dtxn_srv_qps",
 				      sizeof(*srv->qps) * fc->n_cn * conf->workers_per_cn,
 				      RTE_CACHE_LINE_SIZE, conf->socket_id);

@@ -479,18 +479,6 @@ struct cl_run {
 	uint64_t heap[4];
 };
 
-static uint64_t
-heap_in_use(void)
-{
-	struct rte_malloc_socket_stats st;
-	uint64_t n = 0;
-
-	for (unsigned i = 0; i < rte_socket_count(); i++)
-		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) == 0)
-			n += st.heap_allocsz_bytes;
-	return n;
-}
-
 static void
 cl_up(struct cl_run *r, unsigned n_cn, enum dtxn_isolation iso, const char *opts,
       const char *bench, const char *const *bopts)
@@ -530,18 +518,18 @@ cl_up(struct cl_run *r, unsigned n_cn, enum dtxn_isolation iso, const char *opts
 	assert_non_null(r->f);
 	assert_int_equal(dtxn_db_attach(r->db, r->f), 0);
 	assert_int_equal(bops->load(r->b, r->db), 0);
-	r->heap[0] = heap_in_use();
+	r->heap[0] = dtxn_unit_heap_in_use();
 	for (unsigned i = 0; i < n_cn; i++) {
 		r->w[i] = dtxn_worker_create(r->db, (uint16_t)(2 + i), 0, CL_COORDS, SOCKET_ID_ANY);
 		assert_non_null(r->w[i]);
 	}
-	r->heap[1] = heap_in_use();
+	r->heap[1] = dtxn_unit_heap_in_use();
 	r->stats = rte_zmalloc("ut_stats", sizeof(*r->stats), 64);
 	r->rep = rte_zmalloc("ut_rep", sizeof(*r->rep), 64);
 	assert_non_null(r->stats);
 	assert_non_null(r->rep);
 	dtxn_run_stats_reset(r->stats, bops->n_types);
-	r->heap[2] = heap_in_use();
+	r->heap[2] = dtxn_unit_heap_in_use();
 }
 
 /* Every coordinator of every CN to @p quota txns; then the benchmark's checks. */
@@ -560,7 +548,7 @@ cl_go(struct cl_run *r, uint64_t quota)
 		r->ctxp[i] = ctx;
 		assert_non_null(dtxn_coord_create(r->w[i / CL_COORDS], i, dtxn_bench_coord_main, ctx));
 	}
-	r->heap[3] = heap_in_use();
+	r->heap[3] = dtxn_unit_heap_in_use();
 	do {
 		alive = 0;
 		for (unsigned i = 0; i < r->n_cn; i++)

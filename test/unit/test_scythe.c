@@ -10,6 +10,7 @@
  * through the MN service, and no lock is taken with CAS.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -152,6 +153,11 @@ test_options(void **state)
 	assert_non_null(strstr(err, "below"));
 	assert_int_equal(scythe_check_options("alpha=101", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "alpha=101"));
+	assert_int_equal(o.cas_lock, 0);
+	assert_int_equal(scythe_opts_parse("cas_lock=1", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.cas_lock, 1);
+	assert_int_equal(scythe_check_options("cas_lock=2", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "cas_lock=2"));
 	assert_int_equal(scythe_check_options("bogus=1", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "unknown option 'bogus'"));
 }
@@ -173,6 +179,9 @@ struct sc_run {
 	struct dtxn_report *rep;
 	struct dtxn_bench_ctx ctx[SC_COORDS];
 	struct dtxn_bench_ctx *ctxp[SC_COORDS];
+	/* heap in use (bytes): before the worker, after it, after the MN
+	 * services, before and after sc_go() made the coordinators */
+	uint64_t heap[5];
 };
 
 static void
@@ -212,12 +221,15 @@ sc_up(struct sc_run *r, const char *opts)
 	assert_non_null(r->f);
 	assert_int_equal(dtxn_db_attach(r->db, r->f), 0);
 	assert_int_equal(bops->load(r->b, r->db), 0);
+	r->heap[0] = dtxn_unit_heap_in_use();
 	r->w = dtxn_worker_create(r->db, SC_MN, 0, SC_COORDS, SOCKET_ID_ANY);
 	assert_non_null(r->w);
+	r->heap[1] = dtxn_unit_heap_in_use();
 	for (uint16_t m = 0; m < SC_MN; m++) {
 		r->svc[m] = dtxn_mn_svc_create(r->db, m, 1, SC_COORDS, NULL);
 		assert_non_null(r->svc[m]);
 	}
+	r->heap[2] = dtxn_unit_heap_in_use();
 	r->stats = rte_zmalloc("ut_stats", sizeof(*r->stats), 64);
 	r->rep = rte_zmalloc("ut_rep", sizeof(*r->rep), 64);
 	assert_non_null(r->stats);
@@ -231,6 +243,7 @@ sc_go(struct sc_run *r, uint64_t quota)
 {
 	unsigned alive, extra = 0;
 
+	r->heap[3] = dtxn_unit_heap_in_use();
 	for (unsigned i = 0; i < SC_COORDS; i++) {
 		struct dtxn_bench_ctx *ctx = &r->ctx[i];
 
@@ -241,6 +254,7 @@ sc_go(struct sc_run *r, uint64_t quota)
 		r->ctxp[i] = ctx;
 		assert_non_null(dtxn_coord_create(r->w, i, dtxn_bench_coord_main, ctx));
 	}
+	r->heap[4] = dtxn_unit_heap_in_use();
 	do {
 		alive = dtxn_sched_step_lc(dtxn_worker_sched(r->w));
 		for (unsigned m = 0; m < SC_MN; m++)
@@ -413,6 +427,78 @@ test_recover_tickets(void **state)
 	sc_down(&r);
 }
 
+/*
+ * cas_lock=1 (Fig. 27's baseline): every lock a CAS on the record, given
+ * back with FAA; no Lock RPC reaches an MN; SmallBank's invariants hold,
+ * under OCC and under TOCC (which locks what it reads).
+ */
+static void
+test_cluster_cas_lock(void **state)
+{
+	static const char *const opts[] = { "cas_lock=1", "cas_lock=1,tocc_only=1" };
+	const struct scythe_worker *sw;
+	struct sc_run r;
+	uint64_t c, a, ab;
+
+	(void)state;
+	for (unsigned k = 0; k < RTE_DIM(opts); k++) {
+		sc_up(&r, opts[k]);
+		sc_go(&r, 100);
+		dtxn_run_stats_totals(r.stats, &c, &a, &ab);
+		assert_true(c >= 50 * SC_COORDS);
+		sw = r.w->cc_priv;
+		assert_true(sw->st.lock_reqs >= c / 2);
+		assert_true(sc_ops(&r, DTXN_WR_CAS) >= sw->st.lock_reqs);
+		assert_true(sc_ops(&r, DTXN_WR_FAA) > 0);
+		assert_int_equal(sc_ops(&r, DTXN_WR_SEND), 0);
+		assert_int_equal(sw->st.queued + sw->st.polls, 0);
+		sc_down(&r);
+	}
+}
+
+/*
+ * dtxn_cc_footprint() (the memory check of dtxn-app): bounds what the MN
+ * services take from the heap (their share per MN), more than the fixed
+ * share per coordinator would cover; grows with the CNs and the MNs;
+ * refuses what scythe_db_init() refuses.
+ */
+static void
+test_footprint(void **state)
+{
+	struct dtxn_footprint cn = { 0 }, w = { 0 }, wk = { 0 }, w1 = { 0 }, w3 = { 0 };
+	struct sc_run r;
+	uint64_t svc, per_mn, used;
+
+	(void)state;
+	sc_up(&r, NULL);
+	assert_int_equal(dtxn_cc_footprint(r.db, 1, SC_COORDS, &cn, &w), 0);
+	assert_int_equal(dtxn_worker_footprint(r.db, SC_COORDS, &wk), 0);
+	sc_go(&r, 20);
+	/* one MN less: what the estimate counts per MN (its service, the RECVs for its replies) */
+	r.db->cat.n_mn = SC_MN - 1;
+	assert_int_equal(dtxn_cc_footprint(r.db, 1, SC_COORDS, &cn, &w1), 0);
+	r.db->cat.n_mn = SC_MN;
+	per_mn = w.bytes - w1.bytes;
+	svc = r.heap[2] - r.heap[1];
+	used = (r.heap[2] - r.heap[0]) + (r.heap[4] - r.heap[3]);
+	print_message("scythe footprint: MN services %" PRIu64 " B used, %" PRIu64
+		      " B estimated; worker, services, coordinators %" PRIu64 " B used, %" PRIu64
+		      " B estimated (%" PRIu64 " B of them Scythe's)\n",
+		      svc, SC_MN * per_mn, used, w.bytes + wk.bytes, w.bytes);
+	assert_true(svc <= SC_MN * per_mn);
+	/* without the protocol's share the estimate would be short */
+	assert_true(wk.bytes + svc < used);
+	assert_true(w.bytes > svc);
+	/* more CNs: QPs to the peers */
+	assert_int_equal(dtxn_cc_footprint(r.db, 3, SC_COORDS, &cn, &w3), 0);
+	assert_true(w3.bytes > w.bytes);
+	/* what scythe_db_init() refuses */
+	r.db->conf.cc_options = "cold_wm=5,hot_wm=2";
+	assert_int_equal(dtxn_cc_footprint(r.db, 1, SC_COORDS, &cn, &w), -EINVAL);
+	r.db->conf.cc_options = NULL;
+	sc_down(&r);
+}
+
 int
 main(void)
 {
@@ -425,6 +511,8 @@ main(void)
 		cmocka_unit_test(test_cluster_occ_only),
 		cmocka_unit_test(test_cluster_tocc_only),
 		cmocka_unit_test(test_recover_tickets),
+		cmocka_unit_test(test_cluster_cas_lock),
+		cmocka_unit_test(test_footprint),
 	};
 	int rc;
 

@@ -3,6 +3,8 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
 
 #include "dtxn_sched.h"
 #include "unit_eal.h"
@@ -31,4 +33,16 @@ void
 dtxn_unit_eal_fini(void)
 {
 	rte_eal_cleanup();
+}
+
+uint64_t
+dtxn_unit_heap_in_use(void)
+{
+	struct rte_malloc_socket_stats st;
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < rte_socket_count(); i++)
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) == 0)
+			n += st.heap_allocsz_bytes;
+	return n;
 }

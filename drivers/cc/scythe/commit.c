@@ -159,9 +159,15 @@ cm_validate(struct dtxn_txn *t, enum scythe_mode mode)
 			continue; /* ours: another item of the txn holds its lock */
 		q = scythe_queue(si->meta[0], si->meta[2]);
 		if (q != 0) {
+			struct scythe_wstats *st = &scythe_worker_of(t)->st;
+
 			/* change 4: locked or queued aborts (Fig. 17 case 3) */
-			if (q > scythe_opts_t(t)->cold_wm)
+			if (q > scythe_opts_t(t)->cold_wm) {
 				scythe_coord_of(t)->hot_next = 1;
+				st->cold_q_high++;
+			} else {
+				st->cold_q_low++;
+			}
 			reason = DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
 		}
 	}

@@ -46,9 +46,15 @@ exe_read(struct dtxn_txn *t, uint32_t i)
 		uint16_t q = scythe_queue(s->lower, s->upper);
 
 		if (q != 0) {
+			struct scythe_wstats *st = &scythe_worker_of(t)->st;
+
 			/* locked or queued: abort at once; a long queue: retry HOT */
-			if (q > scythe_opts_t(t)->cold_wm)
+			if (q > scythe_opts_t(t)->cold_wm) {
 				sc->hot_next = 1;
+				st->cold_q_high++;
+			} else {
+				st->cold_q_low++;
+			}
 			return DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
 		}
 	}

@@ -41,8 +41,8 @@ lk_srtt_sample(struct scythe_worker *sw, const struct scythe_opts *o, uint16_t m
 	*s = *s == 0 ? sample : (o->alpha_pct * *s + (100 - o->alpha_pct) * sample) / 100;
 }
 
-static bool
-lk_any(const struct dtxn_txn *t, uint8_t state)
+bool
+scythe_lk_any(const struct dtxn_txn *t, uint8_t state)
 {
 	for (uint32_t i = 0; i < t->n_items; i++) {
 		const struct scythe_item *si = scythe_item_of(&t->items[i]);
@@ -88,9 +88,8 @@ scythe_holds(const struct dtxn_txn *t, uint32_t i)
 	return false;
 }
 
-/* Items asking for a record another item of the txn locks share that lock instead. */
-static void
-lk_alias(struct dtxn_txn *t)
+void
+scythe_lk_alias(struct dtxn_txn *t)
 {
 	for (uint32_t i = 0; i < t->n_items; i++) {
 		struct scythe_item *si = scythe_item_of(&t->items[i]);
@@ -223,7 +222,7 @@ lk_request(struct dtxn_txn *t, bool *defer)
 	uint64_t t0, rtt;
 	int n, reason = DTXN_OK;
 
-	lk_alias(t);
+	scythe_lk_alias(t);
 	n = lk_build(t, &calls, &lc);
 
 	if (n < 0)
@@ -319,11 +318,13 @@ scythe_lock_run(struct dtxn_txn *t)
 {
 	const struct scythe_opts *o = scythe_opts_t(t);
 
+	if (o->cas_lock)
+		return scythe_cas_lock_run(t);
 	for (;;) {
 		bool defer = false;
 		int rc;
 
-		if (lk_any(t, SCYTHE_LK_NEED)) {
+		if (scythe_lk_any(t, SCYTHE_LK_NEED)) {
 			rc = lk_request(t, &defer);
 			if (rc != DTXN_OK)
 				return rc;
@@ -332,7 +333,7 @@ scythe_lock_run(struct dtxn_txn *t)
 						       dtxn_now_ns() + (uint64_t)o->band_us * 1000);
 			continue;
 		}
-		if (!lk_any(t, SCYTHE_LK_WAIT))
+		if (!scythe_lk_any(t, SCYTHE_LK_WAIT))
 			return DTXN_OK;
 		rc = lk_poll(t);
 		if (rc != DTXN_OK)
@@ -344,6 +345,7 @@ void
 scythe_unlock_held(struct dtxn_txn *t, struct dtxn_batch *b)
 {
 	struct scythe_coord *sc = scythe_coord_of(t);
+	bool cas = scythe_opts_t(t)->cas_lock != 0;
 
 	for (uint32_t i = 0; i < t->n_items; i++) {
 		struct dtxn_item *it = &t->items[i];
@@ -351,8 +353,16 @@ scythe_unlock_held(struct dtxn_txn *t, struct dtxn_batch *b)
 
 		if (si == NULL || si->lk != SCYTHE_LK_HELD)
 			continue;
-		/* Unlock: upper + 1, one FAA on the word only the NIC writes */
-		dtxn_batch_faa(b, it->slot_raddr + SCYTHE_UPPER_OFF, &sc->sink, 1, false);
+		/*
+		 * Unlock: upper + 1, one FAA on the word only the NIC writes;
+		 * the CAS lock: lower - 1 (1 -> 0), an atomic too, so that no
+		 * plain write races the other CNs' CASes
+		 */
+		if (cas)
+			dtxn_batch_faa(b, it->slot_raddr + SCYTHE_LOWER_OFF, &sc->sink, UINT64_MAX,
+				       false);
+		else
+			dtxn_batch_faa(b, it->slot_raddr + SCYTHE_UPPER_OFF, &sc->sink, 1, false);
 		si->lk = SCYTHE_LK_NONE;
 	}
 }
@@ -363,7 +373,7 @@ scythe_release(struct dtxn_txn *t)
 	struct dtxn_batch b;
 
 	/* queued tickets first become ours, then go back with the others */
-	while (lk_any(t, SCYTHE_LK_WAIT))
+	while (scythe_lk_any(t, SCYTHE_LK_WAIT))
 		if (lk_poll(t) != DTXN_OK) {
 			SCYTHE_LOG(ERR, "txn %" PRIx64 ": a Poll failed; queued tickets stay taken",
 				   t->id);

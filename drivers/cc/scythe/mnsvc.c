@@ -41,6 +41,7 @@ struct scythe_mn {
 	struct scythe_opts opts;
 	uint64_t by_status[SCYTHE_LK_BAD + 1];
 	uint64_t tab_full;   /**< tickets a full ticket table could not note */
+	uint64_t qhist[2][SCYTHE_QHIST]; /**< queue seen at Lock time, per mode */
 	struct scythe_batch_ent ents[MN_BATCH_MAX];
 };
 
@@ -156,6 +157,8 @@ mn_batch(void *arg, struct dtxn_rpc_srv_msg *msgs, unsigned n)
 
 		mn_serve(m, e, &r);
 		m->by_status[r.status]++;
+		if (r.status != SCYTHE_LK_BAD)
+			m->qhist[e->mode][RTE_MIN(r.queue, (uint16_t)(SCYTHE_QHIST - 1))]++;
 		memcpy((uint8_t *)msgs[e->msg].resp + e->idx * sizeof(r), &r, sizeof(r));
 	}
 }
@@ -177,6 +180,16 @@ mn_destroy(void *svc)
 		SCYTHE_LOG(ERR, "MN %u: %" PRIu64 " tickets not noted (ticket table full: a larger --log-kib)",
 			   m->mn, m->tab_full);
 	dtxn_tso_proxy_destroy(m->px);
+	for (unsigned mode = 0; mode < 2; mode++) {
+		char line[SCYTHE_QHIST * 24];
+		size_t at = 0;
+
+		for (unsigned q = 0; q < SCYTHE_QHIST; q++)
+			at += (size_t)snprintf(line + at, sizeof(line) - at, " %" PRIu64,
+					       m->qhist[mode][q]);
+		SCYTHE_LOG(DEBUG, "MN %u %s Lock requests by queue seen 0..%u+:%s", m->mn,
+			   mode == SCYTHE_HOT ? "HOT" : "COLD", SCYTHE_QHIST - 1, line);
+	}
 	dtxn_rpc_srv_destroy(m->srv);
 	rte_free(m);
 }
@@ -240,6 +253,12 @@ mn_create(struct dtxn_db *db, uint16_t mn, unsigned workers_per_cn, unsigned max
 		return NULL;
 	}
 	return m;
+}
+
+size_t
+scythe_mn_svc_size(void)
+{
+	return sizeof(struct scythe_mn);
 }
 
 static unsigned

@@ -3,8 +3,9 @@
  * Scythe's options (dtxn_db_conf.cc_options, dtxn-app --cc-opts;
  * doc/guides/scythe.md, "Options"): the two watermarks (§3.1), the band
  * wait (§3.2), the SRTT smoothing alpha (Eq. 2), the heat modes
- * forced (occ_only, tocc_only) for the ablations, and the TSO proxies
- * (§4.5, tso_proxies).
+ * forced (occ_only, tocc_only) for the ablations, the TSO proxies
+ * (§4.5, tso_proxies), and the 1-bit CAS lock instead of the Takeout
+ * Lock (cas_lock, Fig. 27).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -51,9 +52,12 @@ opts_one(void *obj, const char *k, const char *v, char *err, size_t errlen)
 	} else if (strcmp(k, "tso_proxies") == 0) {
 		rc = dtxn_cc_opt_u32(v, 0, DTXN_TSO_PROXIES_MAX, &o->tso_proxies);
 		range = "0..15 (at most MNs - 1)";
+	} else if (strcmp(k, "cas_lock") == 0) {
+		rc = dtxn_cc_opt_pick(v, onoff, RTE_DIM(onoff), &o->cas_lock);
+		range = "0, 1";
 	} else {
 		snprintf(err, errlen,
-			 "scythe: unknown option '%s' (cold_wm, hot_wm, band_us, alpha, occ_only, tocc_only, tso_proxies)",
+			 "scythe: unknown option '%s' (cold_wm, hot_wm, band_us, alpha, occ_only, tocc_only, tso_proxies, cas_lock)",
 			 k);
 		return -EINVAL;
 	}
@@ -109,11 +113,18 @@ scythe_check_cluster(const char *opts, unsigned n_mn, unsigned n_cn, char *err, 
 const char *
 scythe_variant(const struct dtxn_db *db)
 {
+	static const char *const names[2][3] = {
+		{ NULL, "occ-only", "tocc-only" },
+		{ "cas-lock", "cas-lock,occ-only", "cas-lock,tocc-only" },
+	};
 	const struct scythe_opts *o = &scythe_shared_of(db)->opts;
 
-	if (o->occ_only)
-		return "occ-only";
-	if (o->tocc_only)
-		return "tocc-only";
-	return NULL;
+	return names[o->cas_lock][o->occ_only ? 1 : o->tocc_only ? 2 : 0];
+}
+
+bool
+scythe_can_recover(const struct dtxn_db *db)
+{
+	/* doc/guides/scythe.md, "Recovery": a CAS lock word names no owner */
+	return !scythe_shared_of(db)->opts.cas_lock;
 }

@@ -116,9 +116,11 @@ scythe_worker_fini(struct dtxn_worker *w)
 		return;
 	SCYTHE_LOG(DEBUG, "CN %u worker %u: attempts cold %" PRIu64 " hot %" PRIu64
 		   "; lock requests %" PRIu64 " queued %" PRIu64 " deferred %" PRIu64
-		   " refused %" PRIu64 "; polls %" PRIu64, w->cn_node, w->index,
-		   sw->st.cold_attempts, sw->st.hot_attempts, sw->st.lock_reqs, sw->st.queued,
-		   sw->st.deferred, sw->st.rejected, sw->st.polls);
+		   " refused %" PRIu64 "; polls %" PRIu64 "; CAS lock retries %" PRIu64
+		   "; COLD reads/validations on a queue <= ColdWatermark %" PRIu64 ", above %" PRIu64,
+		   w->cn_node, w->index, sw->st.cold_attempts, sw->st.hot_attempts,
+		   sw->st.lock_reqs, sw->st.queued, sw->st.deferred, sw->st.rejected, sw->st.polls,
+		   sw->st.cas_retries, sw->st.cold_q_low, sw->st.cold_q_high);
 	dtxn_rpc_destroy(sw->rpc);
 	dtxn_tso_destroy(sw->tso);
 	rte_free(sw);
@@ -199,7 +201,9 @@ static const struct dtxn_cc_ops scythe_ops = {
 	.check_options = scythe_check_options,
 	.check_cluster = scythe_check_cluster,
 	.variant = scythe_variant,
+	.can_recover = scythe_can_recover,
 	.mn_svc = &scythe_mn_svc_ops,
+	.footprint = scythe_footprint,
 	.weaken = { [DTXN_ISO_SR] = DTXN_DEBUG_SKIP_READ_VALIDATION },
 };
 

@@ -17,11 +17,13 @@
  * - mnsvc.c: the MN-side service: the Lock RPC's batch handler;
  * - lock.c: the CN side of the lock: Lock RPCs, Hangout wait and Poll,
  *   SRTT, release;
+ * - caslock.c: the 1-bit CAS lock instead (cas_lock=1, Fig. 27);
  * - execute.c: execution (COLD reads abort on a lock or a queue; HOT
  *   reads queue in timestamp order), insert bucket locks;
  * - commit.c: locking the write set, validation (COLD), write-back, unlock;
  * - recover.c: CN crash recovery (the dead CN's tickets served from the
  *   MN service's ticket tables, its bucket locks released).
+ * - footprint.c: what a run allocates, for the memory check.
  *
  * The record format, with the CPU-store/NIC-FAA hazard prevented by
  * design (scythe.md §2, [INF]): the paper's lock is one 8-byte word whose
@@ -98,12 +100,24 @@ struct scythe_opts {
 	uint8_t occ_only;    /**< every attempt COLD */
 	uint8_t tocc_only;   /**< every attempt HOT */
 	uint32_t tso_proxies; /**< TSO proxies on MNs 1..N (lib/tso, Scythe §4.5); 0: none */
+	/**
+	 * Fig. 27's baseline: a 1-bit lock taken with one-sided CAS on the
+	 * record's @c lower word (0 -> 1), retried on failure (unfair),
+	 * released with FAA -1, instead of the Takeout Lock (no Lock RPC).
+	 */
+	uint8_t cas_lock;
 };
 
 void scythe_opts_default(struct scythe_opts *o);
 /** Parses @p s over @p o; 0 or -EINVAL with a one-line message in @p err. */
 int scythe_opts_parse(const char *s, struct scythe_opts *o, char *err, size_t errlen);
 int scythe_check_options(const char *opts, char *err, size_t errlen);
+/**
+ * dtxn_cc_ops.can_recover: not with cas_lock=1, whose 1-bit lock word
+ * names no owner and is noted in no ticket table, so a survivor cannot
+ * find the dead CN's locks. Any thread, after scythe's db init.
+ */
+bool scythe_can_recover(const struct dtxn_db *db);
 /** dtxn_cc_ops.check_cluster: tso_proxies below the MN count. */
 int scythe_check_cluster(const char *opts, unsigned n_mn, unsigned n_cn, char *err, size_t errlen);
 const char *scythe_variant(const struct dtxn_db *db);
@@ -230,6 +244,16 @@ void scythe_batch_sort(struct scythe_batch_ent *e, unsigned n);
 
 /** The MN-side service ops (mnsvc.c). */
 extern const struct dtxn_cc_mn_svc_ops scythe_mn_svc_ops;
+/** Bytes of one MN's service state besides its lib/rpc server (mnsvc.c). */
+size_t scythe_mn_svc_size(void);
+
+/**
+ * dtxn_cc_ops.footprint (footprint.c): per worker, Scythe's worker and
+ * coordinator state, TSO client, rpc (with its RECVs for the MNs'
+ * replies) and its share of every MN's lock service.
+ */
+int scythe_footprint(const struct dtxn_db *db, unsigned n_cn, unsigned max_coords,
+		     struct dtxn_footprint *per_cn, struct dtxn_footprint *per_worker);
 
 /* ------------------------------------------------------------------ */
 /* Per db, worker, coordinator, item                                  */
@@ -240,6 +264,9 @@ struct scythe_shared {
 	dtxn_raddr_t tso_counter;
 };
 
+/** A failed CAS lock is retried for at most this long before the txn aborts, ns (cas_lock=1). */
+#define SCYTHE_CAS_WAIT_NS UINT64_C(1000000)
+
 /** Counters of one worker (DEBUG log at its end). */
 struct scythe_wstats {
 	uint64_t hot_attempts;
@@ -249,7 +276,14 @@ struct scythe_wstats {
 	uint64_t deferred;
 	uint64_t polls;
 	uint64_t rejected;
+	uint64_t cas_retries; /**< cas_lock=1: CASes that found the lock taken */
+	/** COLD reads (execute) and validations that found the record's queue 1..ColdWatermark, and above */
+	uint64_t cold_q_low;
+	uint64_t cold_q_high;
 };
+
+/** The queue lengths the MN service saw at Lock time, per mode (DEBUG log): 0..15, 16 = more. */
+#define SCYTHE_QHIST 17
 
 struct scythe_worker {
 	struct dtxn_rpc *rpc;
@@ -298,6 +332,7 @@ struct scythe_item {
 	uint64_t meta[SCYTHE_META_LEN / 8]; /**< validation READ: lower, queued_ts, upper, version */
 	uint64_t bhdr[2];     /**< delete: its bucket's lock and version words */
 	uint64_t bimg;        /**< bucket version written at commit */
+	uint64_t cas_old;     /**< cas_lock=1: the lock word the CAS found */
 };
 
 static inline struct scythe_item *
@@ -348,9 +383,28 @@ bool scythe_holds(const struct dtxn_txn *t, uint32_t i);
  *   taken so far still held (scythe_release() gives them back).
  */
 int scythe_lock_run(struct dtxn_txn *t);
+/** Items asking for a record another item of the txn locks share that lock instead (SCYTHE_LK_ALIAS). */
+void scythe_lk_alias(struct dtxn_txn *t);
+/** @return whether some item of the txn is in lock state @p state (enum scythe_lk). */
+bool scythe_lk_any(const struct dtxn_txn *t, uint8_t state);
+
+/* caslock.c */
+/**
+ * cas_lock=1 (Fig. 27's baseline): takes the 1-bit lock of every item in
+ * state SCYTHE_LK_NEED with one CAS 0 -> 1 on its lower word (and one
+ * READ of its upper and version words behind it on the same QP), all in
+ * one round; retries the CASes that found the lock taken at once (no
+ * queue, no order: unfair) for up to SCYTHE_CAS_WAIT_NS. Coordinator's
+ * coroutine; yields.
+ * @return DTXN_OK, or DTXN_ABORT_LOCK_CONFLICT (still taken after the
+ *   wait) or a fabric reason, with the locks taken so far still held
+ *   (scythe_release() gives them back).
+ */
+int scythe_cas_lock_run(struct dtxn_txn *t);
+
 /**
  * Adds to @p b one unsignaled FAA +1 on upper for every lock the txn
- * holds, and marks them released. Tickets still waiting are not touched
+ * holds (cas_lock=1: FAA -1 on lower), and marks them released. Tickets still waiting are not touched
  * (scythe_release() waits for them).
  */
 void scythe_unlock_held(struct dtxn_txn *t, struct dtxn_batch *b);
