@@ -199,6 +199,9 @@ struct scythe_shared {
 	dtxn_raddr_t tso_counter;
 };
 
+/** Tables the per-table counters tell apart (ids above share the last). */
+#define SCYTHE_STAT_TABLES 16u
+
 /** Counters of one worker (DEBUG log at its end). */
 struct scythe_wstats {
 	uint64_t hot_attempts;
@@ -208,6 +211,15 @@ struct scythe_wstats {
 	uint64_t deferred;
 	uint64_t polls;
 	uint64_t rejected;
+	uint64_t commits_hot;      /**< commits of HOT attempts (the others were COLD) */
+	uint64_t lock_wait_ns;     /**< in scythe_lock_run(): Lock round trips, band waits, Hangouts, Polls */
+	uint64_t release_waits;    /**< aborts that had queued tickets to wait out */
+	uint64_t release_tickets;  /**< queued tickets waited out by aborting txns */
+	uint64_t release_wait_ns;  /**< time aborting txns waited for them */
+	uint64_t free_reads;       /**< HOT reads that took no lock (scythe_free_read()) */
+	uint64_t locks_by_table[SCYTHE_STAT_TABLES];  /**< lock requests by table id (the last: above) */
+	uint64_t queued_by_table[SCYTHE_STAT_TABLES]; /**< queued tickets by table id */
+	uint64_t locked_by_table[SCYTHE_STAT_TABLES]; /**< COLD reads that found a lock or queue, by table */
 };
 
 struct scythe_worker {
@@ -293,6 +305,21 @@ static inline struct scythe_worker *
 scythe_worker_of(const struct dtxn_txn *t)
 {
 	return t->coord->worker->cc_priv;
+}
+
+/**
+ * Whether item @p it is a read that needs no Takeout Lock, even HOT: a
+ * read-only item of a table the workload never updates in place
+ * (DTXN_TABLE_F_NO_UPDATE: TPC-C ITEM, NEW-ORDER, CUSTOMER_NAME,
+ * HISTORY). Its value cannot change; only a delete (which takes the
+ * record's lock) can, so a read of it is validated at commit, as a COLD
+ * read is, instead of queuing in timestamp order behind other readers of
+ * a record nobody writes (doc/guides/scythe.md, "Hot-aware CC").
+ */
+static inline bool
+scythe_free_read(const struct dtxn_item *it)
+{
+	return it->kind == DTXN_ITEM_RO && (it->table->def.flags & DTXN_TABLE_F_NO_UPDATE) != 0;
 }
 
 /* lock.c */
