@@ -5,7 +5,8 @@
  * phase the txn gets its ts"; HOT: only what it did not lock while
  * reading: inserts and deletes), validate (COLD: a read-set record
  * locked, queued or of a newer version aborts, change 4; HOT: no
- * validation), then one round: write back, bump the buckets of inserts
+ * validation, but for the reads that took no lock, scythe_free_read()),
+ * then one round: write back, bump the buckets of inserts
  * and deletes, unlock (one FAA per Takeout Lock, behind the writes on the
  * same QP).
  *
@@ -76,7 +77,7 @@ cm_vwords(const struct dtxn_item *it, enum scythe_mode mode)
 {
 	if (it->kind == DTXN_ITEM_RO && (it->flags & DTXN_ITEM_F_EXISTS) == 0)
 		return dtxn_loc_of(it)->n_bkt; /* absent: its buckets' versions */
-	if (mode != SCYTHE_COLD || it->kind != DTXN_ITEM_RO)
+	if (it->kind != DTXN_ITEM_RO || (mode != SCYTHE_COLD && !scythe_free_read(it)))
 		return 0; /* writes: their version came with their lock (cm_locked_versions) */
 	return SCYTHE_META_LEN / 8; /* lower, queued_ts, upper, version */
 }
@@ -261,6 +262,8 @@ scythe_commit(struct dtxn_txn *t)
 		scythe_release(t);
 		return reason;
 	}
+	if (mode == SCYTHE_HOT)
+		scythe_worker_of(t)->st.commits_hot++;
 	sc->hot_next = 0; /* committed: the next transaction starts COLD again */
 	return DTXN_OK;
 }

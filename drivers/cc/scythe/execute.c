@@ -11,7 +11,9 @@
  * - HOT (TOCC): every read (RO and RW items) queues with Lock(ts, HOT) in
  *   timestamp order and is read under its lock: at a cached address the
  *   lock comes first and one READ after the grant; else the record is
- *   looked up, then locked and read again. No validation follows.
+ *   looked up, then locked and read again. No validation follows, except
+ *   for reads of records never updated in place (scythe_free_read()):
+ *   they are read as COLD reads are and validated at commit.
  * Inserts take their home bucket's lock (CAS, as FORD) before their
  * bucket is read, so that no other insert or delete changes it.
  */
@@ -26,7 +28,7 @@ exe_prepare(struct dtxn_txn *t, uint32_t i)
 	struct dtxn_item *it = &t->items[i];
 	struct scythe_item *si = scythe_item_of(it);
 
-	if (scythe_coord_of(t)->mode == SCYTHE_HOT &&
+	if (scythe_coord_of(t)->mode == SCYTHE_HOT && !scythe_free_read(it) &&
 	    (it->kind == DTXN_ITEM_RO || it->kind == DTXN_ITEM_RW) &&
 	    (it->flags & DTXN_ITEM_F_CACHED) != 0) {
 		si->direct = 1;
@@ -42,13 +44,14 @@ exe_read(struct dtxn_txn *t, uint32_t i)
 	struct scythe_coord *sc = scythe_coord_of(t);
 	const struct scythe_slot *s = scythe_slot_of(it);
 
-	if (sc->mode == SCYTHE_COLD) {
+	if (sc->mode == SCYTHE_COLD || scythe_free_read(it)) {
 		uint16_t q = scythe_queue(s->lower, s->upper);
 
 		if (q != 0) {
 			struct scythe_wstats *st = &scythe_worker_of(t)->st;
 
 			/* locked or queued: abort at once; a long queue: retry HOT */
+			st->locked_by_table[RTE_MIN(it->table->def.id, SCYTHE_STAT_TABLES - 1)]++;
 			if (q > scythe_opts_t(t)->cold_wm) {
 				sc->hot_next = 1;
 				st->cold_q_high++;
@@ -58,6 +61,8 @@ exe_read(struct dtxn_txn *t, uint32_t i)
 			return DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
 		}
 	}
+	if (sc->mode == SCYTHE_HOT)
+		scythe_worker_of(t)->st.free_reads++;
 	it->version = s->version;
 	it->flags = (it->flags | DTXN_ITEM_F_EXISTS) & ~DTXN_ITEM_F_TOMB;
 	scythe_item_of(it)->loc.step = DTXN_LOC_DONE;
@@ -116,7 +121,7 @@ exe_hot_reads(struct dtxn_txn *t, uint32_t first)
 		struct dtxn_item *it = &t->items[i];
 		struct scythe_item *si = scythe_item_of(it);
 
-		if ((it->kind == DTXN_ITEM_RO || it->kind == DTXN_ITEM_RW) &&
+		if ((it->kind == DTXN_ITEM_RO || it->kind == DTXN_ITEM_RW) && !scythe_free_read(it) &&
 		    (si->direct || (it->flags & DTXN_ITEM_F_EXISTS) != 0))
 			si->lk = SCYTHE_LK_NEED;
 	}

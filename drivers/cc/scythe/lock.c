@@ -240,6 +240,8 @@ lk_request(struct dtxn_txn *t, bool *defer)
 		for (unsigned k = 0; k < cnt; k++) {
 			struct scythe_item *si = scythe_item_of(&t->items[lc[c].item[k]]);
 			struct scythe_lock_resp r = { .status = SCYTHE_LK_BAD };
+			unsigned tid = RTE_MIN(t->items[lc[c].item[k]].table->def.id,
+					       SCYTHE_STAT_TABLES - 1);
 			int rc;
 
 			if (calls[c].status == 0 &&
@@ -249,6 +251,9 @@ lk_request(struct dtxn_txn *t, bool *defer)
 				r.status = UINT8_MAX; /* no reply: nothing was taken */
 			rc = r.status == UINT8_MAX ? (si->lk = SCYTHE_LK_NONE, DTXN_ABORT(DTXN_ABORT_FABRIC))
 						   : lk_reply(t, si, &r, defer);
+			sw->st.locks_by_table[tid]++;
+			if (si->lk == SCYTHE_LK_WAIT)
+				sw->st.queued_by_table[tid]++;
 			if (reason == DTXN_OK)
 				reason = rc;
 		}
@@ -313,8 +318,8 @@ lk_poll(struct dtxn_txn *t)
 	return DTXN_OK;
 }
 
-int
-scythe_lock_run(struct dtxn_txn *t)
+static int
+lk_run(struct dtxn_txn *t)
 {
 	const struct scythe_opts *o = scythe_opts_t(t);
 
@@ -339,6 +344,17 @@ scythe_lock_run(struct dtxn_txn *t)
 		if (rc != DTXN_OK)
 			return rc;
 	}
+}
+
+int
+scythe_lock_run(struct dtxn_txn *t)
+{
+	struct scythe_worker *sw = scythe_worker_of(t);
+	uint64_t t0 = dtxn_now_ns();
+	int rc = lk_run(t);
+
+	sw->st.lock_wait_ns += dtxn_now_ns() - t0;
+	return rc;
 }
 
 void
@@ -370,8 +386,20 @@ scythe_unlock_held(struct dtxn_txn *t, struct dtxn_batch *b)
 void
 scythe_release(struct dtxn_txn *t)
 {
+	struct scythe_worker *sw = scythe_worker_of(t);
 	struct dtxn_batch b;
+	uint32_t waiting = 0;
+	uint64_t t0 = dtxn_now_ns();
 
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		const struct scythe_item *si = scythe_item_of(&t->items[i]);
+
+		waiting += si != NULL && si->lk == SCYTHE_LK_WAIT;
+	}
+	if (waiting != 0) {
+		sw->st.release_waits++;
+		sw->st.release_tickets += waiting;
+	}
 	/* queued tickets first become ours, then go back with the others */
 	while (scythe_lk_any(t, SCYTHE_LK_WAIT))
 		if (lk_poll(t) != DTXN_OK) {
@@ -379,6 +407,7 @@ scythe_release(struct dtxn_txn *t)
 				   t->id);
 			break;
 		}
+	sw->st.release_wait_ns += dtxn_now_ns() - t0;
 	dtxn_batch_init(&b, t->coord);
 	scythe_unlock_held(t, &b);
 	dtxn_txn_unlock_held(t, &b);

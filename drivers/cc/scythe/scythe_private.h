@@ -266,6 +266,8 @@ struct scythe_shared {
 
 /** A failed CAS lock is retried for at most this long before the txn aborts, ns (cas_lock=1). */
 #define SCYTHE_CAS_WAIT_NS UINT64_C(1000000)
+/** Tables the per-table counters tell apart (ids above share the last). */
+#define SCYTHE_STAT_TABLES 16u
 
 /** Counters of one worker (DEBUG log at its end). */
 struct scythe_wstats {
@@ -280,6 +282,15 @@ struct scythe_wstats {
 	/** COLD reads (execute) and validations that found the record's queue 1..ColdWatermark, and above */
 	uint64_t cold_q_low;
 	uint64_t cold_q_high;
+	uint64_t commits_hot;      /**< commits of HOT attempts (the others were COLD) */
+	uint64_t lock_wait_ns;     /**< in scythe_lock_run(): Lock round trips, band waits, Hangouts, Polls */
+	uint64_t release_waits;    /**< aborts that had queued tickets to wait out */
+	uint64_t release_tickets;  /**< queued tickets waited out by aborting txns */
+	uint64_t release_wait_ns;  /**< time aborting txns waited for them */
+	uint64_t free_reads;       /**< HOT reads that took no lock (scythe_free_read()) */
+	uint64_t locks_by_table[SCYTHE_STAT_TABLES];  /**< lock requests by table id (the last: above) */
+	uint64_t queued_by_table[SCYTHE_STAT_TABLES]; /**< queued tickets by table id */
+	uint64_t locked_by_table[SCYTHE_STAT_TABLES]; /**< COLD reads that found a lock or queue, by table */
 };
 
 /** The queue lengths the MN service saw at Lock time, per mode (DEBUG log): 0..15, 16 = more. */
@@ -369,6 +380,21 @@ static inline struct scythe_worker *
 scythe_worker_of(const struct dtxn_txn *t)
 {
 	return t->coord->worker->cc_priv;
+}
+
+/**
+ * Whether item @p it is a read that needs no Takeout Lock, even HOT: a
+ * read-only item of a table the workload never updates in place
+ * (DTXN_TABLE_F_NO_UPDATE: TPC-C ITEM, NEW-ORDER, CUSTOMER_NAME,
+ * HISTORY). Its value cannot change; only a delete (which takes the
+ * record's lock) can, so a read of it is validated at commit, as a COLD
+ * read is, instead of queuing in timestamp order behind other readers of
+ * a record nobody writes (doc/guides/scythe.md, "Hot-aware CC").
+ */
+static inline bool
+scythe_free_read(const struct dtxn_item *it)
+{
+	return it->kind == DTXN_ITEM_RO && (it->table->def.flags & DTXN_TABLE_F_NO_UPDATE) != 0;
 }
 
 /* lock.c */
