@@ -42,7 +42,15 @@ motor_db_init(struct dtxn_db *db)
 		return -EINVAL;
 	}
 	if (sh->opts.tso == MOTOR_TSO_CN) {
-		sh->tso_cn = dtxn_tso_cn_create(fc->n_mn, MOTOR_RPC_TS, SOCKET_ID_ANY);
+		struct dtxn_tso_cn_conf tc = {
+			.size = sizeof(tc),
+			.host = fc->n_mn,
+			.rpc_type = MOTOR_RPC_TS,
+			.socket_id = SOCKET_ID_ANY,
+			.cat = &db->cat,
+		};
+
+		sh->tso_cn = dtxn_tso_cn_create(&tc);
 		if (sh->tso_cn == NULL) {
 			rte_free(sh);
 			return -ENOMEM;
@@ -102,7 +110,11 @@ motor_worker_init(struct dtxn_worker *w)
 		goto fail;
 	}
 	if (sh->tso_cn != NULL && fc->n_cn > 1) {
-		struct dtxn_rpc_conf rconf = { .size = sizeof(rconf) };
+		/* its only requests are timestamps: a dead host fails them fast (dtxn_tso.h) */
+		struct dtxn_rpc_conf rconf = {
+			.size = sizeof(rconf),
+			.timeout_ns = DTXN_TSO_CN_RPC_TIMEOUT_NS,
+		};
 
 		mw->rpc = dtxn_rpc_create(w, &rconf);
 		if (mw->rpc == NULL) {
