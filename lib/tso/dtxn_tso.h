@@ -213,11 +213,16 @@ void dtxn_tso_stats_get(const struct dtxn_tso *tso, struct dtxn_tso_stats *st);
  *   from its protocol's recovery: one FAA on the mark gives it a block
  *   that starts above every timestamp the dead host handed out, then one
  *   WRITE names it in the host word (DTXN_STORE_RSVD_TSO_CN_HOST).
- * - **Clients follow.** A request that fails (no reply: the host is dead;
- *   lib/rpc's -ETIMEDOUT or -ENOTCONN) or that a CN that is not the host
- *   refuses makes the client READ the host word and ask the host named
- *   there, every @c retry_ns, for at most @c wait_ns; then the call fails
- *   with -ETIMEDOUT and the transaction in flight aborts.
+ * - **Clients follow.** A request that gets no reply (the host is dead:
+ *   lib/rpc's -ETIMEDOUT, or -ENOTCONN once a recovery declared it down)
+ *   makes the client READ the host word, so that its next request goes
+ *   to the host named there, and fails with -ETIMEDOUT: the transaction
+ *   in flight aborts (it may hold what the dead CN granted, e.g. Lotus's
+ *   locks, that the recovery waits for) and is retried by its benchmark.
+ *   If the word has not moved yet (detection and takeover take a lease),
+ *   the client first waits @c retry_ns, so retried transactions do not
+ *   spin. A CN that is not the host answers with the host it knows, and
+ *   the client asks that one at once.
  *
  * One per process (the protocol's shared state); in a multi-process
  * cluster only the host's process's counter is used.
@@ -226,10 +231,8 @@ struct dtxn_tso_cn;
 
 /** Default timestamps per block of the high-water mark (one FAA each). */
 #define DTXN_TSO_CN_BLOCK_DEFAULT 4096
-/** Default pause between two attempts to find the host, ns. */
+/** Default wait of a request that found no host before it fails, ns. */
 #define DTXN_TSO_CN_RETRY_NS_DEFAULT UINT64_C(1000000)
-/** Default longest time one request looks for a host before it fails, ns. */
-#define DTXN_TSO_CN_WAIT_NS_DEFAULT UINT64_C(1000000000)
 /**
  * lib/rpc timeout (dtxn_rpc_conf.timeout_ns) a protocol whose rpc serves
  * only timestamps gives it (Motor), ns: a request to a dead host fails
@@ -246,8 +249,7 @@ struct dtxn_tso_cn_conf {
 	int socket_id;        /**< NUMA socket of its memory */
 	const struct dtxn_catalog *cat; /**< where the mark and host words are (MN 0's reserved words) */
 	uint32_t block;       /**< timestamps per FAA on the mark, 1..2^32-1; 0: DTXN_TSO_CN_BLOCK_DEFAULT */
-	uint64_t retry_ns;    /**< pause between two looks for the host; 0: default */
-	uint64_t wait_ns;     /**< a request gives up after this long without a host; 0: default */
+	uint64_t retry_ns;    /**< wait of a request that found no host (the word not moved yet); 0: default */
 };
 
 /** Counters of the service (this process's share; any thread, relaxed reads). */
@@ -257,7 +259,7 @@ struct dtxn_tso_cn_stats {
 	uint64_t local;       /**< adds by the host's own coordinators */
 	uint64_t remote;      /**< adds by requests from other CNs */
 	uint64_t raises;      /**< FAAs on the mark posted by this process (blocks reserved) */
-	uint64_t retries;     /**< requests asked again: block used up, not the host, no reply */
+	uint64_t retries;     /**< requests asked again (block used up, not the host) or failed (no reply) */
 	uint64_t takeovers;   /**< dtxn_tso_cn_take_over_lc() calls that made this process's CN the host */
 	uint16_t host;        /**< the host as this process last knew it */
 };
@@ -295,8 +297,9 @@ int dtxn_tso_cn_register(struct dtxn_tso_cn *s, struct dtxn_rpc *rpc);
  * @param n    1..DTXN_TSO_BATCH_MAX.
  * @param old  out: the counter before the add.
  * @return 0; -EINVAL (NULL @p s, @p c or @p old; @p n 0 or too big);
- *   -EIO (no endpoint off the host, or a WR on MN 0 failed); -ENOBUFS
- *   (no WR left); -ETIMEDOUT (no host answered within wait_ns).
+ *   -EIO (no endpoint off the host, a bad reply, or a WR on MN 0
+ *   failed); -ENOBUFS (no WR left); -ETIMEDOUT (the host did not answer:
+ *   the next call asks the host the host word names).
  */
 int dtxn_tso_cn_fetch_add_lc(struct dtxn_tso_cn *s, struct dtxn_coord *c,
 			     struct dtxn_rpc_ep *ep, uint64_t n, uint64_t *old);

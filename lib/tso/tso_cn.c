@@ -52,7 +52,7 @@ struct dtxn_tso_cn {
 	dtxn_raddr_t mark_ra;      /**< MN 0's high-water mark word */
 	dtxn_raddr_t host_ra;      /**< MN 0's host word (node id + 1; 0: the first host) */
 	uint16_t first_host;
-	uint64_t retry_ns, wait_ns;
+	uint64_t retry_ns;
 	struct dtxn_tso_cn_stats st; /**< counters (relaxed atomics); counter, limit, host unused */
 	struct tso_cn_node nodes[DTXN_MAX_NODES];
 };
@@ -80,7 +80,6 @@ dtxn_tso_cn_create(const struct dtxn_tso_cn_conf *conf)
 	s->mark_ra = dtxn_store_rsvd_raddr(conf->cat, 0, DTXN_STORE_RSVD_TSO_CN_MARK);
 	s->host_ra = dtxn_store_rsvd_raddr(conf->cat, 0, DTXN_STORE_RSVD_TSO_CN_HOST);
 	s->retry_ns = conf->retry_ns != 0 ? conf->retry_ns : DTXN_TSO_CN_RETRY_NS_DEFAULT;
-	s->wait_ns = conf->wait_ns != 0 ? conf->wait_ns : DTXN_TSO_CN_WAIT_NS_DEFAULT;
 	for (unsigned i = 0; i < DTXN_MAX_NODES; i++) {
 		s->nodes[i].s = s;
 		s->nodes[i].node = (uint16_t)i;
@@ -236,7 +235,7 @@ dtxn_tso_cn_fetch_add_lc(struct dtxn_tso_cn *s, struct dtxn_coord *c, struct dtx
 			 uint64_t n, uint64_t *old)
 {
 	uint16_t self, host, prev;
-	uint64_t in[2], out[2], from, deadline;
+	uint64_t in[2], out[2], from;
 	int rc;
 
 	if (s == NULL || c == NULL || old == NULL || n == 0 || n > DTXN_TSO_BATCH_MAX)
@@ -244,7 +243,6 @@ dtxn_tso_cn_fetch_add_lc(struct dtxn_tso_cn *s, struct dtxn_coord *c, struct dtx
 	self = c->worker->cn_node;
 	in[0] = n;
 	in[1] = 0;
-	deadline = dtxn_now_ns() + s->wait_ns;
 	for (;;) {
 		host = __atomic_load_n(&s->host, __ATOMIC_ACQUIRE);
 		if (host == self) {
@@ -277,17 +275,23 @@ dtxn_tso_cn_fetch_add_lc(struct dtxn_tso_cn *s, struct dtxn_coord *c, struct dtx
 			__atomic_store_n(&s->host, (uint16_t)out[1], __ATOMIC_RELEASE);
 			continue;
 		}
-		/* no answer (or a CN that knows no better): the host word says who serves */
+		if (rc == 0)
+			return -EIO; /* a CN that knows no better, or a bad reply */
+		/*
+		 * No answer: the host may be dead. Learn who serves now from the
+		 * host word, for the next request, and fail this one: the
+		 * transaction in flight aborts (it may hold what the dead CN
+		 * granted, e.g. Lotus's locks, which its recovery waits for). If
+		 * the service has not moved yet, wait retry_ns first, so that
+		 * the retried transactions do not spin while the recovery runs.
+		 */
 		prev = host;
 		rc = tso_cn_find_host(s, c, &host);
 		if (rc != 0)
 			return rc;
-		if (host == prev) {
-			/* not moved yet: its recovery has not taken it over */
-			if (dtxn_now_ns() >= deadline)
-				return -ETIMEDOUT;
+		if (host == prev)
 			dtxn_co_sleep_until_lc(c->co, dtxn_now_ns() + s->retry_ns);
-		}
+		return -ETIMEDOUT;
 	}
 }
 
