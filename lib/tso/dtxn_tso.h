@@ -272,6 +272,16 @@ struct dtxn_tso_cn_stats {
  */
 struct dtxn_tso_cn *dtxn_tso_cn_create(const struct dtxn_tso_cn_conf *conf);
 
+/**
+ * dtxn_tso_cn_create() with the defaults a protocol uses (Motor's tso=cn,
+ * Lotus's ts=cn): the first host is the first CN of @p db's fabric (node
+ * n_mn), the words on MN 0, memory on any socket. From
+ * dtxn_cc_ops.db_init (the db is attached to its fabric).
+ * @return the service, or NULL with rte_errno: EINVAL (NULL @p db or no
+ *   fabric), or as dtxn_tso_cn_create().
+ */
+struct dtxn_tso_cn *dtxn_tso_cn_create_db(const struct dtxn_db *db, uint8_t rpc_type);
+
 /** Frees the service (no worker uses it any more). NULL is a no-op. */
 void dtxn_tso_cn_destroy(struct dtxn_tso_cn *s);
 

@@ -87,6 +87,25 @@ dtxn_tso_cn_create(const struct dtxn_tso_cn_conf *conf)
 	return s;
 }
 
+struct dtxn_tso_cn *
+dtxn_tso_cn_create_db(const struct dtxn_db *db, uint8_t rpc_type)
+{
+	const struct dtxn_fabric_conf *fc = db != NULL ? dtxn_fabric_conf(db->fabric) : NULL;
+	struct dtxn_tso_cn_conf tc = {
+		.size = sizeof(tc),
+		.rpc_type = rpc_type,
+		.socket_id = SOCKET_ID_ANY,
+	};
+
+	if (fc == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	tc.host = fc->n_mn;
+	tc.cat = &db->cat;
+	return dtxn_tso_cn_create(&tc);
+}
+
 void
 dtxn_tso_cn_destroy(struct dtxn_tso_cn *s)
 {

@@ -82,15 +82,7 @@ lotus_db_init(struct dtxn_db *db)
 	}
 	sh->tso_counter = dtxn_tso_counter_raddr(&db->cat);
 	if (!sh->opts.ts_mn) {
-		struct dtxn_tso_cn_conf tc = {
-			.size = sizeof(tc),
-			.host = sh->n_mn,
-			.rpc_type = LOTUS_RPC_TS,
-			.socket_id = SOCKET_ID_ANY,
-			.cat = &db->cat,
-		};
-
-		sh->tso_cn = dtxn_tso_cn_create(&tc);
+		sh->tso_cn = dtxn_tso_cn_create_db(db, LOTUS_RPC_TS);
 		if (sh->tso_cn == NULL) {
 			rte_free(sh->cn);
 			rte_free(sh->scratch);

@@ -29,7 +29,6 @@ RTE_LOG_REGISTER(dtxn_motor_logtype, dtxn.cc.motor, INFO);
 static int
 motor_db_init(struct dtxn_db *db)
 {
-	const struct dtxn_fabric_conf *fc = dtxn_fabric_conf(db->fabric);
 	struct motor_shared *sh;
 	char err[160];
 
@@ -42,15 +41,7 @@ motor_db_init(struct dtxn_db *db)
 		return -EINVAL;
 	}
 	if (sh->opts.tso == MOTOR_TSO_CN) {
-		struct dtxn_tso_cn_conf tc = {
-			.size = sizeof(tc),
-			.host = fc->n_mn,
-			.rpc_type = MOTOR_RPC_TS,
-			.socket_id = SOCKET_ID_ANY,
-			.cat = &db->cat,
-		};
-
-		sh->tso_cn = dtxn_tso_cn_create(&tc);
+		sh->tso_cn = dtxn_tso_cn_create_db(db, MOTOR_RPC_TS);
 		if (sh->tso_cn == NULL) {
 			rte_free(sh);
 			return -ENOMEM;
