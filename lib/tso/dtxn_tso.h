@@ -250,6 +250,13 @@ struct dtxn_tso_cn_conf {
 	const struct dtxn_catalog *cat; /**< where the mark and host words are (MN 0's reserved words) */
 	uint32_t block;       /**< timestamps per FAA on the mark, 1..2^32-1; 0: DTXN_TSO_CN_BLOCK_DEFAULT */
 	uint64_t retry_ns;    /**< wait of a request that found no host (the word not moved yet); 0: default */
+	/**
+	 * Keep the service recoverable: blocks on the stored high-water mark
+	 * (one FAA each), so that dtxn_tso_cn_take_over_lc() may move it.
+	 * false: no mark, no MN verb at all, and no takeover (a run without
+	 * CN recovery: dtxn_db_conf.cn_recovery).
+	 */
+	bool failover;
 };
 
 /** Counters of the service (this process's share; any thread, relaxed reads). */
@@ -275,8 +282,9 @@ struct dtxn_tso_cn *dtxn_tso_cn_create(const struct dtxn_tso_cn_conf *conf);
 /**
  * dtxn_tso_cn_create() with the defaults a protocol uses (Motor's tso=cn,
  * Lotus's ts=cn): the first host is the first CN of @p db's fabric (node
- * n_mn), the words on MN 0, memory on any socket. From
- * dtxn_cc_ops.db_init (the db is attached to its fabric).
+ * n_mn), the words on MN 0, memory on any socket, failover as
+ * dtxn_db_conf.cn_recovery. From dtxn_cc_ops.db_init (the db is attached
+ * to its fabric).
  * @return the service, or NULL with rte_errno: EINVAL (NULL @p db or no
  *   fabric), or as dtxn_tso_cn_create().
  */
@@ -325,7 +333,9 @@ int dtxn_tso_cn_fetch_add_lc(struct dtxn_tso_cn *s, struct dtxn_coord *c,
  * @param rec  if not NULL, gets a step "tso" (dtxn_recovery_step_begin())
  *   when the service moved.
  * @return 1 if @p c's CN took the service over, 0 if the host was not
- *   @p dead, -EINVAL (NULL @p s or @p c), -EIO or -ENOBUFS (a WR).
+ *   @p dead, -EINVAL (NULL @p s or @p c), -ENOTSUP (a service created
+ *   without failover: its timestamps were never bounded by a stored
+ *   mark), -EIO or -ENOBUFS (a WR).
  */
 int dtxn_tso_cn_take_over_lc(struct dtxn_tso_cn *s, struct dtxn_coord *c, uint16_t dead,
 			     struct dtxn_recovery *rec);

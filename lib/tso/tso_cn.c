@@ -53,6 +53,7 @@ struct dtxn_tso_cn {
 	dtxn_raddr_t host_ra;      /**< MN 0's host word (node id + 1; 0: the first host) */
 	uint16_t first_host;
 	uint64_t retry_ns;
+	bool failover;
 	struct dtxn_tso_cn_stats st; /**< counters (relaxed atomics); counter, limit, host unused */
 	struct tso_cn_node nodes[DTXN_MAX_NODES];
 };
@@ -80,6 +81,9 @@ dtxn_tso_cn_create(const struct dtxn_tso_cn_conf *conf)
 	s->mark_ra = dtxn_store_rsvd_raddr(conf->cat, 0, DTXN_STORE_RSVD_TSO_CN_MARK);
 	s->host_ra = dtxn_store_rsvd_raddr(conf->cat, 0, DTXN_STORE_RSVD_TSO_CN_HOST);
 	s->retry_ns = conf->retry_ns != 0 ? conf->retry_ns : DTXN_TSO_CN_RETRY_NS_DEFAULT;
+	if (!conf->failover)
+		s->limit = UINT64_MAX; /* no mark: the counter is the host's alone */
+	s->failover = conf->failover;
 	for (unsigned i = 0; i < DTXN_MAX_NODES; i++) {
 		s->nodes[i].s = s;
 		s->nodes[i].node = (uint16_t)i;
@@ -103,6 +107,7 @@ dtxn_tso_cn_create_db(const struct dtxn_db *db, uint8_t rpc_type)
 	}
 	tc.host = fc->n_mn;
 	tc.cat = &db->cat;
+	tc.failover = db->conf.cn_recovery != 0;
 	return dtxn_tso_cn_create(&tc);
 }
 
@@ -330,6 +335,8 @@ dtxn_tso_cn_take_over_lc(struct dtxn_tso_cn *s, struct dtxn_coord *c, uint16_t d
 	rc = tso_cn_find_host(s, c, &host);
 	if (rc != 0 || host != dead)
 		return rc;
+	if (!s->failover)
+		return -ENOTSUP;
 	if (rec != NULL)
 		st = dtxn_recovery_step_begin(rec, "tso", "blocks");
 	/* a block above every timestamp the dead host handed out (all <= the stored mark) */

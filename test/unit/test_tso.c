@@ -524,7 +524,7 @@ test_cn_service_cns(void **state)
 	struct dtxn_db_conf dc = {
 		.size = sizeof(dc), .protocol = "motor", .isolation = DTXN_ISO_SR,
 		.n_mn = 2, .n_replicas = 2, .n_coords = CNS_N * CNS_COORDS,
-		.log_bytes = 4096, .addr_cache_entries = 64,
+		.log_bytes = 4096, .addr_cache_entries = 64, .cn_recovery = 1,
 	};
 	struct dtxn_table_def kv = { .id = 0, .name = "kv", .value_size = 8, .max_keys = 16 };
 	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 2,
@@ -706,7 +706,7 @@ test_cn_takeover(void **state)
 		struct dtxn_tso_cn_conf tc = {
 			.size = sizeof(tc), .host = 2, .rpc_type = TO_TYPE,
 			.socket_id = SOCKET_ID_ANY, .cat = &db->cat, .block = TO_BLOCK,
-			.retry_ns = 100000,
+			.retry_ns = 100000, .failover = true,
 		};
 		struct motor_worker *mw;
 
