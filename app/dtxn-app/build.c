@@ -63,6 +63,7 @@ app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coords,
 		.addr_cache_entries = addr_cache,
 		.debug_flags = app_check_debug_flags(c),
 		.cc_options = c->cc_opts,
+		.cn_recovery = app_agents_on(c),
 	};
 	int rc;
 

@@ -84,7 +84,7 @@ struct app_ctl {
 	rte_spinlock_t lock;
 	char version[64];                  /**< dtxn version of the first process */
 	char desc[APP_CTL_DESC_MAX];       /**< the run every process must agree on */
-	uint32_t checker_taken;            /**< 1: a CN runs the invariant check */
+	uint32_t checker_taken;            /**< CN index + 1 of the one that checks the invariants (app_cn_checker()), 0: none yet */
 	struct app_ctl_node mn[DTXN_MAX_NODES];
 	struct app_ctl_node cn[DTXN_MAX_NODES];
 };
@@ -194,6 +194,18 @@ int app_cn_start(const struct app_conf *c, struct app_ctl *ctl);
  * to its slot, marks it DONE and waits until every CN is DONE. */
 void app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench_ctx *const *ctxs,
 		 unsigned n);
+
+/**
+ * Who checks the invariants for the cluster, once every CN is DONE or
+ * gone (after app_cn_done()): the lowest CN whose slot is DONE, i.e. cn0
+ * unless it died before the end, then the lowest survivor. The first
+ * process that finds itself the one claims the control block's
+ * checker_taken, so a CN that stopped waiting for a slow peer
+ * (--connect-timeout) never makes a second checker. Plain loads and one
+ * CAS on the control block. Main lcore.
+ * @return the checker's CN index (0 for cn0), or -1 if no CN is DONE.
+ */
+int app_cn_checker(const struct app_conf *c, struct app_ctl *ctl);
 
 /**
  * The peer CNs that never handed over their counters (killed before

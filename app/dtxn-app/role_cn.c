@@ -14,10 +14,12 @@
  *    gone; a CN killed before (SIGKILL) leaves its coordinators' contexts
  *    in shared memory (app_cn_publish()), which the survivor that
  *    recovers it settles (app_cn_settle_dead()) and cn0 sums;
- * 4. cn0 then checks the benchmark's invariants for the whole cluster:
- *    its own coordinators plus one summary per peer CN (every check reads
- *    only dtxn_bench_ctx.acc[], which sums exactly), over MN memory that
- *    no CN changes any more. The other CNs' reports say so.
+ * 4. the lowest CN that reached DONE (cn0 unless it died: then the lowest
+ *    survivor; app_cn_checker()) then checks the benchmark's invariants
+ *    for the whole cluster: its own coordinators plus one summary per
+ *    peer CN (every check reads only dtxn_bench_ctx.acc[], which sums
+ *    exactly), over MN memory that no CN changes any more. The other
+ *    CNs' reports name it.
  * On --fabric mlx5 (app_role_shared() false) the control block is this
  * process's own: there are no slots of other nodes to wait on. The driver
  * connects to each MN when a worker creates its QP (it waits for the MN's
@@ -128,6 +130,26 @@ peers_named(const struct app_conf *c, struct app_ctl *ctl, int kind, char *names
 		n++;
 	}
 	return n;
+}
+
+int
+app_cn_checker(const struct app_conf *c, struct app_ctl *ctl)
+{
+	uint32_t want = 0;
+
+	for (unsigned j = 0; j < c->cn && want == 0; j++)
+		if (__atomic_load_n(&ctl->cn[j].state, __ATOMIC_ACQUIRE) == APP_NODE_DONE)
+			want = j + 1;
+	if (want == 0)
+		return -1;
+	/* one claim: a CN that timed out waiting for a slower peer cannot make two checkers */
+	if (want == c->node_idx + 1) {
+		uint32_t none = 0;
+
+		(void)__atomic_compare_exchange_n(&ctl->checker_taken, &none, want, false,
+						  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	}
+	return (int)__atomic_load_n(&ctl->checker_taken, __ATOMIC_ACQUIRE) - 1;
 }
 
 unsigned

@@ -404,6 +404,8 @@ int dtxn_catalog_mem(const struct dtxn_catalog *cat, uint16_t mn, struct dtxn_st
 #define DTXN_STORE_RSVD_TSO 1   /**< lib/tso: the timestamp oracle's counter */
 #define DTXN_STORE_RSVD_TSO_MAX 2 /**< lib/tso: a TSO proxy's record of the largest timestamp
 				     *   it handed out (on the proxy's MN; only its CPU writes it) */
+#define DTXN_STORE_RSVD_TSO_CN_MARK 3 /**< lib/tso: the CN timestamp service's high-water mark */
+#define DTXN_STORE_RSVD_TSO_CN_HOST 4 /**< lib/tso: the CN hosting that service (node id + 1; 0: the first CN) */
 #define DTXN_STORE_RSVD_MAX 8   /**< words 1..7 exist */
 
 /**

@@ -203,59 +203,160 @@ void dtxn_tso_stats_get(const struct dtxn_tso *tso, struct dtxn_tso_stats *st);
  * The timestamp service of Motor §5 ("a scalable timestamp service ... in
  * the compute pool to serve for all coordinators"; its artifact: one
  * process-wide atomic on its single CN) and Lotus §5: a 64-bit counter in
- * the memory of the server CN. A coordinator of the server CN takes
- * timestamps with a CPU atomic: no round trip, no MN verb. A coordinator
- * of any other CN sends one lib/rpc request per lib/tso batch (one CN-CN
- * round trip: a SEND each way, no MN verb); the server's handler adds
- * while the request is in flight, so the real-time order of dtxn_tso.h
- * holds across every coordinator of every CN. Plug it into lib/tso with
- * dtxn_tso_conf.fetch_add (a hook that calls dtxn_tso_cn_fetch_add_lc()).
+ * the memory of the host CN. A coordinator of the host takes timestamps
+ * with a CPU atomic: no round trip. A coordinator of any other CN sends
+ * one lib/rpc request per lib/tso batch (one CN-CN round trip: a SEND each
+ * way); the host's handler adds while the request is in flight, so the
+ * real-time order of dtxn_tso.h holds across every coordinator of every
+ * CN. Plug it into lib/tso with dtxn_tso_conf.fetch_add (a hook that calls
+ * dtxn_tso_cn_fetch_add_lc()).
+ *
+ * It survives its host's death (issue 12; doc/guides/tso.md, "When the
+ * host dies"):
+ * - **Blocks.** The host hands out a timestamp only below its limit, and
+ *   the limit only grows to a value already stored in MN memory: the
+ *   high-water mark (reserved word DTXN_STORE_RSVD_TSO_CN_MARK of MN 0),
+ *   raised by one FAA of @c block (dtxn_tso_cn_conf) before any timestamp
+ *   of the new block is handed out. Whoever finds the block used up
+ *   raises it: a coordinator of the host, or a client whose request the
+ *   host answered "used up" (its next request carries the raised mark,
+ *   which the host adopts). So every timestamp ever handed out is at most
+ *   the stored mark: one FAA per block of timestamps, on the word in the
+ *   RNIC's device memory, and no wait on the handler's path.
+ * - **Takeover.** The CN that recovers the dead host (the lowest live CN,
+ *   doc/guides/cluster.md, "Recovery") calls dtxn_tso_cn_take_over_lc()
+ *   from its protocol's recovery: one FAA on the mark gives it a block
+ *   that starts above every timestamp the dead host handed out, then one
+ *   WRITE names it in the host word (DTXN_STORE_RSVD_TSO_CN_HOST).
+ * - **Clients follow.** A request that gets no reply (the host is dead:
+ *   lib/rpc's -ETIMEDOUT, or -ENOTCONN once a recovery declared it down)
+ *   makes the client READ the host word, so that its next request goes
+ *   to the host named there, and fails with -ETIMEDOUT: the transaction
+ *   in flight aborts (it may hold what the dead CN granted, e.g. Lotus's
+ *   locks, that the recovery waits for) and is retried by its benchmark.
+ *   If the word has not moved yet (detection and takeover take a lease),
+ *   the client first waits @c retry_ns, so retried transactions do not
+ *   spin. A CN that is not the host answers with the host it knows, and
+ *   the client asks that one at once.
  *
  * One per process (the protocol's shared state); in a multi-process
- * cluster only the server CN's process's counter is used.
+ * cluster only the host's process's counter is used.
  */
 struct dtxn_tso_cn;
 
+/** Default timestamps per block of the high-water mark (one FAA each). */
+#define DTXN_TSO_CN_BLOCK_DEFAULT 4096
+/** Default wait of a request that found no host before it fails, ns. */
+#define DTXN_TSO_CN_RETRY_NS_DEFAULT UINT64_C(1000000)
 /**
- * Creates the service.
- * @param server_node  node id of the CN that holds the counter (the
- *   fabric's first CN, n_mn, in Motor and Lotus).
- * @param rpc_type     lib/rpc message type of its requests, < DTXN_RPC_TYPES,
- *   not used for anything else on the protocol's rpc.
- * @return the service (counter 0: the first timestamp is 1), or NULL with
- *   rte_errno: EINVAL (rpc_type), ENOMEM.
+ * lib/rpc timeout (dtxn_rpc_conf.timeout_ns) a protocol whose rpc serves
+ * only timestamps gives it (Motor), ns: a request to a dead host fails
+ * after 1 + DTXN_RPC_RETRIES_DEFAULT of them (12 ms), not 120 ms. A
+ * resend costs a gap in the timestamps, never a duplicate.
  */
-struct dtxn_tso_cn *dtxn_tso_cn_create(uint16_t server_node, uint8_t rpc_type, int socket_id);
+#define DTXN_TSO_CN_RPC_TIMEOUT_NS UINT64_C(2000000)
+
+/** Configuration of the service. */
+struct dtxn_tso_cn_conf {
+	size_t size;          /**< sizeof(struct dtxn_tso_cn_conf) */
+	uint16_t host;        /**< node id of the first host (the fabric's first CN, n_mn) */
+	uint8_t rpc_type;     /**< lib/rpc message type of its requests, < DTXN_RPC_TYPES, used for nothing else */
+	int socket_id;        /**< NUMA socket of its memory */
+	const struct dtxn_catalog *cat; /**< where the mark and host words are (MN 0's reserved words) */
+	uint32_t block;       /**< timestamps per FAA on the mark, 1..2^32-1; 0: DTXN_TSO_CN_BLOCK_DEFAULT */
+	uint64_t retry_ns;    /**< wait of a request that found no host (the word not moved yet); 0: default */
+	/**
+	 * Keep the service recoverable: blocks on the stored high-water mark
+	 * (one FAA each), so that dtxn_tso_cn_take_over_lc() may move it.
+	 * false: no mark, no MN verb at all, and no takeover (a run without
+	 * CN recovery: dtxn_db_conf.cn_recovery).
+	 */
+	bool failover;
+};
+
+/** Counters of the service (this process's share; any thread, relaxed reads). */
+struct dtxn_tso_cn_stats {
+	uint64_t counter;     /**< the counter: the last timestamp handed out by this process as host */
+	uint64_t limit;       /**< the highest timestamp it may hand out (a mark stored in MN memory) */
+	uint64_t local;       /**< adds by the host's own coordinators */
+	uint64_t remote;      /**< adds by requests from other CNs */
+	uint64_t raises;      /**< FAAs on the mark posted by this process (blocks reserved) */
+	uint64_t retries;     /**< requests asked again (block used up, not the host) or failed (no reply) */
+	uint64_t takeovers;   /**< dtxn_tso_cn_take_over_lc() calls that made this process's CN the host */
+	uint16_t host;        /**< the host as this process last knew it */
+};
+
+/**
+ * Creates the service. Its counter and limit are 0: the first request
+ * raises the mark, and the first timestamp is 1.
+ * @return the service, or NULL with rte_errno: EINVAL (NULL or short
+ *   @p conf, rpc_type, no catalog or no MN in it), ENOMEM.
+ */
+struct dtxn_tso_cn *dtxn_tso_cn_create(const struct dtxn_tso_cn_conf *conf);
+
+/**
+ * dtxn_tso_cn_create() with the defaults a protocol uses (Motor's tso=cn,
+ * Lotus's ts=cn): the first host is the first CN of @p db's fabric (node
+ * n_mn), the words on MN 0, memory on any socket, failover as
+ * dtxn_db_conf.cn_recovery. From dtxn_cc_ops.db_init (the db is attached
+ * to its fabric).
+ * @return the service, or NULL with rte_errno: EINVAL (NULL @p db or no
+ *   fabric), or as dtxn_tso_cn_create().
+ */
+struct dtxn_tso_cn *dtxn_tso_cn_create_db(const struct dtxn_db *db, uint8_t rpc_type);
 
 /** Frees the service (no worker uses it any more). NULL is a no-op. */
 void dtxn_tso_cn_destroy(struct dtxn_tso_cn *s);
 
 /**
- * Registers the service's request handler on a worker's rpc if that worker
- * belongs to the server CN (it answers requests in its CQ poller, without
- * yielding); on another CN's worker it does nothing. From the protocol's
- * worker_init, after dtxn_rpc_create().
- * @return 0, -EINVAL (NULL argument), or dtxn_rpc_register()'s -EEXIST.
+ * Registers the service's request handler on a worker's rpc, on every CN
+ * (any CN may become the host): it answers in the worker's CQ poller,
+ * without yielding, with timestamps if its CN is the host, else with the
+ * host it knows. From the protocol's worker_init, after dtxn_rpc_create().
+ * @return 0, -EINVAL (NULL argument or a worker that is no CN), or
+ *   dtxn_rpc_register()'s -EEXIST.
  */
 int dtxn_tso_cn_register(struct dtxn_tso_cn *s, struct dtxn_rpc *rpc);
 
 /**
  * Adds @p n to the counter for coordinator @p c and returns its value
- * before the add: a CPU atomic on the server CN; elsewhere one request to
- * the server through @p c's endpoint @p ep, yielding until the reply
- * (from @p c's coroutine). The fetch_add of struct dtxn_tso_conf.
+ * before the add: a CPU atomic when @p c's CN is the host; elsewhere one
+ * request to the host through @p c's endpoint @p ep, yielding until the
+ * reply. When the block is used up it raises the mark first (one FAA,
+ * waited for); when the host does not answer it follows the host word
+ * (above). The fetch_add of struct dtxn_tso_conf; from @p c's coroutine,
+ * with no batch of @p c under construction.
  *
  * @param n    1..DTXN_TSO_BATCH_MAX.
  * @param old  out: the counter before the add.
- * @return 0; -EINVAL (NULL @p s, @p c or @p old; @p n 0); -EIO (no
- *   endpoint off the server CN, or a refused request); -ETIMEDOUT (no
- *   reply after lib/rpc's resends).
+ * @return 0; -EINVAL (NULL @p s, @p c or @p old; @p n 0 or too big);
+ *   -EIO (no endpoint off the host, a bad reply, or a WR on MN 0
+ *   failed); -ENOBUFS (no WR left); -ETIMEDOUT (the host did not answer:
+ *   the next call asks the host the host word names).
  */
-int dtxn_tso_cn_fetch_add_lc(struct dtxn_tso_cn *s, const struct dtxn_coord *c,
+int dtxn_tso_cn_fetch_add_lc(struct dtxn_tso_cn *s, struct dtxn_coord *c,
 			     struct dtxn_rpc_ep *ep, uint64_t n, uint64_t *old);
 
 /**
- * The service's counter and how many adds came from the server CN's own
+ * Dead CN @p dead's recovery, by the recovering coordinator @p c (its
+ * protocol's dtxn_cc_ops.recover, before anything else): if the host word
+ * names @p dead, @p c's CN becomes the host: one FAA on the mark (the new
+ * block starts above every timestamp @p dead handed out), then one WRITE
+ * of the host word. Otherwise it only learns the host. Idempotent (a
+ * second call finds the host moved). Coordinator's coroutine; yields.
+ *
+ * @param rec  if not NULL, gets a step "tso" (dtxn_recovery_step_begin())
+ *   when the service moved.
+ * @return 1 if @p c's CN took the service over, 0 if the host was not
+ *   @p dead, -EINVAL (NULL @p s or @p c), -ENOTSUP (a service created
+ *   without failover: its timestamps were never bounded by a stored
+ *   mark), -EIO or -ENOBUFS (a WR).
+ */
+int dtxn_tso_cn_take_over_lc(struct dtxn_tso_cn *s, struct dtxn_coord *c, uint16_t dead,
+			     struct dtxn_recovery *rec);
+
+/**
+ * The service's counter and how many adds came from the host's own
  * coordinators (@p local) and from other CNs' requests (@p remote). Any
  * out pointer may be NULL. Any thread (relaxed reads).
  */
@@ -397,6 +498,8 @@ dtxn_raddr_t dtxn_tso_proxy_record_raddr(const struct dtxn_catalog *cat, uint16_
  */
 int dtxn_tso_proxy_fetch_add_lc(struct dtxn_rpc_ep *ep, uint16_t mn, uint8_t rpc_type, uint64_t n,
 				uint64_t *old);
+/** Copies every counter of the service into @p st (NULL arguments: no-op). Any thread. */
+void dtxn_tso_cn_stats_get(const struct dtxn_tso_cn *s, struct dtxn_tso_cn_stats *st);
 
 #ifdef __cplusplus
 }

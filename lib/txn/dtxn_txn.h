@@ -147,6 +147,14 @@ struct dtxn_db_conf {
 	 * string must outlive the db. A protocol without options refuses any.
 	 */
 	const char *cc_options;
+	/**
+	 * CN failures are detected and recovered in this run (leases:
+	 * doc/guides/cluster.md, "Recovery"): services a CN hosts for the
+	 * others keep in MN memory what a takeover needs (lib/tso's CN
+	 * timestamp service: one FAA per block of timestamps). 0: they keep
+	 * nothing there, and a dead host's service cannot move.
+	 */
+	uint8_t cn_recovery;
 };
 
 /**

@@ -537,7 +537,7 @@ test_cn_service_cns(void **state)
 	struct dtxn_db_conf dc = {
 		.size = sizeof(dc), .protocol = "motor", .isolation = DTXN_ISO_SR,
 		.n_mn = 2, .n_replicas = 2, .n_coords = CNS_N * CNS_COORDS,
-		.log_bytes = 4096, .addr_cache_entries = 64,
+		.log_bytes = 4096, .addr_cache_entries = 64, .cn_recovery = 1,
 	};
 	struct dtxn_table_def kv = { .id = 0, .name = "kv", .value_size = 8, .max_keys = 16 };
 	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 2,
@@ -549,6 +549,7 @@ test_cn_service_cns(void **state)
 	struct dtxn_fabric *f;
 	struct dtxn_db *db;
 	uint64_t local = 0, remote = 0, counter = 0, mn_atomics = 0;
+	struct dtxn_tso_cn_stats st;
 	unsigned i, j, a, b, idle = 0;
 
 	(void)state;
@@ -584,13 +585,17 @@ test_cn_service_cns(void **state)
 				assert_true(x->ts < y->ts);
 		}
 	}
-	/* the first CN added locally, the others by message; no MN verb */
+	/* the first CN added locally, the others by message; the only MN
+	 * verbs are the FAAs that reserve blocks on the high-water mark */
 	sh = db->cc_shared;
 	assert_non_null(sh->tso_cn);
 	dtxn_tso_cn_stats(sh->tso_cn, &counter, &local, &remote);
+	dtxn_tso_cn_stats_get(sh->tso_cn, &st);
 	assert_true(local > 0);
 	assert_true(remote > 0);
 	assert_true(counter >= CNS_N * CNS_COORDS * CNS_PER);
+	assert_true(st.limit >= counter);
+	assert_true(st.raises >= 1);
 	for (i = 0; i < CNS_N; i++) {
 		struct dtxn_fabric_counters per[DTXN_MAX_NODES];
 
@@ -598,7 +603,7 @@ test_cn_service_cns(void **state)
 		for (j = 0; j < 2; j++)
 			mn_atomics += per[j].ops[DTXN_WR_FAA] + per[j].ops[DTXN_WR_CAS];
 	}
-	assert_int_equal(mn_atomics, 0);
+	assert_int_equal(mn_atomics, st.raises);
 	for (i = 0; i < CNS_N; i++)
 		dtxn_worker_destroy(w[i]);
 	dtxn_db_destroy(db);
@@ -811,6 +816,172 @@ test_proxies(void **state)
 	dtxn_fabric_close(f);
 }
 
+/* ------------------------------------------------------------------ */
+/* The CN service survives its host (dtxn_tso_cn_take_over_lc())      */
+/* ------------------------------------------------------------------ */
+
+#define TO_PER 20
+#define TO_TYPE 9     /* a message type Motor does not use */
+#define TO_BLOCK 8    /* small: many blocks, many raises, every path */
+
+/* One service per CN, as one per process in a cluster of processes. */
+struct to_run {
+	struct dtxn_tso_cn *svc[CNS_N];
+	unsigned phase;            /* 1: every CN; 2: the host (CN 0) is dead */
+	uint64_t lo[2][CNS_N * (CNS_COORDS + 1) * TO_PER];
+	uint64_t hi[2][CNS_N * (CNS_COORDS + 1) * TO_PER];
+	unsigned n[2], done[2], timeouts;
+	int took, took_again, err;
+};
+
+static struct to_run g_to;
+
+/* Takes TO_PER ranges of 1..3 timestamps in phase @p ph, from @p c's CN's service. */
+static void
+to_take(struct dtxn_coord *c, unsigned ph)
+{
+	struct to_run *r = &g_to;
+	struct dtxn_tso_cn *s = r->svc[c->worker->cn_node - 2];
+	struct motor_coord *mc = c->cc_priv;
+
+	for (unsigned k = 0; k < TO_PER; k++) {
+		uint64_t n = 1 + (dtxn_coord_gid(c) + k) % 3, old = 0;
+		int rc = dtxn_tso_cn_fetch_add_lc(s, c, mc->ep, n, &old);
+
+		if (rc == -ETIMEDOUT && ph == 2) {
+			r->timeouts++; /* the dead host did not answer: ask again, as an aborted txn would */
+			k--;
+			continue;
+		}
+		if (rc != 0) {
+			r->err = rc;
+			break;
+		}
+		r->lo[ph - 1][r->n[ph - 1]] = old + 1;
+		r->hi[ph - 1][r->n[ph - 1]++] = old + n;
+		dtxn_co_yield_lc(dtxn_coord_co(c));
+	}
+	r->done[ph - 1]++;
+}
+
+static void
+co_to(struct dtxn_coord *c, void *arg)
+{
+	struct to_run *r = &g_to;
+	uint32_t gid = dtxn_coord_gid(c);
+
+	RTE_SET_USED(arg);
+	if (gid % (CNS_COORDS + 1) == CNS_COORDS) {
+		/* the recovering coordinator of CN 1 (the lowest survivor) */
+		if (c->worker->cn_node != 3)
+			return;
+		while (r->phase < 2)
+			dtxn_co_yield_lc(dtxn_coord_co(c));
+		r->took = dtxn_tso_cn_take_over_lc(r->svc[1], c, 2, NULL);
+		r->took_again = dtxn_tso_cn_take_over_lc(r->svc[1], c, 2, NULL);
+		return;
+	}
+	to_take(c, 1);
+	if (c->worker->cn_node == 2)
+		return; /* the host: dies after phase 1 */
+	while (r->phase < 2)
+		dtxn_co_yield_lc(dtxn_coord_co(c));
+	to_take(c, 2);
+}
+
+/* Every range of @p lo/@p hi (@p n of them) is disjoint from every other. */
+static void
+to_disjoint(const uint64_t *lo, const uint64_t *hi, unsigned n)
+{
+	for (unsigned a = 0; a < n; a++)
+		for (unsigned b = a + 1; b < n; b++)
+			assert_true(hi[a] < lo[b] || hi[b] < lo[a]);
+}
+
+static void
+test_cn_takeover(void **state)
+{
+	struct dtxn_db_conf dc = {
+		.size = sizeof(dc), .protocol = "motor", .isolation = DTXN_ISO_SR,
+		.n_mn = 2, .n_replicas = 2, .n_coords = CNS_N * (CNS_COORDS + 1),
+		.log_bytes = 4096, .addr_cache_entries = 64,
+	};
+	struct dtxn_table_def kv = { .id = 0, .name = "kv", .value_size = 8, .max_keys = 16 };
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 2,
+				       .n_cn = CNS_N, .socket_id = SOCKET_ID_ANY,
+				       .name = "uttsoto" };
+	struct to_run *r = &g_to;
+	struct dtxn_tso_cn_stats st[CNS_N];
+	struct dtxn_worker *w[CNS_N];
+	struct dtxn_fabric *f;
+	struct dtxn_db *db;
+	uint64_t max1 = 0, min2 = UINT64_MAX;
+	unsigned i, idle;
+
+	(void)state;
+	memset(r, 0, sizeof(*r));
+	ut_db_up(&dc, &kv, &fc, &db, &f);
+	for (i = 0; i < CNS_N; i++) {
+		struct dtxn_tso_cn_conf tc = {
+			.size = sizeof(tc), .host = 2, .rpc_type = TO_TYPE,
+			.socket_id = SOCKET_ID_ANY, .cat = &db->cat, .block = TO_BLOCK,
+			.retry_ns = 100000, .failover = true,
+		};
+		struct motor_worker *mw;
+
+		w[i] = dtxn_worker_create(db, (uint16_t)(2 + i), 0, CNS_COORDS + 1, SOCKET_ID_ANY);
+		assert_non_null(w[i]);
+		r->svc[i] = dtxn_tso_cn_create(&tc);
+		assert_non_null(r->svc[i]);
+		mw = w[i]->cc_priv;
+		assert_int_equal(dtxn_tso_cn_register(r->svc[i], mw->rpc), 0);
+	}
+	for (i = 0; i < CNS_N * (CNS_COORDS + 1); i++)
+		assert_non_null(dtxn_coord_create(w[i / (CNS_COORDS + 1)], i, co_to, NULL));
+	/* phase 1: CN 0 hosts; its coordinators add locally, the others ask */
+	r->phase = 1;
+	for (idle = 0; r->done[0] < CNS_N * CNS_COORDS && idle < 1000000; idle++)
+		for (i = 0; i < CNS_N; i++)
+			(void)dtxn_sched_step_lc(dtxn_worker_sched(w[i]));
+	assert_int_equal(r->done[0], CNS_N * CNS_COORDS);
+	assert_int_equal(r->err, 0);
+	/* phase 2: CN 0 is never stepped again (dead); CN 1 takes over, CN 2 follows */
+	r->phase = 2;
+	for (idle = 0; r->done[1] < (CNS_N - 1) * CNS_COORDS && idle < 50000000; idle++)
+		for (i = 1; i < CNS_N; i++)
+			(void)dtxn_sched_step_lc(dtxn_worker_sched(w[i]));
+	assert_int_equal(r->err, 0);
+	assert_int_equal(r->done[1], (CNS_N - 1) * CNS_COORDS);
+	assert_int_equal(r->took, 1);
+	assert_int_equal(r->took_again, 0);
+	/* unique within each phase and across; every new one above every old one */
+	to_disjoint(r->lo[0], r->hi[0], r->n[0]);
+	to_disjoint(r->lo[1], r->hi[1], r->n[1]);
+	for (i = 0; i < r->n[0]; i++)
+		max1 = RTE_MAX(max1, r->hi[0][i]);
+	for (i = 0; i < r->n[1]; i++)
+		min2 = RTE_MIN(min2, r->lo[1][i]);
+	assert_true(min2 > max1);
+	for (i = 0; i < CNS_N; i++)
+		dtxn_tso_cn_stats_get(r->svc[i], &st[i]);
+	/* blocks of 8: CN 0 hosted phase 1 within what was stored */
+	assert_true(st[0].counter <= st[0].limit);
+	assert_true(st[0].raises + st[1].raises + st[2].raises >= max1 / TO_BLOCK);
+	assert_int_equal(st[1].takeovers, 1);
+	assert_int_equal(st[1].host, 3);
+	assert_int_equal(st[2].host, 3);       /* followed the host word */
+	assert_true(st[2].retries > 0);
+	assert_true(r->timeouts > 0);          /* requests to the dead host failed, then went to CN 1 */
+	assert_true(st[1].remote > 0);         /* CN 2's requests, served by CN 1 */
+	assert_true(st[1].counter <= st[1].limit);
+	for (i = 0; i < CNS_N; i++) {
+		dtxn_worker_destroy(w[i]);
+		dtxn_tso_cn_destroy(r->svc[i]);
+	}
+	dtxn_db_destroy(db);
+	dtxn_fabric_close(f);
+}
+
 int
 main(void)
 {
@@ -826,6 +997,7 @@ main(void)
 		cmocka_unit_test(test_device_memory_unit),
 		cmocka_unit_test(test_cn_service_cns),
 		cmocka_unit_test(test_proxies),
+		cmocka_unit_test(test_cn_takeover),
 	};
 	int rc;
 

@@ -82,7 +82,7 @@ lotus_db_init(struct dtxn_db *db)
 	}
 	sh->tso_counter = dtxn_tso_counter_raddr(&db->cat);
 	if (!sh->opts.ts_mn) {
-		sh->tso_cn = dtxn_tso_cn_create(sh->n_mn, LOTUS_RPC_TS, SOCKET_ID_ANY);
+		sh->tso_cn = dtxn_tso_cn_create_db(db, LOTUS_RPC_TS);
 		if (sh->tso_cn == NULL) {
 			rte_free(sh->cn);
 			rte_free(sh->scratch);

@@ -355,6 +355,10 @@ lotus_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 	struct dtxn_recovery_step *st;
 	int rc;
 
+	/* first the timestamp service, if the dead CN hosted it (lib/tso) */
+	rc = sh->tso_cn != NULL ? dtxn_tso_cn_take_over_lc(sh->tso_cn, c, rec->dead_cn, rec) : 0;
+	if (rc < 0)
+		return rc;
 	st = dtxn_recovery_step_begin(rec, "fence", "shards");
 	if (!lotus_cn_dead(sh, dead_idx))
 		recover_fence(sh, rec->dead_mask | (UINT64_C(1) << rec->dead_cn));

@@ -29,7 +29,6 @@ RTE_LOG_REGISTER(dtxn_motor_logtype, dtxn.cc.motor, INFO);
 static int
 motor_db_init(struct dtxn_db *db)
 {
-	const struct dtxn_fabric_conf *fc = dtxn_fabric_conf(db->fabric);
 	struct motor_shared *sh;
 	char err[160];
 
@@ -42,7 +41,7 @@ motor_db_init(struct dtxn_db *db)
 		return -EINVAL;
 	}
 	if (sh->opts.tso == MOTOR_TSO_CN) {
-		sh->tso_cn = dtxn_tso_cn_create(fc->n_mn, MOTOR_RPC_TS, SOCKET_ID_ANY);
+		sh->tso_cn = dtxn_tso_cn_create_db(db, MOTOR_RPC_TS);
 		if (sh->tso_cn == NULL) {
 			rte_free(sh);
 			return -ENOMEM;
@@ -102,7 +101,11 @@ motor_worker_init(struct dtxn_worker *w)
 		goto fail;
 	}
 	if (sh->tso_cn != NULL && fc->n_cn > 1) {
-		struct dtxn_rpc_conf rconf = { .size = sizeof(rconf) };
+		/* its only requests are timestamps: a dead host fails them fast (dtxn_tso.h) */
+		struct dtxn_rpc_conf rconf = {
+			.size = sizeof(rconf),
+			.timeout_ns = DTXN_TSO_CN_RPC_TIMEOUT_NS,
+		};
 
 		mw->rpc = dtxn_rpc_create(w, &rconf);
 		if (mw->rpc == NULL) {

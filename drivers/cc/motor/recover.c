@@ -254,6 +254,10 @@ motor_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 	uint64_t *newest;
 	int rc;
 
+	/* first the timestamp service, if the dead CN hosted it (tso=cn; lib/tso) */
+	rc = sh->tso_cn != NULL ? dtxn_tso_cn_take_over_lc(sh->tso_cn, c, rec->dead_cn, rec) : 0;
+	if (rc < 0)
+		return rc;
 	if (sh->opts.oplog == MOTOR_OPLOG_MN)
 		return recover_oplog(c, rec);
 	newest = rte_zmalloc("dtxn_recover", sizeof(*newest) * RTE_MAX(rec->n_gids, 1u), 8);
