@@ -147,6 +147,13 @@ struct dtxn_db_conf {
 	 * string must outlive the db. A protocol without options refuses any.
 	 */
 	const char *cc_options;
+	/**
+	 * Aux areas (Motor's and Lotus's value regions, doc/guides/store.md
+	 * "Aux areas") a coordinator takes from a table's aux heap with one
+	 * FAA, 1..DTXN_AUX_CHUNK_MAX; 0: DTXN_AUX_CHUNK_DEFAULT. Each heap
+	 * holds max_keys areas plus one chunk per coordinator.
+	 */
+	uint32_t aux_chunk;
 };
 
 /**
