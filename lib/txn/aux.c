@@ -3,13 +3,16 @@
  * Aux areas for inserts (doc/guides/store.md, "Aux areas"): each
  * coordinator takes areas of a table's aux heap a chunk at a time (one
  * FAA of cat->aux_chunk on the heap's bump word on the primary,
- * DTXN_LOC_INS_AUX in locate.c) and hands them to its inserts into
- * slots that have none. A slot keeps its area for good (deletes and
+ * DTXN_LOC_INS_AUX in locate.c), or (dtxn_loc_ops.aux_share, no MN
+ * atomic) takes a fixed share of the insert room once, and hands them to
+ * its inserts into slots that have none. A slot keeps its area for good (deletes and
  * re-inserts reuse it), so nothing is ever freed to the MN; an aborted
  * txn gives the areas its inserts took back to the coordinator (their
  * slots were never written: Motor and Lotus write an insert's slot only
  * in their commit round, which does not abort once posted).
  */
+#include <rte_common.h>
+
 #include "txn_private.h"
 
 /* Pushes area @p n onto @p h's free list; false if the list is full. */
@@ -51,6 +54,18 @@ txn_aux_refill(struct txn_coord *tc, const struct dtxn_table *t, uint32_t first,
 	for (; first != end; first++)
 		if (!aux_push(h, first))
 			h->lost++;
+}
+
+void
+txn_aux_share(const struct dtxn_coord *c, const struct dtxn_table *t, uint64_t loaded,
+	      uint32_t *first, uint32_t *end)
+{
+	uint32_t n = RTE_MAX(c->worker->db->cat.n_logs, 1u);
+	uint64_t room = loaded < t->aux_areas ? t->aux_areas - loaded : 0, per = room / n;
+	uint64_t at = loaded + 1 + (uint64_t)(c->gid % n) * per;
+
+	*first = (uint32_t)at;
+	*end = (uint32_t)(at + per);
 }
 
 void

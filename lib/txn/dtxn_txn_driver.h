@@ -887,7 +887,7 @@ enum dtxn_loc_step {
 	DTXN_LOC_LOCK,      /**< {CAS record lock 0 -> txn id, READ slot} + dtxn_loc_ops.lock_issue */
 	DTXN_LOC_INS,       /**< insert: {CAS home bucket lock (unless shared), READ home bucket} */
 	DTXN_LOC_INS_PROBE, /**< insert: READ overflow bucket @c probe (is the key there?) */
-	DTXN_LOC_INS_AUX,   /**< insert: FAA the aux heap's bump word (a chunk of areas) */
+	DTXN_LOC_INS_AUX,   /**< insert: FAA the aux heap's bump word (a chunk of areas), or READ it (aux_share) */
 	DTXN_LOC_DONE,      /**< nothing more to read or lock */
 	DTXN_LOC_PROTO,     /**< the first protocol-defined step */
 };
@@ -920,7 +920,7 @@ struct dtxn_loc {
 	uint32_t rsvd2;
 	uint64_t lock_old;   /**< CAS result of the record lock (DTXN_LOC_CAS_UNSET before) */
 	uint64_t block_old;  /**< CAS result of the bucket lock (DTXN_LOC_CAS_UNSET before) */
-	uint64_t aux_old;    /**< FAA result of DTXN_LOC_INS_AUX: areas handed out before */
+	uint64_t aux_old;    /**< DTXN_LOC_INS_AUX's FAA result or READ: areas handed out before */
 	dtxn_raddr_t braddr[DTXN_STORE_MAX_PROBE]; /**< primary address of each bucket read, by probe */
 	uint64_t bver[DTXN_STORE_MAX_PROBE];       /**< their header versions, as read */
 };
@@ -957,6 +957,15 @@ struct dtxn_loc_ops {
 	 * dtxn_loc's own_block is the protocol's.
 	 */
 	bool cn_locks;
+	/**
+	 * Aux areas for inserts (doc/guides/store.md, "Aux areas") come from
+	 * a fixed share of each table's heap per coordinator: the insert room
+	 * (areas past the loaded rows, learnt by one READ of the heap's bump
+	 * word) split evenly between the cluster's coordinators, so that no
+	 * MN atomic is needed (Lotus). false: chunks taken by a FAA on the
+	 * bump word (Motor). One mode per run.
+	 */
+	bool aux_share;
 	/**
 	 * Optional: whether RW item @p i, just found through its bucket chain
 	 * (no cached address), is left unlocked: its slot copy goes to

@@ -339,8 +339,12 @@ loc_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 		dtxn_batch_read(b, it->bucket_raddr, it->bucket, tab->bucket_size, true);
 		break;
 	case DTXN_LOC_INS_AUX:
-		dtxn_batch_faa(b, dtxn_store_aux_bump_raddr(tab), &l->aux_old,
-			       t->coord->worker->db->cat.aux_chunk, true);
+		if (ops->aux_share) /* no MN atomic: where the load stopped */
+			dtxn_batch_read(b, dtxn_store_aux_bump_raddr(tab), &l->aux_old,
+					sizeof(l->aux_old), true);
+		else
+			dtxn_batch_faa(b, dtxn_store_aux_bump_raddr(tab), &l->aux_old,
+				       t->coord->worker->db->cat.aux_chunk, true);
 		break;
 	case DTXN_LOC_DONE:
 		return DTXN_OK;
@@ -494,6 +498,15 @@ loc_ins_slot(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 	return ops->ins_slot(t, i, dtxn_store_bucket_slot(tab, it->bucket, (unsigned)l->slot_idx));
 }
 
+/* Insert: no aux area left for it. */
+static int
+loc_aux_full(const struct dtxn_item *it)
+{
+	TXN_LOG(DEBUG, "table %s: aux heap full (%" PRIu64 " areas): insert aborts",
+		it->table->def.name, it->table->aux_areas);
+	return DTXN_ABORT(DTXN_ABORT_INDEX_FULL);
+}
+
 /* Insert: home bucket (probe 0) or an overflow bucket: the key must be in none. */
 static int
 loc_on_insert(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
@@ -528,6 +541,9 @@ loc_on_insert(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 	if (it->table->aux_size != 0 && it->aux == 0) {
 		/* a slot never used: a new area, from the coordinator's chunk */
 		if (!txn_aux_take(txn_coord_of(t->coord), it->table, &it->aux)) {
+			if (ops->aux_share &&
+			    txn_coord_of(t->coord)->aux[it->table->def.id].shared)
+				return loc_aux_full(it); /* the share is used up */
 			l->step = DTXN_LOC_INS_AUX; /* used up: FAA another */
 			return DTXN_OK;
 		}
@@ -536,23 +552,28 @@ loc_on_insert(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 	return DTXN_OK;
 }
 
-/* Insert: the FAA of a chunk of aux areas came back; the insert takes the first. */
+/* Insert: the FAA of a chunk of aux areas (or the READ of the bump word,
+ * aux_share) came back; the insert takes the first area. */
 static int
-loc_on_aux(struct dtxn_txn *t, uint32_t i)
+loc_on_aux(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 {
 	struct dtxn_item *it = &t->items[i];
 	struct dtxn_loc *l = dtxn_loc_of(it);
+	struct txn_coord *tc = txn_coord_of(t->coord);
 	uint32_t first, end;
 
-	if (dtxn_store_aux_chunk(it->table, l->aux_old, t->coord->worker->db->cat.aux_chunk,
-				 &first, &end) != 0) {
-		TXN_LOG(DEBUG, "table %s: aux heap full (%" PRIu64 " areas): insert aborts",
-			it->table->def.name, it->table->aux_areas);
-		return DTXN_ABORT(DTXN_ABORT_INDEX_FULL);
+	if (ops->aux_share) {
+		txn_aux_share(t->coord, it->table, l->aux_old, &first, &end);
+		tc->aux[it->table->def.id].shared = true;
+		if (first == end)
+			return loc_aux_full(it);
+	} else if (dtxn_store_aux_chunk(it->table, l->aux_old, t->coord->worker->db->cat.aux_chunk,
+					&first, &end) != 0) {
+		return loc_aux_full(it);
 	}
 	it->aux = first;
 	it->flags |= DTXN_ITEM_F_AUX_NEW;
-	txn_aux_refill(txn_coord_of(t->coord), it->table, first + 1, end);
+	txn_aux_refill(tc, it->table, first + 1, end);
 	l->step = DTXN_LOC_DONE;
 	return DTXN_OK;
 }
@@ -584,7 +605,7 @@ loc_complete(struct dtxn_txn *t, uint32_t i)
 	case DTXN_LOC_INS_PROBE:
 		return loc_on_insert(t, i, ops);
 	case DTXN_LOC_INS_AUX:
-		return loc_on_aux(t, i);
+		return loc_on_aux(t, i, ops);
 	case DTXN_LOC_DONE:
 		return DTXN_OK;
 	default:

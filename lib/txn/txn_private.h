@@ -69,6 +69,7 @@ struct txn_aux_heap {
 	uint32_t end;
 	uint32_t n_free;
 	uint32_t lost;               /**< areas dropped (free list full): never used */
+	bool shared;                 /**< dtxn_loc_ops.aux_share: the share was taken */
 	uint32_t free[TXN_AUX_FREE];
 };
 
@@ -121,6 +122,14 @@ bool txn_aux_take(struct txn_coord *tc, const struct dtxn_table *t, uint32_t *au
 /** aux.c: areas [first, end) of a chunk just taken become the coordinator's. */
 void txn_aux_refill(struct txn_coord *tc, const struct dtxn_table *t, uint32_t first,
 		    uint32_t end);
+
+/**
+ * aux.c: the coordinator's fixed share of @p t's insert room
+ * (dtxn_loc_ops.aux_share), from the bump word @p loaded (the areas the
+ * load took): areas [*first, *end), possibly empty.
+ */
+void txn_aux_share(const struct dtxn_coord *c, const struct dtxn_table *t, uint64_t loaded,
+		   uint32_t *first, uint32_t *end);
 
 /** aux.c: area @p aux of @p t goes back to the coordinator (an insert did not use it). */
 void txn_aux_put(struct txn_coord *tc, const struct dtxn_table *t, uint32_t aux);

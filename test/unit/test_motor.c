@@ -1615,7 +1615,7 @@ static void
 test_aux_heap(void **state)
 {
 	(void)state;
-	ut_aux_heap_run("motor", "utmotaux", &g_worker_seq);
+	ut_aux_heap_run("motor", "utmotaux", &g_worker_seq, 16); /* 4 loaded + 3 FAAs of 4 */
 }
 
 int

@@ -244,6 +244,7 @@ exe_prepare(struct dtxn_txn *t, uint32_t i)
 static const struct dtxn_loc_ops exe_loc_cn = {
 	.item_size = sizeof(struct lotus_item),
 	.cn_locks = true,
+	.aux_share = true, /* no MN atomic, for inserts' value areas either */
 	.prepare = exe_prepare,
 	.prelude = exe_prelude,
 	.read = exe_on_cvt,
