@@ -562,6 +562,14 @@ loc_on_aux(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 	struct txn_coord *tc = txn_coord_of(t->coord);
 	uint32_t first, end;
 
+	if (ops->aux_share && tc->aux[it->table->def.id].shared) {
+		/* another insert of the round took the share first: take from it */
+		if (!txn_aux_take(tc, it->table, &it->aux))
+			return loc_aux_full(it);
+		it->flags |= DTXN_ITEM_F_AUX_NEW;
+		l->step = DTXN_LOC_DONE;
+		return DTXN_OK;
+	}
 	if (ops->aux_share) {
 		txn_aux_share(t->coord, it->table, l->aux_old, &first, &end);
 		tc->aux[it->table->def.id].shared = true;

@@ -22,6 +22,7 @@
 #include <rte_lcore.h>
 
 #include "dtxn_txn.h"
+#include "dtxn_txn_driver.h"
 
 /**
  * A db with one table @p d, laid out, on a fresh fabric (@p fc, its region
@@ -134,24 +135,37 @@ ut_txn_add_u64(struct dtxn_coord *c, uint32_t tid, uint64_t key, uint64_t delta,
 
 /** What ut_aux_heap_run()'s coordinator saw. */
 struct ut_aux_ctx {
-	int rc_first;        /* insert of key 100 */
+	int rc_first;        /* insert of keys 100 and 200, one txn */
+	uint32_t rolled;     /* the area the rolled-back insert of 101 had */
 	int rc_again;        /* insert of key 101 after an aborted one */
 	unsigned n_more;     /* inserts 102.. that committed */
 	int rc_full;         /* the first that did not */
 };
 
-/** One txn inserting @p key with value @p v; aborted by the app if @p roll_back. */
+/*
+ * One txn inserting @p key with value @p v, and @p key2 (0: none) with
+ * value @p key2 x 10 (two inserts that need an area in the same round);
+ * rolled back by the app if @p rolled is not NULL, which gets the area
+ * the insert of @p key had.
+ */
 static inline int
-ut_aux_insert(struct dtxn_coord *c, uint64_t key, uint64_t v, bool roll_back)
+ut_aux_insert(struct dtxn_coord *c, uint64_t key, uint64_t v, uint64_t key2, uint32_t *rolled)
 {
 	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
-	struct dtxn_item *it = dtxn_txn_insert(t, 0, key);
-	int rc = dtxn_txn_execute(t);
+	struct dtxn_item *it = dtxn_txn_insert(t, 0, key), *it2 = NULL;
+	uint64_t v2 = key2 * 10;
+	int rc;
 
+	if (key2 != 0)
+		it2 = dtxn_txn_insert(t, 0, key2);
+	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
 		return rc;
 	memcpy(dtxn_item_value(it), &v, sizeof(v));
-	if (roll_back) {
+	if (it2 != NULL)
+		memcpy(dtxn_item_value(it2), &v2, sizeof(v2));
+	if (rolled != NULL) {
+		*rolled = it->aux;
 		dtxn_txn_abort(t, DTXN_ABORT_APP);
 		return DTXN_ABORT(DTXN_ABORT_APP);
 	}
@@ -164,10 +178,10 @@ ut_aux_co(struct dtxn_coord *c, void *arg)
 	struct ut_aux_ctx *x = arg;
 	uint64_t k = 102;
 
-	x->rc_first = ut_aux_insert(c, 100, 1000, false);
-	(void)ut_aux_insert(c, 101, 1, true);
-	x->rc_again = ut_aux_insert(c, 101, 1010, false);
-	while ((x->rc_full = ut_aux_insert(c, k, k * 10, false)) == DTXN_OK && k < 200) {
+	x->rc_first = ut_aux_insert(c, 100, 1000, 200, NULL);
+	(void)ut_aux_insert(c, 101, 1, 0, &x->rolled);
+	x->rc_again = ut_aux_insert(c, 101, 1010, 0, NULL);
+	while ((x->rc_full = ut_aux_insert(c, k, k * 10, 0, NULL)) == DTXN_OK && k < 199) {
 		x->n_more++;
 		k++;
 	}
@@ -177,9 +191,10 @@ ut_aux_co(struct dtxn_coord *c, void *arg)
  * Lazily allocated aux areas on protocol @p protocol (one with aux areas:
  * Motor, Lotus; doc/guides/store.md "Aux areas"): a table of 128 slots
  * whose heap holds max_keys 8 + 1 coordinator x a chunk of 4 = 12 areas,
- * 4 rows loaded. Inserts take areas a chunk (one FAA) at a time; an
- * aborted insert gives its area back to the next; the 9th insert finds
- * the heap exhausted and aborts with index_full; every row, loaded or
+ * 4 rows loaded. Inserts take areas a chunk (one FAA) at a time, two in
+ * one round distinct ones; an aborted insert gives its area back to the
+ * next; the 9th insert finds the heap exhausted and aborts with
+ * index_full; every row, loaded or
  * inserted, then reads back its own value from its own area, the same
  * area number on every replica. The bump word ends at @p bump_end: 16
  * after 3 FAAs of 4 (Motor), 4 when the coordinator took its share of
@@ -217,17 +232,18 @@ ut_aux_heap_run(const char *protocol, const char *fabric_name, unsigned *seq, ui
 	assert_int_equal(ut_run_coords(db, &spec, 1, 3, 0, seq), 0); /* CN: fabric node 3 */
 	assert_int_equal(x.rc_first, DTXN_OK);
 	assert_int_equal(x.rc_again, DTXN_OK);
-	assert_int_equal(x.n_more, 6);     /* areas 7..12 */
+	assert_int_equal(x.n_more, 5);     /* 12 areas: 4 loaded, 100, 200, 101, 102..106 */
 	assert_int_equal(x.rc_full, DTXN_ABORT_INDEX_FULL);
-	/* key 100 took area 5 (the first chunk: 5..8), key 101 the area the
-	 * aborted insert gave back (6) */
+	/* key 100 took area 5 (the first of the heap's insert room), key 101
+	 * the area the rolled-back insert gave back */
 	assert_int_equal(dtxn_store_slot_aux(ut_mn_slot(f, cat, 0, 100, 0)), 5);
-	assert_int_equal(dtxn_store_slot_aux(ut_mn_slot(f, cat, 0, 101, 0)), 6);
-	assert_null(ut_mn_slot(f, cat, 0, 108, 0));
-	for (k = 1; k <= 107; k++) {
+	assert_true(x.rolled >= 5 && x.rolled <= 12);
+	assert_int_equal(dtxn_store_slot_aux(ut_mn_slot(f, cat, 0, 101, 0)), x.rolled);
+	assert_null(ut_mn_slot(f, cat, 0, 107, 0));
+	for (k = 1; k <= 200; k++) {
 		uint32_t n;
 
-		if (k > 4 && k < 100)
+		if ((k > 4 && k < 100) || (k > 106 && k < 200))
 			continue;
 		assert_int_equal(dtxn_db_get(db, 0, k, &v), 0);
 		assert_int_equal(v, k <= 4 ? k * 10 : k == 100 ? 1000 : k == 101 ? 1010 : k * 10);
