@@ -60,6 +60,7 @@ struct app_conf {
 	uint64_t txns;               /**< 0: run for duration_s */
 	uint64_t seed;
 	uint64_t log_kib;            /**< per coordinator per MN */
+	uint64_t aux_chunk;          /**< aux areas per FAA (struct dtxn_db_conf aux_chunk) */
 	uint64_t addr_cache;         /**< entries per worker */
 	bool live;                   /**< print the live line each second */
 	/* method (build.c; doc/guides/report.md, "Method") */

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <rte_log.h>
 
 #include "store_private.h"
@@ -182,6 +183,13 @@ dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_byte
 		return -EINVAL;
 	}
 
+	if (cat->aux_chunk == 0)
+		cat->aux_chunk = DTXN_AUX_CHUNK_DEFAULT;
+	if (cat->aux_chunk > DTXN_AUX_CHUNK_MAX) {
+		STORE_LOG(ERR, "layout: aux chunk of %u areas, expected 1..%u", cat->aux_chunk,
+			  DTXN_AUX_CHUNK_MAX);
+		return -EINVAL;
+	}
 	for (uint16_t m = 0; m < cat->n_mn; m++)
 		cursor[m] = STORE_REGION_RSVD;
 	for (unsigned id = 0; id < DTXN_MAX_TABLES; id++) {
@@ -189,6 +197,19 @@ dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_byte
 
 		if (!cat->present[id])
 			continue;
+		t->aux_areas = 0;
+		if (t->aux_size != 0) {
+			/* the rows it must hold and a chunk per coordinator,
+			 * never more areas than slots (a slot keeps its area) */
+			uint64_t slots = t->n_buckets * t->def.slots_per_bucket;
+
+			t->aux_areas = RTE_MIN(slots, t->def.max_keys + (uint64_t)n_logs * cat->aux_chunk);
+			if (t->aux_areas > UINT32_MAX) {
+				STORE_LOG(ERR, "layout: table %s needs %" PRIu64 " aux areas, at most %u",
+					  t->def.name, t->aux_areas, UINT32_MAX);
+				return -E2BIG;
+			}
+		}
 		for (uint16_t r = 0; r < t->n_replicas; r++) {
 			uint16_t m = t->mn[r];
 			uint64_t off = store_align(cursor[m], STORE_TABLE_ALIGN);
@@ -201,7 +222,7 @@ dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_byte
 			t->off[r] = off;
 			cursor[m] = off + store_table_bytes(t);
 			if (t->aux_size != 0) {
-				/* the slots' aux area follows the buckets (add_table_aux) */
+				/* the aux heap follows the buckets (add_table_aux) */
 				off = store_align(cursor[m], STORE_TABLE_ALIGN);
 				if (store_aux_bytes(t) > DTXN_RADDR_OFF_MASK - off) {
 					STORE_LOG(ERR, "layout: table %s's aux area does not fit MN %u's 48-bit region",

@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "dtxn_fabric.h"
 
@@ -79,8 +80,16 @@ dtxn_key_id(uint64_t key)
 /** Header every slot starts with (16 B). */
 struct dtxn_slot_hdr {
 	uint64_t key;
-	uint32_t table_id;
-	uint32_t flags;      /**< DTXN_SLOT_* */
+	uint16_t table_id;   /**< < DTXN_MAX_TABLES */
+	uint16_t flags;      /**< DTXN_SLOT_* */
+	/**
+	 * The slot's aux area (tables with one, dtxn_catalog_add_table_aux()):
+	 * its number in the table's aux heap, 1..aux_areas; 0: none yet. Set
+	 * once, by the loader or by the first insert into the slot, and never
+	 * changed after: a slot keeps its area through deletes and re-inserts
+	 * (doc/guides/store.md, "Aux areas"). The same on every replica.
+	 */
+	uint32_t aux;
 };
 
 /** Header every bucket starts with (32 B). */
@@ -255,13 +264,23 @@ struct dtxn_table {
 	uint16_t mn[DTXN_MAX_REPLICAS];   /**< mn[0] is the primary */
 	uint64_t off[DTXN_MAX_REPLICAS];  /**< table's offset in each replica's region */
 	/**
-	 * Per-slot auxiliary area (dtxn_catalog_add_table_aux()): bytes per slot,
-	 * a multiple of 8; 0 when the table has none. Slot i of the table
-	 * (bucket b, slot s: i = b * slots_per_bucket + s) owns bytes
-	 * [aux_off[r] + i * aux_size, + aux_size) of replica r's region.
+	 * Aux areas (dtxn_catalog_add_table_aux()): bytes per area, a
+	 * multiple of 8; 0 when the table has none. Each replica has an aux
+	 * heap at aux_off[r] of its region: a DTXN_AUX_HEAP_HDR-byte header
+	 * whose first word counts the areas handed out (the bump word; the
+	 * primary's is the one run-time inserts FAA), then aux_areas areas;
+	 * area n (1-based, the slot header's aux) is at aux_off[r] +
+	 * DTXN_AUX_HEAP_HDR + (n - 1) * aux_size. Every replica's heap has
+	 * the same layout, so one area number serves every replica.
 	 */
 	uint32_t aux_size;
-	uint64_t aux_off[DTXN_MAX_REPLICAS]; /**< aux area's offset in each replica's region */
+	uint64_t aux_off[DTXN_MAX_REPLICAS]; /**< aux heap's offset in each replica's region */
+	/**
+	 * Areas in each replica's heap (dtxn_catalog_layout()): the table's
+	 * max_keys plus a chunk per coordinator (cat->aux_chunk), at most one
+	 * per slot. 0 without an aux area.
+	 */
+	uint64_t aux_areas;
 	/**
 	 * Loaded population (dtxn_catalog_count_load(), by the loader before
 	 * the run): records, and their raw bytes (key + value as the
@@ -289,7 +308,20 @@ struct dtxn_catalog {
 	uint64_t log_off;                /**< where log regions start on every MN */
 	uint64_t lease_off;              /**< the lease area (DTXN_STORE_LEASE_BYTES), after the logs */
 	uint64_t region_size;            /**< bytes every MN region needs */
+	/**
+	 * Aux areas a coordinator takes from a table's aux heap with one FAA
+	 * (lib/txn); sizes each heap's slack (dtxn_catalog_layout()). 0
+	 * before the layout: DTXN_AUX_CHUNK_DEFAULT.
+	 */
+	uint32_t aux_chunk;
 };
+
+/** Bytes of an aux heap's header (the bump word, padded to a cache line). */
+#define DTXN_AUX_HEAP_HDR 64
+/** Default aux areas per chunk (struct dtxn_catalog aux_chunk). */
+#define DTXN_AUX_CHUNK_DEFAULT 32
+/** Most aux areas per chunk. */
+#define DTXN_AUX_CHUNK_MAX 65536
 
 /**
  * Initialises an empty catalog.
@@ -324,11 +356,14 @@ int dtxn_catalog_add_table(struct dtxn_catalog *cat, const struct dtxn_table_def
  * one log region per coordinator at the same offset (cat->log_off) on every
  * MN, then the lease area (cat->lease_off, DTXN_STORE_LEASE_BYTES; used on
  * MN 0 only). Bytes 0..63 of each region are reserved, so no store
- * address is 0.
+ * address is 0. A table with aux areas gets, after each replica's
+ * buckets, an aux heap of t->aux_areas = min(slots, max_keys + n_logs x
+ * cat->aux_chunk) areas (cat->aux_chunk 0: DTXN_AUX_CHUNK_DEFAULT).
  *
  * @param n_logs     coordinators in the cluster.
  * @param log_bytes  log bytes per coordinator on every MN, multiple of 64.
- * @return 0, -EINVAL, or -E2BIG if an offset would not fit 48 bits.
+ * @return 0, -EINVAL (bad log_bytes, aux_chunk over DTXN_AUX_CHUNK_MAX),
+ *   or -E2BIG if an offset would not fit 48 bits or a heap 2^32 - 1 areas.
  *   cat->region_size holds the bytes each MN needs.
  */
 int dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_bytes);
@@ -337,22 +372,26 @@ int dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_
 const struct dtxn_table *dtxn_catalog_table(const struct dtxn_catalog *cat, uint32_t id);
 
 /**
- * Adds a table whose slots each own an auxiliary area of @p aux_size
+ * Adds a table whose rows each own an auxiliary area of @p aux_size
  * bytes (additive, for protocols that keep part of a record outside the
  * hash index, e.g. Motor's value package and attribute bar next to its
- * CVT, doc/guides/motor.md). The layout places each replica's aux area
+ * CVT, doc/guides/motor.md). The layout gives each replica an aux heap
  * right after that replica's buckets, on the same MN, 64-byte aligned
- * (struct dtxn_table aux_size, aux_off); aux areas follow their slots:
- * the loader zeroes a slot's aux area before the protocol formats it,
- * copies it to the backups, and moves it with the slot. Placement and
- * every check are those of dtxn_catalog_add_table(), except that the
- * value may live in the aux area: slot_size >= DTXN_SLOT_HDR_SIZE and
- * slot_size + aux_size >= DTXN_SLOT_HDR_SIZE + value_size.
+ * (struct dtxn_table aux_size, aux_off, aux_areas), sized by the table's
+ * max_keys, not by its slots: areas are handed out lazily, a slot's
+ * number in its header (struct dtxn_slot_hdr aux). Loaded rows get
+ * densely packed areas at load (the loader zeroes one before the
+ * protocol formats it and copies it to the backups); an insert into a
+ * slot that has none takes one from its coordinator's chunk of the heap
+ * (lib/txn, doc/guides/store.md "Aux areas"). Placement and every check
+ * are those of dtxn_catalog_add_table(), except that the value may live
+ * in the aux area: slot_size >= DTXN_SLOT_HDR_SIZE and slot_size +
+ * aux_size >= DTXN_SLOT_HDR_SIZE + value_size.
  *
- * @param aux_size  bytes per slot, a multiple of 8, at most 2^24; 0 is
+ * @param aux_size  bytes per area, a multiple of 8, at most 2^24; 0 is
  *                  dtxn_catalog_add_table().
  * @return 0; -EINVAL (as dtxn_catalog_add_table(), or a bad aux_size, or
- *   an aux area that would not fit a 48-bit region); -EEXIST.
+ *   an aux heap that would not fit a 48-bit region); -EEXIST.
  */
 int dtxn_catalog_add_table_aux(struct dtxn_catalog *cat, const struct dtxn_table_def *def,
 			       uint32_t slot_size, uint32_t aux_size);
@@ -376,12 +415,13 @@ int dtxn_catalog_count_load(struct dtxn_catalog *cat, uint32_t id, uint64_t raw_
 struct dtxn_store_mem {
 	uint64_t total;     /**< the region's bytes (cat->region_size) */
 	uint64_t index;     /**< buckets: bucket headers and slots, every table replica here */
-	uint64_t values;    /**< slots' aux areas (value regions, old versions), replicas here */
+	uint64_t values;    /**< aux heaps (value regions, old versions), replicas here */
 	uint64_t logs;      /**< per-coordinator log regions */
 	uint64_t reserved;  /**< reserved words and the lease area (DTXN_STORE_RSVD_BYTES + DTXN_STORE_LEASE_BYTES) */
 	uint64_t unused;    /**< alignment and the gap before the logs */
-	uint64_t empty;     /**< of index + values: slots holding no loaded row, with their aux
-			     *   areas and their share of the bucket headers (pro rata) */
+	uint64_t empty;     /**< of index + values: slots holding no loaded row with their share
+			     *   of the bucket headers (pro rata), and the aux areas and heap
+			     *   headers no loaded row holds (insert room) */
 	uint64_t raw;       /**< raw bytes (key + value) of the loaded rows this MN holds a copy of */
 };
 
@@ -448,28 +488,55 @@ dtxn_raddr_t dtxn_store_bucket_raddr(const struct dtxn_table *t, uint16_t r, uin
 /**
  * Remote address on replica @p r of the slot whose primary address is
  * @p primary (backups have the same layout at their own offset). Also
- * maps an address inside the table's primary aux area
- * (dtxn_catalog_add_table_aux()) to the same byte of replica @p r's aux area.
+ * maps an address inside the table's primary aux heap
+ * (dtxn_catalog_add_table_aux()) to the same byte of replica @p r's heap.
  * @return the address, or 0 if r >= n_replicas or @p primary is not in the
- *   table's primary replica (buckets or aux area).
+ *   table's primary replica (buckets or aux heap).
  */
 dtxn_raddr_t dtxn_store_replica_raddr(const struct dtxn_table *t, uint16_t r,
 				      dtxn_raddr_t primary);
 
+/** The aux area number in the header of slot image @p slot (0: none). */
+static inline uint32_t
+dtxn_store_slot_aux(const void *slot)
+{
+	struct dtxn_slot_hdr h;
+
+	memcpy(&h, slot, sizeof(h));
+	return h.aux;
+}
+
 /**
- * Remote address of the aux area of a slot on replica @p r.
- * @param slot  the slot's address on the primary.
- * @return the address, or 0 if the table has no aux area, r >= n_replicas,
- *   or @p slot is not the start of a slot of the table's primary.
+ * Remote address of aux area @p aux (a slot header's aux) of table @p t
+ * on replica @p r (the same number on every replica).
+ * @return the address, or 0 if the table has no aux heap, r >=
+ *   n_replicas, or @p aux is 0 or over t->aux_areas.
  */
-dtxn_raddr_t dtxn_store_aux_raddr(const struct dtxn_table *t, uint16_t r, dtxn_raddr_t slot);
+dtxn_raddr_t dtxn_store_aux_area_raddr(const struct dtxn_table *t, uint16_t r, uint32_t aux);
+
+/**
+ * Remote address of the bump word of @p t's aux heap on the primary: the
+ * count of areas handed out, which a coordinator FAAs by its chunk size
+ * (dtxn_store_aux_chunk()). 0 if the table has no aux heap.
+ */
+dtxn_raddr_t dtxn_store_aux_bump_raddr(const struct dtxn_table *t);
+
+/**
+ * The chunk of aux areas a FAA of @p n on the bump word (the value it
+ * returned: @p old) gave: areas [*first, *end), truncated at the heap's
+ * end. Any thread.
+ * @return 0; -ENOSPC (the heap is exhausted: @p old >= t->aux_areas);
+ *   -EINVAL (no aux heap, @p n 0, NULL argument).
+ */
+int dtxn_store_aux_chunk(const struct dtxn_table *t, uint64_t old, uint32_t n, uint32_t *first,
+			 uint32_t *end);
 
 /**
  * MN-side pointer (the MN role's CPU: loading, invariant checks) to the aux
  * area of the slot at @p slot, a pointer into replica @p r's buckets in
- * this process.
- * @return the pointer, or NULL (no aux area, region not mapped, @p slot
- *   not the start of a slot of that replica).
+ * this process: the area its header names.
+ * @return the pointer, or NULL (no aux heap, region not mapped, @p slot
+ *   not the start of a slot of that replica, or the slot has no area).
  */
 void *dtxn_store_aux_ptr(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r,
 			 const void *slot);
@@ -543,10 +610,12 @@ typedef void (*dtxn_slot_format_fn)(const struct dtxn_table *t, void *slot,
  * moved within their own probe windows to make room (a bounded search;
  * their slot addresses change, which is harmless before the run). @p fmt
  * runs once, on the primary's slot; the slot is then copied to the same
- * bucket and slot of each backup. A table with an aux area
- * (dtxn_catalog_add_table_aux()): the slot's aux area is zeroed before @p fmt
- * (which reaches it with dtxn_store_aux_ptr(f, t, 0, slot)), copied to the
- * backups with the slot, and moved with it. Allocates nothing, logs nothing.
+ * bucket and slot of each backup. A table with an aux heap
+ * (dtxn_catalog_add_table_aux()): the record gets the next area of the
+ * heap (its number in the slot header; the heap's bump word counts it),
+ * zeroed before @p fmt (which reaches it with dtxn_store_aux_ptr(f, t, 0,
+ * slot)) and copied to the backups; a record moved to another slot keeps
+ * its area. Allocates nothing, logs nothing.
  * Only before the run, into regions the fabric zeroed: each bucket's
  * records then fill a prefix of its slots, and the search for the key
  * stops at the first slot never written (a bucket with room to grow costs
@@ -564,9 +633,9 @@ int dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t 
 /**
  * Bulk loading (doc/guides/store.md, "Loading, replicas and scanning"):
  * with @p on, dtxn_store_load() writes every record into the first replica
- * of its table mapped in this process only (slot, aux area, overflow flags,
+ * of its table mapped in this process only (slot, aux heap, overflow flags,
  * displacements), and dtxn_store_copy_replicas() then copies that replica's
- * buckets and aux area to the table's other mapped replicas in one pass
+ * buckets and the used part of its aux heap to the table's other mapped replicas in one pass
  * each, which is what makes a load of gigabytes at 3 replicas fast: one
  * streaming copy per backup instead of a cache-missing copy per record.
  * Until the copy the backups are not in sync: nothing may read them. The
@@ -577,7 +646,7 @@ int dtxn_catalog_defer_copies(struct dtxn_catalog *cat, bool on);
 
 /**
  * Copies the first replica of @p t mapped in this process (buckets and
- * aux area) onto its other mapped replicas, byte for byte, and ends the
+ * the used part of its aux heap) onto its other mapped replicas, byte for byte, and ends the
  * deferral (t->copies_deferred) dtxn_catalog_defer_copies() set. Cheap
  * when nothing was deferred or only one replica is mapped (a --role mn
  * process maps its own region: nothing to copy). The MN role's CPU,

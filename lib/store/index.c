@@ -55,20 +55,6 @@ dtxn_store_replica_raddr(const struct dtxn_table *t, uint16_t r, dtxn_raddr_t pr
 	return 0;
 }
 
-dtxn_raddr_t
-dtxn_store_aux_raddr(const struct dtxn_table *t, uint16_t r, dtxn_raddr_t slot)
-{
-	uint64_t off = DTXN_RADDR_OFF(slot), i;
-
-	if (t == NULL || t->aux_size == 0 || r >= t->n_replicas ||
-	    DTXN_RADDR_MN(slot) != t->mn[0] || off < t->off[0])
-		return 0;
-	i = store_slot_index(t, off - t->off[0]);
-	if (i == UINT64_MAX)
-		return 0;
-	return DTXN_RADDR(t->mn[r], t->aux_off[r] + i * t->aux_size);
-}
-
 bool
 dtxn_store_slot_matches(const struct dtxn_table *t, const void *slot, uint64_t key)
 {

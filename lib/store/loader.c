@@ -27,18 +27,25 @@ loader_table_base(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r)
 	return base + t->off[r];
 }
 
-/* Slot number of slot @p s of bucket @p b. */
-static inline uint64_t
-loader_slot_idx(const struct dtxn_table *t, uint64_t b, unsigned s)
+/* Aux heap of replica r (the table has one), given its buckets' base. */
+static inline char *
+loader_heap(const struct dtxn_table *t, char *table, uint16_t r)
 {
-	return (b % t->n_buckets) * t->def.slots_per_bucket + s;
+	return table - t->off[r] + t->aux_off[r];
 }
 
-/* Aux area of slot @p slot_idx on replica r (the table has one), given its buckets' base. */
-static inline char *
-loader_aux(const struct dtxn_table *t, char *table, uint16_t r, uint64_t slot_idx)
+/* The heap's bump word: areas handed out (dtxn_store_aux_bump_raddr()). */
+static inline uint64_t *
+loader_bump(const struct dtxn_table *t, char *table, uint16_t r)
 {
-	return table - t->off[r] + t->aux_off[r] + slot_idx * t->aux_size;
+	return (uint64_t *)(void *)loader_heap(t, table, r);
+}
+
+/* Aux area @p n (1..aux_areas) on replica r, given its buckets' base. */
+static inline char *
+loader_aux(const struct dtxn_table *t, char *table, uint16_t r, uint64_t n)
+{
+	return loader_heap(t, table, r) + store_aux_area_off(t, n);
 }
 
 void *
@@ -46,15 +53,16 @@ dtxn_store_aux_ptr(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r
 		   const void *slot)
 {
 	char *table;
-	uint64_t i;
+	uint32_t n;
 
 	if (f == NULL || t == NULL || slot == NULL || t->aux_size == 0 || r >= t->n_replicas)
 		return NULL;
 	table = loader_table_base(f, t, r);
-	if (table == NULL || (const char *)slot < table)
+	if (table == NULL || (const char *)slot < table ||
+	    store_slot_index(t, (uint64_t)((const char *)slot - table)) == UINT64_MAX)
 		return NULL;
-	i = store_slot_index(t, (uint64_t)((const char *)slot - table));
-	return i == UINT64_MAX ? NULL : loader_aux(t, table, r, i);
+	n = dtxn_store_slot_aux(slot);
+	return n == 0 || n > t->aux_areas ? NULL : loader_aux(t, table, r, n);
 }
 
 static inline struct dtxn_bucket_hdr *
@@ -94,12 +102,10 @@ loader_move(const struct dtxn_table *t, char *const *table, uint16_t ref, uint64
 	for (uint16_t r = 0; r < t->n_replicas; r++) {
 		if (table[r] == NULL)
 			continue;
+		/* the slot header carries its aux area's number: the area stays */
 		memcpy(dtxn_store_bucket_slot(t, loader_bucket(t, table[r], db), ds),
 		       dtxn_store_bucket_slot(t, loader_bucket(t, table[r], sb), ss),
 		       t->slot_size);
-		if (t->aux_size != 0) /* the aux area goes with its slot */
-			memcpy(loader_aux(t, table[r], r, loader_slot_idx(t, db, ds)),
-			       loader_aux(t, table[r], r, loader_slot_idx(t, sb, ss)), t->aux_size);
 	}
 	loader_mark_overflow(t, table, home, (db + t->n_buckets - home) % t->n_buckets);
 }
@@ -272,6 +278,8 @@ dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 		if (found && b->overflow == 0)
 			break;
 	}
+	if (t->aux_size != 0 && *loader_bump(t, table[ref], ref) >= t->aux_areas)
+		return -ENOSPC; /* aux heap full */
 	if (!found && loader_make_room(t, table, ref, home, &at_b, &at_slot) != 0)
 		return -ENOSPC;
 
@@ -280,12 +288,14 @@ dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 	dst = dtxn_store_bucket_slot(t, loader_bucket(t, table[ref], at_b), at_slot);
 	memset(dst, 0, t->slot_size);
 	hdr.key = key;
-	hdr.table_id = t->def.id;
+	hdr.table_id = (uint16_t)t->def.id;
 	hdr.flags = DTXN_SLOT_VALID;
+	/* a fresh area, always: a slot a displacement emptied still names
+	 * the area its record took along */
+	hdr.aux = t->aux_size != 0 ? (uint32_t)++*loader_bump(t, table[ref], ref) : 0;
 	memcpy(dst, &hdr, sizeof(hdr));
 	if (t->aux_size != 0)
-		memset(loader_aux(t, table[ref], ref, loader_slot_idx(t, at_b, at_slot)), 0,
-		       t->aux_size);
+		memset(loader_aux(t, table[ref], ref, hdr.aux), 0, t->aux_size);
 	fmt(t, dst, value, arg);
 
 	/* The other copies mirror it: same bucket, same slot, same bytes. */
@@ -294,10 +304,11 @@ dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 			continue;
 		memcpy(dtxn_store_bucket_slot(t, loader_bucket(t, table[r], at_b), at_slot),
 		       dst, t->slot_size);
-		if (t->aux_size != 0)
-			memcpy(loader_aux(t, table[r], r, loader_slot_idx(t, at_b, at_slot)),
-			       loader_aux(t, table[ref], ref, loader_slot_idx(t, at_b, at_slot)),
+		if (t->aux_size != 0) {
+			memcpy(loader_aux(t, table[r], r, hdr.aux), loader_aux(t, table[ref], ref, hdr.aux),
 			       t->aux_size);
+			*loader_bump(t, table[r], r) = hdr.aux;
+		}
 	}
 	return 0;
 }
@@ -329,9 +340,9 @@ dtxn_store_copy_replicas(struct dtxn_fabric *f, struct dtxn_table *t)
 			continue;
 		/* glibc's memcpy streams copies this large (non-temporal stores) */
 		memcpy(table[r], table[ref], store_table_bytes(t));
-		if (t->aux_size != 0)
-			memcpy(loader_aux(t, table[r], r, 0), loader_aux(t, table[ref], ref, 0),
-				   store_aux_bytes(t));
+		if (t->aux_size != 0) /* the heap's header and the areas handed out */
+			memcpy(loader_heap(t, table[r], r), loader_heap(t, table[ref], ref),
+			       store_aux_area_off(t, *loader_bump(t, table[ref], ref) + 1));
 	}
 	t->copies_deferred = false;
 	return 0;

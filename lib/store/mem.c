@@ -22,18 +22,22 @@ dtxn_catalog_count_load(struct dtxn_catalog *cat, uint32_t id, uint64_t raw_byte
 }
 
 /*
- * Bytes of @p free_slots free slots of @p t: the slots, their aux areas,
- * and their share of the bucket headers (a bucket's header counts for
- * its rows pro rata: an index sized with room to grow does not charge its
- * rows the headers of buckets it keeps empty).
+ * Bytes of @p t that hold no loaded row: its @p free_slots free slots and
+ * their share of the bucket headers (a bucket's header counts for its
+ * rows pro rata: an index sized with room to grow does not charge its
+ * rows the headers of buckets it keeps empty), and the aux areas no
+ * loaded row took with the heap's header (the insert room).
  */
 static uint64_t
 mem_empty_bytes(const struct dtxn_table *t, uint64_t free_slots)
 {
 	uint32_t s = t->def.slots_per_bucket;
 	uint64_t hdr = t->bucket_size - (uint64_t)s * t->slot_size;
+	uint64_t aux = 0;
 
-	return free_slots * ((uint64_t)t->slot_size + t->aux_size) + free_slots * hdr / s;
+	if (t->aux_size != 0)
+		aux = store_aux_bytes(t) - RTE_MIN(t->loaded_rows, t->aux_areas) * t->aux_size;
+	return free_slots * t->slot_size + free_slots * hdr / s + aux;
 }
 
 /* Adds one replica of @p t (on the MN @p m describes) to @p m; the
@@ -45,9 +49,9 @@ mem_add_replica(const struct dtxn_table *t, struct dtxn_store_mem *m, bool prima
 	uint64_t free_slots = slots > t->loaded_rows ? slots - t->loaded_rows : 0;
 
 	if (primary)
-		STORE_LOG(DEBUG, "mem: table %s: %" PRIu64 " buckets x %u slots of %u B + %u B aux, %" PRIu64 " rows (%.1f%%), index %" PRIu64 " B, values %" PRIu64 " B, empty %" PRIu64 " B, raw %" PRIu64 " B",
+		STORE_LOG(DEBUG, "mem: table %s: %" PRIu64 " buckets x %u slots of %u B, %" PRIu64 " aux areas of %u B, %" PRIu64 " rows (%.1f%%), index %" PRIu64 " B, values %" PRIu64 " B, empty %" PRIu64 " B, raw %" PRIu64 " B",
 			  t->def.name, t->n_buckets, t->def.slots_per_bucket, t->slot_size,
-			  t->aux_size, t->loaded_rows,
+			  t->aux_areas, t->aux_size, t->loaded_rows,
 			  slots != 0 ? 100.0 * (double)t->loaded_rows / (double)slots : 0.0,
 			  store_table_bytes(t), store_aux_bytes(t),
 			  mem_empty_bytes(t, free_slots), t->loaded_raw_bytes);

@@ -10,12 +10,14 @@
  * index.c     bucket hash, remote addresses, bucket copy search
  * loader.c    MN-side loader and scanner
  * mem.c       MN memory accounting (what each region holds, raw bytes loaded)
+ * aux.c       aux heaps: area addresses, chunks of areas
  * addr_cache.c CN-side address cache (rte_hash)
  */
 
 #include <stdint.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <rte_log.h>
 
 #include "dtxn_store.h"
@@ -55,11 +57,18 @@ store_table_bytes(const struct dtxn_table *t)
 /** Largest aux area per slot, bytes (dtxn_catalog_add_table_aux). */
 #define STORE_AUX_MAX (1u << 24)
 
-/** Bytes of one replica's aux area (0 without one). */
+/** Bytes of one replica's aux heap (0 without one; set by the layout). */
 static inline uint64_t
 store_aux_bytes(const struct dtxn_table *t)
 {
-	return t->n_buckets * t->def.slots_per_bucket * (uint64_t)t->aux_size;
+	return t->aux_size == 0 ? 0 : DTXN_AUX_HEAP_HDR + t->aux_areas * (uint64_t)t->aux_size;
+}
+
+/** Offset of aux area @p n (1-based) from its heap's start. */
+static inline uint64_t
+store_aux_area_off(const struct dtxn_table *t, uint64_t n)
+{
+	return DTXN_AUX_HEAP_HDR + (n - 1) * (uint64_t)t->aux_size;
 }
 
 /**

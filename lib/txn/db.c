@@ -64,11 +64,19 @@ dtxn_db_create(const struct dtxn_db_conf *conf)
 		db->conf.log_bytes = TXN_LOG_BYTES_DEFAULT;
 	if (db->conf.addr_cache_entries == 0)
 		db->conf.addr_cache_entries = TXN_ADDR_CACHE_DEFAULT;
+	if (db->conf.aux_chunk == 0)
+		db->conf.aux_chunk = DTXN_AUX_CHUNK_DEFAULT;
 	err = EINVAL;
 	if (db->conf.n_coords == 0 || db->conf.log_bytes % 64 != 0)
 		goto fail;
+	if (db->conf.aux_chunk > DTXN_AUX_CHUNK_MAX) {
+		TXN_LOG(ERR, "aux chunk of %u areas, expected 1..%u", db->conf.aux_chunk,
+			DTXN_AUX_CHUNK_MAX);
+		goto fail;
+	}
 	if (dtxn_catalog_init(&db->cat, db->conf.n_mn, db->conf.n_replicas) != 0)
 		goto fail;
+	db->cat.aux_chunk = db->conf.aux_chunk;
 	return db;
 fail:
 	rte_free(db);

@@ -155,6 +155,13 @@ struct dtxn_db_conf {
 	 * nothing there, and a dead host's service cannot move.
 	 */
 	uint8_t cn_recovery;
+	/**
+	 * Aux areas (Motor's and Lotus's value regions, doc/guides/store.md
+	 * "Aux areas") a coordinator takes from a table's aux heap with one
+	 * FAA, 1..DTXN_AUX_CHUNK_MAX; 0: DTXN_AUX_CHUNK_DEFAULT. Each heap
+	 * holds max_keys areas plus one chunk per coordinator.
+	 */
+	uint32_t aux_chunk;
 };
 
 /**

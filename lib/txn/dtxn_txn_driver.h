@@ -46,6 +46,12 @@ enum dtxn_item_kind {
  * records as versions, e.g. Motor). Without it such items are "absent".
  */
 #define DTXN_ITEM_F_TOMB     (1u << 6)
+/**
+ * An insert's @c aux is an area lib/txn took for it from the coordinator's
+ * chunk of the table's aux heap (its slot had none): the insert's commit
+ * writes it into the slot header; an aborted txn gives it back.
+ */
+#define DTXN_ITEM_F_AUX_NEW  (1u << 7)
 
 /**
  * Versions, as the history checker reads them (lib/check, issue 5;
@@ -85,6 +91,16 @@ struct dtxn_item {
 	 */
 	uint32_t rd_cells;
 	uint32_t wr_cells;
+	/**
+	 * The slot's aux area (tables with one, dtxn_catalog_add_table_aux()):
+	 * its number (struct dtxn_slot_hdr aux; dtxn_store_aux_area_raddr()),
+	 * set by locating (dtxn_loc_rounds()) from the slot image it read,
+	 * or for an insert into a slot that has none, taken from the
+	 * coordinator's chunk (DTXN_ITEM_F_AUX_NEW). A slot's number never
+	 * changes once set, so any image of the slot gives it. 0: none or
+	 * not located. The commit of an insert writes it into the slot header.
+	 */
+	uint32_t aux;
 	dtxn_raddr_t slot_raddr;  /**< primary slot address, 0 if unknown */
 	dtxn_raddr_t bucket_raddr;/**< primary bucket address it was found in / will be inserted in */
 	void *slot;               /**< local copy: the slot (slot_size B), then its aux area (aux_size B) */
@@ -975,6 +991,7 @@ enum dtxn_loc_step {
 	DTXN_LOC_LOCK,      /**< {CAS record lock 0 -> txn id, READ slot} + dtxn_loc_ops.lock_issue */
 	DTXN_LOC_INS,       /**< insert: {CAS home bucket lock (unless shared), READ home bucket} */
 	DTXN_LOC_INS_PROBE, /**< insert: READ overflow bucket @c probe (is the key there?) */
+	DTXN_LOC_INS_AUX,   /**< insert: FAA the aux heap's bump word (a chunk of areas), or READ it (aux_share) */
 	DTXN_LOC_DONE,      /**< nothing more to read or lock */
 	DTXN_LOC_PROTO,     /**< the first protocol-defined step */
 };
@@ -1007,6 +1024,7 @@ struct dtxn_loc {
 	uint32_t rsvd2;
 	uint64_t lock_old;   /**< CAS result of the record lock (DTXN_LOC_CAS_UNSET before) */
 	uint64_t block_old;  /**< CAS result of the bucket lock (DTXN_LOC_CAS_UNSET before) */
+	uint64_t aux_old;    /**< DTXN_LOC_INS_AUX's FAA result or READ: areas handed out before */
 	dtxn_raddr_t braddr[DTXN_STORE_MAX_PROBE]; /**< primary address of each bucket read, by probe */
 	uint64_t bver[DTXN_STORE_MAX_PROBE];       /**< their header versions, as read */
 };
@@ -1043,6 +1061,15 @@ struct dtxn_loc_ops {
 	 * dtxn_loc's own_block is the protocol's.
 	 */
 	bool cn_locks;
+	/**
+	 * Aux areas for inserts (doc/guides/store.md, "Aux areas") come from
+	 * a fixed share of each table's heap per coordinator: the insert room
+	 * (areas past the loaded rows, learnt by one READ of the heap's bump
+	 * word) split evenly between the cluster's coordinators, so that no
+	 * MN atomic is needed (Lotus). false: chunks taken by a FAA on the
+	 * bump word (Motor). One mode per run.
+	 */
+	bool aux_share;
 	/**
 	 * Optional: whether RW item @p i, just found through its bucket chain
 	 * (no cached address), is left unlocked: its slot copy goes to

@@ -17,6 +17,8 @@
  *   DTXN_LOC_INS        {CAS home bucket lock unless shared, READ bucket}:
  *                       free slot, then the key must be in no bucket
  *   DTXN_LOC_INS_PROBE  READ overflow bucket p (existence)
+ *   DTXN_LOC_INS_AUX    FAA the aux heap's bump word: a chunk of areas
+ *                       for an insert into a slot that has none (aux.c)
  *
  * A lock counts as held only when its CAS returned 0 (DTXN_ITEM_F_LOCKED,
  * F_BLOCKED); the protocols release exactly those (dtxn_txn_unlock_held()).
@@ -24,6 +26,7 @@
  * round and no bucket CAS: every item is located as a read item is.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "txn_private.h"
@@ -32,6 +35,14 @@ static inline struct dtxn_addr_cache *
 loc_cache(const struct dtxn_txn *t)
 {
 	return t->coord->worker->addr_cache;
+}
+
+/* Item @p it's slot is the one of image @p slot: note its aux area. */
+static inline void
+loc_aux_seen(struct dtxn_item *it, const void *slot)
+{
+	if (it->table->aux_size != 0)
+		it->aux = dtxn_store_slot_aux(slot);
 }
 
 int
@@ -93,6 +104,11 @@ loc_free_slot(const struct dtxn_txn *t, uint32_t self, const void *bucket,
 	const struct dtxn_table *tab = t->items[self].table;
 	unsigned i;
 
+	/* a free slot that has an aux area first: it needs no new one */
+	for (i = 0; tab->aux_size != 0 && i < tab->def.slots_per_bucket; i++)
+		if (dtxn_store_slot_aux(dtxn_store_bucket_slot(tab, (void *)(uintptr_t)bucket, i)) != 0 &&
+		    loc_slot_ok(t, self, bucket, i, usable, NULL))
+			return (int)i;
 	for (i = 0; i < tab->def.slots_per_bucket; i++)
 		if (loc_slot_ok(t, self, bucket, i, usable, NULL))
 			return (int)i;
@@ -322,6 +338,14 @@ loc_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 			dtxn_loc_block_cas(t, i, b);
 		dtxn_batch_read(b, it->bucket_raddr, it->bucket, tab->bucket_size, true);
 		break;
+	case DTXN_LOC_INS_AUX:
+		if (ops->aux_share) /* no MN atomic: where the load stopped */
+			dtxn_batch_read(b, dtxn_store_aux_bump_raddr(tab), &l->aux_old,
+					sizeof(l->aux_old), true);
+		else
+			dtxn_batch_faa(b, dtxn_store_aux_bump_raddr(tab), &l->aux_old,
+				       t->coord->worker->db->cat.aux_chunk, true);
+		break;
 	case DTXN_LOC_DONE:
 		return DTXN_OK;
 	default:
@@ -363,6 +387,7 @@ loc_on_bucket(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 	if (idx >= 0) {
 		it->bucket_raddr = l->braddr[l->probe];
 		it->slot_raddr = dtxn_store_slot_raddr(tab, it->bucket_raddr, (unsigned)idx);
+		loc_aux_seen(it, dtxn_store_bucket_slot(tab, it->bucket, (unsigned)idx));
 		dtxn_addr_cache_insert(loc_cache(t), tab->def.id, it->key, it->slot_raddr);
 		if (it->kind != DTXN_ITEM_RO && !ops->cn_locks &&
 		    !(it->kind == DTXN_ITEM_RW && ops->defer_lock != NULL && ops->defer_lock(t, i))) {
@@ -431,6 +456,7 @@ loc_on_lock(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 	}
 	if (!loc_record_locked(it, l) || (l->own_block && l->block_old != 0))
 		return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT); /* no waiting: no deadlock */
+	loc_aux_seen(it, it->slot);
 	return ops->locked(t, i);
 }
 
@@ -462,9 +488,23 @@ loc_ins_slot(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 	if (l->slot_idx < 0)
 		return DTXN_OK; /* index_full, unless the key turns out to exist */
 	it->slot_raddr = dtxn_store_slot_raddr(tab, it->bucket_raddr, (unsigned)l->slot_idx);
+	if (it->flags & DTXN_ITEM_F_AUX_NEW) { /* a slot taken before: its new area back */
+		txn_aux_put(txn_coord_of(t->coord), tab, it->aux);
+		it->flags &= ~DTXN_ITEM_F_AUX_NEW;
+	}
+	loc_aux_seen(it, dtxn_store_bucket_slot(tab, it->bucket, (unsigned)l->slot_idx));
 	if (ops->ins_slot == NULL)
 		return DTXN_OK;
 	return ops->ins_slot(t, i, dtxn_store_bucket_slot(tab, it->bucket, (unsigned)l->slot_idx));
+}
+
+/* Insert: no aux area left for it. */
+static int
+loc_aux_full(const struct dtxn_item *it)
+{
+	TXN_LOG(DEBUG, "table %s: aux heap full (%" PRIu64 " areas): insert aborts",
+		it->table->def.name, it->table->aux_areas);
+	return DTXN_ABORT(DTXN_ABORT_INDEX_FULL);
 }
 
 /* Insert: home bucket (probe 0) or an overflow bucket: the key must be in none. */
@@ -482,9 +522,12 @@ loc_on_insert(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 			return rc;
 	}
 	idx = dtxn_store_bucket_find(it->table, it->bucket, it->key);
-	if (idx >= 0)
+	if (idx >= 0) {
+		/* the key's own slot (ins_found may take it: a re-insert) */
+		loc_aux_seen(it, dtxn_store_bucket_slot(it->table, it->bucket, (unsigned)idx));
 		return ops->ins_found != NULL ? ops->ins_found(t, i, (unsigned)idx) :
 						DTXN_ABORT(DTXN_ABORT_EXISTS);
+	}
 	if (bh->overflow != 0 && l->probe + 1 < DTXN_STORE_MAX_PROBE) {
 		l->probe++;
 		l->step = DTXN_LOC_INS_PROBE;
@@ -493,7 +536,54 @@ loc_on_insert(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 	if (l->slot_idx < 0)
 		return DTXN_ABORT(DTXN_ABORT_INDEX_FULL);
 	l->step = DTXN_LOC_DONE;
-	return l->reuse ? ops->ins_reuse(t, i) : DTXN_OK;
+	if (l->reuse)
+		return ops->ins_reuse(t, i);
+	if (it->table->aux_size != 0 && it->aux == 0) {
+		/* a slot never used: a new area, from the coordinator's chunk */
+		if (!txn_aux_take(txn_coord_of(t->coord), it->table, &it->aux)) {
+			if (ops->aux_share &&
+			    txn_coord_of(t->coord)->aux[it->table->def.id].shared)
+				return loc_aux_full(it); /* the share is used up */
+			l->step = DTXN_LOC_INS_AUX; /* used up: FAA another */
+			return DTXN_OK;
+		}
+		it->flags |= DTXN_ITEM_F_AUX_NEW;
+	}
+	return DTXN_OK;
+}
+
+/* Insert: the FAA of a chunk of aux areas (or the READ of the bump word,
+ * aux_share) came back; the insert takes the first area. */
+static int
+loc_on_aux(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
+{
+	struct dtxn_item *it = &t->items[i];
+	struct dtxn_loc *l = dtxn_loc_of(it);
+	struct txn_coord *tc = txn_coord_of(t->coord);
+	uint32_t first, end;
+
+	if (ops->aux_share && tc->aux[it->table->def.id].shared) {
+		/* another insert of the round took the share first: take from it */
+		if (!txn_aux_take(tc, it->table, &it->aux))
+			return loc_aux_full(it);
+		it->flags |= DTXN_ITEM_F_AUX_NEW;
+		l->step = DTXN_LOC_DONE;
+		return DTXN_OK;
+	}
+	if (ops->aux_share) {
+		txn_aux_share(t->coord, it->table, l->aux_old, &first, &end);
+		tc->aux[it->table->def.id].shared = true;
+		if (first == end)
+			return loc_aux_full(it);
+	} else if (dtxn_store_aux_chunk(it->table, l->aux_old, t->coord->worker->db->cat.aux_chunk,
+					&first, &end) != 0) {
+		return loc_aux_full(it);
+	}
+	it->aux = first;
+	it->flags |= DTXN_ITEM_F_AUX_NEW;
+	txn_aux_refill(tc, it->table, first + 1, end);
+	l->step = DTXN_LOC_DONE;
+	return DTXN_OK;
 }
 
 /* Reads item @p i's results after a round, picks its next step. */
@@ -509,8 +599,10 @@ loc_complete(struct dtxn_txn *t, uint32_t i)
 	l->inflight = 0;
 	switch (l->step) {
 	case DTXN_LOC_SLOT:
-		if (dtxn_store_slot_matches(it->table, it->slot, it->key))
+		if (dtxn_store_slot_matches(it->table, it->slot, it->key)) {
+			loc_aux_seen(it, it->slot);
 			return ops->read(t, i);
+		}
 		loc_forget(t, it, l);
 		return DTXN_OK;
 	case DTXN_LOC_BKT:
@@ -520,6 +612,8 @@ loc_complete(struct dtxn_txn *t, uint32_t i)
 	case DTXN_LOC_INS:
 	case DTXN_LOC_INS_PROBE:
 		return loc_on_insert(t, i, ops);
+	case DTXN_LOC_INS_AUX:
+		return loc_on_aux(t, i, ops);
 	case DTXN_LOC_DONE:
 		return DTXN_OK;
 	default:

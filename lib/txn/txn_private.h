@@ -18,7 +18,8 @@
  * - opts.c: protocol option strings (split, value parsers).
  * - weaken.c: --debug-weaken mode names and which protocol honours which;
  * - recover.c: CN crash recovery, the part every protocol shares;
- * - lease.c: CN failure detection by heartbeat leases in MN memory.
+ * - lease.c: CN failure detection by heartbeat leases in MN memory;
+ * - aux.c: a coordinator's aux areas for inserts (chunks, give-backs).
  */
 
 #include <rte_log.h>
@@ -56,6 +57,22 @@ struct txn_arena_chunk {
 	char data[] __rte_aligned(8);
 };
 
+/** Aux areas a coordinator keeps given back by aborted inserts, per table. */
+#define TXN_AUX_FREE 64
+
+/**
+ * A coordinator's aux areas of one table (aux.c): its chunk [next, end)
+ * and the areas aborted inserts gave back.
+ */
+struct txn_aux_heap {
+	uint32_t next;
+	uint32_t end;
+	uint32_t n_free;
+	uint32_t lost;               /**< areas dropped (free list full): never used */
+	bool shared;                 /**< dtxn_loc_ops.aux_share: the share was taken */
+	uint32_t free[TXN_AUX_FREE];
+};
+
 /** A coordinator as lib/txn keeps it. */
 struct txn_coord {
 	struct dtxn_coord pub;         /**< first: (struct txn_coord *)pub */
@@ -66,6 +83,7 @@ struct txn_coord {
 	struct dtxn_hist_buf *hist;    /**< history recording (history.c); NULL: off */
 	const struct dtxn_loc_ops *loc_ops; /**< protocol's locating ops in dtxn_loc_rounds() */
 	uint64_t sink;                 /**< old values of fire-and-forget masked unlocks */
+	struct txn_aux_heap aux[DTXN_MAX_TABLES]; /**< aux areas for inserts (aux.c) */
 };
 
 /** A worker as lib/txn keeps it. */
@@ -95,10 +113,35 @@ void txn_arena_free(struct txn_coord *tc);
  */
 void txn_history_record(const struct dtxn_txn *t, bool committed);
 
-/** Hook at each end of a txn (txn.c): records it when history is on. */
+/**
+ * aux.c: an aux area of table @p t for an insert, from the coordinator's
+ * free list or chunk. @return false when both are empty (FAA a chunk).
+ */
+bool txn_aux_take(struct txn_coord *tc, const struct dtxn_table *t, uint32_t *aux);
+
+/** aux.c: areas [first, end) of a chunk just taken become the coordinator's. */
+void txn_aux_refill(struct txn_coord *tc, const struct dtxn_table *t, uint32_t first,
+		    uint32_t end);
+
+/**
+ * aux.c: the coordinator's fixed share of @p t's insert room
+ * (dtxn_loc_ops.aux_share), from the bump word @p loaded (the areas the
+ * load took): areas [*first, *end), possibly empty.
+ */
+void txn_aux_share(const struct dtxn_coord *c, const struct dtxn_table *t, uint64_t loaded,
+		   uint32_t *first, uint32_t *end);
+
+/** aux.c: area @p aux of @p t goes back to the coordinator (an insert did not use it). */
+void txn_aux_put(struct txn_coord *tc, const struct dtxn_table *t, uint32_t aux);
+
+/** aux.c: at the end of @p t, an aborted txn's inserts give their new areas back. */
+void txn_aux_end(struct dtxn_txn *t, bool committed);
+
+/** Hook at each end of a txn (txn.c): aux areas, and the history when it is on. */
 static inline void
 txn_history_end(struct dtxn_txn *t, bool committed)
 {
+	txn_aux_end(t, committed);
 	if (__builtin_expect(txn_coord_of(t->coord)->hist != NULL, 0))
 		txn_history_record(t, committed);
 }

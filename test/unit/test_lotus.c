@@ -32,6 +32,7 @@
 #include "dtxn_stats.h"
 #include "lotus_private.h"
 #include "unit_eal.h"
+#include "ut_txn.h"
 
 /* ------------------------------------------------------------------ */
 /* Record format                                                      */
@@ -886,10 +887,21 @@ test_invisible_reader(void **state)
 	cl_down(&r);
 }
 
+/* Value regions (VNum records) allocated lazily: chunks, give-back, exhaustion (ut_txn.h). */
+static void
+test_aux_heap(void **state)
+{
+	static unsigned seq;
+
+	(void)state;
+	ut_aux_heap_run("lotus", "utlotaux", &seq, 4); /* no FAA: its share */
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_aux_heap),
 		cmocka_unit_test(test_record_format),
 		cmocka_unit_test(test_version_pick),
 		cmocka_unit_test(test_lock_table),

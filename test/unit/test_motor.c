@@ -1610,10 +1610,19 @@ test_two_lcores(void **state)
 	assert_int_equal(after - before, commits);
 }
 
+/* Value regions allocated lazily: chunks, give-back, exhaustion (ut_txn.h). */
+static void
+test_aux_heap(void **state)
+{
+	(void)state;
+	ut_aux_heap_run("motor", "utmotaux", &g_worker_seq, 16); /* 4 loaded + 3 FAAs of 4 */
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_aux_heap),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_load_format),
 		cmocka_unit_test(test_loader_moves_aux),

@@ -407,13 +407,18 @@ test_catalog_mem(void **state)
 			for (uint16_t r = 0; r < t->n_replicas; r++) {
 				if (t->mn[r] != mn)
 					continue;
+				uint64_t heap = t->aux_size == 0 ? 0 :
+						DTXN_AUX_HEAP_HDR + t->aux_areas * t->aux_size;
+
 				index += t->n_buckets * t->bucket_size;
-				values += slots * t->aux_size;
+				values += heap;
 				raw += t->loaded_raw_bytes;
-				/* free slots, their aux areas and their share of the headers */
-				empty += (slots - t->loaded_rows) * (t->slot_size + t->aux_size) +
+				/* free slots and their share of the headers; the aux
+				 * areas no row took and the heap's header */
+				empty += (slots - t->loaded_rows) * t->slot_size +
 					 (slots - t->loaded_rows) * DTXN_BUCKET_HDR_SIZE /
-						 t->def.slots_per_bucket;
+						 t->def.slots_per_bucket +
+					 (heap != 0 ? heap - t->loaded_rows * t->aux_size : 0);
 			}
 		}
 		assert_int_equal(m[mn].index, index);
@@ -424,6 +429,9 @@ test_catalog_mem(void **state)
 	}
 	/* every row counted once per copy: raw x replicas */
 	assert_int_equal(sum.raw, 2 * (700 * 48 + 200 * 108));
+	/* 400 slots, 300 keys + 4 coordinators x 32: one area per slot */
+	assert_int_equal(t1->aux_areas, 400);
+	assert_int_equal(t0->aux_areas, 0);
 	assert_int_equal(m[0].values, 0);  /* table 1 (aux) lives on MNs 1 and 2 */
 	assert_true(m[1].values > 0 && m[2].values > 0);
 	assert_int_equal(dtxn_catalog_mem(&cat, 3, &m[0]), -EINVAL);
@@ -959,6 +967,124 @@ fill_aux_table(struct dtxn_fabric *f, struct dtxn_catalog *cat)
 	return k;
 }
 
+/* Scan visitor of test_aux_heap: each slot's area, its bytes, replica 0's copy. */
+struct aux_scan {
+	struct dtxn_fabric *f;
+	uint8_t seen[256];   /* by area number */
+	unsigned n;
+};
+
+static int
+aux_scan_visit(const struct dtxn_table *t, const void *slot, void *arg)
+{
+	struct aux_scan *x = arg;
+	uint32_t n = dtxn_store_slot_aux(slot);
+	const uint8_t *aux = dtxn_store_aux_ptr(x->f, t, 0, slot);
+	const char *heap = (char *)dtxn_fabric_mn_base(x->f, t->mn[0]) + t->aux_off[0];
+	uint8_t v[16];
+
+	assert_true(n >= 1 && n <= t->aux_areas && n < 256);
+	assert_int_equal(x->seen[n], 0); /* no two rows share an area */
+	x->seen[n] = 1;
+	x->n++;
+	/* area n: heap + header + (n - 1) areas, holding the format's bytes */
+	assert_ptr_equal(aux, heap + DTXN_AUX_HEAP_HDR + (n - 1) * t->aux_size);
+	memcpy(v, (const char *)slot + DTXN_SLOT_HDR_SIZE, sizeof(v));
+	for (unsigned i = 0; i < sizeof(v); i++)
+		assert_int_equal(aux[i], (uint8_t)~v[i]);
+	return 0;
+}
+
+/*
+ * Aux heaps: sized by max_keys plus a chunk per coordinator (not by
+ * slots), areas numbered from 1 at the same place on every replica,
+ * chunks handed out by the bump word's old value, densely packed areas
+ * at load (each slot header names its own), a full heap refusing the
+ * next row with -ENOSPC and leaving the loaded ones intact.
+ */
+static void
+test_aux_heap(void **state)
+{
+	struct dtxn_catalog cat;
+	struct dtxn_table_def d;
+	const struct dtxn_table *t;
+	struct aux_fmt_arg fa;
+	struct aux_scan x;
+	struct dtxn_fabric *f;
+	uint32_t first, end;
+	uint64_t bump[2];
+	uint8_t value[16];
+	char *p0, *p1;
+
+	(void)state;
+	assert_int_equal(dtxn_catalog_init(&cat, 2, 2), 0);
+	d = mkdef(0, "lazy", 16, 100);
+	d.n_buckets = 64;       /* 512 slots */
+	assert_int_equal(dtxn_catalog_add_table_aux(&cat, &d, 32, 16), 0);
+	cat.aux_chunk = DTXN_AUX_CHUNK_MAX + 1;
+	assert_int_equal(dtxn_catalog_layout(&cat, 2, 1024), -EINVAL);
+	cat.aux_chunk = 16;
+	assert_int_equal(dtxn_catalog_layout(&cat, 2, 1024), 0);
+	t = dtxn_catalog_table(&cat, 0);
+	assert_int_equal(t->aux_areas, 100 + 2 * 16);
+	assert_int_equal(t->aux_off[0] % 64, 0);
+	assert_true(t->aux_off[0] >= t->off[0] + t->n_buckets * t->bucket_size);
+
+	/* addresses: area 1 after the header, the same place on each replica */
+	assert_int_equal(dtxn_store_aux_area_raddr(t, 0, 0), 0);
+	assert_int_equal(dtxn_store_aux_area_raddr(t, 0, 133), 0);
+	assert_int_equal(dtxn_store_aux_area_raddr(t, 2, 1), 0);
+	assert_int_equal(dtxn_store_aux_area_raddr(t, 0, 1),
+			 DTXN_RADDR(t->mn[0], t->aux_off[0] + DTXN_AUX_HEAP_HDR));
+	for (uint32_t n = 1; n <= 132; n += 131)
+		assert_int_equal(DTXN_RADDR_OFF(dtxn_store_aux_area_raddr(t, 1, n)) - t->aux_off[1],
+				 DTXN_RADDR_OFF(dtxn_store_aux_area_raddr(t, 0, n)) - t->aux_off[0]);
+	assert_int_equal(dtxn_store_replica_raddr(t, 1, dtxn_store_aux_area_raddr(t, 0, 7)),
+			 dtxn_store_aux_area_raddr(t, 1, 7));
+	assert_int_equal(dtxn_store_aux_bump_raddr(t), DTXN_RADDR(t->mn[0], t->aux_off[0]));
+
+	/* chunks: a FAA's old value names them, cut at the heap's end */
+	assert_int_equal(dtxn_store_aux_chunk(t, 0, 16, &first, &end), 0);
+	assert_int_equal(first, 1);
+	assert_int_equal(end, 17);
+	assert_int_equal(dtxn_store_aux_chunk(t, 120, 16, &first, &end), 0);
+	assert_int_equal(first, 121);
+	assert_int_equal(end, 133);
+	assert_int_equal(dtxn_store_aux_chunk(t, 132, 16, &first, &end), -ENOSPC);
+	assert_int_equal(dtxn_store_aux_chunk(t, 500, 16, &first, &end), -ENOSPC);
+	assert_int_equal(dtxn_store_aux_chunk(t, 0, 0, &first, &end), -EINVAL);
+	assert_int_equal(dtxn_store_aux_chunk(dtxn_catalog_table(&cat, 1), 0, 1, &first, &end),
+			 -EINVAL);
+
+	/* load until the heap is full: 132 rows, areas 1..132 */
+	f = open_fabric("utst_ah", 2, cat.region_size);
+	if (f == NULL)
+		fail_msg("shm fabric: %s", rte_strerror(rte_errno));
+	fa.f = f;
+	for (uint64_t k = 0; k < 132; k++) {
+		make_value(k, value, sizeof(value));
+		assert_int_equal(dtxn_store_load(f, t, k, value, test_fmt_aux, &fa), 0);
+	}
+	make_value(132, value, sizeof(value));
+	assert_int_equal(dtxn_store_load(f, t, 132, value, test_fmt_aux, &fa), -ENOSPC);
+	p0 = (char *)dtxn_fabric_mn_base(f, t->mn[0]);
+	p1 = (char *)dtxn_fabric_mn_base(f, t->mn[1]);
+	memcpy(&bump[0], p0 + t->aux_off[0], 8);
+	memcpy(&bump[1], p1 + t->aux_off[1], 8);
+	assert_int_equal(bump[0], 132);
+	assert_int_equal(bump[1], 132);
+	memset(&x, 0, sizeof(x));
+	x.f = f;
+	assert_int_equal(dtxn_store_scan(f, t, 0, aux_scan_visit, &x), 0);
+	assert_int_equal(x.n, 132);
+	for (unsigned n = 1; n <= 132; n++)
+		assert_int_equal(x.seen[n], 1);
+	/* the backup's heap is the same bytes */
+	assert_memory_equal(p0 + t->aux_off[0], p1 + t->aux_off[1],
+			    DTXN_AUX_HEAP_HDR + t->aux_areas * t->aux_size);
+	dtxn_fabric_close(f);
+}
+
 /*
  * Bulk load (dtxn_catalog_defer_copies): every record goes to the first
  * replica only, the backup stays as the fabric zeroed it until
@@ -978,14 +1104,14 @@ test_load_deferred_copies(void **state)
 
 	(void)state;
 	assert_int_equal(dtxn_catalog_init(&cat, 2, 2), 0);
-	d = mkdef(0, "bulk", 16, 1);
+	d = mkdef(0, "bulk", 16, 256 * 8);
 	d.n_buckets = 256;
 	assert_int_equal(dtxn_catalog_add_table_aux(&cat, &d, 32, 16), 0);
 	assert_int_equal(dtxn_catalog_layout(&cat, 0, 0), 0);
 	ref_cat = cat;
 	t = &cat.tables[0];
 	tb = t->n_buckets * t->bucket_size;
-	ab = t->n_buckets * t->def.slots_per_bucket * t->aux_size;
+	ab = DTXN_AUX_HEAP_HDR + t->aux_areas * t->aux_size;
 	f = open_fabric("utst_bk", 2, cat.region_size);
 	g = open_fabric("utst_bl", 2, cat.region_size);
 	if (f == NULL || g == NULL)
@@ -1227,6 +1353,7 @@ main(void)
 		cmocka_unit_test(test_catalog_layout_e2big),
 		cmocka_unit_test(test_catalog_mem),
 		cmocka_unit_test(test_load_deferred_copies),
+		cmocka_unit_test(test_aux_heap),
 		cmocka_unit_test(test_bucket_of_uniform),
 		cmocka_unit_test(test_raddr),
 		cmocka_unit_test(test_bucket_find_free),

@@ -13,13 +13,16 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
 #include <rte_lcore.h>
 
 #include "dtxn_txn.h"
+#include "dtxn_txn_driver.h"
 
 /**
  * A db with one table @p d, laid out, on a fresh fabric (@p fc, its region
@@ -150,6 +153,137 @@ ut_recover_main(struct dtxn_coord *c, void *arg)
 	struct ut_recover *x = arg;
 
 	x->rc = dtxn_coord_recover(c, &x->rec);
+}
+
+/* ------------------------------------------------------------------ */
+/* Aux heaps (Motor, Lotus): lazily allocated value areas             */
+/* ------------------------------------------------------------------ */
+
+/** What ut_aux_heap_run()'s coordinator saw. */
+struct ut_aux_ctx {
+	int rc_first;        /* insert of keys 100 and 200, one txn */
+	uint32_t rolled;     /* the area the rolled-back insert of 101 had */
+	int rc_again;        /* insert of key 101 after an aborted one */
+	unsigned n_more;     /* inserts 102.. that committed */
+	int rc_full;         /* the first that did not */
+};
+
+/*
+ * One txn inserting @p key with value @p v, and @p key2 (0: none) with
+ * value @p key2 x 10 (two inserts that need an area in the same round);
+ * rolled back by the app if @p rolled is not NULL, which gets the area
+ * the insert of @p key had.
+ */
+static inline int
+ut_aux_insert(struct dtxn_coord *c, uint64_t key, uint64_t v, uint64_t key2, uint32_t *rolled)
+{
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	struct dtxn_item *it = dtxn_txn_insert(t, 0, key), *it2 = NULL;
+	uint64_t v2 = key2 * 10;
+	int rc;
+
+	if (key2 != 0)
+		it2 = dtxn_txn_insert(t, 0, key2);
+	rc = dtxn_txn_execute(t);
+	if (rc != DTXN_OK)
+		return rc;
+	memcpy(dtxn_item_value(it), &v, sizeof(v));
+	if (it2 != NULL)
+		memcpy(dtxn_item_value(it2), &v2, sizeof(v2));
+	if (rolled != NULL) {
+		*rolled = it->aux;
+		dtxn_txn_abort(t, DTXN_ABORT_APP);
+		return DTXN_ABORT(DTXN_ABORT_APP);
+	}
+	return dtxn_txn_commit(t);
+}
+
+static inline void
+ut_aux_co(struct dtxn_coord *c, void *arg)
+{
+	struct ut_aux_ctx *x = arg;
+	uint64_t k = 102;
+
+	x->rc_first = ut_aux_insert(c, 100, 1000, 200, NULL);
+	(void)ut_aux_insert(c, 101, 1, 0, &x->rolled);
+	x->rc_again = ut_aux_insert(c, 101, 1010, 0, NULL);
+	while ((x->rc_full = ut_aux_insert(c, k, k * 10, 0, NULL)) == DTXN_OK && k < 199) {
+		x->n_more++;
+		k++;
+	}
+}
+
+/**
+ * Lazily allocated aux areas on protocol @p protocol (one with aux areas:
+ * Motor, Lotus; doc/guides/store.md "Aux areas"): a table of 128 slots
+ * whose heap holds max_keys 8 + 1 coordinator x a chunk of 4 = 12 areas,
+ * 4 rows loaded. Inserts take areas a chunk (one FAA) at a time, two in
+ * one round distinct ones; an aborted insert gives its area back to the
+ * next; the 9th insert finds the heap exhausted and aborts with
+ * index_full; every row, loaded or
+ * inserted, then reads back its own value from its own area, the same
+ * area number on every replica. The bump word ends at @p bump_end: 16
+ * after 3 FAAs of 4 (Motor), 4 when the coordinator took its share of
+ * the insert room with a READ (dtxn_loc_ops.aux_share, Lotus).
+ */
+static inline void
+ut_aux_heap_run(const char *protocol, const char *fabric_name, unsigned *seq, uint64_t bump_end)
+{
+	struct dtxn_db_conf dc = { .size = sizeof(dc), .protocol = protocol,
+				   .isolation = DTXN_ISO_SR, .n_mn = 3, .n_replicas = 3,
+				   .n_coords = 1, .log_bytes = 4096, .addr_cache_entries = 4096,
+				   .aux_chunk = 4 };
+	struct dtxn_table_def d = { .id = 0, .name = "grow", .value_size = 8, .max_keys = 8,
+				    .n_buckets = 16, .slots_per_bucket = 8, .n_versions = 2 };
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 3,
+				       .n_cn = 1, .socket_id = SOCKET_ID_ANY, .name = fabric_name };
+	struct ut_coord_spec spec = { ut_aux_co, NULL };
+	struct ut_aux_ctx x = { 0 };
+	const struct dtxn_catalog *cat;
+	const struct dtxn_table *t;
+	struct dtxn_fabric *f;
+	struct dtxn_db *db;
+	uint8_t used[16] = { 0 };
+	uint64_t k, v, bump;
+
+	ut_db_up(&dc, &d, &fc, &db, &f);
+	cat = dtxn_db_catalog(db);
+	t = dtxn_catalog_table(cat, 0);
+	assert_int_equal(t->aux_areas, 12);
+	for (k = 1; k <= 4; k++) {
+		v = k * 10;
+		assert_int_equal(dtxn_db_load(db, 0, k, &v), 0);
+	}
+	spec.arg = &x;
+	assert_int_equal(ut_run_coords(db, &spec, 1, 3, 0, seq), 0); /* CN: fabric node 3 */
+	assert_int_equal(x.rc_first, DTXN_OK);
+	assert_int_equal(x.rc_again, DTXN_OK);
+	assert_int_equal(x.n_more, 5);     /* 12 areas: 4 loaded, 100, 200, 101, 102..106 */
+	assert_int_equal(x.rc_full, DTXN_ABORT_INDEX_FULL);
+	/* key 100 took area 5 (the first of the heap's insert room), key 101
+	 * the area the rolled-back insert gave back */
+	assert_int_equal(dtxn_store_slot_aux(ut_mn_slot(f, cat, 0, 100, 0)), 5);
+	assert_true(x.rolled >= 5 && x.rolled <= 12);
+	assert_int_equal(dtxn_store_slot_aux(ut_mn_slot(f, cat, 0, 101, 0)), x.rolled);
+	assert_null(ut_mn_slot(f, cat, 0, 107, 0));
+	for (k = 1; k <= 200; k++) {
+		uint32_t n;
+
+		if ((k > 4 && k < 100) || (k > 106 && k < 200))
+			continue;
+		assert_int_equal(dtxn_db_get(db, 0, k, &v), 0);
+		assert_int_equal(v, k <= 4 ? k * 10 : k == 100 ? 1000 : k == 101 ? 1010 : k * 10);
+		n = dtxn_store_slot_aux(ut_mn_slot(f, cat, 0, k, 0));
+		assert_true(n >= 1 && n <= 12);
+		assert_int_equal(used[n], 0);  /* one row per area */
+		used[n] = 1;
+		for (uint16_t r = 1; r < t->n_replicas; r++)
+			assert_int_equal(dtxn_store_slot_aux(ut_mn_slot(f, cat, 0, k, r)), n);
+	}
+	memcpy(&bump, (char *)dtxn_fabric_mn_base(f, t->mn[0]) + t->aux_off[0], sizeof(bump));
+	assert_int_equal(bump, bump_end);
+	dtxn_db_destroy(db);
+	dtxn_fabric_close(f);
 }
 
 #endif /* DTXN_UT_TXN_H */

@@ -92,8 +92,9 @@ commit_insert(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li, u
 
 	memset(cvt, 0, tab->slot_size);
 	cvt->hdr.key = it->key;
-	cvt->hdr.table_id = tab->def.id;
+	cvt->hdr.table_id = (uint16_t)tab->def.id;
 	cvt->hdr.flags = DTXN_SLOT_VALID;
+	cvt->hdr.aux = it->aux; /* the slot's area, or a new one (lib/txn) */
 	cvt->length = tab->def.value_size;
 	cvt->n_cells = n;
 	for (uint32_t i = 0; i < n; i++)
@@ -104,7 +105,7 @@ commit_insert(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li, u
 	li->meta_new = cvt->cells[0].meta;
 	lotus_rec_pack(tab, lotus_local_rec(it), cv, t->id, it->value);
 	/* the record before the CVT that makes it reachable */
-	dtxn_batch_write_replicas(b, tab, lotus_rec_raddr(tab, it->slot_raddr, cvt, 0), lotus_local_rec(it),
+	dtxn_batch_write_replicas(b, tab, lotus_rec_raddr(it, cvt, 0), lotus_local_rec(it),
 			 rec);
 	dtxn_batch_write_replicas(b, tab, it->slot_raddr, cvt, tab->slot_size);
 }
@@ -133,7 +134,7 @@ commit_version(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li, 
 	lotus_rec_pack(tab, lotus_local_rec(it), cv, t->id, it->value);
 	dtxn_batch_write_replicas(b, tab, it->slot_raddr + LOTUS_CVT_HDR, cvt->cells,
 			 lotus_vnum(tab) * LOTUS_CELL_SIZE);
-	dtxn_batch_write_replicas(b, tab, lotus_rec_raddr(tab, it->slot_raddr, cvt, (unsigned)c),
+	dtxn_batch_write_replicas(b, tab, lotus_rec_raddr(it, cvt, (unsigned)c),
 			 lotus_local_rec(it), lotus_rec_size(tab));
 	return DTXN_OK;
 }

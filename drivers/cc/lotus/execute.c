@@ -224,7 +224,7 @@ exe_issue_rec(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 	struct dtxn_item *it = &t->items[i];
 	const struct dtxn_table *tab = it->table;
 
-	dtxn_batch_read(b, lotus_rec_raddr(tab, it->slot_raddr, lotus_cvt_of(it->slot),
+	dtxn_batch_read(b, lotus_rec_raddr(it, lotus_cvt_of(it->slot),
 					   (unsigned)lotus_item_of(it)->cell),
 			lotus_local_rec(it), lotus_rec_size(tab), true);
 	return DTXN_OK;
@@ -244,6 +244,7 @@ exe_prepare(struct dtxn_txn *t, uint32_t i)
 static const struct dtxn_loc_ops exe_loc_cn = {
 	.item_size = sizeof(struct lotus_item),
 	.cn_locks = true,
+	.aux_share = true, /* no MN atomic, for inserts' value areas either */
 	.prepare = exe_prepare,
 	.prelude = exe_prelude,
 	.read = exe_on_cvt,
@@ -291,6 +292,7 @@ exe_vtc(struct dtxn_txn *t)
 			continue;
 		li->cached = 1;
 		it->slot_raddr = slot;
+		it->aux = dtxn_store_slot_aux(it->slot); /* the cached CVT's header */
 		it->bucket_raddr = dtxn_store_bucket_of_slot(it->table, slot);
 		reason = exe_on_cvt(t, i);
 	}

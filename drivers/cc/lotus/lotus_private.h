@@ -205,12 +205,11 @@ lotus_local_rec(const struct dtxn_item *it)
 	       RTE_ALIGN_CEIL(it->table->def.value_size, 8);
 }
 
-/** Primary address of the record of cell @p cell of the slot at @p slot. */
+/** Primary address of the record of cell @p cell of item @p it's CVT image @p cvt. */
 static inline dtxn_raddr_t
-lotus_rec_raddr(const struct dtxn_table *t, dtxn_raddr_t slot, const struct lotus_cvt *cvt,
-		unsigned cell)
+lotus_rec_raddr(const struct dtxn_item *it, const struct lotus_cvt *cvt, unsigned cell)
 {
-	return dtxn_store_aux_raddr(t, 0, slot) + cvt->cells[cell].addr;
+	return dtxn_store_aux_area_raddr(it->table, 0, it->aux) + cvt->cells[cell].addr;
 }
 
 /** Result of choosing a version at a timestamp. */

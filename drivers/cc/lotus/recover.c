@@ -177,6 +177,7 @@ log_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rlog_hdr
 	const struct rlog_ent *e = (const void *)(h + 1);
 	struct lotus_cell (*cell)[DTXN_MAX_REPLICAS];
 	uint8_t (*head)[16];
+	struct dtxn_slot_hdr *sh; /* primary slot headers: the records' aux areas */
 	uint64_t tc = 0;
 	bool mine_any = false, invisible = false;
 	struct dtxn_batch b;
@@ -184,7 +185,8 @@ log_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rlog_hdr
 
 	cell = rte_zmalloc("dtxn_recover", sizeof(*cell) * h->n, 8);
 	head = rte_zmalloc("dtxn_recover", sizeof(*head) * h->n, 8);
-	if (cell == NULL || head == NULL) {
+	sh = rte_zmalloc("dtxn_recover", sizeof(*sh) * h->n, 8);
+	if (cell == NULL || head == NULL || sh == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -198,6 +200,7 @@ log_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rlog_hdr
 			dtxn_batch_read(&b, dtxn_store_replica_raddr(t, r, e[i].slot) + LOTUS_CVT_HDR +
 						    (uint64_t)e[i].cell * LOTUS_CELL_SIZE,
 					&cell[i][r], LOTUS_CELL_SIZE, true);
+		dtxn_batch_read(&b, e[i].slot, &sh[i], sizeof(sh[i]), true);
 	}
 	rc = dtxn_recovery_run(rec, &b);
 	if (rc != 0)
@@ -211,8 +214,10 @@ log_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rlog_hdr
 		    !(lotus_meta_flags(cell[i][0].meta) & LOTUS_CELL_VALID) ||
 		    cell[i][0].addr + 16 > t->aux_size)
 			continue;
-		dtxn_batch_read(&b, dtxn_store_aux_raddr(t, 0, e[i].slot) + cell[i][0].addr, head[i],
-				16, true);
+		if (sh[i].aux == 0)
+			continue; /* an insert that reached no replica: nothing of it */
+		dtxn_batch_read(&b, dtxn_store_aux_area_raddr(t, 0, sh[i].aux) + cell[i][0].addr,
+				head[i], 16, true);
 	}
 	rc = dtxn_recovery_run(rec, &b);
 	if (rc != 0)
@@ -263,6 +268,7 @@ log_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rlog_hdr
 		rec->rolled_back++;
 	}
 out:
+	rte_free(sh);
 	rte_free(head);
 	rte_free(cell);
 	return rc;

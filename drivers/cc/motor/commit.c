@@ -40,6 +40,7 @@ commit_insert(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 	cvt->hdr.key = it->key;
 	cvt->hdr.table_id = tab->def.id;
 	cvt->hdr.flags = DTXN_SLOT_VALID;
+	cvt->hdr.aux = it->aux; /* the slot's area, or a new one (lib/txn) */
 	cvt->lock = 0;
 	memset(cvt->cells, 0, (size_t)n * MOTOR_CELL_SIZE);
 	cvt->cells[0].valid = 1;
@@ -50,7 +51,7 @@ commit_insert(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 		cvt->cells[i].sa = cvt->cells[i].ea = anchor;
 	vpkg[0] = anchor;
 	vpkg[motor_vpkg_size(tab) - 1] = anchor;
-	dtxn_batch_write_replicas(b, tab, motor_vpkg_raddr(tab, it->slot_raddr), vpkg,
+	dtxn_batch_write_replicas(b, tab, motor_vpkg_raddr(it), vpkg,
 				  motor_vpkg_size(tab));
 	dtxn_batch_write_replicas(b, tab, it->slot_raddr, cvt, tab->slot_size);
 }
@@ -95,10 +96,10 @@ commit_version(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 	}
 	vpkg[0] = anchor;
 	vpkg[motor_vpkg_size(tab) - 1] = anchor;
-	dtxn_batch_write_replicas(b, tab, motor_vpkg_raddr(tab, it->slot_raddr), vpkg,
+	dtxn_batch_write_replicas(b, tab, motor_vpkg_raddr(it), vpkg,
 				  motor_vpkg_size(tab));
 	if (len != 0)
-		dtxn_batch_write_replicas(b, tab, motor_bar_raddr(tab, it->slot_raddr) + start, seg, len);
+		dtxn_batch_write_replicas(b, tab, motor_bar_raddr(it) + start, seg, len);
 	dtxn_batch_write_replicas(b, tab, it->slot_raddr + MOTOR_CELLS_OFF, cvt->cells,
 				  motor_vnum(tab) * MOTOR_CELL_SIZE);
 	return DTXN_OK;

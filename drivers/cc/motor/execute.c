@@ -92,10 +92,10 @@ exe_issue_value(struct dtxn_item *it, struct motor_item *mi, struct dtxn_batch *
 			continue;
 		len = motor_seg_len(tab, c->bitmap);
 		if (len != 0)
-			dtxn_batch_read(b, motor_bar_raddr(tab, it->slot_raddr) + c->start_off,
+			dtxn_batch_read(b, motor_bar_raddr(it) + c->start_off,
 					motor_local_bar(it) + c->start_off, len, true);
 	}
-	dtxn_batch_read(b, motor_vpkg_raddr(tab, it->slot_raddr), motor_local_vpkg(it),
+	dtxn_batch_read(b, motor_vpkg_raddr(it), motor_local_vpkg(it),
 			motor_vpkg_size(tab), true);
 }
 
@@ -113,7 +113,7 @@ exe_issue_vpkg(struct dtxn_item *it, struct motor_item *mi, struct dtxn_batch *b
 {
 	const struct dtxn_table *tab = it->table;
 
-	dtxn_batch_read(b, motor_vpkg_raddr(tab, it->slot_raddr), exe_vpkg_in(it, mi),
+	dtxn_batch_read(b, motor_vpkg_raddr(it), exe_vpkg_in(it, mi),
 			motor_vpkg_size(tab), true);
 }
 

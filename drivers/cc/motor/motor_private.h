@@ -48,11 +48,12 @@ extern int dtxn_motor_logtype;
 #define MOTOR_VNUM_MIN 2
 
 /**
- * CVT header in the slot: [slot header 16 B: Key, TableID][Lock]. The
- * paper's VpkgPtr and AttrBarPtr are implicit: a slot's position names
- * its aux area (lib/store), where its Vpkg and attribute bar live. Stored
- * pointers would go stale when the loader moves a record to another slot
- * (it moves the aux area with it).
+ * CVT header in the slot: [slot header 16 B: Key, TableID, aux][Lock].
+ * The paper's VpkgPtr and AttrBarPtr are the slot header's aux area
+ * number (lib/store, "Aux areas"): the Vpkg and then the attribute bar,
+ * in an area of the table's aux heap taken at load or by the slot's
+ * first insert (from the coordinator's chunk, the paper's per-coordinator
+ * delta space), at the same place on every replica.
  */
 #define MOTOR_LOCK_OFF 16
 #define MOTOR_CELLS_OFF 24
@@ -125,18 +126,18 @@ motor_cvt_of(void *slot)
 	return (struct motor_cvt *)slot;
 }
 
-/** VpkgPtr of the record in slot @p slot (primary address). */
+/** VpkgPtr of item @p it's record (primary address): its slot's aux area. */
 static inline dtxn_raddr_t
-motor_vpkg_raddr(const struct dtxn_table *t, dtxn_raddr_t slot)
+motor_vpkg_raddr(const struct dtxn_item *it)
 {
-	return dtxn_store_aux_raddr(t, 0, slot);
+	return dtxn_store_aux_area_raddr(it->table, 0, it->aux);
 }
 
-/** AttrBarPtr of the record in slot @p slot (primary address). */
+/** AttrBarPtr of item @p it's record (primary address). */
 static inline dtxn_raddr_t
-motor_bar_raddr(const struct dtxn_table *t, dtxn_raddr_t slot)
+motor_bar_raddr(const struct dtxn_item *it)
 {
-	return dtxn_store_aux_raddr(t, 0, slot) + motor_vpkg_size(t);
+	return motor_vpkg_raddr(it) + motor_vpkg_size(it->table);
 }
 
 /** The local Vpkg image that follows the local slot copy. */

@@ -97,6 +97,7 @@ rec_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_t
 	const uint32_t ss = t->slot_size, as = t->aux_size;
 	bool has[DTXN_MAX_REPLICAS] = { false };
 	struct dtxn_batch b;
+	uint32_t aux;
 	int src = -1, rc;
 
 	dtxn_batch_init(&b, c);
@@ -113,9 +114,11 @@ rec_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_t
 	if (src < 0)
 		return 0;
 	*fwd = true;
-	/* the source's aux area (Vpkg, attribute bar), then its CVT to the others */
+	/* the source's aux area (Vpkg, attribute bar), then its CVT to the
+	 * others: the area's number is the same on every replica */
+	aux = dtxn_store_slot_aux(buf + src * ss);
 	dtxn_batch_init(&b, c);
-	dtxn_batch_read(&b, dtxn_store_aux_raddr(t, (uint16_t)src, dtxn_store_replica_raddr(t, 0, slot)),
+	dtxn_batch_read(&b, dtxn_store_aux_area_raddr(t, (uint16_t)src, aux),
 			buf + DTXN_MAX_REPLICAS * ss, as, true);
 	rc = dtxn_recovery_run(rec, &b);
 	if (rc != 0)
@@ -128,8 +131,8 @@ rec_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_t
 			continue;
 		img->lock = r == 0 ? lock : 0; /* the primary's lock goes in the unlock round */
 		dtxn_batch_init(&b, c);
-		dtxn_batch_write(&b, dtxn_store_aux_raddr(t, r, slot), buf + DTXN_MAX_REPLICAS * ss, as,
-				 true);
+		dtxn_batch_write(&b, dtxn_store_aux_area_raddr(t, r, aux), buf + DTXN_MAX_REPLICAS * ss,
+				 as, true);
 		dtxn_batch_write(&b, dtxn_store_replica_raddr(t, r, slot), img, ss, true);
 		rc = dtxn_recovery_run(rec, &b);
 		if (rc != 0)
