@@ -168,6 +168,7 @@ test_options(void **state)
 /* ------------------------------------------------------------------ */
 
 #define SC_COORDS 4
+#define SC_CN 2      /* CNs of the fabric: the workers' and a dead one's (recovery tests) */
 #define SC_MN 2
 
 struct sc_run {
@@ -211,7 +212,7 @@ sc_up_bench(struct sc_run *r, const char *bench, const char *const *bopts, const
 		.addr_cache_entries = 4096, .cc_options = opts,
 	};
 	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = SC_MN,
-				       .n_cn = 2, .socket_id = SOCKET_ID_ANY };
+				       .n_cn = SC_CN, .socket_id = SOCKET_ID_ANY };
 	const struct dtxn_bench_ops *bops = dtxn_bench_find(bench);
 	char name[32];
 	uint64_t region;
@@ -494,12 +495,12 @@ test_footprint(void **state)
 
 	(void)state;
 	sc_up(&r, NULL);
-	assert_int_equal(dtxn_cc_footprint(r.db, 1, SC_COORDS, &cn, &w), 0);
+	assert_int_equal(dtxn_cc_footprint(r.db, SC_CN, SC_COORDS, &cn, &w), 0);
 	assert_int_equal(dtxn_worker_footprint(r.db, SC_COORDS, &wk), 0);
 	sc_go(&r, 20);
 	/* one MN less: what the estimate counts per MN (its service, the RECVs for its replies) */
 	r.db->cat.n_mn = SC_MN - 1;
-	assert_int_equal(dtxn_cc_footprint(r.db, 1, SC_COORDS, &cn, &w1), 0);
+	assert_int_equal(dtxn_cc_footprint(r.db, SC_CN, SC_COORDS, &cn, &w1), 0);
 	r.db->cat.n_mn = SC_MN;
 	per_mn = w.bytes - w1.bytes;
 	svc = r.heap[2] - r.heap[1];
@@ -507,17 +508,18 @@ test_footprint(void **state)
 	print_message("scythe footprint: MN services %" PRIu64 " B used, %" PRIu64
 		      " B estimated; worker, services, coordinators %" PRIu64 " B used, %" PRIu64
 		      " B estimated (%" PRIu64 " B of them Scythe's)\n",
-		      svc, SC_MN * per_mn, used, w.bytes + wk.bytes, w.bytes);
-	assert_true(svc <= SC_MN * per_mn);
+		      svc, SC_CN * SC_MN * per_mn, used, w.bytes + wk.bytes, w.bytes);
+	/* the services serve every CN of the fabric, each CN's worker counts its share */
+	assert_true(svc <= SC_CN * SC_MN * per_mn);
 	/* without the protocol's share the estimate would be short */
 	assert_true(wk.bytes + svc < used);
 	assert_true(w.bytes > svc);
 	/* more CNs: QPs to the peers */
-	assert_int_equal(dtxn_cc_footprint(r.db, 3, SC_COORDS, &cn, &w3), 0);
+	assert_int_equal(dtxn_cc_footprint(r.db, SC_CN + 1, SC_COORDS, &cn, &w3), 0);
 	assert_true(w3.bytes > w.bytes);
 	/* what scythe_db_init() refuses */
 	r.db->conf.cc_options = "cold_wm=5,hot_wm=2";
-	assert_int_equal(dtxn_cc_footprint(r.db, 1, SC_COORDS, &cn, &w), -EINVAL);
+	assert_int_equal(dtxn_cc_footprint(r.db, SC_CN, SC_COORDS, &cn, &w), -EINVAL);
 	r.db->conf.cc_options = NULL;
 	sc_down(&r);
 }
