@@ -125,6 +125,12 @@ scythe_variant(const struct dtxn_db *db)
 bool
 scythe_can_recover(const struct dtxn_db *db)
 {
+	struct scythe_opts o;
+	char err[160];
+
 	/* doc/guides/scythe.md, "Recovery": a CAS lock word names no owner */
-	return !scythe_shared_of(db)->opts.cas_lock;
+	scythe_opts_default(&o);
+	if (scythe_opts_parse(db->conf.cc_options, &o, err, sizeof(err)) != 0)
+		return true; /* dtxn_db_create() refused these options already */
+	return !o.cas_lock;
 }

@@ -115,7 +115,7 @@ int scythe_check_options(const char *opts, char *err, size_t errlen);
 /**
  * dtxn_cc_ops.can_recover: not with cas_lock=1, whose 1-bit lock word
  * names no owner and is noted in no ticket table, so a survivor cannot
- * find the dead CN's locks. Any thread, after scythe's db init.
+ * find the dead CN's locks. Any thread.
  */
 bool scythe_can_recover(const struct dtxn_db *db);
 /** dtxn_cc_ops.check_cluster: tso_proxies below the MN count. */
