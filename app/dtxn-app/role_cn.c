@@ -60,7 +60,7 @@ app_cn_connect(const struct app_conf *c, struct dtxn_bench *b, unsigned n_worker
 	if (app_role_shared(c) &&
 	    app_role_wait(c, (*ctl)->mn, (unsigned)c->mn, "mn", APP_NODE_READY, "ready") != 0)
 		return APP_EXIT_UNREACHABLE;
-	app_role_fabric_conf(c, &fc, &rdma);
+	app_role_fabric_conf(c, *ctl, &fc, &rdma);
 	rc = app_fabric_open(c, *db, &fc, n_workers, f, &region);
 	if (rc != APP_EXIT_OK)
 		return rc;
@@ -78,6 +78,8 @@ int
 app_cn_start(const struct app_conf *c, struct app_ctl *ctl)
 {
 	__atomic_store_n(&app_role_self(c, ctl)->state, APP_NODE_READY, __ATOMIC_RELEASE);
+	if (app_role_self(c, ctl)->incarnation != 0)
+		return APP_EXIT_OK; /* a restart joins a running cluster: its peers began long ago */
 	if (app_role_shared(c) && app_role_wait(c, ctl->cn, (unsigned)c->cn, "cn", APP_NODE_READY, "started") != 0)
 		return APP_EXIT_UNREACHABLE;
 	return APP_EXIT_OK;
@@ -177,11 +179,16 @@ cn_dead_committed(const struct dtxn_bench_ctx *x, const struct dtxn_recovery *re
 	return t->abort_reason == DTXN_OK;
 }
 
-void
+int
 app_cn_settle_dead(const struct app_conf *c, struct app_ctl *ctl, const struct dtxn_recovery *rec)
 {
 	struct app_ctl_node *dead = &ctl->cn[rec->dead_cn - c->mn];
 	unsigned nw = __atomic_load_n(&dead->n_live, __ATOMIC_ACQUIRE);
+
+	if (__atomic_load_n(&dead->settled, __ATOMIC_ACQUIRE))
+		return 0;
+	if (app_role_alive(__atomic_load_n(&dead->pid, __ATOMIC_ACQUIRE)))
+		return -EAGAIN; /* fenced but not gone yet: its stores are not final */
 
 	/* the dead process stores no more (fail-stop): its last stores are final */
 	for (unsigned w = 0; w < nw; w++)
@@ -192,6 +199,7 @@ app_cn_settle_dead(const struct app_conf *c, struct app_ctl *ctl, const struct d
 				dtxn_bench_ctx_settle(x);
 		}
 	__atomic_store_n(&dead->settled, 1, __ATOMIC_RELEASE);
+	return 0;
 }
 
 int
@@ -220,8 +228,10 @@ app_cn_peer_ctxs(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_benc
 		memset(&out[n], 0, sizeof(out[n]));
 		out[n].bench = b;
 		out[n].finished = true;
-		if (kind == 1)
-			memcpy(out[n].acc, p->acc, sizeof(out[n].acc));
+		/* its earlier incarnations' (a restarted CN), then this one's */
+		memcpy(out[n].acc, p->acc_prev, sizeof(out[n].acc));
+		for (unsigned k = 0; kind == 1 && k < RTE_DIM(out[n].acc); k++)
+			out[n].acc[k] += p->acc[k];
 		for (unsigned w = 0; kind == 2 && w < p->n_live; w++)
 			for (unsigned i = 0; i < p->live_n[w]; i++)
 				for (unsigned k = 0; k < RTE_DIM(out[n].acc); k++)

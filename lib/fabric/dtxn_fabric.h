@@ -335,6 +335,15 @@ struct dtxn_fabric_conf {
 	uint64_t mn_attach;       /**< multi_process: bit i = MN i's region is looked up by name
 				   *   (dtxn_fabric_open() fails with EAGAIN while it is not there) */
 	const struct dtxn_fabric_rdma_conf *rdma; /**< mlx5 options; NULL: the defaults */
+	/**
+	 * multi_process: this process's incarnation of the CN it serves (0
+	 * for its first process, one more per restart; doc/guides/cluster.md,
+	 * "Rejoin"). shm names the inbound rings of its QPs with it (a dead
+	 * incarnation's stay, unused), re-pairs its peers' QPs with the new
+	 * ones, and drops every message sent by or to another incarnation of
+	 * a QP's peer instead of delivering it. 0 everywhere else.
+	 */
+	uint32_t incarnation;
 };
 
 /**

@@ -56,6 +56,7 @@ batch_wr(struct dtxn_batch *b, dtxn_raddr_t raddr, uint8_t opcode, bool signaled
 	b->tail[mn] = wr;
 	b->mn_mask |= UINT64_C(1) << mn;
 	b->n_wr++;
+	b->n_mut += opcode != DTXN_WR_READ;
 	return wr;
 }
 
@@ -140,6 +141,13 @@ dtxn_batch_post(struct dtxn_batch *b)
 	if (b->error != 0)
 		return b->error;
 	c = b->coord;
+	if (b->n_mut != 0) {
+		/* self-fencing: nothing that changes MN memory leaves without a lease */
+		int rc = txn_lease_hold(c);
+
+		if (rc != 0)
+			return b->error = rc;
+	}
 	/* virtual time: the CPU that builds the WRs and rings the doorbells is
 	 * spent before they leave (no-op and no yield in real time) */
 	dtxn_sched_charge_op(c->worker->sched, DTXN_CPU_WR, b->n_wr);

@@ -66,6 +66,7 @@ struct txn_coord {
 	struct dtxn_hist_buf *hist;    /**< history recording (history.c); NULL: off */
 	const struct dtxn_loc_ops *loc_ops; /**< protocol's locating ops in dtxn_loc_rounds() */
 	uint64_t sink;                 /**< old values of fire-and-forget masked unlocks */
+	bool lease_exempt;             /**< posts past the worker's lease gate (the agent) */
 };
 
 /** A worker as lib/txn keeps it. */
@@ -75,6 +76,7 @@ struct txn_worker {
 	unsigned n_coords;
 	struct txn_coord **coords;
 	uint16_t n_mn;
+	struct dtxn_lease_gate *gate;  /**< the CN's lease (self-fencing), NULL: none */
 };
 
 static inline struct txn_coord *
@@ -82,6 +84,15 @@ txn_coord_of(struct dtxn_coord *c)
 {
 	return (struct txn_coord *)c;
 }
+
+/**
+ * The lease gate of @p c's worker (lease.c; dtxn_lease_gate): returns at
+ * once without a gate or for an exempt coordinator; else yields until the
+ * CN's lease is valid. Coordinator's coroutine.
+ * @return 0, or -ESHUTDOWN (the CN is fenced, or the run stops while the
+ *   lease is not valid): post nothing that changes MN memory.
+ */
+int txn_lease_hold(struct dtxn_coord *c);
 
 /** Frees every chunk but one big enough for what the last txn used. */
 void txn_arena_reset(struct txn_coord *tc);

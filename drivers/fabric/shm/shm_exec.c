@@ -22,8 +22,10 @@ shm_send(struct shm_qp *qp, struct shm_wqe *w)
 	struct shm_msg *m = NULL;
 	uint32_t len = w->wr.len;
 
-	if (peer == NULL) {
-		w->status = DTXN_WC_WR_FLUSH_ERR; /* the peer QP is gone */
+	if (peer == NULL || peer->inc != w->dst_inc) {
+		/* the peer QP is gone, or was remade by a restarted process: what
+		 * was sent to the dead incarnation never reaches the new one */
+		w->status = DTXN_WC_WR_FLUSH_ERR;
 		return true;
 	}
 	if (rte_ring_full(peer->inbound))
@@ -38,6 +40,7 @@ shm_send(struct shm_qp *qp, struct shm_wqe *w)
 	}
 	m->len = len;
 	m->src_node = qp->base.local_node;
+	m->inc = (uint8_t)qp->inc;
 	if (len > 0)
 		memcpy(m->data, w->wr.local, len);
 	if (rte_ring_enqueue(peer->inbound, m) != 0) {
