@@ -610,7 +610,8 @@ struct dtxn_lease_view {
 	bool started;                      /**< a poll has filled it */
 	uint64_t beat[DTXN_MAX_NODES];     /**< heartbeat words as last read, by node */
 	uint64_t state[DTXN_MAX_NODES];    /**< state words as last read, by node */
-	uint64_t moved_ns[DTXN_MAX_NODES]; /**< dtxn_now_ns() of the poll that saw beat[] move */
+	uint64_t moved_ns[DTXN_MAX_NODES]; /**< posting time of the poll that saw the CN's words move */
+	uint64_t polled_ns;                /**< dtxn_now_ns() when the last poll posted its READs */
 };
 
 /**
@@ -626,14 +627,18 @@ int dtxn_lease_beat(struct dtxn_coord *c, uint64_t *beat);
 /**
  * READs every CN's heartbeat and state word (two READs, waited for) into
  * @p v; a CN whose heartbeat or state word moved since the last poll (or
- * the first poll) gets moved_ns stamped with now (a rejoin moves the state
- * word before the new incarnation's beats are seen). Coordinator's coroutine; yields.
+ * the first poll) gets moved_ns stamped with the time the READs were
+ * posted (polled_ns; a rejoin moves the state word before the new
+ * incarnation's beats are seen). Times are posting times, so a watcher
+ * descheduled between its READs and its decision judges what it read
+ * when it read it, never a live CN stale. Coordinator's coroutine; yields.
  * @return 0, -EINVAL, -EIO.
  */
 int dtxn_lease_poll(struct dtxn_coord *c, struct dtxn_lease_view *v);
 
 /**
- * CNs whose lease expired in @p v at @p now_ns: heartbeat not moved for
+ * CNs whose lease expired in @p v at @p now_ns (or at v->polled_ns if
+ * earlier: a view is only as fresh as its poll): heartbeat not moved for
  * more than @p lease_ns, state neither RECOVERED nor LEFT; or state FENCED (taken
  * away, whatever its beat: a fenced zombie may beat once more). A CN that
  * never beat (its word is 0: not started yet) has no lease to lose. Pure;

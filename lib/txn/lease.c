@@ -61,13 +61,14 @@ dtxn_lease_poll(struct dtxn_coord *c, struct dtxn_lease_view *v)
 	len = (uint32_t)fc->n_cn * 8u;
 	if (dtxn_store_lease_raddr(cat, n0, false) == 0)
 		return -EINVAL;
+	now = dtxn_now_ns(); /* what the READs return is as of their posting (or later) */
 	dtxn_batch_init(&b, c);
 	dtxn_batch_read(&b, dtxn_store_lease_raddr(cat, n0, false), &beat[n0], len, true);
 	dtxn_batch_read(&b, dtxn_store_lease_raddr(cat, n0, true), &state[n0], len, true);
 	rc = lease_run(&b);
 	if (rc != 0)
 		return rc;
-	now = dtxn_now_ns();
+	v->polled_ns = now;
 	for (uint16_t n = n0; n < n0 + fc->n_cn; n++) {
 		if (!v->started || beat[n] != v->beat[n] || state[n] != v->state[n])
 			v->moved_ns[n] = now;
@@ -94,6 +95,8 @@ dtxn_lease_expired(const struct dtxn_lease_view *v, uint64_t now_ns, uint64_t le
 
 	if (v == NULL || !v->started)
 		return 0;
+	if (v->polled_ns != 0 && v->polled_ns < now_ns)
+		now_ns = v->polled_ns;
 	for (uint16_t n = v->n_mn; n < v->n_mn + v->n_cn; n++) {
 		unsigned st = DTXN_LEASE_WORD_STATE(v->state[n]);
 
@@ -224,8 +227,10 @@ txn_lease_hold(struct dtxn_coord *c)
 	if (g == NULL || txn_coord_of(c)->lease_exempt)
 		return 0;
 	for (;;) {
-		if (__atomic_load_n(&g->fenced, __ATOMIC_ACQUIRE))
+		if (__atomic_load_n(&g->fenced, __ATOMIC_ACQUIRE)) {
+			c->txn->fenced = 1; /* its commit must not claim success (txn.c) */
 			return -ESHUTDOWN;
+		}
 		if (dtxn_now_ns() < __atomic_load_n(&g->valid_until_ns, __ATOMIC_ACQUIRE))
 			return 0;
 		if (dtxn_coord_stopping(c))
