@@ -217,6 +217,11 @@ void app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_benc
  */
 unsigned app_cn_lost_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, size_t len);
 
+/** As app_cn_lost_peers(), the peer CNs served by a restarted process
+ * (incarnation > 0: their dead incarnations' counters are in acc_prev). */
+unsigned app_cn_restarted_peers(const struct app_conf *c, struct app_ctl *ctl, char *names,
+				size_t len);
+
 /** As app_cn_lost_peers(), the peer CNs that were killed and whose
  * counters a recovery settled (they count in the invariants). */
 unsigned app_cn_settled_peers(const struct app_conf *c, struct app_ctl *ctl, char *names,

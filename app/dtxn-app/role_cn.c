@@ -139,6 +139,27 @@ app_cn_lost_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, si
 }
 
 unsigned
+app_cn_restarted_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, size_t len)
+{
+	unsigned n = 0;
+	size_t used = 0;
+
+	if (len > 0)
+		names[0] = '\0';
+	for (unsigned j = 0; j < c->cn; j++) {
+		uint32_t inc = __atomic_load_n(&ctl->cn[j].incarnation, __ATOMIC_ACQUIRE);
+
+		if (j == c->node_idx || inc == 0)
+			continue;
+		if (used < len)
+			used += (size_t)snprintf(names + used, len - used, "%scn%u (incarnation %u)",
+						 n ? ", " : "", j, inc);
+		n++;
+	}
+	return n;
+}
+
+unsigned
 app_cn_settled_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, size_t len)
 {
 	return peers_named(c, ctl, 2, names, len);
