@@ -746,6 +746,11 @@ app_run(const struct app_conf *c)
 		rc = build_db(&r, r.n_workers * (unsigned)c->coroutines + app_agent_coords(c));
 	if (rc == APP_EXIT_OK)
 		rc = build_workers(&r);
+	if (rc == APP_EXIT_OK && r.ctl != NULL && r.agents != NULL)
+		/* self-fencing at the emulated RNICs too: a WR that takes effect
+		 * after the lease (the process stopped mid-post) is refused */
+		(void)dtxn_fabric_set_lease(r.fabric, &r.agents[0].gate.valid_until_ns,
+					    r.agents[0].guard_ns);
 	if (rc == APP_EXIT_OK && r.ctl == NULL) /* embedded: this process owns every MN */
 		rc = app_mn_svcs_create(&r.svcs, r.db, 0, (uint16_t)c->mn, r.per_cn,
 					(unsigned)c->coroutines);

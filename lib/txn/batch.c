@@ -54,6 +54,8 @@ batch_wr(struct dtxn_batch *b, dtxn_raddr_t raddr, uint8_t opcode, bool signaled
 	else
 		b->tail[mn]->next = wr;
 	b->tail[mn] = wr;
+	if (tc->lease_exempt)
+		wr->flags |= DTXN_WR_F_LEASE_EXEMPT; /* the agent: renewals, recoveries */
 	b->mn_mask |= UINT64_C(1) << mn;
 	b->n_wr++;
 	b->n_mut += opcode != DTXN_WR_READ;

@@ -686,7 +686,9 @@ int dtxn_lease_fence(struct dtxn_coord *c, uint16_t node, uint64_t seen);
  * agent's heartbeat renews it (dtxn_lease_renew()); lib/txn holds every
  * batch with a WRITE, CAS, masked CAS or FAA of a coordinator of a worker
  * that has it (dtxn_worker_set_lease_gate()) while it is not valid, and
- * fails it once the CN is fenced. Zero it, set @c inc, then hand it over.
+ * once the CN is fenced parks the coordinator for good, its transaction
+ * open, as if its process had been killed there (the recoverer decides
+ * the transaction). Zero it, set @c inc, then hand it over.
  */
 struct dtxn_lease_gate {
 	uint32_t inc;              /**< this process's incarnation of the CN */

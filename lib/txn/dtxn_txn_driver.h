@@ -151,14 +151,6 @@ struct dtxn_txn {
 	 * dtxn_recovery.visible.
 	 */
 	uint8_t decided;
-	/**
-	 * Set by lib/txn when the lease gate refused one of the txn's batches
-	 * because its CN was fenced (dtxn_lease_gate; reset at each begin):
-	 * its commit then returns DTXN_ABORT_FABRIC even if the protocol
-	 * finished, unless @c decided: the survivor recovering the CN rolls
-	 * a txn still holding locks back, so the zombie must not claim it.
-	 */
-	uint8_t fenced;
 	uint8_t false_conflict;   /**< the abort was a false conflict (dtxn_coord_false_abort()); the protocol sets it, begin clears it */
 	uint32_t n_items;
 	uint32_t n_fetched;       /**< items[0 .. n_fetched) have been executed */

@@ -13,6 +13,8 @@
 
 /** Pause of a coordinator whose CN's lease is not valid, ns. */
 #define LEASE_HOLD_PAUSE_NS 100000
+/** Sleep of a coordinator parked on a fenced CN, ns. */
+#define LEASE_PARK_NS 1000000000ull
 
 /* Runs @p b and maps its outcome to 0 / -EIO. */
 static int
@@ -218,6 +220,21 @@ dtxn_lease_renew(struct dtxn_coord *c, uint64_t *beat, struct dtxn_lease_gate *g
 	return -ESHUTDOWN;
 }
 
+/*
+ * The CN is fenced: this coordinator stops where it is, its transaction
+ * open, exactly as if its process had been killed here. Its recoverer
+ * decides the transaction (rolled back, or kept when its writes had
+ * completed) and settles its bookkeeping once the process is gone; the
+ * coordinator itself records no outcome it cannot know. Never returns:
+ * the process exits (APP_EXIT_FENCED) while it sleeps.
+ */
+static void __attribute__((noreturn))
+txn_lease_park(struct dtxn_coord *c)
+{
+	for (;;)
+		dtxn_co_sleep_until_lc(c->co, dtxn_now_ns() + LEASE_PARK_NS);
+}
+
 int
 txn_lease_hold(struct dtxn_coord *c)
 {
@@ -227,10 +244,8 @@ txn_lease_hold(struct dtxn_coord *c)
 	if (g == NULL || txn_coord_of(c)->lease_exempt)
 		return 0;
 	for (;;) {
-		if (__atomic_load_n(&g->fenced, __ATOMIC_ACQUIRE)) {
-			c->txn->fenced = 1; /* its commit must not claim success (txn.c) */
-			return -ESHUTDOWN;
-		}
+		if (__atomic_load_n(&g->fenced, __ATOMIC_ACQUIRE))
+			txn_lease_park(c);
 		if (dtxn_now_ns() < __atomic_load_n(&g->valid_until_ns, __ATOMIC_ACQUIRE))
 			return 0;
 		if (dtxn_coord_stopping(c))

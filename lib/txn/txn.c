@@ -76,7 +76,6 @@ dtxn_txn_begin(struct dtxn_coord *c, enum dtxn_txn_mode mode)
 	t->mode = mode == DTXN_TXN_RO ? DTXN_TXN_RO : DTXN_TXN_RW;
 	t->open = 1;
 	t->decided = 0;
-	t->fenced = 0;
 	t->n_items = 0;
 	t->n_fetched = 0;
 	t->abort_reason = DTXN_ABORT_NONE;
@@ -233,8 +232,6 @@ dtxn_txn_commit(struct dtxn_txn *t)
 	if (rc != DTXN_OK)
 		return rc;
 	rc = txn_cc(t)->commit(t);
-	if (rc == DTXN_OK && t->fenced && !t->decided)
-		rc = DTXN_ABORT(DTXN_ABORT_FABRIC); /* fenced mid-commit: its recoverer rolls it back */
 	t->abort_reason = rc;
 	txn_closed(t);
 	txn_history_end(t, rc == DTXN_OK);

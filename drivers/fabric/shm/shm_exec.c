@@ -55,6 +55,11 @@ shm_wqe_execute(struct shm_qp *qp, struct shm_wqe *w)
 {
 	if (w->wr.opcode == DTXN_WR_SEND)
 		return shm_send(qp, w);
+	if (dtxn_fabric_wr_fenced(qp->base.fabric, &w->wr)) {
+		/* self-fencing: its CN's lease ran out before it took effect */
+		w->status = DTXN_WC_REM_ACCESS_ERR;
+		return true;
+	}
 	w->status = dtxn_fabric_node_exec(qp->base.fabric, qp->mn_base, qp->mn_size,
 					  qp->base.remote_node, &w->wr);
 	return true;
