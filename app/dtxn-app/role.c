@@ -73,6 +73,14 @@ role_slot_dead(const struct app_ctl_node *n)
 	       (n->state == APP_NODE_STARTING || n->state == APP_NODE_READY);
 }
 
+/* cn0 has ended its run: it checks the invariants over the slots now, so
+ * a restart must not reset one (it would come too late to be checked). */
+static bool
+role_run_over(const struct app_conf *c, const struct app_ctl *ctl)
+{
+	return c->node_idx != 0 && __atomic_load_n(&ctl->cn[0].state, __ATOMIC_ACQUIRE) == APP_NODE_DONE;
+}
+
 /*
  * A restart (the slot's process died during its run): waits, lock released
  * between looks, until a survivor settled it. Called and returns with the
@@ -91,6 +99,13 @@ role_restart_wait(const struct app_conf *c, struct app_ctl *ctl, struct app_ctl_
 	while (role_slot_dead(self) && !__atomic_load_n(&self->settled, __ATOMIC_ACQUIRE)) {
 		int32_t pid = self->pid;
 
+		if (role_run_over(c, ctl)) {
+			rte_spinlock_unlock(&ctl->lock);
+			app_err("--node %s: the cluster's run is over (cn0 is done and checks it): too late to rejoin",
+				c->node);
+			return -1;
+		}
+
 		rte_spinlock_unlock(&ctl->lock);
 		if (dtxn_now_ns() >= deadline) {
 			app_err("--node %s: its previous process (%d) died and no survivor recovered it within %g s (--connect-timeout; recovery needs --lease-ms)",
@@ -102,6 +117,12 @@ role_restart_wait(const struct app_conf *c, struct app_ctl *ctl, struct app_ctl_
 		if (self->settled)
 			printf("dtxn: %s: its previous process was recovered; waited %.1f ms\n",
 			       c->node, (double)(dtxn_now_ns() - t0) / 1e6);
+	}
+	if (role_slot_dead(self) && role_run_over(c, ctl)) {
+		rte_spinlock_unlock(&ctl->lock);
+		app_err("--node %s: the cluster's run is over (cn0 is done and checks it): too late to rejoin",
+			c->node);
+		return -1;
 	}
 	return 0;
 }
