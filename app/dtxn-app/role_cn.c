@@ -113,7 +113,10 @@ peer_counters(const struct app_ctl *ctl, unsigned j)
 	return __atomic_load_n(&ctl->cn[j].settled, __ATOMIC_ACQUIRE) ? 2 : 0;
 }
 
-/* Names of the peers whose counters are @p kind (peer_counters()). */
+/** peers_named(): the peers served by a restarted process (incarnation > 0). */
+#define PEERS_RESTARTED 3
+
+/* Names of the peers whose counters are @p kind (peer_counters()), or restarted. */
 static unsigned
 peers_named(const struct app_conf *c, struct app_ctl *ctl, int kind, char *names, size_t len)
 {
@@ -123,7 +126,9 @@ peers_named(const struct app_conf *c, struct app_ctl *ctl, int kind, char *names
 	if (len > 0)
 		names[0] = '\0';
 	for (unsigned j = 0; j < c->cn; j++) {
-		if (j == c->node_idx || peer_counters(ctl, j) != kind)
+		if (j == c->node_idx ||
+		    (kind == PEERS_RESTARTED ? __atomic_load_n(&ctl->cn[j].incarnation, __ATOMIC_ACQUIRE) == 0 :
+					       peer_counters(ctl, j) != kind))
 			continue;
 		if (used < len)
 			used += (size_t)snprintf(names + used, len - used, "%scn%u", n ? ", " : "", j);
@@ -141,22 +146,7 @@ app_cn_lost_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, si
 unsigned
 app_cn_restarted_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, size_t len)
 {
-	unsigned n = 0;
-	size_t used = 0;
-
-	if (len > 0)
-		names[0] = '\0';
-	for (unsigned j = 0; j < c->cn; j++) {
-		uint32_t inc = __atomic_load_n(&ctl->cn[j].incarnation, __ATOMIC_ACQUIRE);
-
-		if (j == c->node_idx || inc == 0)
-			continue;
-		if (used < len)
-			used += (size_t)snprintf(names + used, len - used, "%scn%u (incarnation %u)",
-						 n ? ", " : "", j, inc);
-		n++;
-	}
-	return n;
+	return peers_named(c, ctl, PEERS_RESTARTED, names, len);
 }
 
 unsigned

@@ -616,7 +616,7 @@ check_and_report(struct app_run *r, double seconds)
 		invariants = c->node_idx == 0 && (app_role_shared(c) || c->cn == 1);
 		if (invariants) {
 			unsigned np = app_cn_peer_ctxs(c, r->ctl, r->bench, peers);
-			char lost[128], settled[256];
+			char lost[128], settled[128];
 
 			for (unsigned j = 0; j < np; j++)
 				ctxs[n++] = &peers[j];
@@ -630,7 +630,7 @@ check_and_report(struct app_run *r, double seconds)
 						  settled);
 			else if (app_cn_restarted_peers(c, r->ctl, settled, sizeof(settled)) != 0)
 				dtxn_report_check(rep, "cluster_counters", true,
-						  "%s restarted: its dead incarnations' counters were settled by their recovery, its own handed over",
+						  "%s restarted: the counters of its dead incarnations were settled by their recovery, the live one's handed over",
 						  settled);
 		} else if (app_role_shared(c)) {
 			printf("dtxn: %s: the invariants are checked by cn0, for the whole cluster\n",
