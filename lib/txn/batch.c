@@ -197,6 +197,11 @@ dtxn_batch_run(struct dtxn_batch *b)
 	if (rc == b->error && rc != 0)
 		return rc; /* nothing posted */
 	wrc = dtxn_co_wait_lc(b->coord->co);
+	if (wrc != 0 && b->n_mut != 0)
+		/* refused by the RNICs because the lease ran out (fabric
+		 * dtxn_fabric_set_lease())? the txn may be half applied: the CN
+		 * fences itself and the coordinator parks (lease.c) */
+		txn_lease_refused(b->coord);
 	if (rc != 0)
 		return rc;
 	return wrc != 0 ? -EIO : 0;

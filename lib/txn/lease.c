@@ -258,6 +258,19 @@ txn_lease_hold(struct dtxn_coord *c)
 	}
 }
 
+void
+txn_lease_refused(struct dtxn_coord *c)
+{
+	struct dtxn_lease_gate *g = ((struct txn_worker *)c->worker)->gate;
+
+	if (g == NULL || txn_coord_of(c)->lease_exempt ||
+	    dtxn_now_ns() < __atomic_load_n(&g->valid_until_ns, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&g->valid_until_ns, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&g->fenced, 1, __ATOMIC_RELEASE);
+	txn_lease_park(c);
+}
+
 int
 dtxn_worker_set_lease_gate(struct dtxn_worker *w, struct dtxn_lease_gate *g)
 {

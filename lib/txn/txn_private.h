@@ -94,6 +94,16 @@ txn_coord_of(struct dtxn_coord *c)
  */
 int txn_lease_hold(struct dtxn_coord *c);
 
+/**
+ * A mutating batch of @p c failed while its CN's lease was not valid (the
+ * RNICs refuse such WRs: dtxn_fabric_set_lease()): the txn may be half
+ * applied and no live coordinator may finish it, so the CN fences itself
+ * (dtxn_lease_gate.fenced: it stops beating, exits, and a survivor
+ * recovers it) and @p c parks. Returns at once without a gate, for an
+ * exempt coordinator, or while the lease is valid (another error).
+ */
+void txn_lease_refused(struct dtxn_coord *c);
+
 /** Frees every chunk but one big enough for what the last txn used. */
 void txn_arena_reset(struct txn_coord *tc);
 
