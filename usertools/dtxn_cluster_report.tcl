@@ -8,9 +8,10 @@
 #   cluster_merge NODES FAULTS CHECK  -> the merged report as a JSON text
 #
 # NODES: a list of dicts {name cnJ rc STATUS json PATH series PATH history
-# PATH killed 0|1 ended_s S} (ended_s: when the process ended, s after the
-# CNs began; -1 unknown); FAULTS: a list of dicts {node cnJ kind kill|restart
-# t SECONDS t_unix_ns NS}; CHECK: a dict {rc N text TEXT} of dtxn-check
+# PATH killed 0|1 fenced 0|1 ended_s S} (fenced: paused, found itself
+# fenced and exited 4; ended_s: when the process ended, s after the CNs
+# began; -1 unknown); FAULTS: a list of dicts {node cnJ kind
+# kill|restart|pause t SECONDS t_unix_ns NS}; CHECK: a dict {rc N text TEXT} of dtxn-check
 # over every CN's history (rc -1: not run).
 
 package require json
@@ -130,6 +131,21 @@ proc ::report::bins {series fault_ns from_s to_s bin_s} {
     return $bin
 }
 
+# A restart's rejoin, from the restarted process's series @s: started_s
+# (its run began: the lease taken, workers built), first_commit_s (the end
+# of its first interval with a commit), s after the restart at @fault_ns
+# (wall clock, ns); null without a series.
+proc ::report::rejoin {s fault_ns} {
+    if {$s eq ""} { return null }
+    lassign $s t0 iv pts
+    set first -1
+    foreach {t c} $pts {
+        if {$c > 0} { set first [expr {($t0 - $fault_ns) / 1e9 + $t}]; break }
+    }
+    return [json::write object started_s [num [expr {($t0 - $fault_ns) / 1e9}]] \
+        first_commit_s [num $first]]
+}
+
 # The timeline of a fault: a JSON array of {t (s from the fault, the bin's
 # end), committed_tps}.
 proc ::report::timeline {series fault_ns from_s to_s bin_s} {
@@ -175,6 +191,7 @@ proc ::report::cluster_merge {nodes faults check} {
     set reps {}
     set series {}
     set surv_series {} ;# the CNs not killed: a kill's recovery is theirs
+    set by_name [dict create] ;# each node's (or restart's) series, by its tag
     set recs {}        ;# dead CN -> {by detected_wall_ns recovered_wall_ns its report entry}
     set node_json {}
     set committed 0
@@ -191,9 +208,10 @@ proc ::report::cluster_merge {nodes faults check} {
     foreach n $nodes {
         set name [dict get $n name]
         set s [series_read [dict get $n series]]
+        dict set by_name $name $s
         if {$s ne ""} {
             lappend series $s
-            if {![dict get $n killed]} { lappend surv_series $s }
+            if {![dict get $n killed] && ![dict get $n fenced]} { lappend surv_series $s }
         }
         set text [slurp [dict get $n json]]
         set hist_lines 0
@@ -203,6 +221,7 @@ proc ::report::cluster_merge {nodes faults check} {
         if {$text eq ""} {
             lappend node_json [json::write object node [json::write string $name] \
                 exit_status [rc_json [dict get $n rc]] killed [expr {[dict get $n killed] ? "true" : "false"}] \
+                fenced [expr {[dict get $n fenced] ? "true" : "false"}] \
                 ended_s [num [dict get $n ended_s]] report null history_committed $hist_lines]
             continue
         }
@@ -329,7 +348,7 @@ proc ::report::cluster_merge {nodes faults check} {
             detail [json::write string "dtxn-check over every CN's history as one: $line"]]
     }
     foreach n $nodes {
-        if {![dict get $n killed] && [dict get $n rc] ne "0"} { set ok 0 }
+        if {![dict get $n killed] && ![dict get $n fenced] && [dict get $n rc] ne "0"} { set ok 0 }
     }
     # faults
     set fault_json {}
@@ -338,7 +357,7 @@ proc ::report::cluster_merge {nodes faults check} {
         lassign [recovery $series $fns 0.01] before back
         lassign [recovery $surv_series $fns 0.01] sbefore sback
         set rj null
-        if {[dict get $f kind] eq "kill" && [dict exists $recs [dict get $f node]]} {
+        if {[dict get $f kind] in {kill pause} && [dict exists $recs [dict get $f node]]} {
             lassign [dict get $recs [dict get $f node]] by det done r
             set rj [json::write object by [json::write string $by] \
                 detect_ms [num [expr {($det - $fns) / 1e6}]] \
@@ -346,8 +365,12 @@ proc ::report::cluster_merge {nodes faults check} {
                 txns_in_flight [dict get $r txns_in_flight] rolled_back [dict get $r rolled_back] \
                 rolled_forward [dict get $r rolled_forward] locks_released [dict get $r locks_released]]
         }
+        set rejoin null
+        if {[dict get $f kind] eq "restart"} {
+            set rejoin [rejoin [dict get $by_name [dict get $f node].restart] $fns]
+        }
         lappend fault_json [json::write object node [json::write string [dict get $f node]] \
-            kind [json::write string [dict get $f kind]] t [num [dict get $f t]] \
+            kind [json::write string [dict get $f kind]] t [num [dict get $f t]] rejoin $rejoin \
             before_tps [num $before] back_to_90_s [num $sback] \
             cluster_back_to_90_s [num $back] survivors_before_tps [num $sbefore] recovery $rj \
             timeline [timeline $series $fns -0.2 1.0 0.01]]

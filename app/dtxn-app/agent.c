@@ -13,27 +13,73 @@
 #include <rte_errno.h>
 
 #include "dtxn_fabric.h"
+#include "dtxn_sched.h"
 #include "dtxn_txn_driver.h"
 #include "agent.h"
 #include "app.h"
 
-/* Recovers every CN of @p dead (a node mask); returns the first error. */
+unsigned
+app_agent_settle(struct app_agent *a)
+{
+	unsigned left = 0;
+
+	for (unsigned i = 0; i < a->n_recs; i++) {
+		struct app_agent_rec *r = &a->recs[i];
+
+		if (r->unsettled && a->recovered(a->recovered_arg, &r->rec) == 0)
+			r->unsettled = false;
+		left += r->unsettled;
+	}
+	return left;
+}
+
+/*
+ * Fencing: takes dead CN @p node's lease away (its state word as last
+ * polled: @p seen), then waits a lease, so that whatever the fenced
+ * incarnation let go under its last renewal has landed before the
+ * recovery reads anything. @return 0, -EAGAIN (it moved: not dead), or an error.
+ */
 static int
-agent_recover(struct dtxn_coord *c, struct app_agent *a, uint64_t dead, uint16_t n_mn,
-	      uint64_t now)
+agent_fence(struct dtxn_coord *c, const struct app_agent *a, uint16_t node, uint64_t seen,
+	    uint64_t *fence_ns)
+{
+	int rc = dtxn_lease_fence(c, node, seen);
+
+	if (rc != 0)
+		return rc;
+	*fence_ns = dtxn_now_ns();
+	dtxn_co_sleep_until_lc(dtxn_coord_co(c), *fence_ns + a->lease_ns);
+	return 0;
+}
+
+/* Recovers every CN of @p dead (a node mask) in view @p v; returns the first error. */
+static int
+agent_recover(struct dtxn_coord *c, struct app_agent *a, uint64_t dead,
+	      const struct dtxn_lease_view *v, uint64_t now)
 {
 	for (uint64_t left = dead; left != 0; left &= left - 1) {
 		uint16_t node = (uint16_t)__builtin_ctzll(left);
+		uint64_t fence_ns = 0;
 		struct app_agent_rec *r;
 
 		if (a->n_recs == (unsigned)RTE_DIM(a->recs))
 			return -ENOSPC;
+		if (a->fencing) {
+			int rc = agent_fence(c, a, node, v->state[node], &fence_ns);
+
+			if (rc == -EAGAIN)
+				continue; /* it renewed or rejoined since the poll */
+			if (rc != 0)
+				return rc;
+		}
 		r = &a->recs[a->n_recs++];
 		memset(r, 0, sizeof(*r));
 		r->by_node = dtxn_coord_cn_node(c);
+		r->inc = DTXN_LEASE_WORD_INC(v->state[node]);
 		r->detect_ns = now;
+		r->fence_ns = fence_ns;
 		r->rec.dead_cn = node;
-		r->rec.gid_first = (uint32_t)(node - n_mn) * a->gids_per_cn;
+		r->rec.gid_first = (uint32_t)(node - v->n_mn) * a->gids_per_cn;
 		r->rec.n_gids = a->gids_per_cn;
 		r->rec.dead_mask = dead;
 		if (a->drained_ns != NULL) {
@@ -47,8 +93,8 @@ agent_recover(struct dtxn_coord *c, struct app_agent *a, uint64_t dead, uint16_t
 		if (r->rc != 0)
 			return r->rc;
 		if (a->recovered != NULL)
-			a->recovered(a->recovered_arg, &r->rec);
-		r->rc = dtxn_lease_mark_recovered(c, node);
+			r->unsettled = a->recovered(a->recovered_arg, &r->rec) != 0;
+		r->rc = dtxn_lease_mark_recovered(c, node, r->inc);
 		if (r->rc != 0)
 			return r->rc;
 	}
@@ -80,18 +126,39 @@ agent_sleep(struct dtxn_coord *c, const struct app_agent *a, uint64_t *next)
 	dtxn_co_sleep_until_lc(dtxn_coord_co(c), *next);
 }
 
+/* Whether the heartbeat goes on: until the run stops; with fencing, until
+ * the last other coroutine of its worker ended (a coordinator finishing its
+ * last transaction after the stop still needs the lease for its writes). */
+static bool
+agent_beating(struct dtxn_coord *c, const struct app_agent *a)
+{
+	return !dtxn_coord_stopping(c) ||
+	       (a->fencing && dtxn_sched_alive(dtxn_co_sched(dtxn_coord_co(c))) > 1);
+}
+
 void
 app_agent_beat(struct dtxn_coord *c, void *arg)
 {
 	struct app_agent *a = arg;
 	uint64_t next = dtxn_now_ns();
 
-	while (!dtxn_coord_stopping(c)) {
-		int rc = dtxn_lease_beat(c, &a->beat);
+	while (agent_beating(c, a)) {
+		int rc = a->fencing ? dtxn_lease_renew(c, &a->beat, &a->gate, a->lease_ns, a->guard_ns) :
+				      dtxn_lease_beat(c, &a->beat);
 
+		if (rc == -ESHUTDOWN) {
+			a->fenced_ns = dtxn_now_ns(); /* the main lcore stops the process */
+			return;
+		}
 		if (rc != 0 && a->error == 0)
 			a->error = rc;
 		agent_sleep(c, a, &next);
+	}
+	if (a->fencing) { /* a peer that outlives this run must not recover it */
+		int rc = dtxn_lease_leave(c, &a->gate);
+
+		if (rc != 0 && a->error == 0)
+			a->error = rc;
 	}
 }
 
@@ -111,7 +178,9 @@ app_agent_watch(struct dtxn_coord *c, void *arg)
 		now = dtxn_now_ns();
 		dead = rc == 0 ? dtxn_lease_expired(&v, now, a->lease_ns) : 0;
 		if (dead != 0 && dtxn_lease_recoverer(&v, now, a->lease_ns) == self)
-			rc = agent_recover(c, a, dead, v.n_mn, now);
+			rc = agent_recover(c, a, dead, &v, now);
+		if (a->recovered != NULL)
+			(void)app_agent_settle(a);
 		if (rc != 0 && a->error == 0)
 			a->error = rc;
 		agent_sleep(c, a, &next);
@@ -125,11 +194,17 @@ app_agent_create(const struct app_conf *c, struct dtxn_worker *w, uint32_t gid,
 	_Static_assert(APP_AGENT_COORDS == 2, "app_agent_coords() counts two per CN");
 	a->lease_ns = (uint64_t)(c->lease_ms * 1e6 + 0.5);
 	a->beat_ns = RTE_MAX(a->lease_ns / 5, (uint64_t)1);
+	a->guard_ns = a->beat_ns;
 	a->gids_per_cn = gids_per_cn;
-	if (dtxn_coord_create(w, gid, app_agent_beat, a) == NULL ||
-	    dtxn_coord_create(w, gid + 1, app_agent_watch, a) == NULL) {
-		app_err("cannot create a CN agent: %s", rte_strerror(rte_errno));
-		return APP_EXIT_FAIL;
+	for (unsigned k = 0; k < APP_AGENT_COORDS; k++) {
+		struct dtxn_coord *co = dtxn_coord_create(w, gid + k, k == 0 ? app_agent_beat :
+									   app_agent_watch, a);
+
+		if (co == NULL) {
+			app_err("cannot create a CN agent: %s", rte_strerror(rte_errno));
+			return APP_EXIT_FAIL;
+		}
+		dtxn_coord_lease_exempt(co); /* its beats and recoveries pass the gate */
 	}
 	return APP_EXIT_OK;
 }

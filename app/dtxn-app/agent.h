@@ -24,7 +24,10 @@
 struct app_agent_rec {
 	struct dtxn_recovery rec;  /**< in: dead CN, gids; out: the work */
 	uint16_t by_node;          /**< fabric node id of the CN that recovered it */
+	uint32_t inc;              /**< the incarnation recovered */
 	uint64_t detect_ns;        /**< dtxn_now_ns() when its lease was found expired */
+	uint64_t fence_ns;         /**< dtxn_now_ns() when its lease was taken away (fencing), 0: not fenced */
+	bool unsettled;            /**< recovered, its counters not settled yet (struct app_agent.recovered) */
 	int rc;                    /**< dtxn_coord_recover()'s return */
 };
 
@@ -40,6 +43,16 @@ struct app_agent {
 	uint64_t lease_ns;         /**< a lease expires after this long without a beat */
 	uint32_t gids_per_cn;      /**< benchmark coordinators per CN: CN j has gids [j * this, ..) */
 	/**
+	 * Self-fencing (--role cn; doc/guides/cluster.md "Self-fencing"): the
+	 * heartbeat renews @c gate (dtxn_lease_renew()), which the CN's
+	 * workers hold their mutating batches on; the watcher fences a dead
+	 * CN (dtxn_lease_fence()) and waits a lease before it recovers it.
+	 * false: plain beats, no wait (one process: no CN runs on alone).
+	 */
+	bool fencing;
+	uint64_t guard_ns;         /**< fencing: WRs leave at most lease - this after a renewal */
+	struct dtxn_lease_gate gate; /**< fencing: this CN's lease (inc set by the caller) */
+	/**
 	 * Optional: the time by which every WR a dead node posted has taken
 	 * effect (the simulator's dtxn_sim_node_drained_ns()): the watcher
 	 * waits for it before it recovers the node, as an MN would flush a
@@ -50,15 +63,18 @@ struct app_agent {
 	/**
 	 * Optional: called by the watcher after each recovery it ran, before
 	 * it marks the CN recovered (--role cn: app_cn_settle_dead() settles
-	 * the dead process's benchmark counters in shared memory). NULL: none.
+	 * the dead process's benchmark counters in shared memory); -EAGAIN:
+	 * not yet (a fenced process still lives), called again every beat
+	 * and by app_agent_settle(). NULL: none.
 	 */
-	void (*recovered)(void *arg, const struct dtxn_recovery *rec);
+	int (*recovered)(void *arg, const struct dtxn_recovery *rec);
 	void *recovered_arg;
 	/* results */
 	unsigned n_recs;
 	struct app_agent_rec recs[DTXN_MAX_NODES];
 	int error;                 /**< first lease WR or recovery error, 0 if none */
 	uint64_t beat;             /**< the CN's heartbeat count (dtxn_lease_beat()) */
+	uint64_t fenced_ns;        /**< fencing: dtxn_now_ns() when the beat found this CN fenced, 0: never */
 };
 
 /**
@@ -80,6 +96,13 @@ int app_agent_create(const struct app_conf *c, struct dtxn_worker *w, uint32_t g
  * @return true if so; false if not, or if no transaction is open on @p co.
  */
 bool app_agent_txn_kept(const struct dtxn_coord *co, const struct dtxn_recovery *rec);
+
+/**
+ * Settles what @p a's recoveries left unsettled (struct app_agent.recovered
+ * returned -EAGAIN: the fenced process still lived). Main lcore after the
+ * run, or the watcher. @return how many are still unsettled.
+ */
+unsigned app_agent_settle(struct app_agent *a);
 
 /** dtxn_coord_fn of an agent's heartbeat; @p arg is its struct app_agent. */
 void app_agent_beat(struct dtxn_coord *c, void *arg);

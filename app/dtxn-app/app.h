@@ -19,6 +19,9 @@
 #define APP_EXIT_FAIL 1      /**< the run failed or an invariant did not hold */
 #define APP_EXIT_USAGE 2     /**< bad input */
 #define APP_EXIT_UNREACHABLE 3 /**< --role cn: the MNs or peer CNs did not come up in time */
+/** --role cn: a survivor declared this CN dead and took its lease away (self-fencing,
+ *  doc/guides/cluster.md): it stopped before changing MN memory again */
+#define APP_EXIT_FENCED 4
 
 #define APP_MAX_BENCH_OPTS 32
 #define APP_NAME_MAX 64

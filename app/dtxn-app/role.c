@@ -11,10 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_memzone.h>
 
+#include "dtxn_bench.h"
 #include "dtxn_sched.h"
 #include "role.h"
 
@@ -64,6 +66,92 @@ role_ctl_get(void)
 	return mz == NULL ? NULL : mz->addr;
 }
 
+/* A slot whose process died during its run: a CN a survivor may recover. */
+static bool
+role_slot_dead(const struct app_ctl_node *n)
+{
+	return n->pid != 0 && n->pid != getpid() && !app_role_alive(n->pid) &&
+	       (n->state == APP_NODE_STARTING || n->state == APP_NODE_READY);
+}
+
+/* cn0 has ended its run: it checks the invariants over the slots now, so
+ * a restart must not reset one (it would come too late to be checked). */
+static bool
+role_run_over(const struct app_conf *c, const struct app_ctl *ctl)
+{
+	return c->node_idx != 0 && __atomic_load_n(&ctl->cn[0].state, __ATOMIC_ACQUIRE) == APP_NODE_DONE;
+}
+
+/*
+ * A restart (the slot's process died during its run): waits, lock released
+ * between looks, until a survivor settled it. Called and returns with the
+ * lock held, unless it fails (one line, unlocked).
+ */
+static int
+role_restart_wait(const struct app_conf *c, struct app_ctl *ctl, struct app_ctl_node *self)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * 1000 * 1000 };
+	uint64_t t0 = dtxn_now_ns(), deadline = t0 + (uint64_t)(c->connect_timeout_s * 1e9);
+
+	if (role_slot_dead(self))
+		printf("dtxn: %s: restart of a dead process (%d): incarnation %u%s\n", c->node,
+		       (int)self->pid, self->incarnation + 1,
+		       self->settled ? "" : ", waiting until a survivor has recovered it");
+	while (role_slot_dead(self) && !__atomic_load_n(&self->settled, __ATOMIC_ACQUIRE)) {
+		int32_t pid = self->pid;
+
+		if (role_run_over(c, ctl)) {
+			rte_spinlock_unlock(&ctl->lock);
+			app_err("--node %s: the cluster's run is over (cn0 is done and checks it): too late to rejoin",
+				c->node);
+			return -1;
+		}
+
+		rte_spinlock_unlock(&ctl->lock);
+		if (dtxn_now_ns() >= deadline) {
+			app_err("--node %s: its previous process (%d) died and no survivor recovered it within %g s (--connect-timeout; recovery needs --lease-ms)",
+				c->node, (int)pid, c->connect_timeout_s);
+			return -1;
+		}
+		nanosleep(&ts, NULL);
+		rte_spinlock_lock(&ctl->lock);
+		if (self->settled)
+			printf("dtxn: %s: its previous process was recovered; waited %.1f ms\n",
+			       c->node, (double)(dtxn_now_ns() - t0) / 1e6);
+	}
+	if (role_slot_dead(self) && role_run_over(c, ctl)) {
+		rte_spinlock_unlock(&ctl->lock);
+		app_err("--node %s: the cluster's run is over (cn0 is done and checks it): too late to rejoin",
+			c->node);
+		return -1;
+	}
+	return 0;
+}
+
+/* Claims @p self for this process (lock held): a restart keeps the dead
+ * incarnations' counters and takes the next incarnation. */
+static void
+role_slot_take(struct app_ctl_node *self)
+{
+	int64_t prev[RTE_DIM(self->acc_prev)];
+	uint32_t inc = self->incarnation;
+
+	memcpy(prev, self->acc_prev, sizeof(prev));
+	if (role_slot_dead(self) && self->settled) {
+		/* its contexts are final (fail-stop) and settled: fold them in */
+		for (unsigned w = 0; w < self->n_live; w++)
+			for (unsigned i = 0; i < self->live_n[w]; i++)
+				for (unsigned k = 0; k < RTE_DIM(prev); k++)
+					prev[k] += self->live[w][i].acc[k];
+		inc++;
+	}
+	memset(self, 0, sizeof(*self));
+	self->incarnation = inc;
+	memcpy(self->acc_prev, prev, sizeof(prev));
+	self->pid = getpid();
+	self->state = APP_NODE_STARTING;
+}
+
 struct app_ctl *
 app_role_claim(const struct app_conf *c, int *rc)
 {
@@ -100,6 +188,10 @@ app_role_claim(const struct app_conf *c, int *rc)
 		return NULL;
 	}
 	self = app_role_self(c, ctl);
+	if (strcmp(c->role, "cn") == 0 && role_restart_wait(c, ctl, self) != 0) {
+		*rc = APP_EXIT_UNREACHABLE;
+		return NULL; /* unlocked, one line */
+	}
 	holder = self->pid;
 	if (holder != getpid() && app_role_alive(holder)) {
 		rte_spinlock_unlock(&ctl->lock);
@@ -114,9 +206,7 @@ app_role_claim(const struct app_conf *c, int *rc)
 		*rc = APP_EXIT_USAGE;
 		return NULL;
 	}
-	memset(self, 0, sizeof(*self));
-	self->pid = getpid();
-	self->state = APP_NODE_STARTING;
+	role_slot_take(self);
 	rte_spinlock_unlock(&ctl->lock);
 	return ctl;
 }
@@ -191,7 +281,7 @@ app_role_shared(const struct app_conf *c)
 }
 
 void
-app_role_fabric_conf(const struct app_conf *c, struct dtxn_fabric_conf *fc,
+app_role_fabric_conf(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_fabric_conf *fc,
 		     struct dtxn_fabric_rdma_conf *rdma)
 {
 	bool mn = strcmp(c->role, "mn") == 0;
@@ -212,6 +302,8 @@ app_role_fabric_conf(const struct app_conf *c, struct dtxn_fabric_conf *fc,
 	if (!app_role_shared(c))
 		return;
 	fc->multi_process = 1;
+	if (!mn && ctl != NULL) /* a restarted CN's QPs: fresh rings, re-paired (shm) */
+		fc->incarnation = app_role_self(c, ctl)->incarnation;
 	fc->mn_own = mn ? UINT64_C(1) << c->node_idx : 0;
 	fc->mn_attach = mn ? 0 : (c->mn >= 64 ? UINT64_MAX : (UINT64_C(1) << c->mn) - 1);
 }

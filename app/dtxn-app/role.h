@@ -76,6 +76,15 @@ struct app_ctl_node {
 	uint32_t live_n[APP_CN_MAX_WORKERS];       /**< contexts of live[w] */
 	struct dtxn_bench_ctx *live[APP_CN_MAX_WORKERS];
 	uint32_t settled;     /**< CN: 1 once a survivor recovered it and settled its contexts */
+	/**
+	 * CN: the incarnation of the process serving it: 0 for the first, one
+	 * more each time a process claims the node after its predecessor died
+	 * and was recovered (a restart; doc/guides/cluster.md "Rejoin").
+	 * Kept across claims, as is acc_prev.
+	 */
+	uint32_t incarnation;
+	/** CN: the benchmark counters of its earlier, dead and settled incarnations */
+	int64_t acc_prev[4];
 };
 
 /** The control block (memzone "dtxn_ctl"). */
@@ -92,11 +101,16 @@ struct app_ctl {
 /**
  * Attaches to (or creates) the control block and claims this process's
  * node (--node), after checking that the version and the run description
- * (bench, protocol, options, counts) match the cluster's.
+ * (bench, protocol, options, counts) match the cluster's. A CN whose
+ * previous process died is a restart: the claim waits (10 ms sleeps, up to
+ * --connect-timeout) until a survivor has recovered and settled the dead
+ * one (app_cn_settle_dead()), never running two incarnations at once, then
+ * takes the next incarnation and keeps the dead one's counters (acc_prev).
  *
  * @return the block, or NULL after one line (exit status in @p rc:
  *   APP_EXIT_USAGE for a mismatch or a node already served by a live
- *   process, APP_EXIT_FAIL when out of memory).
+ *   process, APP_EXIT_UNREACHABLE for a restart whose predecessor nobody
+ *   recovered in time, APP_EXIT_FAIL when out of memory).
  */
 struct app_ctl *app_role_claim(const struct app_conf *c, int *rc);
 
@@ -125,11 +139,12 @@ void app_role_release(const struct app_conf *c, struct app_ctl *ctl);
 
 /**
  * Fabric configuration of this process: n_mn, n_cn; on shm the
- * multi-process masks; on mlx5 (@p rdma, which must outlive the open) the
- * node addresses and this process's node as the one it serves.
+ * multi-process masks and a CN's incarnation (from its slot in @p ctl,
+ * claimed); on mlx5 (@p rdma, which must outlive the open) the node
+ * addresses and this process's node as the one it serves.
  */
-void app_role_fabric_conf(const struct app_conf *c, struct dtxn_fabric_conf *fc,
-			  struct dtxn_fabric_rdma_conf *rdma);
+void app_role_fabric_conf(const struct app_conf *c, struct app_ctl *ctl,
+			  struct dtxn_fabric_conf *fc, struct dtxn_fabric_rdma_conf *rdma);
 
 /** @return the cluster file's name without folder and ".ini" (main.c;
  * the default --file-prefix is "dtxn-" and this). */
@@ -214,6 +229,11 @@ int app_cn_checker(const struct app_conf *c, struct app_ctl *ctl);
  */
 unsigned app_cn_lost_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, size_t len);
 
+/** As app_cn_lost_peers(), the peer CNs served by a restarted process
+ * (incarnation > 0: their dead incarnations' counters are in acc_prev). */
+unsigned app_cn_restarted_peers(const struct app_conf *c, struct app_ctl *ctl, char *names,
+				size_t len);
+
 /** As app_cn_lost_peers(), the peer CNs that were killed and whose
  * counters a recovery settled (they count in the invariants). */
 unsigned app_cn_settled_peers(const struct app_conf *c, struct app_ctl *ctl, char *names,
@@ -242,11 +262,15 @@ int app_cn_publish(const struct app_conf *c, struct app_ctl *ctl, unsigned w,
  * shared memory as the recovery decided (a commit in flight that the
  * recovery kept, app_agent_txn_kept(), is counted; one it rolled back is
  * not), then marks the slot settled, after which its counters are final.
- * Only plain loads and stores on the control block and the dead CN's
- * contexts; no fabric op. Idempotent. Coordinator's lcore.
+ * A fenced CN whose process still lives (paused: it stops when it runs
+ * again and reads its fence) is not settled yet: its contexts may still
+ * change until it is gone. Only plain loads and stores on the control
+ * block and the dead CN's contexts; no fabric op. Idempotent.
+ * Coordinator's lcore, or the main lcore after the run.
+ * @return 0 (settled), or -EAGAIN (its process lives: call again later).
  */
-void app_cn_settle_dead(const struct app_conf *c, struct app_ctl *ctl,
-			const struct dtxn_recovery *rec);
+int app_cn_settle_dead(const struct app_conf *c, struct app_ctl *ctl,
+		       const struct dtxn_recovery *rec);
 
 /** Fills @p out (room for --cn entries) with one finished context per
  * peer CN whose counters are final: handed over (DONE), or killed and

@@ -62,7 +62,7 @@ app_cn_connect(const struct app_conf *c, struct dtxn_bench *b, unsigned n_worker
 	if (app_role_shared(c) &&
 	    app_role_wait(c, (*ctl)->mn, (unsigned)c->mn, "mn", APP_NODE_READY, "ready") != 0)
 		return APP_EXIT_UNREACHABLE;
-	app_role_fabric_conf(c, &fc, &rdma);
+	app_role_fabric_conf(c, *ctl, &fc, &rdma);
 	rc = app_fabric_open(c, *db, &fc, n_workers, f, &region);
 	if (rc != APP_EXIT_OK)
 		return rc;
@@ -80,6 +80,8 @@ int
 app_cn_start(const struct app_conf *c, struct app_ctl *ctl)
 {
 	__atomic_store_n(&app_role_self(c, ctl)->state, APP_NODE_READY, __ATOMIC_RELEASE);
+	if (app_role_self(c, ctl)->incarnation != 0)
+		return APP_EXIT_OK; /* a restart joins a running cluster: its peers began long ago */
 	if (app_role_shared(c) && app_role_wait(c, ctl->cn, (unsigned)c->cn, "cn", APP_NODE_READY, "started") != 0)
 		return APP_EXIT_UNREACHABLE;
 	return APP_EXIT_OK;
@@ -113,7 +115,10 @@ peer_counters(const struct app_ctl *ctl, unsigned j)
 	return __atomic_load_n(&ctl->cn[j].settled, __ATOMIC_ACQUIRE) ? 2 : 0;
 }
 
-/* Names of the peers whose counters are @p kind (peer_counters()). */
+/** peers_named(): the peers served by a restarted process (incarnation > 0). */
+#define PEERS_RESTARTED 3
+
+/* Names of the peers whose counters are @p kind (peer_counters()), or restarted. */
 static unsigned
 peers_named(const struct app_conf *c, struct app_ctl *ctl, int kind, char *names, size_t len)
 {
@@ -123,7 +128,9 @@ peers_named(const struct app_conf *c, struct app_ctl *ctl, int kind, char *names
 	if (len > 0)
 		names[0] = '\0';
 	for (unsigned j = 0; j < c->cn; j++) {
-		if (j == c->node_idx || peer_counters(ctl, j) != kind)
+		if (j == c->node_idx ||
+		    (kind == PEERS_RESTARTED ? __atomic_load_n(&ctl->cn[j].incarnation, __ATOMIC_ACQUIRE) == 0 :
+					       peer_counters(ctl, j) != kind))
 			continue;
 		if (used < len)
 			used += (size_t)snprintf(names + used, len - used, "%scn%u", n ? ", " : "", j);
@@ -156,6 +163,12 @@ unsigned
 app_cn_lost_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, size_t len)
 {
 	return peers_named(c, ctl, 0, names, len);
+}
+
+unsigned
+app_cn_restarted_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, size_t len)
+{
+	return peers_named(c, ctl, PEERS_RESTARTED, names, len);
 }
 
 unsigned
@@ -199,11 +212,16 @@ cn_dead_committed(const struct dtxn_bench_ctx *x, const struct dtxn_recovery *re
 	return t->abort_reason == DTXN_OK;
 }
 
-void
+int
 app_cn_settle_dead(const struct app_conf *c, struct app_ctl *ctl, const struct dtxn_recovery *rec)
 {
 	struct app_ctl_node *dead = &ctl->cn[rec->dead_cn - c->mn];
 	unsigned nw = __atomic_load_n(&dead->n_live, __ATOMIC_ACQUIRE);
+
+	if (__atomic_load_n(&dead->settled, __ATOMIC_ACQUIRE))
+		return 0;
+	if (app_role_alive(__atomic_load_n(&dead->pid, __ATOMIC_ACQUIRE)))
+		return -EAGAIN; /* fenced but not gone yet: its stores are not final */
 
 	/* the dead process stores no more (fail-stop): its last stores are final */
 	for (unsigned w = 0; w < nw; w++)
@@ -214,6 +232,7 @@ app_cn_settle_dead(const struct app_conf *c, struct app_ctl *ctl, const struct d
 				dtxn_bench_ctx_settle(x);
 		}
 	__atomic_store_n(&dead->settled, 1, __ATOMIC_RELEASE);
+	return 0;
 }
 
 int
@@ -242,8 +261,10 @@ app_cn_peer_ctxs(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_benc
 		memset(&out[n], 0, sizeof(out[n]));
 		out[n].bench = b;
 		out[n].finished = true;
-		if (kind == 1)
-			memcpy(out[n].acc, p->acc, sizeof(out[n].acc));
+		/* its earlier incarnations' (a restarted CN), then this one's */
+		memcpy(out[n].acc, p->acc_prev, sizeof(out[n].acc));
+		for (unsigned k = 0; kind == 1 && k < RTE_DIM(out[n].acc); k++)
+			out[n].acc[k] += p->acc[k];
 		for (unsigned w = 0; kind == 2 && w < p->n_live; w++)
 			for (unsigned i = 0; i < p->live_n[w]; i++)
 				for (unsigned k = 0; k < RTE_DIM(out[n].acc); k++)

@@ -54,7 +54,7 @@ app_run_mn(const struct app_conf *c)
 	if (rc == APP_EXIT_OK)
 		ctl = app_role_claim(c, &rc);
 	if (rc == APP_EXIT_OK) {
-		app_role_fabric_conf(c, &fc, &rdma);
+		app_role_fabric_conf(c, ctl, &fc, &rdma);
 		rc = app_fabric_open(c, db, &fc, 0, &f, &region);
 	}
 	if (rc == APP_EXIT_OK)

@@ -65,6 +65,7 @@ struct app_run {
 	uint64_t n_coords;                 /* coordinators in the whole cluster */
 	volatile int hold;                 /* workers keep polling (peer CNs still run) */
 	int mn_dead;                       /* an MN process died (index), -1: none */
+	bool fenced;                       /* this CN was fenced (self-fencing): exit 4 */
 	/* the protocol's MN-side services (Scythe), polled by the worker lcores */
 	struct app_mn_svcs svcs;
 	struct app_agent *agents;          /* per CN of this process (agent.h); NULL: none */
@@ -310,24 +311,48 @@ lose_inject(struct app_run *r)
 		(void)dtxn_worker_error_inject(r->workers[i].w, (uint16_t)r->conf->lose_mn);
 }
 
+/* --role cn with --lease-ms: the agent's heartbeat found this CN fenced (a
+ * survivor declared it dead: it was paused or descheduled longer than its
+ * lease): one line, the workers stop; their mutating batches already fail
+ * (the lease gate), so nothing more reaches MN memory. */
+static bool
+fenced(struct app_run *r)
+{
+	const struct app_conf *c = r->conf;
+	const struct app_agent *a = r->agents;
+
+	if (r->ctl == NULL || a == NULL || !__atomic_load_n(&a->gate.fenced, __ATOMIC_ACQUIRE))
+		return false;
+	app_err("--node %s: fenced: a survivor declared this CN dead (its lease of %g ms ran out) and recovers it; stopping, no report",
+		c->node, c->lease_ms);
+	mn_stop(r, -1);
+	r->fenced = true;
+	return true;
+}
+
 /* After mn_gone() or mn_lost(): the workers get APP_MN_DEAD_STOP_NS to stop (a
  * coordinator may wait for a peer CN that stopped too); then the process
  * ends with what it recorded (history, series) and exit status 3, without
  * freeing DPDK memory: a secondary's frees are synchronised with the other
  * processes over EAL IPC, which may wait seconds on a peer that is gone.
- * The kernel frees the process; `dtxn-cluster stop` the hugepage files. */
+ * The kernel frees the process; `dtxn-cluster stop` the hugepage files.
+ * fenced() ends the same way, with APP_EXIT_FENCED. */
 static void __attribute__((noreturn))
-mn_gone_exit(struct app_run *r)
+mn_gone_exit(struct app_run *r, int status)
 {
 	uint64_t deadline = dtxn_now_ns() + APP_MN_DEAD_STOP_NS;
 
 	while (!all_done(r) && dtxn_now_ns() < deadline)
 		app_mn_svcs_serve_ms(&r->svcs, 5); /* asleep: a --role cn has no MN service */
-	app_check_fini(); /* ends --history's stream */
+	/* fenced: its history stays cut short, as a killed CN's: a commit whose
+	 * line it never wrote may be visible (the recoverer kept it), so the
+	 * checker must read it as unresolved, not as complete */
+	if (status != APP_EXIT_FENCED)
+		app_check_fini(); /* ends --history's stream */
 	dtxn_series_free(&r->series); /* closes --series-out */
 	fflush(stdout);
 	fflush(stderr);
-	_exit(APP_EXIT_UNREACHABLE);
+	_exit(status);
 }
 
 /* Main lcore while the workers run: live line each second, the throughput
@@ -371,6 +396,8 @@ supervise(struct app_run *r)
 			if ((r->ctl != NULL && mn_gone(r)) || mn_lost(r))
 				break;
 		}
+		if (fenced(r))
+			break;
 		if (now >= t_lose) {
 			t_lose = UINT64_MAX;
 			lose_inject(r);
@@ -450,12 +477,12 @@ build_db(struct app_run *r, unsigned n_coords)
 }
 
 /* struct app_agent.recovered of a --role cn process (role_cn.c). */
-static void
+static int
 cn_settle_dead(void *arg, const struct dtxn_recovery *rec)
 {
 	struct app_run *r = arg;
 
-	app_cn_settle_dead(r->conf, r->ctl, rec);
+	return app_cn_settle_dead(r->conf, r->ctl, rec);
 }
 
 static int
@@ -499,6 +526,14 @@ build_workers(struct app_run *r)
 		aw->n_ctx = (unsigned)c->coroutines;
 		if (r->ctl != NULL && app_cn_publish(c, r->ctl, wi, aw->ctx, aw->n_ctx) != 0)
 			return APP_EXIT_USAGE;
+		if (r->ctl != NULL && r->agents != NULL) {
+			/* self-fencing (agent.h): this CN's workers hold on its lease */
+			struct app_agent *a = &r->agents[wi / r->per_cn];
+
+			a->fencing = true;
+			a->gate.inc = app_role_self(c, r->ctl)->incarnation;
+			(void)dtxn_worker_set_lease_gate(aw->w, &a->gate);
+		}
 		rc = app_coords_create(c, r->bench, aw->w, aw->stats, aw->ctx, aw->n_ctx,
 				       r->gid0 + wi * (uint32_t)c->coroutines, n_coords);
 		if (rc == APP_EXIT_OK && r->agents != NULL && wi % r->per_cn == 0) {
@@ -554,6 +589,22 @@ fill_report(struct app_run *r, struct dtxn_report *rep, double seconds)
 		app_report_add_worker(rep, r->workers[i].stats, r->workers[i].w, &r->warm, i);
 }
 
+/* A restarted CN (incarnation > 0): when its agent took the new lease. */
+static void
+cn_report_rejoin(const struct app_run *r, struct dtxn_report *rep)
+{
+	const struct dtxn_lease_gate *g = r->agents != NULL ? &r->agents[0].gate : NULL;
+	uint64_t at = g != NULL ? __atomic_load_n(&g->rejoined_ns, __ATOMIC_ACQUIRE) : 0;
+
+	if (g == NULL || g->inc == 0)
+		return;
+	dtxn_report_conf(rep, "incarnation", "%u", g->inc);
+	if (at != 0)
+		dtxn_report_conf(rep, "rejoined_ms", "%.1f", at > r->t0_ns ? (double)(at - r->t0_ns) / 1e6 : 0.0);
+	printf("dtxn: %s: incarnation %u rejoined the cluster %.1f ms into its run\n", r->conf->node,
+	       g->inc, at > r->t0_ns ? (double)(at - r->t0_ns) / 1e6 : 0.0);
+}
+
 static int
 check_and_report(struct app_run *r, double seconds)
 {
@@ -582,6 +633,7 @@ check_and_report(struct app_run *r, double seconds)
 	if (r->ctl != NULL) {
 		/* role_cn.c: every CN is done; the lowest live one checks for the cluster */
 		dtxn_report_conf(rep, "node", "%s", c->node);
+		cn_report_rejoin(r, rep);
 		checker = app_role_shared(c) ? app_cn_checker(c, r->ctl) : 0;
 		invariants = checker == (int)c->node_idx && (app_role_shared(c) || c->cn == 1);
 		if (invariants) {
@@ -597,6 +649,10 @@ check_and_report(struct app_run *r, double seconds)
 			else if (app_cn_settled_peers(c, r->ctl, settled, sizeof(settled)) != 0)
 				dtxn_report_check(rep, "cluster_counters", true,
 						  "%s died; its counters were read from shared memory, its commit in flight settled as its recovery decided",
+						  settled);
+			else if (app_cn_restarted_peers(c, r->ctl, settled, sizeof(settled)) != 0)
+				dtxn_report_check(rep, "cluster_counters", true,
+						  "%s restarted: the counters of its dead incarnations were settled by their recovery, the live one's handed over",
 						  settled);
 		} else if (app_role_shared(c) && checker >= 0) {
 			printf("dtxn: %s: the invariants are checked by cn%d, for the whole cluster\n",
@@ -715,6 +771,11 @@ app_run(const struct app_conf *c)
 		rc = build_db(&r, r.n_workers * (unsigned)c->coroutines + app_agent_coords(c));
 	if (rc == APP_EXIT_OK)
 		rc = build_workers(&r);
+	if (rc == APP_EXIT_OK && r.ctl != NULL && r.agents != NULL)
+		/* self-fencing at the emulated RNICs too: a WR that takes effect
+		 * after the lease (the process stopped mid-post) is refused */
+		(void)dtxn_fabric_set_lease(r.fabric, &r.agents[0].gate.valid_until_ns,
+					    r.agents[0].guard_ns);
 	if (rc == APP_EXIT_OK && r.ctl == NULL) /* embedded: this process owns every MN */
 		rc = app_mn_svcs_create(&r.svcs, r.db, 0, (uint16_t)c->mn, r.per_cn,
 					(unsigned)c->coroutines);
@@ -759,9 +820,15 @@ app_run(const struct app_conf *c)
 	}
 	seconds = supervise(&r);
 	if (r.mn_dead >= 0)
-		mn_gone_exit(&r);
+		mn_gone_exit(&r, APP_EXIT_UNREACHABLE);
+	if (r.fenced) /* as for a dead MN: no report, no frees; the recoverer settles it */
+		mn_gone_exit(&r, APP_EXIT_FENCED);
 	if (r.ctl != NULL) { /* peers may still need our answers (Lotus) until they are done */
 		cn_hand_over(&r);
+		for (unsigned j = 0; r.agents != NULL && j < r.n_workers / r.per_cn; j++)
+			if (app_agent_settle(&r.agents[j]) != 0) /* a fenced peer outlived the run */
+				app_err("--node %s: a fenced peer CN's process still lives: its counters are not settled",
+					c->node);
 		__atomic_store_n(&r.hold, 0, __ATOMIC_RELEASE);
 	}
 	rte_eal_mp_wait_lcore();

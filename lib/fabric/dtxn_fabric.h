@@ -75,6 +75,8 @@ enum dtxn_wr_opcode {
 #define DTXN_WR_F_SIGNALED (1u << 0)
 /** Payload copied at post time (WRITE/SEND up to DTXN_WR_INLINE_MAX B). */
 #define DTXN_WR_F_INLINE (1u << 1)
+/** Takes effect whatever the fabric's lease (dtxn_fabric_set_lease()): a CN's own lease renewal. */
+#define DTXN_WR_F_LEASE_EXEMPT (1u << 2)
 
 /** Largest inline payload, bytes (as ConnectX's max_inline_data). */
 #define DTXN_WR_INLINE_MAX 256
@@ -335,6 +337,15 @@ struct dtxn_fabric_conf {
 	uint64_t mn_attach;       /**< multi_process: bit i = MN i's region is looked up by name
 				   *   (dtxn_fabric_open() fails with EAGAIN while it is not there) */
 	const struct dtxn_fabric_rdma_conf *rdma; /**< mlx5 options; NULL: the defaults */
+	/**
+	 * multi_process: this process's incarnation of the CN it serves (0
+	 * for its first process, one more per restart; doc/guides/cluster.md,
+	 * "Rejoin"). shm names the inbound rings of its QPs with it (a dead
+	 * incarnation's stay, unused), re-pairs its peers' QPs with the new
+	 * ones, and drops every message sent by or to another incarnation of
+	 * a QP's peer instead of delivering it. 0 everywhere else.
+	 */
+	uint32_t incarnation;
 };
 
 /**
@@ -366,6 +377,22 @@ const char *dtxn_fabric_driver_name(const struct dtxn_fabric *f);
 
 /** @return the configuration the fabric was opened with. */
 const struct dtxn_fabric_conf *dtxn_fabric_conf(const struct dtxn_fabric *f);
+
+/**
+ * The emulated RNICs' side of self-fencing (doc/guides/cluster.md,
+ * "Self-fencing"), for a process that serves one CN: from now on a WRITE,
+ * CAS, masked CAS or FAA (without DTXN_WR_F_LEASE_EXEMPT) that would take
+ * effect at or after *@p until_ns + @p slack_ns (dtxn_now_ns()) does not
+ * touch MN memory and completes with DTXN_WC_REM_ACCESS_ERR, as a WR
+ * after the MN revoked the CN's access. It covers what lib/txn's lease
+ * gate cannot: WRs posted under a valid lease that take effect after it
+ * (a process stopped between posting and effect). shm checks it as each
+ * WR takes effect; sim and mlx5 ignore it (no process to stop; real
+ * hardware would revoke the region's rkey). @p until_ns must outlive the
+ * fabric. Main lcore, before the run.
+ * @return 0, -EINVAL (@p f NULL).
+ */
+int dtxn_fabric_set_lease(struct dtxn_fabric *f, const uint64_t *until_ns, uint64_t slack_ns);
 
 /**
  * MN-side pointer to the start of MN @p mn's region, for the MN role's own

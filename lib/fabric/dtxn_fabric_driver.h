@@ -15,6 +15,7 @@
 #include <rte_common.h>
 
 #include "dtxn_fabric.h"
+#include "dtxn_sched.h"
 
 struct dtxn_fabric_ops;
 
@@ -30,7 +31,28 @@ struct dtxn_fabric {
 		dtxn_fabric_write_fn on_write;
 		void *arg;
 	} cn_mr[DTXN_MAX_NODES];
+	/** dtxn_fabric_set_lease(): the lease a mutating WR must take effect
+	 *  within (NULL: none), and the slack after it. */
+	const uint64_t *lease_until_ns;
+	uint64_t lease_slack_ns;
 };
+
+/**
+ * Whether WR @p wr may no longer change MN memory (drivers that execute WRs
+ * on the posting host, shm: called as the WR takes effect): a WRITE, CAS,
+ * masked CAS or FAA without DTXN_WR_F_LEASE_EXEMPT, on a fabric with a
+ * lease (dtxn_fabric_set_lease()) that ran out, slack included.
+ */
+static inline bool
+dtxn_fabric_wr_fenced(const struct dtxn_fabric *f, const struct dtxn_wr *wr)
+{
+	const uint64_t *until = f->lease_until_ns;
+
+	return until != NULL && !(wr->flags & DTXN_WR_F_LEASE_EXEMPT) &&
+	       wr->opcode != DTXN_WR_READ && wr->opcode != DTXN_WR_SEND &&
+	       wr->opcode != DTXN_WR_RECV &&
+	       dtxn_now_ns() >= __atomic_load_n(until, __ATOMIC_ACQUIRE) + f->lease_slack_ns;
+}
 
 /** Generic part of a CQ; drivers embed it first. */
 struct dtxn_cq {

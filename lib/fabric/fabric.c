@@ -219,6 +219,16 @@ dtxn_fabric_conf(const struct dtxn_fabric *f)
 	return &f->conf;
 }
 
+int
+dtxn_fabric_set_lease(struct dtxn_fabric *f, const uint64_t *until_ns, uint64_t slack_ns)
+{
+	if (f == NULL)
+		return -EINVAL;
+	f->lease_slack_ns = slack_ns;
+	__atomic_store_n(&f->lease_until_ns, until_ns, __ATOMIC_RELEASE);
+	return 0;
+}
+
 void
 dtxn_cq_kick(struct dtxn_cq *cq)
 {
@@ -375,7 +385,7 @@ fabric_wr_check(const struct dtxn_qp *qp, const struct dtxn_wr *wr)
 		    (op == DTXN_WR_READ || wr->len > DTXN_WR_INLINE_MAX))
 			goto bad;
 	}
-	if ((wr->flags & ~(DTXN_WR_F_SIGNALED | DTXN_WR_F_INLINE)) != 0)
+	if ((wr->flags & ~(DTXN_WR_F_SIGNALED | DTXN_WR_F_INLINE | DTXN_WR_F_LEASE_EXEMPT)) != 0)
 		goto bad;
 	/* One-sided ops address the QP's remote node: an MN, or a CN with registered memory. */
 	if (op != DTXN_WR_SEND &&

@@ -54,8 +54,11 @@ batch_wr(struct dtxn_batch *b, dtxn_raddr_t raddr, uint8_t opcode, bool signaled
 	else
 		b->tail[mn]->next = wr;
 	b->tail[mn] = wr;
+	if (tc->lease_exempt)
+		wr->flags |= DTXN_WR_F_LEASE_EXEMPT; /* the agent: renewals, recoveries */
 	b->mn_mask |= UINT64_C(1) << mn;
 	b->n_wr++;
+	b->n_mut += opcode != DTXN_WR_READ;
 	return wr;
 }
 
@@ -140,6 +143,13 @@ dtxn_batch_post(struct dtxn_batch *b)
 	if (b->error != 0)
 		return b->error;
 	c = b->coord;
+	if (b->n_mut != 0) {
+		/* self-fencing: nothing that changes MN memory leaves without a lease */
+		int rc = txn_lease_hold(c);
+
+		if (rc != 0)
+			return b->error = rc;
+	}
 	/* virtual time: the CPU that builds the WRs and rings the doorbells is
 	 * spent before they leave (no-op and no yield in real time) */
 	dtxn_sched_charge_op(c->worker->sched, DTXN_CPU_WR, b->n_wr);
@@ -190,6 +200,11 @@ batch_run(struct dtxn_batch *b, struct dtxn_txn *t)
 	if (rc == b->error && rc != 0)
 		return rc; /* nothing posted */
 	wrc = dtxn_co_wait_lc(b->coord->co);
+	if (wrc != 0 && b->n_mut != 0)
+		/* refused by the RNICs because the lease ran out (fabric
+		 * dtxn_fabric_set_lease())? the txn may be half applied: the CN
+		 * fences itself and the coordinator parks (lease.c) */
+		txn_lease_refused(b->coord);
 	if (rc != 0)
 		return rc;
 	return wrc != 0 ? -EIO : 0;

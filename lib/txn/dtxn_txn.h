@@ -631,8 +631,22 @@ bool dtxn_db_can_recover(const struct dtxn_db *db);
  * and yield; the same in one process and across processes.
  * @{
  */
-#define DTXN_LEASE_STATE_ALIVE     0 /**< state word: no recovery done */
-#define DTXN_LEASE_STATE_RECOVERED 1 /**< state word: a survivor recovered the CN */
+#define DTXN_LEASE_STATE_ALIVE     0 /**< state word: the incarnation holds its lease */
+#define DTXN_LEASE_STATE_RECOVERED 1 /**< state word: a survivor recovered the incarnation */
+/** state word: a survivor took the incarnation's lease away (it recovers it next) */
+#define DTXN_LEASE_STATE_FENCED    2
+/** state word: the incarnation ended its run and left (dtxn_lease_leave()): nothing to recover */
+#define DTXN_LEASE_STATE_LEFT      3
+/**
+ * A state word: the CN's incarnation (0 for its first process, one more
+ * per restart, doc/guides/cluster.md "Rejoin") in bits 8..63, its state
+ * (DTXN_LEASE_STATE_*) in bits 0..7. A word of 0 is incarnation 0, alive.
+ */
+#define DTXN_LEASE_WORD(inc, st) (((uint64_t)(inc) << 8) | (uint64_t)(st))
+/** @return the incarnation of state word @p w. */
+#define DTXN_LEASE_WORD_INC(w) ((uint32_t)((w) >> 8))
+/** @return the state (DTXN_LEASE_STATE_*) of state word @p w. */
+#define DTXN_LEASE_WORD_STATE(w) ((unsigned)((w) & 0xffu))
 
 /** A survivor's view of the cluster's leases (dtxn_lease_poll()). */
 struct dtxn_lease_view {
@@ -640,7 +654,8 @@ struct dtxn_lease_view {
 	bool started;                      /**< a poll has filled it */
 	uint64_t beat[DTXN_MAX_NODES];     /**< heartbeat words as last read, by node */
 	uint64_t state[DTXN_MAX_NODES];    /**< state words as last read, by node */
-	uint64_t moved_ns[DTXN_MAX_NODES]; /**< dtxn_now_ns() of the poll that saw beat[] move */
+	uint64_t moved_ns[DTXN_MAX_NODES]; /**< posting time of the poll that saw the CN's words move */
+	uint64_t polled_ns;                /**< dtxn_now_ns() when the last poll posted its READs */
 };
 
 /**
@@ -655,16 +670,23 @@ int dtxn_lease_beat(struct dtxn_coord *c, uint64_t *beat);
 
 /**
  * READs every CN's heartbeat and state word (two READs, waited for) into
- * @p v; a word that moved since the last poll (or the first poll) stamps
- * moved_ns with now. Coordinator's coroutine; yields.
+ * @p v; a CN whose heartbeat or state word moved since the last poll (or
+ * the first poll) gets moved_ns stamped with the time the READs were
+ * posted (polled_ns; a rejoin moves the state word before the new
+ * incarnation's beats are seen). Times are posting times, so a watcher
+ * descheduled between its READs and its decision judges what it read
+ * when it read it, never a live CN stale. Coordinator's coroutine; yields.
  * @return 0, -EINVAL, -EIO.
  */
 int dtxn_lease_poll(struct dtxn_coord *c, struct dtxn_lease_view *v);
 
 /**
- * CNs whose lease expired in @p v at @p now_ns: heartbeat not moved for
- * more than @p lease_ns, state not RECOVERED. A CN that never beat (its
- * word is 0: not started yet) has no lease to lose. Pure; any thread.
+ * CNs whose lease expired in @p v at @p now_ns (or at v->polled_ns if
+ * earlier: a view is only as fresh as its poll): heartbeat not moved for
+ * more than @p lease_ns, state neither RECOVERED nor LEFT; or state FENCED (taken
+ * away, whatever its beat: a fenced zombie may beat once more). A CN that
+ * never beat (its word is 0: not started yet) has no lease to lose. Pure;
+ * any thread.
  * @return a mask, bit (node id) per such CN.
  */
 uint64_t dtxn_lease_expired(const struct dtxn_lease_view *v, uint64_t now_ns, uint64_t lease_ns);
@@ -677,11 +699,91 @@ uint64_t dtxn_lease_expired(const struct dtxn_lease_view *v, uint64_t now_ns, ui
 uint16_t dtxn_lease_recoverer(const struct dtxn_lease_view *v, uint64_t now_ns, uint64_t lease_ns);
 
 /**
- * Writes CN @p node's state word DTXN_LEASE_STATE_RECOVERED (waited for).
+ * Writes CN @p node's state word RECOVERED for incarnation @p inc
+ * (DTXN_LEASE_WORD(inc, DTXN_LEASE_STATE_RECOVERED); waited for).
  * Coordinator's coroutine; yields.
  * @return 0, -EINVAL, -EIO.
  */
-int dtxn_lease_mark_recovered(struct dtxn_coord *c, uint16_t node);
+int dtxn_lease_mark_recovered(struct dtxn_coord *c, uint16_t node, uint32_t inc);
+
+/**
+ * Takes CN @p node's lease away before recovering it (doc/guides/cluster.md,
+ * "Self-fencing"): CAS of its state word from @p seen (ALIVE, as the
+ * caller's last dtxn_lease_poll() read it) to FENCED of the same
+ * incarnation. Once it returned 0, the fenced incarnation commits nothing
+ * that lands after its lease, as it last renewed it, ran out
+ * (dtxn_lease_renew()): a recoverer that waits a lease after the fence
+ * before it touches the CN's state never races the CN's own writes.
+ * Coordinator's coroutine; yields.
+ * @return 0 (fenced now, or already by another survivor); -EAGAIN (the word
+ *   moved since @p seen: the CN renewed, rejoined, or was recovered: poll
+ *   again); -EINVAL; -EIO.
+ */
+int dtxn_lease_fence(struct dtxn_coord *c, uint16_t node, uint64_t seen);
+
+/** A restarted CN's transaction sequence numbers begin at its incarnation shifted by this. */
+#define DTXN_TXN_SEQ_INC_SHIFT 32
+
+/**
+ * A CN's own lease, as its coordinators see it (self-fencing; shared by
+ * every worker of the CN; doc/guides/cluster.md "Self-fencing"). The
+ * agent's heartbeat renews it (dtxn_lease_renew()); lib/txn holds every
+ * batch with a WRITE, CAS, masked CAS or FAA of a coordinator of a worker
+ * that has it (dtxn_worker_set_lease_gate()) while it is not valid, and
+ * once the CN is fenced parks the coordinator for good, its transaction
+ * open, as if its process had been killed there (the recoverer decides
+ * the transaction). Zero it, set @c inc, then hand it over.
+ */
+struct dtxn_lease_gate {
+	uint32_t inc;              /**< this process's incarnation of the CN */
+	uint32_t fenced;           /**< 1: a survivor fenced it: no mutating WR ever again */
+	uint64_t valid_until_ns;   /**< dtxn_now_ns() up to which mutating WRs may leave */
+	uint64_t rejoined_ns;      /**< dtxn_now_ns() when this incarnation took its lease, 0: not yet */
+	uint64_t held;             /**< batches that waited for a renewal (relaxed counter) */
+};
+
+/**
+ * One heartbeat with the self-fencing check: WRITEs the beat (as
+ * dtxn_lease_beat()) and, in the same doorbell after it, READs the CN's
+ * state word. ALIVE for @p g->inc: the lease is renewed up to the post's
+ * time + @p lease_ns - @p guard_ns (a survivor fences only after it read
+ * the word, and then waits @p lease_ns before it recovers, so what leaves
+ * before that point lands before the recovery if it lands within
+ * @p guard_ns). RECOVERED of an older incarnation: this process is a
+ * restart; it takes the lease with a CAS to ALIVE(@p g->inc) (the rejoin;
+ * @c rejoined_ns); LEFT of an older one likewise. An older incarnation
+ * neither RECOVERED nor LEFT: no renewal
+ * (never two incarnations at once; call again). FENCED or RECOVERED of
+ * this incarnation, or a newer one: @c fenced is set. Coordinator's
+ * coroutine; yields.
+ * @return 0 (renewed, or waiting for an older incarnation's recovery),
+ *   -ESHUTDOWN (fenced), -EINVAL, -EIO.
+ */
+int dtxn_lease_renew(struct dtxn_coord *c, uint64_t *beat, struct dtxn_lease_gate *g,
+		     uint64_t lease_ns, uint64_t guard_ns);
+
+/**
+ * The CN of @p c ends its run cleanly (self-fencing agents; a restarted
+ * peer may outlive it): CAS of its state word from ALIVE(@p g->inc) to
+ * LEFT, so that no survivor takes its silence for a death. A fenced
+ * incarnation stays FENCED. Coordinator's coroutine; yields.
+ * @return 0 (left, or it was not ALIVE), -EINVAL, -EIO.
+ */
+int dtxn_lease_leave(struct dtxn_coord *c, const struct dtxn_lease_gate *g);
+
+/**
+ * Makes every coordinator of worker @p w (but those marked with
+ * dtxn_coord_lease_exempt()) hold its mutating batches on gate @p g
+ * (NULL: no gate, the default). Main lcore, before the worker's
+ * coordinators are created: their transaction ids then begin at
+ * @p g->inc << DTXN_TXN_SEQ_INC_SHIFT, so a restarted CN's ids never
+ * repeat an earlier incarnation's (histories, logs).
+ * @return 0, -EINVAL (@p w NULL).
+ */
+int dtxn_worker_set_lease_gate(struct dtxn_worker *w, struct dtxn_lease_gate *g);
+
+/** Lets coordinator @p c post past its worker's lease gate (the agent's own coroutines). */
+void dtxn_coord_lease_exempt(struct dtxn_coord *c);
 /** @} */
 
 struct dtxn_hist_buf; /* lib/check/dtxn_check.h */

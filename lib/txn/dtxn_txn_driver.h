@@ -675,6 +675,7 @@ struct dtxn_batch {
 	unsigned n_signaled;
 	uint64_t mn_mask;        /**< MNs with WRs */
 	int error;               /**< -ENOBUFS if the WR pool ran out */
+	unsigned n_mut;          /**< WRs that change MN memory (all but READs): the lease gate holds those */
 };
 
 /** Starts an empty batch. */

@@ -84,6 +84,7 @@ struct txn_coord {
 	const struct dtxn_loc_ops *loc_ops; /**< protocol's locating ops in dtxn_loc_rounds() */
 	uint64_t sink;                 /**< old values of fire-and-forget masked unlocks */
 	struct txn_aux_heap aux[DTXN_MAX_TABLES]; /**< aux areas for inserts (aux.c) */
+	bool lease_exempt;             /**< posts past the worker's lease gate (the agent) */
 };
 
 /** A worker as lib/txn keeps it. */
@@ -93,6 +94,7 @@ struct txn_worker {
 	unsigned n_coords;
 	struct txn_coord **coords;
 	uint16_t n_mn;
+	struct dtxn_lease_gate *gate;  /**< the CN's lease (self-fencing), NULL: none */
 };
 
 static inline struct txn_coord *
@@ -100,6 +102,25 @@ txn_coord_of(struct dtxn_coord *c)
 {
 	return (struct txn_coord *)c;
 }
+
+/**
+ * The lease gate of @p c's worker (lease.c; dtxn_lease_gate): returns at
+ * once without a gate or for an exempt coordinator; else yields until the
+ * CN's lease is valid. Coordinator's coroutine.
+ * @return 0, or -ESHUTDOWN (the CN is fenced, or the run stops while the
+ *   lease is not valid): post nothing that changes MN memory.
+ */
+int txn_lease_hold(struct dtxn_coord *c);
+
+/**
+ * A mutating batch of @p c failed while its CN's lease was not valid (the
+ * RNICs refuse such WRs: dtxn_fabric_set_lease()): the txn may be half
+ * applied and no live coordinator may finish it, so the CN fences itself
+ * (dtxn_lease_gate.fenced: it stops beating, exits, and a survivor
+ * recovers it) and @p c parks. Returns at once without a gate, for an
+ * exempt coordinator, or while the lease is valid (another error).
+ */
+void txn_lease_refused(struct dtxn_coord *c);
 
 /** Frees every chunk but one big enough for what the last txn used. */
 void txn_arena_reset(struct txn_coord *tc);

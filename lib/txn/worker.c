@@ -138,6 +138,7 @@ dtxn_worker_create(struct dtxn_db *db, uint16_t cn_node, unsigned index,
 	struct txn_worker *tw = NULL;
 	struct dtxn_worker *w = NULL;
 	char name[32];
+	uint32_t inc;
 	unsigned depth;
 	uint16_t mn;
 	int err = EINVAL;
@@ -162,7 +163,10 @@ dtxn_worker_create(struct dtxn_db *db, uint16_t cn_node, unsigned index,
 	if (tw->coords == NULL)
 		goto fail;
 
-	snprintf(name, sizeof(name), "w%u.%u", cn_node, index);
+	/* names are global to a cluster's processes: a restarted CN's (its
+	 * incarnation, dtxn_fabric_conf) never meet its dead predecessor's */
+	inc = dtxn_fabric_conf(db->fabric)->incarnation;
+	snprintf(name, sizeof(name), "w%u.%u.%u", cn_node, index, inc);
 	w->sched = dtxn_sched_create(name, socket_id, max_coords, 0);
 	if (w->sched == NULL) {
 		err = rte_errno;
@@ -181,7 +185,7 @@ dtxn_worker_create(struct dtxn_db *db, uint16_t cn_node, unsigned index,
 			goto fail;
 		}
 	}
-	snprintf(name, sizeof(name), "ac%u.%u", cn_node, index);
+	snprintf(name, sizeof(name), "ac%u.%u.%u", cn_node, index, inc);
 	w->addr_cache = dtxn_addr_cache_create(name, db->conf.addr_cache_entries, socket_id);
 	if (w->addr_cache == NULL) {
 		err = rte_errno;
@@ -346,6 +350,8 @@ dtxn_coord_create(struct dtxn_worker *w, uint32_t gid, dtxn_coord_fn fn, void *a
 	c->gid = gid;
 	c->fn = fn;
 	c->fn_arg = arg;
+	if (tw->gate != NULL) /* a restarted CN's txn ids follow its earlier incarnations' (txn.c) */
+		c->txn_seq = (uint64_t)tw->gate->inc << DTXN_TXN_SEQ_INC_SHIFT;
 	c->txn = rte_zmalloc_socket("dtxn_txn", sizeof(*c->txn), RTE_CACHE_LINE_SIZE,
 				    w->socket_id);
 	if (c->txn == NULL)

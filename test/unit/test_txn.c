@@ -374,6 +374,23 @@ test_lease_view(void **state)
 	v.state[3] = DTXN_LEASE_STATE_RECOVERED;
 	assert_int_equal(dtxn_lease_expired(&v, 100 * lease, lease), UINT64_C(1) << 4);
 	assert_int_equal(dtxn_lease_recoverer(&v, 100 * lease, lease), 5);
+	/* incarnations: a fenced CN is dead whatever its beat (a zombie may beat
+	 * once more); one that left cleanly is not; a restart (incarnation 1,
+	 * alive) is a live CN again */
+	v.moved_ns[4] = 100 * lease;
+	v.state[4] = DTXN_LEASE_WORD(0, DTXN_LEASE_STATE_FENCED);
+	assert_int_equal(dtxn_lease_expired(&v, 100 * lease, lease), UINT64_C(1) << 4);
+	assert_int_equal(dtxn_lease_recoverer(&v, 100 * lease, lease), 5);
+	v.state[4] = DTXN_LEASE_WORD(0, DTXN_LEASE_STATE_LEFT);
+	v.moved_ns[4] = 0;
+	assert_int_equal(dtxn_lease_expired(&v, 100 * lease, lease), 0);
+	v.state[3] = DTXN_LEASE_WORD(1, DTXN_LEASE_STATE_ALIVE);
+	v.moved_ns[3] = 100 * lease;
+	assert_int_equal(dtxn_lease_expired(&v, 100 * lease, lease), 0);
+	assert_int_equal(dtxn_lease_recoverer(&v, 100 * lease, lease), 3);
+	assert_int_equal(DTXN_LEASE_WORD_INC(v.state[3]), 1);
+	assert_int_equal(DTXN_LEASE_WORD_STATE(DTXN_LEASE_WORD(7, DTXN_LEASE_STATE_LEFT)),
+			 DTXN_LEASE_STATE_LEFT);
 
 	memset(&rec, 0, sizeof(rec));
 	rec.gid_first = 8;

@@ -126,7 +126,10 @@ lotus_cn_init(struct lotus_shared *sh, struct lotus_cn *cn, int socket_id)
 	if (rc != 0)
 		return rc;
 	if (sh->opts.vt_cache != 0 && sh->opts.locks == LOTUS_LOCKS_CN) {
-		snprintf(name, sizeof(name), "lvtc%u", cn->node);
+		uint32_t inc = dtxn_fabric_conf(sh->db->fabric)->incarnation;
+
+		/* a restarted CN's names differ from its dead predecessor's */
+		snprintf(name, sizeof(name), "lvtc%u.%u", cn->node, inc);
 		cn->vtc = lotus_vtc_create(name, sh->opts.vt_cache, sh->opts.vt_subcaches,
 					   sh->cvt_max, socket_id);
 		if (cn->vtc == NULL)
@@ -182,7 +185,8 @@ lotus_worker_init(struct dtxn_worker *w)
 	rc = lotus_cn_init(sh, lw->cn, w->socket_id);
 	if (rc != 0)
 		goto fail;
-	snprintf(name, sizeof(name), "lls%u.%u", w->cn_node, w->index);
+	snprintf(name, sizeof(name), "lls%u.%u.%u", w->cn_node, w->index,
+		 dtxn_fabric_conf(w->db->fabric)->incarnation);
 	rc = lotus_ls_init(&lw->ls, name, lotus_ls_cap(dtxn_worker_max_coords(w), sh->n_cn),
 			   w->socket_id);
 	if (rc != 0)

@@ -22,8 +22,10 @@ shm_send(struct shm_qp *qp, struct shm_wqe *w)
 	struct shm_msg *m = NULL;
 	uint32_t len = w->wr.len;
 
-	if (peer == NULL) {
-		w->status = DTXN_WC_WR_FLUSH_ERR; /* the peer QP is gone */
+	if (peer == NULL || peer->inc != w->dst_inc) {
+		/* the peer QP is gone, or was remade by a restarted process: what
+		 * was sent to the dead incarnation never reaches the new one */
+		w->status = DTXN_WC_WR_FLUSH_ERR;
 		return true;
 	}
 	if (rte_ring_full(peer->inbound))
@@ -38,6 +40,7 @@ shm_send(struct shm_qp *qp, struct shm_wqe *w)
 	}
 	m->len = len;
 	m->src_node = qp->base.local_node;
+	m->inc = (uint8_t)qp->inc;
 	if (len > 0)
 		memcpy(m->data, w->wr.local, len);
 	if (rte_ring_enqueue(peer->inbound, m) != 0) {
@@ -52,6 +55,11 @@ shm_wqe_execute(struct shm_qp *qp, struct shm_wqe *w)
 {
 	if (w->wr.opcode == DTXN_WR_SEND)
 		return shm_send(qp, w);
+	if (dtxn_fabric_wr_fenced(qp->base.fabric, &w->wr)) {
+		/* self-fencing: its CN's lease ran out before it took effect */
+		w->status = DTXN_WC_REM_ACCESS_ERR;
+		return true;
+	}
 	w->status = dtxn_fabric_node_exec(qp->base.fabric, qp->mn_base, qp->mn_size,
 					  qp->base.remote_node, &w->wr);
 	return true;

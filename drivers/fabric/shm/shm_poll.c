@@ -41,8 +41,17 @@ shm_qp_deliver(struct shm_qp *qp)
 		struct dtxn_wr *r = &qp->rq[qp->rq_head & qp->mask];
 		uint8_t status;
 
+		struct shm_qp *peer;
+
 		if (rte_ring_dequeue(qp->inbound, (void **)&m) != 0)
 			return;
+		peer = __atomic_load_n(&qp->peer, __ATOMIC_ACQUIRE);
+		if (peer == NULL || m->inc != (uint8_t)peer->inc) {
+			/* sent by a dead incarnation of the peer: never to be delivered */
+			qp->stale++;
+			shm_msg_free(m);
+			continue;
+		}
 		status = dtxn_fabric_recv_fill(r, m->data, m->len);
 		shm_cq_push(cq, r->wr_id, m->len, DTXN_WR_RECV, status, m->src_node);
 		shm_msg_free(m);

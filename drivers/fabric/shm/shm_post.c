@@ -46,6 +46,8 @@ shm_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 		w->wr = *wr;
 		w->wr.next = NULL;
 		w->status = DTXN_WC_SUCCESS;
+		if (wr->opcode == DTXN_WR_SEND) /* checked above: paired */
+			w->dst_inc = __atomic_load_n(&qp->peer, __ATOMIC_ACQUIRE)->inc;
 		if (wr->flags & DTXN_WR_F_INLINE) {
 			memcpy(w->inl, wr->local, wr->len);
 			w->wr.local = w->inl;

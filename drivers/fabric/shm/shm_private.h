@@ -49,7 +49,7 @@ struct shm_msg {
 	uint32_t len;
 	uint16_t src_node;
 	uint8_t pooled;   /**< from the fabric's mempool, else rte_malloc */
-	uint8_t rsvd;
+	uint8_t inc;      /**< the sending QP's incarnation, mod 256 (shm_qp.inc) */
 	uint8_t data[];
 };
 
@@ -59,6 +59,7 @@ struct shm_wqe {
 	uint64_t effect_ns;  /**< when it touches memory */
 	uint64_t done_ns;    /**< when its completion is due */
 	uint8_t status;      /**< enum dtxn_wc_status, set at execution */
+	uint32_t dst_inc;    /**< SEND: the peer QP's incarnation when posted (another at execution: flushed) */
 	uint8_t inl[DTXN_WR_INLINE_MAX] __rte_aligned(8);
 };
 
@@ -68,7 +69,8 @@ struct shm_wqe {
 /**
  * The SEND/RECV pairing directory, one memzone every process of the
  * cluster shares ("<name>_qpdir"): QPs between two CNs, by (local, remote,
- * k). A QP looks for its peer here and registers itself; control path
+ * k). A QP looks for its peer here and registers itself, in place of a
+ * dead incarnation's QP of the same (local, remote, k); control path
  * only (the lock is a shared-memory spinlock, so it works across
  * processes). The QP structures are DPDK heap memory, mapped at the same
  * address in every process of one --file-prefix.
@@ -118,6 +120,8 @@ struct shm_qp {
 	TAILQ_ENTRY(shm_qp) fab_next;
 	TAILQ_ENTRY(shm_qp) cq_next;
 	uint32_t seq;                 /**< k: the k-th QP local -> remote */
+	uint32_t inc;                 /**< incarnation of the process that made it (dtxn_fabric_conf) */
+	uint64_t stale;               /**< messages of another incarnation of the peer, dropped */
 	struct shm_qp *peer;          /**< paired QP (SEND/RECV), atomic access */
 	uint8_t *mn_base;             /**< remote MN region, NULL for a CN */
 	uint64_t mn_size;

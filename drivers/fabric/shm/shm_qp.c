@@ -82,6 +82,12 @@ shm_qp_pair(struct shm_fabric *sf, struct shm_qp *qp)
 				free_ent = e;
 			continue;
 		}
+		if (e->local == qp->base.local_node && e->remote == qp->base.remote_node &&
+		    e->seq == qp->seq) {
+			/* an earlier incarnation's QP (its process died): this one replaces it */
+			free_ent = e;
+			continue;
+		}
 		if (e->local == qp->base.remote_node && e->remote == qp->base.local_node &&
 		    e->seq == qp->seq) {
 			__atomic_store_n(&qp->peer, e->qp, __ATOMIC_RELEASE);
@@ -144,8 +150,8 @@ shm_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 	seq = sf->qp_seq[local_node][remote_node]++;
 	rte_spinlock_unlock(&sf->lock);
 	/* unique in the whole cluster (ring names are global to its processes) */
-	if ((size_t)snprintf(name, sizeof(name), "%s_i%u.%u.%u", f->name, local_node, remote_node,
-			     seq) >= sizeof(name))
+	if ((size_t)snprintf(name, sizeof(name), "%s_i%u.%u.%u.%u", f->name, local_node,
+			     remote_node, seq, f->conf.incarnation) >= sizeof(name))
 		goto nomem;
 	/* max_wr slots, so a peer can have as many SENDs in flight as it may post. */
 	qp->inbound = rte_ring_create(name, max_wr, SOCKET_ID_ANY,
@@ -171,6 +177,7 @@ shm_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 	qp->rtt_back_ns = m->rtt_ns - qp->rtt_out_ns;
 
 	qp->seq = seq;
+	qp->inc = f->conf.incarnation;
 	/* CN <-> CN, and CN <-> MN for an MN-side service (lib/rpc's dtxn_rpc_srv) */
 	if (shm_qp_pair(sf, qp) != 0) {
 		SHM_LOG(ERR, "QP %u->%u: more than %u QPs with SEND/RECV pairing", local_node,
