@@ -420,6 +420,12 @@ struct lotus_route {
 	uint32_t dead_gen;              /**< bumped by each recovery's fence */
 	uint32_t dead_acks;             /**< workers done with dead_gen's cleanup */
 	uint64_t dead_released;         /**< locks of dead CNs released by the survivors */
+	/** Fabric node bit per dead CN whose commit logs were applied (step 2): only
+	 *  their locks may be released; before, a survivor could lock a record a
+	 *  dead txn left visible on one replica only and overwrite it */
+	uint64_t logs_done;
+	uint32_t rel_gen;               /**< bumped when logs_done grows: survivors release */
+	uint32_t rel_acks;              /**< workers done with rel_gen's release */
 	uint32_t n_workers[DTXN_MAX_NODES]; /**< per CN index: workers that ack a fence */
 	uint32_t ready;                 /**< 1 once filled (LOTUS_ROUTE_MZ's reserver) */
 };
@@ -458,6 +464,7 @@ struct lotus_worker {
 	/** Locks this worker's txns hold, by the node of the CN that granted them. */
 	uint32_t held_from[DTXN_MAX_NODES];
 	uint32_t seen_gen;         /**< the lotus_route.dead_gen whose cleanup it acked */
+	uint32_t seen_rel;         /**< the lotus_route.rel_gen whose release it acked */
 };
 
 /** Per-coordinator state. */
@@ -504,9 +511,10 @@ lotus_shard_owner(const struct lotus_shared *sh, uint16_t shard)
 int lotus_recover(struct dtxn_coord *c, struct dtxn_recovery *rec);
 /**
  * Every worker's poller: after a recovery's fence (dead_gen), tells its
- * rpc the dead CNs are down, releases the locks they hold in this
- * worker's lock state, and acks once its txns hold no lock a dead CN
- * granted.
+ * rpc the dead CNs are down and acks once its txns hold no lock a dead CN
+ * granted; after a recovery applied a dead CN's commit logs (rel_gen),
+ * releases the locks the CNs of logs_done hold in this worker's lock
+ * state and acks that.
  */
 unsigned lotus_recover_poll(void *arg);
 

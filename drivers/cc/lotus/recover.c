@@ -8,9 +8,7 @@
  *    every other CN known dead at once (struct dtxn_recovery.dead_mask:
  *    the survivors' acks must not wait for a dead CN's workers): every
  *    survivor worker's poller (lotus_recover_poll()) tells its rpc the CN
- *    is down (calls waiting for it end now instead of timing out), and
- *    releases the locks the dead CN's txns hold in its lock state, found
- *    by their holder's CN id (§4.1's lock state: idempotent, by CN).
+ *    is down (calls waiting for it end now instead of timing out).
  * 2. "logs": each dead coordinator's newest commit log record (fully
  *    written iff its last word is its txn id): a txn whose new cells are
  *    visible on some replica committed and is finished (its T_commit
@@ -21,8 +19,15 @@
  * 3. "release": waits until every survivor worker has done step 1's
  *    cleanup and none of its txns holds a lock the dead CN granted (they
  *    finish or abort on their own: a call to the dead CN now fails), so
- *    that no lock the dead table held is still relied on. Its work: the
- *    locks the survivors released since the fence.
+ *    that no lock the dead table held is still relied on; then marks the
+ *    dead CN's logs applied (lotus_route.logs_done) and every survivor's
+ *    poller releases the locks the dead CN's txns hold in its lock state,
+ *    found by their holder's CN id (§4.1's lock state: idempotent, by
+ *    CN). Only now: released at the fence, a record a dead txn had left
+ *    visible on one replica and INVISIBLE on another could be locked and
+ *    overwritten by a survivor from the older version before step 2
+ *    finished the dead txn, losing its write. Its work: the locks the
+ *    survivors released.
  * 4. "rehome": the dead CN's shards go to the survivors, round robin, with
  *    empty lock state: the lost lock table is not rebuilt.
  * Idempotent: a second run finds the fence set, the cells fixed, nothing
@@ -97,21 +102,31 @@ lotus_recover_poll(void *arg)
 	struct lotus_worker *lw = w->cc_priv;
 	struct lotus_shared *sh = lotus_shared_of(w->db);
 	uint32_t gen = __atomic_load_n(&sh->rt->dead_gen, __ATOMIC_ACQUIRE);
-	uint64_t dead;
+	uint32_t rgen = __atomic_load_n(&sh->rt->rel_gen, __ATOMIC_ACQUIRE);
+	uint64_t dead, done;
 
-	if (gen == lw->seen_gen)
+	if (gen == lw->seen_gen && rgen == lw->seen_rel)
 		return 0;
 	dead = __atomic_load_n(&sh->rt->dead_mask, __ATOMIC_ACQUIRE);
-	/* first the calls waiting for a dead CN end: their txns abort and release */
-	for (uint16_t node = sh->n_mn; node < sh->n_mn + sh->n_cn; node++)
-		if ((dead >> node) & 1)
-			(void)dtxn_rpc_peer_down_lc(lw->rpc, node);
-	for (uint16_t node = sh->n_mn; node < sh->n_mn + sh->n_cn; node++)
-		if (((dead >> node) & 1) && lw->held_from[node] != 0)
-			return 0; /* a txn still relies on a lock the dead CN granted */
-	__atomic_fetch_add(&sh->rt->dead_released, poll_release(lw, dead), __ATOMIC_RELAXED);
-	lw->seen_gen = gen;
-	__atomic_fetch_add(&sh->rt->dead_acks, 1, __ATOMIC_RELEASE);
+	if (gen != lw->seen_gen) {
+		/* first the calls waiting for a dead CN end: their txns abort and release */
+		for (uint16_t node = sh->n_mn; node < sh->n_mn + sh->n_cn; node++)
+			if ((dead >> node) & 1)
+				(void)dtxn_rpc_peer_down_lc(lw->rpc, node);
+		for (uint16_t node = sh->n_mn; node < sh->n_mn + sh->n_cn; node++)
+			if (((dead >> node) & 1) && lw->held_from[node] != 0)
+				return 0; /* a txn still relies on a lock the dead CN granted */
+		lw->seen_gen = gen;
+		__atomic_fetch_add(&sh->rt->dead_acks, 1, __ATOMIC_RELEASE);
+	}
+	if (rgen != lw->seen_rel) {
+		/* only the locks of dead CNs whose txns the logs step finished */
+		done = __atomic_load_n(&sh->rt->logs_done, __ATOMIC_ACQUIRE);
+		__atomic_fetch_add(&sh->rt->dead_released, poll_release(lw, dead & done),
+				   __ATOMIC_RELAXED);
+		lw->seen_rel = rgen;
+		__atomic_fetch_add(&sh->rt->rel_acks, 1, __ATOMIC_RELEASE);
+	}
 	return 1;
 }
 
@@ -307,24 +322,39 @@ recover_logs(struct dtxn_coord *c, struct dtxn_recovery *rec)
 	return rc;
 }
 
-/* Step 3: every live worker acked the fence. */
+/* Waits until @p want workers counted in @p acks; -EINTR if @p c stops. */
+static int
+recover_wait_acks(struct dtxn_coord *c, const uint32_t *acks, uint32_t want)
+{
+	while (__atomic_load_n(acks, __ATOMIC_ACQUIRE) < want) {
+		if (dtxn_coord_stopping(c))
+			return -EINTR;
+		dtxn_co_sleep_until_lc(dtxn_coord_co(c), dtxn_now_ns() + RECOVER_PAUSE_NS);
+	}
+	return 0;
+}
+
+/*
+ * Step 3: every live worker acked the fence; then, the dead CN's logs
+ * applied (step 2), every live worker releases its locks and acks that.
+ */
 static int
 recover_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct lotus_shared *sh,
 		uint64_t before)
 {
 	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "release", "locks");
 	uint32_t want = 0;
-	int rc = 0;
+	int rc;
 
 	for (unsigned i = 0; i < sh->n_cn; i++)
 		if (!lotus_cn_dead(sh, i))
 			want += __atomic_load_n(&sh->rt->n_workers[i], __ATOMIC_ACQUIRE);
-	while (__atomic_load_n(&sh->rt->dead_acks, __ATOMIC_ACQUIRE) < want) {
-		if (dtxn_coord_stopping(c)) {
-			rc = -EINTR;
-			break;
-		}
-		dtxn_co_sleep_until_lc(dtxn_coord_co(c), dtxn_now_ns() + RECOVER_PAUSE_NS);
+	rc = recover_wait_acks(c, &sh->rt->dead_acks, want);
+	if (rc == 0) {
+		__atomic_fetch_or(&sh->rt->logs_done, UINT64_C(1) << rec->dead_cn, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&sh->rt->rel_acks, 0, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&sh->rt->rel_gen, 1, __ATOMIC_SEQ_CST);
+		rc = recover_wait_acks(c, &sh->rt->rel_acks, want);
 	}
 	st->work = __atomic_load_n(&sh->rt->dead_released, __ATOMIC_ACQUIRE) - before;
 	rec->locks_released += st->work;
