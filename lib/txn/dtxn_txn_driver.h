@@ -587,17 +587,6 @@ const struct dtxn_log_hdr *dtxn_recovery_log_latest(const void *log, uint64_t lo
 						    uint32_t gid);
 
 /**
- * READs coordinator @p gid's log regions (dtxn_recovery_read_logs(), the
- * whole region) into @p buf (catalog log_bytes x n_mn bytes) and finds the
- * newest record over every copy (dtxn_recovery_log_latest()).
- * Coordinator's coroutine; yields.
- * @param out  the record (inside @p buf) or NULL (none).
- * @return 0 or -EIO.
- */
-int dtxn_recovery_log_newest(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t gid,
-			     void *buf, bool replicated, const struct dtxn_log_hdr **out);
-
-/**
  * Whether coordinator @p gid belongs to a CN @p rec knows dead (dead_cn
  * or dead_mask; gids are handed out n_gids per CN, in node order after
  * the @p n_mn MNs). Pure.
@@ -613,14 +602,49 @@ dtxn_recovery_gid_dead(const struct dtxn_recovery *rec, uint16_t n_mn, uint32_t 
 /**
  * Recovery step @p step (work: records): for each dead coordinator of
  * @p rec, its newest log record over every MN's copy
- * (dtxn_recovery_log_newest(), records written to the MNs of their
- * tables' replicas), handed to @p apply, which rolls its txn forward or
+ * (dtxn_recovery_chains_apply() with dtxn_recovery_log_latest(); records
+ * are written to the MNs of their tables' replicas), handed to @p apply, which rolls its txn forward or
  * back (FORD's undo log, OOCC's redo log). Coordinator's coroutine; yields.
  * @return 0, -ENOMEM, -EIO, or @p apply's first error.
  */
 int dtxn_recovery_logs_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const char *step,
 			     int (*apply)(struct dtxn_coord *c, struct dtxn_recovery *rec,
 					  const struct dtxn_log_hdr *h));
+
+/**
+ * A protocol's log format, for dtxn_recovery_chains_apply(): how to find
+ * the newest whole record of a coordinator in one MN's copy of its log
+ * region, and what to do with it.
+ */
+struct dtxn_recovery_logfmt {
+	const char *step;   /**< recovery step name (dtxn_recovery_step_begin()) */
+	const char *unit;   /**< its work unit ("records", "entries") */
+	/** bytes at the start of each log region that hold records; 0: the catalog's log_bytes */
+	uint32_t room;
+	/**
+	 * 0: the coordinators of rec (gid_first, n_gids); else every
+	 * coordinator below it of every CN @p rec knows dead
+	 * (dtxn_recovery_gid_dead()).
+	 */
+	uint32_t gid_end;
+	/** The newest whole record of @p gid in @p log (@p room bytes) and its txn id; NULL: none. Pure. */
+	const void *(*latest)(const void *log, uint64_t room, uint32_t gid, uint64_t *txn_id);
+	/** Rolls the txn of record @p h forward or back; 0 or a negative errno. */
+	int (*apply)(struct dtxn_coord *c, struct dtxn_recovery *rec, const void *h, void *arg);
+	void *arg;          /**< @c apply's */
+};
+
+/**
+ * Recovery step f->step (work: the records applied): for each dead
+ * coordinator (f->gid_end), READs its log regions (dtxn_recovery_read_logs(),
+ * replicated), finds the newest record over every MN's copy with
+ * f->latest and hands it to f->apply. Shared by FORD's, OOCC's
+ * (dtxn_recovery_logs_apply()), CREST's and Lotus's recovery.
+ * Coordinator's coroutine; yields.
+ * @return 0, -ENOMEM, -EIO, or @c apply's first error.
+ */
+int dtxn_recovery_chains_apply(struct dtxn_coord *c, struct dtxn_recovery *rec,
+			       const struct dtxn_recovery_logfmt *f);
 
 /**
  * Adds txn id @p id to rec->visible (once; dropped past

@@ -297,22 +297,62 @@ dtxn_recovery_log_latest(const void *log, uint64_t log_bytes, uint32_t gid)
 }
 
 int
-dtxn_recovery_log_newest(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t gid,
-			 void *buf, bool replicated, const struct dtxn_log_hdr **out)
+dtxn_recovery_chains_apply(struct dtxn_coord *c, struct dtxn_recovery *rec,
+			   const struct dtxn_recovery_logfmt *f)
 {
 	const struct dtxn_catalog *cat = &c->worker->db->cat;
-	int n = dtxn_recovery_read_logs(c, rec, gid, (uint32_t)cat->log_bytes, buf, replicated);
+	const uint64_t room = f->room != 0 ? f->room : cat->log_bytes;
+	const uint32_t g_first = f->gid_end != 0 ? 0 : rec->gid_first;
+	const uint32_t g_end = f->gid_end != 0 ? f->gid_end : rec->gid_first + rec->n_gids;
+	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, f->step, f->unit);
+	char *logs = rte_malloc("dtxn_recover", room * cat->n_mn, 64);
+	int rc = logs == NULL ? -ENOMEM : 0;
 
-	*out = NULL;
-	for (int mn = 0; mn < n; mn++) {
-		const struct dtxn_log_hdr *h =
-			dtxn_recovery_log_latest((const char *)buf + (size_t)mn * cat->log_bytes,
-						 cat->log_bytes, gid);
+	for (uint32_t g = g_first; g < g_end && rc == 0; g++) {
+		const void *newest = NULL;
+		uint64_t newest_id = 0;
+		int n;
 
-		if (h != NULL && (*out == NULL || h->txn_id > (*out)->txn_id))
-			*out = h;
+		if (f->gid_end != 0 && !dtxn_recovery_gid_dead(rec, cat->n_mn, g))
+			continue;
+		n = dtxn_recovery_read_logs(c, rec, g, (uint32_t)room, logs, true);
+		rc = RTE_MIN(n, 0);
+		for (int mn = 0; mn < n; mn++) {
+			uint64_t id = 0;
+			const void *h = f->latest(logs + (size_t)mn * room, room, g, &id);
+
+			if (h != NULL && (newest == NULL || id > newest_id)) {
+				newest = h;
+				newest_id = id;
+			}
+		}
+		if (rc == 0 && newest != NULL) {
+			st->work++;
+			rc = f->apply(c, rec, newest, f->arg);
+		}
 	}
-	return RTE_MIN(n, 0);
+	rte_free(logs);
+	dtxn_recovery_step_end(st);
+	return rc;
+}
+
+/* dtxn_recovery_logs_apply()'s format: struct dtxn_log_hdr records. */
+static const void *
+logs_latest(const void *log, uint64_t room, uint32_t gid, uint64_t *txn_id)
+{
+	const struct dtxn_log_hdr *h = dtxn_recovery_log_latest(log, room, gid);
+
+	*txn_id = h != NULL ? h->txn_id : 0;
+	return h;
+}
+
+static int
+logs_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const void *h, void *arg)
+{
+	int (*const *apply)(struct dtxn_coord *, struct dtxn_recovery *,
+			    const struct dtxn_log_hdr *) = arg;
+
+	return (*apply)(c, rec, h);
 }
 
 int
@@ -320,23 +360,10 @@ dtxn_recovery_logs_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const 
 			 int (*apply)(struct dtxn_coord *c, struct dtxn_recovery *rec,
 				      const struct dtxn_log_hdr *h))
 {
-	const struct dtxn_catalog *cat = &c->worker->db->cat;
-	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, step, "records");
-	char *logs = rte_malloc("dtxn_recover", cat->log_bytes * cat->n_mn, 64);
-	int rc = 0;
+	const struct dtxn_recovery_logfmt f = {
+		.step = step, .unit = "records", .latest = logs_latest, .apply = logs_apply,
+		.arg = (void *)&apply,
+	};
 
-	if (logs == NULL)
-		return -ENOMEM;
-	for (uint32_t g = rec->gid_first; g < rec->gid_first + rec->n_gids && rc == 0; g++) {
-		const struct dtxn_log_hdr *newest;
-
-		rc = dtxn_recovery_log_newest(c, rec, g, logs, true, &newest);
-		if (rc == 0 && newest != NULL) {
-			st->work++;
-			rc = apply(c, rec, newest);
-		}
-	}
-	rte_free(logs);
-	dtxn_recovery_step_end(st);
-	return rc;
+	return dtxn_recovery_chains_apply(c, rec, &f);
 }

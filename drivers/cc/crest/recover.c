@@ -261,17 +261,33 @@ rec_entry(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct crest_re
 	return rc;
 }
 
+/* dtxn_recovery_logfmt.latest: rec_newest() with its txn id. */
+static const void *
+rec_latest(const void *log, uint64_t room, uint32_t gid, uint64_t *txn_id)
+{
+	const struct crest_redo_hdr *h = rec_newest(log, room, gid);
+
+	*txn_id = h != NULL ? h->txn_id : 0;
+	return h;
+}
+
+static int
+rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const void *h, void *buf)
+{
+	return rec_entry(c, rec, h, buf);
+}
+
 /* Step "redo": the newest entry of every coordinator of every dead CN. */
 static int
 rec_redo(struct dtxn_coord *c, struct dtxn_recovery *rec)
 {
 	const struct dtxn_catalog *cat = &c->worker->db->cat;
-	const uint32_t n_coords = ((struct crest_coord *)c->cc_priv)->rec->n_coords;
-	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "redo", "entries");
-	char *logs = rte_malloc("dtxn_recover", cat->log_bytes * cat->n_mn, 64);
+	struct dtxn_recovery_logfmt f = {
+		.step = "redo", .unit = "entries", .latest = rec_latest, .apply = rec_apply,
+		.gid_end = ((struct crest_coord *)c->cc_priv)->rec->n_coords,
+	};
 	uint64_t slot_max = 64;
-	char *buf;
-	int rc = 0;
+	int rc;
 
 	for (uint32_t id = 0; id < DTXN_MAX_TABLES; id++) {
 		const struct dtxn_table *t = dtxn_catalog_table(cat, id);
@@ -279,32 +295,11 @@ rec_redo(struct dtxn_coord *c, struct dtxn_recovery *rec)
 		if (t != NULL)
 			slot_max = RTE_MAX(slot_max, (uint64_t)t->slot_size * t->n_replicas);
 	}
-	buf = rte_malloc("dtxn_recover", slot_max, 64);
-	for (uint32_t g = 0; g < n_coords && rc == 0 && logs != NULL && buf != NULL; g++) {
-		const struct crest_redo_hdr *newest = NULL;
-		int n;
-
-		if (!dtxn_recovery_gid_dead(rec, cat->n_mn, g))
-			continue;
-		n = dtxn_recovery_read_logs(c, rec, g, (uint32_t)cat->log_bytes, logs, true);
-		rc = RTE_MIN(n, 0);
-		for (int mn = 0; mn < n; mn++) {
-			const struct crest_redo_hdr *h =
-				rec_newest(logs + (size_t)mn * cat->log_bytes, cat->log_bytes, g);
-
-			if (h != NULL && (newest == NULL || h->txn_id > newest->txn_id))
-				newest = h;
-		}
-		if (rc == 0 && newest != NULL) {
-			st->work++;
-			rc = rec_entry(c, rec, newest, buf);
-		}
-	}
-	if (logs == NULL || buf == NULL)
-		rc = -ENOMEM;
-	rte_free(buf);
-	rte_free(logs);
-	dtxn_recovery_step_end(st);
+	f.arg = rte_malloc("dtxn_recover", slot_max, 64);
+	if (f.arg == NULL)
+		return -ENOMEM;
+	rc = dtxn_recovery_chains_apply(c, rec, &f);
+	rte_free(f.arg);
 	return rc;
 }
 

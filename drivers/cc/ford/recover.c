@@ -4,7 +4,7 @@
  * surviving coordinator for every coordinator of the dead CN.
  *
  * 1. "undo-logs": READ the dead coordinator's log region on every MN and
- *    find its latest undo record (lib/txn's dtxn_recovery_log_newest():
+ *    find its latest undo record (lib/txn's dtxn_recovery_logs_apply():
  *    the chain of records from offset 0 whose txn ids grow). That
  *    record's txn X is in flight if it still holds the lock of one of its
  *    entries (primary lock word == X). Then:

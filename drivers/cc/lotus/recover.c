@@ -289,37 +289,32 @@ out:
 	return rc;
 }
 
+/* dtxn_recovery_logfmt.latest: log_latest() with its txn id. */
+static const void *
+logfmt_latest(const void *log, uint64_t room, uint32_t gid, uint64_t *txn_id)
+{
+	const struct rlog_hdr *h = log_latest(log, room, gid);
+
+	*txn_id = h != NULL ? h->txn : 0;
+	return h;
+}
+
+static int
+logfmt_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const void *h, void *arg)
+{
+	RTE_SET_USED(arg);
+	return log_apply(c, rec, h);
+}
+
 static int
 recover_logs(struct dtxn_coord *c, struct dtxn_recovery *rec)
 {
-	const struct dtxn_catalog *cat = &c->worker->db->cat;
-	const uint64_t room = cat->log_bytes - RECOVER_MAILBOX;
-	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "logs", "records");
-	char *logs = rte_malloc("dtxn_recover", room * cat->n_mn, 64);
-	int rc = 0;
+	const struct dtxn_recovery_logfmt f = {
+		.step = "logs", .unit = "records", .latest = logfmt_latest, .apply = logfmt_apply,
+		.room = (uint32_t)(c->worker->db->cat.log_bytes - RECOVER_MAILBOX),
+	};
 
-	if (logs == NULL)
-		return -ENOMEM;
-	for (uint32_t g = rec->gid_first; g < rec->gid_first + rec->n_gids && rc == 0; g++) {
-		const struct rlog_hdr *best = NULL;
-
-		int n = dtxn_recovery_read_logs(c, rec, g, (uint32_t)room, logs, true);
-
-		rc = RTE_MIN(n, 0);
-		for (int mn = 0; mn < n; mn++) {
-			const struct rlog_hdr *h = log_latest(logs + mn * room, room, g);
-
-			if (h != NULL && (best == NULL || h->txn > best->txn))
-				best = h;
-		}
-		if (rc == 0 && best != NULL) {
-			st->work++;
-			rc = log_apply(c, rec, best);
-		}
-	}
-	rte_free(logs);
-	dtxn_recovery_step_end(st);
-	return rc;
+	return dtxn_recovery_chains_apply(c, rec, &f);
 }
 
 /* Waits until @p want workers counted in @p acks; -EINTR if @p c stops. */

@@ -6,7 +6,7 @@
  * the dead CN, in two steps:
  *
  * 1. "redo-logs": READ the coordinator's log region on every MN and take
- *    its newest redo record X (lib/txn's dtxn_recovery_log_newest(); a
+ *    its newest redo record X (lib/txn's dtxn_recovery_logs_apply(); a
  *    record voided after an abort is stepped over, a torn one ends the
  *    chain). READ every replica of each entry's slot and the primary's
  *    bucket header. dtxn writes the record in R2 beside the validation
