@@ -272,6 +272,19 @@ struct dtxn_tso_cn_conf {
 	 * CN recovery: dtxn_db_conf.cn_recovery).
 	 */
 	bool failover;
+	/**
+	 * This process serves a CN that rejoins a running cluster (a restart:
+	 * a later incarnation, doc/guides/cluster.md "Rejoin"; with
+	 * @c failover only). It does not know the host: a dead host's service
+	 * was taken over by its recoverer before the restart could claim the
+	 * node, so the first host may be anyone, this CN included in its dead
+	 * incarnation. Its first fetch_add READs the host word and it is a
+	 * client of the host named there; until then its handler answers
+	 * "not the host". It never takes the service back: the survivor that
+	 * took it over keeps it (a hand-over would need the host to stop
+	 * issuing first). false: the host is @c host.
+	 */
+	bool rejoin;
 };
 
 /** Counters of the service (this process's share; any thread, relaxed reads). */
@@ -298,7 +311,8 @@ struct dtxn_tso_cn *dtxn_tso_cn_create(const struct dtxn_tso_cn_conf *conf);
  * dtxn_tso_cn_create() with the defaults a protocol uses (Motor's tso=cn,
  * Lotus's ts=cn): the first host is the first CN of @p db's fabric (node
  * n_mn), the words on MN 0, memory on any socket, failover as
- * dtxn_db_conf.cn_recovery. From dtxn_cc_ops.db_init (the db is attached
+ * dtxn_db_conf.cn_recovery, and rejoin for a restarted CN process (the
+ * fabric's dtxn_fabric_conf.incarnation > 0). From dtxn_cc_ops.db_init (the db is attached
  * to its fabric).
  * @return the service, or NULL with rte_errno: EINVAL (NULL @p db or no
  *   fabric), or as dtxn_tso_cn_create().
@@ -329,10 +343,16 @@ int dtxn_tso_cn_register(struct dtxn_tso_cn *s, struct dtxn_rpc *rpc);
  *
  * @param n    1..DTXN_TSO_BATCH_MAX.
  * @param old  out: the counter before the add.
+ * A rejoined process (dtxn_tso_cn_conf.rejoin) READs the host word
+ * before its first request. A CN that answers "not the host" without
+ * naming another one (itself rejoining) is treated as a host that did not
+ * answer.
+ *
  * @return 0; -EINVAL (NULL @p s, @p c or @p old; @p n 0 or too big);
  *   -EIO (no endpoint off the host, a bad reply, or a WR on MN 0
- *   failed); -ENOBUFS (no WR left); -ETIMEDOUT (the host did not answer:
- *   the next call asks the host the host word names).
+ *   failed); -ENOBUFS (no WR left); -ETIMEDOUT (the host did not answer,
+ *   or answered that it is no host and knows none: the next call asks
+ *   the host the host word names).
  */
 int dtxn_tso_cn_fetch_add_lc(struct dtxn_tso_cn *s, struct dtxn_coord *c,
 			     struct dtxn_rpc_ep *ep, uint64_t n, uint64_t *old);

@@ -38,6 +38,9 @@
 
 enum { TSO_CN_OK = 0, TSO_CN_USED_UP = 1, TSO_CN_NOT_HOST = 2 };
 
+/** struct dtxn_tso_cn.host of a rejoined process before it read the host word. */
+#define TSO_CN_HOST_UNKNOWN UINT16_MAX
+
 /** The handler's argument on one CN: which node answers. */
 struct tso_cn_node {
 	struct dtxn_tso_cn *s;
@@ -85,6 +88,8 @@ dtxn_tso_cn_create(const struct dtxn_tso_cn_conf *conf)
 	if (!conf->failover)
 		s->limit = UINT64_MAX; /* no mark: the counter is the host's alone */
 	s->failover = conf->failover;
+	if (conf->failover && conf->rejoin)
+		s->host = TSO_CN_HOST_UNKNOWN; /* read the host word first: never assume the first host */
 	for (unsigned i = 0; i < DTXN_MAX_NODES; i++) {
 		s->nodes[i].s = s;
 		s->nodes[i].node = (uint16_t)i;
@@ -109,6 +114,7 @@ dtxn_tso_cn_create_db(const struct dtxn_db *db, uint8_t rpc_type)
 	tc.host = fc->n_mn;
 	tc.cat = &db->cat;
 	tc.failover = db->conf.cn_recovery != 0;
+	tc.rejoin = fc->incarnation != 0;
 	return dtxn_tso_cn_create(&tc);
 }
 
@@ -270,6 +276,12 @@ dtxn_tso_cn_fetch_add_lc(struct dtxn_tso_cn *s, struct dtxn_coord *c, struct dtx
 	in[1] = 0;
 	for (;;) {
 		host = __atomic_load_n(&s->host, __ATOMIC_ACQUIRE);
+		if (host == TSO_CN_HOST_UNKNOWN) {
+			rc = tso_cn_find_host(s, c, &host); /* a rejoined CN: who serves now */
+			if (rc != 0)
+				return rc;
+			continue;
+		}
 		if (host == self) {
 			if (tso_cn_take(s, n, &s->st.local, old) == 0)
 				return 0;
@@ -300,10 +312,11 @@ dtxn_tso_cn_fetch_add_lc(struct dtxn_tso_cn *s, struct dtxn_coord *c, struct dtx
 			__atomic_store_n(&s->host, (uint16_t)out[1], __ATOMIC_RELEASE);
 			continue;
 		}
-		if (rc == 0)
-			return -EIO; /* a CN that knows no better, or a bad reply */
+		if (rc == 0 && out[0] != TSO_CN_NOT_HOST)
+			return -EIO; /* a bad reply */
 		/*
-		 * No answer: the host may be dead. Learn who serves now from the
+		 * No answer, or a CN that is no host and knows none (one that
+		 * rejoined and has not read the host word yet): the host may be dead. Learn who serves now from the
 		 * host word, for the next request, and fail this one: the
 		 * transaction in flight aborts (it may hold what the dead CN
 		 * granted, e.g. Lotus's locks, which its recovery waits for). If

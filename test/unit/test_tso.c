@@ -827,10 +827,12 @@ test_proxies(void **state)
 /* One service per CN, as one per process in a cluster of processes. */
 struct to_run {
 	struct dtxn_tso_cn *svc[CNS_N];
-	unsigned phase;            /* 1: every CN; 2: the host (CN 0) is dead */
-	uint64_t lo[2][CNS_N * (CNS_COORDS + 1) * TO_PER];
-	uint64_t hi[2][CNS_N * (CNS_COORDS + 1) * TO_PER];
-	unsigned n[2], done[2], timeouts;
+	struct dtxn_tso_cn *dead;  /* CN 0's service before it restarted */
+	/* 1: every CN; 2: the host (CN 0) is dead; 3: CN 0 restarted (a new service, rejoin) */
+	unsigned phase;
+	uint64_t lo[3][CNS_N * (CNS_COORDS + 1) * TO_PER];
+	uint64_t hi[3][CNS_N * (CNS_COORDS + 1) * TO_PER];
+	unsigned n[3], done[3], timeouts;
 	int took, took_again, err;
 };
 
@@ -882,8 +884,13 @@ co_to(struct dtxn_coord *c, void *arg)
 		return;
 	}
 	to_take(c, 1);
-	if (c->worker->cn_node == 2)
-		return; /* the host: dies after phase 1 */
+	if (c->worker->cn_node == 2) {
+		/* the host: dies after phase 1 (never stepped in phase 2), comes back in phase 3 */
+		while (r->phase < 3)
+			dtxn_co_yield_lc(dtxn_coord_co(c));
+		to_take(c, 3);
+		return;
+	}
 	while (r->phase < 2)
 		dtxn_co_yield_lc(dtxn_coord_co(c));
 	to_take(c, 2);
@@ -913,9 +920,15 @@ test_cn_takeover(void **state)
 	struct to_run *r = &g_to;
 	struct dtxn_tso_cn_stats st[CNS_N];
 	struct dtxn_worker *w[CNS_N];
+	struct dtxn_tso_cn_conf rc0 = {
+		.size = sizeof(rc0), .host = 2, .rpc_type = TO_TYPE,
+		.socket_id = SOCKET_ID_ANY, .block = TO_BLOCK,
+		.retry_ns = 100000, .failover = true, .rejoin = true,
+	};
+	struct dtxn_tso_cn_stats st0;
 	struct dtxn_fabric *f;
 	struct dtxn_db *db;
-	uint64_t max1 = 0, min2 = UINT64_MAX;
+	uint64_t max1 = 0, min2 = UINT64_MAX, max2 = 0, min3 = UINT64_MAX, remote;
 	unsigned i, idle;
 
 	(void)state;
@@ -974,10 +987,42 @@ test_cn_takeover(void **state)
 	assert_true(r->timeouts > 0);          /* requests to the dead host failed, then went to CN 1 */
 	assert_true(st[1].remote > 0);         /* CN 2's requests, served by CN 1 */
 	assert_true(st[1].counter <= st[1].limit);
+	/*
+	 * phase 3: CN 0 restarts (its process's new service, rejoin): it does
+	 * not take the service back; it reads the host word and asks CN 1.
+	 * Its old counter is gone with its process: a service that assumed it
+	 * was still the first host would hand out 1, 2, ... again.
+	 */
+	rc0.cat = &db->cat;
+	r->dead = r->svc[0];
+	r->svc[0] = dtxn_tso_cn_create(&rc0);
+	assert_non_null(r->svc[0]);
+	r->phase = 3;
+	for (idle = 0; r->done[2] < CNS_COORDS && idle < 1000000; idle++)
+		for (i = 0; i < CNS_N; i++)
+			(void)dtxn_sched_step_lc(dtxn_worker_sched(w[i]));
+	assert_int_equal(r->err, 0);
+	assert_int_equal(r->done[2], CNS_COORDS);
+	to_disjoint(r->lo[2], r->hi[2], r->n[2]);
+	for (i = 0; i < r->n[1]; i++)
+		max2 = RTE_MAX(max2, r->hi[1][i]);
+	for (i = 0; i < r->n[2]; i++)
+		min3 = RTE_MIN(min3, r->lo[2][i]);
+	assert_true(min3 > max2);              /* monotonic across the rejoin */
+	assert_true(min3 > max1);
+	dtxn_tso_cn_stats_get(r->svc[0], &st0);
+	assert_int_equal(st0.host, 3);         /* a client of the survivor's service */
+	assert_int_equal(st0.local, 0);
+	assert_int_equal(st0.takeovers, 0);
+	remote = st[1].remote;
+	dtxn_tso_cn_stats_get(r->svc[1], &st[1]);
+	assert_int_equal(st[1].host, 3);
+	assert_true(st[1].remote >= remote + r->n[2]); /* CN 0's requests, served by CN 1 */
 	for (i = 0; i < CNS_N; i++) {
 		dtxn_worker_destroy(w[i]);
 		dtxn_tso_cn_destroy(r->svc[i]);
 	}
+	dtxn_tso_cn_destroy(r->dead);
 	dtxn_db_destroy(db);
 	dtxn_fabric_close(f);
 }
