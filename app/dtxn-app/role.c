@@ -74,12 +74,13 @@ role_slot_dead(const struct app_ctl_node *n)
 	       (n->state == APP_NODE_STARTING || n->state == APP_NODE_READY);
 }
 
-/* cn0 has ended its run: it checks the invariants over the slots now, so
- * a restart must not reset one (it would come too late to be checked). */
+/* A CN ended its run and found every CN DONE or gone (app_cn_done()): the
+ * checker reads the slots now, so a restart must not reset one (it would
+ * come too late to be checked). Lock held. */
 static bool
-role_run_over(const struct app_conf *c, const struct app_ctl *ctl)
+role_run_over(const struct app_ctl *ctl)
 {
-	return c->node_idx != 0 && __atomic_load_n(&ctl->cn[0].state, __ATOMIC_ACQUIRE) == APP_NODE_DONE;
+	return __atomic_load_n(&ctl->closed, __ATOMIC_ACQUIRE) != 0;
 }
 
 /*
@@ -100,9 +101,9 @@ role_restart_wait(const struct app_conf *c, struct app_ctl *ctl, struct app_ctl_
 	while (role_slot_dead(self) && !__atomic_load_n(&self->settled, __ATOMIC_ACQUIRE)) {
 		int32_t pid = self->pid;
 
-		if (role_run_over(c, ctl)) {
+		if (role_run_over(ctl)) {
 			rte_spinlock_unlock(&ctl->lock);
-			app_err("--node %s: the cluster's run is over (cn0 is done and checks it): too late to rejoin",
+			app_err("--node %s: the cluster's run is over (every CN is done or gone; the invariants are being checked): too late to rejoin",
 				c->node);
 			return -1;
 		}
@@ -119,9 +120,9 @@ role_restart_wait(const struct app_conf *c, struct app_ctl *ctl, struct app_ctl_
 			printf("dtxn: %s: its previous process was recovered; waited %.1f ms\n",
 			       c->node, (double)(dtxn_now_ns() - t0) / 1e6);
 	}
-	if (role_slot_dead(self) && role_run_over(c, ctl)) {
+	if (role_slot_dead(self) && role_run_over(ctl)) {
 		rte_spinlock_unlock(&ctl->lock);
-		app_err("--node %s: the cluster's run is over (cn0 is done and checks it): too late to rejoin",
+		app_err("--node %s: the cluster's run is over (every CN is done or gone; the invariants are being checked): too late to rejoin",
 			c->node);
 		return -1;
 	}

@@ -94,6 +94,12 @@ struct app_ctl {
 	char version[64];                  /**< dtxn version of the first process */
 	char desc[APP_CTL_DESC_MAX];       /**< the run every process must agree on */
 	uint32_t checker_taken;            /**< CN index + 1 of the one that checks the invariants (app_cn_checker()), 0: none yet */
+	/**
+	 * 1 once a CN ended its run and found every CN DONE or gone, under
+	 * @c lock (app_cn_done()): the invariant check is about to read the
+	 * slots, so no restart may claim a node any more (app_role_claim()).
+	 */
+	uint32_t closed;
 	struct app_ctl_node mn[DTXN_MAX_NODES];
 	struct app_ctl_node cn[DTXN_MAX_NODES];
 };
@@ -205,8 +211,15 @@ int app_cn_connect(const struct app_conf *c, struct dtxn_bench *b, unsigned n_wo
  * @return APP_EXIT_OK, or APP_EXIT_UNREACHABLE after one line. */
 int app_cn_start(const struct app_conf *c, struct app_ctl *ctl);
 
-/** After the run: hands this CN's bench counters (the sum over @p ctxs)
- * to its slot, marks it DONE and waits until every CN is DONE. */
+/**
+ * After the run: hands this CN's bench counters (the sum over @p ctxs) to
+ * its slot, marks it DONE and waits (10 ms sleeps) until every CN is DONE
+ * or its process is gone; then closes the cluster to restarts (struct
+ * app_ctl.closed, under its lock, so a restart either claimed its node
+ * before, and is waited for, or is refused). A peer still running after
+ * --connect-timeout + --warmup + --duration is not waited for (the
+ * cluster is closed anyway). Main lcore.
+ */
 void app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench_ctx *const *ctxs,
 		 unsigned n);
 
@@ -229,8 +242,9 @@ int app_cn_checker(const struct app_conf *c, struct app_ctl *ctl);
  */
 unsigned app_cn_lost_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, size_t len);
 
-/** As app_cn_lost_peers(), the peer CNs served by a restarted process
- * (incarnation > 0: their dead incarnations' counters are in acc_prev). */
+/** As app_cn_lost_peers(), the CNs served by a restarted process
+ * (incarnation > 0: their dead incarnations' counters are in acc_prev),
+ * this one included. */
 unsigned app_cn_restarted_peers(const struct app_conf *c, struct app_ctl *ctl, char *names,
 				size_t len);
 
@@ -272,10 +286,16 @@ int app_cn_publish(const struct app_conf *c, struct app_ctl *ctl, unsigned w,
 int app_cn_settle_dead(const struct app_conf *c, struct app_ctl *ctl,
 		       const struct dtxn_recovery *rec);
 
-/** Fills @p out (room for --cn entries) with one finished context per
- * peer CN whose counters are final: handed over (DONE), or killed and
- * settled by its recovery (summed from its published contexts), for the
- * invariant check. @return how many. */
+/**
+ * Fills @p out (room for --cn entries) with one finished context per CN
+ * whose counters are final, for the invariant check: per peer CN handed
+ * over (DONE), or killed and settled by its recovery (summed from its
+ * published contexts), each with its dead incarnations' (acc_prev); and,
+ * when this process is a restart (incarnation > 0), one with this CN's own
+ * dead incarnations' counters (its live coordinators are the caller's).
+ * A peer that died unsettled gets none (app_cn_lost_peers()). Main lcore,
+ * after app_cn_done(). @return how many.
+ */
 unsigned app_cn_peer_ctxs(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench *b,
 			  struct dtxn_bench_ctx *out);
 

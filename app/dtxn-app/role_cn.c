@@ -13,13 +13,17 @@
  *    polling (Lotus: peers' lock messages) until every CN is DONE or
  *    gone; a CN killed before (SIGKILL) leaves its coordinators' contexts
  *    in shared memory (app_cn_publish()), which the survivor that
- *    recovers it settles (app_cn_settle_dead()) and cn0 sums;
+ *    recovers it settles (app_cn_settle_dead()) and the checker sums
+ *    (a restart of the node folds them into its slot's acc_prev first);
+ *    the first CN that finds every CN DONE or gone closes the cluster to
+ *    restarts (app_ctl.closed);
  * 4. the lowest CN that reached DONE (cn0 unless it died: then the lowest
  *    survivor; app_cn_checker()) then checks the benchmark's invariants
  *    for the whole cluster: its own coordinators plus one summary per
- *    peer CN (every check reads only dtxn_bench_ctx.acc[], which sums
- *    exactly), over MN memory that no CN changes any more. The other
- *    CNs' reports name it.
+ *    peer CN and one for its own dead incarnations if it is a restart
+ *    (every check reads only dtxn_bench_ctx.acc[], which sums exactly),
+ *    over MN memory that no CN changes any more. The other CNs' reports
+ *    name it.
  * On --fabric mlx5 (app_role_shared() false) the control block is this
  * process's own: there are no slots of other nodes to wait on. The driver
  * connects to each MN when a worker creates its QP (it waits for the MN's
@@ -87,6 +91,26 @@ app_cn_start(const struct app_conf *c, struct app_ctl *ctl)
 	return APP_EXIT_OK;
 }
 
+/*
+ * Closes the cluster to restarts if every CN is DONE or gone (or @p force),
+ * under the control block's lock, which a restart's claim holds while it
+ * checks ctl->closed and takes its slot. @return whether it is closed.
+ */
+static bool
+cn_close(const struct app_conf *c, struct app_ctl *ctl, bool force)
+{
+	bool all = true;
+
+	rte_spinlock_lock(&ctl->lock);
+	for (unsigned j = 0; j < c->cn && !force; j++)
+		if (ctl->cn[j].state != APP_NODE_DONE && app_role_alive(ctl->cn[j].pid))
+			all = false; /* running, or a restart that claimed its node meanwhile */
+	if (all || force)
+		__atomic_store_n(&ctl->closed, 1, __ATOMIC_RELEASE);
+	rte_spinlock_unlock(&ctl->lock);
+	return all || force;
+}
+
 void
 app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench_ctx *const *ctxs,
 	    unsigned n)
@@ -101,9 +125,15 @@ app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench_ctx
 	if (!app_role_shared(c))
 		return; /* mlx5: no peer slots here */
 	/* the peers started with us and run as long: the timeout covers
-	 * stragglers; a peer whose process is gone (killed) is not waited for */
+	 * stragglers; a peer whose process is gone (killed) is not waited for,
+	 * unless a restart claims its node before the cluster is closed */
 	wait_conf.connect_timeout_s = c->connect_timeout_s + c->duration_s + c->warmup_s;
-	(void)app_role_wait_done(&wait_conf, ctl->cn, (unsigned)c->cn, "cn");
+	for (;;) {
+		bool late = app_role_wait_done(&wait_conf, ctl->cn, (unsigned)c->cn, "cn") != 0;
+
+		if (cn_close(c, ctl, late))
+			break;
+	}
 }
 
 /* A peer's counters: 0 lost, 1 handed over (DONE), 2 settled by a recovery. */
@@ -115,10 +145,10 @@ peer_counters(const struct app_ctl *ctl, unsigned j)
 	return __atomic_load_n(&ctl->cn[j].settled, __ATOMIC_ACQUIRE) ? 2 : 0;
 }
 
-/** peers_named(): the peers served by a restarted process (incarnation > 0). */
+/** peers_named(): the CNs served by a restarted process (incarnation > 0), this one included. */
 #define PEERS_RESTARTED 3
 
-/* Names of the peers whose counters are @p kind (peer_counters()), or restarted. */
+/* Names of the peers whose counters are @p kind (peer_counters()), or of the restarted CNs. */
 static unsigned
 peers_named(const struct app_conf *c, struct app_ctl *ctl, int kind, char *names, size_t len)
 {
@@ -128,9 +158,8 @@ peers_named(const struct app_conf *c, struct app_ctl *ctl, int kind, char *names
 	if (len > 0)
 		names[0] = '\0';
 	for (unsigned j = 0; j < c->cn; j++) {
-		if (j == c->node_idx ||
-		    (kind == PEERS_RESTARTED ? __atomic_load_n(&ctl->cn[j].incarnation, __ATOMIC_ACQUIRE) == 0 :
-					       peer_counters(ctl, j) != kind))
+		if (kind == PEERS_RESTARTED ? __atomic_load_n(&ctl->cn[j].incarnation, __ATOMIC_ACQUIRE) == 0 :
+					      j == c->node_idx || peer_counters(ctl, j) != kind)
 			continue;
 		if (used < len)
 			used += (size_t)snprintf(names + used, len - used, "%scn%u", n ? ", " : "", j);
@@ -254,7 +283,8 @@ app_cn_peer_ctxs(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_benc
 
 	for (unsigned j = 0; j < c->cn; j++) {
 		const struct app_ctl_node *p = &ctl->cn[j];
-		int kind = j == c->node_idx ? 0 : peer_counters(ctl, j);
+		/* this CN: only its dead incarnations (its live one's are the caller's own) */
+		int kind = j == c->node_idx ? (p->incarnation != 0 ? 3 : 0) : peer_counters(ctl, j);
 
 		if (kind == 0)
 			continue; /* a peer that died unsettled: app_cn_lost_peers() */
