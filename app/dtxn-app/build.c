@@ -50,7 +50,7 @@ app_bench_build(const struct app_conf *c, struct dtxn_bench **out)
 
 int
 app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coords,
-	    uint32_t addr_cache, struct dtxn_db **out)
+	    unsigned per_cn, uint32_t addr_cache, struct dtxn_db **out)
 {
 	struct dtxn_db_conf dc = {
 		.size = sizeof(dc),
@@ -65,6 +65,8 @@ app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coords,
 		.debug_flags = app_check_debug_flags(c),
 		.cc_options = c->cc_opts,
 		.cn_recovery = app_agents_on(c),
+		.n_cn = (uint16_t)c->cn,
+		.cn_workers = per_cn,
 	};
 	int rc;
 
