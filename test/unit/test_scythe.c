@@ -6,8 +6,9 @@
  * u16 ticket counters across their wrap; the MN's batch order (Fig. 16);
  * the options; then a whole cluster on shm (one CN, two MNs whose lock
  * services this test polls as the MN CPUs would): SmallBank's invariants
- * hold in the default, OCC-only and TOCC-only modes, every lock went
- * through the MN service, and no lock is taken with CAS.
+ * hold in the default, OCC-only and TOCC-only modes, and with the Lock
+ * RPC over RRPC (rpc=rrpc: WRITEs into the MNs' rings, no SEND), every
+ * lock went through the MN service, and no lock is taken with CAS.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -159,6 +160,13 @@ test_options(void **state)
 	assert_int_equal(o.cas_lock, 1);
 	assert_int_equal(scythe_check_options("cas_lock=2", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "cas_lock=2"));
+	assert_int_equal(o.rpc, SCYTHE_TP_MSG);
+	assert_int_equal(scythe_opts_parse("rpc=rrpc", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.rpc, SCYTHE_TP_RRPC);
+	assert_int_equal(scythe_opts_parse("rpc=msg", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.rpc, SCYTHE_TP_MSG);
+	assert_int_equal(scythe_check_options("rpc=udp", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "rpc=udp: expected msg, rrpc"));
 	assert_int_equal(scythe_check_options("bogus=1", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "unknown option 'bogus'"));
 }
@@ -209,7 +217,7 @@ sc_up_bench(struct sc_run *r, const char *bench, const char *const *bopts, const
 	struct dtxn_db_conf dc = {
 		.size = sizeof(dc), .protocol = "scythe", .isolation = DTXN_ISO_SR,
 		.n_mn = SC_MN, .n_replicas = 2, .n_coords = SC_COORDS, .log_bytes = 16384,
-		.addr_cache_entries = 4096, .cc_options = opts,
+		.addr_cache_entries = 4096, .cc_options = opts, .n_cn = SC_CN, .cn_workers = 1,
 	};
 	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = SC_MN,
 				       .n_cn = SC_CN, .socket_id = SOCKET_ID_ANY };
@@ -334,7 +342,19 @@ run_mode(const char *opts, uint64_t *hot, uint64_t *cold)
 	sw = r.w->cc_priv;
 	dtxn_rpc_stats_get(sw->rpc, &st);
 	/* every write locked through an MN's service, released with FAA, no CAS */
-	assert_true(st.resp_recv > 0);
+	if (sw->rr != NULL) {
+		struct dtxn_rrpc_stats rs;
+
+		/* rpc=rrpc: every Lock call WRITten into the MNs' rings, none sent */
+		dtxn_rrpc_stats_get(sw->rr, &rs);
+		assert_true(rs.resp_recv > 0);
+		assert_int_equal(rs.resp_recv, rs.req_sent);
+		assert_true(rs.buckets <= rs.req_sent);
+		assert_int_equal(rs.bad, 0);
+		assert_int_equal(st.req_sent, 0);
+	} else {
+		assert_true(st.resp_recv > 0);
+	}
 	assert_int_equal(st.failed, 0);
 	assert_true(sw->st.lock_reqs >= c / 2);
 	assert_int_equal(sc_ops(&r, DTXN_WR_CAS), 0);
@@ -365,6 +385,19 @@ test_cluster_occ_only(void **state)
 	run_mode("occ_only=1", &hot, &cold);
 	assert_int_equal(hot, 0);
 	assert_true(cold > 0);
+}
+
+static void
+test_cluster_rrpc(void **state)
+{
+	uint64_t hot, cold;
+
+	(void)state;
+	run_mode("rpc=rrpc", &hot, &cold);
+	assert_true(cold > 0);
+	run_mode("rpc=rrpc,tocc_only=1", &hot, &cold);
+	assert_int_equal(cold, 0);
+	assert_true(hot > 0);
 }
 
 static void
@@ -566,6 +599,7 @@ main(void)
 		cmocka_unit_test(test_cluster_default),
 		cmocka_unit_test(test_cluster_occ_only),
 		cmocka_unit_test(test_cluster_tocc_only),
+		cmocka_unit_test(test_cluster_rrpc),
 		cmocka_unit_test(test_recover_tickets),
 		cmocka_unit_test(test_cluster_cas_lock),
 		cmocka_unit_test(test_footprint),
