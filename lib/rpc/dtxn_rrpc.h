@@ -228,6 +228,23 @@ int dtxn_rrpc_call_zc_lc(struct dtxn_rrpc_ep *ep, struct dtxn_rrpc_zc_call *call
 /** Copies the counters into @p st. Owning lcore, or after it stopped. */
 void dtxn_rrpc_stats_get(const struct dtxn_rrpc *r, struct dtxn_rrpc_stats *st);
 
+struct dtxn_footprint;
+
+/**
+ * Adds what RRPC allocates on a fabric of @p n_mn MNs and @p n_cn CNs of
+ * @p workers_per_cn workers with @p max_eps endpoints each, rings of
+ * @p buckets buckets (0: the default), no zero-copy buffers: to
+ * @p per_cn the CN's share of the domain (its registered message
+ * memory); to @p per_worker one rrpc with its endpoints, a Rocket and a
+ * QP per other CN, a Rocket per MN when @p to_mns, and then also its
+ * Rocket in each MN's service (dtxn_rrpc_mn_create()). Upper bound. Any
+ * thread, no EAL needed.
+ * @return 0, or -EINVAL (a NULL footprint, an argument 0 or out of range).
+ */
+int dtxn_rrpc_footprint(unsigned n_mn, unsigned n_cn, unsigned workers_per_cn, unsigned max_eps,
+			unsigned buckets, bool to_mns, struct dtxn_footprint *per_cn,
+			struct dtxn_footprint *per_worker);
+
 /* ------------------------------------------------------------------ */
 /* RRPC to the MNs: the MN side (rrpc_mn.c)                           */
 /* ------------------------------------------------------------------ */

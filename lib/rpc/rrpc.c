@@ -791,3 +791,36 @@ dtxn_rrpc_stats_get(const struct dtxn_rrpc *r, struct dtxn_rrpc_stats *st)
 	if (r != NULL && st != NULL)
 		*st = r->st;
 }
+
+int
+dtxn_rrpc_footprint(unsigned n_mn, unsigned n_cn, unsigned workers_per_cn, unsigned max_eps,
+		    unsigned buckets, bool to_mns, struct dtxn_footprint *per_cn,
+		    struct dtxn_footprint *per_worker)
+{
+	const uint64_t slack = DTXN_FOOTPRINT_ALLOC_SLACK;
+	unsigned nb = buckets != 0 ? buckets : DTXN_RRPC_BUCKETS_DEFAULT;
+	uint64_t n_nodes = (uint64_t)n_mn + n_cn, ring = RRPC_CTRL_BYTES + (uint64_t)nb * RRPC_BUCKET_BYTES;
+	uint64_t rocket = sizeof(struct rrpc_bucket) * 2 * nb + slack +
+			  sizeof(struct dtxn_wr) * (nb + 1) + slack;
+	unsigned peers = n_cn - 1 + (to_mns ? n_mn : 0);
+
+	if (per_cn == NULL || per_worker == NULL || n_cn == 0 || n_nodes > DTXN_MAX_NODES ||
+	    workers_per_cn == 0 || workers_per_cn > RRPC_MAX_WORKERS || max_eps == 0 ||
+	    nb < 8 || nb > 4096 || (nb & (nb - 1)) != 0)
+		return -EINVAL;
+	/* the domain: this CN's message memory, its share of the worker table */
+	per_cn->bytes += (uint64_t)workers_per_cn * n_nodes * ring + slack +
+			 sizeof(struct dtxn_rrpc_domain) + slack +
+			 sizeof(struct dtxn_rrpc *) * workers_per_cn + slack;
+	per_worker->bytes += sizeof(struct dtxn_rrpc) + slack + sizeof(void *) * max_eps + slack +
+			     (uint64_t)max_eps * (sizeof(struct dtxn_rrpc_ep) + slack) +
+			     (uint64_t)peers * rocket;
+	dtxn_fabric_queue_footprint(n_cn - 1, rte_align32pow2(2 * nb + 64), per_worker);
+	if (to_mns) {
+		/* each MN's service as if it served this worker alone (its fixed part and a QP
+		 * once per worker: a bound), and its Rocket to this worker */
+		per_worker->bytes += (uint64_t)n_mn * (rocket + rrpc_mn_size() + slack);
+		dtxn_fabric_queue_footprint(n_mn, rte_align32pow2(2 * nb + 64), per_worker);
+	}
+	return 0;
+}

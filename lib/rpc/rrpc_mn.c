@@ -261,3 +261,9 @@ dtxn_rrpc_mn_stats_get(const struct dtxn_rrpc_mn *m, struct dtxn_rrpc_stats *st)
 	if (m != NULL && st != NULL)
 		*st = m->st;
 }
+
+size_t
+rrpc_mn_size(void)
+{
+	return sizeof(struct dtxn_rrpc_mn);
+}

@@ -19,6 +19,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dtxn_fabric.h"
@@ -142,5 +143,8 @@ rrpc_peer_needs_flush(const struct rrpc_io *io, const struct rrpc_peer *p)
  * @return buckets taken.
  */
 unsigned rrpc_peer_take(const struct rrpc_io *io, struct rrpc_peer *p, rrpc_msg_fn fn, void *arg);
+
+/** Bytes of an MN's RRPC service besides its Rockets and QPs (rrpc_mn.c; footprints). */
+size_t rrpc_mn_size(void);
 
 #endif /* DTXN_RRPC_PEER_H */

@@ -558,6 +558,43 @@ test_footprint(void **state)
 }
 
 /*
+ * With rpc=rrpc the footprint adds RRPC's: per CN its registered message
+ * memory (a ring per worker and node), per worker its rrpc and Rockets and
+ * its share of the MNs' RRPC services; it still bounds what the worker,
+ * the services and the coordinators take from the heap.
+ */
+static void
+test_footprint_rrpc(void **state)
+{
+	struct dtxn_footprint cn = { 0 }, w = { 0 }, wk = { 0 }, cn0 = { 0 }, w0 = { 0 };
+	uint64_t ring = 64 + (uint64_t)DTXN_RRPC_BUCKETS_DEFAULT * DTXN_RRPC_BUCKET_BYTES, used, used0;
+	struct sc_run r;
+
+	(void)state;
+	sc_up(&r, NULL); /* the same run over messages: what RRPC adds */
+	sc_go(&r, 20);
+	used0 = (r.heap[2] - r.heap[0]) + (r.heap[4] - r.heap[3]);
+	sc_down(&r);
+	sc_up(&r, "rpc=rrpc");
+	assert_int_equal(dtxn_cc_footprint(r.db, SC_CN, SC_COORDS, &cn, &w), 0);
+	assert_int_equal(dtxn_worker_footprint(r.db, SC_COORDS, &wk), 0);
+	r.db->conf.cc_options = NULL;
+	assert_int_equal(dtxn_cc_footprint(r.db, SC_CN, SC_COORDS, &cn0, &w0), 0);
+	r.db->conf.cc_options = "rpc=rrpc";
+	sc_go(&r, 20);
+	used = (r.heap[2] - r.heap[0]) + (r.heap[4] - r.heap[3]);
+	print_message("scythe rpc=rrpc footprint: per CN %" PRIu64 " B (msg: %" PRIu64
+		      " B); worker, services, coordinators: RRPC adds %" PRIu64 " B used, %" PRIu64
+		      " B estimated\n", cn.bytes, cn0.bytes, used - used0, w.bytes - w0.bytes);
+	assert_true(cn.bytes >= cn0.bytes + (uint64_t)(SC_MN + SC_CN) * ring);
+	assert_true(used > used0);
+	/* the MNs' services have Rockets to every CN's worker; each CN's worker counts its share */
+	assert_true(used - used0 <= SC_CN * (w.bytes - w0.bytes));
+	assert_true(used - used0 > w.bytes - w0.bytes - (uint64_t)SC_MN * ring);
+	sc_down(&r);
+}
+
+/*
  * TPC-C's NewOrder and Payment, every attempt HOT: NewOrder's ITEM reads
  * (a table never updated in place) are free reads, validated at commit,
  * never queued behind other readers; the WAREHOUSE reads queue; the
@@ -603,6 +640,7 @@ main(void)
 		cmocka_unit_test(test_recover_tickets),
 		cmocka_unit_test(test_cluster_cas_lock),
 		cmocka_unit_test(test_footprint),
+		cmocka_unit_test(test_footprint_rrpc),
 		cmocka_unit_test(test_cluster_tpcc_free_reads),
 	};
 	int rc;

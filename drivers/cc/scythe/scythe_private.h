@@ -455,6 +455,8 @@ void scythe_release(struct dtxn_txn *t);
 /* transport.c: the Lock RPC over lib/rpc's messages or RRPC (option rpc) */
 /** dtxn_cc_ops.mn_msg_bytes: the MN rings of rpc=rrpc (0 with rpc=msg or cas_lock=1). Any thread. */
 uint64_t scythe_mn_msg_bytes(const struct dtxn_db *db);
+/** Buckets per RRPC ring: a reply always has room for the db's coordinators per worker. Any thread. */
+unsigned scythe_tp_buckets(const struct dtxn_db *db);
 /** db_init's part: with rpc=rrpc, the RRPC domain. @return 0, -EINVAL, -ENOTSUP (across processes), -ENOMEM. */
 int scythe_tp_db_init(struct dtxn_db *db, struct scythe_shared *sh);
 void scythe_tp_db_fini(struct scythe_shared *sh);

@@ -18,8 +18,8 @@
 #include "scythe_private.h"
 
 /* Buckets per ring: a reply always has room (dtxn_rrpc_create()), at least the default. */
-static unsigned
-tp_buckets(const struct dtxn_db *db)
+unsigned
+scythe_tp_buckets(const struct dtxn_db *db)
 {
 	uint64_t workers = (uint64_t)db->conf.n_cn * db->conf.cn_workers;
 	uint64_t coords = workers != 0 ? (db->conf.n_coords + workers - 1) / workers : 0;
@@ -41,7 +41,7 @@ scythe_mn_msg_bytes(const struct dtxn_db *db)
 	if (scythe_opts_parse(db->conf.cc_options, &o, err, sizeof(err)) != 0 ||
 	    o.rpc != SCYTHE_TP_RRPC || o.cas_lock)
 		return 0;
-	return dtxn_rrpc_mn_area_bytes(db->conf.n_cn, db->conf.cn_workers, tp_buckets(db));
+	return dtxn_rrpc_mn_area_bytes(db->conf.n_cn, db->conf.cn_workers, scythe_tp_buckets(db));
 }
 
 int
@@ -50,7 +50,7 @@ scythe_tp_db_init(struct dtxn_db *db, struct scythe_shared *sh)
 	struct dtxn_rrpc_domain_conf dc = {
 		.size = sizeof(dc),
 		.max_workers = db->conf.cn_workers,
-		.buckets = tp_buckets(db),
+		.buckets = scythe_tp_buckets(db),
 		.socket_id = SOCKET_ID_ANY,
 		.mn_ring_off = db->cat.msg_off,
 	};
