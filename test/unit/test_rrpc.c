@@ -339,8 +339,13 @@ test_wrap(void **state)
 static struct dtxn_db *g_db;
 static struct dtxn_fabric *g_cf;
 
+/*
+ * A cluster of 1 MN and N_CN CNs on shm (fabric @p name): a FORD db with one
+ * table, and, with @p msg_bytes, a message area of that size in the MN region
+ * (what a protocol's dtxn_cc_ops.mn_msg_bytes asks for; FORD asks for none).
+ */
 static int
-cl_setup(void **state)
+cl_open(const char *name, uint64_t msg_bytes, struct dtxn_db **db, struct dtxn_fabric **f)
 {
 	struct dtxn_db_conf dc = {
 		.size = sizeof(dc), .protocol = "ford", .isolation = DTXN_ISO_SR,
@@ -349,18 +354,28 @@ cl_setup(void **state)
 	};
 	struct dtxn_table_def kv = { .id = 0, .name = "kv", .value_size = 8, .max_keys = 16 };
 	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 1,
-				       .n_cn = N_CN, .socket_id = SOCKET_ID_ANY, .name = "utrrpccl" };
+				       .n_cn = N_CN, .socket_id = SOCKET_ID_ANY, .name = name };
 	uint64_t region;
 
-	(void)state;
-	g_db = dtxn_db_create(&dc);
-	if (g_db == NULL || dtxn_db_add_table(g_db, &kv) != 0 ||
-	    dtxn_db_layout(g_db, &region) != 0)
+	*db = dtxn_db_create(&dc);
+	if (*db == NULL || dtxn_db_add_table(*db, &kv) != 0 || dtxn_db_layout(*db, &region) != 0)
 		return -1;
-	fc.mn_region_size = region;
+	if (msg_bytes != 0) {
+		(*db)->cat.msg_bytes = msg_bytes;
+		if (dtxn_catalog_layout(&(*db)->cat, dc.n_coords, dc.log_bytes) != 0)
+			return -1;
+	}
+	fc.mn_region_size = (*db)->cat.region_size;
 	dtxn_nic_model_none(&fc.nic);
-	g_cf = dtxn_fabric_open(&fc);
-	return g_cf != NULL && dtxn_db_attach(g_db, g_cf) == 0 ? 0 : -1;
+	*f = dtxn_fabric_open(&fc);
+	return *f != NULL && dtxn_db_attach(*db, *f) == 0 ? 0 : -1;
+}
+
+static int
+cl_setup(void **state)
+{
+	(void)state;
+	return cl_open("utrrpccl", 0, &g_db, &g_cf);
 }
 
 static int
@@ -769,34 +784,14 @@ test_transport_args(void **state)
 static struct dtxn_db *g_mdb;
 static struct dtxn_fabric *g_mf;
 
-/* A cluster of 1 MN and N_CN CNs whose MN region has a message area for N_CN x 1 workers. */
+/* The cluster, its MN region with a message area for N_CN x 1 workers. */
 static int
 mn_setup(void **state)
 {
-	struct dtxn_db_conf dc = {
-		.size = sizeof(dc), .protocol = "ford", .isolation = DTXN_ISO_SR,
-		.n_mn = 1, .n_replicas = 1, .n_coords = 64, .log_bytes = 4096,
-		.addr_cache_entries = 64,
-	};
-	struct dtxn_table_def kv = { .id = 0, .name = "kv", .value_size = 8, .max_keys = 16 };
-	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 1,
-				       .n_cn = N_CN, .socket_id = SOCKET_ID_ANY, .name = "utrrpcmn" };
-	uint64_t region;
+	uint64_t bytes = dtxn_rrpc_mn_area_bytes(N_CN, 1, MN_BUCKETS);
 
 	(void)state;
-	g_mdb = dtxn_db_create(&dc);
-	if (g_mdb == NULL || dtxn_db_add_table(g_mdb, &kv) != 0 ||
-	    dtxn_db_layout(g_mdb, &region) != 0)
-		return -1;
-	/* what a protocol's dtxn_cc_ops.mn_msg_bytes asks for (FORD asks for none) */
-	g_mdb->cat.msg_bytes = dtxn_rrpc_mn_area_bytes(N_CN, 1, MN_BUCKETS);
-	if (g_mdb->cat.msg_bytes == 0 ||
-	    dtxn_catalog_layout(&g_mdb->cat, dc.n_coords, dc.log_bytes) != 0)
-		return -1;
-	fc.mn_region_size = g_mdb->cat.region_size;
-	dtxn_nic_model_none(&fc.nic);
-	g_mf = dtxn_fabric_open(&fc);
-	return g_mf != NULL && dtxn_db_attach(g_mdb, g_mf) == 0 ? 0 : -1;
+	return bytes != 0 ? cl_open("utrrpcmn", bytes, &g_mdb, &g_mf) : -1;
 }
 
 static int
@@ -888,12 +883,36 @@ mn_domain(void)
 	return d;
 }
 
+/* MN 0's RRPC service in @p d (g_mnsvc), its QPs on a new CQ (returned), echoing into @p seen. */
+static struct dtxn_cq *
+mn_svc_up(struct dtxn_rrpc_domain *d, struct mn_seen *seen)
+{
+	struct dtxn_rrpc_mn_conf mc = { .size = sizeof(mc), .mn = 0, .fn = mn_echo, .arg = seen,
+					.socket_id = SOCKET_ID_ANY };
+
+	mc.cq = dtxn_cq_create(g_mf, SOCKET_ID_ANY, 64);
+	assert_non_null(mc.cq);
+	g_mnsvc = dtxn_rrpc_mn_create(d, &mc);
+	assert_non_null(g_mnsvc);
+	assert_null(dtxn_rrpc_mn_create(d, &mc)); /* the area is watched already */
+	assert_int_equal(rte_errno, EEXIST);
+	return mc.cq;
+}
+
+/* Undoes mn_svc_up() and destroys @p d. */
+static void
+mn_svc_down(struct dtxn_rrpc_domain *d, struct dtxn_cq *cq)
+{
+	dtxn_rrpc_mn_destroy(g_mnsvc);
+	g_mnsvc = NULL;
+	dtxn_cq_destroy(cq);
+	dtxn_rrpc_domain_destroy(d);
+}
+
 static void
 test_mn_transport(void **state)
 {
 	struct dtxn_rrpc_domain *d = mn_domain();
-	struct dtxn_rrpc_mn_conf mc = { .size = sizeof(mc), .mn = 0, .fn = mn_echo,
-					.socket_id = SOCKET_ID_ANY };
 	struct dtxn_worker *w[N_CN];
 	struct dtxn_rrpc *r[N_CN];
 	static struct rjob jobs[N_COORDS];
@@ -902,14 +921,7 @@ test_mn_transport(void **state)
 	struct dtxn_cq *cq;
 
 	(void)state;
-	cq = dtxn_cq_create(g_mf, SOCKET_ID_ANY, 64);
-	assert_non_null(cq);
-	mc.cq = cq;
-	mc.arg = &seen;
-	g_mnsvc = dtxn_rrpc_mn_create(d, &mc);
-	assert_non_null(g_mnsvc);
-	assert_null(dtxn_rrpc_mn_create(d, &mc)); /* the area is watched already */
-	assert_int_equal(rte_errno, EEXIST);
+	cq = mn_svc_up(d, &seen);
 	for (unsigned i = 0; i < N_CN; i++) {
 		w[i] = dtxn_worker_create(g_mdb, (uint16_t)(1 + i), 0, N_COORDS, SOCKET_ID_ANY);
 		assert_non_null(w[i]);
@@ -954,10 +966,7 @@ test_mn_transport(void **state)
 		dtxn_rrpc_destroy(r[i]);
 		dtxn_worker_destroy(w[i]);
 	}
-	dtxn_rrpc_mn_destroy(g_mnsvc);
-	g_mnsvc = NULL;
-	dtxn_cq_destroy(cq);
-	dtxn_rrpc_domain_destroy(d);
+	mn_svc_down(d, cq);
 }
 
 /* A bucket in MN 0's ring of CN 2's worker 0 that lands byte by byte: taken only whole. */
@@ -965,8 +974,6 @@ static void
 test_mn_torn(void **state)
 {
 	struct dtxn_rrpc_domain *d = mn_domain();
-	struct dtxn_rrpc_mn_conf mc = { .size = sizeof(mc), .mn = 0, .fn = mn_echo,
-					.socket_id = SOCKET_ID_ANY };
 	uint8_t *base = dtxn_fabric_mn_base(g_mf, 0);
 	/* CN 2 = cn_idx 1; worker 0; a ring = control line + MN_BUCKETS buckets */
 	uint8_t *ring = base + g_mdb->cat.msg_off + 1 * (64 + MN_BUCKETS * RRPC_BUCKET_BYTES) + 64;
@@ -979,12 +986,7 @@ test_mn_torn(void **state)
 	uint32_t len;
 
 	(void)state;
-	cq = dtxn_cq_create(g_mf, SOCKET_ID_ANY, 64);
-	assert_non_null(cq);
-	mc.cq = cq;
-	mc.arg = &seen;
-	g_mnsvc = dtxn_rrpc_mn_create(d, &mc);
-	assert_non_null(g_mnsvc);
+	cq = mn_svc_up(d, &seen);
 	rrpc_bucket_reset(&b);
 	for (unsigned i = 0; i < 3; i++) { /* a batch of three requests in one bucket */
 		h.seq = 1 + i;
@@ -1006,10 +1008,7 @@ test_mn_torn(void **state)
 	assert_int_equal(ms.buckets, 1);   /* the three replies: one bucket, one WRITE */
 	assert_int_equal(ms.doorbells, 1);
 	assert_int_equal(ms.bad, 0);
-	dtxn_rrpc_mn_destroy(g_mnsvc);
-	g_mnsvc = NULL;
-	dtxn_cq_destroy(cq);
-	dtxn_rrpc_domain_destroy(d);
+	mn_svc_down(d, cq);
 }
 
 static void
