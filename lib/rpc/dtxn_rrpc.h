@@ -313,7 +313,7 @@ struct dtxn_rrpc_mn_conf {
 struct dtxn_rrpc_mn *dtxn_rrpc_mn_create(struct dtxn_rrpc_domain *d,
 					 const struct dtxn_rrpc_mn_conf *conf);
 
-/** Destroys a service no thread polls (before its domain). NULL is a no-op. */
+/** Destroys a service no thread polls (before or after its domain). NULL is a no-op. */
 void dtxn_rrpc_mn_destroy(struct dtxn_rrpc_mn *m);
 
 /**

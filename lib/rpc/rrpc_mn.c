@@ -29,7 +29,9 @@ struct rrpc_mn_req {
 };
 
 struct dtxn_rrpc_mn {
-	struct dtxn_rrpc_domain *d;
+	struct dtxn_rrpc_domain *d;        /**< at create only: the service outlives it safely */
+	struct dtxn_fabric *f;
+	unsigned max_workers;
 	uint16_t mn;
 	struct dtxn_rrpc_mn_conf conf;
 	struct rrpc_io io;
@@ -139,7 +141,7 @@ dtxn_rrpc_mn_poll(struct dtxn_rrpc_mn *m)
 	m->handled = 0;
 	for (unsigned i = 0; i < m->n_peers; i++) {
 		struct rrpc_mn_rx x = {
-			.m = m, .p = &m->peers[i], .worker = (uint16_t)(i % m->d->max_workers),
+			.m = m, .p = &m->peers[i], .worker = (uint16_t)(i % m->max_workers),
 		};
 
 		buckets += rrpc_peer_take(&m->io, &m->peers[i], rrpc_mn_on_msg, &x);
@@ -159,7 +161,7 @@ dtxn_rrpc_mn_destroy(struct dtxn_rrpc_mn *m)
 	if (m == NULL)
 		return;
 	if (m->watched)
-		dtxn_fabric_mn_unwatch(m->d->f, m->mn);
+		dtxn_fabric_mn_unwatch(m->f, m->mn);
 	for (unsigned i = 0; m->peers != NULL && i < m->n_peers; i++)
 		rrpc_peer_free(&m->peers[i]);
 	for (unsigned n = 0; n < DTXN_MAX_NODES; n++)
@@ -213,6 +215,8 @@ dtxn_rrpc_mn_create(struct dtxn_rrpc_domain *d, const struct dtxn_rrpc_mn_conf *
 		goto fail;
 	}
 	m->d = d;
+	m->f = d->f;
+	m->max_workers = d->max_workers;
 	m->mn = conf->mn;
 	m->conf = *conf;
 	m->io.nb = d->nb;

@@ -247,13 +247,11 @@ mn_create(struct dtxn_db *db, uint16_t mn, unsigned workers_per_cn, unsigned max
 
 		m->px = dtxn_tso_proxy_attach(db->fabric, m->srv, &pc);
 	}
-	if (m->srv != NULL && (m->px != NULL || mn < 1 || mn > m->opts.tso_proxies) &&
-	    scythe_tp_mn_create(db, mn, dtxn_rpc_srv_cq(m->srv), sched, mn_batch, m, &m->rr) != 0)
-		m->srv = (dtxn_rpc_srv_destroy(m->srv), NULL);
-	if (m->srv == NULL || (mn >= 1 && mn <= m->opts.tso_proxies && m->px == NULL)) {
+	if (m->srv == NULL || (mn >= 1 && mn <= m->opts.tso_proxies && m->px == NULL) ||
+	    scythe_tp_mn_create(db, mn, dtxn_rpc_srv_cq(m->srv), sched, mn_batch, m, &m->rr) != 0) {
 		int err = rte_errno;
 
-		dtxn_tso_proxy_destroy(m->px);
+		dtxn_tso_proxy_destroy(m->px); /* its QPs and the RRPC service's are on the server's CQ */
 		dtxn_rpc_srv_destroy(m->srv);
 		rte_free(m);
 		rte_errno = err;
