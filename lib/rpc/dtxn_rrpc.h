@@ -263,8 +263,9 @@ int dtxn_rrpc_footprint(unsigned n_mn, unsigned n_cn, unsigned workers_per_cn, u
  * (dtxn_fabric_mn_watch() kicks the service's CQ).
  *
  * Thread-safety: a service belongs to the thread that polls it; create
- * and destroy it on the main lcore while no poll runs, after the domain
- * and before the domain is destroyed. Single process (the domain's).
+ * it on the main lcore after the domain, destroy it there while no poll
+ * runs (before or after the domain: it keeps nothing of it). Single
+ * process (the domain's).
  */
 
 struct dtxn_rrpc_mn;
