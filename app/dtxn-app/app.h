@@ -316,10 +316,10 @@ struct dtxn_worker;
 int app_bench_build(const struct app_conf *c, struct dtxn_bench **out);
 
 /** Creates the db (protocol, isolation, logs for @p n_coords coordinators,
- * @p addr_cache entries per worker) and the benchmark's tables. @p out is
+ * CNs of @p per_cn workers, @p addr_cache entries per worker) and the benchmark's tables. @p out is
  * set even on failure. @return APP_EXIT_*. */
 int app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coords,
-		uint32_t addr_cache, struct dtxn_db **out);
+		unsigned per_cn, uint32_t addr_cache, struct dtxn_db **out);
 
 /** Loads the NIC model at @p path ("" = none); @p opt names the option in
  * messages. @return APP_EXIT_*. */

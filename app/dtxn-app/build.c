@@ -18,6 +18,7 @@
 #include "dtxn_stats.h"
 #include "dtxn_txn.h"
 #include "app.h"
+#include "role.h"
 
 int
 app_bench_build(const struct app_conf *c, struct dtxn_bench **out)
@@ -50,7 +51,7 @@ app_bench_build(const struct app_conf *c, struct dtxn_bench **out)
 
 int
 app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coords,
-	    uint32_t addr_cache, struct dtxn_db **out)
+	    unsigned per_cn, uint32_t addr_cache, struct dtxn_db **out)
 {
 	struct dtxn_db_conf dc = {
 		.size = sizeof(dc),
@@ -65,6 +66,8 @@ app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coords,
 		.debug_flags = app_check_debug_flags(c),
 		.cc_options = c->cc_opts,
 		.cn_recovery = app_agents_on(c),
+		.n_cn = (uint16_t)c->cn,
+		.cn_workers = per_cn,
 	};
 	int rc;
 
@@ -126,6 +129,12 @@ app_fabric_open(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric
 		return APP_EXIT_USAGE;
 	}
 	fc->mn_region_size = *region;
+	if ((fc->multi_process || app_role_split(c)) && dtxn_db_catalog(db)->msg_bytes != 0) {
+		/* the MN's replies are WRITEs into CN memory registered in one process (rpc.md) */
+		app_err("--cc-opts %s: RRPC to the MNs needs one process (--role all); across processes use the protocol's message transport",
+			c->cc_opts);
+		return APP_EXIT_USAGE;
+	}
 	rc = app_memory_check(c, db, fc, n_workers); /* memory.c: before anything large */
 	if (rc != APP_EXIT_OK)
 		return rc;

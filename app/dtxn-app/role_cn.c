@@ -57,7 +57,7 @@ app_cn_connect(const struct app_conf *c, struct dtxn_bench *b, unsigned n_worker
 	uint64_t region;
 	int rc;
 
-	rc = app_db_make(c, b, (uint32_t)n_coords, (uint32_t)c->addr_cache, db);
+	rc = app_db_make(c, b, (uint32_t)n_coords, (unsigned)c->threads, (uint32_t)c->addr_cache, db);
 	if (rc != APP_EXIT_OK)
 		return rc;
 	*ctl = app_role_claim(c, &rc);

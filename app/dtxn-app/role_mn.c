@@ -50,7 +50,7 @@ app_run_mn(const struct app_conf *c)
 	sigaction(SIGINT, &sa, NULL);
 	rc = app_bench_build(c, &b);
 	if (rc == APP_EXIT_OK)
-		rc = app_db_make(c, b, (uint32_t)n_coords, (uint32_t)c->addr_cache, &db);
+		rc = app_db_make(c, b, (uint32_t)n_coords, (unsigned)c->threads, (uint32_t)c->addr_cache, &db);
 	if (rc == APP_EXIT_OK)
 		ctl = app_role_claim(c, &rc);
 	if (rc == APP_EXIT_OK) {

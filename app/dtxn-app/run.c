@@ -468,7 +468,7 @@ build_db(struct app_run *r, unsigned n_coords)
 	if (app_role_split(c)) /* --role cn: attach to the MN processes (role_cn.c) */
 		return app_cn_connect(c, r->bench, r->n_workers, &r->ctl, &r->db, &r->fabric);
 	app_rdma_conf(c, 0, &rdma);
-	rc = app_db_make(c, r->bench, n_coords, (uint32_t)c->addr_cache, &r->db);
+	rc = app_db_make(c, r->bench, n_coords, r->per_cn, (uint32_t)c->addr_cache, &r->db);
 	if (rc == APP_EXIT_OK)
 		rc = app_fabric_open(c, r->db, &fc, r->n_workers, &r->fabric, &region);
 	if (rc == APP_EXIT_OK)

@@ -145,7 +145,7 @@ sim_cq_notify(struct dtxn_cq *cq, void *arg)
 static int
 sim_make_db(struct sim_run *r, uint32_t n_coords, uint32_t cache)
 {
-	return app_db_make(r->conf, r->bench, n_coords, cache, &r->db);
+	return app_db_make(r->conf, r->bench, n_coords, (unsigned)r->conf->threads, cache, &r->db);
 }
 
 /*

@@ -431,6 +431,28 @@ typedef void (*dtxn_fabric_write_fn)(void *arg, uint64_t off, uint32_t len);
 int dtxn_fabric_cn_mr_reg(struct dtxn_fabric *f, uint16_t cn, void *base, uint64_t size,
 			  dtxn_fabric_write_fn on_write, void *arg);
 
+/**
+ * Watches bytes [@p off, @p off + @p size) of MN @p mn's region: after a
+ * one-sided WRITE that overlaps them took effect, @p on_write is called
+ * (offset and length of the WRITE in the region), from the thread that
+ * applies WRs (in the sim driver the simulation's thread, at the WRITE's
+ * effect time). What an MN CPU that polls message rings in its region
+ * needs in virtual time (RRPC to the MNs, dtxn_rrpc.h): the sim loop
+ * steps the MN's thread only on events, and a WRITE makes none. A hook
+ * of this process: WRs another process applies (shm across processes)
+ * call nothing, which real-time pollers do not need. One range per MN.
+ * Main lcore, before the QPs that WRITE there post.
+ *
+ * @return 0; -EINVAL (@p f or @p on_write NULL, @p mn not an MN,
+ *   @p size 0 or the range over DTXN_RADDR_OFF_MASK); -EEXIST (@p mn has
+ *   a watched range).
+ */
+int dtxn_fabric_mn_watch(struct dtxn_fabric *f, uint16_t mn, uint64_t off, uint64_t size,
+			 dtxn_fabric_write_fn on_write, void *arg);
+
+/** Undoes dtxn_fabric_mn_watch() (no WR to the range outstanding). Unknown @p mn: no-op. */
+void dtxn_fabric_mn_unwatch(struct dtxn_fabric *f, uint16_t mn);
+
 /** Undoes dtxn_fabric_cn_mr_reg() (no WR to it outstanding). Unknown @p cn: no-op. */
 void dtxn_fabric_cn_mr_dereg(struct dtxn_fabric *f, uint16_t cn);
 

@@ -31,6 +31,13 @@ struct dtxn_fabric {
 		dtxn_fabric_write_fn on_write;
 		void *arg;
 	} cn_mr[DTXN_MAX_NODES];
+	/** Watched ranges of MN regions (dtxn_fabric_mn_watch()), by MN id. */
+	struct dtxn_fabric_mn_watch {
+		uint64_t off;
+		uint64_t size;                /**< 0: none */
+		dtxn_fabric_write_fn on_write;
+		void *arg;
+	} mn_watch[DTXN_MAX_NODES];
 	/** dtxn_fabric_set_lease(): the lease a mutating WR must take effect
 	 *  within (NULL: none), and the slack after it. */
 	const uint64_t *lease_until_ns;
@@ -163,7 +170,8 @@ uint8_t dtxn_fabric_mem_exec(uint8_t *mn_base, uint64_t mn_size, const struct dt
 /**
  * dtxn_fabric_mem_exec() on the memory a one-sided WR of a QP to node
  * @p node addresses: the MN region @p mn_base (@p mn_size bytes) if not
- * NULL, else the CN memory registered for @p node with
+ * NULL (a WRITE into a range watched with dtxn_fabric_mn_watch() then
+ * calls its on_write), else the CN memory registered for @p node with
  * dtxn_fabric_cn_mr_reg(), whose on_write callback is then called after a
  * WRITE took effect. What drivers call from the thread that applies WRs.
  * @return as dtxn_fabric_mem_exec() (REM_ACCESS_ERR when nothing is

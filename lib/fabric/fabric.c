@@ -268,6 +268,33 @@ dtxn_fabric_cn_mr_dereg(struct dtxn_fabric *f, uint16_t cn)
 	f->cn_mr[cn].on_write = NULL;
 }
 
+int
+dtxn_fabric_mn_watch(struct dtxn_fabric *f, uint16_t mn, uint64_t off, uint64_t size,
+		     dtxn_fabric_write_fn on_write, void *arg)
+{
+	struct dtxn_fabric_mn_watch *w;
+
+	if (f == NULL || on_write == NULL || mn >= f->conf.n_mn || size == 0 ||
+	    off > DTXN_RADDR_OFF_MASK || size > DTXN_RADDR_OFF_MASK - off)
+		return -EINVAL;
+	w = &f->mn_watch[mn];
+	if (w->size != 0)
+		return -EEXIST;
+	w->off = off;
+	w->on_write = on_write;
+	w->arg = arg;
+	__atomic_store_n(&w->size, size, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void
+dtxn_fabric_mn_unwatch(struct dtxn_fabric *f, uint16_t mn)
+{
+	if (f == NULL || mn >= DTXN_MAX_NODES)
+		return;
+	__atomic_store_n(&f->mn_watch[mn].size, 0, __ATOMIC_RELEASE);
+}
+
 void *
 dtxn_fabric_mn_base(struct dtxn_fabric *f, uint16_t mn)
 {

@@ -187,8 +187,19 @@ dtxn_fabric_node_exec(struct dtxn_fabric *f, uint8_t *mn_base, uint64_t mn_size,
 	const struct dtxn_fabric_cn_mr *mr;
 	uint8_t st;
 
-	if (mn_base != NULL || node >= DTXN_MAX_NODES)
+	if (node >= DTXN_MAX_NODES)
 		return dtxn_fabric_mem_exec(mn_base, mn_size, wr);
+	if (mn_base != NULL) {
+		const struct dtxn_fabric_mn_watch *w = &f->mn_watch[node];
+		uint64_t wsize = __atomic_load_n(&w->size, __ATOMIC_ACQUIRE), off;
+
+		st = dtxn_fabric_mem_exec(mn_base, mn_size, wr);
+		off = DTXN_RADDR_OFF(wr->raddr);
+		if (wsize != 0 && st == DTXN_WC_SUCCESS && wr->opcode == DTXN_WR_WRITE &&
+		    off < w->off + wsize && off + wr->len > w->off)
+			w->on_write(w->arg, off, wr->len);
+		return st;
+	}
 	mr = &f->cn_mr[node];
 	st = dtxn_fabric_mem_exec(__atomic_load_n(&mr->base, __ATOMIC_ACQUIRE), mr->size, wr);
 	if (st == DTXN_WC_SUCCESS && wr->opcode == DTXN_WR_WRITE && mr->on_write != NULL)

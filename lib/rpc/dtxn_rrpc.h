@@ -46,7 +46,8 @@
  * Thread-safety: a domain is built and destroyed on the main lcore; an
  * rrpc, its endpoints and handlers belong to the worker's lcore (calls
  * ending in _lc yield, from the endpoint's coordinator's coroutine).
- * Single process only (the embedded cluster on shm or sim).
+ * Single process only (the embedded cluster on shm or sim). With
+ * mn_ring_off, also to the MNs' CPUs (the MN side below, rrpc_mn.c).
  */
 
 #include <stdbool.h>
@@ -85,6 +86,14 @@ struct dtxn_rrpc_domain_conf {
 	uint32_t zc_bytes;
 	/** Endpoints per worker that may make zero-copy calls (ids 0 .. zc_eps - 1), with zc_bytes. */
 	unsigned zc_eps;
+	/**
+	 * RRPC to the MNs: offset of the message area in every MN region
+	 * (struct dtxn_catalog msg_off, of at least dtxn_rrpc_mn_area_bytes()
+	 * bytes), where each CN worker has a ring; its rrpc then also has a
+	 * Rocket to every MN (requests only: an MN answers, through
+	 * dtxn_rrpc_mn_create()'s service). 0: CN-to-CN only.
+	 */
+	uint64_t mn_ring_off;
 };
 
 /** Largest zero-copy reply, bytes. */
@@ -218,6 +227,107 @@ int dtxn_rrpc_call_zc_lc(struct dtxn_rrpc_ep *ep, struct dtxn_rrpc_zc_call *call
 
 /** Copies the counters into @p st. Owning lcore, or after it stopped. */
 void dtxn_rrpc_stats_get(const struct dtxn_rrpc *r, struct dtxn_rrpc_stats *st);
+
+struct dtxn_footprint;
+
+/**
+ * Adds what RRPC allocates on a fabric of @p n_mn MNs and @p n_cn CNs of
+ * @p workers_per_cn workers with @p max_eps endpoints each, rings of
+ * @p buckets buckets (0: the default), no zero-copy buffers: to
+ * @p per_cn the CN's share of the domain (its registered message
+ * memory); to @p per_worker one rrpc with its endpoints, a Rocket and a
+ * QP per other CN, a Rocket per MN when @p to_mns, and then also its
+ * Rocket in each MN's service (dtxn_rrpc_mn_create()). Upper bound. Any
+ * thread, no EAL needed.
+ * @return 0, or -EINVAL (a NULL footprint, an argument 0 or out of range).
+ */
+int dtxn_rrpc_footprint(unsigned n_mn, unsigned n_cn, unsigned workers_per_cn, unsigned max_eps,
+			unsigned buckets, bool to_mns, struct dtxn_footprint *per_cn,
+			struct dtxn_footprint *per_worker);
+
+/* ------------------------------------------------------------------ */
+/* RRPC to the MNs: the MN side (rrpc_mn.c)                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A CN worker's requests to an MN (dtxn_rrpc_call_lc() with an MN's node
+ * id, in a domain with mn_ring_off) are WRITten, bucket by bucket, into
+ * the worker's ring in the MN region's message area; the MN's CPU polls
+ * those rings (dtxn_rrpc_mn_poll()), hands each batch of requests to one
+ * batch handler (lib/rpc's struct dtxn_rpc_srv_msg and
+ * dtxn_rpc_srv_batch_fn, so a service serves both transports with one
+ * handler), and WRITEs the replies, batched into buckets, into the
+ * worker's ring for that MN in the CN's registered memory: one chain of
+ * WRITEs per CN worker per poll. The rings' credits flow as between CNs.
+ * A WRITE into the message area wakes the MN's thread in the simulation
+ * (dtxn_fabric_mn_watch() kicks the service's CQ).
+ *
+ * Thread-safety: a service belongs to the thread that polls it; create
+ * it on the main lcore after the domain, destroy it there while no poll
+ * runs (before or after the domain: it keeps nothing of it). Single
+ * process (the domain's).
+ */
+
+struct dtxn_rrpc_mn;
+
+/**
+ * Bytes of the message area an MN region needs for the rings of @p n_cn
+ * CNs of @p workers_per_cn workers with @p buckets buckets per ring (0:
+ * the default), what a protocol returns from dtxn_cc_ops.mn_msg_bytes.
+ * Any thread, no EAL needed.
+ * @return the bytes, or 0 if an argument is 0 or out of range (buckets
+ *   not a power of two in 8..4096, workers over 1024).
+ */
+uint64_t dtxn_rrpc_mn_area_bytes(unsigned n_cn, unsigned workers_per_cn, unsigned buckets);
+
+/** Configuration of an MN's RRPC service. */
+struct dtxn_rrpc_mn_conf {
+	size_t size;              /**< sizeof(struct dtxn_rrpc_mn_conf) */
+	uint16_t mn;              /**< the MN, < n_mn; its region is mapped in this process */
+	/**
+	 * The CQ the service's QPs (to every CN) complete on, kicked when a
+	 * WRITE lands in the message area (the simulation steps the thread
+	 * that polls it); e.g. the MN's lib/rpc server's (dtxn_rpc_srv_cq()).
+	 */
+	struct dtxn_cq *cq;
+	/** Scheduler of the polling thread, charged in virtual time; NULL: none. */
+	struct dtxn_sched *sched;
+	/**
+	 * The batch handler (at most DTXN_RPC_SRV_BURST messages a call).
+	 * A message left with a negative resp_len is answered with an empty
+	 * reply (RRPC never times out; deferring is not offered).
+	 */
+	dtxn_rpc_srv_batch_fn fn;
+	void *arg;
+	int socket_id;
+};
+
+/**
+ * Creates MN @p conf->mn's RRPC service in domain @p d (which has
+ * mn_ring_off): a QP to every CN on conf->cq, a Rocket per CN worker, and
+ * the watch of the MN's message area. Main lcore, before the run.
+ * @return the service, or NULL with rte_errno: EINVAL (NULL or short
+ *   conf, no MN rings in @p d, mn not an MN or its region not mapped
+ *   here, NULL fn or cq), EEXIST (the area is watched already), ENOMEM,
+ *   or the fabric's errno.
+ */
+struct dtxn_rrpc_mn *dtxn_rrpc_mn_create(struct dtxn_rrpc_domain *d,
+					 const struct dtxn_rrpc_mn_conf *conf);
+
+/** Destroys a service no thread polls (before or after its domain). NULL is a no-op. */
+void dtxn_rrpc_mn_destroy(struct dtxn_rrpc_mn *m);
+
+/**
+ * Takes the complete buckets of every ring, hands their requests to the
+ * handler in batches of up to DTXN_RPC_SRV_BURST, puts the replies in
+ * buckets and posts them, one chain per CN worker. Never blocks. The
+ * polling thread.
+ * @return requests handled (0: idle).
+ */
+unsigned dtxn_rrpc_mn_poll(struct dtxn_rrpc_mn *m);
+
+/** Copies the service's counters into @p st (req_handled, buckets, doorbells, credits, bad). */
+void dtxn_rrpc_mn_stats_get(const struct dtxn_rrpc_mn *m, struct dtxn_rrpc_stats *st);
 
 #ifdef __cplusplus
 }

@@ -5,17 +5,10 @@
  * doorbell per CN), and the poller that takes complete buckets, runs
  * handlers and matches replies. The bucket format is rrpc_bucket.c's.
  *
- * Ring of worker k of CN b for messages from node a: in b's memory at
- * ring_off(k, a) = (k * n_nodes + a) * ring_bytes: one 64-byte control
- * line, then the buckets. The control line's first word is the credit of
- * the opposite ring (b -> a): how many of its buckets a consumed, written
- * by a (a standalone credit WRITE).
- *
- * A Rocket's buckets are numbered from 0: [posted, sealed) are sealed and
- * wait for credit, [credit, posted) are in the peer's ring, unconsumed.
- * The staging copy of bucket i is stage[i % (2 * nb)]: it stays untouched
- * until the peer consumed bucket i (then its WRITE took effect), so the
- * WRITEs need no completion (unsignaled, wr_id 0).
+ * Where the rings are: rrpc_peer.h; one Rocket's ring work: rrpc_peer.c.
+ * A worker has a Rocket to every other CN and, when the domain has MN
+ * rings (dtxn_rrpc_domain_conf mn_ring_off), to every MN, whose service
+ * answers with rrpc_mn.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -30,67 +23,15 @@
 #include "dtxn_rrpc.h"
 #include "dtxn_sched.h"
 #include "rpc_private.h"
-#include "rrpc_private.h"
-
-RTE_LOG_REGISTER(dtxn_rrpc_logtype, dtxn.rrpc, INFO);
-#define RRPC_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_##level, dtxn_rrpc_logtype, "dtxn.rrpc: " fmt "\n", ##__VA_ARGS__)
+#include "rrpc_peer.h"
 
 _Static_assert(DTXN_RRPC_BUCKET_BYTES == RRPC_BUCKET_BYTES, "bucket size");
 _Static_assert(DTXN_RRPC_REQ_MAX == RRPC_MSG_PAYLOAD_MAX, "largest request");
 _Static_assert(DTXN_RPC_SLOTS <= 255, "slot index is 8-bit");
 
-#define RRPC_CTRL_BYTES 64u
 #define RRPC_MAX_WORKERS 1024u
 /** Pause of a coordinator waiting for a slot or ring room, ns. */
 #define RRPC_PAUSE_NS 1000
-
-struct dtxn_rrpc_domain;
-
-/** on_write's argument for one CN's memory. */
-struct rrpc_row {
-	const struct dtxn_rrpc_domain *d;
-	unsigned cn_idx;                   /**< node - n_mn */
-};
-
-struct dtxn_rrpc_domain {
-	struct dtxn_fabric *f;
-	struct rrpc_row rows[DTXN_MAX_NODES];
-	unsigned n_nodes;
-	unsigned n_mn;
-	unsigned max_workers;
-	unsigned nb;                       /**< buckets per ring */
-	uint32_t zc_bytes;                 /**< mode (c): reply buffer per slot */
-	unsigned zc_eps;                   /**< endpoints per worker with such buffers */
-	uint64_t zc_off;                   /**< the buffers' offset in a CN's memory */
-	uint64_t ring_bytes;
-	uint64_t region_bytes;             /**< per CN */
-	uint8_t *mem[DTXN_MAX_NODES];      /**< CN message memory, by node id */
-	struct dtxn_rrpc **by_worker;      /**< [cn - n_mn][k] */
-};
-
-/** One outbound ring and its inbound twin: the Rocket to one CN. */
-struct rrpc_peer {
-	uint16_t node;
-	struct dtxn_qp *qp;
-	/* outbound: this worker -> node */
-	dtxn_raddr_t tx_ring;              /**< the ring's first bucket */
-	uint32_t sealed, posted, credit;
-	bool open;                         /**< stage[sealed % S] holds messages */
-	bool dirty;
-	struct rrpc_bucket *stage;         /**< 2 * nb */
-	const uint64_t *credit_word;       /**< written by node: its consumption */
-	/* inbound: node -> this worker */
-	uint8_t *rx_ring;                  /**< first bucket */
-	uint32_t cons, acked;
-	dtxn_raddr_t credit_raddr;         /**< node's word for our consumption */
-	uint64_t credit_val;
-	struct dtxn_wr *wrs;               /**< nb + 1 */
-	/* mode (c), server side: the staging copy of each zero-copy reply to node, by the
-	 * requester's (endpoint, slot): a slot is reused only after its reply was consumed,
-	 * which is after the data WRITE (posted before the reply's bucket) landed */
-	uint8_t *zc_stage;
-};
 
 enum { RRPC_S_FREE = 0, RRPC_S_WAIT };
 
@@ -113,7 +54,7 @@ struct dtxn_rrpc_ep {
 struct dtxn_rrpc {
 	struct dtxn_rrpc_domain *d;
 	struct dtxn_worker *w;
-	unsigned nb;
+	struct rrpc_io io;
 	unsigned n_peers;
 	struct rrpc_peer peer[DTXN_MAX_NODES];
 	struct rrpc_peer *by_node[DTXN_MAX_NODES];
@@ -127,12 +68,6 @@ struct dtxn_rrpc {
 	bool flushing;                     /**< a coroutine yields before flushing */
 	struct dtxn_rrpc_stats st;
 };
-
-static inline uint64_t
-rrpc_ring_off(const struct dtxn_rrpc_domain *d, unsigned k, unsigned src)
-{
-	return ((uint64_t)k * d->n_nodes + src) * d->ring_bytes;
-}
 
 /* ------------------------------------------------------------------ */
 /* Domain                                                             */
@@ -208,6 +143,7 @@ dtxn_rrpc_domain_create(struct dtxn_fabric *f, const struct dtxn_rrpc_domain_con
 	n_cn = fc->n_cn;
 	d->max_workers = conf->max_workers;
 	d->nb = nb;
+	d->mn_ring_off = conf->mn_ring_off;
 	d->ring_bytes = RRPC_CTRL_BYTES + (uint64_t)nb * RRPC_BUCKET_BYTES;
 	d->zc_bytes = conf->zc_bytes;
 	d->zc_eps = conf->zc_bytes != 0 ? conf->zc_eps : 0;
@@ -249,133 +185,14 @@ fail0:
 /* Sending                                                            */
 /* ------------------------------------------------------------------ */
 
-static inline struct rrpc_bucket *
-rrpc_stage(const struct dtxn_rrpc *r, struct rrpc_peer *p, uint32_t i)
-{
-	return &p->stage[i % (2 * r->nb)];
-}
-
-/* Takes the peer's credit word (its consumption of our ring) if it grew. */
-static inline void
-rrpc_credit_refresh(struct rrpc_peer *p)
-{
-	uint32_t c = (uint32_t)__atomic_load_n(p->credit_word, __ATOMIC_ACQUIRE);
-
-	if ((int32_t)(c - p->credit) > 0)
-		p->credit = c;
-}
-
-/*
- * Appends one message to the Rocket's open bucket, sealing it and opening
- * the next when full. @return 0, or -EAGAIN (every staging bucket is
- * taken: wait for credit), or -EINVAL (too long).
- */
-static int
-rrpc_append(struct dtxn_rrpc *r, struct rrpc_peer *p, const struct rrpc_msg_hdr *h,
-	    const void *payload)
-{
-	struct rrpc_bucket *b;
-	int rc;
-
-	if (h->len > RRPC_MSG_PAYLOAD_MAX)
-		return -EINVAL;
-	for (;;) {
-		if (!p->open) {
-			if (p->sealed - p->credit >= 2 * r->nb)
-				return -EAGAIN;
-			rrpc_bucket_reset(rrpc_stage(r, p, p->sealed));
-			p->open = true;
-		}
-		b = rrpc_stage(r, p, p->sealed);
-		rc = rrpc_bucket_add(b, h, payload);
-		if (rc != -ENOSPC)
-			break;
-		(void)rrpc_bucket_seal(b, p->sealed);
-		p->sealed++;
-		p->open = false;
-	}
-	if (rc == 0)
-		p->dirty = true;
-	return rc;
-}
-
-/* Posts what the Rocket may send now as one chain: buckets in credit, and a
- * standalone credit WRITE if nothing carries our consumption back. */
-static void
-rrpc_flush_peer(struct dtxn_rrpc *r, struct rrpc_peer *p)
-{
-	struct dtxn_wr *head = NULL, **link = &head;
-	bool credit_only = false;
-	unsigned n = 0;
-	uint32_t i, end;
-
-	if (p->open) {
-		(void)rrpc_bucket_seal(rrpc_stage(r, p, p->sealed), p->sealed);
-		p->sealed++;
-		p->open = false;
-	}
-	rrpc_credit_refresh(p);
-	end = p->sealed;
-	if (end - p->credit > r->nb)
-		end = p->credit + r->nb;
-	for (i = p->posted; i != end; i++) {
-		struct rrpc_bucket *b = rrpc_stage(r, p, i);
-		struct dtxn_wr *wr = &p->wrs[n++];
-		uint32_t label;
-
-		memcpy(&label, b->data, sizeof(label));
-		rrpc_bucket_set_ack(b, p->cons);
-		memset(wr, 0, sizeof(*wr));
-		wr->opcode = DTXN_WR_WRITE;
-		wr->local = b->data;
-		wr->len = label & 0xffffu;
-		wr->raddr = p->tx_ring + (uint64_t)(i % r->nb) * RRPC_BUCKET_BYTES;
-		*link = wr;
-		link = &wr->next;
-	}
-	if (n == 0 && p->cons - p->acked >= r->nb / 2) {
-		struct dtxn_wr *wr = &p->wrs[n++];
-
-		p->credit_val = p->cons;
-		memset(wr, 0, sizeof(*wr));
-		wr->opcode = DTXN_WR_WRITE;
-		wr->flags = DTXN_WR_F_INLINE;
-		wr->local = &p->credit_val;
-		wr->len = sizeof(p->credit_val);
-		wr->raddr = p->credit_raddr;
-		head = wr;
-		credit_only = true;
-	}
-	p->dirty = p->posted != p->sealed;
-	if (n == 0)
-		return;
-	dtxn_sched_charge_op(r->w->sched, DTXN_CPU_WR, n);        /* sim only */
-	dtxn_sched_charge_op(r->w->sched, DTXN_CPU_DOORBELL, 1);
-	if (dtxn_qp_post(p->qp, head) != 0) {
-		RRPC_LOG(WARNING, "%u WRITEs to node %u not posted; the next flush retries", n,
-			 p->node);
-		p->dirty = true;
-		return;
-	}
-	r->st.doorbells++;
-	p->acked = p->cons;
-	if (credit_only) {
-		r->st.credits++;
-		return;
-	}
-	r->st.buckets += n;
-	p->posted = end;
-	p->dirty = p->posted != p->sealed;
-}
-
 static void
 rrpc_flush_all(struct dtxn_rrpc *r)
 {
 	for (unsigned i = 0; i < r->n_peers; i++) {
 		struct rrpc_peer *p = &r->peer[i];
 
-		if (p->dirty || p->cons - p->acked >= r->nb / 2)
-			rrpc_flush_peer(r, p);
+		if (rrpc_peer_needs_flush(&r->io, p))
+			rrpc_peer_flush(&r->io, p);
 	}
 }
 
@@ -452,8 +269,8 @@ rrpc_put_req(struct dtxn_rrpc_ep *ep, struct dtxn_rpc_call *call, struct dtxn_rr
 		h.len = (uint16_t)(sizeof(zr) + req_len);
 		h.kind = RRPC_KIND_REQ_ZC;
 	}
-	while ((rc = rrpc_append(r, p, &h, payload)) == -EAGAIN) {
-		rrpc_flush_peer(r, p);
+	while ((rc = rrpc_peer_append(&r->io, p, &h, payload)) == -EAGAIN) {
+		rrpc_peer_flush(&r->io, p);
 		dtxn_co_sleep_until_lc(ep->c->co, dtxn_now_ns() + RRPC_PAUSE_NS);
 	}
 	if (rc != 0)
@@ -548,7 +365,7 @@ rrpc_on_req(struct dtxn_rrpc *r, struct rrpc_peer *p, const struct rrpc_msg_hdr 
 	rh = *h;
 	rh.kind = RRPC_KIND_RESP;
 	rh.len = (uint16_t)n;
-	if (rrpc_append(r, p, &rh, out) != 0) {
+	if (rrpc_peer_append(&r->io, p, &rh, out) != 0) {
 		/* cannot happen while buckets >= outstanding requests / 2 (create checks) */
 		r->st.bad++;
 		RRPC_LOG(ERR, "no ring room for a reply to node %u", p->node);
@@ -625,7 +442,7 @@ reply:
 	rh = *h;
 	rh.kind = RRPC_KIND_RESP_ZC;
 	rh.len = sizeof(zr);
-	if (rrpc_append(r, p, &rh, &zr) != 0) {
+	if (rrpc_peer_append(&r->io, p, &rh, &zr) != 0) {
 		r->st.bad++;
 		RRPC_LOG(ERR, "no ring room for a reply to node %u", p->node);
 	}
@@ -736,34 +553,13 @@ rrpc_on_msg(void *arg, const struct rrpc_msg_hdr *h, const uint8_t *payload)
 		x->r->st.bad++;
 }
 
-/* Takes the complete buckets of @p p's inbound ring, in order. */
+/* Takes the complete buckets of @p p's inbound ring, in order. @return messages. */
 static unsigned
 rrpc_poll_peer(struct dtxn_rrpc *r, struct rrpc_peer *p)
 {
 	struct rrpc_rx_ctx x = { .r = r, .p = p };
 
-	for (;;) {
-		uint8_t *mem = p->rx_ring + (uint64_t)(p->cons % r->nb) * RRPC_BUCKET_BYTES;
-		int len = rrpc_bucket_ready(mem, p->cons);
-		uint16_t ack;
-
-		if (len == 0)
-			break;
-		if (len < 0) {
-			r->st.bad++;
-			RRPC_LOG(WARNING, "bad bucket from node %u dropped", p->node);
-			rrpc_bucket_clear(mem, RRPC_BUCKET_BYTES);
-			p->cons++;
-			continue;
-		}
-		ack = rrpc_bucket_ack(mem);
-		if ((int16_t)(ack - (uint16_t)p->credit) > 0)
-			p->credit += (uint16_t)(ack - (uint16_t)p->credit);
-		if (rrpc_bucket_parse(mem, (uint32_t)len, rrpc_on_msg, &x) < 0)
-			r->st.bad++;
-		rrpc_bucket_clear(mem, (uint32_t)len);
-		p->cons++;
-	}
+	(void)rrpc_peer_take(&r->io, p, rrpc_on_msg, &x);
 	return x.msgs;
 }
 
@@ -789,17 +585,13 @@ rrpc_poll(void *arg)
 static void
 rrpc_free(struct dtxn_rrpc *r)
 {
-	for (unsigned i = 0; i < r->n_peers; i++) {
-		if (r->peer[i].qp != NULL)
-			dtxn_qp_destroy(r->peer[i].qp);
-		rte_free(r->peer[i].stage);
-		rte_free(r->peer[i].zc_stage);
-		rte_free(r->peer[i].wrs);
-	}
+	for (unsigned i = 0; i < r->n_peers; i++)
+		rrpc_peer_free(&r->peer[i]);
 	rte_free(r->eps);
 	rte_free(r);
 }
 
+/* The Rocket to CN @p node: a QP of its own on the worker's CQ, rings in both CNs' memory. */
 static int
 rrpc_peer_init(struct dtxn_rrpc *r, struct rrpc_peer *p, uint16_t node)
 {
@@ -807,18 +599,17 @@ rrpc_peer_init(struct dtxn_rrpc *r, struct rrpc_peer *p, uint16_t node)
 	struct dtxn_worker *w = r->w;
 	unsigned k = w->index, self = w->cn_node;
 	uint64_t tx = rrpc_ring_off(d, k, self), rx = rrpc_ring_off(d, k, node);
+	int rc;
 
 	p->node = node;
+	p->own_qp = true;
 	p->qp = dtxn_qp_create(d->f, w->cq, w->cn_node, node,
-			       rte_align32pow2(RTE_MAX(2 * r->nb + 64, 64u)));
+			       rte_align32pow2(RTE_MAX(2 * r->io.nb + 64, 64u)));
 	if (p->qp == NULL)
 		return -rte_errno;
-	p->stage = rte_zmalloc_socket("dtxn_rrpc_stage", sizeof(*p->stage) * 2 * r->nb,
-				      RTE_CACHE_LINE_SIZE, w->socket_id);
-	p->wrs = rte_zmalloc_socket("dtxn_rrpc_wrs", sizeof(*p->wrs) * (r->nb + 1), 0,
-				    w->socket_id);
-	if (p->stage == NULL || p->wrs == NULL)
-		return -ENOMEM;
+	rc = rrpc_peer_alloc(&r->io, p, w->socket_id);
+	if (rc != 0)
+		return rc;
 	if (d->zc_eps != 0) {
 		p->zc_stage = rte_zmalloc_socket("dtxn_rrpc_zc",
 						 (size_t)d->zc_eps * DTXN_RPC_SLOTS * d->zc_bytes,
@@ -830,6 +621,36 @@ rrpc_peer_init(struct dtxn_rrpc *r, struct rrpc_peer *p, uint16_t node)
 	p->tx_ring = DTXN_RADDR(node, tx + RRPC_CTRL_BYTES);
 	p->credit_raddr = DTXN_RADDR(node, tx);
 	/* node -> ours: in our memory; its control line: node's consumption of our ring */
+	p->rx_ring = d->mem[self] + rx + RRPC_CTRL_BYTES;
+	p->credit_word = (const uint64_t *)(const void *)(d->mem[self] + rx);
+	return 0;
+}
+
+/*
+ * The Rocket to MN @p mn: WRITEs on the worker's own QP to the MN (its
+ * lib/txn QP: no QP is added, so lib/rpc's QP pairing stays as it is),
+ * into this worker's ring in the MN's message area; the MN's replies come
+ * into this worker's ring for node @p mn in the CN's memory.
+ */
+static int
+rrpc_peer_init_mn(struct dtxn_rrpc *r, struct rrpc_peer *p, uint16_t mn)
+{
+	struct dtxn_rrpc_domain *d = r->d;
+	struct dtxn_worker *w = r->w;
+	unsigned k = w->index, self = w->cn_node;
+	uint64_t tx = rrpc_mn_ring_off(d, self - d->n_mn, k), rx = rrpc_ring_off(d, k, mn);
+	int rc;
+
+	p->node = mn;
+	p->own_qp = false;
+	p->qp = w->qp[mn];
+	if (p->qp == NULL)
+		return -EINVAL;
+	rc = rrpc_peer_alloc(&r->io, p, w->socket_id);
+	if (rc != 0)
+		return rc;
+	p->tx_ring = DTXN_RADDR(mn, tx + RRPC_CTRL_BYTES);
+	p->credit_raddr = DTXN_RADDR(mn, tx);
 	p->rx_ring = d->mem[self] + rx + RRPC_CTRL_BYTES;
 	p->credit_word = (const uint64_t *)(const void *)(d->mem[self] + rx);
 	return 0;
@@ -861,21 +682,24 @@ dtxn_rrpc_create(struct dtxn_rrpc_domain *d, struct dtxn_worker *w)
 	}
 	r->d = d;
 	r->w = w;
-	r->nb = d->nb;
+	r->io.nb = d->nb;
+	r->io.sched = w->sched;
+	r->io.st = &r->st;
 	r->max_eps = max_eps;
 	r->eps = rte_zmalloc_socket("dtxn_rrpc_eps", sizeof(*r->eps) * max_eps, 0, w->socket_id);
 	if (r->eps == NULL) {
 		rc = -ENOMEM;
 		goto fail;
 	}
-	for (unsigned n = d->n_mn; n < d->n_nodes; n++) {
+	for (unsigned n = d->mn_ring_off != 0 ? 0 : d->n_mn; n < d->n_nodes; n++) {
 		struct rrpc_peer *p;
 
 		if (n == w->cn_node)
 			continue;
 		p = &r->peer[r->n_peers++];
 		r->by_node[n] = p;
-		rc = rrpc_peer_init(r, p, (uint16_t)n);
+		rc = n < d->n_mn ? rrpc_peer_init_mn(r, p, (uint16_t)n)
+				 : rrpc_peer_init(r, p, (uint16_t)n);
 		if (rc != 0)
 			goto fail;
 	}
@@ -966,4 +790,37 @@ dtxn_rrpc_stats_get(const struct dtxn_rrpc *r, struct dtxn_rrpc_stats *st)
 {
 	if (r != NULL && st != NULL)
 		*st = r->st;
+}
+
+int
+dtxn_rrpc_footprint(unsigned n_mn, unsigned n_cn, unsigned workers_per_cn, unsigned max_eps,
+		    unsigned buckets, bool to_mns, struct dtxn_footprint *per_cn,
+		    struct dtxn_footprint *per_worker)
+{
+	const uint64_t slack = DTXN_FOOTPRINT_ALLOC_SLACK;
+	unsigned nb = buckets != 0 ? buckets : DTXN_RRPC_BUCKETS_DEFAULT;
+	uint64_t n_nodes = (uint64_t)n_mn + n_cn, ring = RRPC_CTRL_BYTES + (uint64_t)nb * RRPC_BUCKET_BYTES;
+	uint64_t rocket = sizeof(struct rrpc_bucket) * 2 * nb + slack +
+			  sizeof(struct dtxn_wr) * (nb + 1) + slack;
+	unsigned peers = n_cn - 1 + (to_mns ? n_mn : 0);
+
+	if (per_cn == NULL || per_worker == NULL || n_cn == 0 || n_nodes > DTXN_MAX_NODES ||
+	    workers_per_cn == 0 || workers_per_cn > RRPC_MAX_WORKERS || max_eps == 0 ||
+	    nb < 8 || nb > 4096 || (nb & (nb - 1)) != 0)
+		return -EINVAL;
+	/* the domain: this CN's message memory, its share of the worker table */
+	per_cn->bytes += (uint64_t)workers_per_cn * n_nodes * ring + slack +
+			 sizeof(struct dtxn_rrpc_domain) + slack +
+			 sizeof(struct dtxn_rrpc *) * workers_per_cn + slack;
+	per_worker->bytes += sizeof(struct dtxn_rrpc) + slack + sizeof(void *) * max_eps + slack +
+			     (uint64_t)max_eps * (sizeof(struct dtxn_rrpc_ep) + slack) +
+			     (uint64_t)peers * rocket;
+	dtxn_fabric_queue_footprint(n_cn - 1, rte_align32pow2(2 * nb + 64), per_worker);
+	if (to_mns) {
+		/* each MN's service as if it served this worker alone (its fixed part and a QP
+		 * once per worker: a bound), and its Rocket to this worker */
+		per_worker->bytes += (uint64_t)n_mn * (rocket + rrpc_mn_size() + slack);
+		dtxn_fabric_queue_footprint(n_mn, rte_align32pow2(2 * nb + 64), per_worker);
+	}
+	return 0;
 }

@@ -25,6 +25,7 @@ stats_mem_view_build(const struct dtxn_report *r, struct stats_mem_view *m)
 		m->sum.index += e->index;
 		m->sum.values += e->values;
 		m->sum.logs += e->logs;
+		m->sum.msgs += e->msgs;
 		m->sum.reserved += e->reserved;
 		m->sum.unused += e->unused;
 		m->sum.empty += e->empty;
@@ -57,14 +58,15 @@ stats_print_mem(const struct dtxn_report *r, FILE *out)
 	stats_mem_view_build(r, &m);
 	fprintf(out, "MN memory, MiB (raw rows %.1f MiB x %u copies, loaded in %.2f s)\n",
 		mem_mib(r->raw_bytes), r->copies, r->load_seconds);
-	fprintf(out, "  %4s %10s %10s %10s %10s %10s %10s %10s\n", "mn", "total", "index",
-		"values", "logs", "unused", "(empty)", "raw");
+	fprintf(out, "  %4s %10s %10s %10s %10s %10s %10s %10s %10s\n", "mn", "total", "index",
+		"values", "logs", "msgs", "unused", "(empty)", "raw");
 	for (uint16_t i = 0; i < n; i++) {
 		const struct dtxn_store_mem *e = &r->mem[i];
 
-		fprintf(out, "  %4u %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f\n", i,
+		fprintf(out, "  %4u %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f\n", i,
 			mem_mib(e->total), mem_mib(e->index), mem_mib(e->values),
-			mem_mib(e->logs), mem_mib(e->unused + e->reserved), mem_mib(e->empty),
+			mem_mib(e->logs), mem_mib(e->msgs), mem_mib(e->unused + e->reserved),
+			mem_mib(e->empty),
 			mem_mib(e->raw));
 	}
 	fprintf(out, "  overhead over raw x copies: %.1f%% held, %.1f%% tables, %.1f%% rows\n",
@@ -84,6 +86,7 @@ mem_entry(const struct dtxn_store_mem *e, int mn)
 	ok &= stats_json_put(o, "index", stats_json_u64(e->index));
 	ok &= stats_json_put(o, "values", stats_json_u64(e->values));
 	ok &= stats_json_put(o, "logs", stats_json_u64(e->logs));
+	ok &= stats_json_put(o, "msgs", stats_json_u64(e->msgs));
 	ok &= stats_json_put(o, "reserved", stats_json_u64(e->reserved));
 	ok &= stats_json_put(o, "unused", stats_json_u64(e->unused));
 	ok &= stats_json_put(o, "empty", stats_json_u64(e->empty));

@@ -173,7 +173,7 @@ int
 dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_bytes)
 {
 	uint64_t cursor[DTXN_MAX_NODES] = { 0 };
-	uint64_t used = 0, logs_end;
+	uint64_t used = 0, logs_end, msg_off;
 
 	if (cat == NULL || cat->n_mn == 0)
 		return -EINVAL;
@@ -248,6 +248,14 @@ dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_byte
 		return -E2BIG;
 	}
 	logs_end = used + (uint64_t)n_logs * log_bytes + DTXN_STORE_LEASE_BYTES;
+	msg_off = store_align(logs_end, STORE_TABLE_ALIGN);
+	if (cat->msg_bytes > DTXN_RADDR_OFF_MASK - msg_off) {
+		STORE_LOG(ERR, "layout: a message area of %" PRIu64 " bytes does not fit 48 bits",
+			  cat->msg_bytes);
+		return -E2BIG;
+	}
+	if (cat->msg_bytes != 0)
+		logs_end = msg_off + cat->msg_bytes;
 	if (store_align(logs_end, STORE_REGION_ALIGN) > DTXN_RADDR_OFF_MASK) {
 		STORE_LOG(ERR, "layout: region of %" PRIu64 " bytes does not fit 48 bits",
 			  logs_end);
@@ -257,6 +265,7 @@ dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_byte
 	cat->log_bytes = log_bytes;
 	cat->log_off = used;
 	cat->lease_off = used + (uint64_t)n_logs * log_bytes;
+	cat->msg_off = cat->msg_bytes != 0 ? msg_off : 0;
 	cat->region_size = store_align(logs_end, STORE_REGION_ALIGN);
 	STORE_LOG(DEBUG, "layout: %u tables, logs at %" PRIu64 ", region %" PRIu64 " bytes",
 		  cat->n_tables, cat->log_off, cat->region_size);

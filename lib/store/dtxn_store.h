@@ -309,6 +309,13 @@ struct dtxn_catalog {
 	uint64_t lease_off;              /**< the lease area (DTXN_STORE_LEASE_BYTES), after the logs */
 	uint64_t region_size;            /**< bytes every MN region needs */
 	/**
+	 * Bytes of the message area of every MN region (the rings of RRPC to
+	 * the MNs, dtxn_rrpc.h: one per CN worker); set before the layout
+	 * (dtxn_db_layout() asks the protocol); 0: none.
+	 */
+	uint64_t msg_bytes;
+	uint64_t msg_off;                /**< where the message area starts (after the layout) */
+	/**
 	 * Aux areas a coordinator takes from a table's aux heap with one FAA
 	 * (lib/txn); sizes each heap's slack (dtxn_catalog_layout()). 0
 	 * before the layout: DTXN_AUX_CHUNK_DEFAULT.
@@ -355,7 +362,8 @@ int dtxn_catalog_add_table(struct dtxn_catalog *cat, const struct dtxn_table_def
  * Lays out every MN region: tables back to back (64-byte aligned), then
  * one log region per coordinator at the same offset (cat->log_off) on every
  * MN, then the lease area (cat->lease_off, DTXN_STORE_LEASE_BYTES; used on
- * MN 0 only). Bytes 0..63 of each region are reserved, so no store
+ * MN 0 only), then the message area (cat->msg_off, cat->msg_bytes, 64-byte
+ * aligned; none when msg_bytes is 0). Bytes 0..63 of each region are reserved, so no store
  * address is 0. A table with aux areas gets, after each replica's
  * buckets, an aux heap of t->aux_areas = min(slots, max_keys + n_logs x
  * cat->aux_chunk) areas (cat->aux_chunk 0: DTXN_AUX_CHUNK_DEFAULT).
@@ -410,7 +418,7 @@ int dtxn_catalog_count_load(struct dtxn_catalog *cat, uint32_t id, uint64_t raw_
 
 /**
  * What one MN region holds, by kind (doc/guides/report.md, "MN memory").
- * index + values + logs + reserved + unused = total = the region's size.
+ * index + values + logs + msgs + reserved + unused = total = the region's size.
  */
 struct dtxn_store_mem {
 	uint64_t total;     /**< the region's bytes (cat->region_size) */
@@ -419,6 +427,7 @@ struct dtxn_store_mem {
 	uint64_t logs;      /**< per-coordinator log regions */
 	uint64_t reserved;  /**< reserved words and the lease area (DTXN_STORE_RSVD_BYTES + DTXN_STORE_LEASE_BYTES) */
 	uint64_t unused;    /**< alignment and the gap before the logs */
+	uint64_t msgs;      /**< the message area (cat->msg_bytes: RRPC rings to the MN) */
 	uint64_t empty;     /**< of index + values: slots holding no loaded row with their share
 			     *   of the bucket headers (pro rata), and the aux areas and heap
 			     *   headers no loaded row holds (insert room) */

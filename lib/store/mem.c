@@ -73,6 +73,7 @@ dtxn_catalog_mem(const struct dtxn_catalog *cat, uint16_t mn, struct dtxn_store_
 	out->total = cat->region_size;
 	out->reserved = STORE_REGION_RSVD + DTXN_STORE_LEASE_BYTES;
 	out->logs = (uint64_t)cat->n_logs * cat->log_bytes;
+	out->msgs = cat->msg_bytes;
 	for (unsigned id = 0; id < DTXN_MAX_TABLES; id++) {
 		const struct dtxn_table *t = &cat->tables[id];
 
@@ -82,7 +83,7 @@ dtxn_catalog_mem(const struct dtxn_catalog *cat, uint16_t mn, struct dtxn_store_
 			if (t->mn[r] == mn)
 				mem_add_replica(t, out, r == 0);
 	}
-	known = out->index + out->values + out->logs + out->reserved;
+	known = out->index + out->values + out->logs + out->msgs + out->reserved;
 	out->unused = out->total > known ? out->total - known : 0;
 	return 0;
 }

@@ -127,6 +127,7 @@ dtxn_db_layout(struct dtxn_db *db, uint64_t *region_size)
 
 	if (db == NULL || db->fabric != NULL)
 		return -EINVAL;
+	db->cat.msg_bytes = db->cc->mn_msg_bytes != NULL ? db->cc->mn_msg_bytes(db) : 0;
 	rc = dtxn_catalog_layout(&db->cat, db->conf.n_coords, db->conf.log_bytes);
 	if (rc != 0)
 		return rc;

@@ -162,6 +162,14 @@ struct dtxn_db_conf {
 	 * holds max_keys areas plus one chunk per coordinator.
 	 */
 	uint32_t aux_chunk;
+	/**
+	 * CNs and worker lcores per CN in the cluster: what sizes the MN
+	 * regions' message area when the protocol wants one
+	 * (dtxn_cc_ops.mn_msg_bytes: RRPC rings to the MNs, one per CN
+	 * worker). 0: unknown (no message area).
+	 */
+	uint16_t n_cn;
+	uint32_t cn_workers;
 };
 
 /**

@@ -412,6 +412,13 @@ struct dtxn_cc_ops {
 	dtxn_cc_footprint_t footprint;     /**< optional; none: a fixed share per coordinator */
 	const struct dtxn_cc_mn_svc_ops *mn_svc; /**< optional; none: MN CPUs stay out of the data path */
 	/**
+	 * Optional: bytes of the message area every MN region needs (struct
+	 * dtxn_catalog msg_bytes; RRPC rings to the MNs, dtxn_rrpc.h), from
+	 * the db's options and its conf n_cn and cn_workers; asked by
+	 * dtxn_db_layout(), before db_init. Any thread. None: 0.
+	 */
+	uint64_t (*mn_msg_bytes)(const struct dtxn_db *db);
+	/**
 	 * Optional: bytes the local copy of a record of table @p t holds after
 	 * its slot and aux area (dtxn_txn_add_*() allocates slot_size +
 	 * aux_size + this): room for a protocol whose value is scattered on

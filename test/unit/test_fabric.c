@@ -388,6 +388,71 @@ test_counters(void **state)
 	dtxn_cq_destroy(cq);
 }
 
+/* What dtxn_fabric_mn_watch()'s hook saw. */
+struct tf_watch {
+	unsigned calls;
+	uint64_t off;
+	uint32_t len;
+};
+
+static void
+tf_on_write(void *arg, uint64_t off, uint32_t len)
+{
+	struct tf_watch *w = arg;
+
+	w->calls++;
+	w->off = off;
+	w->len = len;
+}
+
+/* dtxn_fabric_mn_watch(): called after a WRITE that overlaps the range, never for others. */
+static void
+test_mn_watch(void **state)
+{
+	struct tf_env *env = *state;
+	struct tf_watch seen = { 0 };
+	uint8_t buf[64];
+	uint64_t old = 0;
+	struct dtxn_wr wr;
+	struct dtxn_cqe cqe;
+
+	memset(buf, 9, sizeof(buf));
+	assert_int_equal(dtxn_fabric_mn_watch(NULL, 0, 1024, 512, tf_on_write, &seen), -EINVAL);
+	assert_int_equal(dtxn_fabric_mn_watch(env->f, 0, 1024, 0, tf_on_write, &seen), -EINVAL);
+	assert_int_equal(dtxn_fabric_mn_watch(env->f, 0, 1024, 512, NULL, &seen), -EINVAL);
+	assert_int_equal(dtxn_fabric_mn_watch(env->f, TF_CN0, 1024, 512, tf_on_write, &seen),
+			 -EINVAL);
+	assert_int_equal(dtxn_fabric_mn_watch(env->f, 0, 1024, 512, tf_on_write, &seen), 0);
+	assert_int_equal(dtxn_fabric_mn_watch(env->f, 0, 0, 64, tf_on_write, &seen), -EEXIST);
+	/* WRITEs before, overlapping the start, inside, after; a READ and a CAS inside */
+	static const struct { uint64_t off; uint32_t len; unsigned calls; } c[] = {
+		{ 960, 64, 0 }, { 1000, 64, 1 }, { 1200, 32, 2 }, { 1536, 64, 2 },
+	};
+	for (unsigned i = 0; i < RTE_DIM(c); i++) {
+		ut_wr(&wr, DTXN_WR_WRITE, 1, buf, c[i].len, DTXN_RADDR(0, c[i].off),
+		      DTXN_WR_F_SIGNALED);
+		assert_int_equal(dtxn_qp_post(env->qp, &wr), 0);
+		assert_int_equal(tf_reap(env->cq, &cqe, 1), 1);
+		assert_int_equal(seen.calls, c[i].calls);
+	}
+	assert_int_equal(seen.off, 1200);
+	assert_int_equal(seen.len, 32);
+	assert_int_equal(env->mn0[1200], 9);
+	ut_wr(&wr, DTXN_WR_READ, 2, buf, 64, DTXN_RADDR(0, 1024), DTXN_WR_F_SIGNALED);
+	assert_int_equal(dtxn_qp_post(env->qp, &wr), 0);
+	assert_int_equal(tf_reap(env->cq, &cqe, 1), 1);
+	ut_wr(&wr, DTXN_WR_CAS, 3, &old, 8, DTXN_RADDR(0, 1024), DTXN_WR_F_SIGNALED);
+	assert_int_equal(dtxn_qp_post(env->qp, &wr), 0);
+	assert_int_equal(tf_reap(env->cq, &cqe, 1), 1);
+	assert_int_equal(seen.calls, 2);
+	dtxn_fabric_mn_unwatch(env->f, 0);
+	ut_wr(&wr, DTXN_WR_WRITE, 4, buf, 32, DTXN_RADDR(0, 1200), DTXN_WR_F_SIGNALED);
+	assert_int_equal(dtxn_qp_post(env->qp, &wr), 0);
+	assert_int_equal(tf_reap(env->cq, &cqe, 1), 1);
+	assert_int_equal(seen.calls, 2);
+	dtxn_fabric_mn_unwatch(env->f, DTXN_MAX_NODES); /* no-op */
+}
+
 /* dtxn_fabric_addr_parse(): the cluster file's addr= (doc/guides/mlx5.md). */
 static void
 test_addr_parse(void **state)
@@ -432,6 +497,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_chain_errors, tf_setup, tf_teardown),
 		cmocka_unit_test_setup_teardown(test_enobufs, tf_setup, tf_teardown),
 		cmocka_unit_test_setup_teardown(test_counters, tf_setup, tf_teardown),
+		cmocka_unit_test_setup_teardown(test_mn_watch, tf_setup, tf_teardown),
 	};
 	int rc;
 

@@ -12,7 +12,12 @@
  * echo calls to two CNs from several coordinators (replies match, the
  * messages of coordinators that call together share buckets and
  * doorbells), enough traffic to wrap the 8-bucket rings many times (credit
- * flow), and argument checks.
+ * flow), and argument checks. Last, RRPC to an MN (rings in MN 0's
+ * message area, its service dtxn_rrpc_mn): batches of two calls from four
+ * coordinators (several requests per bucket both ways, the MN's handler
+ * sees them as one batch), 16-bucket rings wrapped many times; a bucket of
+ * three requests landing in every prefix is not taken until whole, then
+ * answered in one bucket; argument checks.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -334,8 +339,13 @@ test_wrap(void **state)
 static struct dtxn_db *g_db;
 static struct dtxn_fabric *g_cf;
 
+/*
+ * A cluster of 1 MN and N_CN CNs on shm (fabric @p name): a FORD db with one
+ * table, and, with @p msg_bytes, a message area of that size in the MN region
+ * (what a protocol's dtxn_cc_ops.mn_msg_bytes asks for; FORD asks for none).
+ */
 static int
-cl_setup(void **state)
+cl_open(const char *name, uint64_t msg_bytes, struct dtxn_db **db, struct dtxn_fabric **f)
 {
 	struct dtxn_db_conf dc = {
 		.size = sizeof(dc), .protocol = "ford", .isolation = DTXN_ISO_SR,
@@ -344,18 +354,28 @@ cl_setup(void **state)
 	};
 	struct dtxn_table_def kv = { .id = 0, .name = "kv", .value_size = 8, .max_keys = 16 };
 	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 1,
-				       .n_cn = N_CN, .socket_id = SOCKET_ID_ANY, .name = "utrrpccl" };
+				       .n_cn = N_CN, .socket_id = SOCKET_ID_ANY, .name = name };
 	uint64_t region;
 
-	(void)state;
-	g_db = dtxn_db_create(&dc);
-	if (g_db == NULL || dtxn_db_add_table(g_db, &kv) != 0 ||
-	    dtxn_db_layout(g_db, &region) != 0)
+	*db = dtxn_db_create(&dc);
+	if (*db == NULL || dtxn_db_add_table(*db, &kv) != 0 || dtxn_db_layout(*db, &region) != 0)
 		return -1;
-	fc.mn_region_size = region;
+	if (msg_bytes != 0) {
+		(*db)->cat.msg_bytes = msg_bytes;
+		if (dtxn_catalog_layout(&(*db)->cat, dc.n_coords, dc.log_bytes) != 0)
+			return -1;
+	}
+	fc.mn_region_size = (*db)->cat.region_size;
 	dtxn_nic_model_none(&fc.nic);
-	g_cf = dtxn_fabric_open(&fc);
-	return g_cf != NULL && dtxn_db_attach(g_db, g_cf) == 0 ? 0 : -1;
+	*f = dtxn_fabric_open(&fc);
+	return *f != NULL && dtxn_db_attach(*db, *f) == 0 ? 0 : -1;
+}
+
+static int
+cl_setup(void **state)
+{
+	(void)state;
+	return cl_open("utrrpccl", 0, &g_db, &g_cf);
 }
 
 static int
@@ -754,6 +774,282 @@ test_transport_args(void **state)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* RRPC to the MNs: rings in MN 0's message area, its service         */
+/* ------------------------------------------------------------------ */
+
+#define MN_BUCKETS 16
+#define MN_ROUNDS 100
+
+static struct dtxn_db *g_mdb;
+static struct dtxn_fabric *g_mf;
+
+/* The cluster, its MN region with a message area for N_CN x 1 workers. */
+static int
+mn_setup(void **state)
+{
+	uint64_t bytes = dtxn_rrpc_mn_area_bytes(N_CN, 1, MN_BUCKETS);
+
+	(void)state;
+	return bytes != 0 ? cl_open("utrrpcmn", bytes, &g_mdb, &g_mf) : -1;
+}
+
+static int
+mn_teardown(void **state)
+{
+	(void)state;
+	dtxn_db_destroy(g_mdb);
+	dtxn_fabric_close(g_mf);
+	return 0;
+}
+
+/* The MN's batch handler: echoes each request + 1, notes the largest batch. */
+struct mn_seen {
+	unsigned handled;
+	unsigned max_batch;
+	unsigned batches;
+};
+
+static void
+mn_echo(void *arg, struct dtxn_rpc_srv_msg *msgs, unsigned n)
+{
+	struct mn_seen *s = arg;
+
+	assert_true(n >= 1 && n <= DTXN_RPC_SRV_BURST);
+	s->batches++;
+	s->max_batch = RTE_MAX(s->max_batch, n);
+	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *in = msgs[i].req;
+		uint8_t *out = msgs[i].resp;
+
+		assert_int_equal(msgs[i].worker, 0);
+		out[0] = (uint8_t)msgs[i].src_node;
+		for (uint32_t b = 0; b < msgs[i].len; b++)
+			out[b + 1] = (uint8_t)(in[b] + 1);
+		msgs[i].resp_len = (int)msgs[i].len + 1;
+		s->handled++;
+	}
+}
+
+static struct dtxn_rrpc_mn *g_mnsvc;
+
+static void
+mn_poll_after(void)
+{
+	(void)dtxn_rrpc_mn_poll(g_mnsvc);
+}
+
+/* Coordinator: MN_ROUNDS batches of two calls to MN 0 (both requests in one bucket). */
+static void
+mjob_main(struct dtxn_coord *c, void *arg)
+{
+	struct rjob *j = arg;
+	uint8_t req[2][24], resp[2][DTXN_RPC_RESP_MAX];
+	struct dtxn_rpc_call calls[2];
+
+	(void)c;
+	for (unsigned k = 0; k < MN_ROUNDS; k++) {
+		for (unsigned i = 0; i < 2; i++) {
+			memset(req[i], (int)(j->idx * 16 + k + i), sizeof(req[i]));
+			memset(&calls[i], 0, sizeof(calls[i]));
+			calls[i].dst_node = 0; /* MN 0 */
+			calls[i].type = T_ECHO;
+			calls[i].req = req[i];
+			calls[i].req_len = sizeof(req[i]);
+			calls[i].resp = resp[i];
+		}
+		j->rc = dtxn_rrpc_call_lc(j->ep, calls, 2);
+		if (j->rc != 0)
+			return;
+		for (unsigned i = 0; i < 2; i++)
+			if (calls[i].resp_len != sizeof(req[i]) + 1 || resp[i][0] != 1 ||
+			    resp[i][24] != (uint8_t)(j->idx * 16 + k + i + 1)) {
+				j->rc = -EBADMSG;
+				return;
+			}
+		j->done++;
+	}
+}
+
+static struct dtxn_rrpc_domain *
+mn_domain(void)
+{
+	struct dtxn_rrpc_domain_conf dcf = { .size = sizeof(dcf), .max_workers = 1,
+					     .buckets = MN_BUCKETS, .socket_id = SOCKET_ID_ANY,
+					     .mn_ring_off = g_mdb->cat.msg_off };
+	struct dtxn_rrpc_domain *d = dtxn_rrpc_domain_create(g_mf, &dcf);
+
+	assert_non_null(d);
+	return d;
+}
+
+/* MN 0's RRPC service in @p d (g_mnsvc), its QPs on a new CQ (returned), echoing into @p seen. */
+static struct dtxn_cq *
+mn_svc_up(struct dtxn_rrpc_domain *d, struct mn_seen *seen)
+{
+	struct dtxn_rrpc_mn_conf mc = { .size = sizeof(mc), .mn = 0, .fn = mn_echo, .arg = seen,
+					.socket_id = SOCKET_ID_ANY };
+
+	mc.cq = dtxn_cq_create(g_mf, SOCKET_ID_ANY, 64);
+	assert_non_null(mc.cq);
+	g_mnsvc = dtxn_rrpc_mn_create(d, &mc);
+	assert_non_null(g_mnsvc);
+	assert_null(dtxn_rrpc_mn_create(d, &mc)); /* the area is watched already */
+	assert_int_equal(rte_errno, EEXIST);
+	return mc.cq;
+}
+
+/* Undoes mn_svc_up() and destroys @p d. */
+static void
+mn_svc_down(struct dtxn_rrpc_domain *d, struct dtxn_cq *cq)
+{
+	dtxn_rrpc_mn_destroy(g_mnsvc);
+	g_mnsvc = NULL;
+	dtxn_cq_destroy(cq);
+	dtxn_rrpc_domain_destroy(d);
+}
+
+static void
+test_mn_transport(void **state)
+{
+	struct dtxn_rrpc_domain *d = mn_domain();
+	struct dtxn_worker *w[N_CN];
+	struct dtxn_rrpc *r[N_CN];
+	static struct rjob jobs[N_COORDS];
+	struct dtxn_rrpc_stats cs, ms;
+	struct mn_seen seen = { 0 };
+	struct dtxn_cq *cq;
+
+	(void)state;
+	cq = mn_svc_up(d, &seen);
+	for (unsigned i = 0; i < N_CN; i++) {
+		w[i] = dtxn_worker_create(g_mdb, (uint16_t)(1 + i), 0, N_COORDS, SOCKET_ID_ANY);
+		assert_non_null(w[i]);
+		r[i] = dtxn_rrpc_create(d, w[i]);
+		assert_non_null(r[i]);
+	}
+	for (unsigned i = 0; i < N_COORDS; i++) {
+		struct dtxn_coord *co = dtxn_coord_create(w[0], i, mjob_main, &jobs[i]);
+
+		assert_non_null(co);
+		memset(&jobs[i], 0, sizeof(jobs[i]));
+		jobs[i].idx = i;
+		jobs[i].ep = dtxn_rrpc_ep_create(r[0], co);
+		assert_non_null(jobs[i].ep);
+	}
+	cl_run(w, mn_poll_after);
+	for (unsigned i = 0; i < N_COORDS; i++) {
+		assert_int_equal(jobs[i].rc, 0);
+		assert_int_equal(jobs[i].done, MN_ROUNDS);
+	}
+	assert_int_equal(seen.handled, 2 * N_COORDS * MN_ROUNDS);
+	dtxn_rrpc_stats_get(r[0], &cs);
+	dtxn_rrpc_mn_stats_get(g_mnsvc, &ms);
+	print_message("rrpc to MN 0: %" PRIu64 " requests in %" PRIu64 " buckets, %" PRIu64
+		      " doorbells; replies in %" PRIu64 " buckets, %" PRIu64
+		      " doorbells; largest batch %u of %u batches; credits %" PRIu64 " + %" PRIu64 "\n",
+		      cs.req_sent, cs.buckets, cs.doorbells, ms.buckets, ms.doorbells,
+		      seen.max_batch, seen.batches, cs.credits, ms.credits);
+	assert_int_equal(cs.resp_recv, 2 * N_COORDS * MN_ROUNDS);
+	assert_int_equal(ms.req_handled, 2 * N_COORDS * MN_ROUNDS);
+	assert_int_equal(cs.bad + ms.bad, 0);
+	/* several requests per bucket both ways, and the handler saw them as one batch */
+	assert_true(cs.buckets < cs.req_sent);
+	assert_true(ms.buckets < ms.req_handled);
+	assert_true(seen.max_batch >= 2);
+	/* 16-bucket rings both ways, hundreds of buckets: wrapped, credit flowed */
+	assert_true(cs.buckets > 2 * MN_BUCKETS);
+	assert_true(ms.buckets > 2 * MN_BUCKETS);
+	for (unsigned i = 0; i < N_COORDS; i++)
+		dtxn_rrpc_ep_destroy(jobs[i].ep);
+	for (unsigned i = 0; i < N_CN; i++) {
+		dtxn_rrpc_destroy(r[i]);
+		dtxn_worker_destroy(w[i]);
+	}
+	mn_svc_down(d, cq);
+}
+
+/* A bucket in MN 0's ring of CN 2's worker 0 that lands byte by byte: taken only whole. */
+static void
+test_mn_torn(void **state)
+{
+	struct dtxn_rrpc_domain *d = mn_domain();
+	uint8_t *base = dtxn_fabric_mn_base(g_mf, 0);
+	/* CN 2 = cn_idx 1; worker 0; a ring = control line + MN_BUCKETS buckets */
+	uint8_t *ring = base + g_mdb->cat.msg_off + 1 * (64 + MN_BUCKETS * RRPC_BUCKET_BYTES) + 64;
+	struct mn_seen seen = { 0 };
+	struct rrpc_bucket b;
+	struct rrpc_msg_hdr h = { .len = 8, .kind = RRPC_KIND_REQ, .type = T_ECHO, .seq = 1 };
+	uint8_t pay[8] = { 7, 7, 7, 7, 7, 7, 7, 7 };
+	struct dtxn_rrpc_stats ms;
+	struct dtxn_cq *cq;
+	uint32_t len;
+
+	(void)state;
+	cq = mn_svc_up(d, &seen);
+	rrpc_bucket_reset(&b);
+	for (unsigned i = 0; i < 3; i++) { /* a batch of three requests in one bucket */
+		h.seq = 1 + i;
+		assert_int_equal(rrpc_bucket_add(&b, &h, pay), 0);
+	}
+	len = rrpc_bucket_seal(&b, 0);
+	for (uint32_t at = 4; at < len; at += 4) {
+		memcpy(ring, b.data, at); /* every prefix short of the tail label */
+		assert_int_equal(dtxn_rrpc_mn_poll(g_mnsvc), 0);
+		assert_int_equal(seen.handled, 0);
+	}
+	memcpy(ring, b.data, len);
+	assert_int_equal(dtxn_rrpc_mn_poll(g_mnsvc), 3);
+	assert_int_equal(seen.handled, 3);
+	assert_int_equal(seen.batches, 1);
+	assert_int_equal(dtxn_rrpc_mn_poll(g_mnsvc), 0); /* consumed: zeroed, not taken twice */
+	dtxn_rrpc_mn_stats_get(g_mnsvc, &ms);
+	assert_int_equal(ms.req_handled, 3);
+	assert_int_equal(ms.buckets, 1);   /* the three replies: one bucket, one WRITE */
+	assert_int_equal(ms.doorbells, 1);
+	assert_int_equal(ms.bad, 0);
+	mn_svc_down(d, cq);
+}
+
+static void
+test_mn_args(void **state)
+{
+	struct dtxn_rrpc_domain_conf dcf = { .size = sizeof(dcf), .max_workers = 1,
+					     .socket_id = SOCKET_ID_ANY };
+	struct dtxn_rrpc_mn_conf mc = { .size = sizeof(mc), .mn = 0, .fn = mn_echo,
+					.socket_id = SOCKET_ID_ANY };
+	struct dtxn_rrpc_domain *d;
+	struct dtxn_cq *cq = dtxn_cq_create(g_mf, SOCKET_ID_ANY, 64);
+
+	(void)state;
+	assert_non_null(cq);
+	assert_int_equal(dtxn_rrpc_mn_area_bytes(3, 2, 8), 3 * 2 * (64 + 8 * 512));
+	assert_int_equal(dtxn_rrpc_mn_area_bytes(3, 2, 0), 3 * 2 * (64 + 64 * 512));
+	assert_int_equal(dtxn_rrpc_mn_area_bytes(0, 2, 8), 0);
+	assert_int_equal(dtxn_rrpc_mn_area_bytes(3, 0, 8), 0);
+	assert_int_equal(dtxn_rrpc_mn_area_bytes(3, 2, 12), 0);
+	d = dtxn_rrpc_domain_create(g_mf, &dcf); /* no MN rings */
+	assert_non_null(d);
+	mc.cq = cq;
+	assert_null(dtxn_rrpc_mn_create(d, &mc));
+	assert_int_equal(rte_errno, EINVAL);
+	dtxn_rrpc_domain_destroy(d);
+	d = mn_domain();
+	mc.cq = NULL;
+	assert_null(dtxn_rrpc_mn_create(d, &mc));
+	mc.cq = cq;
+	mc.mn = 1; /* not an MN */
+	assert_null(dtxn_rrpc_mn_create(d, &mc));
+	mc.mn = 0;
+	mc.fn = NULL;
+	assert_null(dtxn_rrpc_mn_create(d, &mc));
+	assert_null(dtxn_rrpc_mn_create(d, NULL));
+	assert_int_equal(dtxn_rrpc_mn_poll(NULL), 0);
+	dtxn_rrpc_mn_destroy(NULL);
+	dtxn_rrpc_domain_destroy(d);
+	dtxn_cq_destroy(cq);
+}
+
 int
 main(void)
 {
@@ -771,6 +1067,11 @@ main(void)
 		cmocka_unit_test(test_transport_zc),
 		cmocka_unit_test(test_transport_args),
 	};
+	const struct CMUnitTest mn_tests[] = {
+		cmocka_unit_test(test_mn_transport),
+		cmocka_unit_test(test_mn_torn),
+		cmocka_unit_test(test_mn_args),
+	};
 	int rc;
 
 	if (dtxn_unit_eal_init("ut_rrpc") != 0)
@@ -778,6 +1079,7 @@ main(void)
 	rc = cmocka_run_group_tests(mem_tests, NULL, NULL);
 	rc += cmocka_run_group_tests(fab_tests, fab_setup, fab_teardown);
 	rc += cmocka_run_group_tests(cl_tests, cl_setup, cl_teardown);
+	rc += cmocka_run_group_tests(mn_tests, mn_setup, mn_teardown);
 	dtxn_unit_eal_fini();
 	return rc;
 }

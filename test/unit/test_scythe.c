@@ -6,8 +6,9 @@
  * u16 ticket counters across their wrap; the MN's batch order (Fig. 16);
  * the options; then a whole cluster on shm (one CN, two MNs whose lock
  * services this test polls as the MN CPUs would): SmallBank's invariants
- * hold in the default, OCC-only and TOCC-only modes, every lock went
- * through the MN service, and no lock is taken with CAS.
+ * hold in the default, OCC-only and TOCC-only modes, and with the Lock
+ * RPC over RRPC (rpc=rrpc: WRITEs into the MNs' rings, no SEND), every
+ * lock went through the MN service, and no lock is taken with CAS.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -159,6 +160,13 @@ test_options(void **state)
 	assert_int_equal(o.cas_lock, 1);
 	assert_int_equal(scythe_check_options("cas_lock=2", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "cas_lock=2"));
+	assert_int_equal(o.rpc, SCYTHE_TP_MSG);
+	assert_int_equal(scythe_opts_parse("rpc=rrpc", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.rpc, SCYTHE_TP_RRPC);
+	assert_int_equal(scythe_opts_parse("rpc=msg", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.rpc, SCYTHE_TP_MSG);
+	assert_int_equal(scythe_check_options("rpc=udp", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "rpc=udp: expected msg, rrpc"));
 	assert_int_equal(scythe_check_options("bogus=1", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "unknown option 'bogus'"));
 }
@@ -209,7 +217,7 @@ sc_up_bench(struct sc_run *r, const char *bench, const char *const *bopts, const
 	struct dtxn_db_conf dc = {
 		.size = sizeof(dc), .protocol = "scythe", .isolation = DTXN_ISO_SR,
 		.n_mn = SC_MN, .n_replicas = 2, .n_coords = SC_COORDS, .log_bytes = 16384,
-		.addr_cache_entries = 4096, .cc_options = opts,
+		.addr_cache_entries = 4096, .cc_options = opts, .n_cn = SC_CN, .cn_workers = 1,
 	};
 	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = SC_MN,
 				       .n_cn = SC_CN, .socket_id = SOCKET_ID_ANY };
@@ -334,7 +342,19 @@ run_mode(const char *opts, uint64_t *hot, uint64_t *cold)
 	sw = r.w->cc_priv;
 	dtxn_rpc_stats_get(sw->rpc, &st);
 	/* every write locked through an MN's service, released with FAA, no CAS */
-	assert_true(st.resp_recv > 0);
+	if (sw->rr != NULL) {
+		struct dtxn_rrpc_stats rs;
+
+		/* rpc=rrpc: every Lock call WRITten into the MNs' rings, none sent */
+		dtxn_rrpc_stats_get(sw->rr, &rs);
+		assert_true(rs.resp_recv > 0);
+		assert_int_equal(rs.resp_recv, rs.req_sent);
+		assert_true(rs.buckets <= rs.req_sent);
+		assert_int_equal(rs.bad, 0);
+		assert_int_equal(st.req_sent, 0);
+	} else {
+		assert_true(st.resp_recv > 0);
+	}
 	assert_int_equal(st.failed, 0);
 	assert_true(sw->st.lock_reqs >= c / 2);
 	assert_int_equal(sc_ops(&r, DTXN_WR_CAS), 0);
@@ -365,6 +385,19 @@ test_cluster_occ_only(void **state)
 	run_mode("occ_only=1", &hot, &cold);
 	assert_int_equal(hot, 0);
 	assert_true(cold > 0);
+}
+
+static void
+test_cluster_rrpc(void **state)
+{
+	uint64_t hot, cold;
+
+	(void)state;
+	run_mode("rpc=rrpc", &hot, &cold);
+	assert_true(cold > 0);
+	run_mode("rpc=rrpc,tocc_only=1", &hot, &cold);
+	assert_int_equal(cold, 0);
+	assert_true(hot > 0);
 }
 
 static void
@@ -525,6 +558,43 @@ test_footprint(void **state)
 }
 
 /*
+ * With rpc=rrpc the footprint adds RRPC's: per CN its registered message
+ * memory (a ring per worker and node), per worker its rrpc and Rockets and
+ * its share of the MNs' RRPC services; it still bounds what the worker,
+ * the services and the coordinators take from the heap.
+ */
+static void
+test_footprint_rrpc(void **state)
+{
+	struct dtxn_footprint cn = { 0 }, w = { 0 }, wk = { 0 }, cn0 = { 0 }, w0 = { 0 };
+	uint64_t ring = 64 + (uint64_t)DTXN_RRPC_BUCKETS_DEFAULT * DTXN_RRPC_BUCKET_BYTES, used, used0;
+	struct sc_run r;
+
+	(void)state;
+	sc_up(&r, NULL); /* the same run over messages: what RRPC adds */
+	sc_go(&r, 20);
+	used0 = (r.heap[2] - r.heap[0]) + (r.heap[4] - r.heap[3]);
+	sc_down(&r);
+	sc_up(&r, "rpc=rrpc");
+	assert_int_equal(dtxn_cc_footprint(r.db, SC_CN, SC_COORDS, &cn, &w), 0);
+	assert_int_equal(dtxn_worker_footprint(r.db, SC_COORDS, &wk), 0);
+	r.db->conf.cc_options = NULL;
+	assert_int_equal(dtxn_cc_footprint(r.db, SC_CN, SC_COORDS, &cn0, &w0), 0);
+	r.db->conf.cc_options = "rpc=rrpc";
+	sc_go(&r, 20);
+	used = (r.heap[2] - r.heap[0]) + (r.heap[4] - r.heap[3]);
+	print_message("scythe rpc=rrpc footprint: per CN %" PRIu64 " B (msg: %" PRIu64
+		      " B); worker, services, coordinators: RRPC adds %" PRIu64 " B used, %" PRIu64
+		      " B estimated\n", cn.bytes, cn0.bytes, used - used0, w.bytes - w0.bytes);
+	assert_true(cn.bytes >= cn0.bytes + (uint64_t)(SC_MN + SC_CN) * ring);
+	assert_true(used > used0);
+	/* the MNs' services have Rockets to every CN's worker; each CN's worker counts its share */
+	assert_true(used - used0 <= SC_CN * (w.bytes - w0.bytes));
+	assert_true(used - used0 > w.bytes - w0.bytes - (uint64_t)SC_MN * ring);
+	sc_down(&r);
+}
+
+/*
  * TPC-C's NewOrder and Payment, every attempt HOT: NewOrder's ITEM reads
  * (a table never updated in place) are free reads, validated at commit,
  * never queued behind other readers; the WAREHOUSE reads queue; the
@@ -566,9 +636,11 @@ main(void)
 		cmocka_unit_test(test_cluster_default),
 		cmocka_unit_test(test_cluster_occ_only),
 		cmocka_unit_test(test_cluster_tocc_only),
+		cmocka_unit_test(test_cluster_rrpc),
 		cmocka_unit_test(test_recover_tickets),
 		cmocka_unit_test(test_cluster_cas_lock),
 		cmocka_unit_test(test_footprint),
+		cmocka_unit_test(test_footprint_rrpc),
 		cmocka_unit_test(test_cluster_tpcc_free_reads),
 	};
 	int rc;

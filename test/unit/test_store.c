@@ -352,6 +352,27 @@ test_catalog_layout(void **state)
 		assert_int_equal(dtxn_catalog_layout(&again, 10, 4096), 0);
 		assert_memory_equal(&again, &cat, sizeof(cat));
 	}
+	assert_int_equal(cat.msg_off, 0); /* no message area asked for */
+	/* A message area (RRPC's rings to the MNs): after the lease area, 64-aligned, counted. */
+	{
+		struct dtxn_catalog msg = cat;
+		struct dtxn_store_mem mm;
+
+		msg.msg_bytes = 100000;
+		assert_int_equal(dtxn_catalog_layout(&msg, 10, 4096), 0);
+		assert_int_equal(msg.msg_off,
+				 (cat.lease_off + DTXN_STORE_LEASE_BYTES + 63) / 64 * 64);
+		assert_true(msg.region_size >= msg.msg_off + 100000);
+		assert_true(msg.region_size < msg.msg_off + 100000 + 4096);
+		assert_int_equal(msg.log_off, cat.log_off);
+		assert_int_equal(msg.lease_off, cat.lease_off);
+		assert_int_equal(dtxn_catalog_mem(&msg, 1, &mm), 0);
+		assert_int_equal(mm.msgs, 100000);
+		assert_int_equal(mm.index + mm.values + mm.logs + mm.msgs + mm.reserved + mm.unused,
+				 mm.total);
+		msg.msg_bytes = DTXN_RADDR_OFF_MASK;
+		assert_int_equal(dtxn_catalog_layout(&msg, 10, 4096), -E2BIG);
+	}
 	/* A new table invalidates the layout. */
 	d = mkdef(15, "late", 8, 10);
 	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);

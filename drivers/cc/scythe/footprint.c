@@ -6,7 +6,9 @@
  * (the worker and coordinator state, the TSO client, the rpc with its
  * RECV buffers on the QPs to the MNs), and the worker's share of every
  * MN's lock service (mnsvc.c: the service, and lib/rpc's server with its
- * CQ, its QP to this worker and that QP's RECV buffers).
+ * CQ, its QP to this worker and that QP's RECV buffers); with rpc=rrpc,
+ * RRPC's (per CN: the registered message memory; per worker: its rrpc and
+ * Rockets, and its Rocket in each MN's RRPC service).
  *
  * The MN services are counted per worker as if each served one worker
  * alone (their fixed part once per worker and MN, an upper bound), and
@@ -28,7 +30,6 @@ scythe_footprint(const struct dtxn_db *db, unsigned n_cn, unsigned max_coords,
 	char err[160];
 	int rc;
 
-	RTE_SET_USED(per_cn);
 	scythe_opts_default(&o);
 	if (scythe_opts_parse(db->conf.cc_options, &o, err, sizeof(err)) != 0 || n_mn == 0)
 		return -EINVAL;
@@ -44,5 +45,9 @@ scythe_footprint(const struct dtxn_db *db, unsigned n_cn, unsigned max_coords,
 		per_worker->bytes += scythe_mn_svc_size() + slack;
 		rc = dtxn_rpc_srv_footprint(1, 1, max_coords, per_worker);
 	}
+	/* rpc=rrpc (transport.c): the RRPC domain's share, the worker's rrpc, its Rockets */
+	if (rc == 0 && scythe_mn_msg_bytes(db) != 0)
+		rc = dtxn_rrpc_footprint(n_mn, n_cn, db->conf.cn_workers, max_coords,
+					 scythe_tp_buckets(db), true, per_cn, per_worker);
 	return rc;
 }

@@ -228,7 +228,7 @@ lk_request(struct dtxn_txn *t, bool *defer)
 	if (n < 0)
 		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
 	t0 = dtxn_now_ns();
-	(void)dtxn_rpc_call_lc(scythe_coord_of(t)->ep, calls, (unsigned)n);
+	(void)scythe_lock_call_lc(scythe_coord_of(t), calls, (unsigned)n);
 	rtt = dtxn_now_ns() - t0;
 	for (int c = 0; c < n; c++) {
 		unsigned cnt = calls[c].req_len / sizeof(struct scythe_lock_req);

@@ -2,7 +2,8 @@
 /*
  * The MN-side lock service (scythe.md §2, "Step 1: Lock RPC, run by the
  * MN CPU"; Fig. 16): lib/rpc's server (dtxn_rpc_srv) reaps a burst of
- * Lock messages from the CN workers; the handler sorts all their requests
+ * Lock messages from the CN workers (or, with rpc=rrpc, the MN's RRPC
+ * service takes them from its rings, transport.c: same handler); the handler sorts all their requests
  * by (record, ts) and serves them in one scan with the grant rule
  * (takeout.c), writing the lock's lower and queued_ts words with CPU
  * stores and reading upper, which only the holders' FAAs change, with an
@@ -37,6 +38,7 @@ struct scythe_mn {
 	uint8_t *base;
 	struct dtxn_sched *sched;
 	struct dtxn_rpc_srv *srv;
+	struct dtxn_rrpc_mn *rr;       /**< rpc=rrpc: the Lock RPC's rings (transport.c); else NULL */
 	struct dtxn_tso_proxy *px;     /**< the TSO proxy on this MN (tso_proxies), or NULL */
 	struct scythe_opts opts;
 	uint64_t by_status[SCYTHE_LK_BAD + 1];
@@ -190,6 +192,7 @@ mn_destroy(void *svc)
 		SCYTHE_LOG(DEBUG, "MN %u %s Lock requests by queue seen 0..%u+:%s", m->mn,
 			   mode == SCYTHE_HOT ? "HOT" : "COLD", SCYTHE_QHIST - 1, line);
 	}
+	dtxn_rrpc_mn_destroy(m->rr); /* its QPs are on the server's CQ */
 	dtxn_rpc_srv_destroy(m->srv);
 	rte_free(m);
 }
@@ -244,9 +247,11 @@ mn_create(struct dtxn_db *db, uint16_t mn, unsigned workers_per_cn, unsigned max
 
 		m->px = dtxn_tso_proxy_attach(db->fabric, m->srv, &pc);
 	}
-	if (m->srv == NULL || (mn >= 1 && mn <= m->opts.tso_proxies && m->px == NULL)) {
+	if (m->srv == NULL || (mn >= 1 && mn <= m->opts.tso_proxies && m->px == NULL) ||
+	    scythe_tp_mn_create(db, mn, dtxn_rpc_srv_cq(m->srv), sched, mn_batch, m, &m->rr) != 0) {
 		int err = rte_errno;
 
+		dtxn_tso_proxy_destroy(m->px); /* its QPs and the RRPC service's are on the server's CQ */
 		dtxn_rpc_srv_destroy(m->srv);
 		rte_free(m);
 		rte_errno = err;
@@ -265,7 +270,7 @@ static unsigned
 mn_poll(void *svc)
 {
 	struct scythe_mn *m = svc;
-	unsigned n = dtxn_rpc_srv_poll(m->srv);
+	unsigned n = dtxn_rpc_srv_poll(m->srv) + dtxn_rrpc_mn_poll(m->rr);
 
 	(void)dtxn_tso_proxy_poll(m->px); /* the proxy's next FAA, if requests wait */
 	return n;

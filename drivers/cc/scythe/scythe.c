@@ -8,7 +8,8 @@
  *   §4.5: "the TSO is in one MN's RNIC memory"), taken with FAA and
  *   batched per worker by lib/tso (the TSO Group).
  * - worker: a lib/rpc with MN peers (its Lock RPCs ride its RC QPs to the
- *   MNs), a TSO client, the SRTT per MN.
+ *   MNs; with rpc=rrpc an rrpc carries them instead, transport.c), a TSO
+ *   client, the SRTT per MN.
  * - coordinator: its rpc endpoint, its TSO request, the heat mode.
  * - begin: the attempt's heat mode: COLD, unless the last attempt of this
  *   coordinator aborted on a queue longer than ColdWatermark (or ran HOT
@@ -33,6 +34,7 @@ scythe_db_init(struct dtxn_db *db)
 {
 	struct scythe_shared *sh;
 	char err[160];
+	int rc;
 
 	sh = rte_zmalloc("scythe_shared", sizeof(*sh), RTE_CACHE_LINE_SIZE);
 	if (sh == NULL)
@@ -49,6 +51,11 @@ scythe_db_init(struct dtxn_db *db)
 		return -EINVAL;
 	}
 	sh->tso_counter = dtxn_tso_counter_raddr(&db->cat);
+	rc = scythe_tp_db_init(db, sh);
+	if (rc != 0) {
+		rte_free(sh);
+		return rc;
+	}
 	db->cc_shared = sh;
 	return 0;
 }
@@ -56,6 +63,8 @@ scythe_db_init(struct dtxn_db *db)
 static void
 scythe_db_fini(struct dtxn_db *db)
 {
+	if (db->cc_shared != NULL)
+		scythe_tp_db_fini(db->cc_shared);
 	rte_free(db->cc_shared);
 	db->cc_shared = NULL;
 }
@@ -99,8 +108,8 @@ scythe_worker_init(struct dtxn_worker *w)
 	w->cc_priv = sw;
 	sw->tso = dtxn_tso_create(&tc);
 	sw->rpc = dtxn_rpc_create(w, &rc_conf);
-	if (sw->tso == NULL || sw->rpc == NULL) {
-		rc = -rte_errno;
+	rc = sw->tso == NULL || sw->rpc == NULL ? -rte_errno : scythe_tp_worker_init(w, sw);
+	if (rc != 0) {
 		scythe_worker_fini(w);
 		return rc;
 	}
@@ -132,6 +141,7 @@ scythe_worker_fini(struct dtxn_worker *w)
 				   ", queued %" PRIu64 ", COLD reads of a locked record %" PRIu64,
 				   w->cn_node, w->index, k, sw->st.locks_by_table[k],
 				   sw->st.queued_by_table[k], sw->st.locked_by_table[k]);
+	scythe_tp_worker_fini(sw);
 	dtxn_rpc_destroy(sw->rpc);
 	dtxn_tso_destroy(sw->tso);
 	rte_free(sw);
@@ -149,9 +159,10 @@ scythe_coord_init(struct dtxn_coord *c)
 	if (sc == NULL)
 		return -ENOMEM;
 	sc->ep = dtxn_rpc_ep_create(sw->rpc, c);
-	if (sc->ep == NULL) {
+	if (sc->ep == NULL || scythe_tp_coord_init(c, sc) != 0) {
 		int err = rte_errno;
 
+		dtxn_rpc_ep_destroy(sc->ep);
 		rte_free(sc);
 		return -err;
 	}
@@ -166,6 +177,7 @@ scythe_coord_fini(struct dtxn_coord *c)
 
 	if (sc == NULL)
 		return;
+	scythe_tp_coord_fini(sc);
 	dtxn_rpc_ep_destroy(sc->ep);
 	rte_free(sc);
 	c->cc_priv = NULL;
@@ -214,6 +226,7 @@ static const struct dtxn_cc_ops scythe_ops = {
 	.variant = scythe_variant,
 	.can_recover = scythe_can_recover,
 	.mn_svc = &scythe_mn_svc_ops,
+	.mn_msg_bytes = scythe_mn_msg_bytes,
 	.footprint = scythe_footprint,
 	.weaken = { [DTXN_ISO_SR] = DTXN_DEBUG_SKIP_READ_VALIDATION },
 };

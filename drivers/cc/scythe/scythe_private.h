@@ -40,6 +40,7 @@
 #include <rte_log.h>
 
 #include "dtxn_rpc.h"
+#include "dtxn_rrpc.h"
 #include "dtxn_tso.h"
 #include "dtxn_txn_driver.h"
 
@@ -106,7 +107,14 @@ struct scythe_opts {
 	 * released with FAA -1, instead of the Takeout Lock (no Lock RPC).
 	 */
 	uint8_t cas_lock;
+	/** The Lock RPC's transport (transport.c): SCYTHE_TP_MSG or SCYTHE_TP_RRPC. */
+	uint8_t rpc;
 };
+
+/** Lock RPC over lib/rpc's SEND/RECV messages. */
+#define SCYTHE_TP_MSG 0
+/** Lock RPC over RRPC: WRITEs into rings in the MN regions (Scythe §4.6). */
+#define SCYTHE_TP_RRPC 1
 
 void scythe_opts_default(struct scythe_opts *o);
 /** Parses @p s over @p o; 0 or -EINVAL with a one-line message in @p err. */
@@ -262,6 +270,7 @@ int scythe_footprint(const struct dtxn_db *db, unsigned n_cn, unsigned max_coord
 struct scythe_shared {
 	struct scythe_opts opts;
 	dtxn_raddr_t tso_counter;
+	struct dtxn_rrpc_domain *rrpc;  /**< rpc=rrpc: the RRPC domain (transport.c); else NULL */
 };
 
 /** A failed CAS lock is retried for at most this long before the txn aborts, ns (cas_lock=1). */
@@ -298,6 +307,7 @@ struct scythe_wstats {
 
 struct scythe_worker {
 	struct dtxn_rpc *rpc;
+	struct dtxn_rrpc *rr;        /**< rpc=rrpc: the Lock RPC's transport; else NULL */
 	struct dtxn_tso *tso;
 	/** SRTT to each MN, ns (Eq. 2; 0 before the first sample) */
 	uint64_t srtt_ns[DTXN_MAX_NODES];
@@ -306,6 +316,7 @@ struct scythe_worker {
 
 struct scythe_coord {
 	struct dtxn_rpc_ep *ep;
+	struct dtxn_rrpc_ep *rep;    /**< rpc=rrpc: its RRPC endpoint (Lock calls); else NULL */
 	struct dtxn_tso_req treq;
 	uint8_t mode;        /**< enum scythe_mode of the current attempt */
 	uint8_t hot_next;    /**< the next attempt runs HOT (a COLD one saw a queue > ColdWatermark) */
@@ -440,6 +451,35 @@ void scythe_unlock_held(struct dtxn_txn *t, struct dtxn_batch *b);
  * its bucket locks, fire-and-forget. Coordinator's coroutine; yields.
  */
 void scythe_release(struct dtxn_txn *t);
+
+/* transport.c: the Lock RPC over lib/rpc's messages or RRPC (option rpc) */
+/** dtxn_cc_ops.mn_msg_bytes: the MN rings of rpc=rrpc (0 with rpc=msg or cas_lock=1). Any thread. */
+uint64_t scythe_mn_msg_bytes(const struct dtxn_db *db);
+/** Buckets per RRPC ring: a reply always has room for the db's coordinators per worker. Any thread. */
+unsigned scythe_tp_buckets(const struct dtxn_db *db);
+/** db_init's part: with rpc=rrpc, the RRPC domain. @return 0, -EINVAL, -ENOTSUP (across processes), -ENOMEM. */
+int scythe_tp_db_init(struct dtxn_db *db, struct scythe_shared *sh);
+void scythe_tp_db_fini(struct scythe_shared *sh);
+/** worker_init's part: the worker's rrpc (rpc=rrpc). @return 0 or -errno. */
+int scythe_tp_worker_init(struct dtxn_worker *w, struct scythe_worker *sw);
+void scythe_tp_worker_fini(struct scythe_worker *sw);
+/** coord_init's part: the coordinator's RRPC endpoint (rpc=rrpc). @return 0 or -errno. */
+int scythe_tp_coord_init(struct dtxn_coord *c, struct scythe_coord *sc);
+void scythe_tp_coord_fini(struct scythe_coord *sc);
+/**
+ * Sends @p n Lock calls and yields until each has its reply, over the
+ * coordinator's transport (dtxn_rrpc_call_lc() or dtxn_rpc_call_lc()).
+ * Coordinator's coroutine. @return as those.
+ */
+int scythe_lock_call_lc(struct scythe_coord *sc, struct dtxn_rpc_call *calls, unsigned n);
+/**
+ * The MN service's part (mnsvc.c): with rpc=rrpc, MN @p mn's RRPC service,
+ * its QPs on @p cq, its requests to @p fn. @p out NULL with rpc=msg.
+ * @return 0 or -errno.
+ */
+int scythe_tp_mn_create(struct dtxn_db *db, uint16_t mn, struct dtxn_cq *cq,
+			struct dtxn_sched *sched, dtxn_rpc_srv_batch_fn fn, void *arg,
+			struct dtxn_rrpc_mn **out);
 
 /* execute.c */
 int scythe_execute(struct dtxn_txn *t);
