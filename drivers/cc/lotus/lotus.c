@@ -306,8 +306,8 @@ lotus_coord_fini(struct dtxn_coord *c)
 static const struct dtxn_cc_ops lotus_ops = {
 	.name = "lotus",
 	.isolations = (1u << DTXN_ISO_SR) | (1u << DTXN_ISO_SI),
-	.weaken = { [DTXN_ISO_SR] = DTXN_DEBUG_SKIP_LOCK_CHECK,
-		    [DTXN_ISO_SI] = DTXN_DEBUG_SKIP_WW_CHECK },
+	.weaken = { [DTXN_ISO_SR] = DTXN_DEBUG_SKIP_LOCK_CHECK | LOTUS_CRASH_POINTS,
+		    [DTXN_ISO_SI] = DTXN_DEBUG_SKIP_WW_CHECK | LOTUS_CRASH_POINTS },
 	.slot_size = lotus_slot_size,
 	.slot_format = lotus_slot_format,
 	.slot_value = lotus_slot_value,

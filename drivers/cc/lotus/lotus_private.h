@@ -402,6 +402,7 @@ struct lotus_cn {
 	uint16_t moving_to;
 	uint64_t moving_since_ns;
 	uint64_t moves;                 /**< shards handed over */
+	uint32_t crashed;               /**< test aid: DTXN_DEBUG_CRASH_MID_COMMIT's txn parked */
 };
 
 /**
@@ -431,6 +432,9 @@ struct lotus_route {
 	uint32_t up_gen;
 	uint32_t ready;                 /**< 1 once filled (LOTUS_ROUTE_MZ's reserver) */
 };
+
+/** The crash points (test aids, commit.c) Lotus implements. */
+#define LOTUS_CRASH_POINTS (DTXN_DEBUG_CRASH_MID_COMMIT | DTXN_DEBUG_CRASH_UNLOCKED)
 
 /** Name of the memzone holding struct lotus_route across CN processes. */
 #define LOTUS_ROUTE_MZ "dtxn_lotus_route"
