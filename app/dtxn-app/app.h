@@ -95,6 +95,7 @@ struct app_conf {
 	uint64_t fault_mask;         /**< CN indices --fault kills (bit J) */
 	double fault_at_s;           /**< when, s since the run began (warm-up included; virtual on sim) */
 	double lease_ms;             /**< lease: a CN whose heartbeat has not moved this long is dead */
+	char debug_crash_after[32];  /**< test aid: "none" (or ""), "backup-visible", "unlocked" (fault.c) */
 	unsigned n_bench_opts;
 	struct app_bench_opt bench_opts[APP_MAX_BENCH_OPTS];
 };
@@ -106,6 +107,12 @@ struct app_conf {
  * the run. @return 0, or -1 after one line.
  */
 int app_fault_validate(struct app_conf *c);
+
+/**
+ * The db's crash point (DTXN_DEBUG_CRASH_MID_COMMIT) if --debug-crash-after
+ * names one (fault.c; checked by app_fault_validate()), else 0.
+ */
+uint32_t app_fault_debug_flags(const struct app_conf *c);
 
 /** True if the run has cluster agents (heartbeats, failure detection): --fault or --lease-ms given. */
 bool app_agents_on(const struct app_conf *c);

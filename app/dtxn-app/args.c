@@ -119,6 +119,7 @@ static const struct app_opt g_opts[] = {
 	{ "fault", OPT_STR, S(fault), 0, 0, "cnJ,...@S", "sim: kill these CNs at virtual second S (fail-stop); survivors detect it by lease and recover (doc/guides/cluster.md, \"Recovery\")" },
 	{ "lease_ms", OPT_DOUBLE, N(lease_ms), 0.1, 60000, "MS", "CN lease: a CN whose heartbeat in MN memory has not moved this long is declared dead and recovered (default 10; given alone, turns the heartbeats on)" },
 	{ "debug_lose", OPT_STR, S(debug_lose), 0, 0, "mnI@S", "TEST AID: S seconds into the run, every worker's QP to MN I goes to the error state, as when the peer is lost (the run stops, exit 3; doc/guides/mlx5.md)" },
+	{ "debug_crash_after", OPT_STR, S(debug_crash_after), 0, 0, "POINT", "TEST AID, with --fault: none (default); on each CN --fault kills, the first txn that writes stops: backup-visible (one that writes a record another CN locked: with its commit on the backups only), unlocked (committed and unlocked, not yet recorded) (doc/guides/testing.md)" },
 	{ "debug_weaken", OPT_STR, S(debug_weaken), 0, 0, "MODE", "TEST AID, breaks the protocol on purpose: none (default), skip-lock-check, skip-read-validation, skip-ww-check, oocc-alg1 (which protocol implements which: doc/guides/checker.md)" },
 };
 #undef S

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dtxn_txn.h"
 #include "app.h"
 
 bool
@@ -49,6 +50,41 @@ fault_node(const struct app_conf *c, const char *s, size_t len, uint64_t *mask)
 	return 0;
 }
 
+uint32_t
+app_fault_debug_flags(const struct app_conf *c)
+{
+	if (strcmp(c->debug_crash_after, "backup-visible") == 0)
+		return DTXN_DEBUG_CRASH_MID_COMMIT;
+	return strcmp(c->debug_crash_after, "unlocked") == 0 ? DTXN_DEBUG_CRASH_UNLOCKED : 0;
+}
+
+/* --debug-crash-after: a known point, with --fault, that the protocol implements. */
+static int
+fault_crash_validate(const struct app_conf *c)
+{
+	int iso = dtxn_isolation_parse(c->isolation);
+
+	if (c->debug_crash_after[0] == '\0' || strcmp(c->debug_crash_after, "none") == 0)
+		return 0;
+	if (app_fault_debug_flags(c) == 0) {
+		app_err("--debug-crash-after: unknown point '%s' (none, backup-visible, unlocked)",
+			c->debug_crash_after);
+		return -1;
+	}
+	if (c->fault_mask == 0) {
+		app_err("--debug-crash-after %s: only with --fault (it crashes a txn of the CNs --fault kills)",
+			c->debug_crash_after);
+		return -1;
+	}
+	if (iso >= 0 && dtxn_cc_weaken_supported(c->protocol, (enum dtxn_isolation)iso,
+						 app_fault_debug_flags(c), NULL, 0) != 1) {
+		app_err("--debug-crash-after %s: protocol %s has no such crash point (lotus has)",
+			c->debug_crash_after, c->protocol);
+		return -1;
+	}
+	return 0;
+}
+
 int
 app_fault_validate(struct app_conf *c)
 {
@@ -59,7 +95,7 @@ app_fault_validate(struct app_conf *c)
 	c->fault_mask = 0;
 	c->fault_at_s = 0;
 	if (c->fault[0] == '\0')
-		return 0;
+		return fault_crash_validate(c);
 	if (strcmp(c->fabric, "sim") != 0) {
 		app_err("--fault: only with --fabric sim (other fabrics: dtxn-cluster --kill)");
 		return -1;
@@ -98,5 +134,5 @@ app_fault_validate(struct app_conf *c)
 		return -1;
 	}
 	c->fault_at_s = t;
-	return 0;
+	return fault_crash_validate(c);
 }

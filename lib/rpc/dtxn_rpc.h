@@ -224,6 +224,16 @@ int dtxn_rpc_send_lc(struct dtxn_rpc_ep *ep, uint16_t dst_node, uint8_t type, co
  */
 int dtxn_rpc_peer_down_lc(struct dtxn_rpc *rpc, uint16_t node);
 
+/**
+ * CN @p node is back: a new incarnation of it rejoined the cluster
+ * (doc/guides/cluster.md, "Rejoin"), after dtxn_rpc_peer_down_lc(). Calls
+ * and sends to it are posted again (on the QP the fabric re-paired with
+ * the new incarnation); nothing of the dead incarnation's is resent.
+ * Idempotent. Owning lcore.
+ * @return 0, or -EINVAL (@p rpc NULL, @p node no peer).
+ */
+int dtxn_rpc_peer_up_lc(struct dtxn_rpc *rpc, uint16_t node);
+
 /** @return requests of @p ep still waiting for a reply (asynchronous ones included). */
 unsigned dtxn_rpc_ep_inflight(const struct dtxn_rpc_ep *ep);
 

@@ -272,6 +272,15 @@ dtxn_rpc_peer_down_lc(struct dtxn_rpc *rpc, uint16_t node)
 }
 
 int
+dtxn_rpc_peer_up_lc(struct dtxn_rpc *rpc, uint16_t node)
+{
+	if (rpc == NULL || node >= DTXN_MAX_NODES || rpc->by_node[node] == NULL)
+		return -EINVAL;
+	rpc->by_node[node]->down = false;
+	return 0;
+}
+
+int
 dtxn_rpc_call_lc(struct dtxn_rpc_ep *ep, struct dtxn_rpc_call *calls, unsigned n)
 {
 	struct dtxn_co *co;

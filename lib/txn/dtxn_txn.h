@@ -123,6 +123,25 @@ struct dtxn_item;
  * doc/guides/oocc.md).
  */
 #define DTXN_DEBUG_OOCC_ALG1 (1u << 3)
+/**
+ * Crash point, not a defect (--debug-crash-after backup-visible,
+ * doc/guides/testing.md): on each CN of dtxn_db_conf.debug_crash_cns, the
+ * first transaction that writes a record whose lock another CN granted
+ * makes its commit visible on the backups only, not on the primaries,
+ * then its coordinator parks for good, its locks held, as if its CN had
+ * died between those WRITEs (the CN's death comes later: --fault). Its
+ * recovery must roll it forward, and the survivors must not overwrite its
+ * records before (Lotus, doc/guides/lotus.md "Recovery").
+ */
+#define DTXN_DEBUG_CRASH_MID_COMMIT (1u << 4)
+/**
+ * Crash point (--debug-crash-after unlocked): as DTXN_DEBUG_CRASH_MID_COMMIT,
+ * but the CN's first transaction that writes commits completely and
+ * releases its locks, then its coordinator parks before it records the
+ * commit: later writers may recycle its versions before the recovery
+ * looks, which must count it as committed all the same.
+ */
+#define DTXN_DEBUG_CRASH_UNLOCKED (1u << 5)
 /** @} */
 
 /** Database configuration. */
@@ -170,6 +189,11 @@ struct dtxn_db_conf {
 	 */
 	uint16_t n_cn;
 	uint32_t cn_workers;
+	/**
+	 * Fabric node bit per CN on which DTXN_DEBUG_CRASH_MID_COMMIT applies
+	 * (the CNs a simulated --fault kills); 0: none. Test aid.
+	 */
+	uint64_t debug_crash_cns;
 };
 
 /**

@@ -682,6 +682,29 @@ dtxn_txn_weakened(const struct dtxn_txn *t, uint32_t flag)
 	return unlikely((t->coord->worker->db->conf.debug_flags & flag) != 0);
 }
 
+/**
+ * True if @p t runs on a CN where crash point @p flag
+ * (DTXN_DEBUG_CRASH_MID_COMMIT, DTXN_DEBUG_CRASH_UNLOCKED) applies (a
+ * test aid: dtxn_db_conf.debug_crash_cns). Any lcore.
+ */
+static inline bool
+dtxn_txn_crash_point(const struct dtxn_txn *t, uint32_t flag)
+{
+	const struct dtxn_db *db = t->coord->worker->db;
+
+	return unlikely((db->conf.debug_flags & flag) != 0) &&
+	       ((db->conf.debug_crash_cns >> t->coord->worker->cn_node) & 1);
+}
+
+/**
+ * Parks coordinator @p c for good where it is, its transaction open and
+ * its locks held, as if its CN had died there: it posts nothing more and
+ * records no outcome (the crash points of DTXN_DEBUG_CRASH_MID_COMMIT; a
+ * fenced CN's coordinators, lease.c). Never returns: the CN is killed (or
+ * its process exits) while it sleeps. Coordinator's coroutine.
+ */
+void dtxn_coord_park(struct dtxn_coord *c) __attribute__((noreturn));
+
 /* ------------------------------------------------------------------ */
 /* Shared steps                                                       */
 /* ------------------------------------------------------------------ */

@@ -235,6 +235,12 @@ txn_lease_park(struct dtxn_coord *c)
 		dtxn_co_sleep_until_lc(c->co, dtxn_now_ns() + LEASE_PARK_NS);
 }
 
+void
+dtxn_coord_park(struct dtxn_coord *c)
+{
+	txn_lease_park(c);
+}
+
 int
 txn_lease_hold(struct dtxn_coord *c)
 {

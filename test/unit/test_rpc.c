@@ -452,6 +452,51 @@ test_bad_args(void **state)
 	cl_down(&c);
 }
 
+/* A peer marked down fails at once; marked up again (a rejoin), it answers. */
+static int
+body_down_up(struct job *j)
+{
+	struct dtxn_rpc *rpc = j->cl->rpc[0];
+	int rc;
+
+	if (dtxn_rpc_peer_down_lc(rpc, N_MN + 1) != 0)
+		return -EPROTO;
+	call_set(&j->calls[0], N_MN + 1, T_ECHO, g_payload, 2, j->resp[0]);
+	rc = dtxn_rpc_call_lc(j->ep, j->calls, 1);
+	if (rc != -ENOTCONN || dtxn_rpc_send_lc(j->ep, N_MN + 1, T_COUNT, g_payload, 1) != -ENOTCONN)
+		return -EPROTO;
+	if (dtxn_rpc_peer_up_lc(rpc, N_MN + 1) != 0 || dtxn_rpc_peer_up_lc(rpc, N_MN + 1) != 0)
+		return -EPROTO;
+	call_set(&j->calls[0], N_MN + 1, T_ECHO, g_payload, 2, j->resp[0]);
+	rc = dtxn_rpc_call_lc(j->ep, j->calls, 1);
+	if (rc != 0 || j->calls[0].resp_len != 3 || j->resp[0][0] != N_MN || j->resp[0][2] != 21)
+		return rc != 0 ? rc : -EBADMSG;
+	j->n = 1;
+	return 0;
+}
+
+static void
+test_peer_down_up(void **state)
+{
+	struct dtxn_rpc_conf conf = { .size = sizeof(conf) };
+	struct dtxn_rpc_stats st;
+	struct cl c;
+	struct job j = { .body = body_down_up };
+
+	(void)state;
+	cl_up(&c, &conf);
+	assert_int_equal(dtxn_rpc_peer_up_lc(NULL, N_MN + 1), -EINVAL);
+	assert_int_equal(dtxn_rpc_peer_up_lc(c.rpc[0], N_MN), -EINVAL); /* itself: no peer */
+	job_start(&c, &j, 0);
+	cl_run(&c);
+	assert_int_equal(j.rc, 0);
+	assert_int_equal(j.n, 1);
+	dtxn_rpc_stats_get(c.rpc[0], &st);
+	assert_int_equal(st.req_sent, 1); /* only the call made while it was up */
+	dtxn_rpc_ep_destroy(j.ep);
+	cl_down(&c);
+}
+
 /* Worker k of one CN talks to worker k of another: with two workers per
  * CN, each worker's requests reach the peer's worker of the same index.
  * (Last: it leaves the fabric's QP counts one ahead for every pair.) */
@@ -662,6 +707,7 @@ main(void)
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_async),
 		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_peer_down_up),
 		cmocka_unit_test(test_pairing),
 		cmocka_unit_test(test_srv_deferred),
 	};

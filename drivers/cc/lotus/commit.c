@@ -234,12 +234,37 @@ commit_write(struct dtxn_txn *t, uint64_t now, uint64_t ver)
 	return dtxn_batch_run_reason(&b);
 }
 
+/*
+ * Test aid (DTXN_DEBUG_CRASH_MID_COMMIT): whether @p t is the txn of its CN
+ * that dies with its commit visible on the backups only: the first one
+ * that writes a record whose lock another CN granted (that CN's lock state
+ * holds it for the dead CN: recovery releases it), with backups to write.
+ */
+static bool
+commit_crash_here(struct dtxn_txn *t)
+{
+	const uint16_t me = t->coord->worker->cn_node;
+	bool remote = false;
+
+	if (!dtxn_txn_crash_point(t, DTXN_DEBUG_CRASH_MID_COMMIT))
+		return false;
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		const struct dtxn_item *it = &t->items[i];
+
+		remote |= lotus_is_write(it) && (it->flags & DTXN_ITEM_F_LOCKED) &&
+			  lotus_item_of(it)->owner != me && it->table->n_replicas > 1;
+	}
+	return remote && __atomic_exchange_n(&lotus_worker_of(t)->cn->crashed, 1, __ATOMIC_ACQ_REL) == 0;
+}
+
 /* Step 3 (or its undo with @p meta_of == NULL: the new cells become invalid). */
 static int
 commit_visible(struct dtxn_txn *t, bool undo)
 {
 	const uint64_t tc = t->cc[LOTUS_TS_COMMIT];
+	const bool crash = !undo && commit_crash_here(t);
 	struct dtxn_batch b;
+	int rc;
 
 	dtxn_batch_init(&b, t->coord);
 	for (uint32_t i = 0; i < t->n_items; i++) {
@@ -255,14 +280,23 @@ commit_visible(struct dtxn_txn *t, bool undo)
 			c->meta = lotus_meta(0, lotus_meta_cv(li->meta_new), 0);
 		else
 			c->meta = lotus_meta(tc, lotus_meta_cv(li->meta_new), lotus_meta_flags(li->meta_new));
-		dtxn_batch_write_replicas(&b, it->table,
-				 it->slot_raddr + LOTUS_CVT_HDR +
-					 (uint64_t)li->new_cell * LOTUS_CELL_SIZE,
-				 &c->meta, sizeof(c->meta));
+		for (uint16_t r = 1; crash && r < it->table->n_replicas; r++)
+			dtxn_batch_write(&b, dtxn_store_replica_raddr(it->table, r, it->slot_raddr) +
+						     LOTUS_CVT_HDR + (uint64_t)li->new_cell * LOTUS_CELL_SIZE,
+					 &c->meta, sizeof(c->meta), true);
+		if (!crash)
+			dtxn_batch_write_replicas(&b, it->table,
+					 it->slot_raddr + LOTUS_CVT_HDR +
+						 (uint64_t)li->new_cell * LOTUS_CELL_SIZE,
+					 &c->meta, sizeof(c->meta));
 	}
-	if (!undo && lotus_mn_locks(t))
+	if (!undo && !crash && lotus_mn_locks(t))
 		lotus_mn_unlocks(t, &b, true); /* after the visible WRITEs, on the same QPs */
-	return dtxn_batch_run_reason(&b);
+	/* every replica's T_commit posted: committed, whatever happens to us next */
+	rc = undo || crash ? dtxn_batch_run_reason(&b) : dtxn_batch_run_decide(&b, t);
+	if (crash)
+		dtxn_coord_park(t->coord); /* test aid: its CN "dies" here (--fault kills it later) */
+	return rc;
 }
 
 /* After the commit: VT cache (locks this CN granted), address cache (inserts). */
@@ -357,6 +391,9 @@ lotus_commit(struct dtxn_txn *t)
 	if (has_write)
 		commit_caches(t);
 	lotus_release_all(t);
+	if (has_write && dtxn_txn_crash_point(t, DTXN_DEBUG_CRASH_UNLOCKED) &&
+	    __atomic_exchange_n(&lotus_worker_of(t)->cn->crashed, 1, __ATOMIC_ACQ_REL) == 0)
+		dtxn_coord_park(t->coord); /* test aid: dies before it records the commit */
 	lotus_shard_latency(lotus_worker_of(t)->cn, dtxn_now_ns() - t->start_ns);
 	return DTXN_OK;
 }

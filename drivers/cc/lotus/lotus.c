@@ -122,6 +122,9 @@ lotus_cn_init(struct lotus_shared *sh, struct lotus_cn *cn, int socket_id)
 
 	if (cn->ready)
 		return 0;
+	if (dtxn_fabric_conf(sh->db->fabric)->multi_process &&
+	    dtxn_fabric_conf(sh->db->fabric)->incarnation != 0)
+		lotus_recover_rejoin(sh, cn);
 	rc = lotus_lt_init(&cn->lt, (uint64_t)sh->opts.lock_table_mb << 20, socket_id);
 	if (rc != 0)
 		return rc;
@@ -218,6 +221,7 @@ lotus_worker_init(struct dtxn_worker *w)
 		rc = dtxn_sched_add_poller(w->sched, lotus_recover_poll, w);
 		if (rc != 0)
 			goto fail;
+		lotus_recover_worker_start(sh, lw);
 		__atomic_fetch_add(&sh->rt->n_workers[lw->cn->idx], 1, __ATOMIC_RELEASE);
 	}
 	if (w->index == 0) {
@@ -302,8 +306,8 @@ lotus_coord_fini(struct dtxn_coord *c)
 static const struct dtxn_cc_ops lotus_ops = {
 	.name = "lotus",
 	.isolations = (1u << DTXN_ISO_SR) | (1u << DTXN_ISO_SI),
-	.weaken = { [DTXN_ISO_SR] = DTXN_DEBUG_SKIP_LOCK_CHECK,
-		    [DTXN_ISO_SI] = DTXN_DEBUG_SKIP_WW_CHECK },
+	.weaken = { [DTXN_ISO_SR] = DTXN_DEBUG_SKIP_LOCK_CHECK | LOTUS_CRASH_POINTS,
+		    [DTXN_ISO_SI] = DTXN_DEBUG_SKIP_WW_CHECK | LOTUS_CRASH_POINTS },
 	.slot_size = lotus_slot_size,
 	.slot_format = lotus_slot_format,
 	.slot_value = lotus_slot_value,

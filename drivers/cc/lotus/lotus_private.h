@@ -402,6 +402,7 @@ struct lotus_cn {
 	uint16_t moving_to;
 	uint64_t moving_since_ns;
 	uint64_t moves;                 /**< shards handed over */
+	uint32_t crashed;               /**< test aid: DTXN_DEBUG_CRASH_MID_COMMIT's txn parked */
 };
 
 /**
@@ -427,8 +428,13 @@ struct lotus_route {
 	uint32_t rel_gen;               /**< bumped when logs_done grows: survivors release */
 	uint32_t rel_acks;              /**< workers done with rel_gen's release */
 	uint32_t n_workers[DTXN_MAX_NODES]; /**< per CN index: workers that ack a fence */
+	/** Bumped when a dead CN rejoins (lotus_recover_rejoin()): survivors talk to it again */
+	uint32_t up_gen;
 	uint32_t ready;                 /**< 1 once filled (LOTUS_ROUTE_MZ's reserver) */
 };
+
+/** The crash points (test aids, commit.c) Lotus implements. */
+#define LOTUS_CRASH_POINTS (DTXN_DEBUG_CRASH_MID_COMMIT | DTXN_DEBUG_CRASH_UNLOCKED)
 
 /** Name of the memzone holding struct lotus_route across CN processes. */
 #define LOTUS_ROUTE_MZ "dtxn_lotus_route"
@@ -465,6 +471,7 @@ struct lotus_worker {
 	uint32_t held_from[DTXN_MAX_NODES];
 	uint32_t seen_gen;         /**< the lotus_route.dead_gen whose cleanup it acked */
 	uint32_t seen_rel;         /**< the lotus_route.rel_gen whose release it acked */
+	uint32_t seen_up;          /**< the lotus_route.up_gen whose rejoined CNs it marked up */
 };
 
 /** Per-coordinator state. */
@@ -517,6 +524,24 @@ int lotus_recover(struct dtxn_coord *c, struct dtxn_recovery *rec);
  * state and acks that.
  */
 unsigned lotus_recover_poll(void *arg);
+/**
+ * A new incarnation of CN @p cn rejoins (doc/guides/lotus.md, "Rejoin"),
+ * called by its process's first worker before any of its workers counts
+ * itself in lotus_route.n_workers: its bit leaves dead_mask and logs_done
+ * (the route is the cluster's, so for every CN process at once), its
+ * worker count restarts at 0, and up_gen tells the survivors' pollers to
+ * post to it again. Its shards stay where its recovery re-homed them.
+ * Only after that recovery ended (the process's claim of its node waits
+ * for it, app_role_claim()). Control path; no fabric op.
+ */
+void lotus_recover_rejoin(struct lotus_shared *sh, const struct lotus_cn *cn);
+/**
+ * Sets up worker @p lw's recovery state when it starts: the fences and
+ * releases before it are not its to ack, and its rpc (@p lw->rpc, not
+ * NULL) treats the CNs dead now as down. Then it may count itself in
+ * lotus_route.n_workers. Worker's lcore, before its first poll.
+ */
+void lotus_recover_worker_start(struct lotus_shared *sh, struct lotus_worker *lw);
 
 /** True if CN index @p idx is dead (a recovery's fence). */
 static inline bool

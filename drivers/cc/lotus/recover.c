@@ -32,6 +32,12 @@
  *    empty lock state: the lost lock table is not rebuilt.
  * Idempotent: a second run finds the fence set, the cells fixed, nothing
  * to release and no shard of the dead CN left.
+ *
+ * Rejoin (lotus_recover_rejoin()): a new incarnation of a recovered CN
+ * clears its bit in dead_mask and logs_done, so that a later recovery of
+ * another CN never releases the locks the rejoined CN's txns hold, and a
+ * second death of it is fenced, logged and released again. Its shards stay
+ * with the survivors (resharding may hand it some later).
  */
 #include <errno.h>
 #include <string.h>
@@ -95,6 +101,42 @@ poll_release(struct lotus_worker *lw, uint64_t dead)
 	return total;
 }
 
+/* Tells @p lw's rpc that every CN of @p dead is down (@p down) or every other one up. */
+static void
+poll_peers(const struct lotus_shared *sh, struct lotus_worker *lw, uint64_t dead, bool down)
+{
+	for (uint16_t node = sh->n_mn; node < sh->n_mn + sh->n_cn; node++) {
+		if (node == lw->cn->node || ((dead >> node) & 1) != down)
+			continue;
+		if (down)
+			(void)dtxn_rpc_peer_down_lc(lw->rpc, node);
+		else
+			(void)dtxn_rpc_peer_up_lc(lw->rpc, node);
+	}
+}
+
+void
+lotus_recover_worker_start(struct lotus_shared *sh, struct lotus_worker *lw)
+{
+	lw->seen_gen = __atomic_load_n(&sh->rt->dead_gen, __ATOMIC_SEQ_CST);
+	lw->seen_rel = __atomic_load_n(&sh->rt->rel_gen, __ATOMIC_SEQ_CST);
+	lw->seen_up = __atomic_load_n(&sh->rt->up_gen, __ATOMIC_SEQ_CST);
+	poll_peers(sh, lw, __atomic_load_n(&sh->rt->dead_mask, __ATOMIC_SEQ_CST), true);
+}
+
+void
+lotus_recover_rejoin(struct lotus_shared *sh, const struct lotus_cn *cn)
+{
+	const uint64_t bit = UINT64_C(1) << cn->node;
+
+	/* its dead incarnation's workers acked nothing since its fence: not counted */
+	__atomic_store_n(&sh->rt->n_workers[cn->idx], 0, __ATOMIC_SEQ_CST);
+	__atomic_fetch_and(&sh->rt->logs_done, ~bit, __ATOMIC_SEQ_CST);
+	__atomic_fetch_and(&sh->rt->dead_mask, ~bit, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&sh->rt->up_gen, 1, __ATOMIC_SEQ_CST);
+	LOTUS_LOG(INFO, "cn%u rejoined: live again for the routing layer, owning no shard", cn->idx);
+}
+
 unsigned
 lotus_recover_poll(void *arg)
 {
@@ -103,16 +145,15 @@ lotus_recover_poll(void *arg)
 	struct lotus_shared *sh = lotus_shared_of(w->db);
 	uint32_t gen = __atomic_load_n(&sh->rt->dead_gen, __ATOMIC_ACQUIRE);
 	uint32_t rgen = __atomic_load_n(&sh->rt->rel_gen, __ATOMIC_ACQUIRE);
+	uint32_t ugen = __atomic_load_n(&sh->rt->up_gen, __ATOMIC_ACQUIRE);
 	uint64_t dead, done;
 
-	if (gen == lw->seen_gen && rgen == lw->seen_rel)
+	if (gen == lw->seen_gen && rgen == lw->seen_rel && ugen == lw->seen_up)
 		return 0;
 	dead = __atomic_load_n(&sh->rt->dead_mask, __ATOMIC_ACQUIRE);
 	if (gen != lw->seen_gen) {
 		/* first the calls waiting for a dead CN end: their txns abort and release */
-		for (uint16_t node = sh->n_mn; node < sh->n_mn + sh->n_cn; node++)
-			if ((dead >> node) & 1)
-				(void)dtxn_rpc_peer_down_lc(lw->rpc, node);
+		poll_peers(sh, lw, dead, true);
 		for (uint16_t node = sh->n_mn; node < sh->n_mn + sh->n_cn; node++)
 			if (((dead >> node) & 1) && lw->held_from[node] != 0)
 				return 0; /* a txn still relies on a lock the dead CN granted */
@@ -126,6 +167,11 @@ lotus_recover_poll(void *arg)
 				   __ATOMIC_RELAXED);
 		lw->seen_rel = rgen;
 		__atomic_fetch_add(&sh->rt->rel_acks, 1, __ATOMIC_RELEASE);
+	}
+	if (ugen != lw->seen_up) {
+		/* a CN rejoined: post to it again (a dead one stays down) */
+		poll_peers(sh, lw, dead, false);
+		lw->seen_up = ugen;
 	}
 	return 1;
 }
