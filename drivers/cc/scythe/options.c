@@ -4,8 +4,9 @@
  * doc/guides/scythe.md, "Options"): the two watermarks (§3.1), the band
  * wait (§3.2), the SRTT smoothing alpha (Eq. 2), the heat modes
  * forced (occ_only, tocc_only) for the ablations, the TSO proxies
- * (§4.5, tso_proxies), and the 1-bit CAS lock instead of the Takeout
- * Lock (cas_lock, Fig. 27).
+ * (§4.5, tso_proxies), the 1-bit CAS lock instead of the Takeout
+ * Lock (cas_lock, Fig. 27), and cancelling queued tickets on abort
+ * (cancel, not in the paper).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -55,9 +56,12 @@ opts_one(void *obj, const char *k, const char *v, char *err, size_t errlen)
 	} else if (strcmp(k, "cas_lock") == 0) {
 		rc = dtxn_cc_opt_pick(v, onoff, RTE_DIM(onoff), &o->cas_lock);
 		range = "0, 1";
+	} else if (strcmp(k, "cancel") == 0) {
+		rc = dtxn_cc_opt_pick(v, onoff, RTE_DIM(onoff), &o->cancel);
+		range = "0, 1";
 	} else {
 		snprintf(err, errlen,
-			 "scythe: unknown option '%s' (cold_wm, hot_wm, band_us, alpha, occ_only, tocc_only, tso_proxies, cas_lock)",
+			 "scythe: unknown option '%s' (cold_wm, hot_wm, band_us, alpha, occ_only, tocc_only, tso_proxies, cas_lock, cancel)",
 			 k);
 		return -EINVAL;
 	}
