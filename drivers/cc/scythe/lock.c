@@ -411,17 +411,31 @@ scythe_unlock_held(struct dtxn_txn *t, struct dtxn_batch *b)
  * cancel=1: hands every queued ticket of the txn to its MN (one Cancel
  * round, one message per MN); the tickets the MN took over are no longer
  * the txn's (cancel.c). Those it kept (a full table, no reply) stay queued.
+ * @return how long waiting them out would have taken (Eq. 3: tickets
+ *   ahead x SRTT, the longest), ns: the txn pauses that long, holding
+ *   nothing, before it retries (its retry would meet the same queues).
  */
-static void
+static uint64_t
 lk_cancel(struct dtxn_txn *t)
 {
 	struct scythe_worker *sw = scythe_worker_of(t);
 	struct dtxn_rpc_call *calls;
 	struct lk_call *lc;
-	int n = lk_build(t, SCYTHE_LK_WAIT, SCYTHE_RPC_CANCEL, &calls, &lc);
+	uint64_t left = 0;
+	int n;
 
+	/* what waiting them out would have taken (Eq. 3): the pause before the retry */
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		const struct dtxn_item *it = &t->items[i];
+		const struct scythe_item *si = scythe_item_of(it);
+
+		if (si != NULL && si->lk == SCYTHE_LK_WAIT)
+			left = RTE_MAX(left, (uint16_t)(si->ticket - si->upper) *
+						     lk_srtt(sw, DTXN_RADDR_MN(it->slot_raddr)));
+	}
+	n = lk_build(t, SCYTHE_LK_WAIT, SCYTHE_RPC_CANCEL, &calls, &lc);
 	if (n <= 0)
-		return;
+		return 0;
 	(void)dtxn_rpc_call_lc(scythe_coord_of(t)->ep, calls, (unsigned)n);
 	for (int c = 0; c < n; c++) {
 		unsigned cnt = calls[c].req_len / sizeof(struct scythe_cancel_req);
@@ -442,6 +456,7 @@ lk_cancel(struct dtxn_txn *t)
 			sw->st.cancelled++;
 		}
 	}
+	return left;
 }
 
 void
@@ -450,10 +465,10 @@ scythe_release(struct dtxn_txn *t)
 	struct scythe_worker *sw = scythe_worker_of(t);
 	struct dtxn_batch b;
 	uint32_t waiting = 0;
-	uint64_t t0 = dtxn_now_ns();
+	uint64_t t0 = dtxn_now_ns(), pause = 0;
 
 	if (scythe_opts_t(t)->cancel && scythe_lk_any(t, SCYTHE_LK_WAIT))
-		lk_cancel(t);
+		pause = lk_cancel(t);
 	for (uint32_t i = 0; i < t->n_items; i++) {
 		const struct scythe_item *si = scythe_item_of(&t->items[i]);
 
@@ -475,6 +490,8 @@ scythe_release(struct dtxn_txn *t)
 	scythe_unlock_held(t, &b);
 	dtxn_txn_unlock_held(t, &b);
 	dtxn_batch_post_forget(&b, t, "lock release");
+	if (pause != 0) /* cancel=1: the queues move on without us; we wait, holding nothing */
+		dtxn_co_sleep_until_lc(t->coord->co, t0 + pause);
 	for (uint32_t i = 0; i < t->n_items; i++) {
 		struct scythe_item *si = scythe_item_of(&t->items[i]);
 

@@ -514,8 +514,11 @@ int scythe_cas_lock_run(struct dtxn_txn *t);
 void scythe_unlock_held(struct dtxn_txn *t, struct dtxn_batch *b);
 /**
  * Gives back everything the txn holds: waits (Hangout, Poll) until its
- * queued tickets are served, then FAAs every held lock and writes 0 to
- * its bucket locks, fire-and-forget. Coordinator's coroutine; yields.
+ * queued tickets are served (cancel=1: hands them to their MNs with one
+ * Cancel round instead, cancel.c), then FAAs every held lock and writes 0
+ * to its bucket locks, fire-and-forget; with cancel=1 it then pauses,
+ * holding nothing, as long as waiting the cancelled tickets out would
+ * have taken (Eq. 3). Coordinator's coroutine; yields.
  */
 void scythe_release(struct dtxn_txn *t);
 
