@@ -219,6 +219,15 @@ dtxn_loc_block_shared(const struct dtxn_txn *t, uint32_t self, dtxn_raddr_t brad
 		if (j < self && ol->own_block &&
 		    (ol->step == DTXN_LOC_INS || ol->step == DTXN_LOC_LOCK))
 			return true;
+		/*
+		 * an earlier item's CAS is in the batch being built outside the
+		 * rounds (a located delete whose bucket lock a protocol takes at
+		 * commit, e.g. Scythe's): a second CAS behind it on the same word
+		 * would find the txn's own lock and abort the txn, every time
+		 * (TPC-C Delivery's NEW-ORDER rows of two districts in one bucket)
+		 */
+		if (j < self && ol->own_block && ol->block_old == DTXN_LOC_CAS_UNSET)
+			return true;
 	}
 	return false;
 }

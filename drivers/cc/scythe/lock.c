@@ -13,7 +13,8 @@
  * waiter while the holder still works. So a transaction that aborts with
  * queued tickets waits until they are served, then gives them back
  * (scythe_release()); the queue ahead is bounded by HotWatermark and
- * drains in timestamp order (no deadlock, §3.2).
+ * drains in timestamp order (no deadlock, §3.2). With cancel=1 it hands
+ * them to their MNs instead (one Cancel round; cancel.c).
  */
 #include <inttypes.h>
 #include <string.h>
@@ -105,18 +106,47 @@ scythe_lk_alias(struct dtxn_txn *t)
 	}
 }
 
-/* One Lock call: up to SCYTHE_LOCKS_PER_MSG requests to one MN. */
+/* One Lock or Cancel call: up to SCYTHE_LOCKS_PER_MSG requests to one MN. */
 struct lk_call {
 	uint32_t item[SCYTHE_LOCKS_PER_MSG];
-	struct scythe_lock_req req[SCYTHE_LOCKS_PER_MSG];
+	uint8_t req[SCYTHE_LOCKS_PER_MSG * sizeof(struct scythe_lock_req)] __rte_aligned(8);
 	uint8_t resp[DTXN_RPC_RESP_MAX] __rte_aligned(8);
 };
 
-/* Builds the calls of every SCYTHE_LK_NEED item, MN by MN. @return calls, or -1 (arena). */
-static int
-lk_build(struct dtxn_txn *t, struct dtxn_rpc_call **callsp, struct lk_call **lcp)
+/* Writes item @p it's request of message type @p type at @p dst. */
+static void
+lk_fill(const struct dtxn_txn *t, const struct dtxn_item *it, uint8_t type, void *dst)
 {
 	const struct scythe_coord *sc = scythe_coord_of(t);
+	const struct scythe_item *si = scythe_item_of(it);
+
+	if (type == SCYTHE_RPC_CANCEL) {
+		struct scythe_cancel_req q = {
+			.off = DTXN_RADDR_OFF(it->slot_raddr), .ts = sc->ts, .gid = t->coord->gid,
+			.ticket = si->ticket, .table_id = (uint8_t)it->table->def.id,
+		};
+
+		memcpy(dst, &q, sizeof(q));
+	} else {
+		struct scythe_lock_req q = {
+			.off = DTXN_RADDR_OFF(it->slot_raddr), .ts = sc->ts,
+			.table_id = (uint8_t)it->table->def.id, .mode = sc->mode,
+			.flags = si->deferred ? SCYTHE_REQ_F_DEFERRED : 0,
+			.gid = t->coord->gid,
+		};
+
+		memcpy(dst, &q, sizeof(q));
+	}
+}
+
+/*
+ * Builds the calls of message type @p type for every item in lock state
+ * @p state, MN by MN. @return calls, or -1 (arena).
+ */
+static int
+lk_build(struct dtxn_txn *t, uint8_t state, uint8_t type, struct dtxn_rpc_call **callsp,
+	 struct lk_call **lcp)
+{
 	uint32_t per_mn[DTXN_MAX_NODES] = { 0 };
 	struct dtxn_rpc_call *calls;
 	struct lk_call *lc;
@@ -125,7 +155,7 @@ lk_build(struct dtxn_txn *t, struct dtxn_rpc_call **callsp, struct lk_call **lcp
 	for (uint32_t i = 0; i < t->n_items; i++) {
 		const struct scythe_item *si = scythe_item_of(&t->items[i]);
 
-		if (si != NULL && si->lk == SCYTHE_LK_NEED)
+		if (si != NULL && si->lk == state)
 			per_mn[DTXN_RADDR_MN(t->items[i].slot_raddr)]++;
 	}
 	for (unsigned m = 0; m < DTXN_MAX_NODES; m++)
@@ -145,25 +175,19 @@ lk_build(struct dtxn_txn *t, struct dtxn_rpc_call **callsp, struct lk_call **lcp
 		struct dtxn_rpc_call *c;
 		unsigned k;
 
-		if (si == NULL || si->lk != SCYTHE_LK_NEED)
+		if (si == NULL || si->lk != state)
 			continue;
-		if (at[mn] == UINT32_MAX || calls[at[mn]].req_len ==
-						    SCYTHE_LOCKS_PER_MSG * sizeof(struct scythe_lock_req)) {
+		if (at[mn] == UINT32_MAX || calls[at[mn]].req_len == sizeof(lc->req)) {
 			at[mn] = n++;
 			calls[at[mn]].dst_node = mn;
-			calls[at[mn]].type = SCYTHE_RPC_LOCK;
+			calls[at[mn]].type = type;
 			calls[at[mn]].req = lc[at[mn]].req;
 			calls[at[mn]].resp = lc[at[mn]].resp;
 		}
 		c = &calls[at[mn]];
 		k = c->req_len / sizeof(struct scythe_lock_req);
 		lc[at[mn]].item[k] = i;
-		lc[at[mn]].req[k] = (struct scythe_lock_req){
-			.off = DTXN_RADDR_OFF(it->slot_raddr), .ts = sc->ts,
-			.table_id = (uint8_t)it->table->def.id, .mode = sc->mode,
-			.flags = si->deferred ? SCYTHE_REQ_F_DEFERRED : 0,
-			.gid = t->coord->gid,
-		};
+		lk_fill(t, it, type, lc[at[mn]].req + c->req_len);
 		c->req_len += (uint32_t)sizeof(struct scythe_lock_req);
 	}
 	*callsp = calls;
@@ -223,7 +247,7 @@ lk_request(struct dtxn_txn *t, bool *defer)
 	int n, reason = DTXN_OK;
 
 	scythe_lk_alias(t);
-	n = lk_build(t, &calls, &lc);
+	n = lk_build(t, SCYTHE_LK_NEED, SCYTHE_RPC_LOCK, &calls, &lc);
 
 	if (n < 0)
 		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
@@ -383,14 +407,68 @@ scythe_unlock_held(struct dtxn_txn *t, struct dtxn_batch *b)
 	}
 }
 
+/*
+ * cancel=1: hands every queued ticket of the txn to its MN (one Cancel
+ * round, one message per MN); the tickets the MN took over are no longer
+ * the txn's (cancel.c). Those it kept (a full table, no reply) stay queued.
+ * @return how long waiting them out would have taken (Eq. 3: tickets
+ *   ahead x SRTT, the longest), ns: the txn pauses that long, holding
+ *   nothing, before it retries (its retry would meet the same queues).
+ */
+static uint64_t
+lk_cancel(struct dtxn_txn *t)
+{
+	struct scythe_worker *sw = scythe_worker_of(t);
+	struct dtxn_rpc_call *calls;
+	struct lk_call *lc;
+	uint64_t left = 0;
+	int n;
+
+	/* what waiting them out would have taken (Eq. 3): the pause before the retry */
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		const struct dtxn_item *it = &t->items[i];
+		const struct scythe_item *si = scythe_item_of(it);
+
+		if (si != NULL && si->lk == SCYTHE_LK_WAIT)
+			left = RTE_MAX(left, (uint16_t)(si->ticket - si->upper) *
+						     lk_srtt(sw, DTXN_RADDR_MN(it->slot_raddr)));
+	}
+	n = lk_build(t, SCYTHE_LK_WAIT, SCYTHE_RPC_CANCEL, &calls, &lc);
+	if (n <= 0)
+		return 0;
+	(void)scythe_lock_call_lc(scythe_coord_of(t), calls, (unsigned)n);
+	for (int c = 0; c < n; c++) {
+		unsigned cnt = calls[c].req_len / sizeof(struct scythe_cancel_req);
+
+		if (calls[c].status != 0 || calls[c].resp_len != cnt * sizeof(struct scythe_lock_resp))
+			continue; /* no answer: the tickets stay ours */
+		for (unsigned k = 0; k < cnt; k++) {
+			struct scythe_item *si = scythe_item_of(&t->items[lc[c].item[k]]);
+			struct scythe_lock_resp r;
+
+			memcpy(&r, lc[c].resp + k * sizeof(r), sizeof(r));
+			if (r.status == SCYTHE_LK_KEPT)
+				continue;
+			if (r.status != SCYTHE_LK_CANCELLED)
+				SCYTHE_LOG(ERR, "txn %" PRIx64 ": the MN found ticket %u not queued",
+					   t->id, si->ticket);
+			si->lk = SCYTHE_LK_NONE;
+			sw->st.cancelled++;
+		}
+	}
+	return left;
+}
+
 void
 scythe_release(struct dtxn_txn *t)
 {
 	struct scythe_worker *sw = scythe_worker_of(t);
 	struct dtxn_batch b;
 	uint32_t waiting = 0;
-	uint64_t t0 = dtxn_now_ns();
+	uint64_t t0 = dtxn_now_ns(), pause = 0;
 
+	if (scythe_opts_t(t)->cancel && scythe_lk_any(t, SCYTHE_LK_WAIT))
+		pause = lk_cancel(t);
 	for (uint32_t i = 0; i < t->n_items; i++) {
 		const struct scythe_item *si = scythe_item_of(&t->items[i]);
 
@@ -412,6 +490,8 @@ scythe_release(struct dtxn_txn *t)
 	scythe_unlock_held(t, &b);
 	dtxn_txn_unlock_held(t, &b);
 	dtxn_batch_post_forget(&b, t, "lock release");
+	if (pause != 0) /* cancel=1: the queues move on without us; we wait, holding nothing */
+		dtxn_co_sleep_until_lc(t->coord->co, t0 + pause);
 	for (uint32_t i = 0; i < t->n_items; i++) {
 		struct scythe_item *si = scythe_item_of(&t->items[i]);
 

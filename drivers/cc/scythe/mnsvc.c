@@ -18,6 +18,14 @@
  * on this MN), so that a survivor can serve the tickets of a dead
  * coordinator (recover.c). A request naming no coordinator of the db is
  * refused (SCYTHE_LK_BAD).
+ *
+ * Cancel (cancel=1, cancel.c): a coordinator gives up queued tickets; the
+ * service marks them cancelled in its ticket table, keeps them, and gives
+ * each back when upper reaches it: at each poll (in virtual time the
+ * thread asks to be stepped every SCYTHE_CANCEL_POLL_NS while it keeps
+ * any) and before it serves a Lock request on the same record. A batch's
+ * Cancels are served before its Lock requests (a coordinator's Cancels
+ * precede its next attempt's requests on its QP).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -31,6 +39,8 @@
 
 /** Most requests in one batch. */
 #define MN_BATCH_MAX (DTXN_RPC_SRV_BURST * SCYTHE_LOCKS_PER_MSG)
+/** While it keeps cancelled tickets, the service looks at their locks at least this often, ns. */
+#define SCYTHE_CANCEL_POLL_NS UINT64_C(500)
 
 struct scythe_mn {
 	struct dtxn_db *db;
@@ -41,10 +51,11 @@ struct scythe_mn {
 	struct dtxn_rrpc_mn *rr;       /**< rpc=rrpc: the Lock RPC's rings (transport.c); else NULL */
 	struct dtxn_tso_proxy *px;     /**< the TSO proxy on this MN (tso_proxies), or NULL */
 	struct scythe_opts opts;
-	uint64_t by_status[SCYTHE_LK_BAD + 1];
+	uint64_t by_status[SCYTHE_LK_STATUS_MAX];
 	uint64_t tab_full;   /**< tickets a full ticket table could not note */
 	uint64_t qhist[2][SCYTHE_QHIST]; /**< queue seen at Lock time, per mode */
 	struct scythe_batch_ent ents[MN_BATCH_MAX];
+	struct scythe_cancels cxl;     /**< cancelled tickets (cancel=1) */
 };
 
 /* Notes ticket @p ticket of record @p e->off in coordinator @p e->gid's ticket table. */
@@ -71,6 +82,21 @@ mn_note_ticket(struct scythe_mn *m, const struct scythe_batch_ent *e, uint16_t t
 	__atomic_store_n(&tab->n, tab->n + 1, __ATOMIC_RELEASE);
 }
 
+/* Marks ticket @p ticket of record @p off cancelled in coordinator @p gid's table (attempt @p ts). */
+static void
+mn_mark_cancelled(struct scythe_mn *m, uint32_t gid, uint64_t ts, uint64_t off, uint16_t ticket)
+{
+	struct scythe_ticket_tab *tab = (void *)(m->base + DTXN_RADDR_OFF(dtxn_store_log_raddr(
+							     &m->db->cat, gid, m->mn)));
+
+	if (tab->ts != ts || tab->gid != gid + 1)
+		return;
+	for (uint32_t i = 0; i < tab->n; i++)
+		if (tab->ent[i].off == off && (uint16_t)tab->ent[i].ticket == ticket)
+			__atomic_store_n(&tab->ent[i].flags, SCYTHE_TICKET_F_CANCELLED,
+					 __ATOMIC_RELEASE);
+}
+
 /* Whether @p off is the offset of a slot of table @p tid whose primary is this MN. */
 static bool
 mn_slot_ok(const struct scythe_mn *m, uint8_t tid, uint64_t off)
@@ -93,7 +119,7 @@ static void
 mn_serve(struct scythe_mn *m, const struct scythe_batch_ent *e, struct scythe_lock_resp *r)
 {
 	struct scythe_slot *s;
-	uint16_t lower, upper;
+	uint16_t lower, upper, live;
 
 	memset(r, 0, sizeof(*r));
 	if (!mn_slot_ok(m, e->table_id, e->off) || e->mode > SCYTHE_HOT ||
@@ -103,12 +129,15 @@ mn_serve(struct scythe_mn *m, const struct scythe_batch_ent *e, struct scythe_lo
 	}
 	s = (struct scythe_slot *)(m->base + e->off);
 	lower = (uint16_t)s->lower;
-	upper = (uint16_t)__atomic_load_n(&s->upper, __ATOMIC_ACQUIRE);
-	r->status = scythe_takeout_decide(lower, upper, s->queued_ts, e->ts, e->mode,
+	/* cancelled tickets at the head go back first; those behind do not count (cancel.c) */
+	upper = m->cxl.n == 0 ? (uint16_t)__atomic_load_n(&s->upper, __ATOMIC_ACQUIRE)
+			      : scythe_cancel_head(&m->cxl, m->base, e->off);
+	live = (uint16_t)(upper + (m->cxl.n == 0 ? 0 : scythe_cancel_queued(&m->cxl, e->off)));
+	r->status = scythe_takeout_decide(lower, live, s->queued_ts, e->ts, e->mode,
 					  (e->flags & SCYTHE_REQ_F_DEFERRED) != 0, &m->opts);
 	r->ticket = lower;
 	r->upper = upper;
-	r->queue = (uint16_t)(lower - upper);
+	r->queue = (uint16_t)(lower - live);
 	r->version = __atomic_load_n(&s->version, __ATOMIC_ACQUIRE);
 	if (r->status == SCYTHE_LK_GRANTED || r->status == SCYTHE_LK_QUEUED) {
 		/* queued_ts = ts (the largest: requests below it are refused); lower + 1 */
@@ -116,6 +145,41 @@ mn_serve(struct scythe_mn *m, const struct scythe_batch_ent *e, struct scythe_lo
 		__atomic_store_n(&s->lower, (uint64_t)(uint16_t)(lower + 1), __ATOMIC_RELEASE);
 		mn_note_ticket(m, e, lower);
 	}
+}
+
+/* Serves one Cancel message: each ticket is marked in its table, then taken over. */
+static void
+mn_cancel_msg(struct scythe_mn *m, struct dtxn_rpc_srv_msg *msg)
+{
+	unsigned cnt = msg->len / sizeof(struct scythe_cancel_req);
+
+	if (!m->opts.cancel || msg->len % sizeof(struct scythe_cancel_req) != 0 || cnt == 0 ||
+	    cnt > SCYTHE_LOCKS_PER_MSG) {
+		msg->resp_len = 0; /* the CN keeps its tickets */
+		return;
+	}
+	dtxn_sched_charge_op(m->sched, DTXN_CPU_RECORD, cnt);
+	for (unsigned j = 0; j < cnt; j++) {
+		struct scythe_cancel_req q;
+		struct scythe_lock_resp r = { .status = SCYTHE_LK_BAD };
+		int rc;
+
+		memcpy(&q, (const uint8_t *)msg->req + j * sizeof(q), sizeof(q));
+		r.ticket = q.ticket;
+		if (mn_slot_ok(m, q.table_id, q.off) && q.gid < m->db->conf.n_coords) {
+			if (m->cxl.n == SCYTHE_CANCEL_MAX) {
+				r.status = SCYTHE_LK_KEPT;
+			} else {
+				/* marked before taken over: recovery must never give it back too */
+				mn_mark_cancelled(m, q.gid, q.ts, q.off, q.ticket);
+				rc = scythe_cancel_add(&m->cxl, m->base, q.off, q.ticket);
+				r.status = rc == 0 ? SCYTHE_LK_CANCELLED : SCYTHE_LK_BAD;
+			}
+		}
+		m->by_status[r.status]++;
+		memcpy((uint8_t *)msg->resp + j * sizeof(r), &r, sizeof(r));
+	}
+	msg->resp_len = (int)(cnt * sizeof(struct scythe_lock_resp));
 }
 
 /* The batch handler: every request of every message, sorted, one scan. */
@@ -132,6 +196,10 @@ mn_batch(void *arg, struct dtxn_rpc_srv_msg *msgs, unsigned n)
 
 		if (msg->type == SCYTHE_RPC_TSO && m->px != NULL)
 			continue;
+		if (msg->type == SCYTHE_RPC_CANCEL) {
+			mn_cancel_msg(m, msg);
+			continue;
+		}
 		if (msg->type != SCYTHE_RPC_LOCK || msg->len % sizeof(struct scythe_lock_req) != 0 ||
 		    cnt == 0 || cnt > SCYTHE_LOCKS_PER_MSG) {
 			msg->resp_len = 0; /* an empty reply: the CN counts it as refused */
@@ -174,10 +242,13 @@ mn_destroy(void *svc)
 		return;
 	SCYTHE_LOG(DEBUG, "MN %u lock service: granted %" PRIu64 " queued %" PRIu64
 		   " refused ts %" PRIu64 " cold %" PRIu64 " hot %" PRIu64 " deferred %" PRIu64
-		   " bad %" PRIu64, m->mn, m->by_status[SCYTHE_LK_GRANTED],
+		   " bad %" PRIu64 "; cancels taken %" PRIu64 " kept %" PRIu64 ", given back %" PRIu64
+		   ", stale %" PRIu64, m->mn, m->by_status[SCYTHE_LK_GRANTED],
 		   m->by_status[SCYTHE_LK_QUEUED], m->by_status[SCYTHE_LK_REJ_TS],
 		   m->by_status[SCYTHE_LK_REJ_COLD], m->by_status[SCYTHE_LK_REJ_HOT],
-		   m->by_status[SCYTHE_LK_DEFER], m->by_status[SCYTHE_LK_BAD]);
+		   m->by_status[SCYTHE_LK_DEFER], m->by_status[SCYTHE_LK_BAD],
+		   m->by_status[SCYTHE_LK_CANCELLED], m->by_status[SCYTHE_LK_KEPT], m->cxl.served,
+		   m->cxl.stale);
 	if (m->tab_full != 0)
 		SCYTHE_LOG(ERR, "MN %u: %" PRIu64 " tickets not noted (ticket table full: a larger --log-kib)",
 			   m->mn, m->tab_full);
@@ -273,6 +344,14 @@ mn_poll(void *svc)
 	unsigned n = dtxn_rpc_srv_poll(m->srv) + dtxn_rrpc_mn_poll(m->rr);
 
 	(void)dtxn_tso_proxy_poll(m->px); /* the proxy's next FAA, if requests wait */
+	if (m->cxl.n != 0) {
+		unsigned k = scythe_cancel_serve(&m->cxl, m->base);
+
+		dtxn_sched_charge_op(m->sched, DTXN_CPU_RECORD, k);
+		n += k;
+		if (m->cxl.n != 0) /* the holders' FAAs wake nobody: look again soon */
+			dtxn_sched_wake_at(m->sched, dtxn_now_ns() + SCYTHE_CANCEL_POLL_NS);
+	}
 	return n;
 }
 

@@ -5,8 +5,9 @@
  * wait (§3.2), the SRTT smoothing alpha (Eq. 2), the heat modes
  * forced (occ_only, tocc_only) for the ablations, the TSO proxies
  * (§4.5, tso_proxies), the 1-bit CAS lock instead of the Takeout
- * Lock (cas_lock, Fig. 27), and the Lock RPC's transport (rpc=msg|rrpc,
- * §4.6, Fig. 29; transport.c).
+ * Lock (cas_lock, Fig. 27), the Lock RPC's transport (rpc=msg|rrpc,
+ * §4.6, Fig. 29; transport.c), and cancelling queued tickets on abort
+ * (cancel, not in the paper).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -61,9 +62,12 @@ opts_one(void *obj, const char *k, const char *v, char *err, size_t errlen)
 
 		rc = dtxn_cc_opt_pick(v, tps, RTE_DIM(tps), &o->rpc);
 		range = "msg, rrpc";
+	} else if (strcmp(k, "cancel") == 0) {
+		rc = dtxn_cc_opt_pick(v, onoff, RTE_DIM(onoff), &o->cancel);
+		range = "0, 1";
 	} else {
 		snprintf(err, errlen,
-			 "scythe: unknown option '%s' (cold_wm, hot_wm, band_us, alpha, occ_only, tocc_only, tso_proxies, cas_lock, rpc)",
+			 "scythe: unknown option '%s' (cold_wm, hot_wm, band_us, alpha, occ_only, tocc_only, tso_proxies, cas_lock, rpc, cancel)",
 			 k);
 		return -EINVAL;
 	}

@@ -14,7 +14,8 @@
  *    the ticket is the dead txn's and nobody else adds to upper, so one
  *    FAA (upper + 1) gives it back, as its holder would have. A ticket
  *    with live holders ahead waits for them (they release within a
- *    txn), yielding.
+ *    txn), yielding. A ticket its coordinator cancelled (cancel=1) is
+ *    the MN service's to give back (cancel.c): skipped.
  * 2. "unlock": lib/txn's scan releases the bucket locks (CAS, inserts and
  *    deletes) a dead coordinator holds; slots carry no lock word.
  * Write-back: Scythe logs nothing; its write-back, bucket versions and
@@ -97,6 +98,8 @@ rec_tables(struct dtxn_coord *c, struct dtxn_recovery *rec, struct rec_ticket **
 		for (uint32_t e = 0; e < k && rc == 0; e++) {
 			const struct scythe_ticket *t = (const void *)(ents + e * sizeof(*t));
 
+			if (t->flags & SCYTHE_TICKET_F_CANCELLED)
+				continue; /* the MN service gives it back (cancel.c) */
 			memset(&tk[n], 0, sizeof(tk[n]));
 			tk[n].slot = DTXN_RADDR(mn, t->off);
 			tk[n].ticket = (uint16_t)t->ticket;

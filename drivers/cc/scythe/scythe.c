@@ -129,12 +129,12 @@ scythe_worker_fini(struct dtxn_worker *w)
 		   "; COLD reads/validations on a queue <= ColdWatermark %" PRIu64 ", above %" PRIu64
 		   "; hot commits %" PRIu64 "; free reads %" PRIu64
 		   "; lock wait %" PRIu64 " us; aborts waiting out %" PRIu64 " tickets in %" PRIu64
-		   " txns for %" PRIu64 " us", w->cn_node, w->index,
+		   " txns for %" PRIu64 " us; tickets cancelled %" PRIu64, w->cn_node, w->index,
 		   sw->st.cold_attempts, sw->st.hot_attempts, sw->st.lock_reqs, sw->st.queued,
 		   sw->st.deferred, sw->st.rejected, sw->st.polls, sw->st.cas_retries,
 		   sw->st.cold_q_low, sw->st.cold_q_high, sw->st.commits_hot, sw->st.free_reads,
 		   sw->st.lock_wait_ns / 1000, sw->st.release_tickets, sw->st.release_waits,
-		   sw->st.release_wait_ns / 1000);
+		   sw->st.release_wait_ns / 1000, sw->st.cancelled);
 	for (unsigned k = 0; k < SCYTHE_STAT_TABLES; k++)
 		if (sw->st.locks_by_table[k] != 0 || sw->st.locked_by_table[k] != 0)
 			SCYTHE_LOG(DEBUG, "CN %u worker %u: table %u: lock requests %" PRIu64

@@ -14,7 +14,9 @@
  * - format.c: the record format (takeout lock words, version, value);
  * - takeout.c: the lock's grant rule (Fig. 14) and the batch order (Fig. 16),
  *   pure functions the MN service and the unit tests share;
- * - mnsvc.c: the MN-side service: the Lock RPC's batch handler;
+ * - mnsvc.c: the MN-side service: the Lock and Cancel RPCs' batch handler;
+ * - cancel.c: the MN's cancelled tickets (cancel=1): given back by the MN
+ *   CPU when their turn comes, skipped by the grant rule;
  * - lock.c: the CN side of the lock: Lock RPCs, Hangout wait and Poll,
  *   SRTT, release;
  * - caslock.c: the 1-bit CAS lock instead (cas_lock=1, Fig. 27);
@@ -109,6 +111,12 @@ struct scythe_opts {
 	uint8_t cas_lock;
 	/** The Lock RPC's transport (transport.c): SCYTHE_TP_MSG or SCYTHE_TP_RRPC. */
 	uint8_t rpc;
+	/**
+	 * An aborting txn hands its queued tickets to the MN (Cancel RPC)
+	 * instead of waiting until they are served (cancel.c; not in the
+	 * paper: doc/guides/scythe.md, "Cancelling a queued ticket").
+	 */
+	uint8_t cancel;
 };
 
 /** Lock RPC over lib/rpc's SEND/RECV messages. */
@@ -138,6 +146,8 @@ const char *scythe_variant(const struct dtxn_db *db);
 #define SCYTHE_RPC_LOCK 0
 /** lib/rpc message type of the TSO proxies' requests (lib/tso). */
 #define SCYTHE_RPC_TSO 1
+/** lib/rpc message type of the Cancel RPC (cancel=1). */
+#define SCYTHE_RPC_CANCEL 2
 /** Lock requests per message (a request and its reply fit lib/rpc's limits). */
 #define SCYTHE_LOCKS_PER_MSG 14
 
@@ -171,11 +181,17 @@ struct scythe_ticket_tab {
 	struct scythe_ticket {
 		uint64_t off;        /**< the record's slot offset in this MN's region */
 		uint32_t ticket;     /**< its ticket (16 bits) */
-		uint32_t rsvd;
+		uint32_t flags;      /**< SCYTHE_TICKET_F_* */
 	} ent[];
 };
 _Static_assert(sizeof(struct scythe_ticket_tab) == 16 && sizeof(struct scythe_ticket) == 16,
 	       "ticket table layout");
+
+/**
+ * struct scythe_ticket.flags: the coordinator cancelled the ticket; the MN
+ * service gives it back (cancel.c), so recovery must not.
+ */
+#define SCYTHE_TICKET_F_CANCELLED (1u << 0)
 
 /**
  * Whether @p ticket is still in the queue of a lock whose counters are
@@ -197,7 +213,27 @@ enum scythe_lock_status {
 	SCYTHE_LK_REJ_HOT,     /**< queue > HotWatermark */
 	SCYTHE_LK_DEFER,       /**< HOT, queue between the watermarks: wait band_us, ask again */
 	SCYTHE_LK_BAD,         /**< not a record of this MN */
+	/* replies to a Cancel (cancel=1) */
+	SCYTHE_LK_CANCELLED,   /**< the MN took the ticket over: it gives it back in its turn */
+	SCYTHE_LK_KEPT,        /**< the MN's cancel table is full: the ticket stays the CN's */
+	SCYTHE_LK_STATUS_MAX,
 };
+
+/**
+ * One Cancel request (24 B, cancel=1): coordinator @c gid, in its attempt
+ * of timestamp @c ts, gives up its queued @c ticket of the record at
+ * @c off; the MN gives it back when it is served.
+ */
+struct scythe_cancel_req {
+	uint64_t off;        /**< slot offset in the MN's region */
+	uint64_t ts;         /**< the attempt's timestamp (its ticket table) */
+	uint32_t gid;        /**< the coordinator */
+	uint16_t ticket;
+	uint8_t table_id;
+	uint8_t rsvd;
+};
+_Static_assert(sizeof(struct scythe_cancel_req) == sizeof(struct scythe_lock_req),
+	       "a Lock and a Cancel request take the same room in a message");
 
 /**
  * The reply to one request (16 B): Lock_Reply of Fig. 13, and the
@@ -250,6 +286,47 @@ struct scythe_batch_ent {
  */
 void scythe_batch_sort(struct scythe_batch_ent *e, unsigned n);
 
+/** Most cancelled tickets one MN keeps at once: a Cancel past it is answered KEPT. */
+#define SCYTHE_CANCEL_MAX 1024u
+
+/**
+ * The tickets one MN's service took over from aborting txns (cancel.c),
+ * owned by the thread that polls the service. Each is still in its
+ * record's queue; when @c upper reaches it, nobody else can add to
+ * @c upper (its holder gave it up; the ticket table marks it cancelled,
+ * so recovery leaves it alone), so the MN CPU adds 1 itself: a CPU atomic
+ * on the word the NIC's FAAs change, never concurrent with one, since no
+ * holder exists at that moment.
+ */
+struct scythe_cancels {
+	uint32_t n;
+	uint64_t served;     /**< tickets given back so far */
+	uint64_t stale;      /**< entries dropped: no longer in their queue (never expected) */
+	struct scythe_cancel {
+		uint64_t off;        /**< slot offset in the MN's region */
+		uint16_t ticket;
+	} ent[SCYTHE_CANCEL_MAX];
+};
+
+/**
+ * Takes over @p ticket of the slot at @p off of the region at @p base:
+ * given back at once if it is served already, else kept until it is.
+ * Owning thread of @p c.
+ * @return 0, -ENOENT (not in its queue: nothing to give back),
+ *   -ENOSPC (@p c is full; the caller's holder keeps the ticket).
+ */
+int scythe_cancel_add(struct scythe_cancels *c, uint8_t *base, uint64_t off, uint16_t ticket);
+/**
+ * Gives back the cancelled tickets of the record at @p off that are at the
+ * head of its queue, one after another.
+ * @return the record's upper after that: a live holder's ticket, or lower.
+ */
+uint16_t scythe_cancel_head(struct scythe_cancels *c, uint8_t *base, uint64_t off);
+/** Gives back every cancelled ticket whose turn came. @return how many. */
+unsigned scythe_cancel_serve(struct scythe_cancels *c, uint8_t *base);
+/** @return the cancelled tickets still queued on the record at @p off. */
+uint16_t scythe_cancel_queued(const struct scythe_cancels *c, uint64_t off);
+
 /** The MN-side service ops (mnsvc.c). */
 extern const struct dtxn_cc_mn_svc_ops scythe_mn_svc_ops;
 /** Bytes of one MN's service state besides its lib/rpc server (mnsvc.c). */
@@ -297,6 +374,7 @@ struct scythe_wstats {
 	uint64_t release_tickets;  /**< queued tickets waited out by aborting txns */
 	uint64_t release_wait_ns;  /**< time aborting txns waited for them */
 	uint64_t free_reads;       /**< HOT reads that took no lock (scythe_free_read()) */
+	uint64_t cancelled;        /**< cancel=1: queued tickets the MN took over from aborting txns */
 	uint64_t locks_by_table[SCYTHE_STAT_TABLES];  /**< lock requests by table id (the last: above) */
 	uint64_t queued_by_table[SCYTHE_STAT_TABLES]; /**< queued tickets by table id */
 	uint64_t locked_by_table[SCYTHE_STAT_TABLES]; /**< COLD reads that found a lock or queue, by table */
@@ -447,8 +525,11 @@ int scythe_cas_lock_run(struct dtxn_txn *t);
 void scythe_unlock_held(struct dtxn_txn *t, struct dtxn_batch *b);
 /**
  * Gives back everything the txn holds: waits (Hangout, Poll) until its
- * queued tickets are served, then FAAs every held lock and writes 0 to
- * its bucket locks, fire-and-forget. Coordinator's coroutine; yields.
+ * queued tickets are served (cancel=1: hands them to their MNs with one
+ * Cancel round instead, cancel.c), then FAAs every held lock and writes 0
+ * to its bucket locks, fire-and-forget; with cancel=1 it then pauses,
+ * holding nothing, as long as waiting the cancelled tickets out would
+ * have taken (Eq. 3). Coordinator's coroutine; yields.
  */
 void scythe_release(struct dtxn_txn *t);
 
