@@ -453,6 +453,14 @@ struct dtxn_cc_ops {
 	 * conflicts as false or true (doc/guides/crest.md, "False aborts").
 	 */
 	bool false_aborts;
+	/**
+	 * Most coordinators (gids 0 .. max_coords - 1) the protocol's formats
+	 * can name; 0: no limit (the 24 bits of lib/txn's txn ids). CREST:
+	 * 255, its 48-bit TS_commit holds the writer's txn id, (gid + 1) in
+	 * bits 40..47 (doc/guides/crest.md, "The coordinator limit").
+	 * Checked by dtxn_cc_max_coords() callers before the run.
+	 */
+	uint32_t max_coords;
 };
 
 /* ------------------------------------------------------------------ */
