@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include <rte_common.h>
 #include <rte_lcore.h>
 #include <rte_memory.h>
 
@@ -31,15 +32,13 @@
 #define ROW_KEYS 32
 #define N_COORDS 32 /* each run takes fresh gids: txn ids (versions) never repeat */
 
-struct row {
-	uint64_t c[4];
-};
-
 static struct dtxn_db *g_db;
 static struct dtxn_fabric *g_f;
 static unsigned g_worker_seq;
 static volatile int g_step;
 static unsigned g_gid;
+
+#include "ut_cells.h"
 
 /* The db of a group: protocol @p proto (@p opts), its rows loaded. */
 static int
@@ -68,9 +67,9 @@ db_setup(const char *proto, const char *opts, const char *name)
 	if (g_f == NULL || dtxn_db_attach(g_db, g_f) != 0)
 		return -1;
 	for (uint64_t k = 1; k <= ROW_KEYS; k++) {
-		struct row v = { { k, k + 100, k + 200, k + 300 } };
+		uint64_t v[4] = { k, k + 100, k + 200, k + 300 };
 
-		if (dtxn_db_load(g_db, T_ROW, k, &v) != 0)
+		if (dtxn_db_load(g_db, T_ROW, k, v) != 0)
 			return -1;
 	}
 	return 0;
@@ -155,142 +154,60 @@ test_side_table(void **state)
 /* The protocols                                                      */
 /* ------------------------------------------------------------------ */
 
-struct cell_arg {
-	uint64_t key;
-	unsigned cell;      /* written cell */
-	uint32_t rd;        /* cells read */
-	int wait_for;       /* step to wait for after execute */
-	int then;           /* step to set after execute */
-	int rc;
-	bool false_abort;   /* dtxn_coord_false_abort() after it ended */
+/* One interleaving of two coordinators and what each must end with. */
+struct fa_case {
+	const char *what;
+	bool x_reads, y_reads;      /* co_cell_read, else co_cell_inc */
+	struct cell_arg x, y;
+	int x_rc, y_rc;
+	bool x_false, y_false;      /* dtxn_coord_false_abort() expected */
 };
 
-/* Adds 1 to one cell of a row, pausing between execute and commit. */
-static void
-co_cell_inc(struct dtxn_coord *c, void *arg)
-{
-	struct cell_arg *a = arg;
-	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
-	struct dtxn_item *it = dtxn_txn_add_rw_cells(t, T_ROW, a->key, DTXN_CELL(a->cell),
-						     DTXN_CELL(a->cell));
-	struct row *v;
-
-	a->rc = dtxn_txn_execute(t);
-	if (g_step < a->then)
-		g_step = a->then;
-	ut_wait_step(c, &g_step, a->wait_for);
-	a->false_abort = dtxn_coord_false_abort(c);
-	if (a->rc != DTXN_OK)
-		return;
-	v = dtxn_item_value(it);
-	v->c[a->cell]++;
-	a->rc = dtxn_txn_commit(t);
-	a->false_abort = dtxn_coord_false_abort(c);
-	g_step++;
-}
+#define LOCK DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT)
+#define VAL DTXN_ABORT(DTXN_ABORT_VALIDATION)
+#define LREAD DTXN_ABORT(DTXN_ABORT_LOCKED_READ)
 
 /*
- * Reads cells a->rd of a row and writes cell 0 of the next row (a
- * read-write txn: Motor validates the reads of those only), pausing
- * between execute and commit.
+ * Each conflict between disjoint cells (false) and on one cell (true):
+ * a writer holds the row while another locks it; a reader of cell 1
+ * validates after a writer committed (the rows get a version written
+ * under a lock first: the loaded one, id 0, has no taker); a reader of
+ * cell 1 validates while a writer holds the row.
  */
-static void
-co_cell_read(struct dtxn_coord *c, void *arg)
-{
-	struct cell_arg *a = arg;
-	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
-	struct dtxn_item *w;
+static const struct fa_case g_cases[] = {
+	{ "lock, disjoint", false, false, { .key = 2, .cell = 0, .wait_for = 1 },
+	  { .key = 2, .cell = 3, .then = 1 }, DTXN_OK, LOCK, false, true },
+	{ "lock, same cell", false, false, { .key = 4, .cell = 2, .wait_for = 1 },
+	  { .key = 4, .cell = 2, .then = 1 }, DTXN_OK, LOCK, false, false },
+	{ "versions written under a lock", false, false, { .key = 6, .cell = 3 },
+	  { .key = 9, .cell = 3 }, DTXN_OK, DTXN_OK, false, false },
+	{ "validation, disjoint", true, false, { .key = 6, .rd = DTXN_CELL(1), .wait_for = 1, .rw = true },
+	  { .key = 6, .cell = 2 }, VAL, DTXN_OK, true, false },
+	{ "validation, same cell", true, false, { .key = 9, .rd = DTXN_CELL(1), .wait_for = 1, .rw = true },
+	  { .key = 9, .cell = 1 }, VAL, DTXN_OK, false, false },
+	{ "locked read, disjoint", true, false, { .key = 12, .rd = DTXN_CELL(1), .wait_for = 1, .rw = true },
+	  { .key = 12, .cell = 2, .wait_for = 2, .then = 1 }, LREAD, DTXN_OK, true, false },
+	{ "locked read, same cell", true, false, { .key = 15, .rd = DTXN_CELL(1), .wait_for = 1, .rw = true },
+	  { .key = 15, .cell = 1, .wait_for = 2, .then = 1 }, LREAD, DTXN_OK, false, false },
+};
 
-	dtxn_txn_add_ro_cells(t, T_ROW, a->key, a->rd);
-	w = dtxn_txn_add_rw_cells(t, T_ROW, a->key + 1, DTXN_CELL(0), DTXN_CELL(0));
-	a->rc = dtxn_txn_execute(t);
-	if (g_step < a->then)
-		g_step = a->then;
-	ut_wait_step(c, &g_step, a->wait_for);
-	if (a->rc == DTXN_OK) {
-		((struct row *)dtxn_item_value(w))->c[0]++;
-		a->rc = dtxn_txn_commit(t);
+static void
+test_false_conflicts(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < RTE_DIM(g_cases); i++) {
+		const struct fa_case *k = &g_cases[i];
+		struct cell_arg x = k->x, y = k->y;
+		struct ut_coord_spec s[2] = { { k->x_reads ? co_cell_read : co_cell_inc, &x },
+					      { k->y_reads ? co_cell_read : co_cell_inc, &y } };
+
+		run_coords(s, 2);
+		if (x.rc != k->x_rc || y.rc != k->y_rc || x.false_abort != k->x_false ||
+		    y.false_abort != k->y_false)
+			fail_msg("%s: rc %d %d (want %d %d), false %d %d (want %d %d)", k->what,
+				 x.rc, y.rc, k->x_rc, k->y_rc, x.false_abort, y.false_abort,
+				 k->x_false, k->y_false);
 	}
-	a->false_abort = dtxn_coord_false_abort(c);
-	g_step++;
-}
-
-/* A lock conflict between writers of disjoint cells is false; of one cell, true. */
-static void
-test_false_lock(void **state)
-{
-	struct cell_arg a = { .key = 2, .cell = 0, .wait_for = 1, .then = 0 };
-	struct cell_arg b = { .key = 2, .cell = 3, .wait_for = 0, .then = 1 };
-	struct cell_arg c = { .key = 4, .cell = 2, .wait_for = 1, .then = 0 };
-	struct cell_arg d = { .key = 4, .cell = 2, .wait_for = 0, .then = 1 };
-	struct ut_coord_spec s1[2] = { { co_cell_inc, &a }, { co_cell_inc, &b } };
-	struct ut_coord_spec s2[2] = { { co_cell_inc, &c }, { co_cell_inc, &d } };
-
-	(void)state;
-	run_coords(s1, 2);
-	assert_int_equal(a.rc, DTXN_OK);
-	assert_false(a.false_abort);
-	assert_int_equal(b.rc, DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT));
-	assert_true(b.false_abort);
-	run_coords(s2, 2);
-	assert_int_equal(c.rc, DTXN_OK);
-	assert_int_equal(d.rc, DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT));
-	assert_false(d.false_abort);
-}
-
-/*
- * A reader of cell 1 validates after a writer of cell 2 committed: the
- * record's version changed (validation abort), cell 1 did not: false.
- * After a writer of cell 1: true.
- */
-static void
-test_false_validation(void **state)
-{
-	struct cell_arg r1 = { .key = 6, .rd = DTXN_CELL(1), .wait_for = 1 };
-	struct cell_arg w1 = { .key = 6, .cell = 2 };
-	struct cell_arg r2 = { .key = 9, .rd = DTXN_CELL(1), .wait_for = 1 };
-	struct cell_arg w2 = { .key = 9, .cell = 1 };
-	struct cell_arg w0 = { .key = 6, .cell = 3 };
-	struct cell_arg w00 = { .key = 9, .cell = 3 };
-	struct ut_coord_spec s0[2] = { { co_cell_inc, &w0 }, { co_cell_inc, &w00 } };
-	struct ut_coord_spec s1[2] = { { co_cell_read, &r1 }, { co_cell_inc, &w1 } };
-	struct ut_coord_spec s2[2] = { { co_cell_read, &r2 }, { co_cell_inc, &w2 } };
-
-	(void)state;
-	/* a version written under a lock first: the loaded one (id 0) has no taker */
-	run_coords(s0, 2);
-	assert_int_equal(w0.rc, DTXN_OK);
-	assert_int_equal(w00.rc, DTXN_OK);
-	run_coords(s1, 2);
-	assert_int_equal(w1.rc, DTXN_OK);
-	assert_int_equal(r1.rc, DTXN_ABORT(DTXN_ABORT_VALIDATION));
-	assert_true(r1.false_abort);
-	run_coords(s2, 2);
-	assert_int_equal(w2.rc, DTXN_OK);
-	assert_int_equal(r2.rc, DTXN_ABORT(DTXN_ABORT_VALIDATION));
-	assert_false(r2.false_abort);
-}
-
-/* A reader of cell 1 validates while a writer of cell 2 (false) or 1 (true) holds the record. */
-static void
-test_false_locked_read(void **state)
-{
-	struct cell_arg r1 = { .key = 12, .rd = DTXN_CELL(1), .wait_for = 1 };
-	struct cell_arg w1 = { .key = 12, .cell = 2, .wait_for = 2, .then = 1 };
-	struct cell_arg r2 = { .key = 15, .rd = DTXN_CELL(1), .wait_for = 1 };
-	struct cell_arg w2 = { .key = 15, .cell = 1, .wait_for = 2, .then = 1 };
-	struct ut_coord_spec s1[2] = { { co_cell_read, &r1 }, { co_cell_inc, &w1 } };
-	struct ut_coord_spec s2[2] = { { co_cell_read, &r2 }, { co_cell_inc, &w2 } };
-
-	(void)state;
-	run_coords(s1, 2);
-	assert_int_equal(r1.rc, DTXN_ABORT(DTXN_ABORT_LOCKED_READ));
-	assert_true(r1.false_abort);
-	assert_int_equal(w1.rc, DTXN_OK);
-	run_coords(s2, 2);
-	assert_int_equal(r2.rc, DTXN_ABORT(DTXN_ABORT_LOCKED_READ));
-	assert_false(r2.false_abort);
-	assert_int_equal(w2.rc, DTXN_OK);
 }
 
 int
@@ -298,14 +215,10 @@ main(void)
 {
 	const struct CMUnitTest ford[] = {
 		cmocka_unit_test(test_side_table),
-		cmocka_unit_test(test_false_lock),
-		cmocka_unit_test(test_false_validation),
-		cmocka_unit_test(test_false_locked_read),
+		cmocka_unit_test(test_false_conflicts),
 	};
 	const struct CMUnitTest motor[] = {
-		cmocka_unit_test(test_false_lock),
-		cmocka_unit_test(test_false_validation),
-		cmocka_unit_test(test_false_locked_read),
+		cmocka_unit_test(test_false_conflicts),
 	};
 	int rc;
 
