@@ -197,7 +197,7 @@ proc ::report::cluster_merge {nodes faults check} {
     set committed 0
     set tps 0.0
     set seconds 0.0
-    set totals [dict create attempted 0 rollbacks 0]
+    set totals [dict create attempted 0 rollbacks 0 false_aborts 0]
     set aborts [dict create]
     set lat [hist_empty]
     set types {}
@@ -240,15 +240,17 @@ proc ::report::cluster_merge {nodes faults check} {
         set seconds [expr {max($seconds, [dict get $j seconds])}]
         sum_into totals attempted $j
         sum_into totals rollbacks $j
+        sum_into totals false_aborts $j
         dict for {k v} [dict get $j aborts] { dict incr aborts $k $v }
         if {[dict exists $j latency_hist]} { set lat [hist_add $lat [dict get $j latency_hist]] }
         foreach t [dict get $j types] {
             set tn [dict get $t name]
             if {![dict exists $types $tn]} {
-                dict set types $tn [dict create committed 0 attempted 0 rollbacks 0 aborts {} hist [hist_empty]]
+                dict set types $tn [dict create committed 0 attempted 0 rollbacks 0 false_aborts 0 aborts {} hist [hist_empty]]
             }
             set e [dict get $types $tn]
             foreach k {committed attempted rollbacks} { dict incr e $k [dict get $t $k] }
+            sum_into e false_aborts $t
             set ab [dict get $e aborts]
             dict for {k v} [dict get $t aborts] { dict incr ab $k $v }
             dict set e aborts $ab
@@ -317,6 +319,8 @@ proc ::report::cluster_merge {nodes faults check} {
             committed [dict get $e committed] attempted [dict get $e attempted] \
             rollbacks [dict get $e rollbacks] \
             abort_rate [num [expr {[dict get $e attempted] ? double($ab) / [dict get $e attempted] : 0}]] \
+            false_aborts [dict get $e false_aborts] \
+            false_abort_share [num [expr {$ab ? double([dict get $e false_aborts]) / $ab : 0}]] \
             aborts [json::write object {*}$abj] latency_us [hist_latency_json [dict get $e hist]] \
             latency_hist [hist_json [dict get $e hist]]]
     }
@@ -390,6 +394,8 @@ proc ::report::cluster_merge {nodes faults check} {
         cluster true config $config seconds [num $seconds] committed $committed \
         attempted $att rollbacks [dict get $totals rollbacks] \
         committed_tps [num $tps] abort_rate [num [expr {$att ? double($ab) / $att : 0}]] \
+        false_aborts [dict get $totals false_aborts] \
+        false_abort_share [num [expr {$ab ? double([dict get $totals false_aborts]) / $ab : 0}]] \
         aborts [json::write object {*}$abj] latency_us [hist_latency_json $lat] \
         latency_hist [hist_json $lat] types [json::write array {*}$type_json] \
         verbs_per_txn [json::write object {*}$verbs] \

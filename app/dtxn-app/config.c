@@ -378,9 +378,18 @@ app_validate(struct app_conf *c)
 	{
 		char msg[200];
 
+		uint64_t n_coords = c->cn * c->threads * c->coroutines + app_agent_coords(c);
+		uint32_t max = dtxn_cc_max_coords(c->protocol);
+
 		if (dtxn_cc_check_cluster(c->protocol, c->cc_opts, (unsigned)c->mn, (unsigned)c->cn,
 					  msg, sizeof(msg)) != 0) {
 			app_err("--cc-opts: %s", msg);
+			return -1;
+		}
+		if (max != 0 && n_coords > max) {
+			app_err("--protocol %s runs at most %u coordinators; --cn x --threads x "
+				"--coroutines (+ recovery agents) gives %" PRIu64,
+				c->protocol, max, n_coords);
 			return -1;
 		}
 	}

@@ -91,6 +91,7 @@ dtxn_db_destroy(struct dtxn_db *db)
 		return;
 	if (db->fabric != NULL && db->cc->db_fini != NULL)
 		db->cc->db_fini(db);
+	dtxn_fa_destroy(db->fa);
 	rte_free(db);
 }
 
@@ -160,6 +161,16 @@ dtxn_db_attach(struct dtxn_db *db, struct dtxn_fabric *f)
 		if (rc != 0) {
 			db->fabric = NULL;
 			return rc;
+		}
+	}
+	if (db->cc->false_aborts) {
+		/* none on mlx5 (ENOTSUP): the CNs share no memory; nothing classified */
+		db->fa = dtxn_fa_create(db);
+		if (db->fa == NULL && rte_errno != ENOTSUP) {
+			if (db->cc->db_fini != NULL)
+				db->cc->db_fini(db);
+			db->fabric = NULL;
+			return -ENOMEM;
 		}
 	}
 	return 0;

@@ -402,6 +402,15 @@ int dtxn_cc_check_options(const char *protocol, const char *opts, char *err, siz
  * @return 0; -ENOENT (no such protocol); -EINVAL (the options do not fit
  *   this cluster, e.g. Scythe's tso_proxies=N with N >= n_mn).
  */
+/**
+ * Most coordinators (over every CN, recovery agents included) the
+ * protocol can run: its record formats name a writer by its txn id in
+ * fewer bits than lib/txn's (CREST: 255; doc/guides/crest.md, "The
+ * coordinator limit"). Any thread.
+ * @return the limit, 0 for none or an unknown protocol.
+ */
+uint32_t dtxn_cc_max_coords(const char *protocol);
+
 int dtxn_cc_check_cluster(const char *protocol, const char *opts, unsigned n_mn, unsigned n_cn,
 			  char *err, size_t errlen);
 
@@ -528,9 +537,11 @@ struct dtxn_co *dtxn_coord_co(const struct dtxn_coord *c);
  * Whether the coordinator's last transaction aborted on a false conflict:
  * a conflict on a record's lock or version with a writer whose cells and
  * this txn's cells on that record were disjoint (CREST paper Fig. 3; the
- * report's "false_aborts"). Only protocols that know both cell masks
- * classify (CREST with cell=0; doc/guides/crest.md, "False aborts"); the
- * others never set it.
+ * report's "false_aborts"): every conflict the txn saw before it aborted
+ * (on lock_conflict, validation or locked_read) was false. Classified by
+ * CREST with cell=0 and by FORD and Motor (lib/txn/false_abort.c's side
+ * table of lock takers' cells; shm and sim only); doc/guides/crest.md,
+ * "False aborts". The other protocols never set it.
  * @return true if it did; false otherwise, or @p c NULL. Coordinator's
  *   lcore only.
  */

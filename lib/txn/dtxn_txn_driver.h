@@ -167,7 +167,14 @@ struct dtxn_txn {
 	 * dtxn_recovery.visible.
 	 */
 	uint8_t decided;
-	uint8_t false_conflict;   /**< the abort was a false conflict (dtxn_coord_false_abort()); the protocol sets it, begin clears it */
+	/**
+	 * The conflicts seen were false (dtxn_coord_false_abort()): 0 none
+	 * classified, DTXN_FA_FALSE every one false, DTXN_FA_TRUE one at
+	 * least true. The protocol sets it (dtxn_fa_verdict()), begin clears it.
+	 */
+	uint8_t false_conflict;
+	uint16_t fa_verdicts;     /**< dtxn_fa_verdict() calls since begin */
+	uint16_t fa_mark;         /**< fa_verdicts when the current execute or commit began */
 	uint32_t n_items;
 	uint32_t n_fetched;       /**< items[0 .. n_fetched) have been executed */
 	int abort_reason;         /**< set when aborted */
@@ -183,6 +190,8 @@ struct dtxn_db {
 	struct dtxn_catalog cat;
 	struct dtxn_fabric *fabric;
 	void *cc_shared;          /**< protocol's shared state (dtxn_cc_ops.db_init) */
+	/** lock takers' cells for false-abort classification (dtxn_cc_ops.false_aborts), or NULL */
+	struct dtxn_fa_table *fa;
 	/** an MN service that is not the protocol's (dtxn_db_set_mn_svc()), and its argument */
 	const struct dtxn_cc_mn_svc_ops *mn_svc_ext;
 	void *mn_svc_ext_arg;
@@ -443,6 +452,22 @@ struct dtxn_cc_ops {
 	 * refused (dtxn_cc_weaken_supported(), dtxn_db_create()).
 	 */
 	uint32_t weaken[DTXN_ISO_MAX];
+	/**
+	 * True for record-level protocols whose record lock word holds the
+	 * holder's txn id and whose versions name their writer's txn id (FORD,
+	 * Motor): lib/txn then keeps the side table of lock takers' cells
+	 * (dtxn_fa_create(), struct dtxn_db.fa) and classifies their lock
+	 * conflicts as false or true (doc/guides/crest.md, "False aborts").
+	 */
+	bool false_aborts;
+	/**
+	 * Most coordinators (gids 0 .. max_coords - 1) the protocol's formats
+	 * can name; 0: no limit (the 24 bits of lib/txn's txn ids). CREST:
+	 * 255, its 48-bit TS_commit holds the writer's txn id, (gid + 1) in
+	 * bits 40..47 (doc/guides/crest.md, "The coordinator limit").
+	 * Checked by dtxn_cc_max_coords() callers before the run.
+	 */
+	uint32_t max_coords;
 };
 
 /* ------------------------------------------------------------------ */
@@ -781,6 +806,96 @@ int dtxn_batch_run(struct dtxn_batch *b);
 
 /** Releases the batch's WRs to the pool (after they completed). */
 void dtxn_batch_done(struct dtxn_batch *b);
+
+/* ------------------------------------------------------------------ */
+/* False aborts of record-level protocols (false_abort.c)             */
+/* ------------------------------------------------------------------ */
+
+/** dtxn_txn.false_conflict: every conflict classified so far was false. */
+#define DTXN_FA_FALSE 1
+/** dtxn_txn.false_conflict: a conflict was true (a cell-level protocol aborts too). */
+#define DTXN_FA_TRUE 2
+
+struct dtxn_fa_table;
+
+/**
+ * Creates the side table of lock takers' cells (FORD, Motor; CREST paper
+ * Fig. 3): per record (direct-mapped by slot address, 16,384 entries of
+ * 128 B = 2 MiB), the last 8 takers of its lock as (txn id, cells written).
+ * In this process's memory, or a memzone shared by the processes of a
+ * multi-process shm cluster. Measurement only: no protocol decision reads
+ * it. Called by dtxn_db_attach() for protocols with dtxn_cc_ops.false_aborts.
+ * @return the table, or NULL with rte_errno ENOTSUP (a fabric other than
+ *   shm and sim: the CNs share no memory; nothing is classified) or ENOMEM.
+ *   Control thread.
+ */
+struct dtxn_fa_table *dtxn_fa_create(const struct dtxn_db *db);
+/** Frees @p fa (NULL: nothing); a shared memzone stays. Control thread, after the workers. */
+void dtxn_fa_destroy(struct dtxn_fa_table *fa);
+/**
+ * Records that txn @p id took the lock of the record at slot address
+ * @p raddr to write cells @p cells (its lock CAS returned 0; call before
+ * it writes). Takers of one record are serialised by its lock, so they
+ * are recorded in lock order. Nothing if @p fa is NULL. Any lcore; does
+ * not yield (a few ns, spinning only while a taker of another record
+ * mapped to the same entry writes it).
+ */
+void dtxn_fa_append(struct dtxn_fa_table *fa, dtxn_raddr_t raddr, uint64_t id, uint32_t cells);
+/**
+ * The cells txn @p id took the lock of record @p raddr for.
+ * @return 0 with *@p cells, or -ENOENT: not among the record's last 8
+ *   takers (or @p fa NULL, @p id 0, the entry busy or held by another
+ *   record). Any lcore.
+ */
+int dtxn_fa_cells(const struct dtxn_fa_table *fa, dtxn_raddr_t raddr, uint64_t id,
+		  uint32_t *cells);
+/**
+ * The union of the cells written by the takers of record @p raddr after
+ * txn @p seen, up to and including txn @p now (FORD: the version read,
+ * and the version found at validation).
+ * @return 0 with *@p cells, or -ENOENT: @p now or @p seen before it not
+ *   among the last 8 takers (or as dtxn_fa_cells(); @p seen == @p now,
+ *   either 0). Any lcore.
+ */
+int dtxn_fa_cells_since(const struct dtxn_fa_table *fa, dtxn_raddr_t raddr, uint64_t seen,
+			uint64_t now, uint32_t *cells);
+/**
+ * Item @p it's lock was taken by @p t (lib/txn's lock round, whole-word
+ * CAS): records @p t's written cells (all for a delete or insert).
+ * Coordinator's lcore.
+ */
+void dtxn_fa_locked(struct dtxn_txn *t, const struct dtxn_item *it);
+/**
+ * Adds one conflict's verdict to @p t->false_conflict: false
+ * (@p is_false; a cell-level protocol would not have aborted on it) or
+ * true. The txn's abort is false only if every conflict classified was.
+ * Coordinator's lcore.
+ */
+void dtxn_fa_verdict(struct dtxn_txn *t, bool is_false);
+/**
+ * A step (an item's locating step, an execute, a commit) that began at
+ * @p before = @p t->fa_verdicts ended with @p rc: if it failed without a
+ * verdict, its failure counts as a true conflict (protocols with
+ * dtxn_cc_ops.false_aborts only), so an unclassified conflict never
+ * leaves an earlier false verdict standing. Coordinator's lcore.
+ */
+void dtxn_fa_step(struct dtxn_txn *t, uint16_t before, int rc);
+/** dtxn_fa_step() from the start of the current execute or commit (@p t->fa_mark); lib/txn. */
+void dtxn_fa_settle(struct dtxn_txn *t, int rc);
+/**
+ * Verdict on a conflict of item @p it with lock holder (or version
+ * writer) @p holder: false iff the holder's cells are known and miss
+ * every cell @p it reads or writes. Coordinator's lcore.
+ */
+void dtxn_fa_holder(struct dtxn_txn *t, const struct dtxn_item *it, uint64_t holder);
+/**
+ * Verdict on a validation of item @p it that read version @p seen and
+ * found version @p now (versions = writer txn ids, FORD): false iff the
+ * cells of every writer in between are known and miss every cell @p it
+ * reads. Coordinator's lcore.
+ */
+void dtxn_fa_writers(struct dtxn_txn *t, const struct dtxn_item *it, uint64_t seen,
+		     uint64_t now);
 
 /* ------------------------------------------------------------------ */
 /* Steps protocols share (steps.c): FORD and Motor use them           */

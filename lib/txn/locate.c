@@ -440,6 +440,13 @@ loc_record_locked(const struct dtxn_item *it, const struct dtxn_loc *l)
 				    l->lock_old == 0;
 }
 
+/* Whether @p it's lock conflicts are classified (FORD, Motor: whole-word locks; false_abort.c). */
+static bool
+loc_fa(const struct dtxn_txn *t, const struct dtxn_item *it)
+{
+	return it->lock_bits == 0 && t->coord->worker->db->cc->false_aborts;
+}
+
 /* {CAS record lock, READ slot} (and the lock_issue WRs) came back. */
 static int
 loc_on_lock(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
@@ -463,8 +470,14 @@ loc_on_lock(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 			return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
 		return DTXN_OK;
 	}
-	if (!loc_record_locked(it, l) || (l->own_block && l->block_old != 0))
+	if (!loc_record_locked(it, l) || (l->own_block && l->block_old != 0)) {
+		if (loc_fa(t, it)) /* record-level: would a cell-level protocol conflict? */
+			loc_record_locked(it, l) ? dtxn_fa_verdict(t, false) :
+						   dtxn_fa_holder(t, it, l->lock_old);
 		return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT); /* no waiting: no deadlock */
+	}
+	if (loc_fa(t, it))
+		dtxn_fa_locked(t, it);
 	loc_aux_seen(it, it->slot);
 	return ops->locked(t, i);
 }
@@ -597,7 +610,7 @@ loc_on_aux(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 
 /* Reads item @p i's results after a round, picks its next step. */
 static int
-loc_complete(struct dtxn_txn *t, uint32_t i)
+loc_complete_step(struct dtxn_txn *t, uint32_t i)
 {
 	const struct dtxn_loc_ops *ops = loc_ops_of(t);
 	struct dtxn_item *it = &t->items[i];
@@ -628,6 +641,17 @@ loc_complete(struct dtxn_txn *t, uint32_t i)
 	default:
 		return ops->complete(t, i);
 	}
+}
+
+/* loc_complete_step(); a failure without a false-abort verdict is a true one. */
+static int
+loc_complete(struct dtxn_txn *t, uint32_t i)
+{
+	uint16_t before = t->fa_verdicts;
+	int rc = loc_complete_step(t, i);
+
+	dtxn_fa_step(t, before, rc);
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */

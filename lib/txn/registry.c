@@ -110,6 +110,14 @@ dtxn_cc_check_cluster(const char *protocol, const char *opts, unsigned n_mn, uns
 	return cc_check(protocol, opts, true, n_mn, n_cn, err, errlen);
 }
 
+uint32_t
+dtxn_cc_max_coords(const char *protocol)
+{
+	const struct dtxn_cc_ops *ops = protocol != NULL ? dtxn_cc_find(protocol) : NULL;
+
+	return ops != NULL ? ops->max_coords : 0;
+}
+
 void
 dtxn_cc_list(char *buf, size_t len)
 {

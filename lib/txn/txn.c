@@ -80,6 +80,7 @@ dtxn_txn_begin(struct dtxn_coord *c, enum dtxn_txn_mode mode)
 	t->n_fetched = 0;
 	t->abort_reason = DTXN_ABORT_NONE;
 	t->false_conflict = 0;
+	t->fa_verdicts = 0;
 	t->start_ns = dtxn_now_ns();
 	memset(t->cc, 0, sizeof(t->cc));
 	if (txn_cc(t)->begin != NULL) {
@@ -192,6 +193,7 @@ txn_closed_rc(const struct dtxn_txn *t)
 static int
 txn_failed(struct dtxn_txn *t, int rc)
 {
+	dtxn_fa_settle(t, rc);
 	t->abort_reason = rc;
 	txn_closed(t);
 	txn_history_end(t, false);
@@ -215,6 +217,7 @@ dtxn_txn_execute(struct dtxn_txn *t)
 	}
 	if (t->n_fetched >= t->n_items)
 		return DTXN_OK;
+	t->fa_mark = t->fa_verdicts;
 	rc = txn_cc(t)->execute(t);
 	if (rc != DTXN_OK)
 		return txn_failed(t, rc);
@@ -253,7 +256,9 @@ dtxn_txn_commit(struct dtxn_txn *t)
 
 	if (rc != DTXN_OK)
 		return rc;
+	t->fa_mark = t->fa_verdicts;
 	rc = txn_cc(t)->commit(t);
+	dtxn_fa_settle(t, rc);
 	t->abort_reason = rc;
 	txn_closed(t);
 	txn_history_end(t, rc == DTXN_OK);

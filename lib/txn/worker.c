@@ -413,7 +413,14 @@ dtxn_coord_gid(const struct dtxn_coord *c)
 bool
 dtxn_coord_false_abort(const struct dtxn_coord *c)
 {
-	return c != NULL && c->txn != NULL && c->txn->false_conflict != 0;
+	int r;
+
+	if (c == NULL || c->txn == NULL || c->txn->false_conflict != DTXN_FA_FALSE)
+		return false;
+	r = c->txn->abort_reason;
+	/* a conflict's abort; another reason (the application's, not_found) is not false */
+	return r == DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT) || r == DTXN_ABORT(DTXN_ABORT_VALIDATION) ||
+	       r == DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
 }
 
 struct dtxn_co *

@@ -41,6 +41,8 @@ static struct dtxn_fabric *g_f;
 static unsigned g_worker_seq;
 static volatile int g_step;
 
+#include "ut_cells.h"
+
 static struct dtxn_table_def
 wide_def(void)
 {
@@ -245,61 +247,6 @@ test_snapshot_rule(void **state)
 /* ------------------------------------------------------------------ */
 /* The protocol                                                       */
 /* ------------------------------------------------------------------ */
-
-struct cell_arg {
-	uint64_t key;
-	unsigned cell;      /* written cell */
-	uint32_t rd;        /* cells read besides it */
-	int wait_for;       /* step to wait for after execute */
-	int then;           /* step to set after execute */
-	int rc;
-	uint64_t id;
-	uint32_t gid;       /* its coordinator */
-	bool false_abort;   /* dtxn_coord_false_abort() after it ended */
-};
-
-/* Adds 1 to one cell of a row, pausing between execute and commit. */
-static void
-co_cell_inc(struct dtxn_coord *c, void *arg)
-{
-	struct cell_arg *a = arg;
-	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
-	struct dtxn_item *it = dtxn_txn_add_rw_cells(t, T_ROW, a->key, a->rd, DTXN_CELL(a->cell));
-	struct row *v;
-
-	a->id = dtxn_txn_id(t);
-	a->gid = dtxn_coord_gid(c);
-	a->rc = dtxn_txn_execute(t);
-	if (g_step < a->then)
-		g_step = a->then;
-	ut_wait_step(c, &g_step, a->wait_for);
-	a->false_abort = dtxn_coord_false_abort(c);
-	if (a->rc != DTXN_OK)
-		return;
-	v = dtxn_item_value(it);
-	v->c[a->cell]++;
-	a->rc = dtxn_txn_commit(t);
-	a->false_abort = dtxn_coord_false_abort(c);
-	g_step++;
-}
-
-/* Reads cells a->rd of a row, pausing between execute and commit. */
-static void
-co_cell_read(struct dtxn_coord *c, void *arg)
-{
-	struct cell_arg *a = arg;
-	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RO);
-
-	dtxn_txn_add_ro_cells(t, T_ROW, a->key, a->rd);
-	a->rc = dtxn_txn_execute(t);
-	if (g_step < a->then)
-		g_step = a->then;
-	ut_wait_step(c, &g_step, a->wait_for);
-	if (a->rc == DTXN_OK)
-		a->rc = dtxn_txn_commit(t);
-	a->false_abort = dtxn_coord_false_abort(c);
-	g_step++;
-}
 
 /* A commit writes its cell, bumps its EN, stamps its id and unlocks. */
 static void

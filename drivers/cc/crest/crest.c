@@ -15,7 +15,9 @@ RTE_LOG_REGISTER(dtxn_crest_logtype, dtxn.cc.crest, INFO);
 
 /*
  * TS_commit (48 bits) holds the writer's txn id, (gid + 1) << 40 | seq
- * (lib/txn): it fits for coordinators below this gid.
+ * (lib/txn): (gid + 1) takes bits 40..47, 8 bits, so it fits for gids
+ * below 255 (doc/guides/crest.md, "The coordinator limit"; the paper's
+ * 240 coordinators are gids 0..239).
  */
 #define CREST_MAX_COORDS 255
 
@@ -133,6 +135,7 @@ static const struct dtxn_cc_ops crest_ops = {
 	.table_geometry = crest_table_geometry,
 	.variant = crest_variant,
 	.can_recover = crest_can_recover,
+	.max_coords = CREST_MAX_COORDS,
 };
 
 DTXN_CC_REGISTER(crest, &crest_ops);

@@ -34,6 +34,7 @@ exe_read(struct dtxn_txn *t, uint32_t i)
 		if ((s->lock & FORD_INVISIBLE) != 0)
 			return DTXN_ABORT(DTXN_ABORT_INVISIBLE);
 	} else if (dtxn_txn_lock_foreign(t, s->lock) && !dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_LOCK_CHECK) /* test aid */) {
+		dtxn_fa_holder(t, it, s->lock);
 		return DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
 	}
 	it->version = s->version;

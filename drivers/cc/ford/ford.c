@@ -64,6 +64,7 @@ static const struct dtxn_cc_ops ford_ops = {
 	.variant = ford_variant,
 	.recover = ford_recover,
 	.can_recover = ford_can_recover,
+	.false_aborts = true,
 };
 
 DTXN_CC_REGISTER(ford, &ford_ops);

@@ -22,13 +22,24 @@ val_undo_image(const struct dtxn_txn *t, const struct dtxn_item *it)
 	return ford_item_of(it)->pre;
 }
 
+/*
+ * Lock and version of read item @p it against what it saw; @p it NULL for
+ * a bucket header (an absent read). A conflict gets its false-abort
+ * verdict (lib/txn's false_abort.c): a holder or the writers since
+ * @p seen that wrote none of the item's cells make it false.
+ */
 static int
-val_check_word(const struct dtxn_txn *t, uint64_t lock, uint64_t version, uint64_t seen)
+val_check_word(struct dtxn_txn *t, const struct dtxn_item *it, uint64_t lock, uint64_t version,
+	       uint64_t seen)
 {
-	if (dtxn_txn_lock_foreign(t, lock) && !dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_LOCK_CHECK) /* test aid */)
+	if (dtxn_txn_lock_foreign(t, lock) && !dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_LOCK_CHECK) /* test aid */) {
+		it != NULL ? dtxn_fa_holder(t, it, lock) : dtxn_fa_verdict(t, false);
 		return DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
-	if (version != seen)
+	}
+	if (version != seen) {
+		it != NULL ? dtxn_fa_writers(t, it, seen, version) : dtxn_fa_verdict(t, false);
 		return DTXN_ABORT(DTXN_ABORT_VALIDATION);
+	}
 	return DTXN_OK;
 }
 
@@ -98,23 +109,27 @@ ford_validate_and_log(struct dtxn_txn *t, bool log)
 			reason = DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
 		if (reason == DTXN_OK && fi->vbuf[0][1] != it->version)
 			reason = DTXN_ABORT(DTXN_ABORT_VALIDATION);
+		if (reason != DTXN_OK)
+			dtxn_fa_verdict(t, false); /* published: not classified */
 		fi->deferred = false;
 	}
 	if (rc != DTXN_OK)
 		return rc;
-	for (i = 0; i < t->n_items && reason == DTXN_OK; i++) {
+	/* every read item, past the first conflict: the false-abort verdict needs them all */
+	for (i = 0; i < t->n_items; i++) {
 		const struct dtxn_item *it = &t->items[i];
 		const struct ford_item *fi = ford_item_of(it);
 		unsigned p;
+		int r = DTXN_OK;
 
 		if (it->kind != DTXN_ITEM_RO)
 			continue;
-		if (it->flags & DTXN_ITEM_F_EXISTS) {
-			reason = val_check_word(t, fi->vbuf[0][0], fi->vbuf[0][1], it->version);
-			continue;
-		}
-		for (p = 0; p < fi->loc.n_bkt && reason == DTXN_OK; p++)
-			reason = val_check_word(t, fi->vbuf[p][0], fi->vbuf[p][1], fi->loc.bver[p]);
+		if (it->flags & DTXN_ITEM_F_EXISTS)
+			r = val_check_word(t, it, fi->vbuf[0][0], fi->vbuf[0][1], it->version);
+		for (p = 0; !(it->flags & DTXN_ITEM_F_EXISTS) && p < fi->loc.n_bkt && r == DTXN_OK; p++)
+			r = val_check_word(t, NULL, fi->vbuf[p][0], fi->vbuf[p][1], fi->loc.bver[p]);
+		if (reason == DTXN_OK)
+			reason = r;
 	}
 	return reason;
 }

@@ -161,8 +161,10 @@ exe_read_cvt(struct dtxn_txn *t, uint32_t i)
 		return dtxn_loc_reread(t, i, MOTOR_READ_RETRIES);
 	if (dtxn_txn_lock_foreign(t, cvt->lock))
 		exe_sighted(t, mi);
-	if (exe_sr_rw(t) && motor_cvt_has_newer(it->table, cvt, ts))
+	if (exe_sr_rw(t) && motor_cvt_has_newer(it->table, cvt, ts)) {
+		motor_fa_newer(t, it, cvt, ts);
 		return DTXN_ABORT(DTXN_ABORT_VALIDATION); /* early abort (SR) */
+	}
 	res = motor_cvt_pick(it->table, cvt, ts, &idx);
 	if (res == MOTOR_PICK_GONE)
 		return DTXN_ABORT(DTXN_ABORT_VERSION_GONE);
@@ -318,8 +320,10 @@ exe_locked(struct dtxn_txn *t, uint32_t i)
 	/* under our lock the newest version is the one we overwrite; it must
 	 * be in our snapshot (SR: early abort; SI: first committer wins) */
 	if (cvt->cells[n].version >= t->cc[MOTOR_TS_START] &&
-	    !dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_WW_CHECK)) /* test aid, SI */
+	    !dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_WW_CHECK)) { /* test aid, SI */
+		motor_fa_newer(t, it, cvt, t->cc[MOTOR_TS_START] - 1);
 		return DTXN_ABORT(DTXN_ABORT_VALIDATION);
+	}
 	if (it->kind == DTXN_ITEM_INSERT) {
 		if ((cvt->cells[n].flags & MOTOR_CELL_TOMB) == 0)
 			return DTXN_ABORT(DTXN_ABORT_EXISTS);

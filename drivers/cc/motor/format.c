@@ -212,6 +212,30 @@ motor_cvt_has_newer(const struct dtxn_table *t, const struct motor_cvt *cvt, uin
 }
 
 void
+motor_fa_newer(struct dtxn_txn *t, const struct dtxn_item *it, const struct motor_cvt *cvt,
+	       uint64_t after)
+{
+	uint32_t n = motor_vnum(it->table), i;
+	bool base = false, newer = false;
+
+	for (i = 0; i < n; i++) {
+		const struct motor_cell *c = &cvt->cells[i];
+
+		if (!c->valid)
+			continue;
+		if (c->version <= after) {
+			base = true;
+			continue;
+		}
+		newer = true;
+		dtxn_fa_holder(t, it, c->writer); /* each writer's cells must miss it */
+	}
+	/* without a version at or before @p after some newer ones may be gone (gc.c) */
+	if (!base || !newer)
+		dtxn_fa_verdict(t, false);
+}
+
+void
 motor_rebuild(const struct dtxn_table *t, const struct motor_cvt *cvt, int v0, uint32_t cells,
 	      const uint8_t *newest, const uint8_t *bar, uint8_t *out)
 {

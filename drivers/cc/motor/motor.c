@@ -204,6 +204,7 @@ static const struct dtxn_cc_ops motor_ops = {
 	.mn_value = motor_mn_value,
 	.check_options = motor_check_options,
 	.recover = motor_recover,
+	.false_aborts = true,
 };
 
 DTXN_CC_REGISTER(motor, &motor_ops);

@@ -191,6 +191,15 @@ uint64_t motor_cvt_seen(const struct dtxn_table *t, const struct motor_cvt *cvt,
 /** True if a valid cell holds a version > ts. */
 bool motor_cvt_has_newer(const struct dtxn_table *t, const struct motor_cvt *cvt, uint64_t ts);
 /**
+ * False-abort verdict (lib/txn's false_abort.c) on a conflict of item
+ * @p it with the versions of CVT @p cvt newer than @p after: false iff
+ * each one's writer took the record's lock for cells that miss every cell
+ * @p it reads or writes, and a version at or before @p after is still in
+ * the CVT (so none newer was recycled). Coordinator's lcore.
+ */
+void motor_fa_newer(struct dtxn_txn *t, const struct dtxn_item *it, const struct motor_cvt *cvt,
+		    uint64_t after);
+/**
  * Rebuilds in @p out the value of the version in cell @p v0 from the
  * newest value @p newest and the pre-images in the local bar image of
  * every valid cell newer than it, applied newest first (paper §4.2).
@@ -367,7 +376,7 @@ int motor_validate(struct dtxn_txn *t);
  */
 int motor_recheck(struct dtxn_txn *t, bool wait);
 /** Lock word and version identity a validation re-read shows; shared by both checks. */
-int motor_check_read(const struct dtxn_txn *t, const struct dtxn_item *it, uint64_t ts,
+int motor_check_read(struct dtxn_txn *t, const struct dtxn_item *it, uint64_t ts,
 		     bool *locked);
 
 /* commit.c */

@@ -47,8 +47,7 @@ val_issue(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 }
 
 int
-motor_check_read(const struct dtxn_txn *t, const struct dtxn_item *it, uint64_t ts,
-		 bool *locked)
+motor_check_read(struct dtxn_txn *t, const struct dtxn_item *it, uint64_t ts, bool *locked)
 {
 	const struct motor_item *mi = motor_item_of(it);
 	const struct motor_cvt *cvt = mi->cvt2;
@@ -60,19 +59,40 @@ motor_check_read(const struct dtxn_txn *t, const struct dtxn_item *it, uint64_t 
 		/* inserts go to the home bucket only: its lock and every version */
 		*locked = dtxn_txn_lock_foreign(t, mi->vbuf[0][0]);
 		for (p = 0; p < mi->loc.n_bkt; p++)
-			if (mi->vbuf[p][1] != mi->loc.bver[p])
+			if (mi->vbuf[p][1] != mi->loc.bver[p]) {
+				dtxn_fa_verdict(t, false); /* an insert: every cell */
 				return DTXN_ABORT(DTXN_ABORT_VALIDATION);
+			}
 		return DTXN_OK;
 	}
-	if (cvt->hdr.key != it->key || cvt->hdr.table_id != it->table->def.id)
+	if (cvt->hdr.key != it->key || cvt->hdr.table_id != it->table->def.id) {
+		dtxn_fa_verdict(t, false);
 		return DTXN_ABORT(DTXN_ABORT_VALIDATION);
+	}
 	if (dtxn_txn_lock_foreign(t, cvt->lock) || motor_cvt_anchor(it->table, cvt) < 0) {
 		*locked = true; /* a torn CVT: a commit is writing it */
 		return DTXN_OK;
 	}
-	if (motor_cvt_seen(it->table, cvt, ts, &res) != mi->seen || res == MOTOR_PICK_GONE)
+	if (motor_cvt_seen(it->table, cvt, ts, &res) != mi->seen || res == MOTOR_PICK_GONE) {
+		if (mi->seen == MOTOR_V_NONE || res == MOTOR_PICK_GONE)
+			dtxn_fa_verdict(t, false); /* inserted since, or recycled */
+		else
+			motor_fa_newer(t, it, cvt, mi->seen);
 		return DTXN_ABORT(DTXN_ABORT_VALIDATION);
+	}
 	return DTXN_OK;
+}
+
+/* False-abort verdict on read item @p it found locked (or torn) by its last re-read. */
+static void
+val_fa_locked(struct dtxn_txn *t, const struct dtxn_item *it)
+{
+	const struct motor_cvt *cvt = motor_item_of(it)->cvt2;
+
+	if (motor_absent_bkt(motor_item_of(it)) || cvt == NULL || !dtxn_txn_lock_foreign(t, cvt->lock))
+		dtxn_fa_verdict(t, false); /* a bucket lock (an insert), or a torn CVT */
+	else
+		dtxn_fa_holder(t, it, cvt->lock);
 }
 
 /* Runs one round re-reading the items of @p pick; DTXN_OK or a reason. */
@@ -126,14 +146,22 @@ motor_validate(struct dtxn_txn *t)
 	if (n == 0)
 		return DTXN_OK; /* every item is locked: nothing can have changed */
 	reason = val_round(t, pick);
-	for (i = 0; i < t->n_items && reason == DTXN_OK; i++) {
+	if (reason != DTXN_OK)
+		return reason;
+	/* every read item, past the first conflict: the false-abort verdict needs them all */
+	for (i = 0; i < t->n_items; i++) {
 		bool locked;
+		int r;
 
 		if (!pick[i])
 			continue;
-		reason = motor_check_read(t, &t->items[i], t->cc[MOTOR_TS_COMMIT], &locked);
-		if (reason == DTXN_OK && locked)
-			reason = DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
+		r = motor_check_read(t, &t->items[i], t->cc[MOTOR_TS_COMMIT], &locked);
+		if (r == DTXN_OK && locked) {
+			val_fa_locked(t, &t->items[i]);
+			r = DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
+		}
+		if (reason == DTXN_OK)
+			reason = r;
 	}
 	return reason;
 }
@@ -150,8 +178,12 @@ motor_recheck(struct dtxn_txn *t, bool wait)
 	for (round = 0; n != 0; round++) {
 		int reason;
 
-		if (round == (wait ? MOTOR_RECHECK_MAX : 1))
+		if (round == (wait ? MOTOR_RECHECK_MAX : 1)) {
+			for (i = 0; i < t->n_items; i++)
+				if (pick[i])
+					val_fa_locked(t, &t->items[i]);
 			return DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
+		}
 		if (round != 0)
 			dtxn_co_sleep_until_lc(t->coord->co,
 					       dtxn_now_ns() + MOTOR_RECHECK_PAUSE_NS);
