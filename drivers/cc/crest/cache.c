@@ -132,12 +132,20 @@ crest_lc_get(struct crest_lc *lc, uint32_t table_id, uint64_t key)
 	return o;
 }
 
-/* Frees the versions of @p o, all decided. */
+/*
+ * Frees the versions of @p o, all decided; a committed one is composed
+ * into the write-back being posted, so its writer's redo entry is no
+ * longer needed once that lands (RC order on the lcore's QPs: the
+ * writer's next log WRITE to an MN follows the write-back there).
+ */
 static void
 lc_free_vers(struct crest_lc *lc, struct crest_lc_obj *o)
 {
-	for (uint32_t v = 0; v < o->n_vers; v++)
+	for (uint32_t v = 0; v < o->n_vers; v++) {
+		if (o->vers[v].state == CREST_LC_COMMITTED)
+			o->vers[v].wr.t->log_pins--;
 		rte_mempool_put(lc->imgs, o->vers[v].img);
+	}
 	o->n_vers = 0;
 }
 

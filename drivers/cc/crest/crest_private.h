@@ -139,6 +139,14 @@ struct crest_lc_txn {
 	uint64_t ts;          /**< TS_exec, 0 until its first block ended */
 	uint8_t state;        /**< CREST_LC_RUNNING, _COMMITTED, _ABORTED */
 	uint8_t doomed;       /**< a dependency aborted: it must abort (cascade) */
+	/**
+	 * The coordinator's committed local versions not yet composed into a
+	 * write-back (their redo entries must stay reachable in its log:
+	 * redo.c does not wrap the log while this is not 0). Raised by the
+	 * writer as it leaves committed, lowered by the last writer's
+	 * crest_lc_compose() on the same lcore.
+	 */
+	uint32_t log_pins;
 	uint16_t n_deps;
 	uint16_t n_dependents;
 	struct crest_lc_ref {
@@ -192,7 +200,7 @@ struct crest_coord {
 	struct crest_opts opts;
 	struct crest_layout lay[DTXN_MAX_TABLES]; /**< per table id */
 	uint64_t sink;                 /**< old values of fire-and-forget masked CASes */
-	uint64_t log_head;             /**< next redo entry's offset in the log segment */
+	uint64_t log_head[DTXN_MAX_NODES]; /**< next redo entry's offset in the log segment, per MN */
 	struct crest_lc *lc;           /**< local=1: the lcore's record cache (the worker's) */
 	struct crest_lc_txn lt;        /**< local=1: the running txn as the cache sees it */
 	uint32_t blk_start;            /**< local=1: first item of the current execution block */
@@ -260,9 +268,9 @@ void crest_opts_of_db(const struct dtxn_db *db, struct crest_opts *o);
 const char *crest_variant(const struct dtxn_db *db);
 /**
  * Whether CN crash recovery (recover.c) is sound for db @p db's options:
- * not with local=1, where a committed txn's cells may wait in its lcore's
- * record cache for the last local writer's write-back, and recovery
- * applies each coordinator's newest redo entry only. Any thread.
+ * not with local=1 and parallel_commit=0, where a committed txn's cells
+ * may wait in its lcore's record cache for the last local writer's
+ * write-back and no redo entry holds them. Any thread.
  */
 bool crest_can_recover(const struct dtxn_db *db);
 
@@ -529,7 +537,15 @@ struct crest_redo_hdr {
 	uint32_t bytes;    /**< whole entry, trailer included, multiple of 8 */
 	uint16_t n_mods;   /**< modifications after the dependency ids */
 	uint16_t n_deps;   /**< dependency txn ids after the header (0 without local execution) */
+	/**
+	 * local=1: the writer's TS_exec (its lcore's order of the local
+	 * versions of one cell, which recovery follows for deferred cells);
+	 * 0 with local=0.
+	 */
+	uint64_t ts_exec;
 };
+/** crest_redo_mod.flags: a cached record's cells, whose write-back is the last local writer's. */
+#define CREST_MOD_DEFERRED 1u
 /** One modification: a record's written cells, or a whole record. */
 struct crest_redo_mod {
 	uint32_t table_id;
@@ -537,18 +553,21 @@ struct crest_redo_mod {
 	uint64_t key;
 	dtxn_raddr_t raddr;   /**< the record on its primary */
 	uint8_t kind;         /**< dtxn_item kind */
-	uint8_t rsvd[3];
+	uint8_t flags;        /**< CREST_MOD_DEFERRED, or 0 */
+	uint8_t rsvd[2];
 	uint32_t len;         /**< bytes that follow: each written cell's span, or the record */
 };
-_Static_assert(sizeof(struct crest_redo_hdr) == 16 && sizeof(struct crest_redo_mod) == 32,
+_Static_assert(sizeof(struct crest_redo_hdr) == 24 && sizeof(struct crest_redo_mod) == 32,
 	       "redo entry layout");
 /**
  * Builds the txn's redo entry from its stamped record images and adds its
  * WRITE to @p b, one to the coordinator's log segment on each MN the
  * commit writes to, ahead of the updates there (RC order). Nothing is
  * added when the txn writes nothing.
- * @return DTXN_OK or DTXN_ABORT_TOO_LARGE (entry larger than the segment,
- *   or the arena is full).
+ * @return DTXN_OK, DTXN_ABORT_TOO_LARGE (entry larger than the segment,
+ *   or the arena is full) or DTXN_ABORT_LOCK_CONFLICT (local=1: the log
+ *   would wrap over entries whose deferred cells are not written back
+ *   yet, and they did not come within 20 us). May yield.
  */
 int crest_redo_add(struct dtxn_txn *t, struct dtxn_batch *b);
 

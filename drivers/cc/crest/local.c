@@ -365,6 +365,8 @@ crest_local_leave(struct dtxn_txn *t, struct dtxn_batch *b, bool committed)
 			continue;
 		if (ci->seq != 0)
 			crest_lc_decide(o, ci->seq, committed);
+		if (ci->seq != 0 && committed) /* its entry stays until the write-back (redo.c) */
+			cc->lt.log_pins++;
 		ci->joined = 0;
 		act = crest_lww_leave(&o->lww, committed && ci->seq != 0, ci->seq, o);
 		if (act == CREST_LWW_WAIT)

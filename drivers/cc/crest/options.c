@@ -92,5 +92,6 @@ crest_can_recover(const struct dtxn_db *db)
 	struct crest_opts o;
 
 	crest_opts_of_db(db, &o);
-	return !o.local; /* doc/guides/crest.md, "Recovery": not with localized execution */
+	/* doc/guides/crest.md, "Recovery": a cached committed cell is only in its redo entry */
+	return !o.local || o.parallel_commit;
 }
