@@ -20,8 +20,10 @@
  *    gives each MN's copy its own head, so the chain has no gaps). An
  *    entry exists only for a txn that passed validation and whose local
  *    dependencies had committed (the entry is written after both), so
- *    every entry is applied, on every replica, and an entry already
- *    applied changes nothing:
+ *    it is applied, on every replica, and what was applied already is
+ *    left alone. A commit waits for its chain before the next txn, so of
+ *    the cells committed through the MN path only the newest entry's may
+ *    be missing; deferred cells may be missing from any entry:
  *    - a cell committed through the MN path carries its new EN: it gets
  *      the logged cell (versions and value), then its EN in the header,
  *      the commit's order, while the replica's EN is still before it; a
@@ -228,40 +230,52 @@ rec_cell(struct rec_ctx *x, struct dtxn_batch *b, const struct crest_layout *lay
 		}
 		src = img + lay->rec_off[cell];
 	}
-	cur->en[cell] = en;
-	dtxn_batch_write(b, ra + lay->rec_off[cell], src, span, true);
+	cur->en[cell] = en; /* the image as it will be: later modifications see it */
+	memcpy((char *)cur + lay->rec_off[cell], src, span);
+	dtxn_batch_write(b, ra + lay->rec_off[cell], (char *)cur + lay->rec_off[cell], span, true);
 	dtxn_batch_write(b, ra + CREST_EN_OFF + 2 * cell, &cur->en[cell], 2, true);
 	return true;
 }
 
-/* Applies modification @p m (its data after it) of txn @p x on every replica; *done if any changed. */
-static int
-rec_mod(struct rec_ctx *x, const struct crest_redo_mod *m, uint64_t id, bool *done)
+/* The table of modification @p m, NULL when it names no record of the catalog (never a CREST entry). */
+static const struct dtxn_table *
+rec_table(const struct rec_ctx *x, const struct crest_redo_mod *m)
 {
-	struct dtxn_coord *c = x->c;
-	const struct crest_coord *cc = c->cc_priv;
-	const struct dtxn_table *t = dtxn_catalog_table(&c->worker->db->cat, m->table_id);
-	const struct crest_layout *lay;
-	const char *data = (const char *)(m + 1);
-	char *buf = x->buf;
-	struct dtxn_batch b;
-	uint64_t bh[2];
-	int rc;
+	const struct dtxn_table *t = dtxn_catalog_table(&x->c->worker->db->cat, m->table_id);
 
 	if (t == NULL || m->table_id >= DTXN_MAX_TABLES || !dtxn_store_slot_ok(t, m->raddr))
-		return 0; /* not a record of this catalog: never a CREST entry */
-	lay = &cc->lay[m->table_id];
-	dtxn_batch_init(&b, c);
+		return NULL;
+	return t;
+}
+
+/* READs every replica of record @p raddr of table @p t into x->buf, and its bucket header into @p bh. */
+static int
+rec_fetch(struct rec_ctx *x, const struct dtxn_table *t, dtxn_raddr_t raddr, uint64_t bh[2])
+{
+	struct dtxn_batch b;
+
+	dtxn_batch_init(&b, x->c);
 	for (uint16_t r = 0; r < t->n_replicas; r++)
-		dtxn_batch_read(&b, dtxn_store_replica_raddr(t, r, m->raddr),
-				buf + (size_t)r * t->slot_size, t->slot_size, true);
-	dtxn_batch_read(&b, dtxn_store_bucket_of_slot(t, m->raddr), bh, sizeof(bh), true);
-	rc = dtxn_recovery_run(x->rec, &b);
-	if (rc != 0)
-		return rc;
-	dtxn_batch_init(&b, c);
+		dtxn_batch_read(&b, dtxn_store_replica_raddr(t, r, raddr),
+				x->buf + (size_t)r * t->slot_size, t->slot_size, true);
+	dtxn_batch_read(&b, dtxn_store_bucket_of_slot(t, raddr), bh, 2 * sizeof(*bh), true);
+	return dtxn_recovery_run(x->rec, &b);
+}
+
+/*
+ * Adds to @p b what modification @p m (its data after it) of table @p t
+ * changes on the replicas READ into x->buf (rec_fetch(), updated as it
+ * goes); *@p done if anything.
+ */
+static void
+rec_mod_add(struct rec_ctx *x, struct dtxn_batch *b, const struct dtxn_table *t,
+	    const struct crest_redo_mod *m, bool *done)
+{
+	const struct crest_layout *lay = &((const struct crest_coord *)x->c->cc_priv)->lay[m->table_id];
+	const char *data = (const char *)(m + 1);
+
 	for (uint16_t r = 0; r < t->n_replicas; r++) {
-		struct crest_hdr *cur = (void *)(buf + (size_t)r * t->slot_size);
+		struct crest_hdr *cur = (void *)(x->buf + (size_t)r * t->slot_size);
 		dtxn_raddr_t ra = dtxn_store_replica_raddr(t, r, m->raddr);
 
 		if (m->kind != DTXN_ITEM_RW) {
@@ -275,7 +289,7 @@ rec_mod(struct rec_ctx *x, const struct crest_redo_mod *m, uint64_t id, bool *do
 				continue;
 			/* its lock: as the commit's unlock leaves it (primary: bits, cleared below) */
 			img->lock = (r == 0 ? cur->lock : 0) | (del ? CREST_LOCK_DELETED : 0);
-			dtxn_batch_write(&b, ra, img, t->slot_size, true);
+			dtxn_batch_write(b, ra, img, t->slot_size, true);
 			*done = true;
 			continue;
 		}
@@ -285,10 +299,28 @@ rec_mod(struct rec_ctx *x, const struct crest_redo_mod *m, uint64_t id, bool *do
 
 			if (off + span > m->len)
 				break;
-			*done |= rec_cell(x, &b, lay, m, cell, data + off, cur, ra);
+			*done |= rec_cell(x, b, lay, m, cell, data + off, cur, ra);
 			off += span;
 		}
 	}
+}
+
+/* Applies modification @p m of txn @p id on every replica; *@p done if any changed. */
+static int
+rec_mod(struct rec_ctx *x, const struct crest_redo_mod *m, uint64_t id, bool *done)
+{
+	const struct dtxn_table *t = rec_table(x, m);
+	struct dtxn_batch b;
+	uint64_t bh[2];
+	int rc;
+
+	if (t == NULL)
+		return 0;
+	rc = rec_fetch(x, t, m->raddr, bh);
+	if (rc != 0)
+		return rc;
+	dtxn_batch_init(&b, x->c);
+	rec_mod_add(x, &b, t, m, done);
 	if (bh[0] == id) {
 		/* its insert or delete: the bucket changes (absent reads of it fail) */
 		bh[1]++;
@@ -317,11 +349,12 @@ rec_grow(void **a, uint32_t *max, uint32_t n, size_t size)
 }
 
 /*
- * Entry @p h: applies its undeferred modifications now and keeps its
- * deferred ones for rec_defs_apply().
+ * Entry @p h: applies its undeferred modifications now if it is its
+ * coordinator's @p newest (an older one's commit waited for its chain, so
+ * they have landed), and keeps its deferred ones for rec_defs_apply().
  */
 static int
-rec_entry(struct rec_ctx *x, const struct crest_redo_hdr *h)
+rec_entry(struct rec_ctx *x, const struct crest_redo_hdr *h, bool newest)
 {
 	const char *p = (const char *)(h + 1) + (size_t)h->n_deps * 8;
 	const char *end = (const char *)h + h->bytes - 8;
@@ -339,7 +372,8 @@ rec_entry(struct rec_ctx *x, const struct crest_redo_hdr *h)
 			break;
 		p += sizeof(*m) + RTE_ALIGN_CEIL(m->len, 8);
 		if (!(m->flags & CREST_MOD_DEFERRED) || m->kind != DTXN_ITEM_RW) {
-			rc = rec_mod(x, m, h->txn_id, &x->done[ent]);
+			if (newest)
+				rc = rec_mod(x, m, h->txn_id, &x->done[ent]);
 			continue;
 		}
 		if (rec_grow((void **)&x->defs, &x->max_defs, x->n_defs, sizeof(*x->defs)) != 0)
@@ -350,21 +384,24 @@ rec_entry(struct rec_ctx *x, const struct crest_redo_hdr *h)
 	return rc;
 }
 
-/* Newest TS_exec first (then txn id, so one txn's modifications stay together). */
+/* By record, then newest TS_exec first (then txn id, so one txn's cells stay together). */
 static int
 rec_def_cmp(const void *a, const void *b)
 {
 	const struct rec_def *x = a, *y = b;
 
+	if (x->m->raddr != y->m->raddr)
+		return x->m->raddr < y->m->raddr ? -1 : 1;
 	if (x->ts_exec != y->ts_exec)
 		return x->ts_exec < y->ts_exec ? 1 : -1;
 	return (x->txn_id < y->txn_id) - (x->txn_id > y->txn_id);
 }
 
 /*
- * The deferred cells of every dead coordinator, newest TS_exec first: per
- * cell, the newest committed local version of the round the dead CN left
- * unwritten, which is what its last writer would have written back.
+ * The deferred cells of every dead coordinator, record by record (one
+ * READ of its replicas), newest TS_exec first: per cell, the newest
+ * committed local version of the round the dead CN left unwritten, which
+ * is what its last writer would have written back.
  */
 static int
 rec_defs_apply(struct rec_ctx *x)
@@ -372,8 +409,24 @@ rec_defs_apply(struct rec_ctx *x)
 	int rc = 0;
 
 	qsort(x->defs, x->n_defs, sizeof(*x->defs), rec_def_cmp);
-	for (uint32_t i = 0; i < x->n_defs && rc == 0; i++)
-		rc = rec_mod(x, x->defs[i].m, x->defs[i].txn_id, &x->done[x->defs[i].ent]);
+	for (uint32_t i = 0, j; i < x->n_defs && rc == 0; i = j) {
+		const struct dtxn_table *t = rec_table(x, x->defs[i].m);
+		struct dtxn_batch b;
+		uint64_t bh[2];
+
+		for (j = i + 1; j < x->n_defs && x->defs[j].m->raddr == x->defs[i].m->raddr; j++)
+			;
+		if (t == NULL)
+			continue;
+		rc = rec_fetch(x, t, x->defs[i].m->raddr, bh);
+		if (rc != 0)
+			break;
+		dtxn_batch_init(&b, x->c);
+		for (uint32_t k = i; k < j; k++)
+			if (x->defs[k].m->table_id == x->defs[i].m->table_id)
+				rec_mod_add(x, &b, t, x->defs[k].m, &x->done[x->defs[k].ent]);
+		rc = b.n_wr != 0 ? dtxn_recovery_run(x->rec, &b) : (dtxn_batch_done(&b), 0);
+	}
 	return rc;
 }
 
@@ -409,7 +462,7 @@ rec_redo(struct dtxn_coord *c, struct dtxn_recovery *rec)
 		rc = -ENOMEM;
 	for (uint32_t g = 0; g < n_coords && rc == 0; g++, k++) {
 		char *mine = logs + (size_t)k * cat->n_mn * room;
-		const struct crest_redo_hdr *newest = NULL;
+		uint64_t newest = 0;
 		int n;
 
 		if (!dtxn_recovery_gid_dead(rec, cat->n_mn, g)) {
@@ -418,19 +471,24 @@ rec_redo(struct dtxn_coord *c, struct dtxn_recovery *rec)
 		}
 		n = dtxn_recovery_read_logs(c, rec, g, (uint32_t)room, mine, true);
 		rc = RTE_MIN(n, 0);
+		for (int mn = 0; mn < n; mn++) {
+			const char *log = mine + (size_t)mn * room;
+
+			for (const struct crest_redo_hdr *h = rec_next(log, room, g, NULL); h != NULL;
+			     h = rec_next(log, room, g, h))
+				newest = RTE_MAX(newest, h->txn_id);
+		}
 		for (int mn = 0; mn < n && rc == 0; mn++) {
 			const char *log = mine + (size_t)mn * room;
 
 			for (const struct crest_redo_hdr *h = rec_next(log, room, g, NULL);
 			     h != NULL && rc == 0; h = rec_next(log, room, g, h)) {
-				rc = rec_entry(&x, h);
+				rc = rec_entry(&x, h, h->txn_id == newest);
 				st->work++;
-				if (newest == NULL || h->txn_id > newest->txn_id)
-					newest = h;
 			}
 		}
-		if (rc == 0 && newest != NULL) /* committable and persisted: its coordinator may not have seen it */
-			dtxn_recovery_note_visible(rec, newest->txn_id);
+		if (rc == 0 && newest != 0) /* committable and persisted: its coordinator may not have seen it */
+			dtxn_recovery_note_visible(rec, newest);
 	}
 	if (rc == 0)
 		rc = rec_defs_apply(&x);
