@@ -187,6 +187,7 @@ struct rec_ctx {
 		uint32_t ent;     /**< its entry (@c done) */
 	} *defs;
 	uint32_t n_defs, max_defs;
+	uint32_t n_def_cells; /**< deferred cells written (a replica each) */
 };
 
 /*
@@ -229,6 +230,7 @@ rec_cell(struct rec_ctx *x, struct dtxn_batch *b, const struct crest_layout *lay
 			*lv = CREST_VER(en, CREST_VER_TS(*lv));
 		}
 		src = img + lay->rec_off[cell];
+		x->n_def_cells++;
 	}
 	cur->en[cell] = en; /* the image as it will be: later modifications see it */
 	memcpy((char *)cur + lay->rec_off[cell], src, span);
@@ -496,6 +498,8 @@ rec_redo(struct dtxn_coord *c, struct dtxn_recovery *rec)
 		rec->rolled_forward += x.done[i];
 		rec->txns_seen += x.done[i];
 	}
+	CREST_LOG(INFO, "recovery: %u redo entries, %u deferred modifications, %u deferred cell replicas written",
+		  x.n_ents, x.n_defs, x.n_def_cells);
 	free(x.done);
 	free(x.defs);
 	rte_free(logs);
