@@ -12,6 +12,8 @@
  */
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "crest_private.h"
 
 /*
@@ -48,11 +50,19 @@ val_local(const struct dtxn_txn *t)
 	return DTXN_OK;
 }
 
-/* Whether the txn is old enough for ENs to have wrapped since its reads. */
+/*
+ * Whether the txn is old enough for ENs to have wrapped since its reads
+ * (local=1: since the MN last showed a cached cell it read).
+ */
 static bool
 val_en_wrapped(const struct dtxn_txn *t)
 {
-	return dtxn_now_ns() - t->start_ns > CREST_EN_WRAP_NS;
+	const struct crest_coord *cc = crest_coord_of(t);
+	uint64_t since = t->start_ns;
+
+	if (cc->opts.local)
+		since = RTE_MIN(since, cc->cached_since);
+	return dtxn_now_ns() - since > CREST_EN_WRAP_NS;
 }
 
 /* Checks the header (and with @p full the record) now in @p img against what item @p it saw. */
@@ -66,6 +76,9 @@ val_check(struct dtxn_txn *t, const struct dtxn_item *it, const void *img, bool 
 	/* local=1: the bits the lcore holds are the local writers', ordered locally */
 	const uint64_t foreign = h->lock & ~crest_own_bits(t, it) & ~crest_lc_bits(ci->obj);
 
+	if (ci->seen.cached != 0 &&
+	    (h->slot.key != it->key || !(h->slot.flags & DTXN_SLOT_VALID)))
+		return DTXN_ABORT(DTXN_ABORT_VALIDATION); /* the cached slot holds another record now */
 	if ((foreign & crest_lock_bits(cells)) != 0) {
 		crest_false_note(t, it, foreign);
 		return DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
@@ -145,6 +158,9 @@ crest_validate(struct dtxn_txn *t)
 
 		if (img[i] != NULL) {
 			rc = val_check(t, it, img[i], full);
+			if (ci->seen.cached != 0) /* RO mode: the cached cells current, or stale */
+				crest_lc_confirm(ci->obj, ci->seen.cached, ci->en, rc == DTXN_OK,
+						 dtxn_now_ns());
 			continue;
 		}
 		if (it->kind != DTXN_ITEM_RO || (it->flags & DTXN_ITEM_F_EXISTS))
