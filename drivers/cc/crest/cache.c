@@ -392,8 +392,9 @@ crest_lc_append(struct crest_lc *lc, struct crest_lc_obj *o, struct crest_lc_txn
 	if (o->n_vers == CREST_LC_MAX_VERS)
 		return -ENOSPC;
 	ver = &o->vers[o->n_vers];
-	if (rte_mempool_get(lc->imgs, &ver->img) != 0)
-		return -ENOSPC;
+	while (rte_mempool_get(lc->imgs, &ver->img) != 0)
+		if (!lc_evict(lc)) /* idle objects give way to versions */
+			return -ENOSPC;
 	memcpy(ver->img, rec, RTE_MIN(lc->img_size, lay->image_size));
 	ver->wr = (struct crest_lc_ref){ .t = lt, .id = lt->id };
 	ver->tag = lt->ts;

@@ -97,6 +97,45 @@ val_check(struct dtxn_txn *t, const struct dtxn_item *it, const void *img, bool 
 	return DTXN_OK;
 }
 
+/*
+ * RO mode: whether the cached cells item @p it read are current in the
+ * header @p h READ (their ENs as cached, no foreign lock bit, the key).
+ */
+static bool
+val_cached_ok(const struct dtxn_txn *t, const struct dtxn_item *it, const struct crest_hdr *h)
+{
+	const struct crest_item *ci = crest_item_of(it);
+	const uint64_t foreign = h->lock & ~crest_own_bits(t, it) & ~crest_lc_bits(ci->obj);
+
+	if (h->slot.key != it->key || !(h->slot.flags & DTXN_SLOT_VALID) ||
+	    (foreign & crest_lock_bits(ci->seen.cached)) != 0)
+		return false;
+	for (uint32_t m = ci->seen.cached; m != 0; m &= m - 1)
+		if (h->en[__builtin_ctz(m)] != ci->en[__builtin_ctz(m)])
+			return false;
+	return true;
+}
+
+/*
+ * RO mode, after the validation: every cached read's record is dated again
+ * or marked stale, all of them (not only up to the first failure), so that
+ * a retry READs every stale one at once instead of failing on each in turn.
+ */
+static void
+val_cached_note(const struct dtxn_txn *t, void *const *img, bool full)
+{
+	const uint64_t now = dtxn_now_ns();
+
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		const struct dtxn_item *it = &t->items[i];
+		const struct crest_item *ci = crest_item_of(it);
+
+		if (img[i] != NULL && ci->seen.cached != 0 && !full)
+			crest_lc_confirm(ci->obj, ci->seen.cached, ci->en,
+					 val_cached_ok(t, it, img[i]), now);
+	}
+}
+
 /* A bucket header word pair (lock, version) read back for an absent read. */
 static int
 val_check_bucket(const struct dtxn_txn *t, const uint64_t *w, uint64_t seen)
@@ -114,6 +153,7 @@ crest_validate(struct dtxn_txn *t)
 	uint64_t (*bw)[2];
 	void **img;
 	uint32_t i;
+	bool read;
 	int rc;
 
 	if (dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_READ_VALIDATION)) /* test aid */
@@ -152,15 +192,13 @@ crest_validate(struct dtxn_txn *t)
 		return DTXN_OK;
 	}
 	rc = dtxn_batch_run_reason(&b);
+	read = rc == DTXN_OK; /* the images are what the MN holds */
 	for (i = 0; i < t->n_items && rc == DTXN_OK; i++) {
 		const struct dtxn_item *it = &t->items[i];
 		const struct crest_item *ci = crest_item_of(it);
 
 		if (img[i] != NULL) {
 			rc = val_check(t, it, img[i], full);
-			if (ci->seen.cached != 0) /* RO mode: the cached cells current, or stale */
-				crest_lc_confirm(ci->obj, ci->seen.cached, ci->en, rc == DTXN_OK,
-						 dtxn_now_ns());
 			continue;
 		}
 		if (it->kind != DTXN_ITEM_RO || (it->flags & DTXN_ITEM_F_EXISTS))
@@ -168,5 +206,7 @@ crest_validate(struct dtxn_txn *t)
 		for (unsigned p = 0; p < ci->loc.n_bkt && rc == DTXN_OK; p++)
 			rc = val_check_bucket(t, bw[i * DTXN_STORE_MAX_PROBE + p], ci->loc.bver[p]);
 	}
+	if (read && crest_coord_of(t)->opts.ro_cache)
+		val_cached_note(t, img, full);
 	return rc;
 }
