@@ -691,6 +691,7 @@ struct local_arg {
 	int wait_for;       /* step to wait for before it ends */
 	bool abort;         /* roll back instead of committing */
 	bool split;         /* key[1] in a second execute of the block, after the others ran a while */
+	void (*hook)(void); /* called just before it ends, if set */
 	int rc;
 	uint64_t seen;      /* cell 0 of key[0] as read */
 };
@@ -727,6 +728,8 @@ co_local_inc(struct dtxn_coord *c, void *arg)
 	if (g_step < a->then)
 		g_step = a->then;
 	ut_wait_step(c, &g_step, a->wait_for);
+	if (a->hook != NULL)
+		a->hook();
 	if (a->rc == DTXN_OK && a->abort) {
 		dtxn_txn_abort(t, DTXN_ABORT_APP);
 		a->rc = DTXN_ABORT(DTXN_ABORT_APP);
@@ -1010,6 +1013,128 @@ test_recover(void **state)
 	assert_int_equal(x.rec.locks_released, 0);
 }
 
+/* Row 9's replicas while A's committed increment waited in the cache (B's hook). */
+static char g_lrec_pre[2][512];
+
+static void
+lrec_snap(void)
+{
+	const uint32_t ss = dtxn_catalog_table(dtxn_db_catalog(g_db), T_ROW)->slot_size;
+
+	for (uint16_t r = 0; r < 2; r++)
+		memcpy(g_lrec_pre[r], mn_row(9, r), ss);
+}
+
+/* Coordinator @p gid's first redo entry on MN @p mn. */
+static struct crest_redo_hdr *
+lrec_entry(uint32_t gid, uint16_t mn)
+{
+	dtxn_raddr_t ra = dtxn_store_log_raddr(dtxn_db_catalog(g_db), gid, mn);
+
+	return (void *)((char *)dtxn_fabric_mn_base(g_f, mn) + DTXN_RADDR_OFF(ra));
+}
+
+/* Recovers dead CN N_MN + 1 from the state @p pre of row 9; returns the txns rolled forward. */
+static uint64_t
+lrec_recover(void)
+{
+	const uint32_t ss = dtxn_catalog_table(dtxn_db_catalog(g_db), T_ROW)->slot_size;
+	struct crest_fence *f = crest_shared_rec_of(g_db)->fence;
+	struct ut_recover x;
+	struct ut_coord_spec s = { ut_recover_main, &x };
+
+	for (uint16_t r = 0; r < 2; r++)
+		memcpy(mn_row(9, r), g_lrec_pre[r], ss);
+	/* every coordinator of the earlier tests has returned (some left a failed execute open) */
+	memset(f->busy, 0, crest_shared_rec_of(g_db)->n_coords);
+	ut_recover_of(&x, N_MN + 1, DEAD_GID0, 4);
+	run_coords(&s, 1);
+	assert_int_equal(x.rc, 0);
+	assert_string_equal(x.rec.step[1].name, "redo");
+	return x.rec.rolled_forward;
+}
+
+/*
+ * local=1 recovery: on the dead CN, A commits an increment of row 9 that
+ * waits in the cache for the last local writer B, which read A's version
+ * (a dependency). From the MN state of that moment (A's cell not written,
+ * the lcore's lock bit set): with B's entry torn (B never committed) the
+ * recovery writes A's version; with B's entry whole it writes B's (the
+ * higher TS_exec), one EN step, as B's write-back did; run again, nothing.
+ */
+static void
+test_local_recover(void **state)
+{
+	const uint32_t ss = dtxn_catalog_table(dtxn_db_catalog(g_db), T_ROW)->slot_size;
+	struct local_arg a = { .key = { 9 }, .then = 1, .wait_for = 2 };
+	struct local_arg b = { .key = { 9 }, .wait_before = 1, .then = 2, .wait_for = 3,
+			       .hook = lrec_snap };
+	struct ut_coord_spec s[2] = { { co_local_inc, &a }, { co_local_inc, &b } };
+	struct dtxn_table_def row = { .value_size = 32, .n_columns = 4,
+				      .column_size = { 8, 8, 8, 8 } };
+	struct crest_layout lay;
+	char post[2][512];
+	uint64_t trailer[N_MN], ida, dep;
+
+	(void)state;
+	crest_layout_make(&row, true, &lay);
+	assert_true(ss <= sizeof(post[0]));
+	g_step = 0;
+	assert_int_equal(ut_run_coords(g_db, s, 2, N_MN + 1, DEAD_GID0, &g_worker_seq), 0);
+	assert_int_equal(a.rc, DTXN_OK);
+	assert_int_equal(b.rc, DTXN_OK);
+	assert_int_equal(b.seen, 10); /* A's version */
+	for (uint16_t r = 0; r < 2; r++) {
+		const struct crest_hdr *pre = (const void *)g_lrec_pre[r];
+
+		memcpy(post[r], mn_row(9, r), ss);
+		assert_int_equal(mn_cell0(9, r), 11);
+		/* A committed, its cell deferred: the MN had the old cell, locked by the lcore */
+		assert_int_equal(pre->en[0], 0);
+		assert_int_equal(pre->lock, r == 0 ? CREST_LOCK_BIT(0) : 0);
+	}
+	/* the entries: deferred mods; B's after A's by TS_exec, A its dependency */
+	ida = lrec_entry(DEAD_GID0, 0)->txn_id;
+	assert_int_equal(((struct crest_redo_mod *)(lrec_entry(DEAD_GID0, 0) + 1))->flags,
+			 CREST_MOD_DEFERRED);
+	assert_true(lrec_entry(DEAD_GID0 + 1, 0)->ts_exec > lrec_entry(DEAD_GID0, 0)->ts_exec);
+	assert_int_equal(lrec_entry(DEAD_GID0 + 1, 0)->n_deps, 1);
+	memcpy(&dep, lrec_entry(DEAD_GID0 + 1, 0) + 1, 8);
+	assert_int_equal(dep, ida);
+
+	/* B's entry torn on every MN: A's version is recovered */
+	for (uint16_t mn = 0; mn < N_MN; mn++) {
+		char *e = (char *)lrec_entry(DEAD_GID0 + 1, mn);
+
+		memcpy(&trailer[mn], e + ((struct crest_redo_hdr *)e)->bytes - 8, 8);
+		memset(e + ((struct crest_redo_hdr *)e)->bytes - 8, 0, 8);
+	}
+	assert_int_equal(lrec_recover(), 1);
+	for (uint16_t r = 0; r < 2; r++) {
+		assert_int_equal(mn_cell0(9, r), 10);
+		assert_int_equal(mn_row(9, r)->en[0], 1);
+		assert_int_equal(mn_row(9, r)->lock, 0);
+		assert_int_equal(*crest_line_ver(mn_row(9, r), &lay, 0, 0), CREST_VER(1, ida));
+	}
+
+	/* B's entry whole: B's version (A's is older in the round), as B's write-back */
+	for (uint16_t mn = 0; mn < N_MN; mn++) {
+		char *e = (char *)lrec_entry(DEAD_GID0 + 1, mn);
+
+		memcpy(e + ((struct crest_redo_hdr *)e)->bytes - 8, &trailer[mn], 8);
+	}
+	assert_int_equal(lrec_recover(), 1);
+	for (uint16_t r = 0; r < 2; r++) {
+		assert_int_equal(mn_row(9, r)->lock, 0);
+		assert_memory_equal((char *)mn_row(9, r) + CREST_EN_OFF, post[r] + CREST_EN_OFF,
+				    ss - CREST_EN_OFF);
+	}
+	/* and again from the recovered state: nothing */
+	memcpy(g_lrec_pre[0], mn_row(9, 0), ss);
+	memcpy(g_lrec_pre[1], mn_row(9, 1), ss);
+	assert_int_equal(lrec_recover(), 0);
+}
+
 int
 main(void)
 {
@@ -1038,6 +1163,7 @@ main(void)
 		cmocka_unit_test(test_local_cascade),
 		cmocka_unit_test(test_local_lock_order),
 		cmocka_unit_test(test_local_no_deadlock),
+		cmocka_unit_test(test_local_recover),
 	};
 	int rc;
 

@@ -33,6 +33,8 @@ struct lc_key {
 };
 
 struct crest_lc {
+	TAILQ_HEAD(, crest_lc_obj) idle; /**< objects no txn uses, oldest first */
+	bool keep_idle;             /**< keep them (RO mode) */
 	struct rte_hash *h;
 	struct rte_mempool *imgs;
 	struct crest_lc_obj *objs;  /**< by hash position */
@@ -66,6 +68,7 @@ crest_lc_create(const char *name, uint32_t max_objs, uint32_t img_size, uint32_t
 		return NULL;
 	}
 	lc->img_size = img_size;
+	TAILQ_INIT(&lc->idle);
 	snprintf(hn, sizeof(hn), "%.24s_h", name);
 	lc->h = rte_hash_create(&p);
 	if (lc->h == NULL)
@@ -98,10 +101,34 @@ crest_lc_destroy(struct crest_lc *lc)
 	rte_free(lc);
 }
 
+void
+crest_lc_keep_idle(struct crest_lc *lc, bool keep)
+{
+	lc->keep_idle = keep;
+}
+
 uint64_t
 crest_lc_next_ts(struct crest_lc *lc)
 {
 	return ++lc->ts;
+}
+
+/* Frees the least recently used idle object. false: none. */
+static bool
+lc_evict(struct crest_lc *lc)
+{
+	struct crest_lc_obj *o = TAILQ_FIRST(&lc->idle);
+	struct lc_key k;
+
+	if (o == NULL)
+		return false;
+	k = (struct lc_key){ .key = o->key, .table_id = o->table_id };
+	TAILQ_REMOVE(&lc->idle, o, idle_link);
+	o->idle = 0;
+	rte_mempool_put(lc->imgs, o->base);
+	o->base = NULL;
+	rte_hash_del_key(lc->h, &k);
+	return true;
 }
 
 struct crest_lc_obj *
@@ -110,20 +137,27 @@ crest_lc_get(struct crest_lc *lc, uint32_t table_id, uint64_t key)
 	const struct lc_key k = { .key = key, .table_id = table_id };
 	struct crest_lc_obj *o;
 	int32_t pos = rte_hash_lookup(lc->h, &k);
+	void *base;
 
 	if (pos >= 0) {
 		o = &lc->objs[pos];
+		if (o->idle) {
+			TAILQ_REMOVE(&lc->idle, o, idle_link);
+			o->idle = 0;
+		}
 		o->refs++;
 		return o;
 	}
-	pos = rte_hash_add_key(lc->h, &k);
-	if (pos < 0)
-		return NULL;
+	while (rte_mempool_get(lc->imgs, &base) != 0)
+		if (!lc_evict(lc))
+			return NULL;
+	while ((pos = rte_hash_add_key(lc->h, &k)) < 0)
+		if (!lc_evict(lc)) {
+			rte_mempool_put(lc->imgs, base);
+			return NULL;
+		}
 	o = &lc->objs[pos];
-	if (rte_mempool_get(lc->imgs, &o->base) != 0) {
-		rte_hash_del_key(lc->h, &k);
-		return NULL;
-	}
+	o->base = base;
 	memset(o, 0, offsetof(struct crest_lc_obj, base));
 	o->table_id = table_id;
 	o->key = key;
@@ -132,12 +166,20 @@ crest_lc_get(struct crest_lc *lc, uint32_t table_id, uint64_t key)
 	return o;
 }
 
-/* Frees the versions of @p o, all decided. */
+/*
+ * Frees the versions of @p o, all decided; a committed one is composed
+ * into the write-back being posted, so its writer's redo entry is no
+ * longer needed once that lands (RC order on the lcore's QPs: the
+ * writer's next log WRITE to an MN follows the write-back there).
+ */
 static void
 lc_free_vers(struct crest_lc *lc, struct crest_lc_obj *o)
 {
-	for (uint32_t v = 0; v < o->n_vers; v++)
+	for (uint32_t v = 0; v < o->n_vers; v++) {
+		if (o->vers[v].state == CREST_LC_COMMITTED)
+			o->vers[v].wr.t->log_pins--;
 		rte_mempool_put(lc->imgs, o->vers[v].img);
+	}
 	o->n_vers = 0;
 }
 
@@ -149,9 +191,50 @@ crest_lc_put(struct crest_lc *lc, struct crest_lc_obj *o)
 	if (--o->refs != 0 || o->lww.writers != 0)
 		return;
 	lc_free_vers(lc, o);
-	rte_mempool_put(lc->imgs, o->base);
-	o->base = NULL;
-	rte_hash_del_key(lc->h, &k);
+	if (!o->ready || !lc->keep_idle) { /* nothing worth keeping */
+		rte_mempool_put(lc->imgs, o->base);
+		o->base = NULL;
+		rte_hash_del_key(lc->h, &k);
+		return;
+	}
+	/* no live txn touched it: TS_exec order constraints end with them */
+	memset(o->wts, 0, sizeof(o->wts));
+	memset(o->rts, 0, sizeof(o->rts));
+	TAILQ_INSERT_TAIL(&lc->idle, o, idle_link);
+	o->idle = 1;
+}
+
+uint32_t
+crest_lc_cacheable(const struct crest_lc_obj *o, uint32_t cells, uint64_t now)
+{
+	const struct crest_hdr *h = o->base;
+	uint32_t ok = 0;
+
+	if (!o->ready || !(h->slot.flags & DTXN_SLOT_VALID) || (h->lock & CREST_LOCK_DELETED))
+		return 0;
+	for (cells &= ~o->stale; cells != 0; cells &= cells - 1) {
+		unsigned c = (unsigned)__builtin_ctz(cells);
+
+		if (!(o->mn_bits & CREST_LOCK_BIT(c)) && now - o->seen_ns[c] < CREST_EN_WRAP_NS / 2)
+			ok |= UINT32_C(1) << c;
+	}
+	return ok;
+}
+
+void
+crest_lc_confirm(struct crest_lc_obj *o, uint32_t cells, const uint16_t *en, bool ok,
+		 uint64_t now)
+{
+	for (; cells != 0; cells &= cells - 1) {
+		unsigned c = (unsigned)__builtin_ctz(cells);
+
+		if (en[c] != o->epoch[c])
+			continue; /* the base moved on since (a write-back) */
+		if (ok)
+			o->seen_ns[c] = now;
+		else
+			o->stale |= UINT32_C(1) << c;
+	}
 }
 
 int
@@ -199,10 +282,14 @@ crest_lc_fill(struct crest_lc *lc, struct crest_lc_obj *o, const struct crest_la
 	      const void *rec, dtxn_raddr_t raddr, uint32_t cells)
 {
 	const struct crest_hdr *h = rec;
+	const uint64_t now = dtxn_now_ns();
 
 	if (!o->ready) {
 		memcpy(o->base, rec, RTE_MIN(lc->img_size, lay->image_size));
 		memcpy(o->epoch, h->en, sizeof(o->epoch));
+		for (unsigned c = 0; c < CREST_MAX_CELLS; c++)
+			o->seen_ns[c] = now;
+		o->stale = 0;
 		o->raddr = raddr;
 		o->ready = 1;
 		return;
@@ -213,6 +300,8 @@ crest_lc_fill(struct crest_lc *lc, struct crest_lc_obj *o, const struct crest_la
 		lc_copy_cell(lay, o->base, rec, c);
 		o->epoch[c] = h->en[c];
 		((struct crest_hdr *)o->base)->en[c] = h->en[c];
+		o->seen_ns[c] = now;
+		o->stale &= ~(UINT32_C(1) << c);
 	}
 }
 
@@ -303,8 +392,9 @@ crest_lc_append(struct crest_lc *lc, struct crest_lc_obj *o, struct crest_lc_txn
 	if (o->n_vers == CREST_LC_MAX_VERS)
 		return -ENOSPC;
 	ver = &o->vers[o->n_vers];
-	if (rte_mempool_get(lc->imgs, &ver->img) != 0)
-		return -ENOSPC;
+	while (rte_mempool_get(lc->imgs, &ver->img) != 0)
+		if (!lc_evict(lc)) /* idle objects give way to versions */
+			return -ENOSPC;
 	memcpy(ver->img, rec, RTE_MIN(lc->img_size, lay->image_size));
 	ver->wr = (struct crest_lc_ref){ .t = lt, .id = lt->id };
 	ver->tag = lt->ts;
@@ -381,7 +471,9 @@ crest_lc_compose(struct crest_lc *lc, struct crest_lc_obj *o, const struct crest
 		if (ver == NULL)
 			continue;
 		lc_copy_cell(lay, o->base, ver->img, c);
-		h->en[c] = ++o->epoch[c];
+		h->en[c] = ++o->epoch[c]; /* as the write-back will leave the MN */
+		o->stale &= ~(UINT32_C(1) << c);
+		o->seen_ns[c] = dtxn_now_ns();
 		for (unsigned k = 0; k < lay->n_lines[c]; k++) {
 			uint64_t *lv = crest_line_ver(o->base, lay, c, k);
 

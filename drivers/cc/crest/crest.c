@@ -53,6 +53,7 @@ crest_worker_init(struct dtxn_worker *w)
 			  w->index, CREST_LC_OBJS, CREST_LC_IMGS, img);
 		return -rte_errno;
 	}
+	crest_lc_keep_idle(w->cc_priv, o.ro_cache);
 	return 0;
 }
 
@@ -72,6 +73,7 @@ crest_begin(struct dtxn_txn *t)
 	if (cc->opts.local) {
 		crest_lc_txn_begin(&cc->lt, t->id);
 		cc->blk_start = 0;
+		cc->cached_since = UINT64_MAX;
 	}
 	return 0;
 }

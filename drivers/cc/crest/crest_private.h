@@ -24,6 +24,8 @@
  *   applied, every cell lock bit cleared).
  */
 
+#include <sys/queue.h>
+
 #include <rte_log.h>
 
 #include "dtxn_txn_driver.h"
@@ -102,6 +104,7 @@ struct crest_opts {
 	uint8_t cell;      /**< 1: cell-level (default); 0: one cell per record (record-level) */
 	uint8_t parallel_commit; /**< 1: redo entry before the updates (default); 0: no log */
 	uint8_t local;     /**< 1: localized execution through the lcore's record cache (§5) */
+	uint8_t ro_cache;  /**< local=1 only: 1: RO mode serves reads from the cached image (§5) */
 };
 
 /**
@@ -127,6 +130,7 @@ struct crest_lc;
 /** What a read through the record cache saw, per item (validate.c). */
 struct crest_lc_seen {
 	uint32_t loc_cells;     /**< cells read while the lcore held their MN locks */
+	uint32_t cached;        /**< cells served from the cached image, no READ (RO mode) */
 	uint64_t gen;           /**< the object's lock_gen then */
 };
 
@@ -139,6 +143,14 @@ struct crest_lc_txn {
 	uint64_t ts;          /**< TS_exec, 0 until its first block ended */
 	uint8_t state;        /**< CREST_LC_RUNNING, _COMMITTED, _ABORTED */
 	uint8_t doomed;       /**< a dependency aborted: it must abort (cascade) */
+	/**
+	 * The coordinator's committed local versions not yet composed into a
+	 * write-back (their redo entries must stay reachable in its log:
+	 * redo.c does not wrap the log while this is not 0). Raised by the
+	 * writer as it leaves committed, lowered by the last writer's
+	 * crest_lc_compose() on the same lcore.
+	 */
+	uint32_t log_pins;
 	uint16_t n_deps;
 	uint16_t n_dependents;
 	struct crest_lc_ref {
@@ -192,9 +204,11 @@ struct crest_coord {
 	struct crest_opts opts;
 	struct crest_layout lay[DTXN_MAX_TABLES]; /**< per table id */
 	uint64_t sink;                 /**< old values of fire-and-forget masked CASes */
-	uint64_t log_head;             /**< next redo entry's offset in the log segment */
+	uint64_t log_head[DTXN_MAX_NODES]; /**< next redo entry's offset in the log segment, per MN */
 	struct crest_lc *lc;           /**< local=1: the lcore's record cache (the worker's) */
 	struct crest_lc_txn lt;        /**< local=1: the running txn as the cache sees it */
+	/** local=1: oldest time the MN showed a cell the txn read from the cache (EN wrap) */
+	uint64_t cached_since;
 	uint32_t blk_start;            /**< local=1: first item of the current execution block */
 };
 
@@ -260,9 +274,9 @@ void crest_opts_of_db(const struct dtxn_db *db, struct crest_opts *o);
 const char *crest_variant(const struct dtxn_db *db);
 /**
  * Whether CN crash recovery (recover.c) is sound for db @p db's options:
- * not with local=1, where a committed txn's cells may wait in its lcore's
- * record cache for the last local writer's write-back, and recovery
- * applies each coordinator's newest redo entry only. Any thread.
+ * not with local=1 and parallel_commit=0, where a committed txn's cells
+ * may wait in its lcore's record cache for the last local writer's
+ * write-back and no redo entry holds them. Any thread.
  */
 bool crest_can_recover(const struct dtxn_db *db);
 
@@ -392,6 +406,8 @@ struct crest_lc_ver {
 
 /** A cached record: a local object (§5), owned by one worker lcore. */
 struct crest_lc_obj {
+	TAILQ_ENTRY(crest_lc_obj) idle_link; /**< in the cache's idle list (refs 0, no writer) */
+	uint8_t idle;           /**< on that list: kept for RO-mode reads, evicted first */
 	uint32_t table_id;
 	uint64_t key;
 	dtxn_raddr_t raddr;     /**< primary slot, once ready */
@@ -410,6 +426,12 @@ struct crest_lc_obj {
 	 */
 	uint32_t admitted;
 	uint16_t epoch[CREST_MAX_CELLS]; /**< the MN's ENs of the base's cells */
+	/**
+	 * RO mode: cells of the base to READ again before serving them (a
+	 * validation of a cached read found them changed or locked).
+	 */
+	uint32_t stale;
+	uint64_t seen_ns[CREST_MAX_CELLS]; /**< when the MN last showed each base cell's EN */
 	uint64_t wts[CREST_MAX_CELLS];   /**< highest TS_exec that wrote each cell */
 	uint64_t rts[CREST_MAX_CELLS];   /**< highest TS_exec that read each cell */
 	uint64_t next_seq;
@@ -427,12 +449,36 @@ struct crest_lc_obj {
 struct crest_lc *crest_lc_create(const char *name, uint32_t max_objs, uint32_t img_size,
 				 uint32_t max_imgs, int socket_id);
 void crest_lc_destroy(struct crest_lc *lc);
+/**
+ * RO mode (ro_cache=1): @p keep, an object no txn uses stays, idle, for
+ * later reads (crest_lc_put()); else it goes at once (the default).
+ */
+void crest_lc_keep_idle(struct crest_lc *lc, bool keep);
 /** Next TS_exec of the lcore (monotonic, > 0). */
 uint64_t crest_lc_next_ts(struct crest_lc *lc);
 /** Finds or creates (not ready) the object of (@p table_id, @p key) and takes a reference. NULL: full. */
 struct crest_lc_obj *crest_lc_get(struct crest_lc *lc, uint32_t table_id, uint64_t key);
-/** Drops a reference; the object goes when none is left and no writer is undecided. */
+/**
+ * Drops a reference; when none is left and no writer is undecided the
+ * object goes, or (crest_lc_keep_idle()) stays, idle, for RO-mode reads,
+ * until crest_lc_get() needs its room (least recently used first).
+ */
 void crest_lc_put(struct crest_lc *lc, struct crest_lc_obj *o);
+/**
+ * RO mode (§5): the cells of @p cells that @p o can serve from its cached
+ * image without a READ: not held on the MN by the lcore (those are served
+ * anyway), not stale, shown by the MN less than half of CREST_EN_WRAP_NS
+ * ago, of a valid record. Reading them is validated at commit against the
+ * MN's ENs (validate.c).
+ */
+uint32_t crest_lc_cacheable(const struct crest_lc_obj *o, uint32_t cells, uint64_t now);
+/**
+ * A validation READ the header @p h of @p o's record for cached cells
+ * @p cells, seen at ENs @p en: @p ok, they are still current (the MN
+ * showed them now); else they go stale (READ by the next reader).
+ */
+void crest_lc_confirm(struct crest_lc_obj *o, uint32_t cells, const uint16_t *en, bool ok,
+		      uint64_t now);
 /**
  * Local 2PL: takes @p o's lock for @p lt, exclusive if @p excl; @p held:
  * what @p lt holds already (0 none, 1 shared, 2 exclusive; shared to
@@ -529,7 +575,15 @@ struct crest_redo_hdr {
 	uint32_t bytes;    /**< whole entry, trailer included, multiple of 8 */
 	uint16_t n_mods;   /**< modifications after the dependency ids */
 	uint16_t n_deps;   /**< dependency txn ids after the header (0 without local execution) */
+	/**
+	 * local=1: the writer's TS_exec (its lcore's order of the local
+	 * versions of one cell, which recovery follows for deferred cells);
+	 * 0 with local=0.
+	 */
+	uint64_t ts_exec;
 };
+/** crest_redo_mod.flags: a cached record's cells, whose write-back is the last local writer's. */
+#define CREST_MOD_DEFERRED 1u
 /** One modification: a record's written cells, or a whole record. */
 struct crest_redo_mod {
 	uint32_t table_id;
@@ -537,18 +591,21 @@ struct crest_redo_mod {
 	uint64_t key;
 	dtxn_raddr_t raddr;   /**< the record on its primary */
 	uint8_t kind;         /**< dtxn_item kind */
-	uint8_t rsvd[3];
+	uint8_t flags;        /**< CREST_MOD_DEFERRED, or 0 */
+	uint8_t rsvd[2];
 	uint32_t len;         /**< bytes that follow: each written cell's span, or the record */
 };
-_Static_assert(sizeof(struct crest_redo_hdr) == 16 && sizeof(struct crest_redo_mod) == 32,
+_Static_assert(sizeof(struct crest_redo_hdr) == 24 && sizeof(struct crest_redo_mod) == 32,
 	       "redo entry layout");
 /**
  * Builds the txn's redo entry from its stamped record images and adds its
  * WRITE to @p b, one to the coordinator's log segment on each MN the
  * commit writes to, ahead of the updates there (RC order). Nothing is
  * added when the txn writes nothing.
- * @return DTXN_OK or DTXN_ABORT_TOO_LARGE (entry larger than the segment,
- *   or the arena is full).
+ * @return DTXN_OK, DTXN_ABORT_TOO_LARGE (entry larger than the segment,
+ *   or the arena is full) or DTXN_ABORT_LOCK_CONFLICT (local=1: the log
+ *   would wrap over entries whose deferred cells are not written back
+ *   yet, and they did not come within 20 us). May yield.
  */
 int crest_redo_add(struct dtxn_txn *t, struct dtxn_batch *b);
 

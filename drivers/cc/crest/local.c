@@ -201,19 +201,29 @@ lc_serve(struct dtxn_txn *t, uint32_t i)
 static int
 lc_route(struct dtxn_txn *t, uint32_t i)
 {
+	struct crest_coord *cc = crest_coord_of(t);
 	struct dtxn_item *it = &t->items[i];
 	struct crest_item *ci = crest_item_of(it);
 	const struct crest_layout *lay = crest_layout_of(t, it);
 	struct crest_lc_obj *o = ci->obj;
 	const uint32_t held = lc_cells_of_bits(o->mn_bits, lay->n_cells);
 	const uint64_t need = it->kind == DTXN_ITEM_RW ? it->lock_bits & ~o->mn_bits : 0;
+	const uint64_t now = dtxn_now_ns();
+	uint32_t cached;
 
 	if (it->kind == DTXN_ITEM_RW && o->admitted >= CREST_LC_MAX_VERS)
 		return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT); /* until the writers drain */
+	ci->seen.cached = 0;
 	if (!o->ready)
 		return DTXN_OK; /* first fetch, as without the cache */
-	if (need == 0 && (ci->rd & ~held) == 0)
+	/* RO mode: the cells others may write come from the cached image, validated at commit */
+	cached = cc->opts.ro_cache ? crest_lc_cacheable(o, ci->rd & ~held, now) : 0;
+	if (need == 0 && (ci->rd & ~held & ~cached) == 0) {
+		ci->seen.cached = cached;
+		for (uint32_t m = cached; m != 0; m &= m - 1)
+			cc->cached_since = RTE_MIN(cc->cached_since, o->seen_ns[__builtin_ctz(m)]);
 		return lc_serve(t, i);
+	}
 	it->slot_raddr = o->raddr;
 	if (need == 0) { /* the lcore holds its cells: READ the others */
 		it->lock_bits = 0;
@@ -365,6 +375,8 @@ crest_local_leave(struct dtxn_txn *t, struct dtxn_batch *b, bool committed)
 			continue;
 		if (ci->seq != 0)
 			crest_lc_decide(o, ci->seq, committed);
+		if (ci->seq != 0 && committed) /* its entry stays until the write-back (redo.c) */
+			cc->lt.log_pins++;
 		ci->joined = 0;
 		act = crest_lww_leave(&o->lww, committed && ci->seq != 0, ci->seq, o);
 		if (act == CREST_LWW_WAIT)

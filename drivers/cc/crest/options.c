@@ -36,8 +36,11 @@ opts_one(void *obj, const char *k, const char *v, char *err, size_t errlen)
 		field = &o->parallel_commit;
 	} else if (strcmp(k, "local") == 0) {
 		field = &o->local;
+	} else if (strcmp(k, "ro_cache") == 0) {
+		field = &o->ro_cache;
 	} else {
-		snprintf(err, errlen, "crest: unknown option '%s' (cell, parallel_commit, local)", k);
+		snprintf(err, errlen,
+			 "crest: unknown option '%s' (cell, parallel_commit, local, ro_cache)", k);
 		return -EINVAL;
 	}
 	if (dtxn_cc_opt_pick(v, onoff, RTE_DIM(onoff), field) != 0) {
@@ -50,7 +53,13 @@ opts_one(void *obj, const char *k, const char *v, char *err, size_t errlen)
 int
 crest_opts_parse(const char *s, struct crest_opts *o, char *err, size_t errlen)
 {
-	return dtxn_cc_opts_parse("crest", s, NULL, opts_one, o, err, errlen);
+	int rc = dtxn_cc_opts_parse("crest", s, NULL, opts_one, o, err, errlen);
+
+	if (rc == 0 && o->ro_cache && !o->local) {
+		snprintf(err, errlen, "crest: ro_cache=1 needs local=1 (it reads the record cache)");
+		return -EINVAL;
+	}
+	return rc;
 }
 
 int
@@ -92,5 +101,6 @@ crest_can_recover(const struct dtxn_db *db)
 	struct crest_opts o;
 
 	crest_opts_of_db(db, &o);
-	return !o.local; /* doc/guides/crest.md, "Recovery": not with localized execution */
+	/* doc/guides/crest.md, "Recovery": a cached committed cell is only in its redo entry */
+	return !o.local || o.parallel_commit;
 }

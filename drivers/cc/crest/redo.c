@@ -4,10 +4,11 @@
  * log"; doc/guides/crest.md, "Parallel commits"). A committable txn that
  * writes builds one entry
  *
- *   header   txn_id u64 | bytes u32 | n_mods u16 | n_deps u16      16 B
+ *   header   txn_id u64 | bytes u32 | n_mods u16 | n_deps u16
+ *            | ts_exec u64                                       24 B
  *   deps     txn_id u64 x n_deps (local=1: the local writers it read from)
  *   mod      table_id u32 | cells u32 | key u64 | raddr u64
- *            | kind u8 | rsvd 3 B | len u32                         32 B
+ *            | kind u8 | flags u8 | rsvd 2 B | len u32           32 B
  *            then len bytes: each written cell's span of the stamped
  *            record image (versions and value), or the whole record
  *   trailer  txn_id u64
@@ -18,16 +19,32 @@
  * before any of the txn's updates there. The entry is written after
  * validation (validation and logging do not overlap), so any entry found
  * on an MN belongs to a committable txn and recovery rolls it forward; a
- * torn entry has a trailer that is not its txn id. The segment is a ring
- * of cat->log_bytes: the commit waits for its chain before it returns,
- * so when the head wraps to 0 every older entry has been applied and may
- * be overwritten (the ring needs no other garbage collection).
+ * torn entry has a trailer that is not its txn id.
+ *
+ * Each MN's copy of the segment has its own head, so that it holds a
+ * gapless chain of the entries written to that MN (recover.c walks it
+ * from offset 0 while the txn ids grow). The segment is a ring of
+ * cat->log_bytes; the head goes back to 0 when an entry does not fit.
+ * With local=0 a commit waits for its chain before it returns, so every
+ * older entry has been applied by then. With local=1 a committed
+ * intermediate writer's cells (mods flagged CREST_MOD_DEFERRED) reach the
+ * MN only with the last local writer's write-back: while the coordinator
+ * has such versions (crest_lc_txn.log_pins) its log does not wrap, so
+ * recovery still finds their entries; a commit that would wrap then waits
+ * a little (yielding) for the write-backs, and aborts lock_conflict if
+ * they do not come (a write-back may wait for this very txn: it may be a
+ * dependency of the last writer).
  */
 #include <string.h>
 
 #include <rte_common.h>
 
 #include "crest_private.h"
+
+/** How long a commit that would wrap its log waits for deferred write-backs, ns. */
+#define REDO_WRAP_WAIT_NS 20000u
+/** Pause between two looks at them, ns. */
+#define REDO_WRAP_PAUSE_NS 500u
 
 /* Bytes item @p it logs after its mod header (0: not logged). */
 static uint32_t
@@ -58,6 +75,7 @@ redo_put(const struct dtxn_txn *t, const struct dtxn_item *it, char *p, uint32_t
 	m->key = it->key;
 	m->raddr = it->slot_raddr;
 	m->kind = it->kind;
+	m->flags = ci->obj != NULL ? CREST_MOD_DEFERRED : 0; /* local=1: a cached record */
 	memset(m->rsvd, 0, sizeof(m->rsvd));
 	m->len = len;
 	p += sizeof(*m);
@@ -73,6 +91,48 @@ redo_put(const struct dtxn_txn *t, const struct dtxn_item *it, char *p, uint32_t
 		p += span;
 	}
 	return (char *)RTE_PTR_ALIGN_CEIL(p, 8);
+}
+
+/*
+ * Whether the log may go back to offset 0: nothing deferred (local=1) is
+ * waiting in it, after waiting up to REDO_WRAP_WAIT_NS by yielding.
+ */
+static bool
+redo_may_wrap(struct dtxn_txn *t)
+{
+	const struct crest_lc_txn *lt = &crest_coord_of(t)->lt;
+	const uint64_t until = dtxn_now_ns() + REDO_WRAP_WAIT_NS;
+
+	while (lt->log_pins != 0) {
+		if (dtxn_now_ns() >= until)
+			return false;
+		dtxn_co_sleep_until_lc(t->coord->co, dtxn_now_ns() + REDO_WRAP_PAUSE_NS);
+	}
+	return true;
+}
+
+/* WRITEs entry @p h to the log segment of each MN in @p mns, each at its own head. */
+static int
+redo_post(struct dtxn_txn *t, struct dtxn_batch *b, const struct crest_redo_hdr *h, uint64_t mns)
+{
+	struct dtxn_coord *c = t->coord;
+	struct crest_coord *cc = crest_coord_of(t);
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+
+	for (uint64_t m = mns; m != 0; m &= m - 1)
+		if (cc->log_head[__builtin_ctzll(m)] + h->bytes > cat->log_bytes &&
+		    !redo_may_wrap(t))
+			return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
+	for (; mns != 0; mns &= mns - 1) {
+		const unsigned mn = (unsigned)__builtin_ctzll(mns);
+
+		if (cc->log_head[mn] + h->bytes > cat->log_bytes)
+			cc->log_head[mn] = 0; /* every older entry is applied (see above) */
+		dtxn_batch_write(b, dtxn_store_log_raddr(cat, c->gid, (uint16_t)mn) + cc->log_head[mn],
+				 h, h->bytes, false);
+		cc->log_head[mn] += h->bytes;
+	}
+	return DTXN_OK;
 }
 
 int
@@ -107,6 +167,7 @@ crest_redo_add(struct dtxn_txn *t, struct dtxn_batch *b)
 	h->bytes = (uint32_t)bytes;
 	h->n_mods = n;
 	h->n_deps = n_deps; /* local=1: the writers of the local versions it read */
+	h->ts_exec = cc->opts.local ? cc->lt.ts : 0;
 	p = (char *)(h + 1);
 	for (uint16_t d = 0; d < n_deps; d++, p += 8)
 		memcpy(p, &cc->lt.deps[d].id, 8);
@@ -118,14 +179,5 @@ crest_redo_add(struct dtxn_txn *t, struct dtxn_batch *b)
 			p = redo_put(t, it, p, len);
 	}
 	memcpy(p, &t->id, 8);
-	if (cc->log_head + bytes > cat->log_bytes)
-		cc->log_head = 0; /* every older entry is applied (see above) */
-	for (; mns != 0; mns &= mns - 1) {
-		uint16_t mn = (uint16_t)__builtin_ctzll(mns);
-
-		dtxn_batch_write(b, dtxn_store_log_raddr(cat, c->gid, mn) + cc->log_head, h,
-				 (uint32_t)bytes, false);
-	}
-	cc->log_head += bytes;
-	return DTXN_OK;
+	return redo_post(t, b, h, mns);
 }

@@ -12,6 +12,8 @@
  */
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "crest_private.h"
 
 /*
@@ -48,11 +50,19 @@ val_local(const struct dtxn_txn *t)
 	return DTXN_OK;
 }
 
-/* Whether the txn is old enough for ENs to have wrapped since its reads. */
+/*
+ * Whether the txn is old enough for ENs to have wrapped since its reads
+ * (local=1: since the MN last showed a cached cell it read).
+ */
 static bool
 val_en_wrapped(const struct dtxn_txn *t)
 {
-	return dtxn_now_ns() - t->start_ns > CREST_EN_WRAP_NS;
+	const struct crest_coord *cc = crest_coord_of(t);
+	uint64_t since = t->start_ns;
+
+	if (cc->opts.local)
+		since = RTE_MIN(since, cc->cached_since);
+	return dtxn_now_ns() - since > CREST_EN_WRAP_NS;
 }
 
 /* Checks the header (and with @p full the record) now in @p img against what item @p it saw. */
@@ -66,6 +76,9 @@ val_check(struct dtxn_txn *t, const struct dtxn_item *it, const void *img, bool 
 	/* local=1: the bits the lcore holds are the local writers', ordered locally */
 	const uint64_t foreign = h->lock & ~crest_own_bits(t, it) & ~crest_lc_bits(ci->obj);
 
+	if (ci->seen.cached != 0 &&
+	    (h->slot.key != it->key || !(h->slot.flags & DTXN_SLOT_VALID)))
+		return DTXN_ABORT(DTXN_ABORT_VALIDATION); /* the cached slot holds another record now */
 	if ((foreign & crest_lock_bits(cells)) != 0) {
 		crest_false_note(t, it, foreign);
 		return DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
@@ -82,6 +95,45 @@ val_check(struct dtxn_txn *t, const struct dtxn_item *it, const void *img, bool 
 			return DTXN_ABORT(DTXN_ABORT_VALIDATION);
 	}
 	return DTXN_OK;
+}
+
+/*
+ * RO mode: whether the cached cells item @p it read are current in the
+ * header @p h READ (their ENs as cached, no foreign lock bit, the key).
+ */
+static bool
+val_cached_ok(const struct dtxn_txn *t, const struct dtxn_item *it, const struct crest_hdr *h)
+{
+	const struct crest_item *ci = crest_item_of(it);
+	const uint64_t foreign = h->lock & ~crest_own_bits(t, it) & ~crest_lc_bits(ci->obj);
+
+	if (h->slot.key != it->key || !(h->slot.flags & DTXN_SLOT_VALID) ||
+	    (foreign & crest_lock_bits(ci->seen.cached)) != 0)
+		return false;
+	for (uint32_t m = ci->seen.cached; m != 0; m &= m - 1)
+		if (h->en[__builtin_ctz(m)] != ci->en[__builtin_ctz(m)])
+			return false;
+	return true;
+}
+
+/*
+ * RO mode, after the validation: every cached read's record is dated again
+ * or marked stale, all of them (not only up to the first failure), so that
+ * a retry READs every stale one at once instead of failing on each in turn.
+ */
+static void
+val_cached_note(const struct dtxn_txn *t, void *const *img, bool full)
+{
+	const uint64_t now = dtxn_now_ns();
+
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		const struct dtxn_item *it = &t->items[i];
+		const struct crest_item *ci = crest_item_of(it);
+
+		if (img[i] != NULL && ci->seen.cached != 0 && !full)
+			crest_lc_confirm(ci->obj, ci->seen.cached, ci->en,
+					 val_cached_ok(t, it, img[i]), now);
+	}
 }
 
 /* A bucket header word pair (lock, version) read back for an absent read. */
@@ -101,6 +153,7 @@ crest_validate(struct dtxn_txn *t)
 	uint64_t (*bw)[2];
 	void **img;
 	uint32_t i;
+	bool read;
 	int rc;
 
 	if (dtxn_txn_weakened(t, DTXN_DEBUG_SKIP_READ_VALIDATION)) /* test aid */
@@ -139,6 +192,7 @@ crest_validate(struct dtxn_txn *t)
 		return DTXN_OK;
 	}
 	rc = dtxn_batch_run_reason(&b);
+	read = rc == DTXN_OK; /* the images are what the MN holds */
 	for (i = 0; i < t->n_items && rc == DTXN_OK; i++) {
 		const struct dtxn_item *it = &t->items[i];
 		const struct crest_item *ci = crest_item_of(it);
@@ -152,5 +206,7 @@ crest_validate(struct dtxn_txn *t)
 		for (unsigned p = 0; p < ci->loc.n_bkt && rc == DTXN_OK; p++)
 			rc = val_check_bucket(t, bw[i * DTXN_STORE_MAX_PROBE + p], ci->loc.bver[p]);
 	}
+	if (read && crest_coord_of(t)->opts.ro_cache)
+		val_cached_note(t, img, full);
 	return rc;
 }
