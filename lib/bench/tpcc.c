@@ -24,12 +24,6 @@
  * next NewOrder there has the same O_ID), so those get the smaller one. */
 #define TPCC_GROW_SLOTS 32
 #define TPCC_OL_SLOTS 32
-/* The fixed tables with thousands of rows per warehouse (customer and its
- * name index, last_order, item, stock): 16 slots, so that a bucket's 32 B
- * header costs a row 2 B instead of 8 slots' 4 B (FORD's row overhead
- * stays inside CREST's Table 1, doc/guides/figures.md "MN memory"); a
- * lookup that misses the address cache READs the larger bucket. */
-#define TPCC_FIXED_SLOTS 16
 #define TPCC_P_FULL_BLOCKING 1e-7
 #define TPCC_P_FULL 1e-6
 
@@ -113,8 +107,7 @@ tpcc_define(struct dtxn_bench *b, struct dtxn_db *db)
 		{ .id = TPCC_DISTRICT, .name = "district", .value_size = sizeof(struct tpcc_district),
 		  .max_keys = wd },
 		{ .id = TPCC_CUSTOMER, .name = "customer", .value_size = sizeof(struct tpcc_customer),
-		  .max_keys = wd * p->customers,
-		  .slots_per_bucket = TPCC_FIXED_SLOTS },
+		  .max_keys = wd * p->customers },
 		{ .id = TPCC_HISTORY, .name = "history", .value_size = sizeof(struct tpcc_history),
 		  .max_keys = orders, .slots_per_bucket = TPCC_GROW_SLOTS,
 		  .n_buckets = bench_room_buckets(orders, TPCC_GROW_SLOTS, TPCC_P_FULL) },
@@ -130,17 +123,13 @@ tpcc_define(struct dtxn_bench *b, struct dtxn_db *db)
 		  .slots_per_bucket = TPCC_OL_SLOTS,
 		  .n_buckets = bench_room_buckets(lines, TPCC_OL_SLOTS, TPCC_P_FULL) },
 		{ .id = TPCC_ITEM, .name = "item", .value_size = sizeof(struct tpcc_item),
-		  .max_keys = p->items,
-		  .slots_per_bucket = TPCC_FIXED_SLOTS },
+		  .max_keys = p->items },
 		{ .id = TPCC_STOCK, .name = "stock", .value_size = sizeof(struct tpcc_stock),
-		  .max_keys = (uint64_t)p->w * p->items,
-		  .slots_per_bucket = TPCC_FIXED_SLOTS },
+		  .max_keys = (uint64_t)p->w * p->items },
 		{ .id = TPCC_CUSTOMER_NAME, .name = "customer_name",
-		  .value_size = sizeof(struct tpcc_customer_name), .max_keys = wd * p->names,
-		  .slots_per_bucket = TPCC_FIXED_SLOTS },
+		  .value_size = sizeof(struct tpcc_customer_name), .max_keys = wd * p->names },
 		{ .id = TPCC_LAST_ORDER, .name = "last_order",
-		  .value_size = sizeof(struct tpcc_last_order), .max_keys = wd * p->customers,
-		  .slots_per_bucket = TPCC_FIXED_SLOTS },
+		  .value_size = sizeof(struct tpcc_last_order), .max_keys = wd * p->customers },
 		{ .id = TPCC_DELIVERY_CURSOR, .name = "delivery_cursor",
 		  .value_size = sizeof(struct tpcc_delivery_cursor), .max_keys = wd },
 	};
