@@ -640,6 +640,21 @@ int dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t 
 		    const void *value, dtxn_slot_format_fn fmt, void *arg);
 
 /**
+ * A hint for a bulk loader: starts fetching the cache lines that
+ * dtxn_store_load() of @p key will touch first (its home bucket's header
+ * and leading slots on the replica it writes), so that a loader that calls
+ * this a few keys ahead overlaps those cache and TLB misses with the work
+ * on the keys before it. Reads nothing, writes nothing, changes nothing:
+ * MN CPU, before the run, like dtxn_store_load().
+ *
+ * @param f    the fabric whose MN regions hold the table (NULL: no-op).
+ * @param t    the table (NULL: no-op).
+ * @param key  the key about to be loaded.
+ * Thread safety: as dtxn_store_load() (it touches no state).
+ */
+void dtxn_store_load_prefetch(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key);
+
+/**
  * Bulk loading (doc/guides/store.md, "Loading, replicas and scanning"):
  * with @p on, dtxn_store_load() writes every record into the first replica
  * of its table mapped in this process only (slot, aux heap, overflow flags,

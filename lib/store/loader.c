@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_prefetch.h>
 
 #include "store_private.h"
 
@@ -311,6 +312,28 @@ dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 		}
 	}
 	return 0;
+}
+
+/* Bytes of a home bucket prefetched ahead of its load: the header and the
+ * first slot headers (a bucket's records fill a prefix of its slots; the
+ * hardware prefetcher follows a longer prefix). */
+#define LOADER_PREFETCH_BYTES 256
+
+void
+dtxn_store_load_prefetch(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key)
+{
+	char *table[DTXN_MAX_REPLICAS];
+	uint16_t ref;
+	const char *b;
+
+	if (f == NULL || t == NULL || t->n_buckets == 0 || t->n_replicas == 0 ||
+	    t->n_replicas > DTXN_MAX_REPLICAS || loader_replicas(f, t, table, &ref) != 0 ||
+	    ref == UINT16_MAX)
+		return;
+	b = (const char *)loader_bucket(t, table[ref], dtxn_store_bucket_of(t, key));
+	for (uint32_t o = 0; o < RTE_MIN(t->bucket_size, (uint32_t)LOADER_PREFETCH_BYTES);
+	     o += RTE_CACHE_LINE_SIZE)
+		rte_prefetch0(b + o);
 }
 
 int

@@ -196,6 +196,14 @@ dtxn_db_load(struct dtxn_db *db, uint32_t table_id, uint64_t key, const void *va
 	return rc;
 }
 
+void
+dtxn_db_load_prefetch(struct dtxn_db *db, uint32_t table_id, uint64_t key)
+{
+	if (db == NULL || db->fabric == NULL)
+		return;
+	dtxn_store_load_prefetch(db->fabric, dtxn_catalog_table(&db->cat, table_id), key);
+}
+
 int
 dtxn_db_load_begin(struct dtxn_db *db)
 {

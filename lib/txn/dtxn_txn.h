@@ -241,6 +241,18 @@ int dtxn_db_attach(struct dtxn_db *db, struct dtxn_fabric *f);
 int dtxn_db_load(struct dtxn_db *db, uint32_t table_id, uint64_t key, const void *value);
 
 /**
+ * A bulk loader's hint (dtxn_store_load_prefetch()): call it a few keys
+ * before dtxn_db_load() of @p key, so the cache and TLB misses of that
+ * load overlap the loads in between. Changes nothing; an unknown table, a
+ * NULL db or a db without a fabric is a no-op. MN CPU, before the run.
+ *
+ * @param db        the database being loaded.
+ * @param table_id  the table @p key will be loaded into.
+ * @param key       the key.
+ */
+void dtxn_db_load_prefetch(struct dtxn_db *db, uint32_t table_id, uint64_t key);
+
+/**
  * Starts a bulk load (dtxn_catalog_defer_copies()): until
  * dtxn_db_load_end(), dtxn_db_load() writes one replica of each table and
  * the backups are out of date. MN CPU, before the run; not thread-safe.

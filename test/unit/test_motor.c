@@ -212,7 +212,7 @@ test_layout(void **state)
 	struct dtxn_db *db;
 
 	(void)state;
-	/* VNum 3, 8 B: CVT 24 + 3 x 32; aux: Vpkg 16 + 8, bar 2 x 8 */
+	/* VNum 3, 8 B: CVT 24 + 3 x 24; aux: Vpkg 16 + 8, bar 2 x 8 */
 	t = tab(&g_sr, T_KV);
 	assert_int_equal(t->slot_size, MOTOR_CELLS_OFF + 3 * MOTOR_CELL_SIZE);
 	assert_int_equal(motor_vnum(t), 3);
@@ -250,6 +250,43 @@ test_layout(void **state)
 	assert_int_equal(dtxn_db_add_table(db, &d), -EINVAL); /* 16 != 40 */
 	d.column_size[1] = 32;
 	assert_int_equal(dtxn_db_add_table(db, &d), 0);
+	dtxn_db_destroy(db);
+}
+
+/* The 24 B Vcell: anchors in its first and last byte, a 56-bit writer,
+ * flags beside Valid; a bar larger than a 16-bit StartOffset reaches is cut. */
+static void
+test_cell_layout(void **state)
+{
+	struct dtxn_db_conf dc = { .size = sizeof(dc), .protocol = "motor",
+				   .n_mn = N_MN, .n_replicas = 3, .n_coords = 1 };
+	struct dtxn_table_def d = { .id = 0, .name = "big", .value_size = 4096, .max_keys = 10,
+				    .n_versions = 64 };
+	const uint64_t id = (UINT64_C(0xfffe) << 40) | 12345;
+	struct motor_cell c = { .sa = 0x11, .valid = 1, .flags = MOTOR_CELL_TOMB,
+				.start_off = 0xfff8, .writer = id, .ea = 0xee };
+	const uint8_t *b = (const uint8_t *)&c;
+	const struct dtxn_table *t;
+	struct dtxn_db *db;
+
+	(void)state;
+	assert_int_equal(sizeof(c), 24);
+	assert_int_equal(b[0], 0x11);
+	assert_int_equal(b[23], 0xee);
+	assert_int_equal(c.writer, id);
+	assert_int_equal(c.valid, 1);
+	assert_int_equal(c.flags, MOTOR_CELL_TOMB);
+	assert_int_equal(c.start_off, 0xfff8);
+	c.valid = 0;
+	assert_int_equal(c.flags, MOTOR_CELL_TOMB);
+	assert_int_equal(c.ea, 0xee);
+
+	/* no shapes: (VNum - 1) x 4096 = 258,048 B, cut to MOTOR_ABS_MAX */
+	db = dtxn_db_create(&dc);
+	assert_non_null(db);
+	assert_int_equal(dtxn_db_add_table(db, &d), 0);
+	t = dtxn_catalog_table(dtxn_db_catalog(db), 0);
+	assert_int_equal(motor_abs(t), MOTOR_ABS_MAX);
 	dtxn_db_destroy(db);
 }
 
@@ -1624,6 +1661,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_aux_heap),
 		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_cell_layout),
 		cmocka_unit_test(test_load_format),
 		cmocka_unit_test(test_loader_moves_aux),
 		cmocka_unit_test(test_pick),

@@ -63,7 +63,8 @@ commit_gc(const struct dtxn_txn *t, struct dtxn_item *it, uint64_t now)
 		struct lotus_cell *c = &cvt->cells[i];
 		uint8_t fl = lotus_meta_flags(c->meta);
 
-		if ((int)i != newest && (fl & LOTUS_CELL_VALID) && now > c->commit_ns + age) {
+		if ((int)i != newest && (fl & LOTUS_CELL_VALID) &&
+		    lotus_cell_aged(c->commit_t, now, age)) {
 			/* too old for any reader we keep: clear it (§7.1) */
 			c->meta = lotus_meta(0, lotus_meta_cv(c->meta), 0);
 			fl = 0;
@@ -98,9 +99,9 @@ commit_insert(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li, u
 	cvt->length = tab->def.value_size;
 	cvt->n_cells = n;
 	for (uint32_t i = 0; i < n; i++)
-		cvt->cells[i].addr = (uint64_t)i * rec;
+		cvt->cells[i].addr = i * rec;
 	cvt->cells[0].meta = lotus_meta(ver, cv, LOTUS_CELL_VALID | LOTUS_CELL_INSERT);
-	cvt->cells[0].commit_ns = now;
+	cvt->cells[0].commit_t = lotus_age_stamp(now);
 	li->new_cell = 0;
 	li->meta_new = cvt->cells[0].meta;
 	lotus_rec_pack(tab, lotus_local_rec(it), cv, t->id, it->value);
@@ -128,7 +129,7 @@ commit_version(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li, 
 	/* cell first: a reader of the version being overwritten then sees it
 	 * INVISIBLE, or a record whose cacheline versions no longer match */
 	cvt->cells[c].meta = lotus_meta(ver, cv, flags);
-	cvt->cells[c].commit_ns = now;
+	cvt->cells[c].commit_t = lotus_age_stamp(now);
 	li->new_cell = c;
 	li->meta_new = cvt->cells[c].meta;
 	lotus_rec_pack(tab, lotus_local_rec(it), cv, t->id, it->value);

@@ -4,7 +4,7 @@
  * "Memory store"):
  *
  *   slot (in the hash index):  [slot header: Key, TableID][Length, VNum][lock]
- *                              [cell x VNum: meta | addr | commit_ns]
+ *                              [cell (16 B) x VNum: meta | addr | commit_t]
  *   slot's aux area:           [record of cell 0][record of cell 1] ...
  *
  * A CVT per record; a full record per version ("full record store", not
@@ -124,8 +124,8 @@ lotus_slot_format(const struct dtxn_table *t, void *slot, const void *value, voi
 	cvt->lock = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		cvt->cells[i].meta = 0;
-		cvt->cells[i].addr = (uint64_t)i * rec;
-		cvt->cells[i].commit_ns = 0;
+		cvt->cells[i].addr = i * rec;
+		cvt->cells[i].commit_t = 0;
 	}
 	/* the loaded version: version 0 by writer 0 (the checker's INIT), CV 0 */
 	cvt->cells[0].meta = lotus_meta(0, 0, LOTUS_CELL_VALID);

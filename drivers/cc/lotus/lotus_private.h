@@ -143,12 +143,37 @@ lotus_meta_flags(uint64_t m)
 	return (uint8_t)(m >> LOTUS_META_FL_SHIFT);
 }
 
-/** A CVT cell (24 B). */
+/**
+ * A CVT cell (16 B): the paper's HeadCV | Valid | Address | Version |
+ * TailCV, with the version, CV and flags in one word (meta), the address
+ * as a 32-bit offset in the slot's aux area (an area is at most 16 MiB,
+ * lib/store), and the writer's clock at commit, for the GC's age, in
+ * units of 2^LOTUS_AGE_SHIFT ns (about 1 ms; wraps after 52 days, compared
+ * modulo 2^32, lotus_cell_aged()). Before: 24 B (64-bit address and
+ * clock).
+ */
 struct lotus_cell {
 	uint64_t meta;       /**< version | cv | flags (lotus_meta()) */
-	uint64_t addr;       /**< the version's record: offset in the slot's aux area */
-	uint64_t commit_ns;  /**< writer's clock at commit (GC's age; the paper's physical part) */
+	uint32_t addr;       /**< the version's record: offset in the slot's aux area */
+	uint32_t commit_t;   /**< writer's clock at commit >> LOTUS_AGE_SHIFT (GC's age; the paper's physical part) */
 };
+
+/** Units of a cell's commit_t: 2^20 ns. */
+#define LOTUS_AGE_SHIFT 20
+
+/** A cell's commit_t for a commit at @p now_ns. */
+static inline uint32_t
+lotus_age_stamp(uint64_t now_ns)
+{
+	return (uint32_t)(now_ns >> LOTUS_AGE_SHIFT);
+}
+
+/** Whether a version committed at @p commit_t is older than @p age_ns at @p now_ns. */
+static inline bool
+lotus_cell_aged(uint32_t commit_t, uint64_t now_ns, uint64_t age_ns)
+{
+	return (uint32_t)(lotus_age_stamp(now_ns) - commit_t) > (age_ns >> LOTUS_AGE_SHIFT);
+}
 
 /** The CVT in a hash-index slot: header then VNum cells. */
 struct lotus_cvt {
@@ -159,7 +184,7 @@ struct lotus_cvt {
 	struct lotus_cell cells[];
 };
 #define LOTUS_CVT_HDR 32
-#define LOTUS_CELL_SIZE 24
+#define LOTUS_CELL_SIZE 16
 #define LOTUS_LOCK_OFF 24
 _Static_assert(sizeof(struct lotus_cvt) == LOTUS_CVT_HDR, "lotus CVT header");
 _Static_assert(sizeof(struct lotus_cell) == LOTUS_CELL_SIZE, "lotus cell");

@@ -3,7 +3,7 @@
  * Motor's record format on lib/store (paper §4.1, §4.2; doc/guides/motor.md,
  * "Layout"):
  *
- *   slot (in the hash index):  [slot header: Key, TableID][Lock][Vcell x VNum]
+ *   slot (in the hash index):  [slot header: Key, TableID][Lock][Vcell (24 B) x VNum]
  *   slot's aux area:           [Vpkg: SA | value | EA][attribute bar, ABS B]
  *
  * The CVT is what lives in the index (one READ fetches every version);
@@ -45,7 +45,8 @@ fmt_vnum(const struct dtxn_table_def *def)
  * without columns) every update is assumed to rewrite the value: (VNum -
  * 1) x value_size, enough to keep every older Vcell rebuildable (the
  * oldest Vcell's own pre-images are never read). An update whose
- * pre-images exceed ABS keeps only itself (gc.c).
+ * pre-images exceed ABS keeps only itself (gc.c). ABS is at most
+ * MOTOR_ABS_MAX (the Vcell's 16-bit StartOffset).
  */
 static uint64_t
 fmt_abs(const struct dtxn_table_def *def, uint32_t vnum)
@@ -80,7 +81,9 @@ motor_table_sizes(const struct dtxn_table_def *def, uint32_t *slot_size, uint32_
 		return -EINVAL;
 	}
 	vpkg = 16 + RTE_ALIGN_CEIL((uint64_t)def->value_size, 8);
-	abs = RTE_ALIGN_CEIL(fmt_abs(def, vnum), 8);
+	/* StartOffset is 16 bits: a larger bar is cut (an update that does
+	 * not fit keeps only itself, gc.c) */
+	abs = RTE_MIN(RTE_ALIGN_CEIL(fmt_abs(def, vnum), 8), (uint64_t)MOTOR_ABS_MAX);
 	*slot_size = MOTOR_CELLS_OFF + vnum * MOTOR_CELL_SIZE;
 	*aux_size = (uint32_t)(vpkg + abs);
 	return 0;

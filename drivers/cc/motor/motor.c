@@ -32,6 +32,12 @@ motor_db_init(struct dtxn_db *db)
 	struct motor_shared *sh;
 	char err[160];
 
+	/* a Vcell keeps 56 bits of its writer's txn id: (gid + 1) << 40 | seq */
+	if (db->conf.n_coords >= (1u << (MOTOR_WRITER_BITS - 40)) - 1) {
+		MOTOR_LOG(ERR, "%u coordinators: a Vcell's writer field holds txn ids of at most %u",
+			  db->conf.n_coords, (1u << (MOTOR_WRITER_BITS - 40)) - 2);
+		return -EINVAL;
+	}
 	sh = rte_zmalloc("motor_shared", sizeof(*sh), RTE_CACHE_LINE_SIZE);
 	if (sh == NULL)
 		return -ENOMEM;

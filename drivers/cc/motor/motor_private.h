@@ -57,25 +57,34 @@ extern int dtxn_motor_logtype;
  */
 #define MOTOR_LOCK_OFF 16
 #define MOTOR_CELLS_OFF 24
-#define MOTOR_CELL_SIZE 32
+#define MOTOR_CELL_SIZE 24
 
 /** Vcell flags. */
 #define MOTOR_CELL_INSERT 0x1 /**< no version of the key precedes this one (new-key insert) */
 #define MOTOR_CELL_TOMB 0x2   /**< the version is a deletion */
 
-/** A version cell (Vcell), 32 B: anchors in its first and last byte. */
+/** Bits of a Vcell's Writer: txn ids are below 2^56 (motor_db_init() bounds the coordinators). */
+#define MOTOR_WRITER_BITS 56
+/** Largest attribute bar: StartOffset is 16 bits (the artifact's i16). */
+#define MOTOR_ABS_MAX 65528u
+
+/**
+ * A version cell (Vcell), 24 B, the artifact's size (shared/papers/motor.md
+ * §1: sa | valid | version | StartOffset i16 | bitmap | ea): anchors in its
+ * first and last byte. dtxn adds the writer's txn id (for the history
+ * checker) in 56 bits of the last word, whose top byte is VcellEA (x86-64
+ * allocates bit-fields from the low bits: EA is byte 23, checked by
+ * test_cell_layout), and the flags in the Valid byte.
+ */
 struct motor_cell {
-	uint8_t sa;          /**< VcellSA */
-	uint8_t valid;
-	uint8_t flags;       /**< MOTOR_CELL_* */
-	uint8_t rsvd0;
-	uint32_t bitmap;     /**< columns this version changed (bit 0 = column 1) */
-	uint64_t version;    /**< commit timestamp; 0: the version loaded before the run */
-	uint64_t writer;     /**< txn id of the writer (0: loaded), for the history checker */
-	uint32_t start_off;  /**< StartOffset: its pre-images in the attribute bar */
-	uint16_t rsvd1;
-	uint8_t rsvd2;
-	uint8_t ea;          /**< VcellEA */
+	uint8_t sa;             /**< VcellSA */
+	uint8_t valid : 1;
+	uint8_t flags : 7;      /**< MOTOR_CELL_* */
+	uint16_t start_off;     /**< StartOffset: its pre-images in the attribute bar (< 64 KiB) */
+	uint32_t bitmap;        /**< columns this version changed (bit 0 = column 1) */
+	uint64_t version;       /**< commit timestamp; 0: the version loaded before the run */
+	uint64_t writer : MOTOR_WRITER_BITS; /**< txn id of the writer (0: loaded), for the history checker */
+	uint64_t ea : 8;        /**< VcellEA */
 };
 _Static_assert(sizeof(struct motor_cell) == MOTOR_CELL_SIZE, "motor cell");
 
