@@ -151,6 +151,14 @@ struct dtxn_cell_vers {
 	uint64_t ver[DTXN_CELL_VERS_MAX];  /**< per cell, as @c version */
 };
 
+/**
+ * Layout of a transaction id (dtxn_txn.id): (gid + 1) << DTXN_TXN_SEQ_BITS
+ * | seq, seq the coordinator's attempt counter. A protocol that keeps the
+ * writer's id in fewer than 64 bits (Motor's Vcell, CREST's TS_commit)
+ * bounds the coordinators by it (dtxn_cc_ops.max_coords).
+ */
+#define DTXN_TXN_SEQ_BITS 40
+
 /** A transaction: the read/write set and its scratch arena. */
 struct dtxn_txn {
 	struct dtxn_coord *coord;

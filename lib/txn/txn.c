@@ -9,7 +9,7 @@
 #include "txn_private.h"
 
 /** Txn ids: (gid + 1) in the high 24 bits, a per-coordinator sequence below. */
-#define TXN_SEQ_BITS 40
+#define TXN_SEQ_BITS DTXN_TXN_SEQ_BITS
 #define TXN_SEQ_MASK ((UINT64_C(1) << TXN_SEQ_BITS) - 1)
 
 static inline const struct dtxn_cc_ops *

@@ -19,7 +19,7 @@ RTE_LOG_REGISTER(dtxn_crest_logtype, dtxn.cc.crest, INFO);
  * below 255 (doc/guides/crest.md, "The coordinator limit"; the paper's
  * 240 coordinators are gids 0..239).
  */
-#define CREST_MAX_COORDS 255
+#define CREST_MAX_COORDS ((1u << (48 - DTXN_TXN_SEQ_BITS)) - 1)
 
 /*
  * Record cache of a worker (local=1): room for the records its

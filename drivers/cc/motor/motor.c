@@ -32,10 +32,10 @@ motor_db_init(struct dtxn_db *db)
 	struct motor_shared *sh;
 	char err[160];
 
-	/* a Vcell keeps 56 bits of its writer's txn id: (gid + 1) << 40 | seq */
-	if (db->conf.n_coords >= (1u << (MOTOR_WRITER_BITS - 40)) - 1) {
+	/* a Vcell keeps MOTOR_WRITER_BITS of its writer's txn id (DTXN_TXN_SEQ_BITS) */
+	if (db->conf.n_coords > MOTOR_MAX_COORDS) {
 		MOTOR_LOG(ERR, "%u coordinators: a Vcell's writer field holds txn ids of at most %u",
-			  db->conf.n_coords, (1u << (MOTOR_WRITER_BITS - 40)) - 2);
+			  db->conf.n_coords, MOTOR_MAX_COORDS);
 		return -EINVAL;
 	}
 	sh = rte_zmalloc("motor_shared", sizeof(*sh), RTE_CACHE_LINE_SIZE);
@@ -191,6 +191,7 @@ motor_coord_fini(struct dtxn_coord *c)
 
 static const struct dtxn_cc_ops motor_ops = {
 	.name = "motor",
+	.max_coords = MOTOR_MAX_COORDS,
 	.isolations = (1u << DTXN_ISO_SR) | (1u << DTXN_ISO_SI),
 	.weaken = { [DTXN_ISO_SR] = DTXN_DEBUG_SKIP_READ_VALIDATION,
 		    [DTXN_ISO_SI] = DTXN_DEBUG_SKIP_WW_CHECK },

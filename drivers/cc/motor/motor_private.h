@@ -65,6 +65,8 @@ extern int dtxn_motor_logtype;
 
 /** Bits of a Vcell's Writer: txn ids are below 2^56 (motor_db_init() bounds the coordinators). */
 #define MOTOR_WRITER_BITS 56
+/** Most coordinators: (gid + 1) must fit the writer bits above the sequence (DTXN_TXN_SEQ_BITS). */
+#define MOTOR_MAX_COORDS ((1u << (MOTOR_WRITER_BITS - DTXN_TXN_SEQ_BITS)) - 2)
 /** Largest attribute bar: StartOffset is 16 bits (the artifact's i16). */
 #define MOTOR_ABS_MAX 65528u
 
