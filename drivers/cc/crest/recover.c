@@ -410,6 +410,8 @@ rec_defs_apply(struct rec_ctx *x)
 {
 	int rc = 0;
 
+	if (x->n_defs == 0)
+		return 0;
 	qsort(x->defs, x->n_defs, sizeof(*x->defs), rec_def_cmp);
 	for (uint32_t i = 0, j; i < x->n_defs && rc == 0; i = j) {
 		const struct dtxn_table *t = rec_table(x, x->defs[i].m);
