@@ -12,10 +12,12 @@
  * history's per-cell versions. Interleavings are forced with a shared
  * step counter; coordinators run as coroutines on the calling lcore.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -112,6 +114,14 @@ group_setup_local(void **state)
 {
 	(void)state;
 	return db_setup("local=1");
+}
+
+/* Localized execution with RO mode from the cache (local=1,ro_cache=1). */
+static int
+group_setup_local_ro(void **state)
+{
+	(void)state;
+	return db_setup("local=1,ro_cache=1");
 }
 
 static int
@@ -1135,6 +1145,150 @@ test_local_recover(void **state)
 	assert_int_equal(lrec_recover(), 0);
 }
 
+/* ------------------------------------------------------------------ */
+/* Options and their report label                                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Every option set parses (ro_cache=1 only with local=1) and its label
+ * names exactly the options that are not the default.
+ */
+static void
+test_opts_names(void **state)
+{
+	(void)state;
+	for (unsigned m = 0; m < 16; m++) {
+		const unsigned cell = !(m & 1), local = !!(m & 2), ro = !!(m & 4), pc = !(m & 8);
+		struct crest_opts o;
+		const char *name;
+		char s[96], err[160];
+
+		snprintf(s, sizeof(s), "cell=%u,parallel_commit=%u,local=%u,ro_cache=%u", cell, pc,
+			 local, ro);
+		crest_opts_default(&o);
+		if (ro && !local) {
+			assert_int_equal(crest_opts_parse(s, &o, err, sizeof(err)), -EINVAL);
+			continue;
+		}
+		assert_int_equal(crest_opts_parse(s, &o, err, sizeof(err)), 0);
+		name = crest_opts_name(&o);
+		if (m == 0) {
+			assert_null(name);
+			continue;
+		}
+		assert_non_null(name);
+		assert_int_equal(strstr(name, "record-level") != NULL, !cell);
+		assert_int_equal(strstr(name, "local") != NULL, local);
+		assert_int_equal(strstr(name, "ro_cache") != NULL, ro);
+		assert_int_equal(strstr(name, "no parallel commit") != NULL, !pc);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Inserts and deletes through the record cache (local=1,ro_cache=1)  */
+/* ------------------------------------------------------------------ */
+
+#define INS_KEY 40 /* not loaded */
+
+/* READs the coordinator's worker has posted to the MNs. */
+static uint64_t
+co_reads(const struct dtxn_coord *c)
+{
+	uint64_t n = 0;
+
+	for (uint16_t mn = 0; mn < N_MN; mn++)
+		n += dtxn_qp_counters(c->worker->qp[mn])->ops[DTXN_WR_READ];
+	return n;
+}
+
+struct insdel_arg {
+	int rc_ins, rc_read, rc_del, rc_miss;
+	uint64_t read_reads;    /* READs of the read's execute */
+	uint32_t read_cached;   /* its cells served from the cached image */
+	struct row read_val;
+	bool miss_exists;
+};
+
+/* Reads every cell of INS_KEY: the txn's result, the READs its execute posted, what was cached. */
+static int
+insdel_read(struct dtxn_coord *c, uint64_t *reads, uint32_t *cached, bool *exists,
+	    struct row *val)
+{
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	struct dtxn_item *it = dtxn_txn_add_ro(t, T_ROW, INS_KEY);
+	const uint64_t before = co_reads(c);
+	int rc = dtxn_txn_execute(t);
+
+	*reads = co_reads(c) - before;
+	if (rc != DTXN_OK)
+		return rc;
+	*cached = crest_item_of(it)->seen.cached;
+	*exists = dtxn_item_exists(it);
+	if (*exists)
+		memcpy(val, dtxn_item_value(it), sizeof(*val));
+	return dtxn_txn_commit(t);
+}
+
+/*
+ * Insert INS_KEY, read it (from the cache), delete it, read it again
+ * (absent, looked up, no validation failure).
+ */
+static void
+co_insdel(struct dtxn_coord *c, void *arg)
+{
+	struct insdel_arg *a = arg;
+	const struct row v = { { 7, 8, 9, 10 } };
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	struct dtxn_item *it = dtxn_txn_insert(t, T_ROW, INS_KEY);
+	uint64_t reads;
+	uint32_t cached = 0;
+	bool exists = false;
+	struct row val;
+
+	a->rc_ins = dtxn_txn_execute(t);
+	if (a->rc_ins != DTXN_OK)
+		return;
+	memcpy(dtxn_item_value(it), &v, sizeof(v));
+	a->rc_ins = dtxn_txn_commit(t);
+	if (a->rc_ins != DTXN_OK)
+		return;
+	a->rc_read = insdel_read(c, &a->read_reads, &a->read_cached, &exists, &a->read_val);
+
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	dtxn_txn_delete(t, T_ROW, INS_KEY);
+	a->rc_del = dtxn_txn_execute(t);
+	if (a->rc_del == DTXN_OK)
+		a->rc_del = dtxn_txn_commit(t);
+	a->rc_miss = insdel_read(c, &reads, &cached, &a->miss_exists, &val);
+}
+
+/*
+ * An insert fills the lcore's record cache: the next read of the key is
+ * served from its image, no READ in execute, and commits. A delete drops
+ * it: the next read looks the key up, finds it absent and commits
+ * (before, it read the cached image and failed validation on the slot).
+ */
+static void
+test_local_insert_delete(void **state)
+{
+	struct insdel_arg a = { 0 };
+	struct ut_coord_spec s = { co_insdel, &a };
+
+	(void)state;
+	run_coords(&s, 1);
+	assert_int_equal(a.rc_ins, DTXN_OK);
+	assert_int_equal(a.rc_read, DTXN_OK);
+	assert_int_equal(a.read_reads, 0);
+	assert_int_equal(a.read_cached, 0xf); /* all 4 cells */
+	for (unsigned c = 0; c < 4; c++)
+		assert_int_equal(a.read_val.c[c], 7 + c);
+	assert_int_equal(a.rc_del, DTXN_OK);
+	for (uint16_t r = 0; r < 2; r++)
+		assert_null(mn_row(INS_KEY, r));
+	assert_int_equal(a.rc_miss, DTXN_OK);
+	assert_false(a.miss_exists);
+}
+
 int
 main(void)
 {
@@ -1152,6 +1306,7 @@ main(void)
 		cmocka_unit_test(test_lc_versions),
 		cmocka_unit_test(test_lc_cascade),
 		cmocka_unit_test(test_lc_lock_ts),
+		cmocka_unit_test(test_opts_names),
 	};
 	const struct CMUnitTest record_level[] = {
 		cmocka_unit_test(test_false_lock),
@@ -1165,6 +1320,9 @@ main(void)
 		cmocka_unit_test(test_local_no_deadlock),
 		cmocka_unit_test(test_local_recover),
 	};
+	const struct CMUnitTest local_ro[] = {
+		cmocka_unit_test(test_local_insert_delete),
+	};
 	int rc;
 
 	if (dtxn_unit_eal_init("ut_crest") != 0)
@@ -1172,6 +1330,7 @@ main(void)
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
 	rc |= cmocka_run_group_tests(record_level, group_setup_record, group_teardown);
 	rc |= cmocka_run_group_tests(local, group_setup_local, group_teardown);
+	rc |= cmocka_run_group_tests(local_ro, group_setup_local_ro, group_teardown);
 	dtxn_unit_eal_fini();
 	return rc;
 }

@@ -113,21 +113,30 @@ crest_lc_next_ts(struct crest_lc *lc)
 	return ++lc->ts;
 }
 
+/* Frees object @p o (no txn uses it, no version left): its image, its entry. */
+static void
+lc_free(struct crest_lc *lc, struct crest_lc_obj *o)
+{
+	const struct lc_key k = { .key = o->key, .table_id = o->table_id };
+
+	if (o->idle) {
+		TAILQ_REMOVE(&lc->idle, o, idle_link);
+		o->idle = 0;
+	}
+	rte_mempool_put(lc->imgs, o->base);
+	o->base = NULL;
+	rte_hash_del_key(lc->h, &k);
+}
+
 /* Frees the least recently used idle object. false: none. */
 static bool
 lc_evict(struct crest_lc *lc)
 {
 	struct crest_lc_obj *o = TAILQ_FIRST(&lc->idle);
-	struct lc_key k;
 
 	if (o == NULL)
 		return false;
-	k = (struct lc_key){ .key = o->key, .table_id = o->table_id };
-	TAILQ_REMOVE(&lc->idle, o, idle_link);
-	o->idle = 0;
-	rte_mempool_put(lc->imgs, o->base);
-	o->base = NULL;
-	rte_hash_del_key(lc->h, &k);
+	lc_free(lc, o);
 	return true;
 }
 
@@ -186,15 +195,11 @@ lc_free_vers(struct crest_lc *lc, struct crest_lc_obj *o)
 void
 crest_lc_put(struct crest_lc *lc, struct crest_lc_obj *o)
 {
-	const struct lc_key k = { .key = o->key, .table_id = o->table_id };
-
 	if (--o->refs != 0 || o->lww.writers != 0)
 		return;
 	lc_free_vers(lc, o);
 	if (!o->ready || !lc->keep_idle) { /* nothing worth keeping */
-		rte_mempool_put(lc->imgs, o->base);
-		o->base = NULL;
-		rte_hash_del_key(lc->h, &k);
+		lc_free(lc, o);
 		return;
 	}
 	/* no live txn touched it: TS_exec order constraints end with them */
@@ -303,6 +308,55 @@ crest_lc_fill(struct crest_lc *lc, struct crest_lc_obj *o, const struct crest_la
 		o->seen_ns[c] = now;
 		o->stale &= ~(UINT32_C(1) << c);
 	}
+}
+
+/* Whether the base of @p o may be replaced: no local writer holds cells of its record. */
+static bool
+lc_base_free(const struct crest_lc_obj *o)
+{
+	return o->mn_bits == 0 && o->lww.writers == 0 && o->n_vers == 0;
+}
+
+void
+crest_lc_inserted(struct crest_lc *lc, const struct crest_layout *lay, uint32_t table_id,
+		  uint64_t key, const void *rec, dtxn_raddr_t raddr)
+{
+	const struct lc_key k = { .key = key, .table_id = table_id };
+	struct crest_lc_obj *o;
+
+	if (!lc->keep_idle && rte_hash_lookup(lc->h, &k) < 0)
+		return; /* it would go again at once (crest_lc_put()) */
+	o = crest_lc_get(lc, table_id, key);
+	if (o == NULL)
+		return; /* full: the next reader READs it */
+	if (lc_base_free(o)) {
+		o->ready = 0; /* every cell from @p rec */
+		crest_lc_fill(lc, o, lay, rec, raddr, 0);
+		((struct crest_hdr *)o->base)->lock = 0; /* as the commit's unlock leaves it */
+	} else {
+		o->stale = UINT32_MAX;
+	}
+	crest_lc_put(lc, o);
+}
+
+void
+crest_lc_deleted(struct crest_lc *lc, uint32_t table_id, uint64_t key)
+{
+	const struct lc_key k = { .key = key, .table_id = table_id };
+	const int32_t pos = rte_hash_lookup(lc->h, &k);
+	struct crest_lc_obj *o;
+
+	if (pos < 0)
+		return;
+	o = &lc->objs[pos];
+	if (o->idle) {
+		lc_free(lc, o);
+		return;
+	}
+	/* in use: no cell served from the cache again; the last crest_lc_put() frees it */
+	o->stale = UINT32_MAX;
+	if (lc_base_free(o))
+		o->ready = 0;
 }
 
 /* The newest version of @p o that wrote cell @p c and is not aborted, or NULL. */

@@ -221,6 +221,9 @@ commit_write_round(struct dtxn_txn *t)
 			dtxn_addr_cache_insert(ac, it->table->def.id, it->key, it->slot_raddr);
 		else if (it->kind == DTXN_ITEM_DELETE)
 			dtxn_addr_cache_invalidate(ac, it->table->def.id, it->key);
+		if ((it->kind == DTXN_ITEM_INSERT || it->kind == DTXN_ITEM_DELETE) &&
+		    crest_coord_of(t)->opts.local)
+			crest_local_whole_done(t, it); /* the record cache follows */
 	}
 	return DTXN_OK;
 }

@@ -271,6 +271,15 @@ int crest_opts_parse(const char *s, struct crest_opts *o, char *err, size_t errl
 int crest_check_options(const char *opts, char *err, size_t errlen);
 /** The db's options (checked by dtxn_db_create(), so they parse). */
 void crest_opts_of_db(const struct dtxn_db *db, struct crest_opts *o);
+/**
+ * The report's label of option set @p o (dtxn_db_variant(): the JSON
+ * report's config "variant", the banner's "crest (...)"): each option that
+ * differs from the default, by name ("record-level", "local", "ro_cache",
+ * "no parallel commit", in this order, joined by ", "). Any thread.
+ * @return a static string, or NULL for the defaults.
+ */
+const char *crest_opts_name(const struct crest_opts *o);
+/** dtxn_cc_ops.variant: crest_opts_name() of the db's options. */
 const char *crest_variant(const struct dtxn_db *db);
 /**
  * Whether CN crash recovery (recover.c) is sound for db @p db's options:
@@ -480,6 +489,23 @@ uint32_t crest_lc_cacheable(const struct crest_lc_obj *o, uint32_t cells, uint64
 void crest_lc_confirm(struct crest_lc_obj *o, uint32_t cells, const uint16_t *en, bool ok,
 		      uint64_t now);
 /**
+ * An insert of (@p table_id, @p key) committed its record image @p rec
+ * (layout @p lay) at @p raddr: the cache takes it as the record's base,
+ * every cell current (RO mode may serve it, validated at commit), unless
+ * a local writer holds cells of an older record of the key (then its
+ * cells go stale). Nothing when the cache keeps no idle objects
+ * (crest_lc_keep_idle()) and has none of the key, or is full.
+ */
+void crest_lc_inserted(struct crest_lc *lc, const struct crest_layout *lay, uint32_t table_id,
+		       uint64_t key, const void *rec, dtxn_raddr_t raddr);
+/**
+ * A delete of (@p table_id, @p key) committed: the cached image goes (an
+ * idle object at once; one in use is served no more and goes with its
+ * last reference), so that the next read looks the key up and finds it
+ * absent instead of failing validation on the deleted slot.
+ */
+void crest_lc_deleted(struct crest_lc *lc, uint32_t table_id, uint64_t key);
+/**
  * Local 2PL: takes @p o's lock for @p lt, exclusive if @p excl; @p held:
  * what @p lt holds already (0 none, 1 shared, 2 exclusive; shared to
  * exclusive upgrades when it is the only sharer).
@@ -565,6 +591,11 @@ int crest_local_wait(struct dtxn_txn *t);
  * @return records written back or unlocked.
  */
 int crest_local_leave(struct dtxn_txn *t, struct dtxn_batch *b, bool committed);
+/**
+ * local=1: insert or delete item @p it committed: its record image fills
+ * the lcore's cache (insert) or the cached image goes (delete).
+ */
+void crest_local_whole_done(struct dtxn_txn *t, const struct dtxn_item *it);
 /** local=1: frees the txn's local locks and objects, records its outcome (dependents). */
 void crest_local_end(struct dtxn_txn *t, bool committed);
 

@@ -266,6 +266,8 @@ crest_local_take(struct dtxn_txn *t, uint32_t i)
 				 &again);
 	if (rc != DTXN_OK || again)
 		return rc;
+	if (o->ready && o->raddr != it->slot_raddr && o->mn_bits == 0)
+		o->ready = 0; /* the key moved (deleted, inserted elsewhere): all from this image */
 	crest_lc_fill(cc->lc, o, lay, h, it->slot_raddr, fresh);
 	if (got != 0) { /* the bits are the lcore's now, given back by the last writer */
 		o->mn_bits |= got;
@@ -395,6 +397,18 @@ crest_local_leave(struct dtxn_txn *t, struct dtxn_batch *b, bool committed)
 		n++;
 	}
 	return n;
+}
+
+void
+crest_local_whole_done(struct dtxn_txn *t, const struct dtxn_item *it)
+{
+	struct crest_lc *lc = crest_coord_of(t)->lc;
+
+	if (it->kind == DTXN_ITEM_DELETE)
+		crest_lc_deleted(lc, it->table->def.id, it->key);
+	else
+		crest_lc_inserted(lc, crest_layout_of(t, it), it->table->def.id, it->key,
+				  crest_hdr_of(it), it->slot_raddr);
 }
 
 void

@@ -6,7 +6,9 @@
  * record one cell), the "cell-level CC" factor of Fig. 15; parallel_commit=0
  * writes no redo entry (the "parallel commits" factor); local=1 runs the
  * read and read-write items through the lcore's record cache (the
- * "localized execution" factor, local.c).
+ * "localized execution" factor, local.c); ro_cache=1 (with local=1) serves
+ * reads from the cached image. The report names every option that is not
+ * the default (crest_opts_name()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -81,18 +83,48 @@ crest_opts_of_db(const struct dtxn_db *db, struct crest_opts *o)
 		crest_opts_default(o);
 }
 
+/*
+ * The label of every option set, indexed by its non-default options:
+ * bit 0 cell=0, bit 1 local=1, bit 2 ro_cache=1, bit 3 parallel_commit=0
+ * (doc/guides/crest.md, "Options").
+ */
+#define OPT_RECORD 1u
+#define OPT_LOCAL 2u
+#define OPT_RO_CACHE 4u
+#define OPT_NO_PC 8u
+static const char *const g_opts_names[16] = {
+	[OPT_RECORD] = "record-level",
+	[OPT_LOCAL] = "local",
+	[OPT_RECORD | OPT_LOCAL] = "record-level, local",
+	[OPT_RO_CACHE] = "ro_cache",
+	[OPT_RECORD | OPT_RO_CACHE] = "record-level, ro_cache",
+	[OPT_LOCAL | OPT_RO_CACHE] = "local, ro_cache",
+	[OPT_RECORD | OPT_LOCAL | OPT_RO_CACHE] = "record-level, local, ro_cache",
+	[OPT_NO_PC] = "no parallel commit",
+	[OPT_RECORD | OPT_NO_PC] = "record-level, no parallel commit",
+	[OPT_LOCAL | OPT_NO_PC] = "local, no parallel commit",
+	[OPT_RECORD | OPT_LOCAL | OPT_NO_PC] = "record-level, local, no parallel commit",
+	[OPT_RO_CACHE | OPT_NO_PC] = "ro_cache, no parallel commit",
+	[OPT_RECORD | OPT_RO_CACHE | OPT_NO_PC] = "record-level, ro_cache, no parallel commit",
+	[OPT_LOCAL | OPT_RO_CACHE | OPT_NO_PC] = "local, ro_cache, no parallel commit",
+	[OPT_RECORD | OPT_LOCAL | OPT_RO_CACHE | OPT_NO_PC] =
+		"record-level, local, ro_cache, no parallel commit",
+};
+
+const char *
+crest_opts_name(const struct crest_opts *o)
+{
+	return g_opts_names[(o->cell ? 0 : OPT_RECORD) | (o->local ? OPT_LOCAL : 0) |
+			    (o->ro_cache ? OPT_RO_CACHE : 0) | (o->parallel_commit ? 0 : OPT_NO_PC)];
+}
+
 const char *
 crest_variant(const struct dtxn_db *db)
 {
 	struct crest_opts o;
 
 	crest_opts_of_db(db, &o);
-	if (o.local)
-		return !o.cell ? "record-level, local" : o.parallel_commit ? "local"
-									    : "local, no parallel commit";
-	if (!o.cell)
-		return o.parallel_commit ? "record-level" : "record-level, no parallel commit";
-	return o.parallel_commit ? NULL : "no parallel commit";
+	return crest_opts_name(&o);
 }
 
 bool
