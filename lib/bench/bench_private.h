@@ -69,6 +69,16 @@ bench_items_exist(struct dtxn_txn *t, struct dtxn_item *const *it, unsigned n)
 	return true;
 }
 
+/** @return true if @p id is among the @p n ids of @p ids (a txn's records drawn so far). */
+static inline bool
+bench_id_taken(const uint64_t *ids, unsigned n, uint64_t id)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
 /** Adds @p v to one of the coordinator's bookkeeping counters (own lcore only). */
 static inline void
 bench_acc_add(struct dtxn_bench_ctx *ctx, unsigned i, int64_t v)

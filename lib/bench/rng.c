@@ -7,10 +7,10 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bench_private.h"
 #include "dtxn_bench.h"
 
 /* splitmix64: expands one 64-bit seed into the four state words. */
@@ -176,26 +176,17 @@ dtxn_zipf_next(const struct dtxn_zipf *z, struct dtxn_rng *r)
 	return rank < z->n ? rank : z->n - 1;
 }
 
-static bool
-zipf_taken(const uint64_t *taken, unsigned n_taken, uint64_t rank)
-{
-	for (unsigned i = 0; i < n_taken; i++)
-		if (taken[i] == rank)
-			return true;
-	return false;
-}
-
 uint64_t
 dtxn_zipf_next_distinct(const struct dtxn_zipf *z, struct dtxn_rng *r, const uint64_t *taken,
 			unsigned n_taken)
 {
 	uint64_t rank = dtxn_zipf_next(z, r);
 
-	for (unsigned k = 0; k < DTXN_ZIPF_MAX_REDRAWS && zipf_taken(taken, n_taken, rank); k++)
+	for (unsigned k = 0; k < DTXN_ZIPF_MAX_REDRAWS && bench_id_taken(taken, n_taken, rank); k++)
 		rank = dtxn_zipf_next(z, r);
 	if (n_taken >= z->n)
 		return rank; /* nothing is free: documented */
-	while (zipf_taken(taken, n_taken, rank))
+	while (bench_id_taken(taken, n_taken, rank))
 		rank = rank + 1 < z->n ? rank + 1 : 0;
 	return rank;
 }
