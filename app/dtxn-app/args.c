@@ -155,8 +155,11 @@ app_usage(void)
 			for (char *p = flag; *p; p++)
 				if (*p == '_')
 					*p = '-';
-			printf("  %-26s %s (default %g)\n", flag, ops->opts[i].help,
-			       ops->opts[i].def);
+			if (ops->opts[i].def == DTXN_OPT_UNSET)
+				printf("  %-26s %s (default: not set)\n", flag, ops->opts[i].help);
+			else
+				printf("  %-26s %s (default %g)\n", flag, ops->opts[i].help,
+				       ops->opts[i].def);
 		}
 	}
 	app_names("protocol", names, sizeof(names));

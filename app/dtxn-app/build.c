@@ -243,7 +243,10 @@ app_report_bench_conf(struct dtxn_report *rep, const struct dtxn_bench *b)
 			double v;
 
 			memcpy(&v, p, sizeof(v));
-			dtxn_report_conf(rep, o->name, "%g", v);
+			if (o->def == DTXN_OPT_UNSET && v == DTXN_OPT_UNSET)
+				dtxn_report_conf(rep, o->name, "off");
+			else
+				dtxn_report_conf(rep, o->name, "%g", v);
 		}
 	}
 }

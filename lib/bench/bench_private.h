@@ -8,6 +8,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_log.h>
@@ -31,6 +32,27 @@ void bench_set_err(struct dtxn_bench *b, const char *fmt, ...)
 int bench_conf_check(struct dtxn_bench *b);
 
 /**
+ * The `theta` option of a benchmark whose key choice has a rule of its
+ * own by default (SmallBank's hot set, TPC-C's NURand items): off unless
+ * given (DTXN_OPT_UNSET), else a zipf skew in [0, DTXN_ZIPF_THETA_MAX],
+ * 0 uniform. @p type is the conf struct, @p field its double member.
+ */
+#define BENCH_THETA_OPT(type, field, help) \
+	{ "theta", DTXN_OPT_DOUBLE, offsetof(type, field), DTXN_OPT_UNSET, 0, \
+	  DTXN_ZIPF_THETA_MAX, help }
+
+/**
+ * Prepares @p z over @p n ranks for a BENCH_THETA_OPT value (registry.c;
+ * create time, main lcore; O(min(n, 2^20))).
+ * @param what  what is drawn, for the DEBUG log (e.g. "accounts").
+ * @return 1 (theta given: draw with @p z), 0 (not given: @p z untouched,
+ *   use the benchmark's own rule), or -EINVAL with b->err set (theta out
+ *   of [0, DTXN_ZIPF_THETA_MAX], for a conf not filled by dtxn_opt_set()).
+ */
+int bench_theta_init(struct dtxn_bench *b, struct dtxn_zipf *z, uint64_t n, double theta,
+		     const char *what);
+
+/**
  * After a successful execute: true if every item is non-NULL and exists.
  * Otherwise rolls the txn back with DTXN_ABORT_NOT_FOUND (a missing record
  * is a bug in the KVS and SmallBank benchmarks) and returns false.
@@ -45,6 +67,16 @@ bench_items_exist(struct dtxn_txn *t, struct dtxn_item *const *it, unsigned n)
 		}
 	}
 	return true;
+}
+
+/** @return true if @p id is among the @p n ids of @p ids (a txn's records drawn so far). */
+static inline bool
+bench_id_taken(const uint64_t *ids, unsigned n, uint64_t id)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
 }
 
 /** Adds @p v to one of the coordinator's bookkeeping counters (own lcore only). */

@@ -135,15 +135,6 @@ hot_pick(struct dtxn_bench *b, struct dtxn_rng *r)
 	return x < c->read_ratio + c->copy_ratio ? HOT_COPY : HOT_UPDATE;
 }
 
-static bool
-hot_taken(const uint64_t *ids, unsigned n, uint64_t id)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (ids[i] == id)
-			return true;
-	return false;
-}
-
 static uint64_t
 hot_draw(const struct hot_conf *c, struct dtxn_rng *r)
 {
@@ -159,9 +150,9 @@ hot_draw_ids(const struct hot_conf *c, struct dtxn_rng *r, uint64_t *ids, unsign
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t id = hot_draw(c, r);
 
-		for (unsigned k = 0; k < HOT_MAX_REDRAWS && hot_taken(ids, i, id); k++)
+		for (unsigned k = 0; k < HOT_MAX_REDRAWS && bench_id_taken(ids, i, id); k++)
 			id = hot_draw(c, r);
-		while (hot_taken(ids, i, id))
+		while (bench_id_taken(ids, i, id))
 			id = id + 1 < c->keys ? id + 1 : 0;
 		ids[i] = id;
 	}

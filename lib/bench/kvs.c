@@ -40,8 +40,6 @@
 #define KVS_LOAD_AHEAD 8
 /** Largest value, bytes (the value_size option's maximum). */
 #define KVS_VALUE_MAX 4096
-/* Zipf redraws of an id already in the txn before walking to a free one. */
-#define KVS_MAX_REDRAWS 1000
 
 enum kvs_type { KVS_READ, KVS_UPDATE, KVS_N_TYPES };
 
@@ -69,7 +67,7 @@ static const struct dtxn_opt kvs_opts[] = {
 	  1099511627776.0 /* 2^40 */, "records in the table" },
 	{ "value_size", DTXN_OPT_U64, offsetof(struct kvs_conf, value_size), 40, 8, KVS_VALUE_MAX,
 	  "bytes per value (a u64 counter, then payload)" },
-	{ "theta", DTXN_OPT_DOUBLE, offsetof(struct kvs_conf, theta), 0.99, 0, 0.999,
+	{ "theta", DTXN_OPT_DOUBLE, offsetof(struct kvs_conf, theta), 0.99, 0, DTXN_ZIPF_THETA_MAX,
 	  "zipf skew of the key choice; 0 is uniform" },
 	{ "write_ratio", DTXN_OPT_U64, offsetof(struct kvs_conf, write_ratio), 25, 0, 100,
 	  "percent of transactions that update all their records" },
@@ -232,29 +230,12 @@ kvs_pick(struct dtxn_bench *b, struct dtxn_rng *r)
 	return dtxn_rng_range(r, 100) < p->conf.write_ratio ? KVS_UPDATE : KVS_READ;
 }
 
-static bool
-kvs_taken(const uint64_t *ids, unsigned n, uint64_t id)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (ids[i] == id)
-			return true;
-	return false;
-}
-
-/* Draws n distinct ids (zipf ranks; rank r is id r). */
+/* Draws n distinct ids (zipf ranks; rank r is id r; records <= keys). */
 static void
 kvs_draw_ids(const struct kvs_priv *p, struct dtxn_rng *r, uint64_t *ids, unsigned n)
 {
-	for (unsigned i = 0; i < n; i++) {
-		uint64_t id = dtxn_zipf_next(&p->zipf, r);
-
-		for (unsigned k = 0; k < KVS_MAX_REDRAWS && kvs_taken(ids, i, id); k++)
-			id = dtxn_zipf_next(&p->zipf, r);
-		/* Heavily skewed and nearly all ids taken: walk to a free one. */
-		while (kvs_taken(ids, i, id))
-			id = id + 1 < p->conf.keys ? id + 1 : 0;
-		ids[i] = id;
-	}
+	for (unsigned i = 0; i < n; i++)
+		ids[i] = dtxn_zipf_next_distinct(&p->zipf, r, ids, i);
 }
 
 static int

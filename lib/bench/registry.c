@@ -4,6 +4,7 @@
  * benchmark instances: allocation with the option defaults, and freeing.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,6 +53,8 @@ bench_conf_check(struct dtxn_bench *b)
 		} else {
 			memcpy(&v, src, sizeof(v));
 		}
+		if (o->def == DTXN_OPT_UNSET && v == DTXN_OPT_UNSET)
+			continue; /* off: not given */
 		if (!(v >= o->min && v <= o->max)) {
 			bench_set_err(b, "%s: %s = %g is out of range [%g, %g]", ops->name,
 				      o->name, v, o->min, o->max);
@@ -59,6 +62,21 @@ bench_conf_check(struct dtxn_bench *b)
 		}
 	}
 	return 0;
+}
+
+int
+bench_theta_init(struct dtxn_bench *b, struct dtxn_zipf *z, uint64_t n, double theta,
+		 const char *what)
+{
+	if (theta == DTXN_OPT_UNSET)
+		return 0;
+	if (dtxn_zipf_init(z, n, theta) != 0) {
+		bench_set_err(b, "%s: theta %g is not in [0, %g]", b->ops->name, theta,
+			      DTXN_ZIPF_THETA_MAX);
+		return -EINVAL;
+	}
+	BENCH_LOG(DEBUG, "%s: %s zipf(%g) over %" PRIu64 "\n", b->ops->name, what, theta, n);
+	return 1;
 }
 
 /* Checks an option table against its conf struct. */
@@ -81,12 +99,15 @@ bench_opts_valid(const struct dtxn_bench_ops *ops)
 			break;
 		case DTXN_OPT_DOUBLE:
 			sz = sizeof(double);
+			/* an option off by default: no input may reach its default */
+			if (o->def == DTXN_OPT_UNSET && o->min < 0.0)
+				return false;
 			break;
 		default:
 			return false;
 		}
 		if (o->offset + sz > ops->conf_size || o->min > o->max ||
-		    o->def < o->min || o->def > o->max)
+		    (o->def != DTXN_OPT_UNSET && (o->def < o->min || o->def > o->max)))
 			return false;
 	}
 	return true;

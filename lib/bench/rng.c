@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bench_private.h"
 #include "dtxn_bench.h"
 
 /* splitmix64: expands one 64-bit seed into the four state words. */
@@ -173,6 +174,21 @@ dtxn_zipf_next(const struct dtxn_zipf *z, struct dtxn_rng *r)
 	const uint64_t rank = (uint64_t)((double)z->n * pow(z->eta * u - z->eta + 1.0, z->alpha));
 
 	return rank < z->n ? rank : z->n - 1;
+}
+
+uint64_t
+dtxn_zipf_next_distinct(const struct dtxn_zipf *z, struct dtxn_rng *r, const uint64_t *taken,
+			unsigned n_taken)
+{
+	uint64_t rank = dtxn_zipf_next(z, r);
+
+	for (unsigned k = 0; k < DTXN_ZIPF_MAX_REDRAWS && bench_id_taken(taken, n_taken, rank); k++)
+		rank = dtxn_zipf_next(z, r);
+	if (n_taken >= z->n)
+		return rank; /* nothing is free: documented */
+	while (bench_id_taken(taken, n_taken, rank))
+		rank = rank + 1 < z->n ? rank + 1 : 0;
+	return rank;
 }
 
 /* ------------------------------------------------------------------ */

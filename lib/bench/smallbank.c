@@ -8,8 +8,9 @@
  * cents per account, key dtxn_key_make(a, a & 0xfff) (the locality field is
  * the account), every balance 10,000,000 cents at load. Per transaction,
  * with probability hot_txn_percent% all its accounts are uniform over the
- * hot set [0, hot), otherwise over [0, accounts); two-account transactions
- * use distinct accounts. Mix 15/15/15/25/15/15.
+ * hot set [0, hot), otherwise over [0, accounts); with `theta`, every
+ * account is zipf(theta) over [0, accounts) instead (smallbank.h);
+ * two-account transactions use distinct accounts. Mix 15/15/15/25/15/15.
  *
  * Each committed transaction's external delta (money in or out of the
  * bank) is added to ctx->acc[0] in cents. Invariant: the sum of all
@@ -27,6 +28,7 @@
 
 #include "bench_private.h"
 #include "dtxn_bench.h"
+#include "smallbank.h"
 
 #define SB_SAVINGS 0
 #define SB_CHECKING 1
@@ -57,17 +59,6 @@ static const char *const sb_type_names[SB_N_TYPES] = {
 /* The standard mix, percent (H-Store / OLTP-Bench, FORD, Motor). */
 static const unsigned sb_mix[SB_N_TYPES] = { 15, 15, 15, 25, 15, 15 };
 
-struct sb_conf {
-	uint64_t accounts;
-	uint64_t hot_percent;
-	uint64_t hot_txn_percent;
-};
-
-struct sb_priv {
-	struct sb_conf conf;
-	uint64_t hot;  /* accounts in the hot set [0, hot) */
-};
-
 static const struct dtxn_opt sb_opts[] = {
 	{ "accounts", DTXN_OPT_U64, offsetof(struct sb_conf, accounts), 100000, 2,
 	  4294967296.0 /* 2^32 */, "accounts (rows in SAVINGS and in CHECKING)" },
@@ -75,6 +66,8 @@ static const struct dtxn_opt sb_opts[] = {
 	  "percent of the accounts in the hot set" },
 	{ "hot_txn_percent", DTXN_OPT_U64, offsetof(struct sb_conf, hot_txn_percent), 90, 0, 100,
 	  "percent of transactions whose accounts all come from the hot set" },
+	BENCH_THETA_OPT(struct sb_conf, theta,
+			"zipf skew of every account over all accounts, replacing the hot set; 0 is uniform"),
 };
 
 static inline uint64_t
@@ -109,7 +102,7 @@ sb_create(struct dtxn_bench *b)
 	if (rc != 0)
 		return rc;
 	hot = conf->accounts * conf->hot_percent / 100;
-	if (conf->hot_txn_percent > 0 && hot < 2) {
+	if (conf->theta == DTXN_OPT_UNSET && conf->hot_txn_percent > 0 && hot < 2) {
 		bench_set_err(b, "smallbank: hot_percent %" PRIu64 " of %" PRIu64
 			      " accounts gives %" PRIu64 " hot accounts, but hot_txn_percent %"
 			      PRIu64 " needs at least 2", conf->hot_percent, conf->accounts,
@@ -123,6 +116,12 @@ sb_create(struct dtxn_bench *b)
 	}
 	p->conf = *conf;
 	p->hot = hot;
+	rc = bench_theta_init(b, &p->zipf, conf->accounts, conf->theta, "accounts");
+	if (rc < 0) {
+		rte_free(p);
+		return rc;
+	}
+	p->skewed = rc == 1;
 	b->priv = p;
 	return 0;
 }
@@ -199,10 +198,16 @@ sb_pick(struct dtxn_bench *b, struct dtxn_rng *r)
 	return SB_N_TYPES - 1;  /* unreachable: the mix sums to 100 */
 }
 
-/* Draws account a, and b != a when @p b is not NULL (bench-specs §2). */
-static void
-sb_accounts(const struct sb_priv *p, struct dtxn_rng *r, uint64_t *a, uint64_t *b)
+void
+smallbank_pick_accounts(const struct sb_priv *p, struct dtxn_rng *r, uint64_t *a, uint64_t *b)
 {
+	if (p->skewed) {
+		*a = dtxn_zipf_next(&p->zipf, r);
+		if (b != NULL)
+			*b = dtxn_zipf_next_distinct(&p->zipf, r, a, 1);
+		return;
+	}
+
 	const bool hot = dtxn_rng_range(r, 100) < p->conf.hot_txn_percent;
 	const uint64_t span = hot ? p->hot : p->conf.accounts;
 
@@ -221,10 +226,10 @@ sb_accounts(const struct sb_priv *p, struct dtxn_rng *r, uint64_t *a, uint64_t *
 static void
 sb_accounts_rw(struct dtxn_bench_ctx *ctx, const struct sb_priv *p, uint64_t *a, uint64_t *b)
 {
-	sb_accounts(p, &ctx->rng, a, b);
+	smallbank_pick_accounts(p, &ctx->rng, a, b);
 	for (unsigned k = 1; k < DTXN_BENCH_ROUTE_TRIES &&
 			     !dtxn_bench_routes_here(ctx, SB_CHECKING, sb_key(*a)); k++)
-		sb_accounts(p, &ctx->rng, a, b);
+		smallbank_pick_accounts(p, &ctx->rng, a, b);
 }
 
 /* Commits; on success adds the external delta (cents) to ctx->acc[0]. */
@@ -266,7 +271,7 @@ sb_balance(struct dtxn_bench_ctx *ctx, const struct sb_priv *p)
 	struct dtxn_txn *t;
 	int rc;
 
-	sb_accounts(p, &ctx->rng, &a, NULL);
+	smallbank_pick_accounts(p, &ctx->rng, &a, NULL);
 	t = dtxn_txn_begin(ctx->coord, DTXN_TXN_RO);
 	it[0] = dtxn_txn_add_ro(t, SB_SAVINGS, sb_key(a));
 	it[1] = dtxn_txn_add_ro(t, SB_CHECKING, sb_key(a));

@@ -48,6 +48,8 @@ static const struct dtxn_opt tpcc_opts[] = {
 	  100, "percent of Delivery" },
 	{ "mix_stock_level", DTXN_OPT_U64, offsetof(struct tpcc_conf, mix[TPCC_STOCK_LEVEL_TXN]), 4,
 	  0, 100, "percent of StockLevel" },
+	BENCH_THETA_OPT(struct tpcc_conf, theta,
+			"zipf skew of NewOrder's item ids, replacing NURand(8191); 0 is uniform"),
 };
 
 static int
@@ -80,6 +82,12 @@ tpcc_create(struct dtxn_bench *b)
 	/* clause 4.3.3.1: O_ID 2101..3000 of 3000 are undelivered (the last 30%) */
 	p->undelivered = p->customers - p->customers * 7 / 10;
 	tpcc_nurand_constants(b->seed, &p->c_load, &p->c_run);
+	rc = bench_theta_init(b, &p->item_zipf, p->items, conf->theta, "items");
+	if (rc < 0) {
+		rte_free(p);
+		return rc;
+	}
+	p->item_skewed = rc == 1;
 	b->priv = p;
 	return 0;
 }

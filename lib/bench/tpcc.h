@@ -303,6 +303,7 @@ struct tpcc_conf {
 	uint64_t tpcc_scale;
 	uint64_t max_new_orders;
 	uint64_t mix[TPCC_N_TYPES];
+	double theta;          /* DTXN_OPT_UNSET: NURand items */
 };
 
 /* The run-time constants C of NURand (clause 2.1.6). */
@@ -321,6 +322,8 @@ struct tpcc_priv {
 	uint32_t undelivered;   /* loaded orders without a carrier per district (the last 30%) */
 	struct tpcc_nurand_c c_load;  /* C used by the loader */
 	struct tpcc_nurand_c c_run;   /* C used by the transactions (clause 2.1.6.1) */
+	bool item_skewed;       /* theta given: OL_I_ID from item_zipf, not NURand */
+	struct dtxn_zipf item_zipf;   /* over the items; rank r is item r + 1 */
 };
 
 /* ------------------------------------------------------------------ */
@@ -344,7 +347,11 @@ uint32_t tpcc_pick_other_warehouse(const struct tpcc_priv *p, struct dtxn_rng *r
 uint32_t tpcc_pick_customer(const struct tpcc_priv *p, struct dtxn_rng *r);
 /** A run-time last-name number: NURand(255, 0, names - 1). */
 uint32_t tpcc_pick_last_name(const struct tpcc_priv *p, struct dtxn_rng *r);
-/** OL_I_ID by NURand(8191, 1, items). */
+/**
+ * OL_I_ID by NURand(8191, 1, items) (clause 2.4.1.5), or with `theta`
+ * zipf(theta) over the items, item 1 the hottest (Scythe's evaluation:
+ * "Zipf 0.99 on accounts and items").
+ */
 uint32_t tpcc_pick_item(const struct tpcc_priv *p, struct dtxn_rng *r);
 /** The spec's last name (clause 4.3.2.3) of number @p num into a 16-byte field. */
 void tpcc_last_name(uint32_t num, char out[16]);

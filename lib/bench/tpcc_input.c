@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * TPC-C inputs shared by the loader and the transactions: the NURand
- * constants (clause 2.1.6), warehouse, customer, item and last-name
- * choice, last names from syllables (clause 4.3.2.3), and dates.
+ * constants (clause 2.1.6), warehouse, customer, item (NURand, or zipf
+ * with `theta`) and last-name choice, last names from syllables (clause 4.3.2.3), and dates.
  */
 #include <stdint.h>
 #include <string.h>
@@ -77,6 +77,8 @@ tpcc_pick_last_name(const struct tpcc_priv *p, struct dtxn_rng *r)
 uint32_t
 tpcc_pick_item(const struct tpcc_priv *p, struct dtxn_rng *r)
 {
+	if (p->item_skewed)
+		return (uint32_t)dtxn_zipf_next(&p->item_zipf, r) + 1;
 	return (uint32_t)dtxn_nurand(r, TPCC_A_OL_I_ID, 1, p->items, p->c_run.ol_i_id);
 }
 

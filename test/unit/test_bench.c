@@ -28,6 +28,8 @@
 #include "dtxn_sched.h"
 #include "dtxn_stats.h"
 #include "dtxn_txn.h"
+#include "smallbank.h"
+#include "tpcc.h"
 #include "unit_eal.h"
 
 /* ------------------------------------------------------------------ */
@@ -604,6 +606,206 @@ test_create_rejects(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* theta on SmallBank accounts and TPC-C items (issues 14 and 15)     */
+/* ------------------------------------------------------------------ */
+
+/* |got - want| within @p rel of want; names the figure when not. */
+static void
+assert_share(const char *what, double got, double want, double rel)
+{
+	if (!(fabs(got - want) <= rel * want))
+		fail_msg("%s: %.5f, Zipf predicts %.5f (tolerance %.0f%%)", what, got, want,
+			 rel * 100.0);
+}
+
+static void
+test_theta_options(void **state)
+{
+	static const char *const benches[] = { "smallbank", "tpcc" };
+
+	(void)state;
+	for (unsigned k = 0; k < RTE_DIM(benches); k++) {
+		const struct dtxn_bench_ops *ops = dtxn_bench_find(benches[k]);
+		const struct dtxn_opt *o = find_opt(ops, "theta");
+		struct dtxn_bench *b = dtxn_bench_alloc(ops, 1);
+		double v;
+
+		assert_non_null(o);
+		assert_non_null(b);
+		/* off by default: the spec's rule */
+		assert_true(o->def == DTXN_OPT_UNSET);
+		memcpy(&v, (char *)b->conf + o->offset, sizeof(v));
+		assert_true(v == DTXN_OPT_UNSET);
+		/* no input reaches the default, nor 1 and beyond */
+		expect_opt_error(o, b->conf, "-1", "--theta: -1 is out of range [0, 0.999]");
+		expect_opt_error(o, b->conf, "-0.1", "--theta: -0.1 is out of range [0, 0.999]");
+		expect_opt_error(o, b->conf, "1", "--theta: 1 is out of range [0, 0.999]");
+		set_opt(b, "theta", "0.99");
+		memcpy(&v, (char *)b->conf + o->offset, sizeof(v));
+		assert_true(v == 0.99);
+		set_opt(b, "theta", "0");
+		/* a conf filled without the parser is still checked */
+		v = 1.5;
+		memcpy((char *)b->conf + o->offset, &v, sizeof(v));
+		assert_int_equal(ops->create(b), -EINVAL);
+		assert_non_null(strstr(b->err, "theta"));
+		dtxn_bench_free(b);
+	}
+
+	/* An off-by-default option whose min lets an input reach it is refused. */
+	struct dtxn_opt bad_opt = { "ut_theta", DTXN_OPT_DOUBLE, 0, DTXN_OPT_UNSET, -2, 1, "x" };
+	struct dtxn_bench_ops bad = fake_ops;
+
+	bad.name = "ut_unset";
+	bad.opts = &bad_opt;
+	bad.n_opts = 1;
+	bad.conf_size = sizeof(double);
+	assert_int_equal(dtxn_bench_register(&bad), -EINVAL);
+	assert_null(dtxn_bench_find("ut_unset"));
+}
+
+static void
+test_theta_smallbank(void **state)
+{
+	const struct dtxn_bench_ops *ops = dtxn_bench_find("smallbank");
+	const uint64_t n = 100000, hot = n * 4 / 100;
+	const double theta = 0.99;
+	const unsigned draws = 1000000;
+	struct dtxn_rng r;
+	struct dtxn_bench *b;
+	const struct sb_priv *p;
+	unsigned a0 = 0, a1 = 0, b0 = 0, a_hot = 0, a_low = 0;
+
+	(void)state;
+	b = dtxn_bench_alloc(ops, 1);
+	assert_non_null(b);
+	set_opt(b, "theta", "0.99");
+	assert_int_equal(ops->create(b), 0);
+	p = b->priv;
+	assert_true(p->skewed);
+	dtxn_rng_seed(&r, 2024);
+	for (unsigned i = 0; i < draws; i++) {
+		uint64_t x, y;
+
+		smallbank_pick_accounts(p, &r, &x, &y);
+		assert_true(x < n && y < n && x != y);
+		a0 += x == 0;
+		a1 += x == 1;
+		b0 += y == 0;
+		a_hot += x < hot;
+		a_low += x < n / 2;
+	}
+	/* P(account k) = (k+1)^-theta / zeta(n): about 8% on account 0 */
+	const double zn = zeta_loop(n, theta), zh = zeta_loop(hot, theta);
+	const double p0 = 1.0 / zn;
+	/* the second account is redrawn while it equals the first:
+	 * P(b = 0) = sum_{k != 0} P(a = k) p0 / (1 - P(a = k)) */
+	double pb0 = 0;
+
+	for (uint64_t k = 1; k < n; k++) {
+		const double pk = pow((double)(k + 1), -theta) / zn;
+
+		pb0 += pk * p0 / (1.0 - pk);
+	}
+	assert_share("account 0", a0 / (double)draws, p0, 0.03);
+	assert_share("account 1", a1 / (double)draws, pow(2.0, -theta) / zn, 0.03);
+	assert_share("second account 0", b0 / (double)draws, pb0, 0.03);
+	/* the hottest 4% of accounts: zeta(4000) / zeta(100000), about 72% */
+	assert_share("top 4% of accounts", a_hot / (double)draws, zh / zn, 0.01);
+	assert_share("lower half", a_low / (double)draws, zeta_loop(n / 2, theta) / zn, 0.01);
+	dtxn_bench_free(b);
+
+	/* theta 0: uniform over all accounts (the hot set is not used) */
+	b = dtxn_bench_alloc(ops, 1);
+	set_opt(b, "theta", "0");
+	assert_int_equal(ops->create(b), 0);
+	a_hot = 0;
+	for (unsigned i = 0; i < draws; i++) {
+		uint64_t x, y;
+
+		smallbank_pick_accounts(b->priv, &r, &x, &y);
+		assert_true(x < n && y < n && x != y);
+		a_hot += x < hot;
+	}
+	assert_share("theta 0: first 4% of accounts", a_hot / (double)draws, 0.04, 0.03);
+	dtxn_bench_free(b);
+
+	/* not set: the spec's hot set, 90% of txns on 4% of the accounts */
+	b = dtxn_bench_alloc(ops, 1);
+	assert_int_equal(ops->create(b), 0);
+	assert_false(((const struct sb_priv *)b->priv)->skewed);
+	a_hot = 0;
+	for (unsigned i = 0; i < draws; i++) {
+		uint64_t x, y;
+
+		smallbank_pick_accounts(b->priv, &r, &x, &y);
+		assert_true(x < n && y < n && x != y);
+		a_hot += x < hot && y < hot;
+	}
+	assert_share("hot set", a_hot / (double)draws, 0.9 + 0.1 * 0.04 * (hot - 1) / (n - 1), 0.01);
+	dtxn_bench_free(b);
+}
+
+static void
+test_theta_tpcc_items(void **state)
+{
+	const struct dtxn_bench_ops *ops = dtxn_bench_find("tpcc");
+	const double theta = 0.99;
+	const unsigned draws = 1000000;
+	struct dtxn_rng r;
+	struct dtxn_bench *b;
+	const struct tpcc_priv *p;
+	unsigned i1 = 0, i2 = 0, top = 0;
+
+	(void)state;
+	b = dtxn_bench_alloc(ops, 1);
+	assert_non_null(b);
+	set_opt(b, "tpcc_scale", "10");
+	set_opt(b, "theta", "0.99");
+	assert_int_equal(ops->create(b), 0);
+	p = b->priv;
+	assert_int_equal(p->items, 10000);
+	assert_true(p->item_skewed);
+	dtxn_rng_seed(&r, 2025);
+	for (unsigned i = 0; i < draws; i++) {
+		uint32_t it = tpcc_pick_item(p, &r);
+
+		assert_true(it >= 1 && it <= p->items);
+		i1 += it == 1;
+		i2 += it == 2;
+		top += it <= 100;
+	}
+	/* item k is rank k - 1: P = k^-theta / zeta(items), about 10% on item 1 */
+	const double zn = zeta_loop(p->items, theta);
+
+	assert_share("item 1", i1 / (double)draws, 1.0 / zn, 0.03);
+	assert_share("item 2", i2 / (double)draws, pow(2.0, -theta) / zn, 0.03);
+	/* ranks 0 and 1 are exact in Gray et al.'s method; beyond, it draws
+	 * from a continuous approximation of the CDF: the first 100 of 10^4
+	 * items get 53.0% of the draws against the exact 51.8% */
+	assert_share("items 1..100", top / (double)draws, zeta_loop(100, theta) / zn, 0.05);
+	dtxn_bench_free(b);
+
+	/* not set: NURand(8191, 1, items), whose most frequent item gets
+	 * at most E[2^popcount(b)] / 8192 < 2.4% of the draws, and item 1 is
+	 * not singled out (Zipf's share is about 10%) */
+	b = dtxn_bench_alloc(ops, 1);
+	set_opt(b, "tpcc_scale", "10");
+	assert_int_equal(ops->create(b), 0);
+	p = b->priv;
+	assert_false(p->item_skewed);
+	i1 = 0;
+	for (unsigned i = 0; i < draws; i++) {
+		uint32_t it = tpcc_pick_item(p, &r);
+
+		assert_true(it >= 1 && it <= p->items);
+		i1 += it == 1;
+	}
+	assert_true(i1 / (double)draws < 0.03);
+	dtxn_bench_free(b);
+}
+
+/* ------------------------------------------------------------------ */
 /* On a cluster: the coordinator loop and the invariants              */
 /* ------------------------------------------------------------------ */
 
@@ -965,6 +1167,9 @@ main(void)
 		cmocka_unit_test(test_smallbank_mix),
 		cmocka_unit_test(test_kvs_mix),
 		cmocka_unit_test(test_create_rejects),
+		cmocka_unit_test(test_theta_options),
+		cmocka_unit_test(test_theta_smallbank),
+		cmocka_unit_test(test_theta_tpcc_items),
 		cmocka_unit_test(test_runner),
 		cmocka_unit_test(test_runner_fresh),
 		cmocka_unit_test(test_kvs_run),
