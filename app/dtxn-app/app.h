@@ -435,9 +435,10 @@ void app_warm_fini(struct app_warm *w);
 void app_report_method(struct dtxn_report *rep, const struct app_conf *c,
 		       const struct dtxn_series *series);
 
-/** Fills the report's MN memory section from the db's layout and loaded
- * population (dtxn_catalog_mem()), and the load time @p load_s. */
-void app_report_memory(struct dtxn_report *rep, const struct dtxn_db *db, double load_s);
+/** Fills the report's MN memory section from the db's layout, loaded
+ * population and the delta areas the run took (dtxn_db_heap_census(),
+ * dtxn_catalog_mem()), and the load time @p load_s. After the run. */
+void app_report_memory(struct dtxn_report *rep, struct dtxn_db *db, double load_s);
 
 /** Merges one worker's statistics and fabric counters into the report,
  * less its counters at the warm-up's end when @p warm has them (worker

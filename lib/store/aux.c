@@ -1,38 +1,79 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Aux heaps (doc/guides/store.md, "Aux areas"): where an area lives on
- * each replica, the bump word a coordinator FAAs, and the chunk a FAA
- * hands out. The allocator that uses them runs on the CNs (lib/txn).
+ * A table's heaps (doc/guides/store.md, "Aux areas", "Delta heaps"): the
+ * aux heap (an area per row, named by its slot header) and the delta
+ * heap (areas a protocol takes on a row's first update, Motor's
+ * attribute bars): where an area lives on each replica, the bump word a
+ * coordinator FAAs, and the chunk a FAA hands out. The two have one
+ * layout; the coordinator's side of a chunk is chunk.c.
  */
 #include <errno.h>
 
 #include "store_private.h"
 
-dtxn_raddr_t
-dtxn_store_aux_area_raddr(const struct dtxn_table *t, uint16_t r, uint32_t aux)
+/* Heap @p h of @p t: bytes per area, areas, offsets per replica (size 0: none). */
+static void
+aux_heap(const struct dtxn_table *t, enum dtxn_heap_kind h, uint32_t *size, uint64_t *areas,
+	 const uint64_t **off)
 {
-	if (t == NULL || t->aux_size == 0 || r >= t->n_replicas || aux == 0 || aux > t->aux_areas)
-		return 0;
-	return DTXN_RADDR(t->mn[r], t->aux_off[r] + store_aux_area_off(t, aux));
+	if (h == DTXN_HEAP_DELTA) {
+		*size = t->delta_size;
+		*areas = t->delta_areas;
+		*off = t->delta_off;
+	} else {
+		*size = h == DTXN_HEAP_AUX ? t->aux_size : 0;
+		*areas = t->aux_areas;
+		*off = t->aux_off;
+	}
+	if (*areas == 0)
+		*size = 0;
 }
 
 dtxn_raddr_t
-dtxn_store_aux_bump_raddr(const struct dtxn_table *t)
+dtxn_store_heap_area_raddr(const struct dtxn_table *t, enum dtxn_heap_kind h, uint16_t r,
+			   uint32_t n)
 {
-	if (t == NULL || t->aux_size == 0 || t->aux_areas == 0)
+	const uint64_t *off;
+	uint64_t areas;
+	uint32_t size;
+
+	if (t == NULL || r >= t->n_replicas)
 		return 0;
-	return DTXN_RADDR(t->mn[0], t->aux_off[0]);
+	aux_heap(t, h, &size, &areas, &off);
+	if (size == 0 || n == 0 || n > areas)
+		return 0;
+	return DTXN_RADDR(t->mn[r], off[r] + DTXN_AUX_HEAP_HDR + (uint64_t)(n - 1) * size);
+}
+
+dtxn_raddr_t
+dtxn_store_heap_bump_raddr(const struct dtxn_table *t, enum dtxn_heap_kind h)
+{
+	const uint64_t *off;
+	uint64_t areas;
+	uint32_t size;
+
+	if (t == NULL)
+		return 0;
+	aux_heap(t, h, &size, &areas, &off);
+	return size == 0 ? 0 : DTXN_RADDR(t->mn[0], off[0]);
 }
 
 int
-dtxn_store_aux_chunk(const struct dtxn_table *t, uint64_t old, uint32_t n, uint32_t *first,
-		     uint32_t *end)
+dtxn_store_heap_chunk(const struct dtxn_table *t, enum dtxn_heap_kind h, uint64_t old,
+		      uint32_t n, uint32_t *first, uint32_t *end)
 {
-	if (t == NULL || t->aux_size == 0 || n == 0 || first == NULL || end == NULL)
+	const uint64_t *off;
+	uint64_t areas;
+	uint32_t size;
+
+	if (t == NULL || n == 0 || first == NULL || end == NULL)
 		return -EINVAL;
-	if (old >= t->aux_areas)
+	aux_heap(t, h, &size, &areas, &off);
+	if (size == 0)
+		return -EINVAL;
+	if (old >= areas)
 		return -ENOSPC;
 	*first = (uint32_t)(old + 1);
-	*end = (uint32_t)(RTE_MIN(old + n, t->aux_areas) + 1);
+	*end = (uint32_t)(RTE_MIN(old + n, areas) + 1);
 	return 0;
 }

@@ -170,6 +170,66 @@ dtxn_catalog_add_table_aux(struct dtxn_catalog *cat, const struct dtxn_table_def
 }
 
 int
+dtxn_catalog_set_delta(struct dtxn_catalog *cat, uint32_t id, uint32_t delta_size)
+{
+	struct dtxn_table *t;
+
+	if (cat == NULL || id >= DTXN_MAX_TABLES || !cat->present[id])
+		return -EINVAL;
+	t = &cat->tables[id];
+	if (delta_size % 8 != 0 || delta_size > STORE_AUX_MAX ||
+	    (delta_size != 0 &&
+	     t->n_buckets * t->def.slots_per_bucket > DTXN_RADDR_OFF_MASK / delta_size)) {
+		STORE_LOG(ERR, "table %s: delta area of %u B, expected a multiple of 8 <= %u that fits 48 bits per slot",
+			  t->def.name, delta_size, STORE_AUX_MAX);
+		return -EINVAL;
+	}
+	t->delta_size = delta_size;
+	cat->region_size = 0;
+	return 0;
+}
+
+/*
+ * Areas of a heap of @p t: the rows it must hold and a chunk per
+ * coordinator. An aux heap never has more than slots (a slot keeps its
+ * area, and inserts take theirs slot by slot); a delta heap keeps every
+ * coordinator's chunk (@p cap_slots false): its areas are taken by
+ * updates of any row, and a coordinator that found the heap handed out
+ * to the others' chunks would abort every first update of a small table.
+ */
+static int
+catalog_heap_areas(const struct dtxn_table *t, uint32_t n_logs, uint32_t chunk, bool cap_slots,
+		   uint64_t *areas)
+{
+	uint64_t slots = t->n_buckets * t->def.slots_per_bucket;
+
+	*areas = t->def.max_keys + (uint64_t)n_logs * chunk;
+	if (cap_slots)
+		*areas = RTE_MIN(slots, *areas);
+	if (*areas > UINT32_MAX) {
+		STORE_LOG(ERR, "layout: table %s needs %" PRIu64 " heap areas, at most %u",
+			  t->def.name, *areas, UINT32_MAX);
+		return -E2BIG;
+	}
+	return 0;
+}
+
+/* Places a heap of @p bytes at MN @p m's cursor; its offset in @p off. */
+static int
+catalog_place_heap(const struct dtxn_table *t, uint16_t m, uint64_t *cursor, uint64_t bytes,
+		   uint64_t *off)
+{
+	*off = store_align(*cursor, STORE_TABLE_ALIGN);
+	if (bytes > DTXN_RADDR_OFF_MASK - *off) {
+		STORE_LOG(ERR, "layout: table %s's heaps do not fit MN %u's 48-bit region",
+			  t->def.name, m);
+		return -E2BIG;
+	}
+	*cursor = *off + bytes;
+	return 0;
+}
+
+int
 dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_bytes)
 {
 	uint64_t cursor[DTXN_MAX_NODES] = { 0 };
@@ -198,18 +258,13 @@ dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_byte
 		if (!cat->present[id])
 			continue;
 		t->aux_areas = 0;
-		if (t->aux_size != 0) {
-			/* the rows it must hold and a chunk per coordinator,
-			 * never more areas than slots (a slot keeps its area) */
-			uint64_t slots = t->n_buckets * t->def.slots_per_bucket;
-
-			t->aux_areas = RTE_MIN(slots, t->def.max_keys + (uint64_t)n_logs * cat->aux_chunk);
-			if (t->aux_areas > UINT32_MAX) {
-				STORE_LOG(ERR, "layout: table %s needs %" PRIu64 " aux areas, at most %u",
-					  t->def.name, t->aux_areas, UINT32_MAX);
-				return -E2BIG;
-			}
-		}
+		t->delta_areas = 0;
+		if (t->aux_size != 0 &&
+		    catalog_heap_areas(t, n_logs, cat->aux_chunk, true, &t->aux_areas) != 0)
+			return -E2BIG;
+		if (t->delta_size != 0 &&
+		    catalog_heap_areas(t, n_logs, cat->aux_chunk, false, &t->delta_areas) != 0)
+			return -E2BIG;
 		for (uint16_t r = 0; r < t->n_replicas; r++) {
 			uint16_t m = t->mn[r];
 			uint64_t off = store_align(cursor[m], STORE_TABLE_ALIGN);
@@ -221,17 +276,14 @@ dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_byte
 			}
 			t->off[r] = off;
 			cursor[m] = off + store_table_bytes(t);
-			if (t->aux_size != 0) {
-				/* the aux heap follows the buckets (add_table_aux) */
-				off = store_align(cursor[m], STORE_TABLE_ALIGN);
-				if (store_aux_bytes(t) > DTXN_RADDR_OFF_MASK - off) {
-					STORE_LOG(ERR, "layout: table %s's aux area does not fit MN %u's 48-bit region",
-						  t->def.name, m);
-					return -E2BIG;
-				}
-				t->aux_off[r] = off;
-				cursor[m] = off + store_aux_bytes(t);
-			}
+			/* the aux heap follows the buckets (add_table_aux), the delta heap it */
+			if (t->aux_size != 0 &&
+			    catalog_place_heap(t, m, &cursor[m], store_aux_bytes(t), &t->aux_off[r]) != 0)
+				return -E2BIG;
+			if (t->delta_size != 0 &&
+			    catalog_place_heap(t, m, &cursor[m], store_delta_bytes(t),
+					       &t->delta_off[r]) != 0)
+				return -E2BIG;
 		}
 	}
 	for (uint16_t m = 0; m < cat->n_mn; m++) {

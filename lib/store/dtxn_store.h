@@ -282,6 +282,22 @@ struct dtxn_table {
 	 */
 	uint64_t aux_areas;
 	/**
+	 * Delta heap (dtxn_catalog_set_delta(); doc/guides/store.md, "Delta
+	 * heaps"): bytes per area, a multiple of 8; 0 when the table has
+	 * none. Each replica has one at delta_off[r] of its region, after its
+	 * aux heap, laid out as an aux heap (a DTXN_AUX_HEAP_HDR-byte header
+	 * whose first word is the bump word, then delta_areas areas); the
+	 * protocol keeps an area's number (1-based; 0: none) in its record.
+	 * Areas are taken at run time only, by coordinators, a chunk at a time
+	 * (struct dtxn_heap_chunk): Motor's attribute bars on a row's first
+	 * update (its delta space, §4.2).
+	 */
+	uint32_t delta_size;
+	uint64_t delta_off[DTXN_MAX_REPLICAS]; /**< delta heap's offset in each replica's region */
+	uint64_t delta_areas;       /**< areas in each replica's delta heap: max_keys + a chunk per coordinator */
+	/** Delta areas handed out, as dtxn_store_heap_census() last read the primary's bump word. */
+	uint64_t delta_used;
+	/**
 	 * Loaded population (dtxn_catalog_count_load(), by the loader before
 	 * the run): records, and their raw bytes (key + value as the
 	 * benchmark defines them), one copy.
@@ -329,6 +345,30 @@ struct dtxn_catalog {
 #define DTXN_AUX_CHUNK_DEFAULT 32
 /** Most aux areas per chunk. */
 #define DTXN_AUX_CHUNK_MAX 65536
+
+/** The heaps of a table's replica (doc/guides/store.md, "Aux areas", "Delta heaps"). */
+enum dtxn_heap_kind {
+	DTXN_HEAP_AUX = 0,   /**< an area per row, named by its slot header (aux_size) */
+	DTXN_HEAP_DELTA = 1, /**< areas a protocol takes at run time and names itself (delta_size) */
+};
+
+/** Areas a coordinator keeps given back (struct dtxn_heap_chunk). */
+#define DTXN_HEAP_CHUNK_FREE 64
+
+/**
+ * A coordinator's areas of one heap of one table (CN side, chunk.c): the
+ * chunk [next, end) it took with one FAA of cat->aux_chunk on the heap's
+ * bump word (dtxn_store_heap_bump_raddr(), dtxn_store_heap_chunk()), and
+ * up to DTXN_HEAP_CHUNK_FREE areas given back by txns that took them and
+ * aborted. Zeroed: empty. Owned by the coordinator's lcore.
+ */
+struct dtxn_heap_chunk {
+	uint32_t next;
+	uint32_t end;
+	uint32_t n_free;
+	uint32_t lost; /**< areas dropped (the free list was full): never used */
+	uint32_t free[DTXN_HEAP_CHUNK_FREE];
+};
 
 /**
  * Initialises an empty catalog.
@@ -404,6 +444,21 @@ const struct dtxn_table *dtxn_catalog_table(const struct dtxn_catalog *cat, uint
 int dtxn_catalog_add_table_aux(struct dtxn_catalog *cat, const struct dtxn_table_def *def,
 			       uint32_t slot_size, uint32_t aux_size);
 
+/**
+ * Gives table @p id a delta heap of @p delta_size-byte areas (Motor's
+ * attribute bars, doc/guides/motor.md "Layout"): the layout puts one
+ * after each replica's aux heap, with t->delta_areas = max_keys + n_logs
+ * x cat->aux_chunk areas (a row holds at most one area, a slot keeps it
+ * through deletes and re-inserts, and each coordinator may hold a chunk
+ * it has not used up). Resets the layout (region_size 0). Setup only.
+ *
+ * @param delta_size  bytes per area, a multiple of 8, at most 2^24; 0
+ *                    removes the heap.
+ * @return 0; -EINVAL (no table @p id, a bad size, or a heap that would
+ *   not fit a 48-bit region).
+ */
+int dtxn_catalog_set_delta(struct dtxn_catalog *cat, uint32_t id, uint32_t delta_size);
+
 /** Bytes of a record key (the "key" part of a record's raw bytes). */
 #define DTXN_KEY_BYTES 8
 
@@ -423,14 +478,15 @@ int dtxn_catalog_count_load(struct dtxn_catalog *cat, uint32_t id, uint64_t raw_
 struct dtxn_store_mem {
 	uint64_t total;     /**< the region's bytes (cat->region_size) */
 	uint64_t index;     /**< buckets: bucket headers and slots, every table replica here */
-	uint64_t values;    /**< aux heaps (value regions, old versions), replicas here */
+	uint64_t values;    /**< aux and delta heaps (value regions, old versions), replicas here */
 	uint64_t logs;      /**< per-coordinator log regions */
 	uint64_t reserved;  /**< reserved words and the lease area (DTXN_STORE_RSVD_BYTES + DTXN_STORE_LEASE_BYTES) */
 	uint64_t unused;    /**< alignment and the gap before the logs */
 	uint64_t msgs;      /**< the message area (cat->msg_bytes: RRPC rings to the MN) */
 	uint64_t empty;     /**< of index + values: slots holding no loaded row with their share
 			     *   of the bucket headers (pro rata), and the aux areas and heap
-			     *   headers no loaded row holds (insert room) */
+			     *   headers no loaded row holds (insert room), and the delta
+			     *   areas not handed out (struct dtxn_table delta_used) */
 	uint64_t raw;       /**< raw bytes (key + value) of the loaded rows this MN holds a copy of */
 };
 
@@ -440,6 +496,17 @@ struct dtxn_store_mem {
  * @return 0, or -EINVAL (NULL argument, no layout, mn >= cat->n_mn).
  */
 int dtxn_catalog_mem(const struct dtxn_catalog *cat, uint16_t mn, struct dtxn_store_mem *out);
+
+/**
+ * Reads the bump word of every delta heap whose primary is mapped in this
+ * process (dtxn_fabric_mn_base(): the MN role, or every MN embedded) into
+ * its table's delta_used, so that dtxn_catalog_mem() counts the areas the
+ * run handed out as rows' (the papers measure memory after their runs).
+ * Call when no coordinator runs (after the run). Any thread.
+ * @return the heaps read (0: none mapped here, or no table has one), or
+ *   -EINVAL (NULL argument).
+ */
+int dtxn_store_heap_census(struct dtxn_fabric *f, struct dtxn_catalog *cat);
 
 /** Bytes at the start of every MN region that the store never allocates. */
 #define DTXN_STORE_RSVD_BYTES 64
@@ -516,29 +583,73 @@ dtxn_store_slot_aux(const void *slot)
 }
 
 /**
- * Remote address of aux area @p aux (a slot header's aux) of table @p t
- * on replica @p r (the same number on every replica).
- * @return the address, or 0 if the table has no aux heap, r >=
- *   n_replicas, or @p aux is 0 or over t->aux_areas.
+ * Remote address of area @p n (1-based) of heap @p h of table @p t on
+ * replica @p r (every replica's heap has the same layout: one number
+ * serves every replica). Any thread.
+ * @return the address, or 0 if the table has no such heap, r >=
+ *   n_replicas, or @p n is 0 or over the heap's areas.
  */
-dtxn_raddr_t dtxn_store_aux_area_raddr(const struct dtxn_table *t, uint16_t r, uint32_t aux);
+dtxn_raddr_t dtxn_store_heap_area_raddr(const struct dtxn_table *t, enum dtxn_heap_kind h,
+					uint16_t r, uint32_t n);
 
 /**
- * Remote address of the bump word of @p t's aux heap on the primary: the
- * count of areas handed out, which a coordinator FAAs by its chunk size
- * (dtxn_store_aux_chunk()). 0 if the table has no aux heap.
+ * Remote address of the bump word of heap @p h of @p t on the primary:
+ * the count of areas handed out, which a coordinator FAAs by its chunk
+ * size (dtxn_store_heap_chunk()). Any thread.
+ * @return the address; 0 if the table has no such heap.
  */
-dtxn_raddr_t dtxn_store_aux_bump_raddr(const struct dtxn_table *t);
+dtxn_raddr_t dtxn_store_heap_bump_raddr(const struct dtxn_table *t, enum dtxn_heap_kind h);
 
 /**
- * The chunk of aux areas a FAA of @p n on the bump word (the value it
- * returned: @p old) gave: areas [*first, *end), truncated at the heap's
- * end. Any thread.
- * @return 0; -ENOSPC (the heap is exhausted: @p old >= t->aux_areas);
- *   -EINVAL (no aux heap, @p n 0, NULL argument).
+ * The chunk of heap @p h's areas a FAA of @p n on its bump word (the
+ * value it returned: @p old) gave: areas [*first, *end), truncated at the
+ * heap's end. Any thread.
+ * @return 0; -ENOSPC (the heap is exhausted: @p old >= its areas);
+ *   -EINVAL (no such heap, @p n 0, NULL argument).
  */
-int dtxn_store_aux_chunk(const struct dtxn_table *t, uint64_t old, uint32_t n, uint32_t *first,
-			 uint32_t *end);
+int dtxn_store_heap_chunk(const struct dtxn_table *t, enum dtxn_heap_kind h, uint64_t old,
+			  uint32_t n, uint32_t *first, uint32_t *end);
+
+/** dtxn_store_heap_area_raddr() of the aux heap: area @p aux, a slot header's aux. */
+static inline dtxn_raddr_t
+dtxn_store_aux_area_raddr(const struct dtxn_table *t, uint16_t r, uint32_t aux)
+{
+	return dtxn_store_heap_area_raddr(t, DTXN_HEAP_AUX, r, aux);
+}
+
+/** dtxn_store_heap_bump_raddr() of the aux heap. */
+static inline dtxn_raddr_t
+dtxn_store_aux_bump_raddr(const struct dtxn_table *t)
+{
+	return dtxn_store_heap_bump_raddr(t, DTXN_HEAP_AUX);
+}
+
+/** dtxn_store_heap_chunk() of the aux heap. */
+static inline int
+dtxn_store_aux_chunk(const struct dtxn_table *t, uint64_t old, uint32_t n, uint32_t *first,
+		     uint32_t *end)
+{
+	return dtxn_store_heap_chunk(t, DTXN_HEAP_AUX, old, n, first, end);
+}
+
+/**
+ * Takes an area from coordinator chunk @p c: one given back first, else
+ * the chunk's next. Calling lcore (the chunk's owner); no WR.
+ * @param n  out: the area number.
+ * @return true; false if @p c holds none (FAA another chunk).
+ */
+bool dtxn_heap_chunk_take(struct dtxn_heap_chunk *c, uint32_t *n);
+
+/**
+ * Areas [@p first, @p end) of a chunk just taken (dtxn_store_heap_chunk())
+ * become @p c's; if @p c still holds some of an earlier chunk (two txns
+ * of one coordinator's round each took one), the new areas go to its
+ * free list, those that do not fit are counted in c->lost.
+ */
+void dtxn_heap_chunk_refill(struct dtxn_heap_chunk *c, uint32_t first, uint32_t end);
+
+/** Area @p n goes back to @p c (its txn aborted before writing it); c->lost if full. */
+void dtxn_heap_chunk_put(struct dtxn_heap_chunk *c, uint32_t n);
 
 /**
  * MN-side pointer (the MN role's CPU: loading, invariant checks) to the aux

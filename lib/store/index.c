@@ -52,6 +52,9 @@ dtxn_store_replica_raddr(const struct dtxn_table *t, uint16_t r, dtxn_raddr_t pr
 		return DTXN_RADDR(t->mn[r], t->off[r] + (off - t->off[0]));
 	if (t->aux_size != 0 && off >= t->aux_off[0] && off - t->aux_off[0] < store_aux_bytes(t))
 		return DTXN_RADDR(t->mn[r], t->aux_off[r] + (off - t->aux_off[0]));
+	if (t->delta_size != 0 && off >= t->delta_off[0] &&
+	    off - t->delta_off[0] < store_delta_bytes(t))
+		return DTXN_RADDR(t->mn[r], t->delta_off[r] + (off - t->delta_off[0]));
 	return 0;
 }
 

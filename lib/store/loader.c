@@ -23,7 +23,8 @@ loader_table_base(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r)
 
 	if (base == NULL || conf == NULL ||
 	    t->off[r] + store_table_bytes(t) > conf->mn_region_size ||
-	    t->aux_off[r] + store_aux_bytes(t) > conf->mn_region_size)
+	    t->aux_off[r] + store_aux_bytes(t) > conf->mn_region_size ||
+	    t->delta_off[r] + store_delta_bytes(t) > conf->mn_region_size)
 		return NULL;
 	return base + t->off[r];
 }

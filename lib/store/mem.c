@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MN memory accounting (doc/guides/report.md, "MN memory"): what each MN
- * region holds, by kind, from the catalog's layout, and the raw bytes of
- * the population the loader put there.
+ * region holds, by kind, from the catalog's layout, the raw bytes of
+ * the population the loader put there, and the delta areas a run handed
+ * out (dtxn_store_heap_census(), read after the run).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -37,6 +38,9 @@ mem_empty_bytes(const struct dtxn_table *t, uint64_t free_slots)
 
 	if (t->aux_size != 0)
 		aux = store_aux_bytes(t) - RTE_MIN(t->loaded_rows, t->aux_areas) * t->aux_size;
+	/* the delta areas handed out are their rows' (Motor's bars) */
+	if (t->delta_size != 0)
+		aux += store_delta_bytes(t) - RTE_MIN(t->delta_used, t->delta_areas) * t->delta_size;
 	return free_slots * t->slot_size + free_slots * hdr / s + aux;
 }
 
@@ -49,15 +53,16 @@ mem_add_replica(const struct dtxn_table *t, struct dtxn_store_mem *m, bool prima
 	uint64_t free_slots = slots > t->loaded_rows ? slots - t->loaded_rows : 0;
 
 	if (primary)
-		STORE_LOG(DEBUG, "mem: table %s: %" PRIu64 " buckets x %u slots of %u B, %" PRIu64 " aux areas of %u B, %" PRIu64 " rows (%.1f%%), index %" PRIu64 " B, values %" PRIu64 " B, empty %" PRIu64 " B, raw %" PRIu64 " B",
+		STORE_LOG(DEBUG, "mem: table %s: %" PRIu64 " buckets x %u slots of %u B, %" PRIu64 " aux areas of %u B, %" PRIu64 " of %" PRIu64 " delta areas of %u B, %" PRIu64 " rows (%.1f%%), index %" PRIu64 " B, values %" PRIu64 " B, empty %" PRIu64 " B, raw %" PRIu64 " B",
 			  t->def.name, t->n_buckets, t->def.slots_per_bucket, t->slot_size,
-			  t->aux_areas, t->aux_size, t->loaded_rows,
+			  t->aux_areas, t->aux_size, t->delta_used, t->delta_areas, t->delta_size,
+			  t->loaded_rows,
 			  slots != 0 ? 100.0 * (double)t->loaded_rows / (double)slots : 0.0,
-			  store_table_bytes(t), store_aux_bytes(t),
+			  store_table_bytes(t), store_aux_bytes(t) + store_delta_bytes(t),
 			  mem_empty_bytes(t, free_slots), t->loaded_raw_bytes);
 
 	m->index += store_table_bytes(t);
-	m->values += store_aux_bytes(t);
+	m->values += store_aux_bytes(t) + store_delta_bytes(t);
 	m->empty += mem_empty_bytes(t, free_slots);
 	m->raw += t->loaded_raw_bytes;
 }
@@ -86,4 +91,32 @@ dtxn_catalog_mem(const struct dtxn_catalog *cat, uint16_t mn, struct dtxn_store_
 	known = out->index + out->values + out->logs + out->msgs + out->reserved;
 	out->unused = out->total > known ? out->total - known : 0;
 	return 0;
+}
+
+int
+dtxn_store_heap_census(struct dtxn_fabric *f, struct dtxn_catalog *cat)
+{
+	int n = 0;
+
+	if (f == NULL || cat == NULL)
+		return -EINVAL;
+	for (unsigned id = 0; id < DTXN_MAX_TABLES; id++) {
+		struct dtxn_table *t = &cat->tables[id];
+		const struct dtxn_fabric_conf *conf = dtxn_fabric_conf(f);
+		const char *base;
+
+		if (!cat->present[id] || t->delta_size == 0)
+			continue;
+		base = dtxn_fabric_mn_base(f, t->mn[0]);
+		if (base == NULL || conf == NULL ||
+		    t->delta_off[0] + store_delta_bytes(t) > conf->mn_region_size)
+			continue;
+		/* the bump word counts chunks handed out; a FAA past the end
+		 * still moved it: count the heap's areas at most */
+		t->delta_used = RTE_MIN(__atomic_load_n((const uint64_t *)(const void *)
+							 (base + t->delta_off[0]), __ATOMIC_ACQUIRE),
+					t->delta_areas);
+		n++;
+	}
+	return n;
 }

@@ -10,7 +10,8 @@
  * index.c     bucket hash, remote addresses, bucket copy search
  * loader.c    MN-side loader and scanner
  * mem.c       MN memory accounting (what each region holds, raw bytes loaded)
- * aux.c       aux heaps: area addresses, chunks of areas
+ * aux.c       aux and delta heaps: area addresses, chunks of areas
+ * chunk.c     CN side: a coordinator's chunk of a heap (the delta-space allocator)
  * addr_cache.c CN-side address cache (rte_hash)
  */
 
@@ -62,6 +63,13 @@ static inline uint64_t
 store_aux_bytes(const struct dtxn_table *t)
 {
 	return t->aux_size == 0 ? 0 : DTXN_AUX_HEAP_HDR + t->aux_areas * (uint64_t)t->aux_size;
+}
+
+/** Bytes of one replica's delta heap (0 without one; set by the layout). */
+static inline uint64_t
+store_delta_bytes(const struct dtxn_table *t)
+{
+	return t->delta_size == 0 ? 0 : DTXN_AUX_HEAP_HDR + t->delta_areas * (uint64_t)t->delta_size;
 }
 
 /** Offset of aux area @p n (1-based) from its heap's start. */

@@ -10,50 +10,28 @@
  * txn gives the areas its inserts took back to the coordinator (their
  * slots were never written: Motor and Lotus write an insert's slot only
  * in their commit round, which does not abort once posted).
+ *
+ * Delta areas (dtxn_txn_delta_take(); store.md "Delta heaps") come from
+ * a chunk of the table's delta heap the same way, taken when the
+ * protocol asks (Motor's commit, a row's first update), not in locating.
+ * The chunk bookkeeping is lib/store's (chunk.c).
  */
+#include <inttypes.h>
+
 #include <rte_common.h>
 
 #include "txn_private.h"
 
-/* Pushes area @p n onto @p h's free list; false if the list is full. */
-static bool
-aux_push(struct txn_aux_heap *h, uint32_t n)
-{
-	if (h->n_free == TXN_AUX_FREE)
-		return false;
-	h->free[h->n_free++] = n;
-	return true;
-}
-
 bool
 txn_aux_take(struct txn_coord *tc, const struct dtxn_table *t, uint32_t *aux)
 {
-	struct txn_aux_heap *h = &tc->aux[t->def.id];
-
-	if (h->n_free != 0) {
-		*aux = h->free[--h->n_free];
-		return true;
-	}
-	if (h->next == h->end)
-		return false;
-	*aux = h->next++;
-	return true;
+	return dtxn_heap_chunk_take(&tc->aux[t->def.id].chunk, aux);
 }
 
 void
 txn_aux_refill(struct txn_coord *tc, const struct dtxn_table *t, uint32_t first, uint32_t end)
 {
-	struct txn_aux_heap *h = &tc->aux[t->def.id];
-
-	if (h->next == h->end) {
-		h->next = first;
-		h->end = end;
-		return;
-	}
-	/* two inserts of one round each took a chunk: keep the second's areas */
-	for (; first != end; first++)
-		if (!aux_push(h, first))
-			h->lost++;
+	dtxn_heap_chunk_refill(&tc->aux[t->def.id].chunk, first, end);
 }
 
 void
@@ -71,8 +49,7 @@ txn_aux_share(const struct dtxn_coord *c, const struct dtxn_table *t, uint64_t l
 void
 txn_aux_put(struct txn_coord *tc, const struct dtxn_table *t, uint32_t aux)
 {
-	if (!aux_push(&tc->aux[t->def.id], aux))
-		tc->aux[t->def.id].lost++;
+	dtxn_heap_chunk_put(&tc->aux[t->def.id].chunk, aux);
 }
 
 void
@@ -89,4 +66,41 @@ txn_aux_end(struct dtxn_txn *t, bool committed)
 		if (!committed)
 			txn_aux_put(tc, it->table, it->aux);
 	}
+}
+
+int
+dtxn_txn_delta_take(struct dtxn_txn *t, const struct dtxn_table *tab, uint32_t *n)
+{
+	struct dtxn_heap_chunk *c = &txn_coord_of(t->coord)->delta[tab->def.id];
+	uint32_t chunk = t->coord->worker->db->cat.aux_chunk, first, end;
+	struct dtxn_batch b;
+	uint64_t *old;
+	int rc;
+
+	if (dtxn_heap_chunk_take(c, n))
+		return DTXN_OK;
+	if (dtxn_store_heap_bump_raddr(tab, DTXN_HEAP_DELTA) == 0)
+		return DTXN_ABORT(DTXN_ABORT_DELTA_FULL); /* the table has no delta heap */
+	old = dtxn_txn_alloc(t, sizeof(*old));
+	if (old == NULL)
+		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
+	dtxn_batch_init(&b, t->coord);
+	dtxn_batch_faa(&b, dtxn_store_heap_bump_raddr(tab, DTXN_HEAP_DELTA), old, chunk, true);
+	rc = dtxn_batch_run_reason(&b);
+	if (rc != DTXN_OK)
+		return rc;
+	if (dtxn_store_heap_chunk(tab, DTXN_HEAP_DELTA, *old, chunk, &first, &end) != 0) {
+		TXN_LOG(DEBUG, "table %s: delta heap full (%" PRIu64 " areas): txn aborts",
+			tab->def.name, tab->delta_areas);
+		return DTXN_ABORT(DTXN_ABORT_DELTA_FULL);
+	}
+	dtxn_heap_chunk_refill(c, first, end);
+	(void)dtxn_heap_chunk_take(c, n);
+	return DTXN_OK;
+}
+
+void
+dtxn_txn_delta_put(struct dtxn_txn *t, const struct dtxn_table *tab, uint32_t n)
+{
+	dtxn_heap_chunk_put(&txn_coord_of(t->coord)->delta[tab->def.id], n);
 }

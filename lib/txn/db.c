@@ -99,26 +99,34 @@ int
 dtxn_db_add_table(struct dtxn_db *db, const struct dtxn_table_def *def)
 {
 	uint32_t slot_size, aux_size = 0;
+	struct dtxn_table_def d;
 	int rc;
 
 	if (db == NULL || def == NULL || def->value_size == 0 || db->fabric != NULL)
 		return -EINVAL;
-	if (db->cc->table_geometry != NULL) {
-		struct dtxn_table_def d = *def;
-
+	d = *def;
+	rc = 0;
+	slot_size = 0;
+	if (db->cc->table_geometry != NULL)
 		rc = db->cc->table_geometry(db, &d, &slot_size, &aux_size);
-		if (rc != 0)
-			return rc;
-		return dtxn_catalog_add_table_aux(&db->cat, &d, slot_size, aux_size);
-	}
-	if (db->cc->table_sizes != NULL) {
-		rc = db->cc->table_sizes(def, &slot_size, &aux_size);
-		if (rc != 0)
-			return rc;
-	} else {
-		slot_size = db->cc->slot_size(def->value_size);
-	}
-	return dtxn_catalog_add_table_aux(&db->cat, def, slot_size, aux_size);
+	else if (db->cc->table_sizes != NULL)
+		rc = db->cc->table_sizes(&d, &slot_size, &aux_size);
+	else
+		slot_size = db->cc->slot_size(d.value_size);
+	if (rc == 0)
+		rc = dtxn_catalog_add_table_aux(&db->cat, &d, slot_size, aux_size);
+	/* the protocol's delta heap (store.md "Delta heaps"), if it keeps one */
+	if (rc == 0 && db->cc->table_delta != NULL)
+		rc = dtxn_catalog_set_delta(&db->cat, d.id, db->cc->table_delta(&d));
+	return rc;
+}
+
+int
+dtxn_db_heap_census(struct dtxn_db *db)
+{
+	if (db == NULL || db->fabric == NULL)
+		return -EINVAL;
+	return dtxn_store_heap_census(db->fabric, &db->cat);
 }
 
 int

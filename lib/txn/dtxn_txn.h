@@ -67,6 +67,7 @@ enum dtxn_abort_reason {
 	DTXN_ABORT_APP,             /**< the application rolled back (dtxn_txn_abort) */
 	DTXN_ABORT_WEAKENED,        /**< reserved for test aids */
 	DTXN_ABORT_VERSION_GONE,    /**< MVCC: the version a read needs was garbage-collected */
+	DTXN_ABORT_DELTA_FULL,      /**< a table's delta heap is used up (Motor: no attribute bar for a row's first update) */
 	DTXN_ABORT_REASON_MAX,
 };
 #define DTXN_ABORT(r) ((int)(r))
@@ -289,6 +290,15 @@ int dtxn_db_get(struct dtxn_db *db, uint32_t table_id, uint64_t key, void *value
 
 /** @return the catalog. */
 const struct dtxn_catalog *dtxn_db_catalog(const struct dtxn_db *db);
+
+/**
+ * Counts the delta areas the run handed out (dtxn_store_heap_census():
+ * Motor's attribute bars), so that the catalog's memory accounting
+ * (dtxn_catalog_mem()) charges them to the rows. After the run, when no
+ * coordinator runs; reads the MN regions mapped in this process.
+ * @return the delta heaps read, or -EINVAL (NULL db, no fabric yet).
+ */
+int dtxn_db_heap_census(struct dtxn_db *db);
 /** @return the protocol's name. */
 const char *dtxn_db_protocol(const struct dtxn_db *db);
 /**

@@ -444,6 +444,15 @@ struct dtxn_cc_ops {
 	 * there; its mn_value() gathers an MN record). NULL: 0. Any thread.
 	 */
 	uint32_t (*local_extra)(const struct dtxn_table *t);
+	/**
+	 * Optional: bytes of an area of table @p def's delta heap
+	 * (dtxn_catalog_set_delta(), doc/guides/store.md "Delta heaps"),
+	 * asked by dtxn_db_add_table() after table_sizes: room the protocol
+	 * takes at run time with dtxn_txn_delta_take() (Motor's attribute
+	 * bars, taken on a row's first update). 0: none. A multiple of 8, at
+	 * most 2^24. NULL: no table has one. Any thread.
+	 */
+	uint32_t (*table_delta)(const struct dtxn_table_def *def);
 	dtxn_cc_recover_t recover;         /**< optional; none: dtxn_coord_recover() says -ENOTSUP */
 	/**
 	 * Optional: whether @c recover works for db @p db's options (FORD's
@@ -908,6 +917,33 @@ void dtxn_fa_writers(struct dtxn_txn *t, const struct dtxn_item *it, uint64_t se
 /* ------------------------------------------------------------------ */
 /* Steps protocols share (steps.c): FORD and Motor use them           */
 /* ------------------------------------------------------------------ */
+
+/**
+ * An area of table @p tab's delta heap (dtxn_cc_ops.table_delta;
+ * doc/guides/store.md "Delta heaps") for txn @p t: one its coordinator
+ * was given back, else the next of its chunk; when the chunk is used up,
+ * a new one of cat->aux_chunk areas with one FAA on the heap's bump word
+ * on the primary (one round trip: yields). The protocol names the area
+ * in its record (Motor: the CVT's AttrBarPtr) in the write that first
+ * uses it; an area once written is the record's for good, and one whose
+ * write is never posted goes back with dtxn_txn_delta_put(). Calling
+ * coordinator's coroutine.
+ *
+ * @param n  out: the area's number, 1..tab->delta_areas
+ *           (dtxn_store_heap_area_raddr(tab, DTXN_HEAP_DELTA, r, n)).
+ * @return DTXN_OK; DTXN_ABORT(DTXN_ABORT_DELTA_FULL) when the heap is
+ *   used up or the table has none (nothing was written);
+ *   DTXN_ABORT_TOO_LARGE (arena or WR pool), DTXN_ABORT_FABRIC (the FAA
+ *   failed) as dtxn_batch_run_reason().
+ */
+int dtxn_txn_delta_take(struct dtxn_txn *t, const struct dtxn_table *tab, uint32_t *n);
+
+/**
+ * Gives delta area @p n of @p tab, taken by dtxn_txn_delta_take() and
+ * never written, back to @p t's coordinator (a later take returns it).
+ * Calling coordinator's coroutine; no WR.
+ */
+void dtxn_txn_delta_put(struct dtxn_txn *t, const struct dtxn_table *tab, uint32_t n);
 
 /**
  * dtxn_batch_run() then dtxn_batch_done(), with the error turned into an

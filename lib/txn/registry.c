@@ -150,6 +150,7 @@ static const char *const g_abort_names[DTXN_ABORT_REASON_MAX] = {
 	[DTXN_ABORT_APP] = "app",
 	[DTXN_ABORT_WEAKENED] = "weakened",
 	[DTXN_ABORT_VERSION_GONE] = "version_gone",
+	[DTXN_ABORT_DELTA_FULL] = "delta_full",
 };
 
 const char *

@@ -57,20 +57,13 @@ struct txn_arena_chunk {
 	char data[] __rte_aligned(8);
 };
 
-/** Aux areas a coordinator keeps given back by aborted inserts, per table. */
-#define TXN_AUX_FREE 64
-
 /**
- * A coordinator's aux areas of one table (aux.c): its chunk [next, end)
- * and the areas aborted inserts gave back.
+ * A coordinator's aux areas of one table (aux.c): its chunk and the
+ * areas aborted inserts gave back (lib/store's dtxn_heap_chunk).
  */
 struct txn_aux_heap {
-	uint32_t next;
-	uint32_t end;
-	uint32_t n_free;
-	uint32_t lost;               /**< areas dropped (free list full): never used */
+	struct dtxn_heap_chunk chunk;
 	bool shared;                 /**< dtxn_loc_ops.aux_share: the share was taken */
-	uint32_t free[TXN_AUX_FREE];
 };
 
 /** A coordinator as lib/txn keeps it. */
@@ -84,6 +77,7 @@ struct txn_coord {
 	const struct dtxn_loc_ops *loc_ops; /**< protocol's locating ops in dtxn_loc_rounds() */
 	uint64_t sink;                 /**< old values of fire-and-forget masked unlocks */
 	struct txn_aux_heap aux[DTXN_MAX_TABLES]; /**< aux areas for inserts (aux.c) */
+	struct dtxn_heap_chunk delta[DTXN_MAX_TABLES]; /**< delta areas (aux.c, dtxn_txn_delta_take()) */
 	bool lease_exempt;             /**< posts past the worker's lease gate (the agent) */
 };
 

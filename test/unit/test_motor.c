@@ -79,6 +79,29 @@ mn_vpkg(const struct env *e, uint32_t tid, uint64_t key, uint16_t r)
 	return c == NULL ? NULL : dtxn_store_aux_ptr(e->f, tab(e, tid), r, c);
 }
 
+/* The attribute bar of @p key on replica @p r in MN memory (its AttrBarPtr), or NULL. */
+static uint8_t *
+mn_bar(const struct env *e, uint32_t tid, uint64_t key, uint16_t r)
+{
+	const struct dtxn_table *t = tab(e, tid);
+	struct motor_cvt *c = mn_cvt(e, tid, key, r);
+	uint8_t *base = dtxn_fabric_mn_base(e->f, t->mn[r]);
+
+	if (c == NULL || c->bar == 0 || base == NULL)
+		return NULL;
+	return base + t->delta_off[r] + DTXN_AUX_HEAP_HDR + (uint64_t)(c->bar - 1) * t->delta_size;
+}
+
+/* The bump word of table @p tid's delta heap on its primary. */
+static uint64_t *
+mn_delta_bump(const struct env *e, uint32_t tid)
+{
+	const struct dtxn_table *t = tab(e, tid);
+
+	return (uint64_t *)(void *)((uint8_t *)dtxn_fabric_mn_base(e->f, t->mn[0]) +
+				    t->delta_off[0]);
+}
+
 static uint64_t
 mn_u64(const struct env *e, uint32_t tid, uint64_t key)
 {
@@ -212,14 +235,17 @@ test_layout(void **state)
 	struct dtxn_db *db;
 
 	(void)state;
-	/* VNum 3, 8 B: CVT 24 + 3 x 24; aux: Vpkg 16 + 8, bar 2 x 8 */
+	/* VNum 3, 8 B: CVT 32 + 3 x 24; aux: Vpkg 16 + 8; delta area: bar 2 x 8 */
 	t = tab(&g_sr, T_KV);
 	assert_int_equal(t->slot_size, MOTOR_CELLS_OFF + 3 * MOTOR_CELL_SIZE);
 	assert_int_equal(motor_vnum(t), 3);
 	assert_int_equal(motor_vpkg_size(t), 24);
 	assert_int_equal(motor_abs(t), 16);
-	assert_int_equal(t->aux_size, 40);
+	assert_int_equal(t->aux_size, 24);
+	assert_int_equal(t->delta_size, 16);
 	assert_true(t->aux_off[0] >= t->off[0] + t->n_buckets * t->bucket_size);
+	assert_true(t->delta_off[0] >= t->aux_off[0] + DTXN_AUX_HEAP_HDR + t->aux_areas * t->aux_size);
+	assert_int_equal(t->delta_areas, t->def.max_keys + N_COORDS * DTXN_AUX_CHUNK_DEFAULT);
 	t = tab(&g_sr, T_COL);
 	assert_int_equal(motor_vnum(t), 4);
 	assert_int_equal(motor_abs(t), 72);
@@ -235,7 +261,8 @@ test_layout(void **state)
 	assert_int_equal(dtxn_db_add_table(db, &d), 0);
 	t = dtxn_catalog_table(dtxn_db_catalog(db), 0);
 	assert_int_equal(t->slot_size, MOTOR_CELLS_OFF + 4 * MOTOR_CELL_SIZE);
-	assert_int_equal(t->aux_size, 16 + 40 + 3 * 40);
+	assert_int_equal(t->aux_size, 16 + 40);
+	assert_int_equal(t->delta_size, 3 * 40);
 	/* one version is not multi-versioning; too many; bad columns */
 	d.id = 1;
 	strcpy(d.name, "y");
@@ -516,10 +543,69 @@ test_rw_replicated(void **state)
 		assert_int_equal(motor_vpkg_ea(t, vp), 1);
 		memcpy(&v, vp + MOTOR_VPKG_VALUE_OFF, 8);
 		assert_int_equal(v, 15);
-		/* the pre-image of the old version is in the bar */
-		memcpy(&pre, vp + motor_vpkg_size(t) + c->cells[n].start_off, 8);
+		/* the pre-image of the old version is in the bar the first
+		 * update took, named by every replica's CVT */
+		assert_int_not_equal(c->bar, 0);
+		assert_int_equal(c->bar, mn_cvt(&g_sr, T_KV, 1, 0)->bar);
+		memcpy(&pre, mn_bar(&g_sr, T_KV, 1, r) + c->cells[n].start_off, 8);
 		assert_int_equal(pre, 10);
 	}
+}
+
+struct full_ctx {
+	uint64_t key;        /* the key whose update found the delta heap used up */
+	int rc;
+	uint64_t value;      /* its value before */
+	unsigned updated;    /* updates that still found a bar */
+};
+
+/* Updates rows that have no bar yet, the delta heap used up on the MN,
+ * until one finds none left in the coordinator's chunk either. */
+static void
+co_delta_full(struct dtxn_coord *c, void *arg)
+{
+	struct full_ctx *x = arg;
+
+	for (uint64_t k = KV_KEYS; k > 1; k--) {
+		if (mn_cvt(&g_sr, T_KV, k, 0)->bar != 0)
+			continue;
+		x->key = k;
+		x->value = mn_u64(&g_sr, T_KV, k);
+		x->rc = txn_add(c, T_KV, k, 1, NULL);
+		if (x->rc != DTXN_OK)
+			return;
+		x->updated++;
+	}
+}
+
+/* A used-up delta heap: the row's first update aborts with delta_full
+ * and writes nothing (store.md "Delta heaps"). */
+static void
+test_delta_full(void **state)
+{
+	const struct dtxn_table *t = tab(&g_sr, T_KV);
+	uint64_t *bump = mn_delta_bump(&g_sr, T_KV), saved = *bump;
+	struct full_ctx x = { 0 };
+
+	(void)state;
+	/* loaded rows have no bar */
+	assert_int_equal(mn_cvt(&g_sr, T_KV, KV_KEYS, 0)->bar, 0);
+	assert_true(saved < t->delta_areas);
+	*bump = t->delta_areas;
+	run_one(&g_sr, co_delta_full, &x);
+	*bump = saved;
+	assert_int_equal(x.rc, DTXN_ABORT(DTXN_ABORT_DELTA_FULL));
+	assert_true(x.updated <= DTXN_AUX_CHUNK_DEFAULT + DTXN_HEAP_CHUNK_FREE);
+	for (uint16_t r = 0; r < 3; r++) {
+		const struct motor_cvt *cv = mn_cvt(&g_sr, T_KV, x.key, r);
+
+		assert_int_equal(cv->bar, 0);
+		assert_int_equal(cv->lock, 0);
+		assert_int_equal(motor_cvt_newest(t, cv), 0);
+		assert_int_equal(cv->cells[0].version, 0);
+	}
+	assert_int_equal(mn_u64(&g_sr, T_KV, x.key), x.value);
+	assert_string_equal(dtxn_abort_reason_name(DTXN_ABORT_DELTA_FULL), "delta_full");
 }
 
 struct snap_ctx {
@@ -707,7 +793,7 @@ test_cell_masks(void **state)
 	assert_true(n >= 0);
 	assert_int_equal(c->cells[n].bitmap, DTXN_CELL(1));
 	assert_int_equal(motor_seg_len(t, c->cells[n].bitmap), 8);
-	bar = vpkg + motor_vpkg_size(t);
+	bar = mn_bar(&g_sr, T_COL, 11, 0);
 	memcpy(&pre, bar + c->cells[n].start_off, 8);
 	assert_int_equal(pre, 111);
 }
@@ -724,19 +810,23 @@ test_abs_formula(void **state)
 	uint32_t slot, aux;
 
 	(void)state;
-	/* 1 x 512 + floor(4 x 0.88) x 12 + 1 x 4 = 552 B, after the 16 + 528 B Vpkg */
+	/* 1 x 512 + floor(4 x 0.88) x 12 + 1 x 4 = 552 B, a delta area; the
+	 * aux area is the 16 + 528 B Vpkg */
 	assert_int_equal(motor_table_sizes(&d, &slot, &aux), 0);
-	assert_int_equal(aux, 16 + 528 + 552);
+	assert_int_equal(aux, 16 + 528);
+	assert_int_equal(motor_table_delta(&d), 552);
 	assert_int_equal(slot, MOTOR_CELLS_OFF + 4 * MOTOR_CELL_SIZE);
 	/* never updated in place: no bar */
 	d.flags = DTXN_TABLE_F_NO_UPDATE;
 	assert_int_equal(motor_table_sizes(&d, &slot, &aux), 0);
 	assert_int_equal(aux, 16 + 528);
+	assert_int_equal(motor_table_delta(&d), 0);
 	/* no shapes: whole-value updates, VNum - 1 of them */
 	d.flags = 0;
 	d.n_updates = 0;
 	assert_int_equal(motor_table_sizes(&d, &slot, &aux), 0);
-	assert_int_equal(aux, 16 + 528 + 3 * 528);
+	assert_int_equal(aux, 16 + 528);
+	assert_int_equal(motor_table_delta(&d), 3 * 528);
 }
 
 /* An update larger than the bar keeps the new version alone (gc.c). */
@@ -758,7 +848,7 @@ test_gc_oversized(void **state)
 	c->cells[1].version = 5;
 	c->cells[1].bitmap = 0x1;
 	/* a table whose bar is smaller than one pre-image */
-	big.aux_size = motor_vpkg_size(t) + 0;
+	big.delta_size = 0;
 	dropped = motor_gc_install(&big, c->cells, &nc, 7, &cell, &start);
 	assert_int_equal(dropped, 2); /* both older versions */
 	assert_int_equal(c->cells[cell].version, 10);
@@ -1480,8 +1570,8 @@ test_oplog(void **state)
 }
 
 struct verbs_ctx {
-	struct dtxn_fabric_counters ro, rw;
-	int rc_ro, rc_rw;
+	struct dtxn_fabric_counters ro, rw, rw2;
+	int rc_ro, rc_rw, rc_rw2;
 };
 
 static void
@@ -1530,6 +1620,10 @@ co_verbs(struct dtxn_coord *c, void *arg)
 	x->rc_rw = txn_add(c, T_KV, 70, 1, NULL);
 	counters_total(c->worker, &x->rw);
 	counters_diff(&x->rw, &before);
+	counters_total(c->worker, &before);
+	x->rc_rw2 = txn_add(c, T_KV, 71, 1, NULL);
+	counters_total(c->worker, &x->rw2);
+	counters_diff(&x->rw2, &before);
 }
 
 static void
@@ -1549,20 +1643,30 @@ test_verbs(void **state)
 	assert_int_equal(x.ro.ops[DTXN_WR_CAS], 0);
 	assert_int_equal(x.ro.ops[DTXN_WR_WRITE], 0);
 	/* one RW record: {CAS, READ CVT}, READ Vpkg, 3 replicas x {Vpkg,
-	 * pre-image, Vcells}, the unlock */
-	assert_int_equal(x.rw.ops[DTXN_WR_FAA], 0);
+	 * pre-image, AttrBarPtr + Vcells}, the unlock; the row's first update
+	 * takes its bar: the coordinator holds no chunk of the delta heap
+	 * yet, one FAA takes one */
+	assert_int_equal(x.rw.ops[DTXN_WR_FAA], 1);
 	assert_int_equal(x.rw.ops[DTXN_WR_CAS], 1);
 	assert_int_equal(x.rw.ops[DTXN_WR_READ], 2);
 	assert_int_equal(x.rw.ops[DTXN_WR_WRITE], 3 * 3 + 1);
+	/* the next row's first update carves its bar from that chunk */
+	assert_int_equal(x.rc_rw2, DTXN_OK);
+	assert_int_equal(x.rw2.ops[DTXN_WR_FAA], 0);
+	assert_int_equal(x.rw2.ops[DTXN_WR_CAS], 1);
+	assert_int_equal(x.rw2.ops[DTXN_WR_WRITE], 3 * 3 + 1);
+	assert_int_equal(mn_cvt(&g_sr, T_KV, 71, 0)->bar, mn_cvt(&g_sr, T_KV, 70, 0)->bar + 1);
 	/* tso=mn, oplog=mn: T_start (+ T_commit) by FAA, and the op-log WRITE */
 	run_one(&g_si, co_verbs, &m);
 	assert_int_equal(m.rc_ro, DTXN_OK);
 	assert_int_equal(m.rc_rw, DTXN_OK);
 	assert_int_equal(m.ro.ops[DTXN_WR_FAA], 1);
 	assert_int_equal(m.ro.ops[DTXN_WR_READ], 4);
-	assert_int_equal(m.rw.ops[DTXN_WR_FAA], 2);
+	assert_int_equal(m.rw.ops[DTXN_WR_FAA], 2 + 1); /* T_start, T_commit, the bar's chunk */
 	assert_int_equal(m.rw.ops[DTXN_WR_CAS], 1);
 	assert_int_equal(m.rw.ops[DTXN_WR_WRITE], 1 + 3 * 3 + 1);
+	assert_int_equal(m.rc_rw2, DTXN_OK);
+	assert_int_equal(m.rw2.ops[DTXN_WR_FAA], 2);
 }
 
 #define INC_TXNS 400
@@ -1669,6 +1773,7 @@ main(void)
 		cmocka_unit_test(test_rw_replicated),
 		cmocka_unit_test(test_snapshot_old_version),
 		cmocka_unit_test(test_gc_version_gone),
+		cmocka_unit_test(test_delta_full),
 		cmocka_unit_test(test_cell_masks),
 		cmocka_unit_test(test_abs_formula),
 		cmocka_unit_test(test_gc_oversized),

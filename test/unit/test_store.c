@@ -1017,6 +1017,103 @@ aux_scan_visit(const struct dtxn_table *t, const void *slot, void *arg)
 }
 
 /*
+ * Delta heaps (store.md "Delta heaps"): set per table, laid out after the
+ * aux heap with as many areas, the same addressing, chunks and replica
+ * mapping as an aux heap; a coordinator's chunk carves them locally;
+ * memory accounting counts them empty until a census reads the bump word.
+ */
+static void
+test_delta_heap(void **state)
+{
+	struct dtxn_store_mem m0, m1;
+	struct dtxn_heap_chunk c;
+	struct dtxn_catalog cat;
+	struct dtxn_table_def d;
+	const struct dtxn_table *t;
+	struct dtxn_fabric *f;
+	uint32_t first, end, n;
+	uint64_t used = 40;
+
+	(void)state;
+	assert_int_equal(dtxn_catalog_init(&cat, 2, 2), 0);
+	d = mkdef(0, "bars", 16, 100);
+	d.n_buckets = 16; /* 128 slots: the delta heap keeps its 132 areas */
+	assert_int_equal(dtxn_catalog_add_table_aux(&cat, &d, 32, 16), 0);
+	assert_int_equal(dtxn_catalog_set_delta(&cat, 1, 48), -EINVAL); /* no table 1 */
+	assert_int_equal(dtxn_catalog_set_delta(&cat, 0, 44), -EINVAL); /* not a multiple of 8 */
+	assert_int_equal(dtxn_catalog_set_delta(&cat, 0, (1u << 24) + 8), -EINVAL);
+	assert_int_equal(dtxn_catalog_set_delta(&cat, 0, 48), 0);
+	cat.aux_chunk = 16;
+	assert_int_equal(dtxn_catalog_layout(&cat, 2, 1024), 0);
+	t = dtxn_catalog_table(&cat, 0);
+	assert_int_equal(t->delta_size, 48);
+	assert_int_equal(t->delta_areas, 100 + 2 * 16);
+	assert_int_equal(t->aux_areas, 128); /* an aux heap: at most one per slot */
+	for (uint16_t r = 0; r < 2; r++) {
+		assert_int_equal(t->delta_off[r] % 64, 0);
+		assert_true(t->delta_off[r] >= t->aux_off[r] + DTXN_AUX_HEAP_HDR + 128 * 16);
+	}
+	assert_true(cat.mn_used[t->mn[0]] >= t->delta_off[0] + DTXN_AUX_HEAP_HDR + 132 * 48);
+
+	/* addresses, bump word, chunks and replicas: as the aux heap's */
+	assert_int_equal(dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, 0, 0), 0);
+	assert_int_equal(dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, 0, 133), 0);
+	assert_int_equal(dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, 2, 1), 0);
+	assert_int_equal(dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, 0, 2),
+			 DTXN_RADDR(t->mn[0], t->delta_off[0] + DTXN_AUX_HEAP_HDR + 48));
+	assert_int_equal(dtxn_store_replica_raddr(t, 1, dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, 0, 9) + 8),
+			 dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, 1, 9) + 8);
+	assert_int_equal(dtxn_store_heap_bump_raddr(t, DTXN_HEAP_DELTA),
+			 DTXN_RADDR(t->mn[0], t->delta_off[0]));
+	assert_int_equal(dtxn_store_heap_chunk(t, DTXN_HEAP_DELTA, 120, 16, &first, &end), 0);
+	assert_int_equal(first, 121);
+	assert_int_equal(end, 133);
+	assert_int_equal(dtxn_store_heap_chunk(t, DTXN_HEAP_DELTA, 132, 16, &first, &end), -ENOSPC);
+
+	/* a coordinator's chunk: carved in order, given-back areas first;
+	 * a second chunk while one is held goes to the free list */
+	memset(&c, 0, sizeof(c));
+	assert_false(dtxn_heap_chunk_take(&c, &n));
+	dtxn_heap_chunk_refill(&c, 17, 20);
+	assert_true(dtxn_heap_chunk_take(&c, &n));
+	assert_int_equal(n, 17);
+	dtxn_heap_chunk_put(&c, 17);
+	assert_true(dtxn_heap_chunk_take(&c, &n));
+	assert_int_equal(n, 17);
+	dtxn_heap_chunk_refill(&c, 33, 34);
+	assert_true(dtxn_heap_chunk_take(&c, &n));
+	assert_int_equal(n, 33);
+	assert_true(dtxn_heap_chunk_take(&c, &n));
+	assert_int_equal(n, 18);
+	assert_true(dtxn_heap_chunk_take(&c, &n));
+	assert_int_equal(n, 19);
+	assert_false(dtxn_heap_chunk_take(&c, &n));
+	for (uint32_t i = 0; i < DTXN_HEAP_CHUNK_FREE + 2; i++)
+		dtxn_heap_chunk_put(&c, i + 1);
+	assert_int_equal(c.n_free, DTXN_HEAP_CHUNK_FREE);
+	assert_int_equal(c.lost, 2);
+
+	/* accounting: every delta area is empty until handed out */
+	f = open_fabric("utst_dh", 2, cat.region_size);
+	if (f == NULL)
+		fail_msg("shm fabric: %s", rte_strerror(rte_errno));
+	assert_int_equal(dtxn_catalog_mem(&cat, t->mn[0], &m0), 0);
+	assert_true(m0.values >= 2 * DTXN_AUX_HEAP_HDR + 128 * 16 + 132 * 48);
+	memcpy((char *)dtxn_fabric_mn_base(f, t->mn[0]) + t->delta_off[0], &used, 8);
+	assert_int_equal(dtxn_store_heap_census(f, &cat), 1);
+	assert_int_equal(t->delta_used, 40);
+	assert_int_equal(dtxn_catalog_mem(&cat, t->mn[0], &m1), 0);
+	assert_int_equal(m0.values, m1.values);
+	assert_int_equal(m0.empty - m1.empty, 40 * 48);
+	used = 1000; /* FAAs past the end count the heap's areas at most */
+	memcpy((char *)dtxn_fabric_mn_base(f, t->mn[0]) + t->delta_off[0], &used, 8);
+	assert_int_equal(dtxn_store_heap_census(f, &cat), 1);
+	assert_int_equal(t->delta_used, 132);
+	assert_int_equal(dtxn_store_heap_census(NULL, &cat), -EINVAL);
+	dtxn_fabric_close(f);
+}
+
+/*
  * Aux heaps: sized by max_keys plus a chunk per coordinator (not by
  * slots), areas numbered from 1 at the same place on every replica,
  * chunks handed out by the bump word's old value, densely packed areas
@@ -1375,6 +1472,7 @@ main(void)
 		cmocka_unit_test(test_catalog_mem),
 		cmocka_unit_test(test_load_deferred_copies),
 		cmocka_unit_test(test_aux_heap),
+		cmocka_unit_test(test_delta_heap),
 		cmocka_unit_test(test_bucket_of_uniform),
 		cmocka_unit_test(test_raddr),
 		cmocka_unit_test(test_bucket_find_free),

@@ -3,16 +3,18 @@
  * Motor's record format on lib/store (paper §4.1, §4.2; doc/guides/motor.md,
  * "Layout"):
  *
- *   slot (in the hash index):  [slot header: Key, TableID][Lock][Vcell (24 B) x VNum]
- *   slot's aux area:           [Vpkg: SA | value | EA][attribute bar, ABS B]
+ *   slot (in the hash index):  [slot header: Key, TableID][Lock][AttrBarPtr][Vcell (24 B) x VNum]
+ *   slot's aux area:           [Vpkg: SA | value | EA]
+ *   delta area AttrBarPtr:     [attribute bar, ABS B], from the row's first update
  *
  * The CVT is what lives in the index (one READ fetches every version);
- * the newest full value and the pre-images of older versions sit in the
- * slot's aux area, which lib/store lays out after the table's buckets on
- * the same MN and keeps with its slot on every replica: the slot's
- * position gives VpkgPtr and AttrBarPtr (motor_vpkg_raddr()), and a
- * replica's copies are at the same place in its own aux area
- * (dtxn_store_replica_raddr()).
+ * the newest full value sits in the slot's aux area, which lib/store lays
+ * out after the table's buckets on the same MN and keeps with its slot on
+ * every replica (the slot header's aux is VpkgPtr, motor_vpkg_raddr());
+ * the pre-images of older versions in the record's attribute bar, an
+ * area of the table's delta heap taken on the row's first update
+ * (commit.c; AttrBarPtr, motor_bar_raddr()). A replica's copies are at
+ * the same place in its own heaps (dtxn_store_replica_raddr()).
  *
  * Also here: the version choice and the rebuilding of an old version,
  * which the execution and validation phases share.
@@ -69,7 +71,6 @@ fmt_abs(const struct dtxn_table_def *def, uint32_t vnum)
 int
 motor_table_sizes(const struct dtxn_table_def *def, uint32_t *slot_size, uint32_t *aux_size)
 {
-	uint64_t vpkg, abs;
 	uint32_t vnum;
 
 	if (def == NULL || slot_size == NULL || aux_size == NULL)
@@ -80,13 +81,42 @@ motor_table_sizes(const struct dtxn_table_def *def, uint32_t *slot_size, uint32_
 			  def->name, vnum, MOTOR_VNUM_MIN, DTXN_TABLE_MAX_VERSIONS);
 		return -EINVAL;
 	}
-	vpkg = 16 + RTE_ALIGN_CEIL((uint64_t)def->value_size, 8);
+	*slot_size = MOTOR_CELLS_OFF + vnum * MOTOR_CELL_SIZE;
+	*aux_size = (uint32_t)(16 + RTE_ALIGN_CEIL((uint64_t)def->value_size, 8)); /* the Vpkg */
+	return 0;
+}
+
+uint32_t
+motor_table_delta(const struct dtxn_table_def *def)
+{
+	uint32_t vnum = fmt_vnum(def);
+
+	if (vnum < MOTOR_VNUM_MIN || vnum > DTXN_TABLE_MAX_VERSIONS)
+		return 0; /* refused by motor_table_sizes() */
 	/* StartOffset is 16 bits: a larger bar is cut (an update that does
 	 * not fit keeps only itself, gc.c) */
-	abs = RTE_MIN(RTE_ALIGN_CEIL(fmt_abs(def, vnum), 8), (uint64_t)MOTOR_ABS_MAX);
-	*slot_size = MOTOR_CELLS_OFF + vnum * MOTOR_CELL_SIZE;
-	*aux_size = (uint32_t)(vpkg + abs);
-	return 0;
+	return (uint32_t)RTE_MIN(RTE_ALIGN_CEIL(fmt_abs(def, vnum), 8), (uint64_t)MOTOR_ABS_MAX);
+}
+
+uint32_t
+motor_local_extra(const struct dtxn_table *t)
+{
+	return motor_abs(t);
+}
+
+bool
+motor_bar_missing(const struct dtxn_table *t, const struct motor_cvt *cvt, int v0,
+		  uint32_t cells)
+{
+	uint32_t n = motor_vnum(t), i;
+
+	if (cvt->bar != 0 || v0 < 0)
+		return false;
+	for (i = 0; i < n; i++)
+		if (cvt->cells[i].valid && cvt->cells[i].version > cvt->cells[v0].version &&
+		    (cvt->cells[i].bitmap & cells) != 0 && motor_seg_len(t, cvt->cells[i].bitmap) != 0)
+			return true;
+	return false;
 }
 
 uint32_t
@@ -108,6 +138,8 @@ motor_slot_format(const struct dtxn_table *t, void *slot, const void *value, voi
 		return;
 	}
 	cvt->lock = 0;
+	cvt->bar = 0; /* no bar until the row's first update (commit.c) */
+	cvt->bar_rsvd = 0;
 	/* the loaded version: version 0 by writer 0 (the checker's INIT),
 	 * anchors 0 on every cell and on the Vpkg (the loader zeroed them) */
 	memset(cvt->cells, 0, (size_t)motor_vnum(t) * MOTOR_CELL_SIZE);
@@ -118,7 +150,7 @@ motor_slot_format(const struct dtxn_table *t, void *slot, const void *value, voi
 void *
 motor_slot_value(const struct dtxn_table *t, void *slot)
 {
-	/* local copies only: [slot][Vpkg][bar] */
+	/* local copies only: [slot][Vpkg][bar image] */
 	return (uint8_t *)slot + t->slot_size + MOTOR_VPKG_VALUE_OFF;
 }
 

@@ -10,8 +10,9 @@
  * - motor.c: ops table, registration, shared state, per-worker TSO client
  *   (CN-side service by default, §5), per-coordinator op log buffer;
  * - options.c: the --cc-opts keys (tso, oplog);
- * - format.c: the record format (CVT in the slot, value package and
- *   attribute bar in the slot's aux area), loading, version choice,
+ * - format.c: the record format (CVT in the slot, value package in the
+ *   slot's aux area, attribute bar in the table's delta heap), loading,
+ *   version choice,
  *   rebuilding an old version from pre-images (paper §4.1, §4.2, §4.4);
  * - gc.c: coordinator-active garbage collection: the new Vcell and its
  *   attribute-bar segment (§4.3);
@@ -48,15 +49,21 @@ extern int dtxn_motor_logtype;
 #define MOTOR_VNUM_MIN 2
 
 /**
- * CVT header in the slot: [slot header 16 B: Key, TableID, aux][Lock].
- * The paper's VpkgPtr and AttrBarPtr are the slot header's aux area
- * number (lib/store, "Aux areas"): the Vpkg and then the attribute bar,
- * in an area of the table's aux heap taken at load or by the slot's
- * first insert (from the coordinator's chunk, the paper's per-coordinator
- * delta space), at the same place on every replica.
+ * CVT header in the slot: [slot header 16 B: Key, TableID, aux][Lock]
+ * [AttrBarPtr u32, 4 B]. The paper's VpkgPtr is the slot header's aux
+ * area number (lib/store, "Aux areas"): the Vpkg, in an area of the
+ * table's aux heap taken at load or by the slot's first insert (from the
+ * coordinator's chunk, the paper's per-coordinator delta space), at the
+ * same place on every replica. AttrBarPtr is the number of the record's
+ * attribute bar in the table's delta heap (lib/store, "Delta heaps"), 0
+ * while it has none: taken from the coordinator's chunk on the row's
+ * first update that keeps pre-images and written with that update's
+ * Vcells (commit.c), the same number on every replica, kept by the slot
+ * for good (§4.2).
  */
 #define MOTOR_LOCK_OFF 16
-#define MOTOR_CELLS_OFF 24
+#define MOTOR_BAR_OFF 24
+#define MOTOR_CELLS_OFF 32
 #define MOTOR_CELL_SIZE 24
 
 /** Vcell flags. */
@@ -94,10 +101,13 @@ _Static_assert(sizeof(struct motor_cell) == MOTOR_CELL_SIZE, "motor cell");
 struct motor_cvt {
 	struct dtxn_slot_hdr hdr;   /**< TableID, Key (and the store's flags) */
 	uint64_t lock;              /**< 0 free, else the holder's txn id */
+	uint32_t bar;               /**< AttrBarPtr: delta area number, 0 none */
+	uint32_t bar_rsvd;          /**< 0 */
 	struct motor_cell cells[];  /**< VNum cells */
 };
 _Static_assert(sizeof(struct motor_cvt) == MOTOR_CELLS_OFF, "motor CVT header");
 _Static_assert(offsetof(struct motor_cvt, lock) == MOTOR_LOCK_OFF, "motor lock");
+_Static_assert(offsetof(struct motor_cvt, bar) == MOTOR_BAR_OFF, "motor AttrBarPtr");
 
 /** Value package (Vpkg): [VpkgSA, 7 B][value, rounded up to 8][7 B, VpkgEA]. */
 #define MOTOR_VPKG_VALUE_OFF 8
@@ -124,11 +134,11 @@ motor_seg_len(const struct dtxn_table *t, uint32_t bitmap)
 	return dtxn_table_cells_bytes(&t->def, bitmap);
 }
 
-/** Attribute bar size (ABS), bytes. */
+/** Attribute bar size (ABS), bytes: the table's delta area (0: no bar). */
 static inline uint32_t
 motor_abs(const struct dtxn_table *t)
 {
-	return t->aux_size - motor_vpkg_size(t);
+	return t->delta_size;
 }
 
 static inline struct motor_cvt *
@@ -144,11 +154,15 @@ motor_vpkg_raddr(const struct dtxn_item *it)
 	return dtxn_store_aux_area_raddr(it->table, 0, it->aux);
 }
 
-/** AttrBarPtr of item @p it's record (primary address). */
+/**
+ * AttrBarPtr of item @p it's record (primary address), from the CVT in its
+ * local slot copy: 0 while the record has no bar.
+ */
 static inline dtxn_raddr_t
 motor_bar_raddr(const struct dtxn_item *it)
 {
-	return motor_vpkg_raddr(it) + motor_vpkg_size(it->table);
+	return dtxn_store_heap_area_raddr(it->table, DTXN_HEAP_DELTA, 0,
+					  ((const struct motor_cvt *)it->slot)->bar);
 }
 
 /** The local Vpkg image that follows the local slot copy. */
@@ -158,7 +172,8 @@ motor_local_vpkg(const struct dtxn_item *it)
 	return (uint8_t *)it->slot + it->table->slot_size;
 }
 
-/** The local attribute-bar image (pre-images land at their bar offsets). */
+/** The local attribute-bar image (pre-images land at their bar offsets),
+ * after the Vpkg: dtxn_cc_ops.local_extra (motor_local_extra()). */
 static inline uint8_t *
 motor_local_bar(const struct dtxn_item *it)
 {
@@ -181,6 +196,18 @@ enum motor_pick {
 
 /* format.c */
 int motor_table_sizes(const struct dtxn_table_def *def, uint32_t *slot_size, uint32_t *aux_size);
+/** dtxn_cc_ops.table_delta: ABS, the attribute bar's bytes (§4.2); 0: no bar. */
+uint32_t motor_table_delta(const struct dtxn_table_def *def);
+/** dtxn_cc_ops.local_extra: room for the bar's image after the local Vpkg. */
+uint32_t motor_local_extra(const struct dtxn_table *t);
+/**
+ * True if the version a reader rebuilds from cell @p v0 of CVT image
+ * @p cvt needs pre-images (a newer cell changed a cell of @p cells) but
+ * the image names no bar: it was read while the bar's first update was
+ * being written (read it again).
+ */
+bool motor_bar_missing(const struct dtxn_table *t, const struct motor_cvt *cvt, int v0,
+		       uint32_t cells);
 uint32_t motor_slot_size(uint32_t value_size);
 void motor_slot_format(const struct dtxn_table *t, void *slot, const void *value, void *arg);
 void *motor_slot_value(const struct dtxn_table *t, void *slot);
@@ -266,7 +293,7 @@ struct motor_item {
 	uint8_t sighted;      /**< read: saw another txn's lock (record or bucket) */
 	uint8_t reinsert;     /**< insert over a tombstone: a new version of the CVT */
 	uint8_t reuse;        /**< insert into the slot of another key's deleted record */
-	uint8_t rsvd;
+	uint8_t bar_new;      /**< commit: the CVT's bar was taken for this update (commit.c) */
 	int32_t cell;         /**< the cell chosen (V0), -1 none */
 	uint64_t seen;        /**< identity of what was read (version, MOTOR_V_NONE) */
 	uint64_t vbuf[DTXN_STORE_MAX_PROBE][2]; /**< validation: bucket lock, version */

@@ -14,8 +14,8 @@
  * most entries: the latest locking round) names every lock word X holds
  * or was about to CAS. For each record entry, READ every replica's CVT:
  * if one has a Vcell written by X, copy its CVT (lock word 0 on the
- * backups) and aux area (Vpkg, attribute bar) to the replicas that lack
- * it (roll forward). Then CAS each logged lock word X -> 0.
+ * backups), aux area (Vpkg) and attribute bar (the delta area its
+ * AttrBarPtr names, if any) to the replicas that lack it (roll forward). Then CAS each logged lock word X -> 0.
  *
  * oplog=cn (the default, the paper's): the log was in the dead CN's
  * memory, which the paper keeps (UPS-backed; the CN restarts and reads
@@ -94,10 +94,11 @@ static int
 rec_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_table *t,
 	    dtxn_raddr_t slot, uint64_t x, char *buf, bool *fwd)
 {
-	const uint32_t ss = t->slot_size, as = t->aux_size;
+	const uint32_t ss = t->slot_size, as = t->aux_size, ds = motor_abs(t);
 	bool has[DTXN_MAX_REPLICAS] = { false };
+	char *vbuf = buf + DTXN_MAX_REPLICAS * ss, *bbuf = vbuf + as;
 	struct dtxn_batch b;
-	uint32_t aux;
+	uint32_t aux, bar;
 	int src = -1, rc;
 
 	dtxn_batch_init(&b, c);
@@ -114,12 +115,15 @@ rec_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_t
 	if (src < 0)
 		return 0;
 	*fwd = true;
-	/* the source's aux area (Vpkg, attribute bar), then its CVT to the
-	 * others: the area's number is the same on every replica */
+	/* the source's aux area (Vpkg) and attribute bar, then its CVT to the
+	 * others: the areas' numbers are the same on every replica */
 	aux = dtxn_store_slot_aux(buf + src * ss);
+	bar = ((const struct motor_cvt *)(const void *)(buf + src * ss))->bar;
 	dtxn_batch_init(&b, c);
-	dtxn_batch_read(&b, dtxn_store_aux_area_raddr(t, (uint16_t)src, aux),
-			buf + DTXN_MAX_REPLICAS * ss, as, true);
+	dtxn_batch_read(&b, dtxn_store_aux_area_raddr(t, (uint16_t)src, aux), vbuf, as, true);
+	if (bar != 0)
+		dtxn_batch_read(&b, dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, (uint16_t)src, bar),
+				bbuf, ds, true);
 	rc = dtxn_recovery_run(rec, &b);
 	if (rc != 0)
 		return rc;
@@ -131,8 +135,10 @@ rec_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_t
 			continue;
 		img->lock = r == 0 ? lock : 0; /* the primary's lock goes in the unlock round */
 		dtxn_batch_init(&b, c);
-		dtxn_batch_write(&b, dtxn_store_aux_area_raddr(t, r, aux), buf + DTXN_MAX_REPLICAS * ss,
-				 as, true);
+		dtxn_batch_write(&b, dtxn_store_aux_area_raddr(t, r, aux), vbuf, as, true);
+		if (bar != 0)
+			dtxn_batch_write(&b, dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, r, bar),
+					 bbuf, ds, true);
 		dtxn_batch_write(&b, dtxn_store_replica_raddr(t, r, slot), img, ss, true);
 		rc = dtxn_recovery_run(rec, &b);
 		if (rc != 0)
@@ -197,8 +203,8 @@ recover_oplog(struct dtxn_coord *c, struct dtxn_recovery *rec)
 		const struct dtxn_table *t = dtxn_catalog_table(cat, id);
 
 		if (t != NULL)
-			scratch = RTE_MAX(scratch, (uint64_t)(DTXN_MAX_REPLICAS + 1) *
-							   RTE_MAX(t->slot_size, t->aux_size));
+			scratch = RTE_MAX(scratch, (uint64_t)DTXN_MAX_REPLICAS * t->slot_size +
+							   t->aux_size + motor_abs(t));
 	}
 	logs = rte_malloc("dtxn_recover", cat->log_bytes * cat->n_mn, 64);
 	buf = rte_malloc("dtxn_recover", scratch, 64);
