@@ -153,13 +153,31 @@ role_slot_take(struct app_ctl_node *self)
 	self->state = APP_NODE_STARTING;
 }
 
+/* A CN process of an announced restart that will not serve its node
+ * (refused, or exiting) takes its announcement back, so that nobody waits
+ * for it. */
+static void
+role_announce_withdraw(const struct app_conf *c, struct app_ctl *ctl)
+{
+	uint64_t bit = UINT64_C(1) << c->node_idx;
+
+	if (strcmp(c->role, "cn") != 0)
+		return;
+	rte_spinlock_lock(&ctl->lock);
+	if (ctl->restart_pending & bit) {
+		ctl->restart_pending &= ~bit;
+		printf("dtxn: %s: its announced restart is withdrawn (this process does not serve it)\n",
+		       c->node);
+	}
+	rte_spinlock_unlock(&ctl->lock);
+}
+
+static struct app_ctl *role_claim(const struct app_conf *c, struct app_ctl *ctl, int *rc);
+
 struct app_ctl *
 app_role_claim(const struct app_conf *c, int *rc)
 {
-	char desc[APP_CTL_DESC_MAX];
-	struct app_ctl *ctl = role_ctl_get();
-	struct app_ctl_node *self;
-	int32_t holder;
+	struct app_ctl *ctl = role_ctl_get(), *got;
 
 	if (ctl == NULL) {
 		app_err("--node %s: cannot reach the cluster's control block: %s", c->node,
@@ -167,11 +185,26 @@ app_role_claim(const struct app_conf *c, int *rc)
 		*rc = APP_EXIT_FAIL;
 		return NULL;
 	}
+	got = role_claim(c, ctl, rc);
+	if (got == NULL)
+		role_announce_withdraw(c, ctl);
+	return got;
+}
+
+/* app_role_claim() once the block is reached: NULL after one line. */
+static struct app_ctl *
+role_claim(const struct app_conf *c, struct app_ctl *ctl, int *rc)
+{
+	char desc[APP_CTL_DESC_MAX];
+	struct app_ctl_node *self;
+	int32_t holder;
+
 	role_desc(c, desc, sizeof(desc));
 	rte_spinlock_lock(&ctl->lock);
 	if (ctl->magic != APP_CTL_MAGIC) {
 		snprintf(ctl->version, sizeof(ctl->version), "%s", DTXN_VERSION);
 		snprintf(ctl->desc, sizeof(ctl->desc), "%s", desc);
+		ctl->restart_pending = c->announce_mask; /* before any CN: mn0 under the launcher */
 		ctl->magic = APP_CTL_MAGIC;
 	}
 	if (strcmp(ctl->version, DTXN_VERSION) != 0) {
@@ -208,6 +241,13 @@ app_role_claim(const struct app_conf *c, int *rc)
 		return NULL;
 	}
 	role_slot_take(self);
+	if (strcmp(c->role, "cn") == 0) {
+		uint64_t bit = UINT64_C(1) << c->node_idx;
+
+		if (ctl->cn_claimed & bit) /* a node claimed before: a restart, announced or not */
+			ctl->restart_pending &= ~bit;
+		ctl->cn_claimed |= bit;
+	}
 	rte_spinlock_unlock(&ctl->lock);
 	return ctl;
 }

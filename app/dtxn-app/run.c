@@ -654,6 +654,10 @@ check_and_report(struct app_run *r, double seconds)
 				dtxn_report_check(rep, "cluster_counters", true,
 						  "%s restarted: the counters of its dead incarnations were settled by their recovery, the live one's handed over",
 						  settled);
+			if (app_cn_missed_restarts(c, r->ctl, lost, sizeof(lost)) != 0)
+				dtxn_report_check(rep, "announced_restart", false,
+						  "%s: its announced restart did not claim its node within %g s of the end of the run (--connect-timeout): the cluster closed without it",
+						  lost, c->connect_timeout_s);
 		} else if (app_role_shared(c) && checker >= 0) {
 			printf("dtxn: %s: the invariants are checked by cn%d, for the whole cluster\n",
 			       c->node, checker);
