@@ -126,13 +126,21 @@ agent_sleep(struct dtxn_coord *c, const struct app_agent *a, uint64_t *next)
 	dtxn_co_sleep_until_lc(dtxn_coord_co(c), *next);
 }
 
-/* Whether the heartbeat goes on: until the run stops; with fencing, until
+/* Whether the agent goes on: until the run stops, or while it lingers
+ * (struct app_agent.linger: its CN waits for its peers). */
+static bool
+agent_running(struct dtxn_coord *c, const struct app_agent *a)
+{
+	return !dtxn_coord_stopping(c) || __atomic_load_n(&a->linger, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Whether the heartbeat goes on: while the agent runs; with fencing, until
  * the last other coroutine of its worker ended (a coordinator finishing its
  * last transaction after the stop still needs the lease for its writes). */
 static bool
 agent_beating(struct dtxn_coord *c, const struct app_agent *a)
 {
-	return !dtxn_coord_stopping(c) ||
+	return agent_running(c, a) ||
 	       (a->fencing && dtxn_sched_alive(dtxn_co_sched(dtxn_coord_co(c))) > 1);
 }
 
@@ -148,6 +156,7 @@ app_agent_beat(struct dtxn_coord *c, void *arg)
 
 		if (rc == -ESHUTDOWN) {
 			a->fenced_ns = dtxn_now_ns(); /* the main lcore stops the process */
+			__atomic_fetch_add(&a->ended, 1, __ATOMIC_RELEASE);
 			return;
 		}
 		if (rc != 0 && a->error == 0)
@@ -160,6 +169,7 @@ app_agent_beat(struct dtxn_coord *c, void *arg)
 		if (rc != 0 && a->error == 0)
 			a->error = rc;
 	}
+	__atomic_fetch_add(&a->ended, 1, __ATOMIC_RELEASE);
 }
 
 void
@@ -171,7 +181,7 @@ app_agent_watch(struct dtxn_coord *c, void *arg)
 	uint64_t next = dtxn_now_ns();
 
 	memset(&v, 0, sizeof(v));
-	while (!dtxn_coord_stopping(c)) {
+	while (agent_running(c, a)) {
 		uint64_t now, dead;
 		int rc = dtxn_lease_poll(c, &v);
 
@@ -185,6 +195,7 @@ app_agent_watch(struct dtxn_coord *c, void *arg)
 			a->error = rc;
 		agent_sleep(c, a, &next);
 	}
+	__atomic_fetch_add(&a->ended, 1, __ATOMIC_RELEASE);
 }
 
 int

@@ -66,9 +66,8 @@ role_ctl_get(void)
 	return mz == NULL ? NULL : mz->addr;
 }
 
-/* A slot whose process died during its run: a CN a survivor may recover. */
-static bool
-role_slot_dead(const struct app_ctl_node *n)
+bool
+app_role_slot_dead(const struct app_ctl_node *n)
 {
 	return n->pid != 0 && n->pid != getpid() && !app_role_alive(n->pid) &&
 	       (n->state == APP_NODE_STARTING || n->state == APP_NODE_READY);
@@ -94,11 +93,11 @@ role_restart_wait(const struct app_conf *c, struct app_ctl *ctl, struct app_ctl_
 	struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * 1000 * 1000 };
 	uint64_t t0 = dtxn_now_ns(), deadline = t0 + (uint64_t)(c->connect_timeout_s * 1e9);
 
-	if (role_slot_dead(self))
+	if (app_role_slot_dead(self))
 		printf("dtxn: %s: restart of a dead process (%d): incarnation %u%s\n", c->node,
 		       (int)self->pid, self->incarnation + 1,
 		       self->settled ? "" : ", waiting until a survivor has recovered it");
-	while (role_slot_dead(self) && !__atomic_load_n(&self->settled, __ATOMIC_ACQUIRE)) {
+	while (app_role_slot_dead(self) && !__atomic_load_n(&self->settled, __ATOMIC_ACQUIRE)) {
 		int32_t pid = self->pid;
 
 		if (role_run_over(ctl)) {
@@ -120,7 +119,7 @@ role_restart_wait(const struct app_conf *c, struct app_ctl *ctl, struct app_ctl_
 			printf("dtxn: %s: its previous process was recovered; waited %.1f ms\n",
 			       c->node, (double)(dtxn_now_ns() - t0) / 1e6);
 	}
-	if (role_slot_dead(self) && role_run_over(ctl)) {
+	if (app_role_slot_dead(self) && role_run_over(ctl)) {
 		rte_spinlock_unlock(&ctl->lock);
 		app_err("--node %s: the cluster's run is over (every CN is done or gone; the invariants are being checked): too late to rejoin",
 			c->node);
@@ -138,7 +137,7 @@ role_slot_take(struct app_ctl_node *self)
 	uint32_t inc = self->incarnation;
 
 	memcpy(prev, self->acc_prev, sizeof(prev));
-	if (role_slot_dead(self) && self->settled) {
+	if (app_role_slot_dead(self) && self->settled) {
 		/* its contexts are final (fail-stop) and settled: fold them in */
 		for (unsigned w = 0; w < self->n_live; w++)
 			for (unsigned i = 0; i < self->live_n[w]; i++)

@@ -173,6 +173,13 @@ void app_role_fabric_conf(const struct app_conf *c, struct app_ctl *ctl,
  * the default --file-prefix is "dtxn-" and this). */
 const char *app_cluster_name(const struct app_conf *c);
 
+/**
+ * @return true if @p n's process died during its run (STARTING or READY,
+ * its pid no longer lives, and not this process): a CN a survivor may
+ * recover, and a restart may take over once it is settled.
+ */
+bool app_role_slot_dead(const struct app_ctl_node *n);
+
 /** @return true if process @p pid lives (kill(pid, 0)). */
 bool app_role_alive(int32_t pid);
 
@@ -238,8 +245,11 @@ int app_cn_start(const struct app_conf *c, struct app_ctl *ctl);
  * --connect-timeout + --warmup + --duration is not waited for, nor is an
  * announced restart that has not claimed its node --connect-timeout after
  * every CN was done or gone: the CN that closes the cluster then moves it
- * to restart_missed, with one line (the cluster is closed anyway). Main
- * lcore.
+ * to restart_missed, with one line (the cluster is closed anyway). With
+ * agents (--lease-ms), a CN whose process died during its run is waited
+ * for until a survivor's agent (which goes on after the run: struct
+ * app_agent.linger) has recovered and settled it, within the same bound.
+ * Main lcore.
  */
 void app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench_ctx *const *ctxs,
 		 unsigned n);

@@ -100,6 +100,20 @@ cn_pending(const struct app_ctl *ctl)
 	return __atomic_load_n(&ctl->restart_pending, __ATOMIC_ACQUIRE);
 }
 
+/* With agents: the CNs whose process died during its run and that no
+ * survivor has settled yet (bit J): their recovery is still to come. */
+static uint64_t
+cn_unsettled(const struct app_conf *c, const struct app_ctl *ctl)
+{
+	uint64_t m = 0;
+
+	for (unsigned j = 0; j < c->cn && app_agents_on(c); j++)
+		if (app_role_slot_dead(&ctl->cn[j]) &&
+		    !__atomic_load_n(&ctl->cn[j].settled, __ATOMIC_ACQUIRE))
+			m |= UINT64_C(1) << j;
+	return m;
+}
+
 /*
  * Closes the cluster to restarts if every CN is DONE or gone and no
  * announced restart is pending, or if @p force. With @p expired (its bound
@@ -123,7 +137,7 @@ cn_close(const struct app_conf *c, struct app_ctl *ctl, bool force, bool expired
 		ctl->restart_missed |= missed;
 		ctl->restart_pending = 0;
 	}
-	if (ctl->restart_pending != 0)
+	if (ctl->restart_pending != 0 || (!expired && cn_unsettled(c, ctl) != 0))
 		all = false;
 	if (all || force)
 		__atomic_store_n(&ctl->closed, 1, __ATOMIC_RELEASE);
@@ -142,7 +156,7 @@ app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench_ctx
 	struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * 1000 * 1000 };
 	struct app_ctl_node *self = app_role_self(c, ctl);
 	struct app_conf wait_conf = *c;
-	uint64_t announce_deadline = 0;
+	uint64_t deadline = 0, said_pending = 0, said_unsettled = 0;
 
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned k = 0; k < RTE_DIM(self->acc); k++)
@@ -158,19 +172,26 @@ app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench_ctx
 	wait_conf.connect_timeout_s = c->connect_timeout_s + c->duration_s + c->warmup_s;
 	for (;;) {
 		bool late = app_role_wait_done(&wait_conf, ctl->cn, (unsigned)c->cn, "cn") != 0;
-		uint64_t pending = cn_pending(ctl);
+		uint64_t pending = cn_pending(ctl), unsettled = cn_unsettled(c, ctl);
 
-		if (!late && pending != 0 && announce_deadline == 0) {
-			announce_deadline = dtxn_now_ns() + (uint64_t)(c->connect_timeout_s * 1e9);
+		if (!late && (pending | unsettled) != 0 && deadline == 0)
+			deadline = dtxn_now_ns() + (uint64_t)(c->connect_timeout_s * 1e9);
+		if (!late && (pending & ~said_pending) != 0) {
 			printf("dtxn: %s: waiting for the announced restart of cn%u (up to %g s, --connect-timeout)\n",
-			       c->node, (unsigned)__builtin_ctzll(pending), c->connect_timeout_s);
-			fflush(stdout);
+			       c->node, (unsigned)__builtin_ctzll(pending & ~said_pending), c->connect_timeout_s);
+			said_pending |= pending;
 		}
-		if (!late && pending != 0 && dtxn_now_ns() < announce_deadline) {
+		if (!late && (unsettled & ~said_unsettled) != 0) {
+			printf("dtxn: %s: waiting for the recovery of cn%u, whose process died (up to %g s, --connect-timeout)\n",
+			       c->node, (unsigned)__builtin_ctzll(unsettled & ~said_unsettled), c->connect_timeout_s);
+			said_unsettled |= unsettled;
+		}
+		fflush(stdout);
+		if (!late && (pending | unsettled) != 0 && dtxn_now_ns() < deadline) {
 			nanosleep(&ts, NULL);
 			continue;
 		}
-		if (cn_close(c, ctl, late, pending != 0 /* its bound passed */))
+		if (cn_close(c, ctl, late, (pending | unsettled) != 0 /* the bound passed */))
 			break;
 	}
 }
