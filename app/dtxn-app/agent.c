@@ -126,21 +126,15 @@ agent_sleep(struct dtxn_coord *c, const struct app_agent *a, uint64_t *next)
 	dtxn_co_sleep_until_lc(dtxn_coord_co(c), *next);
 }
 
-/* Whether the agent goes on: until the run stops, or while it lingers
- * (struct app_agent.linger: its CN waits for its peers). */
-static bool
-agent_running(struct dtxn_coord *c, const struct app_agent *a)
-{
-	return !dtxn_coord_stopping(c) || __atomic_load_n(&a->linger, __ATOMIC_ACQUIRE) != 0;
-}
-
-/* Whether the heartbeat goes on: while the agent runs; with fencing, until
- * the last other coroutine of its worker ended (a coordinator finishing its
- * last transaction after the stop still needs the lease for its writes). */
+/* Whether the heartbeat goes on: until the run stops (after it, while it
+ * lingers: struct app_agent.linger, dtxn_coord_set_linger()); with
+ * fencing, until the last other coroutine of its worker ended (a
+ * coordinator finishing its last transaction after the stop still needs
+ * the lease for its writes). */
 static bool
 agent_beating(struct dtxn_coord *c, const struct app_agent *a)
 {
-	return agent_running(c, a) ||
+	return !dtxn_coord_stopping(c) ||
 	       (a->fencing && dtxn_sched_alive(dtxn_co_sched(dtxn_coord_co(c))) > 1);
 }
 
@@ -181,7 +175,7 @@ app_agent_watch(struct dtxn_coord *c, void *arg)
 	uint64_t next = dtxn_now_ns();
 
 	memset(&v, 0, sizeof(v));
-	while (agent_running(c, a)) {
+	while (!dtxn_coord_stopping(c)) { /* lingering: see agent_beating() */
 		uint64_t now, dead;
 		int rc = dtxn_lease_poll(c, &v);
 
@@ -216,6 +210,9 @@ app_agent_create(const struct app_conf *c, struct dtxn_worker *w, uint32_t gid,
 			return APP_EXIT_FAIL;
 		}
 		dtxn_coord_lease_exempt(co); /* its beats and recoveries pass the gate */
+		/* after the run while the CN waits for its peers: its recoveries
+		 * run as in the run (a protocol's recovery gives up when stopping) */
+		dtxn_coord_set_linger(co, &a->linger);
 	}
 	return APP_EXIT_OK;
 }

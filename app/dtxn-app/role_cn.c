@@ -196,12 +196,18 @@ app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench_ctx
 	}
 }
 
-/* A peer's counters: 0 lost, 1 handed over (DONE), 2 settled by a recovery. */
+/* A peer's counters: 0 lost, 1 handed over (DONE), 2 settled by a recovery,
+ * 3 only its dead incarnations' (acc_prev: a restart that claimed its node,
+ * then failed before its run and released the slot). */
 static int
 peer_counters(const struct app_ctl *ctl, unsigned j)
 {
-	if (__atomic_load_n(&ctl->cn[j].state, __ATOMIC_ACQUIRE) == APP_NODE_DONE)
+	uint32_t state = __atomic_load_n(&ctl->cn[j].state, __ATOMIC_ACQUIRE);
+
+	if (state == APP_NODE_DONE)
 		return 1;
+	if (state == APP_NODE_FREE && __atomic_load_n(&ctl->cn[j].incarnation, __ATOMIC_ACQUIRE) != 0)
+		return 3;
 	return __atomic_load_n(&ctl->cn[j].settled, __ATOMIC_ACQUIRE) ? 2 : 0;
 }
 

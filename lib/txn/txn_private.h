@@ -85,6 +85,7 @@ struct txn_coord {
 	uint64_t sink;                 /**< old values of fire-and-forget masked unlocks */
 	struct txn_aux_heap aux[DTXN_MAX_TABLES]; /**< aux areas for inserts (aux.c) */
 	bool lease_exempt;             /**< posts past the worker's lease gate (the agent) */
+	const uint32_t *linger;        /**< dtxn_coord_set_linger(); NULL: none */
 };
 
 /** A worker as lib/txn keeps it. */
