@@ -126,9 +126,11 @@ agent_sleep(struct dtxn_coord *c, const struct app_agent *a, uint64_t *next)
 	dtxn_co_sleep_until_lc(dtxn_coord_co(c), *next);
 }
 
-/* Whether the heartbeat goes on: until the run stops; with fencing, until
- * the last other coroutine of its worker ended (a coordinator finishing its
- * last transaction after the stop still needs the lease for its writes). */
+/* Whether the heartbeat goes on: until the run stops (after it, while it
+ * lingers: struct app_agent.linger, dtxn_coord_set_linger()); with
+ * fencing, until the last other coroutine of its worker ended (a
+ * coordinator finishing its last transaction after the stop still needs
+ * the lease for its writes). */
 static bool
 agent_beating(struct dtxn_coord *c, const struct app_agent *a)
 {
@@ -148,6 +150,7 @@ app_agent_beat(struct dtxn_coord *c, void *arg)
 
 		if (rc == -ESHUTDOWN) {
 			a->fenced_ns = dtxn_now_ns(); /* the main lcore stops the process */
+			__atomic_fetch_add(&a->ended, 1, __ATOMIC_RELEASE);
 			return;
 		}
 		if (rc != 0 && a->error == 0)
@@ -160,6 +163,7 @@ app_agent_beat(struct dtxn_coord *c, void *arg)
 		if (rc != 0 && a->error == 0)
 			a->error = rc;
 	}
+	__atomic_fetch_add(&a->ended, 1, __ATOMIC_RELEASE);
 }
 
 void
@@ -171,7 +175,7 @@ app_agent_watch(struct dtxn_coord *c, void *arg)
 	uint64_t next = dtxn_now_ns();
 
 	memset(&v, 0, sizeof(v));
-	while (!dtxn_coord_stopping(c)) {
+	while (!dtxn_coord_stopping(c)) { /* lingering: see agent_beating() */
 		uint64_t now, dead;
 		int rc = dtxn_lease_poll(c, &v);
 
@@ -185,6 +189,7 @@ app_agent_watch(struct dtxn_coord *c, void *arg)
 			a->error = rc;
 		agent_sleep(c, a, &next);
 	}
+	__atomic_fetch_add(&a->ended, 1, __ATOMIC_RELEASE);
 }
 
 int
@@ -205,6 +210,9 @@ app_agent_create(const struct app_conf *c, struct dtxn_worker *w, uint32_t gid,
 			return APP_EXIT_FAIL;
 		}
 		dtxn_coord_lease_exempt(co); /* its beats and recoveries pass the gate */
+		/* after the run while the CN waits for its peers: its recoveries
+		 * run as in the run (a protocol's recovery gives up when stopping) */
+		dtxn_coord_set_linger(co, &a->linger);
 	}
 	return APP_EXIT_OK;
 }

@@ -69,6 +69,16 @@ struct app_agent {
 	 */
 	int (*recovered)(void *arg, const struct dtxn_recovery *rec);
 	void *recovered_arg;
+	/**
+	 * --role cn: set by the main lcore before the run, cleared once the
+	 * cluster is closed (app_cn_done()): after this CN's run stops, its
+	 * heartbeat and watcher go on while it is set, so that this CN is not
+	 * taken for dead while it waits for its peers, and a peer that dies
+	 * meanwhile (an announced restart killed again) is still recovered.
+	 * 0: they end with the run.
+	 */
+	uint32_t linger;
+	uint32_t ended;            /**< agent coroutines that returned (atomic), up to APP_AGENT_COORDS */
 	/* results */
 	unsigned n_recs;
 	struct app_agent_rec recs[DTXN_MAX_NODES];

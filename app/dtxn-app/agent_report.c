@@ -22,7 +22,10 @@ static void
 agent_report_cn(const struct app_agent_rec *a, uint16_t n_mn, uint64_t t0_ns,
 		struct dtxn_report_recovery_cn *cn)
 {
-	snprintf(cn->node, sizeof(cn->node), "cn%u", a->rec.dead_cn - n_mn);
+	/* a restarted process (incarnation > 0) by the launcher's name of it,
+	 * which restarts a CN once: cnJ.restart */
+	snprintf(cn->node, sizeof(cn->node), a->inc == 0 ? "cn%u" : "cn%u.restart",
+		 a->rec.dead_cn - n_mn);
 	snprintf(cn->by, sizeof(cn->by), "cn%u", a->by_node - n_mn);
 	cn->detected_ms = ms_since(a->detect_ns, t0_ns);
 	cn->recovered_ms = ms_since(a->rec.end_ns, t0_ns);

@@ -96,6 +96,10 @@ struct app_conf {
 	double fault_at_s;           /**< when, s since the run began (warm-up included; virtual on sim) */
 	double lease_ms;             /**< lease: a CN whose heartbeat has not moved this long is dead */
 	char debug_crash_after[32];  /**< test aid: "none" (or ""), "backup-visible", "unlocked" (fault.c) */
+	/** --announce-restart "cnJ,...": restarts to come (role_conf.c; doc/guides/cluster.md,
+	 *  "Announced restarts"); "" none */
+	char announce_restart[128];
+	uint64_t announce_mask;      /**< the CNs --announce-restart names (bit J) */
 	unsigned n_bench_opts;
 	struct app_bench_opt bench_opts[APP_MAX_BENCH_OPTS];
 };
@@ -107,6 +111,18 @@ struct app_conf {
  * the run. @return 0, or -1 after one line.
  */
 int app_fault_validate(struct app_conf *c);
+
+/**
+ * Parses a list of CN names, "cnJ[,cnK...]", from @p list up to @p end
+ * (exclusive) into @p mask (bit J), each a CN of the run (cn0 .. cn<--cn - 1>)
+ * and named once (fault.c). Messages name the option: "--OPT VALUE: ...".
+ * @param opt the option's name without dashes, e.g. "fault"
+ * @param val the option's whole value, for the message
+ * @return 0, or -1 after one line (not a CN name, not a CN of the run,
+ *   named twice, a name missing between commas).
+ */
+int app_cn_list_parse(const struct app_conf *c, const char *opt, const char *val, const char *list,
+		      const char *end, uint64_t *mask);
 
 /**
  * The db's crash point (DTXN_DEBUG_CRASH_MID_COMMIT) if --debug-crash-after

@@ -121,6 +121,7 @@ static const struct app_opt g_opts[] = {
 	{ "debug_lose", OPT_STR, S(debug_lose), 0, 0, "mnI@S", "TEST AID: S seconds into the run, every worker's QP to MN I goes to the error state, as when the peer is lost (the run stops, exit 3; doc/guides/mlx5.md)" },
 	{ "debug_crash_after", OPT_STR, S(debug_crash_after), 0, 0, "POINT", "TEST AID, with --fault: none (default); on each CN --fault kills, the first txn that writes stops: backup-visible (one that writes a record another CN locked: with its commit on the backups only), unlocked (committed and unlocked, not yet recorded) (doc/guides/testing.md)" },
 	{ "debug_weaken", OPT_STR, S(debug_weaken), 0, 0, "MODE", "TEST AID, breaks the protocol on purpose: none (default), skip-lock-check, skip-read-validation, skip-ww-check, oocc-alg1 (which protocol implements which: doc/guides/checker.md)" },
+	{ "announce_restart", OPT_STR, S(announce_restart), 0, 0, "cnJ,...", "--role mn|cn: a restart of these CNs is coming (dtxn-cluster --restart): the CNs' end of run waits up to --connect-timeout for it to claim its node (doc/guides/cluster.md, \"Announced restarts\")" },
 };
 #undef S
 #undef N

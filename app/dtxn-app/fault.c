@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * --fault cnJ[,cnK...]@SECONDS and --lease-ms (doc/guides/cluster.md,
- * "Recovery"): which CNs a simulated run kills, and when.
+ * "Recovery"): which CNs a simulated run kills, and when; the CN lists of
+ * --fault and --announce-restart (app_cn_list_parse()).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,28 +26,47 @@ app_agent_coords(const struct app_conf *c)
 
 /* One "cnJ" of the list into @p mask; 0 or -1 after one line. */
 static int
-fault_node(const struct app_conf *c, const char *s, size_t len, uint64_t *mask)
+cn_list_node(const struct app_conf *c, const char *opt, const char *val, const char *s,
+	     size_t len, uint64_t *mask)
 {
 	char *end;
 	unsigned long j;
 
 	if (len < 3 || strncmp(s, "cn", 2) != 0 || s[2] < '0' || s[2] > '9') {
-		app_err("--fault %s: '%.*s' is not a CN name (cn0, cn1, ...)", c->fault, (int)len,
-			s);
+		app_err("--%s %s: '%.*s' is not a CN name (cn0, cn1, ...)", opt, val, (int)len, s);
 		return -1;
 	}
 	errno = 0;
 	j = strtoul(s + 2, &end, 10);
 	if (end != s + len || errno != 0 || j >= c->cn) {
-		app_err("--fault %s: '%.*s' is not a CN of this run (cn0 .. cn%" PRIu64 ")",
-			c->fault, (int)len, s, c->cn - 1);
+		app_err("--%s %s: '%.*s' is not a CN of this run (cn0 .. cn%" PRIu64 ")", opt, val,
+			(int)len, s, c->cn - 1);
 		return -1;
 	}
 	if (*mask & (UINT64_C(1) << j)) {
-		app_err("--fault %s: cn%lu is named twice", c->fault, j);
+		app_err("--%s %s: cn%lu is named twice", opt, val, j);
 		return -1;
 	}
 	*mask |= UINT64_C(1) << j;
+	return 0;
+}
+
+int
+app_cn_list_parse(const struct app_conf *c, const char *opt, const char *val, const char *list,
+		  const char *end, uint64_t *mask)
+{
+	for (const char *p = list; p < end;) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *e = comma != NULL ? comma : end;
+
+		if (cn_list_node(c, opt, val, p, (size_t)(e - p), mask) != 0)
+			return -1;
+		p = comma != NULL ? comma + 1 : end;
+		if (comma != NULL && p == end) {
+			app_err("--%s %s: a CN name is missing after the last ','", opt, val);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -88,7 +108,7 @@ fault_crash_validate(const struct app_conf *c)
 int
 app_fault_validate(struct app_conf *c)
 {
-	const char *at, *p;
+	const char *at;
 	char *end;
 	double t;
 
@@ -105,18 +125,8 @@ app_fault_validate(struct app_conf *c)
 		app_err("--fault %s: expected CNs@SECONDS, e.g. cn1,cn2@0.05", c->fault);
 		return -1;
 	}
-	for (p = c->fault; p < at;) {
-		const char *comma = memchr(p, ',', (size_t)(at - p));
-		const char *e = comma != NULL ? comma : at;
-
-		if (fault_node(c, p, (size_t)(e - p), &c->fault_mask) != 0)
-			return -1;
-		p = comma != NULL ? comma + 1 : at;
-		if (comma != NULL && p == at) {
-			app_err("--fault %s: a CN name is missing before '@'", c->fault);
-			return -1;
-		}
-	}
+	if (app_cn_list_parse(c, "fault", c->fault, c->fault, at, &c->fault_mask) != 0)
+		return -1;
 	errno = 0;
 	t = strtod(at + 1, &end);
 	if (at[1] == '\0' || *end != '\0' || errno != 0 || !(t > 0)) {

@@ -66,9 +66,8 @@ role_ctl_get(void)
 	return mz == NULL ? NULL : mz->addr;
 }
 
-/* A slot whose process died during its run: a CN a survivor may recover. */
-static bool
-role_slot_dead(const struct app_ctl_node *n)
+bool
+app_role_slot_dead(const struct app_ctl_node *n)
 {
 	return n->pid != 0 && n->pid != getpid() && !app_role_alive(n->pid) &&
 	       (n->state == APP_NODE_STARTING || n->state == APP_NODE_READY);
@@ -94,11 +93,11 @@ role_restart_wait(const struct app_conf *c, struct app_ctl *ctl, struct app_ctl_
 	struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * 1000 * 1000 };
 	uint64_t t0 = dtxn_now_ns(), deadline = t0 + (uint64_t)(c->connect_timeout_s * 1e9);
 
-	if (role_slot_dead(self))
+	if (app_role_slot_dead(self))
 		printf("dtxn: %s: restart of a dead process (%d): incarnation %u%s\n", c->node,
 		       (int)self->pid, self->incarnation + 1,
 		       self->settled ? "" : ", waiting until a survivor has recovered it");
-	while (role_slot_dead(self) && !__atomic_load_n(&self->settled, __ATOMIC_ACQUIRE)) {
+	while (app_role_slot_dead(self) && !__atomic_load_n(&self->settled, __ATOMIC_ACQUIRE)) {
 		int32_t pid = self->pid;
 
 		if (role_run_over(ctl)) {
@@ -120,7 +119,7 @@ role_restart_wait(const struct app_conf *c, struct app_ctl *ctl, struct app_ctl_
 			printf("dtxn: %s: its previous process was recovered; waited %.1f ms\n",
 			       c->node, (double)(dtxn_now_ns() - t0) / 1e6);
 	}
-	if (role_slot_dead(self) && role_run_over(ctl)) {
+	if (app_role_slot_dead(self) && role_run_over(ctl)) {
 		rte_spinlock_unlock(&ctl->lock);
 		app_err("--node %s: the cluster's run is over (every CN is done or gone; the invariants are being checked): too late to rejoin",
 			c->node);
@@ -138,7 +137,7 @@ role_slot_take(struct app_ctl_node *self)
 	uint32_t inc = self->incarnation;
 
 	memcpy(prev, self->acc_prev, sizeof(prev));
-	if (role_slot_dead(self) && self->settled) {
+	if (app_role_slot_dead(self) && self->settled) {
 		/* its contexts are final (fail-stop) and settled: fold them in */
 		for (unsigned w = 0; w < self->n_live; w++)
 			for (unsigned i = 0; i < self->live_n[w]; i++)
@@ -153,13 +152,31 @@ role_slot_take(struct app_ctl_node *self)
 	self->state = APP_NODE_STARTING;
 }
 
+/* A CN process of an announced restart that will not serve its node
+ * (refused, or exiting) takes its announcement back, so that nobody waits
+ * for it. */
+static void
+role_announce_withdraw(const struct app_conf *c, struct app_ctl *ctl)
+{
+	uint64_t bit = UINT64_C(1) << c->node_idx;
+
+	if (strcmp(c->role, "cn") != 0)
+		return;
+	rte_spinlock_lock(&ctl->lock);
+	if (ctl->restart_pending & bit) {
+		ctl->restart_pending &= ~bit;
+		printf("dtxn: %s: its announced restart is withdrawn (this process does not serve it)\n",
+		       c->node);
+	}
+	rte_spinlock_unlock(&ctl->lock);
+}
+
+static struct app_ctl *role_claim(const struct app_conf *c, struct app_ctl *ctl, int *rc);
+
 struct app_ctl *
 app_role_claim(const struct app_conf *c, int *rc)
 {
-	char desc[APP_CTL_DESC_MAX];
-	struct app_ctl *ctl = role_ctl_get();
-	struct app_ctl_node *self;
-	int32_t holder;
+	struct app_ctl *ctl = role_ctl_get(), *got;
 
 	if (ctl == NULL) {
 		app_err("--node %s: cannot reach the cluster's control block: %s", c->node,
@@ -167,11 +184,26 @@ app_role_claim(const struct app_conf *c, int *rc)
 		*rc = APP_EXIT_FAIL;
 		return NULL;
 	}
+	got = role_claim(c, ctl, rc);
+	if (got == NULL)
+		role_announce_withdraw(c, ctl);
+	return got;
+}
+
+/* app_role_claim() once the block is reached: NULL after one line. */
+static struct app_ctl *
+role_claim(const struct app_conf *c, struct app_ctl *ctl, int *rc)
+{
+	char desc[APP_CTL_DESC_MAX];
+	struct app_ctl_node *self;
+	int32_t holder;
+
 	role_desc(c, desc, sizeof(desc));
 	rte_spinlock_lock(&ctl->lock);
 	if (ctl->magic != APP_CTL_MAGIC) {
 		snprintf(ctl->version, sizeof(ctl->version), "%s", DTXN_VERSION);
 		snprintf(ctl->desc, sizeof(ctl->desc), "%s", desc);
+		ctl->restart_pending = c->announce_mask; /* before any CN: mn0 under the launcher */
 		ctl->magic = APP_CTL_MAGIC;
 	}
 	if (strcmp(ctl->version, DTXN_VERSION) != 0) {
@@ -208,6 +240,13 @@ app_role_claim(const struct app_conf *c, int *rc)
 		return NULL;
 	}
 	role_slot_take(self);
+	if (strcmp(c->role, "cn") == 0) {
+		uint64_t bit = UINT64_C(1) << c->node_idx;
+
+		if (ctl->cn_claimed & bit) /* a node claimed before: a restart, announced or not */
+			ctl->restart_pending &= ~bit;
+		ctl->cn_claimed |= bit;
+	}
 	rte_spinlock_unlock(&ctl->lock);
 	return ctl;
 }

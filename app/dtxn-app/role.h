@@ -100,6 +100,20 @@ struct app_ctl {
 	 * slots, so no restart may claim a node any more (app_role_claim()).
 	 */
 	uint32_t closed;
+	/**
+	 * Announced restarts (doc/guides/cluster.md, "Announced restarts"),
+	 * bit J for cnJ, under @c lock: set from --announce-restart by the
+	 * process that creates the block (mn0 under dtxn-cluster run, before
+	 * any CN starts); a restart's claim of cnJ (a claim of a node claimed
+	 * before: @c cn_claimed) clears its bit, and so does a CN process of
+	 * cnJ whose claim is refused (it exits). While a bit is
+	 * set the CNs' end of run waits (app_cn_done()), up to
+	 * --connect-timeout; then the CN that closes the cluster moves it to
+	 * @c restart_missed, which the invariant check reports.
+	 */
+	uint64_t restart_pending;
+	uint64_t restart_missed;          /**< announced restarts that did not claim their node in time */
+	uint64_t cn_claimed;              /**< CNs claimed at least once (bit J), under @c lock */
 	struct app_ctl_node mn[DTXN_MAX_NODES];
 	struct app_ctl_node cn[DTXN_MAX_NODES];
 };
@@ -112,6 +126,9 @@ struct app_ctl {
  * --connect-timeout) until a survivor has recovered and settled the dead
  * one (app_cn_settle_dead()), never running two incarnations at once, then
  * takes the next incarnation and keeps the dead one's counters (acc_prev).
+ * The process that creates the block writes --announce-restart into it
+ * (restart_pending); a restart's claim of its node clears its announcement,
+ * and so does a refused CN claim (that process exits).
  *
  * @return the block, or NULL after one line (exit status in @p rc:
  *   APP_EXIT_USAGE for a mismatch or a node already served by a live
@@ -155,6 +172,13 @@ void app_role_fabric_conf(const struct app_conf *c, struct app_ctl *ctl,
 /** @return the cluster file's name without folder and ".ini" (main.c;
  * the default --file-prefix is "dtxn-" and this). */
 const char *app_cluster_name(const struct app_conf *c);
+
+/**
+ * @return true if @p n's process died during its run (STARTING or READY,
+ * its pid no longer lives, and not this process): a CN a survivor may
+ * recover, and a restart may take over once it is settled.
+ */
+bool app_role_slot_dead(const struct app_ctl_node *n);
 
 /** @return true if process @p pid lives (kill(pid, 0)). */
 bool app_role_alive(int32_t pid);
@@ -214,11 +238,18 @@ int app_cn_start(const struct app_conf *c, struct app_ctl *ctl);
 /**
  * After the run: hands this CN's bench counters (the sum over @p ctxs) to
  * its slot, marks it DONE and waits (10 ms sleeps) until every CN is DONE
- * or its process is gone; then closes the cluster to restarts (struct
+ * or its process is gone and no announced restart is pending (struct
+ * app_ctl.restart_pending); then closes the cluster to restarts (struct
  * app_ctl.closed, under its lock, so a restart either claimed its node
  * before, and is waited for, or is refused). A peer still running after
- * --connect-timeout + --warmup + --duration is not waited for (the
- * cluster is closed anyway). Main lcore.
+ * --connect-timeout + --warmup + --duration is not waited for, nor is an
+ * announced restart that has not claimed its node --connect-timeout after
+ * every CN was done or gone: the CN that closes the cluster then moves it
+ * to restart_missed, with one line (the cluster is closed anyway). With
+ * agents (--lease-ms), a CN whose process died during its run is waited
+ * for until a survivor's agent (which goes on after the run: struct
+ * app_agent.linger) has recovered and settled it, within the same bound.
+ * Main lcore.
  */
 void app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench_ctx *const *ctxs,
 		 unsigned n);
@@ -246,6 +277,11 @@ unsigned app_cn_lost_peers(const struct app_conf *c, struct app_ctl *ctl, char *
  * (incarnation > 0: their dead incarnations' counters are in acc_prev),
  * this one included. */
 unsigned app_cn_restarted_peers(const struct app_conf *c, struct app_ctl *ctl, char *names,
+				size_t len);
+
+/** As app_cn_lost_peers(), the CNs whose announced restart did not claim
+ * its node in time (struct app_ctl.restart_missed), this one included. */
+unsigned app_cn_missed_restarts(const struct app_conf *c, struct app_ctl *ctl, char *names,
 				size_t len);
 
 /** As app_cn_lost_peers(), the peer CNs that were killed and whose

@@ -36,12 +36,14 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_common.h>
 #include <rte_errno.h>
 
 #include "dtxn_bench.h"
 #include "dtxn_fabric.h"
+#include "dtxn_sched.h"
 #include "dtxn_txn.h"
 #include "dtxn_txn_driver.h"
 #include "agent.h"
@@ -91,23 +93,59 @@ app_cn_start(const struct app_conf *c, struct app_ctl *ctl)
 	return APP_EXIT_OK;
 }
 
+/* The CNs whose announced restart has not claimed its node yet (bit J). */
+static uint64_t
+cn_pending(const struct app_ctl *ctl)
+{
+	return __atomic_load_n(&ctl->restart_pending, __ATOMIC_ACQUIRE);
+}
+
+/* With agents: the CNs whose process died during its run and that no
+ * survivor has settled yet (bit J): their recovery is still to come. */
+static uint64_t
+cn_unsettled(const struct app_conf *c, const struct app_ctl *ctl)
+{
+	uint64_t m = 0;
+
+	for (unsigned j = 0; j < c->cn && app_agents_on(c); j++)
+		if (app_role_slot_dead(&ctl->cn[j]) &&
+		    !__atomic_load_n(&ctl->cn[j].settled, __ATOMIC_ACQUIRE))
+			m |= UINT64_C(1) << j;
+	return m;
+}
+
 /*
- * Closes the cluster to restarts if every CN is DONE or gone (or @p force),
- * under the control block's lock, which a restart's claim holds while it
- * checks ctl->closed and takes its slot. @return whether it is closed.
+ * Closes the cluster to restarts if every CN is DONE or gone and no
+ * announced restart is pending, or if @p force. With @p expired (its bound
+ * passed) or @p force, an announced restart still pending is missed (one
+ * line) and no longer waited for. Under the control block's lock, which a
+ * restart's claim holds while it checks ctl->closed, takes its slot and
+ * clears its announcement. @return whether it is closed.
  */
 static bool
-cn_close(const struct app_conf *c, struct app_ctl *ctl, bool force)
+cn_close(const struct app_conf *c, struct app_ctl *ctl, bool force, bool expired)
 {
 	bool all = true;
+	uint64_t missed = 0;
 
 	rte_spinlock_lock(&ctl->lock);
 	for (unsigned j = 0; j < c->cn && !force; j++)
 		if (ctl->cn[j].state != APP_NODE_DONE && app_role_alive(ctl->cn[j].pid))
 			all = false; /* running, or a restart that claimed its node meanwhile */
+	if (force || expired) {
+		missed = ctl->restart_pending;
+		ctl->restart_missed |= missed;
+		ctl->restart_pending = 0;
+	}
+	if (ctl->restart_pending != 0 || (!expired && cn_unsettled(c, ctl) != 0))
+		all = false;
 	if (all || force)
 		__atomic_store_n(&ctl->closed, 1, __ATOMIC_RELEASE);
 	rte_spinlock_unlock(&ctl->lock);
+	for (unsigned j = 0; j < c->cn; j++)
+		if (missed & (UINT64_C(1) << j))
+			printf("dtxn: %s: cn%u's announced restart did not claim its node within %g s (--connect-timeout): the cluster closes without it\n",
+			       c->node, j, c->connect_timeout_s);
 	return all || force;
 }
 
@@ -115,8 +153,10 @@ void
 app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench_ctx *const *ctxs,
 	    unsigned n)
 {
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * 1000 * 1000 };
 	struct app_ctl_node *self = app_role_self(c, ctl);
 	struct app_conf wait_conf = *c;
+	uint64_t deadline = 0, said_pending = 0, said_unsettled = 0;
 
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned k = 0; k < RTE_DIM(self->acc); k++)
@@ -126,29 +166,70 @@ app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench_ctx
 		return; /* mlx5: no peer slots here */
 	/* the peers started with us and run as long: the timeout covers
 	 * stragglers; a peer whose process is gone (killed) is not waited for,
-	 * unless a restart claims its node before the cluster is closed */
+	 * unless a restart claims its node before the cluster is closed, and
+	 * an announced restart is waited for until it claims it (the bound:
+	 * --connect-timeout after every CN was done or gone) */
 	wait_conf.connect_timeout_s = c->connect_timeout_s + c->duration_s + c->warmup_s;
 	for (;;) {
 		bool late = app_role_wait_done(&wait_conf, ctl->cn, (unsigned)c->cn, "cn") != 0;
+		uint64_t pending = cn_pending(ctl), unsettled = cn_unsettled(c, ctl);
 
-		if (cn_close(c, ctl, late))
+		if (!late && (pending | unsettled) != 0 && deadline == 0)
+			deadline = dtxn_now_ns() + (uint64_t)(c->connect_timeout_s * 1e9);
+		if (!late && (pending & ~said_pending) != 0) {
+			printf("dtxn: %s: waiting for the announced restart of cn%u (up to %g s, --connect-timeout)\n",
+			       c->node, (unsigned)__builtin_ctzll(pending & ~said_pending), c->connect_timeout_s);
+			said_pending |= pending;
+		}
+		if (!late && (unsettled & ~said_unsettled) != 0) {
+			printf("dtxn: %s: waiting for the recovery of cn%u, whose process died (up to %g s, --connect-timeout)\n",
+			       c->node, (unsigned)__builtin_ctzll(unsettled & ~said_unsettled), c->connect_timeout_s);
+			said_unsettled |= unsettled;
+		}
+		fflush(stdout);
+		if (!late && (pending | unsettled) != 0 && dtxn_now_ns() < deadline) {
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (cn_close(c, ctl, late, (pending | unsettled) != 0 /* the bound passed */))
 			break;
 	}
 }
 
-/* A peer's counters: 0 lost, 1 handed over (DONE), 2 settled by a recovery. */
+/* A peer's counters: 0 lost, 1 handed over (DONE), 2 settled by a recovery,
+ * 3 only its dead incarnations' (acc_prev: a restart that claimed its node,
+ * then failed before its run and released the slot). */
 static int
 peer_counters(const struct app_ctl *ctl, unsigned j)
 {
-	if (__atomic_load_n(&ctl->cn[j].state, __ATOMIC_ACQUIRE) == APP_NODE_DONE)
+	uint32_t state = __atomic_load_n(&ctl->cn[j].state, __ATOMIC_ACQUIRE);
+
+	if (state == APP_NODE_DONE)
 		return 1;
+	if (state == APP_NODE_FREE && __atomic_load_n(&ctl->cn[j].incarnation, __ATOMIC_ACQUIRE) != 0)
+		return 3;
 	return __atomic_load_n(&ctl->cn[j].settled, __ATOMIC_ACQUIRE) ? 2 : 0;
 }
 
 /** peers_named(): the CNs served by a restarted process (incarnation > 0), this one included. */
 #define PEERS_RESTARTED 3
 
-/* Names of the peers whose counters are @p kind (peer_counters()), or of the restarted CNs. */
+/** peers_named(): the CNs whose announced restart was missed, this one included. */
+#define PEERS_MISSED 4
+
+/* Whether cnJ is named for @p kind (peers_named()). */
+static bool
+peer_is(const struct app_conf *c, struct app_ctl *ctl, int kind, unsigned j)
+{
+	if (kind == PEERS_RESTARTED)
+		return __atomic_load_n(&ctl->cn[j].incarnation, __ATOMIC_ACQUIRE) != 0;
+	if (kind == PEERS_MISSED)
+		return (__atomic_load_n(&ctl->restart_missed, __ATOMIC_ACQUIRE) >> j) & 1;
+	return j != c->node_idx && peer_counters(ctl, j) == kind;
+}
+
+/* Names of the peers whose counters are @p kind (peer_counters()), or of the
+ * restarted CNs, or of those whose announced restart was missed. */
 static unsigned
 peers_named(const struct app_conf *c, struct app_ctl *ctl, int kind, char *names, size_t len)
 {
@@ -158,8 +239,7 @@ peers_named(const struct app_conf *c, struct app_ctl *ctl, int kind, char *names
 	if (len > 0)
 		names[0] = '\0';
 	for (unsigned j = 0; j < c->cn; j++) {
-		if (kind == PEERS_RESTARTED ? __atomic_load_n(&ctl->cn[j].incarnation, __ATOMIC_ACQUIRE) == 0 :
-					      j == c->node_idx || peer_counters(ctl, j) != kind)
+		if (!peer_is(c, ctl, kind, j))
 			continue;
 		if (used < len)
 			used += (size_t)snprintf(names + used, len - used, "%scn%u", n ? ", " : "", j);
@@ -198,6 +278,12 @@ unsigned
 app_cn_restarted_peers(const struct app_conf *c, struct app_ctl *ctl, char *names, size_t len)
 {
 	return peers_named(c, ctl, PEERS_RESTARTED, names, len);
+}
+
+unsigned
+app_cn_missed_restarts(const struct app_conf *c, struct app_ctl *ctl, char *names, size_t len)
+{
+	return peers_named(c, ctl, PEERS_MISSED, names, len);
 }
 
 unsigned

@@ -179,6 +179,23 @@ bad:
 	return -1;
 }
 
+/* --announce-restart cnJ,...: CNs of the run, on --fabric shm (the
+ * announcement lives in the control block the processes share). */
+static int
+role_announce(struct app_conf *c)
+{
+	const char *a = c->announce_restart;
+
+	c->announce_mask = 0;
+	if (a[0] == '\0')
+		return 0;
+	if (strcmp(c->fabric, "shm") != 0) {
+		app_err("--announce-restart: only on --fabric shm (the processes share the control block there)");
+		return -1;
+	}
+	return app_cn_list_parse(c, "announce-restart", a, a, a + strlen(a), &c->announce_mask);
+}
+
 int
 app_role_validate(struct app_conf *c)
 {
@@ -188,9 +205,11 @@ app_role_validate(struct app_conf *c)
 		return -1;
 
 	if (strcmp(c->role, "all") == 0) {
-		if (c->node[0] != '\0' || app_conf_given(c, "connect_timeout")) {
+		if (c->node[0] != '\0' || app_conf_given(c, "connect_timeout") ||
+		    c->announce_restart[0] != '\0') {
 			app_err("--%s: only with --role mn or --role cn",
-				c->node[0] != '\0' ? "node" : "connect-timeout");
+				c->node[0] != '\0' ? "node" :
+				c->announce_restart[0] != '\0' ? "announce-restart" : "connect-timeout");
 			return -1;
 		}
 		return 0;
@@ -216,5 +235,7 @@ app_role_validate(struct app_conf *c)
 		return -1;
 	}
 	c->node_idx = (unsigned)idx;
+	if (role_announce(c) != 0)
+		return -1;
 	return role_nodes_check(c);
 }

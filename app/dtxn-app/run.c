@@ -35,6 +35,9 @@ struct app_worker {
 	struct dtxn_run_stats *stats;      /* written by the worker only */
 	struct dtxn_bench_ctx *ctx;        /* one per coordinator */
 	unsigned n_ctx;
+	/* coroutines that outlive the run: its CN's lingering agent (agent.h,
+	 * --role cn), so the worker is done when no more than these are alive */
+	unsigned resident;
 	volatile int done;
 	int rc;
 };
@@ -110,14 +113,17 @@ app_lcore_main(void *arg)
 	int rc = 0;
 
 	for (;;) {
+		bool idle = true;
+
 		for (unsigned j = lr->slot; j < r->n_workers; j += r->n_lcores) {
 			struct app_worker *aw = &r->workers[j];
+			unsigned alive = dtxn_sched_step_lc(dtxn_worker_sched(aw->w));
 
-			if (dtxn_sched_step_lc(dtxn_worker_sched(aw->w)) == 0 &&
-			    !__atomic_load_n(&aw->done, __ATOMIC_ACQUIRE))
+			if (alive <= aw->resident && !__atomic_load_n(&aw->done, __ATOMIC_ACQUIRE))
 				__atomic_store_n(&aw->done, 1, __ATOMIC_RELEASE);
+			idle = idle && alive == 0;
 		}
-		if (all_done(r) && !__atomic_load_n(&r->hold, __ATOMIC_ACQUIRE))
+		if (idle && all_done(r) && !__atomic_load_n(&r->hold, __ATOMIC_ACQUIRE))
 			break;
 	}
 	return rc;
@@ -531,6 +537,7 @@ build_workers(struct app_run *r)
 			struct app_agent *a = &r->agents[wi / r->per_cn];
 
 			a->fencing = true;
+			a->linger = 1; /* until the cluster is closed: agents_end() */
 			a->gate.inc = app_role_self(c, r->ctl)->incarnation;
 			(void)dtxn_worker_set_lease_gate(aw->w, &a->gate);
 		}
@@ -548,6 +555,7 @@ build_workers(struct app_run *r)
 			}
 			rc = app_agent_create(c, aw->w, (uint32_t)(n_coords + cn * APP_AGENT_COORDS),
 					      r->per_cn * (uint32_t)c->coroutines, a);
+			aw->resident = a->linger ? APP_AGENT_COORDS : 0;
 		}
 		if (rc != APP_EXIT_OK)
 			return rc;
@@ -654,6 +662,10 @@ check_and_report(struct app_run *r, double seconds)
 				dtxn_report_check(rep, "cluster_counters", true,
 						  "%s restarted: the counters of its dead incarnations were settled by their recovery, the live one's handed over",
 						  settled);
+			if (app_cn_missed_restarts(c, r->ctl, lost, sizeof(lost)) != 0)
+				dtxn_report_check(rep, "announced_restart", false,
+						  "%s: its announced restart did not claim its node within %g s of the end of the run (--connect-timeout): the cluster closed without it",
+						  lost, c->connect_timeout_s);
 		} else if (app_role_shared(c) && checker >= 0) {
 			printf("dtxn: %s: the invariants are checked by cn%d, for the whole cluster\n",
 			       c->node, checker);
@@ -699,6 +711,37 @@ cn_hand_over(struct app_run *r)
 			ctxs[n++] = &r->workers[i].ctx[k];
 	app_cn_done(c, r->ctl, ctxs, n);
 	free(ctxs);
+}
+
+/*
+ * --role cn, once the cluster is closed (app_cn_done()): the lingering
+ * agents end (the heartbeat leaves its lease: a clean end), then their
+ * worker is idle. Waits up to --connect-timeout (a recovery in progress
+ * finishes first; normally a beat).
+ */
+static void
+agents_end(struct app_run *r)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 1000 * 1000 };
+	unsigned n = r->agents == NULL ? 0 : r->n_workers / r->per_cn;
+	uint64_t deadline = dtxn_now_ns() + (uint64_t)(r->conf->connect_timeout_s * 1e9);
+	bool ended = false;
+
+	for (unsigned j = 0; j < n; j++)
+		__atomic_store_n(&r->agents[j].linger, 0, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < r->n_workers; i++) /* --txns: the run ended by its quota */
+		dtxn_sched_stop(dtxn_worker_sched(r->workers[i].w));
+	while (!ended && dtxn_now_ns() < deadline) {
+		ended = true;
+		for (unsigned j = 0; j < n; j++)
+			if (__atomic_load_n(&r->agents[j].ended, __ATOMIC_ACQUIRE) < APP_AGENT_COORDS)
+				ended = false;
+		if (!ended)
+			nanosleep(&ts, NULL);
+	}
+	if (!ended)
+		app_err("--node %s: its CN agent did not end within %g s (--connect-timeout)",
+			r->conf->node, r->conf->connect_timeout_s);
 }
 
 static void
@@ -825,6 +868,7 @@ app_run(const struct app_conf *c)
 		mn_gone_exit(&r, APP_EXIT_FENCED);
 	if (r.ctl != NULL) { /* peers may still need our answers (Lotus) until they are done */
 		cn_hand_over(&r);
+		agents_end(&r);
 		for (unsigned j = 0; r.agents != NULL && j < r.n_workers / r.per_cn; j++)
 			if (app_agent_settle(&r.agents[j]) != 0) /* a fenced peer outlived the run */
 				app_err("--node %s: a fenced peer CN's process still lives: its counters are not settled",

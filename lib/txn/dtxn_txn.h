@@ -849,6 +849,18 @@ int dtxn_worker_set_lease_gate(struct dtxn_worker *w, struct dtxn_lease_gate *g)
 
 /** Lets coordinator @p c post past its worker's lease gate (the agent's own coroutines). */
 void dtxn_coord_lease_exempt(struct dtxn_coord *c);
+
+/**
+ * Keeps coordinator @p c running after its worker is asked to stop: while
+ * *@p flag is nonzero, dtxn_coord_stopping(@p c) returns false, so what it
+ * runs does not give up as in a stopping run (a CN agent that recovers a
+ * peer dying after this CN's run ended; doc/guides/cluster.md, "A second
+ * death of the same CN"). Its worker's scheduler still ends only when
+ * every coroutine has returned. @p flag (NULL: none) may be written by
+ * any thread (read with acquire loads) and must outlive the coordinator.
+ * Main lcore, before the worker runs.
+ */
+void dtxn_coord_set_linger(struct dtxn_coord *c, const uint32_t *flag);
 /** @} */
 
 struct dtxn_hist_buf; /* lib/check/dtxn_check.h */

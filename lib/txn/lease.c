@@ -293,6 +293,13 @@ dtxn_coord_lease_exempt(struct dtxn_coord *c)
 		txn_coord_of(c)->lease_exempt = true;
 }
 
+void
+dtxn_coord_set_linger(struct dtxn_coord *c, const uint32_t *flag)
+{
+	if (c != NULL)
+		txn_coord_of(c)->linger = flag;
+}
+
 int
 dtxn_lease_leave(struct dtxn_coord *c, const struct dtxn_lease_gate *g)
 {

@@ -79,6 +79,7 @@ struct txn_coord {
 	struct txn_aux_heap aux[DTXN_MAX_TABLES]; /**< aux areas for inserts (aux.c) */
 	struct dtxn_heap_chunk delta[DTXN_MAX_TABLES]; /**< delta areas (aux.c, dtxn_txn_delta_take()) */
 	bool lease_exempt;             /**< posts past the worker's lease gate (the agent) */
+	const uint32_t *linger;        /**< dtxn_coord_set_linger(); NULL: none */
 };
 
 /** A worker as lib/txn keeps it. */

@@ -395,6 +395,10 @@ fail:
 bool
 dtxn_coord_stopping(const struct dtxn_coord *c)
 {
+	const uint32_t *linger = txn_coord_of((struct dtxn_coord *)(uintptr_t)c)->linger;
+
+	if (linger != NULL && __atomic_load_n(linger, __ATOMIC_ACQUIRE) != 0)
+		return false; /* dtxn_coord_set_linger() */
 	return dtxn_sched_stopping(c->worker->sched);
 }
 

@@ -419,6 +419,39 @@ test_seed_and_names(void **state)
 	assert_string_equal(names, "");
 }
 
+/* --announce-restart (role_conf.c, doc/guides/cluster.md "Announced
+ * restarts"): CNs of the cluster file, each once, only with --role mn|cn */
+static void
+test_announce_restart(void **state)
+{
+	const char *ini = write_file("announce.ini",
+				     "[cluster]\nmn = 1\ncn = 2\nthreads = 1\ncoroutines = 2\n"
+				     "replicas = 1\nnic = none\nfabric = shm\n"
+				     "[nodes]\nmn0 = 0@0\ncn0 = 0@0,1@1\ncn1 = 0@1,1@0\n");
+	static const struct {
+		const char *list;
+		int rc;
+		uint64_t mask;
+	} cases[] = {
+		{ "cn1", 0, 2 }, { "cn1,cn0", 0, 3 },
+		{ "cn2", -1, 0 },  /* not a CN of this cluster */
+		{ "cn1,cn1", -1, 0 }, { "cn1,", -1, 0 }, { "mn0", -1, 0 }, { "cnx", -1, 0 },
+	};
+	struct app_conf c;
+
+	(void)state;
+	for (unsigned i = 0; i < RTE_DIM(cases); i++) {
+		assert_int_equal(parse(&c, "--role", "mn", "--node", "mn0", "--cluster", ini,
+				       "--announce-restart", cases[i].list, NULL), 0);
+		assert_int_equal(app_validate(&c), cases[i].rc);
+		if (cases[i].rc == 0)
+			assert_int_equal(c.announce_mask, cases[i].mask);
+	}
+	/* the embedded run has no control block to announce in */
+	assert_int_equal(parse(&c, "--announce-restart", "cn0", NULL), 0);
+	assert_int_equal(app_validate(&c), -1);
+}
+
 int
 main(void)
 {
@@ -434,6 +467,7 @@ main(void)
 		cmocka_unit_test(test_model_ranges),
 		cmocka_unit_test(test_out_paths),
 		cmocka_unit_test(test_seed_and_names),
+		cmocka_unit_test(test_announce_restart),
 	};
 	char tmpl[] = "/tmp/ut_args.XXXXXX";
 	int rc;
