@@ -130,12 +130,6 @@ app_fabric_open(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric
 		return APP_EXIT_USAGE;
 	}
 	fc->mn_region_size = *region;
-	if ((fc->multi_process || app_role_split(c)) && dtxn_db_catalog(db)->msg_bytes != 0) {
-		/* the MN's replies are WRITEs into CN memory registered in one process (rpc.md) */
-		app_err("--cc-opts %s: RRPC to the MNs needs one process (--role all); across processes use the protocol's message transport",
-			c->cc_opts);
-		return APP_EXIT_USAGE;
-	}
 	rc = app_memory_check(c, db, fc, n_workers); /* memory.c: before anything large */
 	if (rc != APP_EXIT_OK)
 		return rc;

@@ -416,9 +416,11 @@ typedef void (*dtxn_fabric_write_fn)(void *arg, uint64_t off, uint32_t len);
  * Registers memory of CN @p cn for one-sided WRs from other nodes, as
  * ibv_reg_mr on the CN would: afterwards a QP to @p cn may post READ,
  * WRITE and atomics at DTXN_RADDR(cn, off), off < @p size, and they take
- * effect on @p base + off (RRPC's message rings, lib/rpc). Only in one
- * process (the embedded cluster, shm or sim): the memory is this
- * process's. Main lcore, before the QPs that use it post.
+ * effect on @p base + off (RRPC's message rings, lib/rpc). The WRs this
+ * process posts are applied here: in one process (the embedded cluster,
+ * shm or sim) any memory of it; across processes (shm multi_process) a
+ * memzone the CN process reserved and this process looked up (lib/rpc
+ * rrpc_shared.c). Main lcore, before the QPs that use it post.
  *
  * @param base      8-byte aligned, @p size bytes, owned by the caller
  *   until dtxn_fabric_cn_mr_dereg().
@@ -426,7 +428,7 @@ typedef void (*dtxn_fabric_write_fn)(void *arg, uint64_t off, uint32_t len);
  *   sim loop uses it to wake the thread that polls the memory).
  * @return 0; -EINVAL (@p f or @p base NULL, @p cn not a CN, @p size 0 or
  *   over DTXN_RADDR_OFF_MASK, @p base misaligned); -EEXIST (memory
- *   already registered for @p cn); -ENOTSUP (a multi-process fabric).
+ *   already registered for @p cn).
  */
 int dtxn_fabric_cn_mr_reg(struct dtxn_fabric *f, uint16_t cn, void *base, uint64_t size,
 			  dtxn_fabric_write_fn on_write, void *arg);

@@ -246,8 +246,6 @@ dtxn_fabric_cn_mr_reg(struct dtxn_fabric *f, uint16_t cn, void *base, uint64_t s
 	    cn >= (unsigned)f->conf.n_mn + f->conf.n_cn || size == 0 ||
 	    size > DTXN_RADDR_OFF_MASK || ((uintptr_t)base & 7) != 0)
 		return -EINVAL;
-	if (f->conf.multi_process)
-		return -ENOTSUP;
 	mr = &f->cn_mr[cn];
 	if (mr->base != NULL)
 		return -EEXIST;

@@ -117,10 +117,17 @@ struct dtxn_rrpc_stats {
  * Creates the domain of fabric @p f: for each CN, max_workers x (n_mn +
  * n_cn) rings of 64 + buckets x DTXN_RRPC_BUCKET_BYTES bytes, zeroed and
  * registered (dtxn_fabric_cn_mr_reg()). Main lcore, before the workers.
+ * On a multi-process fabric (--role cn / mn) nothing is allocated here:
+ * a CN process reserves its own CN's memory as a named memzone when its
+ * first rrpc is created, and an MN's service (dtxn_rrpc_mn_create())
+ * looks it up and registers it when that CN's first request lands; the
+ * rrpcs then have Rockets to the MNs only (no CN-to-CN rings).
  *
  * @return the domain, or NULL with rte_errno: EINVAL (NULL or short
  *   conf, max_workers or buckets out of range), ENOMEM, ENOTSUP (a
- *   multi-process fabric), EEXIST (a CN's memory is registered already).
+ *   multi-process fabric with no MN rings (mn_ring_off 0), with zc_bytes,
+ *   or whose incarnation is not 0: a restarted CN cannot rejoin the
+ *   rings), EEXIST (a CN's memory is registered already).
  */
 struct dtxn_rrpc_domain *dtxn_rrpc_domain_create(struct dtxn_fabric *f,
 						 const struct dtxn_rrpc_domain_conf *conf);

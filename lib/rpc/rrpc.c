@@ -96,7 +96,7 @@ dtxn_rrpc_domain_destroy(struct dtxn_rrpc_domain *d)
 {
 	if (d == NULL)
 		return;
-	for (unsigned n = d->n_mn; n < d->n_nodes; n++) {
+	for (unsigned n = d->n_mn; n < d->n_nodes && !d->shared; n++) {
 		if (d->mem[n] == NULL)
 			continue;
 		dtxn_fabric_cn_mr_dereg(d->f, (uint16_t)n);
@@ -127,7 +127,9 @@ dtxn_rrpc_domain_create(struct dtxn_fabric *f, const struct dtxn_rrpc_domain_con
 						    conf->zc_bytes > (UINT64_C(1) << 32)))
 		goto fail0;
 	fc = dtxn_fabric_conf(f);
-	if (fc->multi_process) {
+	/* across processes: RRPC to the MNs only, and no rejoin (a new incarnation's rings) */
+	if (fc->multi_process && (conf->mn_ring_off == 0 || conf->zc_bytes != 0 ||
+				  fc->incarnation != 0)) {
 		rc = -ENOTSUP;
 		goto fail0;
 	}
@@ -156,7 +158,8 @@ dtxn_rrpc_domain_create(struct dtxn_fabric *f, const struct dtxn_rrpc_domain_con
 	rc = -ENOMEM;
 	if (d->by_worker == NULL)
 		goto fail;
-	for (unsigned n = d->n_mn; n < d->n_nodes; n++) {
+	d->shared = fc->multi_process != 0;
+	for (unsigned n = d->n_mn; n < d->n_nodes && !d->shared; n++) {
 		d->mem[n] = rte_zmalloc_socket("dtxn_rrpc_mem", d->region_bytes, RTE_CACHE_LINE_SIZE,
 					       conf->socket_id);
 		if (d->mem[n] == NULL) {
@@ -675,6 +678,11 @@ dtxn_rrpc_create(struct dtxn_rrpc_domain *d, struct dtxn_worker *w)
 		rc = -EEXIST;
 		goto fail0;
 	}
+	if (d->shared) {
+		rc = rrpc_shared_own(d, w->cn_node, w->socket_id);
+		if (rc != 0)
+			goto fail0;
+	}
 	r = rte_zmalloc_socket("dtxn_rrpc", sizeof(*r), RTE_CACHE_LINE_SIZE, w->socket_id);
 	if (r == NULL) {
 		rc = -ENOMEM;
@@ -694,8 +702,8 @@ dtxn_rrpc_create(struct dtxn_rrpc_domain *d, struct dtxn_worker *w)
 	for (unsigned n = d->mn_ring_off != 0 ? 0 : d->n_mn; n < d->n_nodes; n++) {
 		struct rrpc_peer *p;
 
-		if (n == w->cn_node)
-			continue;
+		if (n == w->cn_node || (d->shared && n >= d->n_mn))
+			continue; /* across processes: no CN-to-CN rings */
 		p = &r->peer[r->n_peers++];
 		r->by_node[n] = p;
 		rc = n < d->n_mn ? rrpc_peer_init_mn(r, p, (uint16_t)n)

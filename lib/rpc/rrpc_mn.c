@@ -41,6 +41,9 @@ struct dtxn_rrpc_mn {
 	struct dtxn_qp *qp[DTXN_MAX_NODES]; /**< to each CN, by node id */
 	struct rrpc_peer *peers;           /**< [cn_idx * max_workers + k] */
 	bool watched;
+	bool shared;                       /**< multi-process: CN memory attached on first use */
+	uint64_t cn_bytes;                 /**< bytes of a CN's message memory */
+	bool attached[DTXN_MAX_NODES];     /**< shared: CN memory registered, by node id */
 	/* the batch being collected */
 	unsigned n;
 	unsigned handled;
@@ -131,6 +134,24 @@ rrpc_mn_on_msg(void *arg, const struct rrpc_msg_hdr *h, const uint8_t *payload)
 	m->n++;
 }
 
+/* Multi-process: whether CN @p node's memory is registered (looked up on first use). */
+static bool
+rrpc_mn_attach(struct dtxn_rrpc_mn *m, uint16_t node)
+{
+	int rc;
+
+	if (m->attached[node])
+		return true;
+	rc = rrpc_shared_attach(m->f, node, m->cn_bytes);
+	if (rc == 0 || rc == -EEXIST) {
+		m->attached[node] = true;
+		RRPC_LOG(DEBUG, "MN %u: CN %u's message memory attached", m->mn, node);
+	} else if (rc != -ENOENT) {
+		m->st.bad++;
+	}
+	return m->attached[node];
+}
+
 unsigned
 dtxn_rrpc_mn_poll(struct dtxn_rrpc_mn *m)
 {
@@ -144,6 +165,9 @@ dtxn_rrpc_mn_poll(struct dtxn_rrpc_mn *m)
 			.m = m, .p = &m->peers[i], .worker = (uint16_t)(i % m->max_workers),
 		};
 
+		/* a CN posts only after reserving its memory: until found, nothing to take */
+		if (m->shared && !rrpc_mn_attach(m, m->peers[i].node))
+			continue;
 		buckets += rrpc_peer_take(&m->io, &m->peers[i], rrpc_mn_on_msg, &x);
 	}
 	rrpc_mn_run(m);
@@ -162,6 +186,9 @@ dtxn_rrpc_mn_destroy(struct dtxn_rrpc_mn *m)
 		return;
 	if (m->watched)
 		dtxn_fabric_mn_unwatch(m->f, m->mn);
+	for (unsigned n = 0; m->shared && n < DTXN_MAX_NODES; n++)
+		if (m->attached[n])
+			dtxn_fabric_cn_mr_dereg(m->f, (uint16_t)n);
 	for (unsigned i = 0; m->peers != NULL && i < m->n_peers; i++)
 		rrpc_peer_free(&m->peers[i]);
 	for (unsigned n = 0; n < DTXN_MAX_NODES; n++)
@@ -223,6 +250,8 @@ dtxn_rrpc_mn_create(struct dtxn_rrpc_domain *d, const struct dtxn_rrpc_mn_conf *
 	m->io.sched = conf->sched;
 	m->io.st = &m->st;
 	m->n_cn = d->n_nodes - d->n_mn;
+	m->shared = d->shared;
+	m->cn_bytes = d->region_bytes;
 	m->n_peers = m->n_cn * d->max_workers;
 	m->peers = rte_zmalloc_socket("dtxn_rrpc_mn_peers", sizeof(*m->peers) * m->n_peers,
 				      RTE_CACHE_LINE_SIZE, conf->socket_id);

@@ -56,6 +56,7 @@ struct dtxn_rrpc_domain {
 	uint64_t ring_bytes;
 	uint64_t region_bytes;             /**< per CN */
 	uint8_t *mem[DTXN_MAX_NODES];      /**< CN message memory, by node id */
+	bool shared;                       /**< multi-process: mem[] are memzones (rrpc_shared.c) */
 	struct dtxn_rrpc **by_worker;      /**< [cn - n_mn][k] */
 };
 
@@ -146,5 +147,23 @@ unsigned rrpc_peer_take(const struct rrpc_io *io, struct rrpc_peer *p, rrpc_msg_
 
 /** Bytes of an MN's RRPC service besides its Rockets and QPs (rrpc_mn.c; footprints). */
 size_t rrpc_mn_size(void);
+
+/**
+ * Multi-process, the CN side: reserves (or, for a second worker, looks up)
+ * CN @p cn's message memory as a memzone the MN processes can find, and
+ * sets d->mem[@p cn]. Main lcore or the worker's, before its rrpc posts.
+ * @return 0; -ENOMEM (no memory), -EEXIST (a memzone of that name but
+ *   too small), or the memzone's -errno.
+ */
+int rrpc_shared_own(struct dtxn_rrpc_domain *d, uint16_t cn, int socket_id);
+
+/**
+ * Multi-process, the MN side: looks up CN @p cn's message memory
+ * (rrpc_shared_own() in the CN process) and registers its first @p bytes
+ * with fabric @p f, so the MN's replies can be WRITten there.
+ * @return 0; -ENOENT (the CN has not reserved it yet: try again later);
+ *   -EINVAL (smaller than @p bytes); dtxn_fabric_cn_mr_reg()'s errors.
+ */
+int rrpc_shared_attach(struct dtxn_fabric *f, uint16_t cn, uint64_t bytes);
 
 #endif /* DTXN_RRPC_PEER_H */

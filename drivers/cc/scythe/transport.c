@@ -61,8 +61,8 @@ scythe_tp_db_init(struct dtxn_db *db, struct scythe_shared *sh)
 		SCYTHE_LOG(ERR, "rpc=rrpc: the db conf names no CNs and workers per CN (n_cn, cn_workers): no MN rings");
 		return -EINVAL;
 	}
-	if (dtxn_fabric_conf(db->fabric)->multi_process) {
-		SCYTHE_LOG(ERR, "rpc=rrpc: RRPC's replies go into CN memory registered in this process; across processes use rpc=msg");
+	if (dtxn_fabric_conf(db->fabric)->incarnation != 0) {
+		SCYTHE_LOG(ERR, "rpc=rrpc: a restarted CN cannot rejoin RRPC's rings (doc/guides/scythe.md, Not done); use rpc=msg");
 		return -ENOTSUP;
 	}
 	sh->rrpc = dtxn_rrpc_domain_create(db->fabric, &dc);
