@@ -458,6 +458,26 @@ void dtxn_fabric_mn_unwatch(struct dtxn_fabric *f, uint16_t mn);
 /** Undoes dtxn_fabric_cn_mr_reg() (no WR to it outstanding). Unknown @p cn: no-op. */
 void dtxn_fabric_cn_mr_dereg(struct dtxn_fabric *f, uint16_t cn);
 
+/**
+ * A zone of memory shared by the processes of one cluster (one DPDK
+ * --file-prefix; shm across processes, ARCHITECTURE.md "Processes"):
+ * the first caller of any process reserves it (cache-line aligned) and
+ * zeroes it, later callers map the same memory. CPU-shared control state
+ * (fences, routes, side tables, reply rings), never MN memory (that is
+ * reached only through WRs). Control path (start-up); concurrent callers
+ * are serialised by the memzone lock.
+ *
+ * @param name  memzone name, at most RTE_MEMZONE_NAMESIZE - 1 chars.
+ * @param len   bytes (> 0).
+ * @param socket_id  NUMA socket of a new zone, or SOCKET_ID_ANY.
+ * @param first  set true if this call reserved (and zeroed) the zone,
+ *   false if it found it; may be NULL.
+ * @return the zone's address; NULL with rte_errno: ENOMEM/ENOSPC (no
+ *   memory or memzone slots), EEXIST (a zone of that name smaller than
+ *   @p len), EINVAL (bad name or @p len).
+ */
+void *dtxn_fabric_shared_zone(const char *name, size_t len, int socket_id, bool *first);
+
 /** The RNIC state of node @p node (busy fractions); NULL if not modelled. */
 const struct dtxn_nic_state *dtxn_fabric_nic_state(const struct dtxn_fabric *f,
 						   uint16_t node);

@@ -31,23 +31,16 @@ int
 rrpc_shared_own(struct dtxn_rrpc_domain *d, uint16_t cn, int socket_id)
 {
 	char name[RTE_MEMZONE_NAMESIZE];
-	const struct rte_memzone *mz;
+	uint8_t *mem;
 
 	if (__atomic_load_n(&d->mem[cn], __ATOMIC_ACQUIRE) != NULL)
 		return 0;
 	rrpc_mz_name(d->f, cn, name, sizeof(name));
-	mz = rte_memzone_reserve_aligned(name, d->region_bytes, socket_id, 0,
-					 RTE_CACHE_LINE_SIZE);
-	if (mz != NULL) {
-		memset(mz->addr, 0, d->region_bytes);
-	} else if (rte_errno == EEXIST) {
-		mz = rte_memzone_lookup(name); /* another worker of this CN reserved it */
-		if (mz == NULL || mz->len < d->region_bytes)
-			return -EEXIST;
-	} else {
+	/* another worker of this CN may have reserved it: then it is found */
+	mem = dtxn_fabric_shared_zone(name, d->region_bytes, socket_id, NULL);
+	if (mem == NULL)
 		return -rte_errno;
-	}
-	__atomic_store_n(&d->mem[cn], (uint8_t *)mz->addr, __ATOMIC_RELEASE);
+	__atomic_store_n(&d->mem[cn], mem, __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -37,7 +37,6 @@
 #include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
-#include <rte_memzone.h>
 #include <rte_pause.h>
 
 #include "txn_private.h"
@@ -78,7 +77,6 @@ dtxn_fa_create(const struct dtxn_db *db)
 	const struct dtxn_fabric_conf *fc = dtxn_fabric_conf(db->fabric);
 	size_t len = sizeof(struct fa_entry) * FA_ENTRIES;
 	struct dtxn_fa_table *fa;
-	const struct rte_memzone *mz;
 
 	if (fc == NULL || (strcmp(fc->driver, "shm") != 0 && strcmp(fc->driver, "sim") != 0)) {
 		rte_errno = ENOTSUP; /* CNs that share no memory: not classified */
@@ -94,12 +92,9 @@ dtxn_fa_create(const struct dtxn_db *db)
 		return fa;
 	}
 	fa->mz = true;
-	mz = rte_memzone_reserve(FA_MZ, len, SOCKET_ID_ANY, RTE_MEMZONE_SIZE_HINT_ONLY);
-	if (mz != NULL)
-		memset(mz->addr, 0, len); /* the first process, before any worker */
-	else if (rte_errno != EEXIST || (mz = rte_memzone_lookup(FA_MZ)) == NULL)
+	fa->e = dtxn_fabric_shared_zone(FA_MZ, len, SOCKET_ID_ANY, NULL);
+	if (fa->e == NULL)
 		goto fail;
-	fa->e = mz->addr;
 	return fa;
 fail:
 	rte_free(fa);

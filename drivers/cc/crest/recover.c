@@ -52,7 +52,6 @@
 
 #include <rte_errno.h>
 #include <rte_malloc.h>
-#include <rte_memzone.h>
 
 #include "crest_private.h"
 
@@ -65,7 +64,6 @@ int
 crest_fence_init(struct crest_shared_rec *r, uint32_t n_coords, bool multi_process)
 {
 	size_t len = sizeof(struct crest_fence) + n_coords;
-	const struct rte_memzone *mz;
 
 	r->n_coords = n_coords;
 	if (!multi_process) {
@@ -73,14 +71,8 @@ crest_fence_init(struct crest_shared_rec *r, uint32_t n_coords, bool multi_proce
 		return r->fence == NULL ? -ENOMEM : 0;
 	}
 	r->mz = true;
-	mz = rte_memzone_reserve(CREST_FENCE_MZ, len, SOCKET_ID_ANY, RTE_MEMZONE_SIZE_HINT_ONLY);
-	if (mz != NULL) {
-		memset(mz->addr, 0, len); /* the first process, before any worker */
-	} else if (rte_errno != EEXIST || (mz = rte_memzone_lookup(CREST_FENCE_MZ)) == NULL) {
-		return -ENOMEM;
-	}
-	r->fence = mz->addr;
-	return 0;
+	r->fence = dtxn_fabric_shared_zone(CREST_FENCE_MZ, len, SOCKET_ID_ANY, NULL);
+	return r->fence == NULL ? -ENOMEM : 0;
 }
 
 void

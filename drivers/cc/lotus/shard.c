@@ -46,7 +46,7 @@
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
-#include <rte_memzone.h>
+#include <rte_memory.h>
 
 #include "lotus_private.h"
 
@@ -64,24 +64,21 @@ shard_fill(const struct lotus_shared *sh, struct lotus_route *rt)
 int
 lotus_shard_init(struct lotus_shared *sh, bool multi_process)
 {
-	const struct rte_memzone *mz;
+	bool first;
 
 	if (!multi_process) {
 		sh->rt = &sh->route;
 		shard_fill(sh, sh->rt);
 		return 0;
 	}
-	mz = rte_memzone_reserve(LOTUS_ROUTE_MZ, sizeof(struct lotus_route), SOCKET_ID_ANY,
-				 RTE_MEMZONE_SIZE_HINT_ONLY);
-	if (mz != NULL) {
-		memset(mz->addr, 0, sizeof(struct lotus_route));
-		sh->rt = mz->addr;
+	sh->rt = dtxn_fabric_shared_zone(LOTUS_ROUTE_MZ, sizeof(struct lotus_route), SOCKET_ID_ANY,
+					 &first);
+	if (sh->rt == NULL)
+		return -ENOMEM;
+	if (first) {
 		shard_fill(sh, sh->rt);
 		return 0;
 	}
-	if (rte_errno != EEXIST || (mz = rte_memzone_lookup(LOTUS_ROUTE_MZ)) == NULL)
-		return -ENOMEM;
-	sh->rt = mz->addr;
 	/* the reserver fills it at once: control path, before any worker */
 	for (unsigned ms = 0; !__atomic_load_n(&sh->rt->ready, __ATOMIC_ACQUIRE); ms++) {
 		if (ms == 1000)
