@@ -54,9 +54,12 @@ struct app_agent {
 	struct dtxn_lease_gate gate; /**< fencing: this CN's lease (inc set by the caller) */
 	/**
 	 * Optional: the time by which every WR a dead node posted has taken
-	 * effect (the simulator's dtxn_sim_node_drained_ns()): the watcher
-	 * waits for it before it recovers the node, as an MN would flush a
-	 * dead CN's QPs. NULL: at once (shm executes a WR when it is posted).
+	 * effect: the watcher waits for it before it recovers the node, as
+	 * the RNIC goes on executing what the dead CN gave it. The simulator:
+	 * dtxn_sim_node_drained_ns(); --role cn on shm: the dead process's
+	 * WRs are applied in the call (dtxn_fabric_drain_node(): shm's WRs
+	 * are executed by the posting process's poller, which died), 0.
+	 * NULL: at once.
 	 */
 	uint64_t (*drained_ns)(void *arg, uint16_t node);
 	void *drained_arg;

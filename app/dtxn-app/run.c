@@ -491,6 +491,29 @@ cn_settle_dead(void *arg, const struct dtxn_recovery *rec)
 	return app_cn_settle_dead(r->conf, r->ctl, rec);
 }
 
+/*
+ * struct app_agent.drained_ns of a --role cn process (shm across
+ * processes): what a dead CN process had posted takes effect now, before
+ * its recovery reads MN memory (dtxn_fabric_drain_node()); a process
+ * still alive (fenced, paused) keeps its WRs, which its lost lease
+ * refuses when it runs again. Runs on the watcher's lcore.
+ */
+static uint64_t
+cn_drain_dead(void *arg, uint16_t node)
+{
+	struct app_run *r = arg;
+	const struct app_ctl_node *dead = &r->ctl->cn[node - r->conf->mn];
+	int n;
+
+	if (app_role_alive(__atomic_load_n(&dead->pid, __ATOMIC_ACQUIRE)))
+		return 0;
+	n = dtxn_fabric_drain_node(r->fabric, node);
+	if (n > 0)
+		printf("dtxn: %s: %d WRs the dead process of node %u had posted took effect before its recovery\n",
+		       r->conf->node, n, node);
+	return 0;
+}
+
 static int
 build_workers(struct app_run *r)
 {
@@ -552,6 +575,8 @@ build_workers(struct app_run *r)
 			if (r->ctl != NULL) { /* a killed CN process's counters */
 				a->recovered = cn_settle_dead;
 				a->recovered_arg = r;
+				a->drained_ns = cn_drain_dead;
+				a->drained_arg = r;
 			}
 			rc = app_agent_create(c, aw->w, (uint32_t)(n_coords + cn * APP_AGENT_COORDS),
 					      r->per_cn * (uint32_t)c->coroutines, a);

@@ -478,6 +478,37 @@ void dtxn_fabric_cn_mr_dereg(struct dtxn_fabric *f, uint16_t cn);
  */
 void *dtxn_fabric_shared_zone(const char *name, size_t len, int socket_id, bool *first);
 
+/**
+ * Applies now the one-sided WRs that CN @p node's process posted and that
+ * have not taken effect yet, as the RNIC it gave them to would have: a
+ * real RNIC executes what was posted whatever happens to the process,
+ * and Motor, OOCC, Scythe and CREST count a txn committed once its commit
+ * batch is posted (dtxn_batch_run_decide()), which a recovery must then
+ * find applied (doc/guides/cluster.md, "Recovery"). WRITE, CAS, masked
+ * CAS and FAA on MN regions, in each QP's order, without the lease check
+ * (they were posted under the dead process's lease); READs and SENDs are
+ * dropped (their requester is gone), and so is a WR whose payload or
+ * result buffer lies outside DPDK memory (the dead process's own). A post
+ * is all or nothing (one doorbell), so a process killed while posting
+ * leaves no part of a chain. Limit: a process killed while applying an
+ * atomic, after its effect and before it moved on, has it applied twice:
+ * harmless for a CAS or masked CAS (the compare then fails), a gap for an
+ * FAA (timestamp marks, chunk counters).
+ *
+ * The caller must know the process gone (fail-stop: not paused, not
+ * fenced and alive; its QPs are then nobody's), e.g. the survivor that
+ * recovers it (app/dtxn-app's agent), before the recovery reads MN memory.
+ * Control path; QPs of other nodes may post meanwhile.
+ *
+ * @param node  a CN's fabric node id (n_mn .. n_mn + n_cn - 1).
+ * @return the number of WRs applied (>= 0); -EINVAL (@p f NULL, @p node
+ *   not a CN); -ENOTSUP: the driver has nothing to drain (sim: its
+ *   simulated RNICs go on after a node's death, dtxn_sim_node_drained_ns();
+ *   mlx5: a dead process's QPs are destroyed by the kernel, what they had
+ *   not executed is flushed).
+ */
+int dtxn_fabric_drain_node(struct dtxn_fabric *f, uint16_t node);
+
 /** The RNIC state of node @p node (busy fractions); NULL if not modelled. */
 const struct dtxn_nic_state *dtxn_fabric_nic_state(const struct dtxn_fabric *f,
 						   uint16_t node);

@@ -110,7 +110,10 @@ typedef unsigned (*dtxn_cq_poll_t)(struct dtxn_cq *cq, struct dtxn_cqe *cqes, un
 /** See dtxn_cq_kick(); may be NULL in the ops table (real time: nothing to do). */
 typedef void (*dtxn_cq_kick_t)(struct dtxn_cq *cq);
 
-/** A fabric driver. Every member but nic_state and cq_kick is mandatory. */
+/** See dtxn_fabric_drain_node(); may be NULL in the ops table (-ENOTSUP). */
+typedef int (*dtxn_fabric_drain_node_t)(struct dtxn_fabric *f, uint16_t node);
+
+/** A fabric driver. Every member but nic_state, cq_kick and drain_node is mandatory. */
 struct dtxn_fabric_ops {
 	const char *name;
 	dtxn_fabric_open_t open;
@@ -125,6 +128,7 @@ struct dtxn_fabric_ops {
 	dtxn_qp_post_recv_t post_recv;
 	dtxn_cq_poll_t poll;
 	dtxn_cq_kick_t cq_kick;
+	dtxn_fabric_drain_node_t drain_node;
 };
 
 /**

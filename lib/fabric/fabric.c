@@ -220,6 +220,16 @@ dtxn_fabric_conf(const struct dtxn_fabric *f)
 }
 
 int
+dtxn_fabric_drain_node(struct dtxn_fabric *f, uint16_t node)
+{
+	if (f == NULL || node < f->conf.n_mn || node >= f->conf.n_mn + f->conf.n_cn)
+		return -EINVAL;
+	if (f->ops->drain_node == NULL)
+		return -ENOTSUP;
+	return f->ops->drain_node(f, node);
+}
+
+int
 dtxn_fabric_set_lease(struct dtxn_fabric *f, const uint64_t *until_ns, uint64_t slack_ns)
 {
 	if (f == NULL)

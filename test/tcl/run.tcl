@@ -26,6 +26,12 @@ source $suite
 
 set passed $::tcltest::numTests(Passed)
 set failed $::tcltest::numTests(Failed)
+# DTXN_TEST_KEEP=1 keeps a copy of the run's files (logs, reports) for a
+# post-mortem: cleanupTests deletes what the tests created in its tmpdir
+if {[info exists ::env(DTXN_TEST_KEEP)]} {
+    file copy -force $::tmproot $::tmproot.kept
+    puts "kept $::tmproot.kept"
+}
 cleanupTests 1
 file delete -force $::tmproot
 puts "$passed passed, $failed failed"

@@ -21,7 +21,9 @@
 #include <rte_errno.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_memory.h>
+#include <rte_string_fns.h>
 
 #include "dtxn_fabric.h"
 #include "dtxn_fabric_driver.h"
@@ -453,6 +455,81 @@ test_mn_watch(void **state)
 	dtxn_fabric_mn_unwatch(env->f, DTXN_MAX_NODES); /* no-op */
 }
 
+/*
+ * dtxn_fabric_drain_node() (a dead CN process's posted WRs, shm): WRs
+ * posted but not yet due (a 120 s round trip) take effect in the call, in
+ * order, as the RNIC would have applied them; READs, and a WRITE whose
+ * payload is outside DPDK memory (a dead process's stack), are dropped;
+ * a second call finds nothing; nodes that are not CNs are refused.
+ */
+static void
+test_drain_node(void **state)
+{
+	struct dtxn_fabric_conf c = {
+		.size = sizeof(c), .driver = "shm", .n_mn = TF_N_MN, .n_cn = TF_N_CN,
+		.mn_region_size = TF_REGION, .socket_id = SOCKET_ID_ANY, .name = "tdrain",
+	};
+	uint64_t *old = rte_zmalloc("tdrain_old", 3 * sizeof(uint64_t), 8);
+	uint8_t *heap = rte_zmalloc("tdrain_buf", 64, 8), stack[64], inl[16], rd[64];
+	struct dtxn_wr wr[6];
+	struct dtxn_fabric *f;
+	struct dtxn_cq *cq;
+	struct dtxn_qp *qp;
+	uint8_t *mn0;
+
+	(void)state;
+	assert_non_null(old);
+	assert_non_null(heap);
+	dtxn_nic_model_none(&c.nic);
+	strlcpy(c.nic.name, "slow", sizeof(c.nic.name));
+	c.nic.rtt_ns = 120ull * 1000 * 1000 * 1000;
+	f = dtxn_fabric_open(&c);
+	assert_non_null(f);
+	cq = dtxn_cq_create(f, SOCKET_ID_ANY, 64);
+	qp = dtxn_qp_create(f, cq, TF_CN0, 0, 64);
+	assert_non_null(qp);
+	mn0 = dtxn_fabric_mn_base(f, 0);
+	memset(heap, 7, 64);
+	memset(stack, 5, sizeof(stack));
+	memset(inl, 3, sizeof(inl));
+	*(uint64_t *)(mn0 + 256) = 41;
+	/* one chain: WRITE (heap), WRITE (stack: private), inline WRITE, CAS 41 -> 42, FAA +5, READ */
+	ut_wr(&wr[0], DTXN_WR_WRITE, 1, heap, 64, DTXN_RADDR(0, 0), 0);
+	ut_wr(&wr[1], DTXN_WR_WRITE, 2, stack, 64, DTXN_RADDR(0, 64), 0);
+	ut_wr(&wr[2], DTXN_WR_WRITE, 3, inl, sizeof(inl), DTXN_RADDR(0, 128), DTXN_WR_F_INLINE);
+	ut_wr(&wr[3], DTXN_WR_CAS, 4, &old[0], 8, DTXN_RADDR(0, 256), 0);
+	wr[3].compare_add = 41;
+	wr[3].swap = 42;
+	ut_wr(&wr[4], DTXN_WR_FAA, 5, &old[1], 8, DTXN_RADDR(0, 264), 0);
+	wr[4].compare_add = 5;
+	ut_wr(&wr[5], DTXN_WR_READ, 6, rd, 64, DTXN_RADDR(0, 0), DTXN_WR_F_SIGNALED);
+	for (unsigned i = 0; i < 5; i++)
+		wr[i].next = &wr[i + 1];
+	assert_int_equal(dtxn_qp_post(qp, wr), 0);
+	assert_int_equal(dtxn_cq_poll(cq, (struct dtxn_cqe[4]){ 0 }, 4), 0);
+	assert_int_equal(mn0[0], 0); /* not due for a minute */
+
+	assert_int_equal(dtxn_fabric_drain_node(NULL, TF_CN0), -EINVAL);
+	assert_int_equal(dtxn_fabric_drain_node(f, 0), -EINVAL);
+	assert_int_equal(dtxn_fabric_drain_node(f, TF_N_MN + TF_N_CN), -EINVAL);
+	assert_int_equal(dtxn_fabric_drain_node(f, TF_CN1), 0); /* posted nothing */
+	assert_int_equal(dtxn_fabric_drain_node(f, TF_CN0), 4);
+	assert_int_equal(mn0[0], 7);
+	assert_int_equal(mn0[63], 7);
+	assert_int_equal(mn0[64], 0);  /* the private payload stays out */
+	assert_int_equal(mn0[128], 3);
+	assert_int_equal(*(uint64_t *)(mn0 + 256), 42);
+	assert_int_equal(old[0], 41);
+	assert_int_equal(*(uint64_t *)(mn0 + 264), 5);
+	assert_int_equal(dtxn_fabric_drain_node(f, TF_CN0), 0);
+
+	dtxn_qp_destroy(qp);
+	dtxn_cq_destroy(cq);
+	dtxn_fabric_close(f);
+	rte_free(heap);
+	rte_free(old);
+}
+
 /* dtxn_fabric_addr_parse(): the cluster file's addr= (doc/guides/mlx5.md). */
 static void
 test_addr_parse(void **state)
@@ -498,6 +575,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_enobufs, tf_setup, tf_teardown),
 		cmocka_unit_test_setup_teardown(test_counters, tf_setup, tf_teardown),
 		cmocka_unit_test_setup_teardown(test_mn_watch, tf_setup, tf_teardown),
+		cmocka_unit_test(test_drain_node),
 	};
 	int rc;
 

@@ -23,9 +23,11 @@
  * lib/txn's scan of every table's primary ("unlock"): it releases every
  * lock word a dead coordinator holds. A commit batch that was posted has
  * reached every replica by the time a lease expires (the RNIC executes
- * what it was given), so nothing is half written in a simulated crash;
- * a process killed in the middle of posting its batch (dtxn-cluster
- * --kill) could leave replicas apart, which only oplog=mn repairs. The
+ * what it was given; on shm across processes the recoverer applies it,
+ * dtxn_fabric_drain_node()), so nothing is half written in a simulated
+ * crash; a process killed between posting its batch's chains to two MNs
+ * (dtxn-cluster --kill) leaves the txn on some MNs only, which only
+ * oplog=mn repairs. The
  * scan also notes each dead coordinator's newest Vcell writer
  * (struct dtxn_recovery.visible).
  */

@@ -252,6 +252,7 @@ static const struct dtxn_fabric_ops shm_ops = {
 	.post = shm_qp_post,
 	.post_recv = shm_qp_post_recv,
 	.poll = shm_cq_poll,
+	.drain_node = shm_drain_node,
 };
 
 DTXN_FABRIC_REGISTER(shm, &shm_ops);

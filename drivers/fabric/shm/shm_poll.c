@@ -67,7 +67,7 @@ shm_qp_progress(struct shm_qp *qp, uint64_t now)
 
 		if (w->effect_ns > now || !shm_wqe_execute(qp, w))
 			break;
-		qp->exec++;
+		__atomic_store_n(&qp->exec, qp->exec + 1, __ATOMIC_RELEASE); /* shm_drain.c reads it */
 	}
 	while (qp->head != qp->exec) {
 		struct shm_wqe *w = &qp->sq[qp->head & qp->mask];

@@ -28,7 +28,7 @@ shm_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 {
 	struct shm_qp *qp = SHM_QP(q);
 	const struct dtxn_wr *wr;
-	uint32_t n = 0;
+	uint32_t n = 0, tail;
 	uint64_t now;
 
 	for (wr = wr_list; wr != NULL; wr = wr->next) {
@@ -40,8 +40,9 @@ shm_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 	if (n > q->max_wr - (qp->tail - qp->head))
 		return -ENOBUFS;
 	now = dtxn_now_ns();
+	tail = qp->tail;
 	for (wr = wr_list; wr != NULL; wr = wr->next) {
-		struct shm_wqe *w = &qp->sq[qp->tail & qp->mask];
+		struct shm_wqe *w = &qp->sq[tail & qp->mask];
 
 		w->wr = *wr;
 		w->wr.next = NULL;
@@ -53,8 +54,11 @@ shm_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 			w->wr.local = w->inl;
 		}
 		shm_wqe_time(qp, w, now);
-		qp->tail++;
+		tail++;
 	}
+	/* one doorbell: the chain is posted whole or not at all, so a process
+	 * killed while posting leaves none of it to dtxn_fabric_drain_node() */
+	__atomic_store_n(&qp->tail, tail, __ATOMIC_RELEASE);
 	/* Model "none": everything is due now. */
 	shm_qp_progress(qp, now);
 	return 0;

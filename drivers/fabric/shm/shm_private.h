@@ -13,7 +13,8 @@
  * - shm_post.c  posting WRs and RECVs, the NIC-model timing of each WR;
  * - shm_exec.c  the memory effect of a WR on MN memory (copies, atomics);
  * - shm_poll.c  dtxn_cq_poll: execute due WRs, reap due completions, match
- *               inbound messages to RECVs.
+ *               inbound messages to RECVs;
+ * - shm_drain.c dtxn_fabric_drain_node(): a dead CN process's posted WRs.
  *
  * Ownership: a CQ, its QPs, their send/receive queues and the CQE ring
  * belong to the lcore that polls the CQ. Shared between lcores: MN memory
@@ -165,5 +166,8 @@ void shm_qp_progress(struct shm_qp *qp, uint64_t now);
 bool shm_cq_push(struct shm_cq *cq, uint64_t wr_id, uint32_t byte_len, uint8_t opcode,
 		 uint8_t status, uint16_t src_node);
 unsigned shm_cq_poll(struct dtxn_cq *cq, struct dtxn_cqe *cqes, unsigned n);
+
+/* shm_drain.c */
+int shm_drain_node(struct dtxn_fabric *f, uint16_t node);
 
 #endif /* DTXN_SHM_PRIVATE_H */
