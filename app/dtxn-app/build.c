@@ -275,11 +275,14 @@ app_report_memory(struct dtxn_report *rep, struct dtxn_db *db, double load_s)
 	rep->copies = cat->n_replicas;
 	rep->load_seconds = load_s;
 	rep->raw_bytes = 0;
+	rep->delta_chunks = 0;
 	for (uint32_t id = 0; id < DTXN_MAX_TABLES; id++) {
 		const struct dtxn_table *t = dtxn_catalog_table(cat, id);
 
-		if (t != NULL)
+		if (t != NULL) {
 			rep->raw_bytes += t->loaded_raw_bytes;
+			rep->delta_chunks += t->delta_faas;
+		}
 	}
 	for (uint16_t m = 0; m < cat->n_mn && m < DTXN_MAX_NODES; m++)
 		if (dtxn_catalog_mem(cat, m, &rep->mem[m]) != 0)

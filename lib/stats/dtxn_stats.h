@@ -339,6 +339,9 @@ struct dtxn_report {
 	struct dtxn_store_mem mem[DTXN_MAX_NODES]; /**< n_mn entries (dtxn_catalog_mem()) */
 	uint64_t raw_bytes;             /**< raw bytes (key + value) of the loaded rows, one copy */
 	uint16_t copies;                /**< copies of each row (replicas) */
+	/** FAAs of delta-heap chunks in the run (every table's delta_faas,
+	 *  dtxn_store_heap_census()): MN atomics that allocate, not lock */
+	uint64_t delta_chunks;
 	double load_seconds;            /**< time the load took (wall clock), s; JSON: in "memory", or in "host" when there is one */
 	/* method (doc/guides/report.md, "Method") */
 	double warmup_seconds;          /**< run but not counted in any figure, s */

@@ -120,6 +120,7 @@ stats_json_mem(const struct dtxn_report *r)
 	ok &= stats_json_put(o, "bytes", mem_entry(&m.sum, -1));
 	ok &= stats_json_put(o, "raw_bytes", stats_json_u64(r->raw_bytes));
 	ok &= stats_json_put(o, "copies", json_integer(r->copies));
+	ok &= stats_json_put(o, "delta_chunks", stats_json_u64(r->delta_chunks));
 	ok &= stats_json_put(o, "overhead", stats_json_num(m.overhead));
 	ok &= stats_json_put(o, "table_overhead", stats_json_num(m.table_overhead));
 	ok &= stats_json_put(o, "row_overhead", stats_json_num(m.row_overhead));

@@ -298,6 +298,12 @@ struct dtxn_table {
 	/** Delta areas handed out, as dtxn_store_heap_census() last read the primary's bump word. */
 	uint64_t delta_used;
 	/**
+	 * FAAs made on that bump word (one per chunk a coordinator took: the
+	 * word over cat->aux_chunk, counting those past the heap's end), as
+	 * dtxn_store_heap_census() last read it.
+	 */
+	uint64_t delta_faas;
+	/**
 	 * Loaded population (dtxn_catalog_count_load(), by the loader before
 	 * the run): records, and their raw bytes (key + value as the
 	 * benchmark defines them), one copy.
@@ -501,7 +507,8 @@ int dtxn_catalog_mem(const struct dtxn_catalog *cat, uint16_t mn, struct dtxn_st
  * Reads the bump word of every delta heap whose primary is mapped in this
  * process (dtxn_fabric_mn_base(): the MN role, or every MN embedded) into
  * its table's delta_used, so that dtxn_catalog_mem() counts the areas the
- * run handed out as rows' (the papers measure memory after their runs).
+ * run handed out as rows' (the papers measure memory after their runs),
+ * and the FAAs that took them into its delta_faas.
  * Call when no coordinator runs (after the run). Any thread.
  * @return the heaps read (0: none mapped here, or no table has one), or
  *   -EINVAL (NULL argument).
@@ -660,6 +667,17 @@ void dtxn_heap_chunk_put(struct dtxn_heap_chunk *c, uint32_t n);
  */
 void *dtxn_store_aux_ptr(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r,
 			 const void *slot);
+
+/**
+ * MN-side pointer (the MN role's CPU: loading, invariant checks) to area
+ * @p n (1-based) of heap @p h of table @p t on replica @p r in this
+ * process: what dtxn_store_heap_area_raddr() addresses (Lotus's records
+ * of a row's later versions, in its delta area). Any thread.
+ * @return the pointer, or NULL (no such heap or area, region not mapped
+ *   here or too small for the table's heaps).
+ */
+void *dtxn_store_heap_area_ptr(struct dtxn_fabric *f, const struct dtxn_table *t,
+			       enum dtxn_heap_kind h, uint16_t r, uint32_t n);
 
 /**
  * Finds a key in a bucket copy.

@@ -67,6 +67,20 @@ dtxn_store_aux_ptr(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r
 	return n == 0 || n > t->aux_areas ? NULL : loader_aux(t, table, r, n);
 }
 
+void *
+dtxn_store_heap_area_ptr(struct dtxn_fabric *f, const struct dtxn_table *t, enum dtxn_heap_kind h,
+			 uint16_t r, uint32_t n)
+{
+	dtxn_raddr_t a;
+	char *table;
+
+	if (f == NULL || t == NULL)
+		return NULL;
+	a = dtxn_store_heap_area_raddr(t, h, r, n);
+	table = a == 0 ? NULL : loader_table_base(f, t, r); /* checks every heap fits */
+	return table == NULL ? NULL : table - t->off[r] + DTXN_RADDR_OFF(a);
+}
+
 static inline struct dtxn_bucket_hdr *
 loader_bucket(const struct dtxn_table *t, char *table, uint64_t b)
 {

@@ -104,6 +104,7 @@ dtxn_store_heap_census(struct dtxn_fabric *f, struct dtxn_catalog *cat)
 		struct dtxn_table *t = &cat->tables[id];
 		const struct dtxn_fabric_conf *conf = dtxn_fabric_conf(f);
 		const char *base;
+		uint64_t bump;
 
 		if (!cat->present[id] || t->delta_size == 0)
 			continue;
@@ -113,9 +114,10 @@ dtxn_store_heap_census(struct dtxn_fabric *f, struct dtxn_catalog *cat)
 			continue;
 		/* the bump word counts chunks handed out; a FAA past the end
 		 * still moved it: count the heap's areas at most */
-		t->delta_used = RTE_MIN(__atomic_load_n((const uint64_t *)(const void *)
-							 (base + t->delta_off[0]), __ATOMIC_ACQUIRE),
-					t->delta_areas);
+		bump = __atomic_load_n((const uint64_t *)(const void *)(base + t->delta_off[0]),
+				       __ATOMIC_ACQUIRE);
+		t->delta_used = RTE_MIN(bump, t->delta_areas);
+		t->delta_faas = cat->aux_chunk != 0 ? bump / cat->aux_chunk : 0;
 		n++;
 	}
 	return n;

@@ -63,9 +63,15 @@ test_record_format(void **state)
 	/* default two versions: header + 2 cells; a record per version */
 	assert_int_equal(t.slot_size, LOTUS_CVT_HDR + 2 * LOTUS_CELL_SIZE);
 	assert_int_equal(lotus_rec_size(&t), 128); /* 8 + 100 payload + tail: two lines */
-	assert_int_equal(t.aux_size, 2 * 128);
-	/* the local copy keeps [value][staging record] in [slot][aux] */
-	assert_true(RTE_ALIGN_CEIL(100u, 8u) + lotus_rec_size(&t) <= t.aux_size);
+	/* the aux area holds cell 0's record, the delta area the other cells' */
+	assert_int_equal(t.aux_size, 128);
+	assert_int_equal(lotus_table_delta(&t.def), 128);
+	t.def.n_versions = 4;
+	assert_int_equal(lotus_table_delta(&t.def), 3 * 128);
+	t.def.n_versions = 0;
+	/* the local copy keeps [value][staging record] in [slot][aux][extra] */
+	assert_int_equal(lotus_local_extra(&t), RTE_ALIGN_CEIL(100u, 8u));
+	assert_true(RTE_ALIGN_CEIL(100u, 8u) + lotus_rec_size(&t) <= t.aux_size + lotus_local_extra(&t));
 	assert_int_equal(lotus_rec_size_v(54), 64);  /* 8 + 54 + tail = 63 B: one line */
 	assert_int_equal(lotus_rec_size_v(55), 128);
 
@@ -565,6 +571,31 @@ cl_go(struct cl_run *r, uint64_t quota)
 }
 
 /* MN atomics posted by every worker (locks, timestamps). */
+/*
+ * The FAAs of delta-heap chunks the run took: rows' records past cell 0,
+ * taken on a row's first second version (store.md "Delta heaps"), one FAA
+ * of cat.aux_chunk areas on the heap's bump word per chunk.
+ */
+static uint64_t
+cl_delta_faas(const struct cl_run *r)
+{
+	const struct dtxn_catalog *cat = &r->db->cat;
+	uint64_t n = 0;
+
+	assert_true(dtxn_db_heap_census(r->db) > 0);
+	for (unsigned id = 0; id < DTXN_MAX_TABLES; id++) {
+		const struct dtxn_table *t = &cat->tables[id];
+
+		if (!cat->present[id] || t->delta_size == 0)
+			continue;
+		assert_true(t->delta_used < t->delta_areas); /* none ran out */
+		assert_int_equal(t->delta_used % cat->aux_chunk, 0);
+		n += t->delta_used / cat->aux_chunk;
+	}
+	return n;
+}
+
+/* MN atomics of the protocol: none with CN locks but the delta chunks' FAAs. */
 static uint64_t
 cl_mn_atomics(const struct cl_run *r)
 {
@@ -583,7 +614,9 @@ cl_mn_atomics(const struct cl_run *r)
 	/* the timestamp service's FAAs that reserve blocks (lib/tso) are not the protocol's */
 	dtxn_tso_cn_stats_get(lotus_shared_of(r->db)->tso_cn, &st);
 	assert_true(n >= st.raises);
-	return n - st.raises;
+	n -= st.raises;
+	assert_true(n >= cl_delta_faas(r));
+	return n - cl_delta_faas(r);
 }
 
 static uint64_t
@@ -638,6 +671,8 @@ test_one_cn(void **state)
 	cl_go(&r, 300);
 	assert_true(cl_commits(&r) >= 250 * CL_COORDS); /* the rest: SmallBank's rollbacks */
 	assert_int_equal(cl_mn_atomics(&r), 0);
+	/* updated rows took their second records' areas, a chunk at a time */
+	assert_true(cl_delta_faas(&r) > 0);
 	assert_int_equal(cl_rpc_sent(&r), 0);
 	cl_down(&r);
 }
@@ -887,6 +922,123 @@ test_invisible_reader(void **state)
 	cl_down(&r);
 }
 
+/* ------------------------------------------------------------------ */
+/* A row's records past cell 0: its delta area (lotus.md "Memory store") */
+/* ------------------------------------------------------------------ */
+
+struct delta_ctx {
+	uint64_t first, last;  /* keys to update once each */
+	int rc[9];             /* per key */
+	uint64_t id[9];        /* the updating txns' ids */
+};
+
+static void
+delta_co(struct dtxn_coord *c, void *arg)
+{
+	struct delta_ctx *x = arg;
+
+	for (uint64_t k = x->first; k <= x->last; k++)
+		x->rc[k] = ut_txn_add_u64(c, 0, k, 1, &x->id[k]);
+}
+
+/*
+ * Loaded rows hold one record; a row's first update takes its delta area
+ * from the coordinator's chunk (one FAA of aux_chunk), names it in every
+ * cell past 0 on every replica and writes the new record there; a used-up
+ * delta heap aborts the first update with delta_full and writes nothing.
+ */
+static void
+test_delta_area(void **state)
+{
+	static unsigned seq;
+	struct dtxn_db_conf dc = { .size = sizeof(dc), .protocol = "lotus",
+				   .isolation = DTXN_ISO_SR, .n_mn = 3, .n_replicas = 3,
+				   .n_coords = 1, .log_bytes = 4096, .addr_cache_entries = 4096,
+				   .aux_chunk = 4 };
+	struct dtxn_table_def d = { .id = 0, .name = "two", .value_size = 8, .max_keys = 8,
+				    .n_buckets = 16, .slots_per_bucket = 8, .n_versions = 3 };
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 3,
+				       .n_cn = 1, .socket_id = SOCKET_ID_ANY, .name = "utlotdelta" };
+	struct delta_ctx x = { .first = 1, .last = 4 };
+	struct ut_coord_spec spec = { delta_co, &x };
+	const struct dtxn_catalog *cat;
+	const struct dtxn_table *t;
+	struct dtxn_fabric *f;
+	struct dtxn_db *db;
+	uint8_t used[16] = { 0 };
+	uint64_t *bump, v, w;
+
+	(void)state;
+	ut_db_up(&dc, &d, &fc, &db, &f);
+	cat = dtxn_db_catalog(db);
+	t = dtxn_catalog_table(cat, 0);
+	assert_int_equal(t->aux_size, 64);        /* cell 0's record */
+	assert_int_equal(t->delta_size, 2 * 64);  /* cells 1 and 2's */
+	assert_int_equal(t->delta_areas, 8 + 4);  /* max_keys + a chunk per coordinator */
+	for (uint64_t k = 1; k <= 6; k++) {
+		v = k * 10;
+		assert_int_equal(dtxn_db_load(db, 0, k, &v), 0);
+	}
+	bump = (uint64_t *)(void *)((char *)dtxn_fabric_mn_base(f, t->mn[0]) + t->delta_off[0]);
+	assert_int_equal(*bump, 0); /* loaded rows hold none */
+	assert_int_equal(lotus_cvt_delta(t, ut_mn_slot(f, cat, 0, 1, 0)), 0);
+
+	assert_int_equal(ut_run_coords(db, &spec, 1, 3, 0, &seq), 0); /* CN: fabric node 3 */
+	assert_int_equal(*bump, 4); /* one FAA of a chunk of 4 for 4 first updates */
+	for (uint64_t k = 1; k <= 4; k++) {
+		const struct lotus_cvt *c0 = ut_mn_slot(f, cat, 0, k, 0);
+		uint32_t n = lotus_cvt_delta(t, c0);
+		const uint8_t *rec;
+
+		assert_int_equal(x.rc[k], DTXN_OK);
+		assert_true(n >= 1 && n <= 4);
+		assert_int_equal(used[n], 0); /* one row per area */
+		used[n] = 1;
+		/* the new version took cell 1, whose record is in the area */
+		assert_int_equal(lotus_cvt_newest(t, c0), 1);
+		for (uint16_t r = 0; r < 3; r++) {
+			const struct lotus_cvt *c = ut_mn_slot(f, cat, 0, k, r);
+
+			assert_int_equal(c->cells[0].addr, 0);
+			assert_int_equal(c->cells[1].addr, LOTUS_ADDR_DELTA | n);
+			assert_int_equal(c->cells[2].addr, LOTUS_ADDR_DELTA | n);
+			rec = dtxn_store_heap_area_ptr(f, t, DTXN_HEAP_DELTA, r, n);
+			assert_non_null(rec);
+			assert_int_equal(lotus_rec_unpack(t, rec + lotus_rec_off(t, 1),
+							  lotus_meta_cv(c->cells[1].meta), &w, &v), 0);
+			assert_int_equal(w, x.id[k]);
+			assert_int_equal(v, k * 10 + 1);
+		}
+		assert_int_equal(dtxn_db_get(db, 0, k, &v), 0); /* the MN's view: cell 1's record */
+		assert_int_equal(v, k * 10 + 1);
+	}
+	/* key 1 again: its area stays, the next cell's record in it */
+	x.first = x.last = 1;
+	assert_int_equal(ut_run_coords(db, &spec, 1, 3, 0, &seq), 0);
+	assert_int_equal(x.rc[1], DTXN_OK);
+	assert_int_equal(lotus_cvt_newest(t, ut_mn_slot(f, cat, 0, 1, 0)), 2);
+	assert_int_equal(dtxn_db_get(db, 0, 1, &v), 0);
+	assert_int_equal(v, 12);
+	assert_int_equal(*bump, 4); /* no FAA: the row had its area */
+
+	/* used up: key 5's first update aborts before it writes anything */
+	*bump = t->delta_areas;
+	x.first = x.last = 5;
+	assert_int_equal(ut_run_coords(db, &spec, 1, 3, 0, &seq), 0);
+	assert_int_equal(x.rc[5], DTXN_ABORT(DTXN_ABORT_DELTA_FULL));
+	for (uint16_t r = 0; r < 3; r++) {
+		const struct lotus_cvt *c = ut_mn_slot(f, cat, 0, 5, r);
+
+		assert_int_equal(lotus_cvt_delta(t, c), 0);
+		assert_int_equal(lotus_cvt_newest(t, c), 0);
+		assert_int_equal(c->cells[1].meta, 0);
+	}
+	assert_int_equal(dtxn_db_get(db, 0, 5, &v), 0);
+	assert_int_equal(v, 50);
+	dtxn_db_destroy(db);
+	dtxn_fabric_close(f);
+}
+
 /* Value regions (VNum records) allocated lazily: chunks, give-back, exhaustion (ut_txn.h). */
 static void
 test_aux_heap(void **state)
@@ -902,6 +1054,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_aux_heap),
+		cmocka_unit_test(test_delta_area),
 		cmocka_unit_test(test_record_format),
 		cmocka_unit_test(test_version_pick),
 		cmocka_unit_test(test_lock_table),

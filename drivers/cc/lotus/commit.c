@@ -13,10 +13,20 @@
  *   4. unlock: local locks at once, remote ones by one asynchronous
  *      message per CN (lock.c).
  *
- * The lightweight GC (§7.1) runs in step 1 on the CVT read under the
+ * The lightweight GC (§7.1) runs before step 1 on the CVT read under the
  * write lock: the new version takes a free cell, else overwrites the
  * oldest one (its record buffer with it); other versions whose commit is
  * older than gc_ms by the writer's clock are cleared, never the newest.
+ * A row's records past cell 0's live in its delta area (format.c): a
+ * version that is the row's first in a cell >= 1 takes the area then,
+ * before the batch (commit_cells(): lib/txn's dtxn_txn_delta_take(), the
+ * coordinator's chunk of the table's delta heap, one FAA round per
+ * chunk), and names it in every cell >= 1 of the cell array that step 1
+ * WRITEs with the record, so a reader sees no second record or, once the
+ * cell is visible, a complete one. A used-up heap aborts the txn
+ * (delta_full) before anything is written; an area whose batch was never
+ * posted goes back to the coordinator; once posted it is the slot's for
+ * good (an undo clears the cell's meta, not its Address).
  *
  * Read-only transactions have nothing to do here: their records' cacheline
  * versions were checked at execute (§5.1, "RO txn"). A read-write
@@ -97,9 +107,7 @@ commit_insert(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li, u
 	cvt->hdr.flags = DTXN_SLOT_VALID;
 	cvt->hdr.aux = it->aux; /* the slot's area, or a new one (lib/txn) */
 	cvt->length = tab->def.value_size;
-	cvt->n_cells = n;
-	for (uint32_t i = 0; i < n; i++)
-		cvt->cells[i].addr = i * rec;
+	cvt->n_cells = n; /* cells' Address 0: a slot never used has no delta area */
 	cvt->cells[0].meta = lotus_meta(ver, cv, LOTUS_CELL_VALID | LOTUS_CELL_INSERT);
 	cvt->cells[0].commit_t = lotus_age_stamp(now);
 	li->new_cell = 0;
@@ -111,18 +119,79 @@ commit_insert(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li, u
 	dtxn_batch_write_replicas(b, tab, it->slot_raddr, cvt, tab->slot_size);
 }
 
-/* Update, delete or re-insert of a CVT read under the write lock. */
+/* The delta area taken for @p it goes back (its batch was never posted). */
+static void
+commit_delta_back(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li)
+{
+	struct lotus_cvt *cvt = lotus_cvt_of(it->slot);
+
+	if (!li->delta_new)
+		return;
+	dtxn_txn_delta_put(t, it->table, lotus_cvt_delta(it->table, cvt));
+	for (uint32_t i = 1; i < lotus_vnum(it->table); i++)
+		cvt->cells[i].addr = 0;
+	li->delta_new = 0;
+}
+
+/* The row's delta area, if the version in cell @p c is its first past cell 0. */
 static int
+commit_delta(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li, int c)
+{
+	struct lotus_cvt *cvt = lotus_cvt_of(it->slot);
+	uint32_t n;
+	int rc;
+
+	if (c == 0 || lotus_cvt_delta(it->table, cvt) != 0)
+		return DTXN_OK;
+	rc = dtxn_txn_delta_take(t, it->table, &n);
+	if (rc != DTXN_OK)
+		return rc;
+	if ((n & LOTUS_ADDR_DELTA) != 0) {
+		dtxn_txn_delta_put(t, it->table, n); /* 2^31 areas: not addressable */
+		return DTXN_ABORT(DTXN_ABORT_DELTA_FULL);
+	}
+	for (uint32_t i = 1; i < lotus_vnum(it->table); i++)
+		cvt->cells[i].addr = LOTUS_ADDR_DELTA | n;
+	li->delta_new = 1;
+	return DTXN_OK;
+}
+
+/*
+ * Before step 1's batch: the cell each new version of an existing CVT
+ * takes (the GC pass, into new_cell) and the delta area of a row whose
+ * first version past cell 0 it is (may yield: a FAA round per chunk).
+ */
+static int
+commit_cells(struct dtxn_txn *t, uint64_t now)
+{
+	int reason = DTXN_OK;
+
+	for (uint32_t i = 0; i < t->n_items && reason == DTXN_OK; i++) {
+		struct dtxn_item *it = &t->items[i];
+		struct lotus_item *li = lotus_item_of(it);
+
+		if (!lotus_is_write(it) || (it->kind == DTXN_ITEM_INSERT && !li->reinsert))
+			continue;
+		li->new_cell = commit_gc(t, it, now);
+		if (li->new_cell < 0)
+			reason = DTXN_ABORT(DTXN_ABORT_INDEX_FULL); /* cannot happen with VNum >= 2 */
+		else
+			reason = commit_delta(t, it, li, li->new_cell);
+	}
+	return reason;
+}
+
+/* Update, delete or re-insert of a CVT read under the write lock, into the
+ * cell commit_cells() chose. */
+static void
 commit_version(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li, uint64_t now,
 	       uint64_t ver, struct dtxn_batch *b)
 {
 	const struct dtxn_table *tab = it->table;
 	struct lotus_cvt *cvt = lotus_cvt_of(it->slot);
 	uint8_t flags = LOTUS_CELL_VALID, cv;
-	int c = commit_gc(t, it, now);
+	const int c = li->new_cell;
 
-	if (c < 0)
-		return DTXN_ABORT(DTXN_ABORT_INDEX_FULL); /* cannot happen with VNum >= 2 */
 	if (it->kind == DTXN_ITEM_DELETE)
 		flags |= LOTUS_CELL_TOMB;
 	cv = (uint8_t)(lotus_meta_cv(cvt->cells[c].meta) + 1);
@@ -130,14 +199,12 @@ commit_version(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li, 
 	 * INVISIBLE, or a record whose cacheline versions no longer match */
 	cvt->cells[c].meta = lotus_meta(ver, cv, flags);
 	cvt->cells[c].commit_t = lotus_age_stamp(now);
-	li->new_cell = c;
 	li->meta_new = cvt->cells[c].meta;
 	lotus_rec_pack(tab, lotus_local_rec(it), cv, t->id, it->value);
 	dtxn_batch_write_replicas(b, tab, it->slot_raddr + LOTUS_CVT_HDR, cvt->cells,
 			 lotus_vnum(tab) * LOTUS_CELL_SIZE);
 	dtxn_batch_write_replicas(b, tab, lotus_rec_raddr(it, cvt, (unsigned)c),
 			 lotus_local_rec(it), lotus_rec_size(tab));
-	return DTXN_OK;
 }
 
 /* The log record, to the coordinator's log region on the replicas of the first written table. */
@@ -206,7 +273,7 @@ static int
 commit_write(struct dtxn_txn *t, uint64_t now, uint64_t ver)
 {
 	struct dtxn_batch b;
-	int reason = DTXN_OK;
+	int reason = commit_cells(t, now);
 
 	dtxn_batch_init(&b, t->coord);
 	for (uint32_t i = 0; i < t->n_items && reason == DTXN_OK; i++) {
@@ -218,20 +285,29 @@ commit_write(struct dtxn_txn *t, uint64_t now, uint64_t ver)
 		if (it->kind == DTXN_ITEM_INSERT && !li->reinsert)
 			commit_insert(t, it, li, now, ver, &b);
 		else
-			reason = commit_version(t, it, li, now, ver, &b);
+			commit_version(t, it, li, now, ver, &b);
 	}
 	if (reason == DTXN_OK && lotus_opts_t(t)->log)
 		reason = commit_log(t, &b);
 	if (reason == DTXN_OK && ver != LOTUS_INVISIBLE && lotus_mn_locks(t))
 		lotus_mn_unlocks(t, &b, true); /* after the data, on the same QPs */
 	if (reason != DTXN_OK) {
-		/* nothing posted: nothing to undo either */
-		for (uint32_t i = 0; i < t->n_items; i++)
-			if (lotus_item_of(&t->items[i]) != NULL)
-				lotus_item_of(&t->items[i])->new_cell = -1;
+		/* nothing posted: nothing to undo either, and no delta area used */
+		for (uint32_t i = 0; i < t->n_items; i++) {
+			struct lotus_item *li = lotus_item_of(&t->items[i]);
+
+			if (li == NULL)
+				continue;
+			li->new_cell = -1;
+			commit_delta_back(t, &t->items[i], li);
+		}
 		dtxn_batch_done(&b);
 		return reason;
 	}
+	/* posted: the delta areas are their slots' for good */
+	for (uint32_t i = 0; i < t->n_items; i++)
+		if (lotus_item_of(&t->items[i]) != NULL)
+			lotus_item_of(&t->items[i])->delta_new = 0;
 	return dtxn_batch_run_reason(&b);
 }
 

@@ -238,6 +238,7 @@ exe_prepare(struct dtxn_txn *t, uint32_t i)
 
 	li->cell = -1;
 	li->new_cell = -1;
+	li->delta_new = 0;
 }
 
 /* Locks on the CNs, taken before the rounds (lock.c). */

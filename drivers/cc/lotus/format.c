@@ -5,7 +5,8 @@
  *
  *   slot (in the hash index):  [slot header: Key, TableID][Length, VNum][lock]
  *                              [cell (16 B) x VNum: meta | addr | commit_t]
- *   slot's aux area:           [record of cell 0][record of cell 1] ...
+ *   slot's aux area:           [record of cell 0]
+ *   row's delta area:          [record of cell 1] ... [record of cell VNum-1]
  *
  * A CVT per record; a full record per version ("full record store", not
  * Motor's newest value plus deltas). A record is lines of 64 B, each
@@ -15,10 +16,15 @@
  * the cell's CV and its flags: readers compare the cell's CV with every
  * CV of the record and read again on a mismatch.
  *
- * Records live in the slot's aux area, one fixed buffer per cell: the
- * cell's Address is the buffer's offset there (the loader may move a slot
- * and its aux area together before the run, so absolute addresses would
- * go stale), and overwriting the oldest version reuses its buffer.
+ * One fixed record buffer per cell, and overwriting the oldest version
+ * reuses its buffer. Cell 0's is the slot's aux area, which MN memory
+ * holds for every row (the loaded or inserted version); the others are
+ * in an area of the table's delta heap (lib/store, "Delta heaps") that
+ * the row takes on its first second version, from its writer's chunk
+ * (commit.c), and keeps for good; every cell 1..VNum-1 names it in its
+ * Address (LOTUS_ADDR_DELTA | number: numbers, not absolute addresses,
+ * because the loader may move a slot with its aux area before the run).
+ * So a row that is only read holds one record, as Motor's holds one value.
  */
 #include <errno.h>
 #include <string.h>
@@ -45,9 +51,28 @@ lotus_table_sizes(const struct dtxn_table_def *def, uint32_t *slot_size, uint32_
 		return -EINVAL;
 	}
 	*slot_size = LOTUS_CVT_HDR + vnum * LOTUS_CELL_SIZE;
-	/* the local copy keeps [value][staging record] in the same room: vnum >= 2 */
-	*aux_size = vnum * lotus_rec_size_v(def->value_size);
+	/* cell 0's record; the others' are in the delta heap (lotus_table_delta()) */
+	*aux_size = lotus_rec_size_v(def->value_size);
 	return 0;
+}
+
+uint32_t
+lotus_table_delta(const struct dtxn_table_def *def)
+{
+	uint32_t vnum = fmt_vnum(def);
+
+	if (vnum < LOTUS_VNUM_MIN || vnum > LOTUS_VNUM_MAX)
+		return 0; /* refused by lotus_table_sizes() */
+	/* every table: a delete's tombstone is a second version too */
+	return (vnum - 1) * lotus_rec_size_v(def->value_size);
+}
+
+uint32_t
+lotus_local_extra(const struct dtxn_table *t)
+{
+	/* the local copy is [CVT][value][staging record]: the aux area's room
+	 * holds the record, this the value before it */
+	return RTE_ALIGN_CEIL(t->def.value_size, 8);
 }
 
 uint32_t
@@ -112,7 +137,7 @@ lotus_slot_format(const struct dtxn_table *t, void *slot, const void *value, voi
 {
 	struct dtxn_db *db = arg;
 	struct lotus_cvt *cvt = slot;
-	const uint32_t n = lotus_vnum(t), rec = lotus_rec_size(t);
+	const uint32_t n = lotus_vnum(t);
 	uint8_t *aux = dtxn_store_aux_ptr(db->fabric, t, 0, slot);
 
 	if (aux == NULL) {
@@ -122,11 +147,8 @@ lotus_slot_format(const struct dtxn_table *t, void *slot, const void *value, voi
 	cvt->length = t->def.value_size;
 	cvt->n_cells = n;
 	cvt->lock = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		cvt->cells[i].meta = 0;
-		cvt->cells[i].addr = i * rec;
-		cvt->cells[i].commit_t = 0;
-	}
+	/* no delta area: the row takes one on its first second version */
+	memset(cvt->cells, 0, (size_t)n * LOTUS_CELL_SIZE);
 	/* the loaded version: version 0 by writer 0 (the checker's INIT), CV 0 */
 	cvt->cells[0].meta = lotus_meta(0, 0, LOTUS_CELL_VALID);
 	lotus_rec_pack(t, aux, 0, 0, value);
@@ -161,7 +183,7 @@ lotus_mn_value(struct dtxn_db *db, const struct dtxn_table *t, void *mn_slot)
 {
 	const struct lotus_cvt *cvt = mn_slot;
 	struct lotus_shared *sh = lotus_shared_of(db);
-	const uint8_t *aux;
+	const uint8_t *rec;
 	uint64_t m;
 	int n;
 
@@ -171,9 +193,13 @@ lotus_mn_value(struct dtxn_db *db, const struct dtxn_table *t, void *mn_slot)
 	m = cvt->cells[n].meta;
 	if ((lotus_meta_flags(m) & LOTUS_CELL_TOMB) != 0)
 		return NULL; /* deleted */
-	aux = dtxn_store_aux_ptr(db->fabric, t, 0, mn_slot);
-	if (aux == NULL || lotus_rec_unpack(t, aux + cvt->cells[n].addr, lotus_meta_cv(m), NULL,
-					    sh->scratch) != 0)
+	if (n == 0)
+		rec = dtxn_store_aux_ptr(db->fabric, t, 0, mn_slot);
+	else
+		rec = dtxn_store_heap_area_ptr(db->fabric, t, DTXN_HEAP_DELTA, 0,
+					       cvt->cells[n].addr & ~LOTUS_ADDR_DELTA);
+	if (rec == NULL || lotus_rec_unpack(t, rec + lotus_rec_off(t, (unsigned)n),
+					    lotus_meta_cv(m), NULL, sh->scratch) != 0)
 		return NULL;
 	return sh->scratch;
 }

@@ -146,17 +146,27 @@ lotus_meta_flags(uint64_t m)
 /**
  * A CVT cell (16 B): the paper's HeadCV | Valid | Address | Version |
  * TailCV, with the version, CV and flags in one word (meta), the address
- * as a 32-bit offset in the slot's aux area (an area is at most 16 MiB,
- * lib/store), and the writer's clock at commit, for the GC's age, in
- * units of 2^LOTUS_AGE_SHIFT ns (about 1 ms; wraps after 52 days, compared
- * modulo 2^32, lotus_cell_aged()). Before: 24 B (64-bit address and
- * clock).
+ * in 32 bits (below: LOTUS_ADDR_DELTA), and the writer's clock at commit,
+ * for the GC's age, in units of 2^LOTUS_AGE_SHIFT ns (about 1 ms; wraps
+ * after 52 days, compared modulo 2^32, lotus_cell_aged()). Before: 24 B
+ * (64-bit address and clock).
+ *
+ * Where a cell's record is (doc/guides/lotus.md, "Memory store"): cell 0's
+ * in the slot's aux area (addr 0: the area holds that one record, the
+ * loaded or inserted version); cell i >= 1's in the row's second area, an
+ * area of the table's delta heap taken on the row's first second version
+ * (addr = LOTUS_ADDR_DELTA | its number, the same in every such cell), at
+ * offset (i - 1) x the record size. A cell i >= 1 without the flag has no
+ * record yet and is never valid.
  */
 struct lotus_cell {
 	uint64_t meta;       /**< version | cv | flags (lotus_meta()) */
-	uint32_t addr;       /**< the version's record: offset in the slot's aux area */
+	uint32_t addr;       /**< cell 0: 0; others: LOTUS_ADDR_DELTA | delta area, or 0 (none yet) */
 	uint32_t commit_t;   /**< writer's clock at commit >> LOTUS_AGE_SHIFT (GC's age; the paper's physical part) */
 };
+
+/** Cell address flag: the record is in the row's delta area (the low 31 bits name it). */
+#define LOTUS_ADDR_DELTA 0x80000000u
 
 /** Units of a cell's commit_t: 2^20 ns. */
 #define LOTUS_AGE_SHIFT 20
@@ -230,11 +240,54 @@ lotus_local_rec(const struct dtxn_item *it)
 	       RTE_ALIGN_CEIL(it->table->def.value_size, 8);
 }
 
+/**
+ * The row's delta area (its records of cells 1..VNum-1), as its CVT image
+ * @p cvt names it: 1..delta_areas, or 0 (none taken yet).
+ */
+static inline uint32_t
+lotus_cvt_delta(const struct dtxn_table *t, const struct lotus_cvt *cvt)
+{
+	for (uint32_t i = 1; i < lotus_vnum(t); i++)
+		if ((cvt->cells[i].addr & LOTUS_ADDR_DELTA) != 0)
+			return cvt->cells[i].addr & ~LOTUS_ADDR_DELTA;
+	return 0;
+}
+
+/**
+ * Byte offset of cell @p cell's record in its area (the aux area for cell
+ * 0, the delta area for the others).
+ */
+static inline uint64_t
+lotus_rec_off(const struct dtxn_table *t, unsigned cell)
+{
+	return cell == 0 ? 0 : (uint64_t)(cell - 1) * lotus_rec_size(t);
+}
+
+/**
+ * Address on replica @p r of the record of cell @p cell (< VNum) of a
+ * row of @p t whose slot header names aux area @p aux and whose cell is
+ * @p c. @return the address, or 0 (no such area: a cell with no record).
+ */
+static inline dtxn_raddr_t
+lotus_rec_raddr_at(const struct dtxn_table *t, uint16_t r, uint32_t aux,
+		   const struct lotus_cell *c, unsigned cell)
+{
+	dtxn_raddr_t a;
+
+	if (cell == 0)
+		a = dtxn_store_aux_area_raddr(t, r, aux);
+	else if ((c->addr & LOTUS_ADDR_DELTA) != 0)
+		a = dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, r, c->addr & ~LOTUS_ADDR_DELTA);
+	else
+		a = 0;
+	return a == 0 ? 0 : a + lotus_rec_off(t, cell);
+}
+
 /** Primary address of the record of cell @p cell of item @p it's CVT image @p cvt. */
 static inline dtxn_raddr_t
 lotus_rec_raddr(const struct dtxn_item *it, const struct lotus_cvt *cvt, unsigned cell)
 {
-	return dtxn_store_aux_area_raddr(it->table, 0, it->aux) + cvt->cells[cell].addr;
+	return lotus_rec_raddr_at(it->table, 0, it->aux, &cvt->cells[cell], cell);
 }
 
 /** Result of choosing a version at a timestamp. */
@@ -246,6 +299,10 @@ enum lotus_pick {
 };
 
 int lotus_table_sizes(const struct dtxn_table_def *def, uint32_t *slot_size, uint32_t *aux_size);
+/** dtxn_cc_ops.table_delta: the records of cells 1..VNum-1, (VNum - 1) x the record size. */
+uint32_t lotus_table_delta(const struct dtxn_table_def *def);
+/** dtxn_cc_ops.local_extra: the local copy's staging record after its value. */
+uint32_t lotus_local_extra(const struct dtxn_table *t);
 uint32_t lotus_slot_size(uint32_t value_size);
 void lotus_slot_format(const struct dtxn_table *t, void *slot, const void *value, void *arg);
 void *lotus_slot_value(const struct dtxn_table *t, void *slot);
@@ -635,6 +692,7 @@ struct lotus_item {
 	uint8_t reinsert;     /**< insert over a tombstone: a new version of the CVT */
 	uint8_t cached;       /**< CVT from the VT cache */
 	uint8_t sighted;      /**< locks=mn, commit=direct: a lock-free read saw a lock */
+	uint8_t delta_new;    /**< commit: this txn took the row's delta area (given back if unposted) */
 	uint16_t owner;       /**< node of the CN that granted the record lock, 0: none */
 	uint16_t bowner;      /**< node of the CN that granted the bucket lock, 0: none */
 	int32_t cell;         /**< the cell read (V), -1 none */

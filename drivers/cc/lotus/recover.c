@@ -266,19 +266,21 @@ log_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rlog_hdr
 	rc = dtxn_recovery_run(rec, &b);
 	if (rc != 0)
 		goto out;
-	/* whose cells are they: the record each primary cell points to names its writer */
+	/* whose cells are they: the record each primary cell points to names its
+	 * writer (its delta area's, if the dead txn took one: the Address came
+	 * in the same WRITE as the cell) */
 	dtxn_batch_init(&b, c);
 	for (uint16_t i = 0; i < h->n; i++) {
 		const struct dtxn_table *t = dtxn_catalog_table(cat, e[i].table);
+		dtxn_raddr_t ra;
 
 		if (t == NULL || e[i].cell < 0 || (uint32_t)e[i].cell >= lotus_vnum(t) ||
-		    !(lotus_meta_flags(cell[i][0].meta) & LOTUS_CELL_VALID) ||
-		    cell[i][0].addr + 16 > t->aux_size)
+		    !(lotus_meta_flags(cell[i][0].meta) & LOTUS_CELL_VALID))
 			continue;
-		if (sh[i].aux == 0)
-			continue; /* an insert that reached no replica: nothing of it */
-		dtxn_batch_read(&b, dtxn_store_aux_area_raddr(t, 0, sh[i].aux) + cell[i][0].addr,
-				head[i], 16, true);
+		/* 0: an insert that reached no replica, or no record: nothing of it */
+		ra = lotus_rec_raddr_at(t, 0, sh[i].aux, &cell[i][0], (unsigned)e[i].cell);
+		if (ra != 0)
+			dtxn_batch_read(&b, ra, head[i], 16, true);
 	}
 	rc = dtxn_recovery_run(rec, &b);
 	if (rc != 0)
