@@ -83,10 +83,11 @@ agent_recover(struct dtxn_coord *c, struct app_agent *a, uint64_t dead,
 		r->rec.n_gids = a->gids_per_cn;
 		r->rec.dead_mask = dead;
 		if (a->drained_ns != NULL) {
-			/* what the dead CN's RNIC had sent still lands: let it */
-			uint64_t t = a->drained_ns(a->drained_arg, node);
+			/* what the dead CN's RNIC had sent still lands: let it
+			 * (asked again after each wait: not done until it says so) */
+			uint64_t t;
 
-			if (t > dtxn_now_ns())
+			while ((t = a->drained_ns(a->drained_arg, node)) > dtxn_now_ns())
 				dtxn_co_sleep_until_lc(dtxn_coord_co(c), t);
 		}
 		r->rc = dtxn_coord_recover(c, &r->rec);
@@ -101,19 +102,31 @@ agent_recover(struct dtxn_coord *c, struct app_agent *a, uint64_t dead,
 	return 0;
 }
 
-bool
-app_agent_txn_kept(const struct dtxn_coord *co, const struct dtxn_recovery *rec)
+int
+app_agent_txn_verdict(const struct dtxn_coord *co, const struct dtxn_recovery *rec)
 {
 	const struct dtxn_txn *t = co->txn;
 
-	if (!__atomic_load_n(&t->open, __ATOMIC_ACQUIRE))
-		return false;
-	if (t->decided)
-		return true;
-	for (unsigned v = 0; rec != NULL && v < rec->n_visible; v++)
+	if (rec == NULL || !__atomic_load_n(&t->open, __ATOMIC_ACQUIRE))
+		return 0;
+	for (unsigned v = 0; v < rec->n_undone; v++)
+		if (rec->undone[v] == t->id)
+			return -1;
+	for (unsigned v = 0; v < rec->n_visible; v++)
 		if (rec->visible[v] == t->id)
-			return true;
-	return false;
+			return 1;
+	return 0;
+}
+
+bool
+app_agent_txn_kept(const struct dtxn_coord *co, const struct dtxn_recovery *rec)
+{
+	int v = app_agent_txn_verdict(co, rec);
+
+	if (!__atomic_load_n(&co->txn->open, __ATOMIC_ACQUIRE))
+		return false;
+	/* the recovery's verdict first: a posted commit may have been refused */
+	return v != 0 ? v > 0 : co->txn->decided != 0;
 }
 
 /* Sleeps until the next beat of @p a after *@p next. */

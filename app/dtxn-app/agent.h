@@ -55,10 +55,12 @@ struct app_agent {
 	/**
 	 * Optional: the time by which every WR a dead node posted has taken
 	 * effect: the watcher waits for it before it recovers the node, as
-	 * the RNIC goes on executing what the dead CN gave it. The simulator:
+	 * the RNIC goes on executing what the dead CN gave it, then calls it
+	 * again: done when the time returned has passed. The simulator:
 	 * dtxn_sim_node_drained_ns(); --role cn on shm: the dead process's
 	 * WRs are applied in the call (dtxn_fabric_drain_node(): shm's WRs
-	 * are executed by the posting process's poller, which died), 0.
+	 * are executed by the posting process's poller, which died), 0; a
+	 * process still being torn down (SIGKILL pending): 1 ms from now.
 	 * NULL: at once.
 	 */
 	uint64_t (*drained_ns)(void *arg, uint16_t node);
@@ -101,11 +103,21 @@ int app_agent_create(const struct app_conf *c, struct dtxn_worker *w, uint32_t g
 		     uint32_t gids_per_cn, struct app_agent *a);
 
 /**
+ * What recovery @p rec decided of the transaction open on a dead
+ * coordinator @p co (whose memory the caller can still read: the
+ * simulator's, or a killed process's in shared hugepages).
+ * @return 1 if @p rec lists it in struct dtxn_recovery.visible, -1 if in
+ *   struct dtxn_recovery.undone, 0 if in neither, if @p rec is NULL or
+ *   if no transaction is open on @p co.
+ */
+int app_agent_txn_verdict(const struct dtxn_coord *co, const struct dtxn_recovery *rec);
+
+/**
  * Whether a dead coordinator's transaction stays committed after its CN's
- * recovery: @p co (the dead CN's coordinator, whose memory the caller can
- * still read: the simulator's, or a killed process's in shared hugepages)
- * has a transaction open that its protocol had decided (dtxn_txn.decided)
- * or that recovery @p rec (NULL: none) lists in struct dtxn_recovery.visible.
+ * recovery: @p co has a transaction open that recovery @p rec (NULL:
+ * none) lists as visible, or that it does not list as undone and that
+ * its protocol had decided (dtxn_txn.decided: its commit posted whole,
+ * which an RNIC may still have refused once the CN's lease ran out).
  * @return true if so; false if not, or if no transaction is open on @p co.
  */
 bool app_agent_txn_kept(const struct dtxn_coord *co, const struct dtxn_recovery *rec);

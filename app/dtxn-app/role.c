@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +27,54 @@ bool
 app_role_alive(int32_t pid)
 {
 	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+/* Whether /proc/@p pid/status shows SIGKILL pending (@p field "ShdPnd:" or "SigPnd:"). */
+static bool
+role_kill_pending(FILE *f, const char *field)
+{
+	char line[128];
+	size_t n = strlen(field);
+
+	rewind(f);
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, field, n) == 0)
+			return (strtoull(line + n, NULL, 16) >> (SIGKILL - 1)) & 1;
+	return false;
+}
+
+enum app_proc_state
+app_role_proc_state(int32_t pid)
+{
+	char path[64], buf[512], state = 0;
+	enum app_proc_state ps = APP_PROC_LIVE;
+	const char *rp;
+	size_t n;
+	FILE *f;
+
+	if (!app_role_alive(pid))
+		return APP_PROC_GONE;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return errno == ENOENT ? APP_PROC_GONE : APP_PROC_LIVE;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "pid (comm) S ...": the state follows the last ')' (comm may hold one) */
+	rp = strrchr(buf, ')');
+	if (rp != NULL && rp[1] == ' ')
+		state = rp[2];
+	if (state == 'Z' || state == 'X' || state == 'x')
+		return APP_PROC_GONE; /* no thread left: it executes nothing more */
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return errno == ENOENT ? APP_PROC_GONE : APP_PROC_LIVE;
+	if (role_kill_pending(f, "ShdPnd:") || role_kill_pending(f, "SigPnd:"))
+		ps = APP_PROC_DYING;
+	fclose(f);
+	return ps;
 }
 
 /* The run every process must agree on: what shapes the catalog and the

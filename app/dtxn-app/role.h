@@ -180,8 +180,25 @@ const char *app_cluster_name(const struct app_conf *c);
  */
 bool app_role_slot_dead(const struct app_ctl_node *n);
 
-/** @return true if process @p pid lives (kill(pid, 0)). */
+/** @return true if process @p pid lives (kill(pid, 0)): a zombie too. */
 bool app_role_alive(int32_t pid);
+
+/** What app_role_proc_state() found of a process. */
+enum app_proc_state {
+	APP_PROC_GONE,  /**< no such process, or a zombie: none of its threads runs */
+	APP_PROC_DYING, /**< SIGKILL pending: its threads are being torn down */
+	APP_PROC_LIVE,  /**< running, sleeping or stopped (SIGSTOP): it may run again */
+};
+
+/**
+ * How far process @p pid is from gone, from /proc/PID/stat (state Z or X:
+ * gone) and /proc/PID/status (SIGKILL in ShdPnd or SigPnd: dying). A
+ * SIGKILLed process with gigabytes of hugepages mapped takes a while to
+ * tear down, and its parent reaps it when it is scheduled: kill(pid, 0)
+ * says it lives until then. Linux only; an unreadable /proc says LIVE.
+ * Thread-safe (no state).
+ */
+enum app_proc_state app_role_proc_state(int32_t pid);
 
 /** @return true for --role mn or cn. */
 bool app_role_split(const struct app_conf *c);

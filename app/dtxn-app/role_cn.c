@@ -322,8 +322,12 @@ cn_dead_committed(const struct dtxn_bench_ctx *x, const struct dtxn_recovery *re
 
 	if (__atomic_load_n(&x->pending, __ATOMIC_ACQUIRE) == 0)
 		return false;
-	if (__atomic_load_n(&t->open, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&t->open, __ATOMIC_ACQUIRE)) {
+		if (t->decided && app_agent_txn_verdict(x->coord, rec) < 0)
+			printf("dtxn: txn %#" PRIx64 " of dead node %u had its commit posted, which its recovery found refused and rolled back: not counted\n",
+			       t->id, rec->dead_cn);
 		return app_agent_txn_kept(x->coord, rec);
+	}
 	return t->abort_reason == DTXN_OK;
 }
 

@@ -73,6 +73,9 @@ struct app_run {
 	struct app_mn_svcs svcs;
 	struct app_agent *agents;          /* per CN of this process (agent.h); NULL: none */
 	uint64_t t0_ns;                    /* dtxn_now_ns() when the run began */
+	/* cn_drain_dead(): when the watcher first found a dead node's process
+	 * still being torn down (SIGKILL pending), by fabric node; 0: never */
+	uint64_t dying_since[DTXN_MAX_NODES];
 };
 
 /** How often the main lcore publishes the telemetry figures, ns. */
@@ -491,22 +494,49 @@ cn_settle_dead(void *arg, const struct dtxn_recovery *rec)
 	return app_cn_settle_dead(r->conf, r->ctl, rec);
 }
 
+/** cn_drain_dead(): how often it looks again at a process being torn down, ns. */
+#define APP_DYING_POLL_NS (1000 * 1000ull)
+/** cn_drain_dead(): how long it waits for a process being torn down, ns. */
+#define APP_DYING_MAX_NS (2000 * 1000 * 1000ull)
+
 /*
  * struct app_agent.drained_ns of a --role cn process (shm across
  * processes): what a dead CN process had posted takes effect now, before
- * its recovery reads MN memory (dtxn_fabric_drain_node()); a process
- * still alive (fenced, paused) keeps its WRs, which its lost lease
- * refuses when it runs again. Runs on the watcher's lcore.
+ * its recovery reads MN memory (dtxn_fabric_drain_node()). Only once none
+ * of its threads runs (gone, or a zombie its parent has not reaped yet):
+ * a SIGKILLed process still being torn down is looked at again every
+ * APP_DYING_POLL_NS (the watcher sleeps until then), for up to
+ * APP_DYING_MAX_NS; recovering it meanwhile would read MN memory without
+ * the WRs it had posted (a commit batch cut between two MNs, its log
+ * never written). A process that lives (fenced, paused) keeps its WRs,
+ * which its lost lease refuses when it runs again. Runs on the watcher's
+ * lcore.
  */
 static uint64_t
 cn_drain_dead(void *arg, uint16_t node)
 {
 	struct app_run *r = arg;
 	const struct app_ctl_node *dead = &r->ctl->cn[node - r->conf->mn];
+	const uint64_t now = dtxn_now_ns();
 	int n;
 
-	if (app_role_alive(__atomic_load_n(&dead->pid, __ATOMIC_ACQUIRE)))
+	switch (app_role_proc_state(__atomic_load_n(&dead->pid, __ATOMIC_ACQUIRE))) {
+	case APP_PROC_LIVE:
 		return 0;
+	case APP_PROC_DYING:
+		if (r->dying_since[node] == 0) {
+			r->dying_since[node] = now;
+			printf("dtxn: %s: node %u's process is still being torn down: its recovery waits for it\n",
+			       r->conf->node, node);
+		}
+		if (now - r->dying_since[node] < APP_DYING_MAX_NS)
+			return now + APP_DYING_POLL_NS;
+		printf("dtxn: %s: node %u's process was still being torn down %.1f s after it was found dead: recovered without its posted WRs\n",
+		       r->conf->node, node, (double)APP_DYING_MAX_NS / 1e9);
+		return 0;
+	case APP_PROC_GONE:
+		break;
+	}
 	n = dtxn_fabric_drain_node(r->fabric, node);
 	if (n > 0)
 		printf("dtxn: %s: %d WRs the dead process of node %u had posted took effect before its recovery\n",

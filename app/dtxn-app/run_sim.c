@@ -600,8 +600,9 @@ out:
 /*
  * --fault: the history oracle. A dead coordinator's open txn ends in its
  * history as committed if a recovery left its writes in MN memory
- * (struct dtxn_recovery.visible) or its protocol had posted the writes
- * that commit it (dtxn_txn.decided), else as aborted.
+ * (struct dtxn_recovery.visible) or, when no recovery rolled it back
+ * (struct dtxn_recovery.undone), its protocol had posted the writes that
+ * commit it (dtxn_txn.decided), else as aborted.
  */
 static void
 sim_end_dead(struct sim_run *r)
@@ -611,14 +612,19 @@ sim_end_dead(struct sim_run *r)
 
 		for (unsigned k = 0; th->dead && k < th->n_ctx; k++) {
 			struct dtxn_coord *co = th->ctx[k].coord;
+			int verdict = 0;
 			bool vis;
 
 			if (co == NULL || !co->txn->open)
 				continue;
-			vis = app_agent_txn_kept(co, NULL);
+			/* a recovery's verdict (the last that gave one) over decided */
 			for (unsigned j = 0; r->agents != NULL && j < r->conf->cn; j++)
-				for (unsigned n = 0; n < r->agents[j].n_recs; n++)
-					vis |= app_agent_txn_kept(co, &r->agents[j].recs[n].rec);
+				for (unsigned n = 0; n < r->agents[j].n_recs; n++) {
+					int v = app_agent_txn_verdict(co, &r->agents[j].recs[n].rec);
+
+					verdict = v != 0 ? v : verdict;
+				}
+			vis = verdict != 0 ? verdict > 0 : app_agent_txn_kept(co, NULL);
 			(void)dtxn_coord_history_end_open(co, vis);
 			if (vis)
 				dtxn_bench_ctx_settle(&th->ctx[k]);

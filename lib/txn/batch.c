@@ -200,6 +200,11 @@ batch_run(struct dtxn_batch *b, struct dtxn_txn *t)
 	if (rc == b->error && rc != 0)
 		return rc; /* nothing posted */
 	wrc = dtxn_co_wait_lc(b->coord->co);
+	if (wrc != 0 && t != NULL)
+		/* posted, but a WR failed (an RNIC refused it once the lease ran
+		 * out): not all of it took effect; the recovery decides now
+		 * (struct dtxn_recovery.visible, .undone) */
+		t->decided = 0;
 	if (wrc != 0 && b->n_mut != 0)
 		/* refused by the RNICs because the lease ran out (fabric
 		 * dtxn_fabric_set_lease())? the txn may be half applied: the CN

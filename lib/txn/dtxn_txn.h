@@ -635,6 +635,16 @@ struct dtxn_recovery {
 	 */
 	unsigned n_visible;
 	uint64_t visible[DTXN_RECOVERY_MAX_VISIBLE];
+	/**
+	 * Ids of the dead coordinators' open transactions that the recovery
+	 * rolled back although their commit may have been posted whole
+	 * (struct dtxn_txn.decided): WRs that an RNIC refused after the CN's
+	 * lease ran out (self-fencing, dtxn_fabric_set_lease()) never took
+	 * effect. The recovery's verdict wins over @c decided. At most one
+	 * per coordinator.
+	 */
+	unsigned n_undone;
+	uint64_t undone[DTXN_RECOVERY_MAX_VISIBLE];
 	unsigned n_steps;
 	struct dtxn_recovery_step step[DTXN_RECOVERY_MAX_STEPS];
 };

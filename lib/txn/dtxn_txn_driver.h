@@ -168,7 +168,9 @@ struct dtxn_txn {
 	/**
 	 * Set by a protocol when it posts the writes that commit the txn
 	 * whatever happens to its coordinator next (Motor: its commit batch);
-	 * reset at each begin. The simulator's history oracle records a dead
+	 * reset at each begin, and cleared when the wait for that batch
+	 * reports a failed WR (an RNIC refused it once the lease ran out:
+	 * not all of it took effect). The simulator's history oracle records a dead
 	 * coordinator's open txn with it as committed (doc/guides/cluster.md,
 	 * "Recovery"). Protocols whose recovery may still roll the txn back
 	 * leave it 0 and list what they complete in struct
@@ -701,6 +703,13 @@ int dtxn_recovery_chains_apply(struct dtxn_coord *c, struct dtxn_recovery *rec,
  */
 void dtxn_recovery_note_visible(struct dtxn_recovery *rec, uint64_t id);
 
+/**
+ * Adds txn id @p id to rec->undone (once; dropped past
+ * DTXN_RECOVERY_MAX_VISIBLE): the recovery rolled the open txn back,
+ * whatever its coordinator's struct dtxn_txn.decided says.
+ */
+void dtxn_recovery_note_undone(struct dtxn_recovery *rec, uint64_t id);
+
 struct dtxn_batch;
 /**
  * Runs batch @p b (dtxn_batch_run()), releases its WRs and counts them
@@ -855,9 +864,19 @@ void dtxn_fa_destroy(struct dtxn_fa_table *fa);
  * it writes). Takers of one record are serialised by its lock, so they
  * are recorded in lock order. Nothing if @p fa is NULL. Any lcore; does
  * not yield (a few ns, spinning only while a taker of another record
- * mapped to the same entry writes it).
+ * mapped to the same entry writes it; a writer that held the entry for
+ * 2^20 pauses, a CN process killed inside, is taken over: a shm
+ * cluster's CN processes share the table).
  */
 void dtxn_fa_append(struct dtxn_fa_table *fa, dtxn_raddr_t raddr, uint64_t id, uint32_t cells);
+
+/**
+ * Test aid: the seqlock word of the entry @p raddr maps to (odd while a
+ * writer holds it), so that a test can leave it as a writer killed
+ * inside dtxn_fa_append() does.
+ * @return a pointer into the table, NULL if @p fa is NULL or @p raddr 0.
+ */
+uint32_t *dtxn_fa_seq_of(struct dtxn_fa_table *fa, dtxn_raddr_t raddr);
 /**
  * The cells txn @p id took the lock of record @p raddr for.
  * @return 0 with *@p cells, or -ENOENT: not among the record's last 8

@@ -49,6 +49,15 @@
 #define FA_MZ "dtxn_false_aborts"
 /** Tries of a lookup racing a writer of its entry before it gives up (true). */
 #define FA_READ_TRIES 4
+/**
+ * Pauses a writer waits on one odd seq value before it takes the entry
+ * over: its writer is a CN process killed between its CAS and its release
+ * (a cluster's entries are shared), which would otherwise wedge the entry
+ * and every later taker of it for good. A live writer holds it for a few
+ * stores; at worst the takeover lets a lookup copy a torn entry, a
+ * misclassified abort, never a protocol decision.
+ */
+#define FA_WRITE_SPINS (1u << 20)
 
 struct fa_entry {
 	uint32_t seq;              /**< seqlock: odd while written */
@@ -121,11 +130,23 @@ dtxn_fa_append(struct dtxn_fa_table *fa, dtxn_raddr_t raddr, uint64_t id, uint32
 	if (fa == NULL || raddr == 0)
 		return;
 	e = fa_entry_of(fa, raddr);
-	for (;;) { /* another record's taker on this entry: a few stores, no yield */
+	for (uint32_t held = UINT32_MAX, spins = 0;; spins++) {
+		/* another record's taker on this entry: a few stores, no yield */
 		s = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
 		if ((s & 1) == 0 && __atomic_compare_exchange_n(&e->seq, &s, s + 1, false,
 								__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			break;
+		if (s != held) {
+			held = s;
+			spins = 0;
+		} else if (spins >= FA_WRITE_SPINS &&
+			   __atomic_compare_exchange_n(&e->seq, &s, s + 2, false, __ATOMIC_ACQUIRE,
+						       __ATOMIC_RELAXED)) {
+			/* its writer died inside (a CN process killed there): take
+			 * it over, odd still; released at s + 3 */
+			s++;
+			break;
+		}
 		rte_pause();
 	}
 	n = __atomic_load_n(&e->n, __ATOMIC_RELAXED);
@@ -139,6 +160,12 @@ dtxn_fa_append(struct dtxn_fa_table *fa, dtxn_raddr_t raddr, uint64_t id, uint32
 	__atomic_store_n(&e->cells[n % FA_RING], cells, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->n, n + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->seq, s + 2, __ATOMIC_RELEASE);
+}
+
+uint32_t *
+dtxn_fa_seq_of(struct dtxn_fa_table *fa, dtxn_raddr_t raddr)
+{
+	return fa == NULL || raddr == 0 ? NULL : &fa_entry_of(fa, raddr)->seq;
 }
 
 /* A consistent copy of @p raddr's entry; false if another record holds it or a writer kept it busy. */

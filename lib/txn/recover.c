@@ -223,14 +223,27 @@ dtxn_recovery_unlock_scan_all(struct dtxn_coord *c, struct dtxn_recovery *rec, u
 	return scan(c, rec, lock_off, keep_mask, true, NULL, NULL);
 }
 
+/* Adds @p id to the list @p ids of *@p n entries, once. */
+static void
+note_id(uint64_t *ids, unsigned *n, uint64_t id)
+{
+	for (unsigned i = 0; i < *n; i++)
+		if (ids[i] == id)
+			return;
+	if (*n < DTXN_RECOVERY_MAX_VISIBLE)
+		ids[(*n)++] = id;
+}
+
 void
 dtxn_recovery_note_visible(struct dtxn_recovery *rec, uint64_t id)
 {
-	for (unsigned i = 0; i < rec->n_visible; i++)
-		if (rec->visible[i] == id)
-			return;
-	if (rec->n_visible < DTXN_RECOVERY_MAX_VISIBLE)
-		rec->visible[rec->n_visible++] = id;
+	note_id(rec->visible, &rec->n_visible, id);
+}
+
+void
+dtxn_recovery_note_undone(struct dtxn_recovery *rec, uint64_t id)
+{
+	note_id(rec->undone, &rec->n_undone, id);
 }
 
 int

@@ -74,10 +74,14 @@ proc lines {s} {
     return $r
 }
 
-# The check named $name in a report: its "ok" value, or "missing".
+# The check named $name in a report: its "ok" value, or "missing". A
+# failed check prints its detail (the CI log keeps no report files).
 proc check_ok {rep name} {
     foreach c [dict get $rep checks] {
-        if {[dict get $c name] eq $name} { return [expr {[dict get $c ok] ? 1 : 0}] }
+        if {[dict get $c name] ne $name} { continue }
+        if {[dict get $c ok]} { return 1 }
+        puts "check $name failed: [dict get $c detail]"
+        return 0
     }
     return missing
 }

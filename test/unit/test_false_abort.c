@@ -148,6 +148,31 @@ test_side_table(void **state)
 	/* NULL table (mlx5): nothing known */
 	dtxn_fa_append(NULL, ra, 30, 1);
 	assert_int_equal(dtxn_fa_cells(NULL, ra, 30, &cells), -ENOENT);
+	assert_null(dtxn_fa_seq_of(NULL, ra));
+}
+
+/* A writer killed inside its append (odd seq for good): the next one takes the entry over. */
+static void
+test_side_table_dead_writer(void **state)
+{
+	struct dtxn_fa_table *fa = g_db->fa;
+	const dtxn_raddr_t ra = DTXN_RADDR(1, 8192);
+	uint32_t *seq = dtxn_fa_seq_of(fa, ra);
+	uint32_t cells;
+
+	(void)state;
+	assert_non_null(seq);
+	dtxn_fa_append(fa, ra, 40, DTXN_CELL(0));
+	assert_int_equal(*seq % 2, 0);
+	*seq += 1; /* the dead writer's CAS, never released */
+	dtxn_fa_append(fa, ra, 41, DTXN_CELL(2));
+	assert_int_equal(*seq % 2, 0);
+	assert_int_equal(dtxn_fa_cells(fa, ra, 41, &cells), 0);
+	assert_int_equal(cells, DTXN_CELL(2));
+	/* released: the next taker goes through at once */
+	dtxn_fa_append(fa, ra, 42, DTXN_CELL(1));
+	assert_int_equal(dtxn_fa_cells_since(fa, ra, 40, 42, &cells), 0);
+	assert_int_equal(cells, DTXN_CELL(1) | DTXN_CELL(2));
 }
 
 /* ------------------------------------------------------------------ */
@@ -215,6 +240,7 @@ main(void)
 {
 	const struct CMUnitTest ford[] = {
 		cmocka_unit_test(test_side_table),
+		cmocka_unit_test(test_side_table_dead_writer),
 		cmocka_unit_test(test_false_conflicts),
 	};
 	const struct CMUnitTest motor[] = {

@@ -405,6 +405,11 @@ test_lease_view(void **state)
 	dtxn_recovery_note_visible(&rec, 43);
 	assert_int_equal(rec.n_visible, 2);
 	assert_int_equal(rec.visible[1], 43);
+	dtxn_recovery_note_undone(&rec, 44);
+	dtxn_recovery_note_undone(&rec, 44);
+	assert_int_equal(rec.n_undone, 1);
+	assert_int_equal(rec.undone[0], 44);
+	assert_int_equal(rec.n_visible, 2);
 }
 
 /* dtxn_coord_recover() refuses what it cannot do, before the protocol runs. */

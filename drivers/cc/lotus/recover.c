@@ -328,6 +328,8 @@ log_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rlog_hdr
 	if (tc != 0) {
 		rec->rolled_forward++;
 	} else {
+		/* its visible batch, if posted (decided), was refused: not committed */
+		dtxn_recovery_note_undone(rec, h->txn);
 		rec->rolled_back++;
 	}
 out:

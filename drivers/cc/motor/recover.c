@@ -188,6 +188,8 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rec_hdr 
 	} else if (held != 0) {
 		rec->txns_seen++;
 		rec->rolled_back++;
+		/* a commit batch posted (decided) but refused by the lease: not committed */
+		dtxn_recovery_note_undone(rec, h->txn_id);
 	}
 	return 0;
 }

@@ -223,10 +223,12 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_log
 		dtxn_recovery_note_visible(rec, x); /* its coordinator may not have seen it end */
 	if (rc == 0 && held) {
 		rec->txns_seen++;
-		if (fwd)
+		if (fwd) {
 			rec->rolled_forward++;
-		else
+		} else {
 			rec->rolled_back++;
+			dtxn_recovery_note_undone(rec, x); /* posted but refused: not committed */
+		}
 	}
 	rte_free(imgs);
 	rte_free(e);
