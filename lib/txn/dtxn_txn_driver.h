@@ -975,9 +975,11 @@ int dtxn_batch_run_reason(struct dtxn_batch *b);
 /**
  * dtxn_batch_run_reason() for the batch whose WRs commit @p t whatever
  * happens to its coordinator next (Motor's commit batch, OOCC's R3, the
- * write-backs of Scythe and CREST): sets t->decided once every chain is
- * posted, not before (in virtual time the post first waits out the CPU
- * that builds it, and a CN killed meanwhile posts nothing). Yields.
+ * write-backs of Scythe and CREST, FORD's and Lotus's write rounds):
+ * sets t->decided once every chain is posted, not before (in virtual
+ * time the post first waits out the CPU that builds it, and a CN killed
+ * meanwhile posts nothing); a recovery that rolls the txn back all the
+ * same lists it in struct dtxn_recovery.undone, which wins. Yields.
  * @return as dtxn_batch_run_reason().
  */
 int dtxn_batch_run_decide(struct dtxn_batch *b, struct dtxn_txn *t);

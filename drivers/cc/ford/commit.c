@@ -111,7 +111,10 @@ commit_write_round(struct dtxn_txn *t)
 								      it->bucket_raddr),
 					 fi->bimg, 16, true);
 	}
-	rc = dtxn_batch_run_reason(&b);
+	/* posted: committed unless a recovery rolls it back (its locks still
+	 * held: struct dtxn_recovery.undone); once it unlocks, a survivor may
+	 * overwrite its versions before a recovery looks (ford.md, "Recovery") */
+	rc = dtxn_batch_run_decide(&b, t);
 	if (rc != DTXN_OK)
 		return rc;
 	for (i = 0; i < t->n_items; i++)

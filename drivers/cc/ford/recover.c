@@ -18,6 +18,12 @@
  *    If X holds no lock but an entry carries its version, X had
  *    completed (its unlocks all posted) though its coordinator may not
  *    have seen the commit return: it is listed as visible, not in flight.
+ *    If it holds none and no entry carries its version, either it
+ *    aborted after its log, or it committed and a survivor overwrote its
+ *    versions before this READ (its last unlock applied by the drain of
+ *    the dead process's WRs): nothing to do here, and its coordinator's
+ *    struct dtxn_txn.decided (set when its write round was posted) tells
+ *    which. A txn rolled back is listed in struct dtxn_recovery.undone.
  *    A txn that died before its validation round wrote no record and
  *    changed no record; it only holds locks. Nor did one whose record is
  *    torn (its writer died mid-copy: dtxn_txn_log_intact() fails; the
@@ -102,6 +108,7 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_log
 		dtxn_batch_init(&b, c);
 	}
 	rec->rolled_back++;
+	dtxn_recovery_note_undone(rec, x); /* its write round may have been posted (decided) */
 out:
 	rte_free(word);
 	return rc;
