@@ -318,17 +318,22 @@ app_cn_publish(const struct app_conf *c, struct app_ctl *ctl, unsigned w,
 static bool
 cn_dead_committed(const struct dtxn_bench_ctx *x, const struct dtxn_recovery *rec)
 {
+	static const char *const verdicts[] = { "rolled back", "none", "kept" };
 	const struct dtxn_txn *t = x->coord->txn;
+	int64_t pending = __atomic_load_n(&x->pending, __ATOMIC_ACQUIRE);
+	bool open, kept;
+	int v;
 
-	if (__atomic_load_n(&x->pending, __ATOMIC_ACQUIRE) == 0)
+	if (pending == 0)
 		return false;
-	if (__atomic_load_n(&t->open, __ATOMIC_ACQUIRE)) {
-		if (t->decided && app_agent_txn_verdict(x->coord, rec) < 0)
-			printf("dtxn: txn %#" PRIx64 " of dead node %u had its commit posted, which its recovery found refused and rolled back: not counted\n",
-			       t->id, rec->dead_cn);
-		return app_agent_txn_kept(x->coord, rec);
-	}
-	return t->abort_reason == DTXN_OK;
+	open = __atomic_load_n(&t->open, __ATOMIC_ACQUIRE);
+	v = app_agent_txn_verdict(x->coord, rec);
+	kept = open ? app_agent_txn_kept(x->coord, rec) : t->abort_reason == DTXN_OK;
+	/* one line per commit in flight that moves money: a post-mortem's facts */
+	printf("dtxn: settled txn %#" PRIx64 " of dead node %u (%+" PRId64 "): %s, decided %u, recovery %s: %s\n",
+	       t->id, rec->dead_cn, pending, open ? "open" : "closed", t->decided,
+	       verdicts[v + 1], kept ? "counted" : "not counted");
+	return kept;
 }
 
 int

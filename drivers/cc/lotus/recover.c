@@ -220,24 +220,33 @@ log_latest(const char *log, uint64_t room, uint32_t gid)
 	return best;
 }
 
-/* The table of entry @p e if its cell is txn @p x's (@p head: the record it points to), else NULL. */
-static const struct dtxn_table *
-ent_mine(const struct dtxn_catalog *cat, const struct rlog_ent *e, const uint8_t *head, uint64_t x)
+/* Whether record head @p head (16 B READ) names txn @p x as its writer. */
+static bool
+head_mine(const uint8_t *head, uint64_t x)
 {
 	uint64_t writer;
 
 	memcpy(&writer, head + 1, 8); /* after the line's cacheline version */
-	return writer == x ? dtxn_catalog_table(cat, e->table) : NULL;
+	return writer == x;
 }
 
-/* Finishes or aborts the txn of record @p h (step 2). */
+/*
+ * Finishes or aborts the txn of record @p h (step 2). A replica's cell
+ * counts as the txn's only if the record it points to on that replica
+ * names the txn as writer: a CN killed while it posted its first batch,
+ * one QP after another, wrote the new cell on some replicas only, and a
+ * replica it never reached keeps an older version in that cell, visible,
+ * whose timestamp must not be taken for T_commit (it was: the "finished"
+ * txn then sat below the row's newest version, counted as committed and
+ * never read, tcl-cluster's Lotus kill rows under load).
+ */
 static int
 log_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rlog_hdr *h)
 {
 	const struct dtxn_catalog *cat = &c->worker->db->cat;
 	const struct rlog_ent *e = (const void *)(h + 1);
 	struct lotus_cell (*cell)[DTXN_MAX_REPLICAS];
-	uint8_t (*head)[16];
+	uint8_t (*head)[DTXN_MAX_REPLICAS][16];
 	struct dtxn_slot_hdr *sh; /* primary slot headers: the records' aux areas */
 	uint64_t tc = 0;
 	bool mine_any = false, invisible = false;
@@ -266,34 +275,36 @@ log_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rlog_hdr
 	rc = dtxn_recovery_run(rec, &b);
 	if (rc != 0)
 		goto out;
-	/* whose cells are they: the record each primary cell points to names its
-	 * writer (its delta area's, if the dead txn took one: the Address came
-	 * in the same WRITE as the cell) */
+	/* whose cells are they: on each replica, the record the cell points to
+	 * names its writer (its delta area's, if the dead txn took one: the
+	 * Address came in the same WRITE as the cell) */
 	dtxn_batch_init(&b, c);
 	for (uint16_t i = 0; i < h->n; i++) {
 		const struct dtxn_table *t = dtxn_catalog_table(cat, e[i].table);
-		dtxn_raddr_t ra;
 
-		if (t == NULL || e[i].cell < 0 || (uint32_t)e[i].cell >= lotus_vnum(t) ||
-		    !(lotus_meta_flags(cell[i][0].meta) & LOTUS_CELL_VALID))
+		if (t == NULL || e[i].cell < 0 || (uint32_t)e[i].cell >= lotus_vnum(t))
 			continue;
-		/* 0: an insert that reached no replica, or no record: nothing of it */
-		ra = lotus_rec_raddr_at(t, 0, sh[i].aux, &cell[i][0], (unsigned)e[i].cell);
-		if (ra != 0)
-			dtxn_batch_read(&b, ra, head[i], 16, true);
+		for (uint16_t r = 0; r < t->n_replicas; r++) {
+			/* 0: an insert that reached no replica, or no record: nothing of it */
+			dtxn_raddr_t ra = lotus_rec_raddr_at(t, r, sh[i].aux, &cell[i][r],
+							     (unsigned)e[i].cell);
+
+			if ((lotus_meta_flags(cell[i][r].meta) & LOTUS_CELL_VALID) && ra != 0)
+				dtxn_batch_read(&b, ra, head[i][r], 16, true);
+		}
 	}
 	rc = dtxn_recovery_run(rec, &b);
 	if (rc != 0)
 		goto out;
 	for (uint16_t i = 0; i < h->n; i++) {
-		const struct dtxn_table *t = ent_mine(cat, &e[i], head[i], h->txn);
+		const struct dtxn_table *t = dtxn_catalog_table(cat, e[i].table);
 
-		if (t == NULL)
-			continue;
-		mine_any = true;
-		for (uint16_t r = 0; r < t->n_replicas; r++) {
+		for (uint16_t r = 0; t != NULL && r < t->n_replicas; r++) {
 			uint64_t v = lotus_meta_ver(cell[i][r].meta);
 
+			if (!head_mine(head[i][r], h->txn))
+				continue;
+			mine_any = true;
 			if ((lotus_meta_flags(cell[i][r].meta) & LOTUS_CELL_VALID) &&
 			    v != LOTUS_INVISIBLE && v != 0)
 				tc = v;
@@ -306,12 +317,12 @@ log_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rlog_hdr
 		goto out; /* done (or its cells were reused since): nothing to fix */
 	dtxn_batch_init(&b, c);
 	for (uint16_t i = 0; i < h->n; i++) {
-		const struct dtxn_table *t = ent_mine(cat, &e[i], head[i], h->txn);
+		const struct dtxn_table *t = dtxn_catalog_table(cat, e[i].table);
 
 		for (uint16_t r = 0; t != NULL && r < t->n_replicas; r++) {
 			uint64_t m = cell[i][r].meta;
 
-			if (lotus_meta_ver(m) != LOTUS_INVISIBLE)
+			if (!head_mine(head[i][r], h->txn) || lotus_meta_ver(m) != LOTUS_INVISIBLE)
 				continue;
 			/* finish: T_commit; abort: invalid, as a failed commit leaves it */
 			cell[i][r].meta = tc != 0 ? lotus_meta(tc, lotus_meta_cv(m), lotus_meta_flags(m)) :
