@@ -108,6 +108,41 @@ shm_zone_shared(const struct dtxn_fabric_conf *conf, const char *what, size_t le
 	return mz;
 }
 
+/*
+ * The multi-process message pool: DPDK's lock-free stack ("lf_stack"),
+ * not its default ring. Every CN process of a cluster gets and puts its
+ * buffers, and a ring's producers and consumers each wait for the one
+ * before them to publish: a process SIGKILLed inside a get or a put left
+ * the ring's tail behind for good, and every other process spun in its
+ * next SEND (tcl-cluster hung in a Lotus kill row, the survivor's worker
+ * in librte_mempool_ring). A lock-free stack's push and pop are one CAS
+ * each: a process killed inside one leaks at most its buffers. Falls back
+ * to the ring if the stack driver is not loaded (one log line).
+ */
+static struct rte_mempool *
+shm_msg_pool_lf(const char *name, int socket_id)
+{
+	struct rte_mempool *mp;
+
+	mp = rte_mempool_create_empty(name, SHM_MSG_POOL_SIZE,
+				      sizeof(struct shm_msg) + SHM_MSG_POOL_DATA, 0, 0, socket_id, 0);
+	if (mp == NULL)
+		return NULL;
+	if (rte_mempool_set_ops_byname(mp, "lf_stack", NULL) != 0) {
+		SHM_LOG(WARNING, "mempool %s: no lf_stack driver, a ring (not robust to a process killed inside it)",
+			name);
+		if (rte_mempool_set_ops_byname(mp, "ring_mp_mc", NULL) != 0) {
+			rte_mempool_free(mp);
+			return NULL;
+		}
+	}
+	if (rte_mempool_populate_default(mp) < 0) {
+		rte_mempool_free(mp);
+		return NULL;
+	}
+	return mp;
+}
+
 /* The message pool (SENDs): shared in multi-process mode, without per-lcore
  * caches there (lcore ids repeat between processes). */
 static struct rte_mempool *
@@ -122,9 +157,12 @@ shm_msg_pool(const struct dtxn_fabric_conf *conf)
 		if (mp != NULL)
 			return mp;
 	}
-	mp = rte_mempool_create(name, SHM_MSG_POOL_SIZE, sizeof(struct shm_msg) + SHM_MSG_POOL_DATA,
-				conf->multi_process ? 0 : 64, 0, NULL, NULL, NULL, NULL,
-				conf->socket_id, 0);
+	if (conf->multi_process)
+		mp = shm_msg_pool_lf(name, conf->socket_id);
+	else
+		mp = rte_mempool_create(name, SHM_MSG_POOL_SIZE,
+					sizeof(struct shm_msg) + SHM_MSG_POOL_DATA, 64, 0, NULL, NULL,
+					NULL, NULL, conf->socket_id, 0);
 	if (mp == NULL && conf->multi_process && rte_errno == EEXIST)
 		mp = rte_mempool_lookup(name);
 	if (mp == NULL) {
