@@ -121,11 +121,12 @@ app_agent_txn_verdict(const struct dtxn_coord *co, const struct dtxn_recovery *r
 bool
 app_agent_txn_kept(const struct dtxn_coord *co, const struct dtxn_recovery *rec)
 {
-	int v = app_agent_txn_verdict(co, rec);
+	int v;
 
 	if (!__atomic_load_n(&co->txn->open, __ATOMIC_ACQUIRE))
 		return false;
 	/* the recovery's verdict first: a posted commit may have been refused */
+	v = app_agent_txn_verdict(co, rec);
 	return v != 0 ? v > 0 : co->txn->decided != 0;
 }
 

@@ -520,7 +520,11 @@ cn_drain_dead(void *arg, uint16_t node)
 	const uint64_t now = dtxn_now_ns();
 	int n;
 
-	switch (app_role_proc_state(__atomic_load_n(&dead->pid, __ATOMIC_ACQUIRE))) {
+	enum app_proc_state ps = app_role_proc_state(__atomic_load_n(&dead->pid, __ATOMIC_ACQUIRE));
+
+	if (ps != APP_PROC_DYING)
+		r->dying_since[node] = 0; /* a later death of the node (a restart) waits afresh */
+	switch (ps) {
 	case APP_PROC_LIVE:
 		return 0;
 	case APP_PROC_DYING:
@@ -533,6 +537,7 @@ cn_drain_dead(void *arg, uint16_t node)
 			return now + APP_DYING_POLL_NS;
 		printf("dtxn: %s: node %u's process was still being torn down %.1f s after it was found dead: recovered without its posted WRs\n",
 		       r->conf->node, node, (double)APP_DYING_MAX_NS / 1e9);
+		r->dying_since[node] = 0;
 		return 0;
 	case APP_PROC_GONE:
 		break;

@@ -166,15 +166,16 @@ struct dtxn_txn {
 	uint8_t mode;             /**< enum dtxn_txn_mode */
 	uint8_t open;             /**< begun, not yet committed/aborted */
 	/**
-	 * Set by a protocol when it posts the writes that commit the txn
-	 * whatever happens to its coordinator next (Motor: its commit batch);
-	 * reset at each begin, and cleared when the wait for that batch
-	 * reports a failed WR (an RNIC refused it once the lease ran out:
-	 * not all of it took effect). The simulator's history oracle records a dead
-	 * coordinator's open txn with it as committed (doc/guides/cluster.md,
-	 * "Recovery"). Protocols whose recovery may still roll the txn back
-	 * leave it 0 and list what they complete in struct
-	 * dtxn_recovery.visible.
+	 * Set by a protocol when it has posted the writes that commit the txn
+	 * (dtxn_batch_run_decide(): Motor's commit batch, OOCC's R3, the
+	 * write-backs of Scythe and CREST, FORD's write round, Lotus's visible
+	 * batch); reset at each begin, and cleared when the wait for that
+	 * batch reports a failed WR (an RNIC refused it once the lease ran
+	 * out: not all of it took effect). A dead coordinator's open txn
+	 * counts as committed (the settlement of its counters, the
+	 * simulator's history oracle: doc/guides/cluster.md, "Recovery") if
+	 * a recovery lists it in struct dtxn_recovery.visible, or if it is
+	 * set and no recovery lists the txn in struct dtxn_recovery.undone.
 	 */
 	uint8_t decided;
 	/**
