@@ -121,8 +121,8 @@ tatp_columns(struct dtxn_table_def *defs)
 	defs[TATP_SPECIAL_FACILITY].updates[0] =
 		(struct dtxn_update_shape){ DTXN_CELL(TATP_SF_DATA_A), 1000 };
 	defs[TATP_SPECIAL_FACILITY].n_updates = 1;
-	defs[TATP_SEC_SUBSCRIBER].flags |= DTXN_TABLE_F_NO_UPDATE;
-	defs[TATP_ACCESS_INFO].flags |= DTXN_TABLE_F_NO_UPDATE;
+	defs[TATP_SEC_SUBSCRIBER].flags |= DTXN_TABLE_F_NO_UPDATE | DTXN_TABLE_F_READ_ONLY;
+	defs[TATP_ACCESS_INFO].flags |= DTXN_TABLE_F_NO_UPDATE | DTXN_TABLE_F_READ_ONLY;
 	defs[TATP_CALL_FORWARDING].flags |= DTXN_TABLE_F_NO_UPDATE;
 	return 0;
 }

@@ -136,8 +136,8 @@ tpcc_columns(const struct tpcc_priv *p, struct dtxn_table_def *defs)
 	col_shape(&defs[TPCC_ORDER_LINE], DTXN_CELL(TPCC_OL_DELIVERY_D), 1, 1);
 	defs[TPCC_HISTORY].flags |= DTXN_TABLE_F_NO_UPDATE;
 	defs[TPCC_NEW_ORDER].flags |= DTXN_TABLE_F_NO_UPDATE;
-	defs[TPCC_ITEM].flags |= DTXN_TABLE_F_NO_UPDATE;
-	defs[TPCC_CUSTOMER_NAME].flags |= DTXN_TABLE_F_NO_UPDATE;
+	defs[TPCC_ITEM].flags |= DTXN_TABLE_F_NO_UPDATE | DTXN_TABLE_F_READ_ONLY;
+	defs[TPCC_CUSTOMER_NAME].flags |= DTXN_TABLE_F_NO_UPDATE | DTXN_TABLE_F_READ_ONLY;
 	/* an order and its lines are written twice in their life: NewOrder's
 	 * insert and Delivery's update; a third version never exists */
 	defs[TPCC_ORDER].n_versions = 2;

@@ -107,7 +107,7 @@ store_check_columns(const struct dtxn_table_def *def)
 			  def->name, sum, def->value_size);
 		return -EINVAL;
 	}
-	if ((def->flags & ~DTXN_TABLE_F_NO_UPDATE) != 0) {
+	if ((def->flags & ~(DTXN_TABLE_F_NO_UPDATE | DTXN_TABLE_F_READ_ONLY)) != 0) {
 		STORE_LOG(ERR, "table %s: unknown flags 0x%x", def->name, def->flags);
 		return -EINVAL;
 	}

@@ -196,6 +196,16 @@ struct dtxn_table_def {
 #define DTXN_TABLE_F_NO_UPDATE 0x1u
 
 /**
+ * Table flag: the workload never writes the table after loading it (no
+ * insert, update or delete: TPC-C ITEM, TATP ACCESS_INFO, secondary
+ * indexes), so a multi-versioning protocol keeps one version per record
+ * (Motor: VNum 1, no bar). A declaration, not a check: a protocol stays
+ * correct if the workload writes such a table anyway (Motor's older
+ * snapshots then abort with version_gone).
+ */
+#define DTXN_TABLE_F_READ_ONLY 0x2u
+
+/**
  * Declares the columns of @p def from the offsets of its row struct's
  * fields (offsetof(), in order): column c spans [offsets[c], offsets[c +
  * 1]) and the last one runs to def->value_size, so padding belongs to the

@@ -235,13 +235,17 @@ test_layout(void **state)
 	struct dtxn_db *db;
 
 	(void)state;
-	/* VNum 3, 8 B: CVT 32 + 3 x 24; aux: Vpkg 16 + 8; delta area: bar 2 x 8 */
+	/* VNum 3, 8 B: CVT 32 + 3 x 24; aux: the packed Vpkg SA + 8 + EA in
+	 * 16 B; delta area: bar 2 x 8; a local image: value 8-aligned */
 	t = tab(&g_sr, T_KV);
 	assert_int_equal(t->slot_size, MOTOR_CELLS_OFF + 3 * MOTOR_CELL_SIZE);
 	assert_int_equal(motor_vnum(t), 3);
-	assert_int_equal(motor_vpkg_size(t), 24);
+	assert_int_equal(motor_vpkg_size(t), 10);
+	assert_int_equal(motor_vpkg_local_size(t), 24);
+	assert_int_equal((MOTOR_VPKG_LOCAL_OFF + MOTOR_VPKG_VALUE_OFF) % 8, 0);
+	assert_int_equal(motor_local_extra(t), 16 + 8);
 	assert_int_equal(motor_abs(t), 16);
-	assert_int_equal(t->aux_size, 24);
+	assert_int_equal(t->aux_size, 16);
 	assert_int_equal(t->delta_size, 16);
 	assert_true(t->aux_off[0] >= t->off[0] + t->n_buckets * t->bucket_size);
 	assert_true(t->delta_off[0] >= t->aux_off[0] + DTXN_AUX_HEAP_HDR + t->aux_areas * t->aux_size);
@@ -261,7 +265,7 @@ test_layout(void **state)
 	assert_int_equal(dtxn_db_add_table(db, &d), 0);
 	t = dtxn_catalog_table(dtxn_db_catalog(db), 0);
 	assert_int_equal(t->slot_size, MOTOR_CELLS_OFF + 4 * MOTOR_CELL_SIZE);
-	assert_int_equal(t->aux_size, 16 + 40);
+	assert_int_equal(t->aux_size, 48); /* SA + 40 + EA, rounded up to 8 */
 	assert_int_equal(t->delta_size, 3 * 40);
 	/* one version is not multi-versioning; too many; bad columns */
 	d.id = 1;
@@ -811,22 +815,56 @@ test_abs_formula(void **state)
 
 	(void)state;
 	/* 1 x 512 + floor(4 x 0.88) x 12 + 1 x 4 = 552 B, a delta area; the
-	 * aux area is the 16 + 528 B Vpkg */
+	 * aux area is the packed 1 + 528 + 1 B Vpkg, rounded up to 8 */
 	assert_int_equal(motor_table_sizes(&d, &slot, &aux), 0);
-	assert_int_equal(aux, 16 + 528);
+	assert_int_equal(aux, 536);
 	assert_int_equal(motor_table_delta(&d), 552);
 	assert_int_equal(slot, MOTOR_CELLS_OFF + 4 * MOTOR_CELL_SIZE);
 	/* never updated in place: no bar */
 	d.flags = DTXN_TABLE_F_NO_UPDATE;
 	assert_int_equal(motor_table_sizes(&d, &slot, &aux), 0);
-	assert_int_equal(aux, 16 + 528);
+	assert_int_equal(aux, 536);
 	assert_int_equal(motor_table_delta(&d), 0);
+	/* never written after loading: one version, no bar (unless declared) */
+	d.flags = DTXN_TABLE_F_READ_ONLY;
+	d.n_versions = 0;
+	assert_int_equal(motor_table_sizes(&d, &slot, &aux), 0);
+	assert_int_equal(slot, MOTOR_CELLS_OFF + MOTOR_CELL_SIZE);
+	assert_int_equal(motor_table_delta(&d), 0);
+	d.n_versions = 1; /* declared: one version is not multi-versioning */
+	assert_int_equal(motor_table_sizes(&d, &slot, &aux), -EINVAL);
+	d.n_versions = 4;
 	/* no shapes: whole-value updates, VNum - 1 of them */
 	d.flags = 0;
 	d.n_updates = 0;
 	assert_int_equal(motor_table_sizes(&d, &slot, &aux), 0);
-	assert_int_equal(aux, 16 + 528);
+	assert_int_equal(aux, 536);
 	assert_int_equal(motor_table_delta(&d), 3 * 528);
+}
+
+/* A read-only table's one Vcell: written anyway, older snapshots abort
+ * (version_gone) instead of reading the new value; a new key's is absent. */
+static void
+test_read_only_one_version(void **state)
+{
+	const struct dtxn_table *t = tab(&g_sr, T_KV);
+	uint8_t buf[MOTOR_CELLS_OFF + MOTOR_CELL_SIZE];
+	struct motor_cvt *c = (struct motor_cvt *)buf;
+	struct dtxn_table one = *t;
+	int idx;
+
+	(void)state;
+	one.slot_size = MOTOR_CELLS_OFF + MOTOR_CELL_SIZE;
+	assert_int_equal(motor_vnum(&one), 1);
+	memset(buf, 0, sizeof(buf));
+	c->cells[0].valid = 1; /* the loaded version */
+	assert_int_equal(motor_cvt_pick(&one, c, 5, &idx), MOTOR_PICK_FOUND);
+	assert_int_equal(idx, 0);
+	c->cells[0].version = 10; /* overwritten by an update at 10 */
+	assert_int_equal(motor_cvt_pick(&one, c, 5, &idx), MOTOR_PICK_GONE);
+	assert_int_equal(motor_cvt_pick(&one, c, 11, &idx), MOTOR_PICK_FOUND);
+	c->cells[0].flags = MOTOR_CELL_INSERT; /* a key inserted at 10 */
+	assert_int_equal(motor_cvt_pick(&one, c, 5, &idx), MOTOR_PICK_ABSENT);
 }
 
 /* An update larger than the bar keeps the new version alone (gc.c). */
@@ -1776,6 +1814,7 @@ main(void)
 		cmocka_unit_test(test_delta_full),
 		cmocka_unit_test(test_cell_masks),
 		cmocka_unit_test(test_abs_formula),
+		cmocka_unit_test(test_read_only_one_version),
 		cmocka_unit_test(test_gc_oversized),
 		cmocka_unit_test(test_early_abort),
 		cmocka_unit_test(test_validation_lock_not_one),

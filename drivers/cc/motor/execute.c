@@ -107,6 +107,16 @@ exe_vpkg_in(const struct dtxn_item *it, const struct motor_item *mi)
 	return mi->vpkg_in != NULL ? mi->vpkg_in : motor_local_vpkg(it);
 }
 
+/* A buffer for a Vpkg image read beside the local one: the image at
+ * MOTOR_VPKG_LOCAL_OFF, as in the local copy. NULL: no room. */
+static uint8_t *
+exe_vpkg_buf(struct dtxn_txn *t, const struct dtxn_table *tab)
+{
+	uint8_t *buf = dtxn_txn_alloc(t, motor_vpkg_local_size(tab));
+
+	return buf == NULL ? NULL : buf + MOTOR_VPKG_LOCAL_OFF;
+}
+
 /* READ of a written item's Vpkg. */
 static void
 exe_issue_vpkg(struct dtxn_item *it, struct motor_item *mi, struct dtxn_batch *b)
@@ -282,7 +292,7 @@ exe_ins_reuse(struct dtxn_txn *t, uint32_t i)
 	struct motor_item *mi = motor_item_of(it);
 
 	if (mi->vpkg_in == NULL) {
-		mi->vpkg_in = dtxn_txn_alloc(t, motor_vpkg_size(it->table));
+		mi->vpkg_in = exe_vpkg_buf(t, it->table);
 		if (mi->vpkg_in == NULL)
 			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
 	}
@@ -371,7 +381,7 @@ exe_ins_found(struct dtxn_txn *t, uint32_t i, unsigned idx)
 	it->slot_raddr = dtxn_store_slot_raddr(tab, mi->loc.braddr[mi->loc.probe], idx);
 	memcpy(it->slot, c, tab->slot_size);
 	if (mi->vpkg_in == NULL) {
-		mi->vpkg_in = dtxn_txn_alloc(t, motor_vpkg_size(tab));
+		mi->vpkg_in = exe_vpkg_buf(t, tab);
 		if (mi->vpkg_in == NULL)
 			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
 	}

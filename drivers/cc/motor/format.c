@@ -23,17 +23,29 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_malloc.h>
 
 #include "motor_private.h"
 
 /* The table's VNum: its own, or Motor's default; a table the workload
- * never updates in place has at most an insert and its deletion to keep. */
+ * never updates in place has at most an insert and its deletion to keep,
+ * one it never writes only its loaded version. */
 static uint32_t
 fmt_vnum(const struct dtxn_table_def *def)
 {
 	if (def->n_versions != 0)
 		return def->n_versions;
+	if (def->flags & DTXN_TABLE_F_READ_ONLY)
+		return 1;
 	return (def->flags & DTXN_TABLE_F_NO_UPDATE) ? MOTOR_VNUM_MIN : MOTOR_VNUM_DEFAULT;
+}
+
+/* Fewest versions the table may have: 1 for a read-only table that
+ * declares none, else MOTOR_VNUM_MIN (one is not multi-versioning). */
+static uint32_t
+fmt_vnum_min(const struct dtxn_table_def *def)
+{
+	return def->n_versions == 0 && (def->flags & DTXN_TABLE_F_READ_ONLY) ? 1 : MOTOR_VNUM_MIN;
 }
 
 /*
@@ -56,7 +68,7 @@ fmt_abs(const struct dtxn_table_def *def, uint32_t vnum)
 	uint64_t abs = 0;
 	uint32_t u;
 
-	if (def->flags & DTXN_TABLE_F_NO_UPDATE)
+	if (def->flags & (DTXN_TABLE_F_NO_UPDATE | DTXN_TABLE_F_READ_ONLY))
 		return 0;
 	if (def->n_updates == 0 || def->n_columns == 0)
 		return (uint64_t)(vnum - 1) * def->value_size;
@@ -76,13 +88,13 @@ motor_table_sizes(const struct dtxn_table_def *def, uint32_t *slot_size, uint32_
 	if (def == NULL || slot_size == NULL || aux_size == NULL)
 		return -EINVAL;
 	vnum = fmt_vnum(def);
-	if (vnum < MOTOR_VNUM_MIN || vnum > DTXN_TABLE_MAX_VERSIONS) {
+	if (vnum < fmt_vnum_min(def) || vnum > DTXN_TABLE_MAX_VERSIONS) {
 		MOTOR_LOG(ERR, "table %s: %u versions per record, Motor needs %u..%u",
-			  def->name, vnum, MOTOR_VNUM_MIN, DTXN_TABLE_MAX_VERSIONS);
+			  def->name, vnum, fmt_vnum_min(def), DTXN_TABLE_MAX_VERSIONS);
 		return -EINVAL;
 	}
 	*slot_size = MOTOR_CELLS_OFF + vnum * MOTOR_CELL_SIZE;
-	*aux_size = (uint32_t)(16 + RTE_ALIGN_CEIL((uint64_t)def->value_size, 8)); /* the Vpkg */
+	*aux_size = (uint32_t)RTE_ALIGN_CEIL((uint64_t)def->value_size + 2, 8); /* the Vpkg */
 	return 0;
 }
 
@@ -91,7 +103,7 @@ motor_table_delta(const struct dtxn_table_def *def)
 {
 	uint32_t vnum = fmt_vnum(def);
 
-	if (vnum < MOTOR_VNUM_MIN || vnum > DTXN_TABLE_MAX_VERSIONS)
+	if (vnum < fmt_vnum_min(def) || vnum > DTXN_TABLE_MAX_VERSIONS)
 		return 0; /* refused by motor_table_sizes() */
 	/* StartOffset is 16 bits: a larger bar is cut (an update that does
 	 * not fit keeps only itself, gc.c) */
@@ -101,7 +113,8 @@ motor_table_delta(const struct dtxn_table_def *def)
 uint32_t
 motor_local_extra(const struct dtxn_table *t)
 {
-	return motor_abs(t);
+	/* the Vpkg image starts 7 B into its buffer: up to 8 B past aux_size */
+	return motor_abs(t) + (motor_vpkg_local_size(t) - t->aux_size);
 }
 
 bool
@@ -151,21 +164,33 @@ void *
 motor_slot_value(const struct dtxn_table *t, void *slot)
 {
 	/* local copies only: [slot][Vpkg][bar image] */
-	return (uint8_t *)slot + t->slot_size + MOTOR_VPKG_VALUE_OFF;
+	return (uint8_t *)slot + t->slot_size + MOTOR_VPKG_LOCAL_OFF + MOTOR_VPKG_VALUE_OFF;
 }
 
 void *
 motor_mn_value(struct dtxn_db *db, const struct dtxn_table *t, void *mn_slot)
 {
 	const struct motor_cvt *cvt = mn_slot;
-	uint8_t *aux;
+	struct motor_shared *sh = db->cc_shared;
+	uint8_t *aux, *buf;
 	int n;
 
 	n = motor_cvt_newest(t, cvt);
 	if (n < 0 || (cvt->cells[n].flags & MOTOR_CELL_TOMB) != 0)
 		return NULL; /* deleted */
 	aux = dtxn_store_aux_ptr(db->fabric, t, 0, mn_slot);
-	return aux == NULL ? NULL : aux + MOTOR_VPKG_VALUE_OFF;
+	if (aux == NULL || sh == NULL)
+		return NULL;
+	/* the packed Vpkg's value is at an odd offset: hand out an aligned copy */
+	if (sh->mn_value_size < t->def.value_size) {
+		buf = rte_realloc(sh->mn_value, RTE_MAX(t->def.value_size, 64u), 8);
+		if (buf == NULL)
+			return NULL;
+		sh->mn_value = buf;
+		sh->mn_value_size = RTE_MAX(t->def.value_size, 64u);
+	}
+	memcpy(sh->mn_value, aux + MOTOR_VPKG_VALUE_OFF, t->def.value_size);
+	return sh->mn_value;
 }
 
 int

@@ -65,6 +65,7 @@ motor_db_fini(struct dtxn_db *db)
 	if (sh == NULL)
 		return;
 	dtxn_tso_cn_destroy(sh->tso_cn);
+	rte_free(sh->mn_value);
 	rte_free(sh);
 	db->cc_shared = NULL;
 }

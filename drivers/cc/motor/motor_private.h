@@ -109,8 +109,16 @@ _Static_assert(sizeof(struct motor_cvt) == MOTOR_CELLS_OFF, "motor CVT header");
 _Static_assert(offsetof(struct motor_cvt, lock) == MOTOR_LOCK_OFF, "motor lock");
 _Static_assert(offsetof(struct motor_cvt, bar) == MOTOR_BAR_OFF, "motor AttrBarPtr");
 
-/** Value package (Vpkg): [VpkgSA, 7 B][value, rounded up to 8][7 B, VpkgEA]. */
-#define MOTOR_VPKG_VALUE_OFF 8
+/**
+ * Value package (Vpkg), packed: [VpkgSA u8][value][VpkgEA u8], value_size + 2
+ * bytes, in an aux area rounded up to 8 B (the paper's SA | value | EA;
+ * before: 7 B of padding after SA and before EA, 16 B in all). A local
+ * image starts MOTOR_VPKG_LOCAL_OFF bytes into an 8-aligned buffer, so the
+ * value the application sees is 8-aligned.
+ */
+#define MOTOR_VPKG_VALUE_OFF 1
+/** Where a Vpkg image starts in a local buffer: its value at offset 8. */
+#define MOTOR_VPKG_LOCAL_OFF 7
 
 /** "No version": the key did not exist at the snapshot (inserted later). */
 #define MOTOR_V_NONE UINT64_MAX
@@ -121,10 +129,19 @@ motor_vnum(const struct dtxn_table *t)
 	return (t->slot_size - MOTOR_CELLS_OFF) / MOTOR_CELL_SIZE;
 }
 
+/** Bytes of a Vpkg (what a READ or WRITE of it moves): SA, value, EA. */
 static inline uint32_t
 motor_vpkg_size(const struct dtxn_table *t)
 {
-	return 16 + RTE_ALIGN_CEIL(t->def.value_size, 8);
+	return t->def.value_size + 2;
+}
+
+/** Bytes of a local buffer that holds a Vpkg image at MOTOR_VPKG_LOCAL_OFF,
+ * rounded up to 8 (what follows it stays 8-aligned). */
+static inline uint32_t
+motor_vpkg_local_size(const struct dtxn_table *t)
+{
+	return RTE_ALIGN_CEIL(MOTOR_VPKG_LOCAL_OFF + motor_vpkg_size(t), 8);
 }
 
 /** Bytes of the pre-images of the columns in @p bitmap (lib/store's cells). */
@@ -165,11 +182,12 @@ motor_bar_raddr(const struct dtxn_item *it)
 					  ((const struct motor_cvt *)it->slot)->bar);
 }
 
-/** The local Vpkg image that follows the local slot copy. */
+/** The local Vpkg image that follows the local slot copy (its value
+ * 8-aligned, MOTOR_VPKG_LOCAL_OFF). */
 static inline uint8_t *
 motor_local_vpkg(const struct dtxn_item *it)
 {
-	return (uint8_t *)it->slot + it->table->slot_size;
+	return (uint8_t *)it->slot + it->table->slot_size + MOTOR_VPKG_LOCAL_OFF;
 }
 
 /** The local attribute-bar image (pre-images land at their bar offsets),
@@ -177,7 +195,7 @@ motor_local_vpkg(const struct dtxn_item *it)
 static inline uint8_t *
 motor_local_bar(const struct dtxn_item *it)
 {
-	return motor_local_vpkg(it) + motor_vpkg_size(it->table);
+	return (uint8_t *)it->slot + it->table->slot_size + motor_vpkg_local_size(it->table);
 }
 
 /** VpkgEA of a Vpkg image (VpkgSA is its first byte). */
@@ -345,6 +363,8 @@ struct motor_opts {
 struct motor_shared {
 	struct motor_opts opts;
 	struct dtxn_tso_cn *tso_cn; /**< tso=cn: the service on the first CN; else NULL */
+	uint8_t *mn_value;          /**< motor_mn_value()'s 8-aligned copy (main lcore) */
+	uint32_t mn_value_size;     /**< its bytes */
 };
 
 /** Per-worker state. */
