@@ -40,12 +40,13 @@ fmt_vnum(const struct dtxn_table_def *def)
 	return (def->flags & DTXN_TABLE_F_NO_UPDATE) ? MOTOR_VNUM_MIN : MOTOR_VNUM_DEFAULT;
 }
 
-/* Fewest versions the table may have: 1 for a read-only table that
- * declares none, else MOTOR_VNUM_MIN (one is not multi-versioning). */
-static uint32_t
-fmt_vnum_min(const struct dtxn_table_def *def)
+/* A declared VNum Motor refuses: one is not multi-versioning (the default
+ * of a read-only table, 1, is not declared), or more than the store keeps. */
+static bool
+fmt_vnum_bad(const struct dtxn_table_def *def)
 {
-	return def->n_versions == 0 && (def->flags & DTXN_TABLE_F_READ_ONLY) ? 1 : MOTOR_VNUM_MIN;
+	return def->n_versions != 0 &&
+	       (def->n_versions < MOTOR_VNUM_MIN || def->n_versions > DTXN_TABLE_MAX_VERSIONS);
 }
 
 /*
@@ -87,12 +88,12 @@ motor_table_sizes(const struct dtxn_table_def *def, uint32_t *slot_size, uint32_
 
 	if (def == NULL || slot_size == NULL || aux_size == NULL)
 		return -EINVAL;
-	vnum = fmt_vnum(def);
-	if (vnum < fmt_vnum_min(def) || vnum > DTXN_TABLE_MAX_VERSIONS) {
+	if (fmt_vnum_bad(def)) {
 		MOTOR_LOG(ERR, "table %s: %u versions per record, Motor needs %u..%u",
-			  def->name, vnum, fmt_vnum_min(def), DTXN_TABLE_MAX_VERSIONS);
+			  def->name, def->n_versions, MOTOR_VNUM_MIN, DTXN_TABLE_MAX_VERSIONS);
 		return -EINVAL;
 	}
+	vnum = fmt_vnum(def);
 	*slot_size = MOTOR_CELLS_OFF + vnum * MOTOR_CELL_SIZE;
 	*aux_size = (uint32_t)RTE_ALIGN_CEIL((uint64_t)def->value_size + 2, 8); /* the Vpkg */
 	return 0;
@@ -103,7 +104,7 @@ motor_table_delta(const struct dtxn_table_def *def)
 {
 	uint32_t vnum = fmt_vnum(def);
 
-	if (vnum < fmt_vnum_min(def) || vnum > DTXN_TABLE_MAX_VERSIONS)
+	if (fmt_vnum_bad(def))
 		return 0; /* refused by motor_table_sizes() */
 	/* StartOffset is 16 bits: a larger bar is cut (an update that does
 	 * not fit keeps only itself, gc.c) */
