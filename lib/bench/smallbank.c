@@ -139,15 +139,18 @@ sb_define(struct dtxn_bench *b, struct dtxn_db *db)
 	const struct sb_priv *p = b->priv;
 	const struct dtxn_table_def defs[] = {
 		/* n_versions: MVCC protocols, Motor's VNum for SmallBank (§7.2);
-		 * one cell per record (the balance), which every update changes */
+		 * one cell per record (the balance), which every update changes;
+		 * the key ids are the account numbers 0..accounts-1 (dense) */
 		{ .id = SB_SAVINGS, .name = "savings", .value_size = sizeof(int64_t),
 		  .max_keys = p->conf.accounts, .n_versions = 3, .n_columns = 1,
 		  .column_size = { sizeof(int64_t) }, .n_updates = 1,
-		  .updates = { { .cells = DTXN_CELL(0), .permille = 1000 } } },
+		  .updates = { { .cells = DTXN_CELL(0), .permille = 1000 } },
+		  .flags = DTXN_TABLE_F_DENSE_IDS },
 		{ .id = SB_CHECKING, .name = "checking", .value_size = sizeof(int64_t),
 		  .max_keys = p->conf.accounts, .n_versions = 3, .n_columns = 1,
 		  .column_size = { sizeof(int64_t) }, .n_updates = 1,
-		  .updates = { { .cells = DTXN_CELL(0), .permille = 1000 } } },
+		  .updates = { { .cells = DTXN_CELL(0), .permille = 1000 } },
+		  .flags = DTXN_TABLE_F_DENSE_IDS },
 	};
 
 	for (unsigned i = 0; i < RTE_DIM(defs); i++) {

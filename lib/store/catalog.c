@@ -95,6 +95,9 @@ catalog_check_def(const struct dtxn_table_def *def, uint32_t slot_size, uint32_t
 	*bucket_size = (uint32_t)bsize;
 	if (def->n_buckets != 0) {
 		*n_buckets = def->n_buckets;
+	} else if (def->flags & DTXN_TABLE_F_DIRECT_INDEX) {
+		/* dense ids below max_keys: at most *slots of them per bucket */
+		*n_buckets = (def->max_keys + *slots - 1) / *slots;
 	} else {
 		/* ceil(max_keys / (slots * 0.75)) = ceil(4 * max_keys / (3 * slots)) */
 		uint64_t den = 3 * (uint64_t)*slots;

@@ -107,8 +107,14 @@ store_check_columns(const struct dtxn_table_def *def)
 			  def->name, sum, def->value_size);
 		return -EINVAL;
 	}
-	if ((def->flags & ~(DTXN_TABLE_F_NO_UPDATE | DTXN_TABLE_F_READ_ONLY)) != 0) {
+	if ((def->flags & ~(DTXN_TABLE_F_NO_UPDATE | DTXN_TABLE_F_READ_ONLY |
+			    DTXN_TABLE_F_DENSE_IDS | DTXN_TABLE_F_DIRECT_INDEX)) != 0) {
 		STORE_LOG(ERR, "table %s: unknown flags 0x%x", def->name, def->flags);
+		return -EINVAL;
+	}
+	if ((def->flags & DTXN_TABLE_F_DIRECT_INDEX) && !(def->flags & DTXN_TABLE_F_DENSE_IDS)) {
+		STORE_LOG(ERR, "table %s: a direct index needs dense key ids (DTXN_TABLE_F_DENSE_IDS)",
+			  def->name);
 		return -EINVAL;
 	}
 	if (def->n_updates > DTXN_TABLE_MAX_UPDATES) {

@@ -158,7 +158,7 @@ struct dtxn_table_def {
 	uint32_t value_size;       /**< bytes, 1..65536 */
 	uint64_t max_keys;         /**< records the table must hold, incl. inserts */
 	uint32_t slots_per_bucket; /**< 0: default 8; at most 256 */
-	uint64_t n_buckets;        /**< 0: sized from max_keys at 75% load */
+	uint64_t n_buckets;        /**< 0: sized from max_keys at 75% load (a direct index: 100%) */
 	/**
 	 * Versions an MVCC protocol keeps per record (Motor's VNum, its
 	 * paper's defaults: TPC-C 4, TATP 2, SmallBank 3, KVS 4);
@@ -204,6 +204,28 @@ struct dtxn_table_def {
  * snapshots then abort with version_gone).
  */
 #define DTXN_TABLE_F_READ_ONLY 0x2u
+
+/**
+ * Table flag: the ids of the table's keys (dtxn_key_id()) are dense, each
+ * below max_keys and used by one record at most (SmallBank's account
+ * numbers). A declaration of the workload, which makes
+ * DTXN_TABLE_F_DIRECT_INDEX possible; the store does not check it, but an
+ * id at or over max_keys still loads (it may then share a bucket and spill
+ * over like any hashed key).
+ */
+#define DTXN_TABLE_F_DENSE_IDS 0x4u
+
+/**
+ * Table flag, set by a protocol's geometry (dtxn_cc_ops.table_geometry)
+ * on a table declaring DTXN_TABLE_F_DENSE_IDS: the index maps a key to
+ * bucket dtxn_key_id(key) % n_buckets instead of hashing it (the Motor
+ * artifact's kDirectFunc, shared/papers/motor.md "Index and cache"), and
+ * n_buckets defaults to ceil(max_keys / slots_per_bucket): every bucket
+ * holds at most slots_per_bucket of the dense ids, so no record spills
+ * over and a lookup READs one bucket. Refused (-EINVAL) without
+ * DTXN_TABLE_F_DENSE_IDS.
+ */
+#define DTXN_TABLE_F_DIRECT_INDEX 0x8u
 
 /**
  * Declares the columns of @p def from the offsets of its row struct's
@@ -569,7 +591,11 @@ dtxn_raddr_t dtxn_store_lease_raddr(const struct dtxn_catalog *cat, uint16_t nod
 /* Hash index                                                         */
 /* ------------------------------------------------------------------ */
 
-/** Home bucket of a key (a seeded 64-bit mix; same on every node). */
+/**
+ * Home bucket of a key, 0..n_buckets-1: a seeded 64-bit mix of the key and
+ * the table id, or dtxn_key_id(key) % n_buckets for a table with
+ * DTXN_TABLE_F_DIRECT_INDEX. Same on every node. Any thread.
+ */
 uint64_t dtxn_store_bucket_of(const struct dtxn_table *t, uint64_t key);
 
 /**

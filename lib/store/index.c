@@ -27,8 +27,11 @@ index_mix64(uint64_t x)
 uint64_t
 dtxn_store_bucket_of(const struct dtxn_table *t, uint64_t key)
 {
-	uint64_t h = index_mix64(key ^ INDEX_SEED ^ ((uint64_t)(t->def.id + 1) * INDEX_TABLE_MUL));
+	uint64_t h;
 
+	if (t->def.flags & DTXN_TABLE_F_DIRECT_INDEX)
+		return dtxn_key_id(key) % t->n_buckets; /* dense ids: no hash */
+	h = index_mix64(key ^ INDEX_SEED ^ ((uint64_t)(t->def.id + 1) * INDEX_TABLE_MUL));
 	return h % t->n_buckets;
 }
 

@@ -881,6 +881,60 @@ test_load_tiny_table(void **state)
 	dtxn_fabric_close(f);
 }
 
+/*
+ * DTXN_TABLE_F_DIRECT_INDEX (the Motor artifact's kDirectFunc): refused
+ * without dense ids; n_buckets = ceil(max_keys / slots); key id i lives in
+ * bucket i % n_buckets, so 1-slot buckets hold every dense id with no
+ * overflow, and each lookup reads one bucket.
+ */
+static void
+test_direct_index(void **state)
+{
+	uint8_t value[8] = { 0 };
+	struct fmt_arg fa = { 0 };
+	const uint64_t n = 1000;
+	struct dtxn_table_def d;
+	struct dtxn_catalog cat;
+	struct dtxn_fabric *f;
+	const struct dtxn_table *t;
+
+	(void)state;
+	assert_int_equal(dtxn_catalog_init(&cat, 1, 1), 0);
+	d = mkdef(0, "nodense", 8, n);
+	d.flags = DTXN_TABLE_F_DIRECT_INDEX;
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), -EINVAL);
+	d = mkdef(1, "three", 8, n);
+	d.flags = DTXN_TABLE_F_DENSE_IDS | DTXN_TABLE_F_DIRECT_INDEX;
+	d.slots_per_bucket = 3;
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	assert_int_equal(dtxn_catalog_table(&cat, 1)->n_buckets, (n + 2) / 3);
+	d = mkdef(0, "one", 8, n);
+	d.flags = DTXN_TABLE_F_DENSE_IDS | DTXN_TABLE_F_DIRECT_INDEX;
+	d.slots_per_bucket = 1;
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	assert_int_equal(dtxn_catalog_layout(&cat, 0, 0), 0);
+	t = dtxn_catalog_table(&cat, 0);
+	assert_int_equal(t->n_buckets, n);
+	f = open_fabric("utst_di", 1, cat.region_size);
+	if (f == NULL)
+		fail_msg("shm fabric: %s", rte_strerror(rte_errno));
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t key = dtxn_key_make(i, i & DTXN_KEY_SHARD_MASK);
+
+		assert_int_equal(dtxn_store_bucket_of(t, key), i);
+		make_value(key, value, sizeof(value));
+		assert_int_equal(dtxn_store_load(f, t, key, value, test_fmt, &fa), 0);
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t key = dtxn_key_make(i, i & DTXN_KEY_SHARD_MASK);
+		dtxn_raddr_t sr;
+
+		assert_int_equal(remote_lookup(f, t, 0, key, &sr, NULL), 1); /* one bucket */
+		assert_int_equal((DTXN_RADDR_OFF(sr) - t->off[0]) / t->bucket_size, i);
+	}
+	dtxn_fabric_close(f);
+}
+
 static void
 test_load_displace(void **state)
 {
@@ -1480,6 +1534,7 @@ main(void)
 		cmocka_unit_test(test_load_overflow_chain),
 		cmocka_unit_test(test_load_tiny_table),
 		cmocka_unit_test(test_load_displace),
+		cmocka_unit_test(test_direct_index),
 		cmocka_unit_test(test_load_speed),
 		cmocka_unit_test(test_addr_cache),
 	};

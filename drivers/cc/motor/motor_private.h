@@ -350,10 +350,18 @@ enum motor_oplog_kind {
 	MOTOR_OPLOG_MN = 1, /**< WRITEs to the coordinator's log region on the MNs */
 };
 
-/** Options (--cc-opts), one byte each (options.c). */
+/** How a table's index maps keys to buckets (option index). */
+enum motor_index_kind {
+	MOTOR_INDEX_HASH = 0,   /**< lib/store's seeded hash (default) */
+	MOTOR_INDEX_DIRECT = 1, /**< key id % buckets on dense-id tables (the artifact's kDirectFunc) */
+};
+
+/** Options (--cc-opts; options.c): the named choices one byte each, then the numbers. */
 struct motor_opts {
 	uint8_t tso;    /**< enum motor_tso_kind */
 	uint8_t oplog;  /**< enum motor_oplog_kind */
+	uint8_t index;  /**< enum motor_index_kind */
+	uint32_t bucket_slots; /**< slots per bucket of every table, 1..256; 0: lib/store's default (8) */
 };
 
 /** RPC message type of the timestamp service (lib/tso's dtxn_tso_cn). */
@@ -401,6 +409,14 @@ int motor_recover(struct dtxn_coord *c, struct dtxn_recovery *rec);
 int motor_opts_parse(const char *s, struct motor_opts *o, char *err, size_t errlen);
 /** dtxn_cc_ops.check_options. */
 int motor_check_options(const char *opts, char *err, size_t errlen);
+/**
+ * dtxn_cc_ops.table_geometry: the db's options' index geometry
+ * (bucket_slots=, index=direct on tables declaring DTXN_TABLE_F_DENSE_IDS)
+ * applied to @p def, then motor_table_sizes(). Main lcore, at table
+ * definition. @return as motor_table_sizes().
+ */
+int motor_table_geometry(const struct dtxn_db *db, struct dtxn_table_def *def,
+			 uint32_t *slot_size, uint32_t *aux_size);
 
 static inline struct motor_item *
 motor_item_of(const struct dtxn_item *it)

@@ -3,7 +3,9 @@
  * Motor's options (dtxn_db_conf.cc_options, dtxn-app --cc-opts;
  * doc/guides/motor.md, "Options"): "key=value" pairs separated by ',' or
  * ';'. Each key picks one of a few named choices; the first choice is the
- * default, which is what the paper does.
+ * default, which is what the paper does. bucket_slots takes a number
+ * (with index=direct, the Motor artifact's index geometry: motor.md
+ * "Index geometry").
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@ struct opt_key {
 static const struct opt_key g_keys[] = {
 	{ "tso", { "cn", "mn", "mn-single" }, offsetof(struct motor_opts, tso) },
 	{ "oplog", { "cn", "mn", NULL }, offsetof(struct motor_opts, oplog) },
+	{ "index", { "hash", "direct", NULL }, offsetof(struct motor_opts, index) },
 };
 
 /* Applies one "key=value" token; 0 or -EINVAL with a message. */
@@ -35,11 +38,18 @@ opt_apply(char *tok, struct motor_opts *o, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	*eq = '\0';
+	if (strcmp(tok, "bucket_slots") == 0) {
+		if (dtxn_cc_opt_u32(eq + 1, 1, 256, &o->bucket_slots) == 0)
+			return 0;
+		snprintf(err, errlen, "motor: bucket_slots=%s: expected 1..256", eq + 1);
+		return -EINVAL;
+	}
 	for (k = 0; k < RTE_DIM(g_keys); k++)
 		if (strcmp(tok, g_keys[k].key) == 0)
 			break;
 	if (k == RTE_DIM(g_keys)) {
-		snprintf(err, errlen, "motor: unknown option '%s' (tso, oplog)", tok);
+		snprintf(err, errlen, "motor: unknown option '%s' (tso, oplog, index, bucket_slots)",
+			 tok);
 		return -EINVAL;
 	}
 	for (c = 0; c < RTE_DIM(g_keys[k].choices) && g_keys[k].choices[c] != NULL; c++)
@@ -81,4 +91,21 @@ motor_check_options(const char *opts, char *err, size_t errlen)
 	struct motor_opts o;
 
 	return motor_opts_parse(opts, &o, err, errlen);
+}
+
+int
+motor_table_geometry(const struct dtxn_db *db, struct dtxn_table_def *def, uint32_t *slot_size,
+		     uint32_t *aux_size)
+{
+	struct motor_opts o;
+	char err[160];
+
+	/* checked by dtxn_db_create(), so they parse */
+	if (motor_opts_parse(db->conf.cc_options, &o, err, sizeof(err)) != 0)
+		memset(&o, 0, sizeof(o));
+	if (o.bucket_slots != 0)
+		def->slots_per_bucket = o.bucket_slots;
+	if (o.index == MOTOR_INDEX_DIRECT && (def->flags & DTXN_TABLE_F_DENSE_IDS))
+		def->flags |= DTXN_TABLE_F_DIRECT_INDEX;
+	return motor_table_sizes(def, slot_size, aux_size);
 }
