@@ -571,13 +571,13 @@ test_lc_versions(void **state)
 	assert_int_equal(seen.loc_cells, DTXN_CELL(0) | DTXN_CELL(1)); /* cell 2 is not locked here */
 	assert_int_equal(r.n_deps, 2); /* b and c, undecided */
 	/* c aborts: cell 0 falls back to a's version */
-	crest_lc_decide(o, (uint64_t)s3, false);
+	crest_lc_decide(o, (uint64_t)s3, false, true);
 	assert_int_equal(crest_lc_read(o, &r, &lay, DTXN_CELL(0), rec, &seen), 0);
 	assert_int_equal(lc_cell(&lay, rec, 0), 11);
 	/* compose: a and b committed, c aborted -> cells 0 (a) and 1 (b), next ENs */
-	crest_lc_decide(o, (uint64_t)s1, true);
-	crest_lc_decide(o, (uint64_t)s2, true);
-	out = crest_lc_compose(lc, o, &lay);
+	crest_lc_decide(o, (uint64_t)s1, true, true);
+	crest_lc_decide(o, (uint64_t)s2, true, true);
+	out = crest_lc_compose(lc, o, &lay, NULL, NULL);
 	assert_int_equal(out, DTXN_CELL(0) | DTXN_CELL(1));
 	assert_int_equal(lc_cell(&lay, o->base, 0), 11);
 	assert_int_equal(lc_cell(&lay, o->base, 1), 22);
@@ -623,7 +623,7 @@ test_lc_cascade(void **state)
 	assert_int_equal(crest_lc_read(o, &e, &lay, DTXN_CELL(2), rec, &seen), 0);
 	assert_int_equal(e.n_deps, 0);
 	/* w aborts: d is doomed, its dependency decided; e is not touched */
-	crest_lc_decide(o, (uint64_t)s, false);
+	crest_lc_decide(o, (uint64_t)s, false, true);
 	crest_lc_txn_end(&w, false);
 	assert_true(crest_lc_deps_decided(&d));
 	assert_true(d.doomed);
@@ -634,7 +634,7 @@ test_lc_cascade(void **state)
 	s = crest_lc_append(lc, o, &w, &lay, rec, DTXN_CELL(3));
 	crest_lc_txn_begin(&d, 14);
 	assert_int_equal(crest_lc_read(o, &d, &lay, DTXN_CELL(3), rec, &seen), 0);
-	crest_lc_decide(o, (uint64_t)s, true);
+	crest_lc_decide(o, (uint64_t)s, true, true);
 	crest_lc_txn_end(&w, true);
 	assert_true(crest_lc_deps_decided(&d));
 	assert_false(d.doomed);
