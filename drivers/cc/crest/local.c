@@ -237,6 +237,14 @@ lc_route(struct dtxn_txn *t, uint32_t i)
 			cc->cached_since = RTE_MIN(cc->cached_since, o->seen_ns[__builtin_ctz(m)]);
 		return lc_serve(t, i);
 	}
+	/*
+	 * A writer relying on cells the cache holds joins now: else the
+	 * round could end (its last writer give the bits back) while its
+	 * READ or masked CAS is in flight, and it would write those cells
+	 * holding no MN lock on them.
+	 */
+	if (it->kind == DTXN_ITEM_RW && (it->lock_bits & o->mn_bits) != 0)
+		lc_join(o, ci);
 	it->slot_raddr = o->raddr;
 	if (need == 0) { /* the lcore holds its cells: READ the others */
 		it->lock_bits = 0;
