@@ -93,20 +93,18 @@ crest_check_cluster(const char *opts, unsigned n_mn, unsigned n_cn, const char *
 		    size_t errlen)
 {
 	struct crest_opts o;
+	int rc;
 
-	RTE_SET_USED(n_mn);
-	RTE_SET_USED(n_cn);
+	RTE_SET_USED(n_mn + n_cn); /* any shape */
 	crest_opts_default(&o);
-	if (crest_opts_parse(opts, &o, err, errlen) != 0)
-		return -EINVAL;
-	if (o.cn_cache && (fabric == NULL || strcmp(fabric, "sim") != 0)) {
-		snprintf(err, errlen,
-			 "crest: cache=cn runs only on --fabric sim (one OS thread runs every lcore "
-			 "of a CN there; --fabric %s runs them on threads of their own)",
-			 fabric != NULL ? fabric : "?");
-		return -EINVAL;
-	}
-	return 0;
+	rc = crest_opts_parse(opts, &o, err, errlen);
+	if (rc != 0 || !o.cn_cache || (fabric != NULL && strcmp(fabric, "sim") == 0))
+		return rc;
+	snprintf(err, errlen,
+		 "crest: cache=cn runs only on --fabric sim (one OS thread runs every lcore of a "
+		 "CN there; --fabric %s runs them on threads of their own)",
+		 fabric != NULL ? fabric : "?");
+	return -EINVAL;
 }
 
 void
