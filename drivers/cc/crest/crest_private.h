@@ -423,7 +423,12 @@ void crest_lww_join(struct crest_lww *o);
 enum crest_lww_act crest_lww_leave(struct crest_lww *o, bool committable, uint64_t seq,
 				   const void *ver);
 
-/* cache.c: the record cache of localized execution (§5, local=1) */
+/*
+ * cache.c: the record cache of localized execution (§5, local=1). Every
+ * function below runs on the thread of the cache's coordinators: its
+ * lcore's (cache=lcore), or the sim's one thread (cache=cn); none is
+ * thread-safe, none yields or touches the fabric.
+ */
 
 /** Most uncommitted-or-unwritten versions one cached record holds. */
 #define CREST_LC_MAX_VERS 16
@@ -623,7 +628,10 @@ crest_lc_bits(const struct crest_lc_obj *o)
 /** Last writer, nothing committed: frees the versions, gives the MN locks back. */
 void crest_lc_drop(struct crest_lc *lc, struct crest_lc_obj *o);
 
-/* local.c */
+/*
+ * local.c: the coordinator's coroutine (the cache's thread, as cache.c);
+ * the functions that wait say so (they yield).
+ */
 /**
  * local=1, execute: items [@p first, n_items) take their local objects and
  * locks ((TableID, Key) order, waiting by yielding while it cannot
