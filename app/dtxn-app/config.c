@@ -382,7 +382,7 @@ app_validate(struct app_conf *c)
 		uint32_t max = dtxn_cc_max_coords(c->protocol);
 
 		if (dtxn_cc_check_cluster(c->protocol, c->cc_opts, (unsigned)c->mn, (unsigned)c->cn,
-					  msg, sizeof(msg)) != 0) {
+					  c->fabric, msg, sizeof(msg)) != 0) {
 			app_err("--cc-opts: %s", msg);
 			return -1;
 		}

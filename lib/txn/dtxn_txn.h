@@ -419,10 +419,12 @@ int dtxn_cc_check_options(const char *protocol, const char *opts, char *err, siz
 
 /**
  * Checks options dtxn_cc_check_options() accepted against the cluster's
- * shape (@p n_mn MNs, @p n_cn CNs), before the EAL starts. Any thread.
+ * shape (@p n_mn MNs, @p n_cn CNs) and its fabric driver @p fabric
+ * ("shm", "sim", "mlx5"; NULL: unknown), before the EAL starts. Any thread.
  * @param err  a one-line message on error (may be NULL).
  * @return 0; -ENOENT (no such protocol); -EINVAL (the options do not fit
- *   this cluster, e.g. Scythe's tso_proxies=N with N >= n_mn).
+ *   this cluster, e.g. Scythe's tso_proxies=N with N >= n_mn, CREST's
+ *   cache=cn on another fabric than sim).
  */
 /**
  * Most coordinators (over every CN, recovery agents included) the
@@ -434,7 +436,7 @@ int dtxn_cc_check_options(const char *protocol, const char *opts, char *err, siz
 uint32_t dtxn_cc_max_coords(const char *protocol);
 
 int dtxn_cc_check_cluster(const char *protocol, const char *opts, unsigned n_mn, unsigned n_cn,
-			  char *err, size_t errlen);
+			  const char *fabric, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------ */
 /* Workers and coordinators                                           */

@@ -327,10 +327,12 @@ typedef int (*dtxn_cc_check_options_t)(const char *opts, char *err, size_t errle
 /**
  * Optional: checks options that depend on the cluster's shape (valid
  * options, dtxn_cc_check_options_t), e.g. Scythe's tso_proxies against
- * the MN count. @return 0, or -EINVAL with a one-line message in @p err.
+ * the MN count, or on the fabric driver @p fabric ("shm", "sim", "mlx5";
+ * NULL: unknown), e.g. CREST's cache=cn (sim only). Any thread.
+ * @return 0, or -EINVAL with a one-line message in @p err.
  */
-typedef int (*dtxn_cc_check_cluster_t)(const char *opts, unsigned n_mn, unsigned n_cn, char *err,
-				       size_t errlen);
+typedef int (*dtxn_cc_check_cluster_t)(const char *opts, unsigned n_mn, unsigned n_cn,
+				       const char *fabric, char *err, size_t errlen);
 /**
  * Optional, overrides table_sizes and slot_size: a table's geometry from
  * the db's options (dtxn_db_conf.cc_options; e.g. FORD's published=1:

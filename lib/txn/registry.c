@@ -65,11 +65,11 @@ dtxn_cc_supports(const char *protocol, enum dtxn_isolation iso)
 
 /*
  * The checks of a protocol's option string: alone (@p cluster false), or
- * against the cluster's shape (dtxn_cc_check_cluster()).
+ * against the cluster's shape and fabric (dtxn_cc_check_cluster()).
  */
 static int
 cc_check(const char *protocol, const char *opts, bool cluster, unsigned n_mn, unsigned n_cn,
-	 char *err, size_t errlen)
+	 const char *fabric, char *err, size_t errlen)
 {
 	const struct dtxn_cc_ops *ops = dtxn_cc_find(protocol);
 	char dummy[8];
@@ -85,8 +85,8 @@ cc_check(const char *protocol, const char *opts, bool cluster, unsigned n_mn, un
 	}
 	if (cluster)
 		return ops->check_cluster == NULL ||
-				       ops->check_cluster(opts != NULL ? opts : "", n_mn, n_cn, err,
-							  errlen) == 0 ?
+				       ops->check_cluster(opts != NULL ? opts : "", n_mn, n_cn, fabric,
+							  err, errlen) == 0 ?
 			       0 : -EINVAL;
 	if (opts == NULL || opts[0] == '\0')
 		return 0;
@@ -100,14 +100,14 @@ cc_check(const char *protocol, const char *opts, bool cluster, unsigned n_mn, un
 int
 dtxn_cc_check_options(const char *protocol, const char *opts, char *err, size_t errlen)
 {
-	return cc_check(protocol, opts, false, 0, 0, err, errlen);
+	return cc_check(protocol, opts, false, 0, 0, NULL, err, errlen);
 }
 
 int
 dtxn_cc_check_cluster(const char *protocol, const char *opts, unsigned n_mn, unsigned n_cn,
-		      char *err, size_t errlen)
+		      const char *fabric, char *err, size_t errlen)
 {
-	return cc_check(protocol, opts, true, n_mn, n_cn, err, errlen);
+	return cc_check(protocol, opts, true, n_mn, n_cn, fabric, err, errlen);
 }
 
 uint32_t

@@ -11,6 +11,9 @@
  * at validation while a change of another cell does not, and the
  * history's per-cell versions. Interleavings are forced with a shared
  * step counter; coordinators run as coroutines on the calling lcore.
+ * Last, cache=cn on the sim fabric: two workers of one CN, stepped in
+ * virtual time on this thread, share one record cache; cache=cn is
+ * refused on shm.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -26,6 +29,7 @@
 #include <rte_memory.h>
 
 #include "crest_private.h"
+#include "dtxn_fabric_sim.h"
 #include "unit_eal.h"
 #include "ut_txn.h"
 
@@ -58,22 +62,28 @@ wide_def(void)
 	return d;
 }
 
-/* The db of a group: crest with options @p cc_options, its rows loaded. */
+/*
+ * The db of a group: crest with options @p cc_options on fabric driver
+ * @p driver (memzones named @p name; 2 workers per CN), its rows loaded.
+ * @return 0, -1 (set-up failed), or dtxn_db_attach()'s error.
+ */
 static int
-db_setup(const char *cc_options)
+db_setup_on(const char *cc_options, const char *driver, const char *name)
 {
 	struct dtxn_db_conf dc = {
 		.size = sizeof(dc), .protocol = "crest", .isolation = DTXN_ISO_SR,
 		.n_mn = N_MN, .n_replicas = 2, .n_coords = 8,
 		.log_bytes = 4096, .addr_cache_entries = 4096, .cc_options = cc_options,
+		.n_cn = 1, .cn_workers = 2,
 	};
 	struct dtxn_table_def row = { .id = T_ROW, .name = "row", .value_size = 32,
 				      .max_keys = 64, .n_columns = 4,
 				      .column_size = { 8, 8, 8, 8 } };
 	struct dtxn_table_def wide = wide_def();
-	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = N_MN,
-				       .n_cn = 2, .socket_id = SOCKET_ID_ANY, .name = "utcrest" };
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = driver, .n_mn = N_MN,
+				       .n_cn = 2, .socket_id = SOCKET_ID_ANY, .name = name };
 	uint64_t region;
+	int rc;
 
 	g_db = dtxn_db_create(&dc);
 	if (g_db == NULL || dtxn_db_add_table(g_db, &row) != 0 ||
@@ -82,8 +92,11 @@ db_setup(const char *cc_options)
 	fc.mn_region_size = region;
 	dtxn_nic_model_none(&fc.nic);
 	g_f = dtxn_fabric_open(&fc);
-	if (g_f == NULL || dtxn_db_attach(g_db, g_f) != 0)
+	if (g_f == NULL)
 		return -1;
+	rc = dtxn_db_attach(g_db, g_f);
+	if (rc != 0)
+		return rc;
 	for (uint64_t k = 1; k <= ROW_KEYS; k++) {
 		struct row v = { { k, k + 100, k + 200, k + 300 } };
 
@@ -91,6 +104,13 @@ db_setup(const char *cc_options)
 			return -1;
 	}
 	return 0;
+}
+
+/* The db of a group on shm (db_setup_on()); 0 or -1. */
+static int
+db_setup(const char *cc_options)
+{
+	return db_setup_on(cc_options, "shm", "utcrest") != 0 ? -1 : 0;
 }
 
 static int
@@ -122,6 +142,15 @@ group_setup_local_ro(void **state)
 {
 	(void)state;
 	return db_setup("local=1,ro_cache=1");
+}
+
+/* cache=cn: the sim fabric, in virtual time from now on (the last group). */
+static int
+group_setup_cn(void **state)
+{
+	(void)state;
+	dtxn_clock_set_virtual(dtxn_now_ns());
+	return db_setup_on("local=1,cache=cn", "sim", "utcrestcn") != 0 ? -1 : 0;
 }
 
 static int
@@ -571,13 +600,13 @@ test_lc_versions(void **state)
 	assert_int_equal(seen.loc_cells, DTXN_CELL(0) | DTXN_CELL(1)); /* cell 2 is not locked here */
 	assert_int_equal(r.n_deps, 2); /* b and c, undecided */
 	/* c aborts: cell 0 falls back to a's version */
-	crest_lc_decide(o, (uint64_t)s3, false);
+	crest_lc_decide(o, (uint64_t)s3, false, true);
 	assert_int_equal(crest_lc_read(o, &r, &lay, DTXN_CELL(0), rec, &seen), 0);
 	assert_int_equal(lc_cell(&lay, rec, 0), 11);
 	/* compose: a and b committed, c aborted -> cells 0 (a) and 1 (b), next ENs */
-	crest_lc_decide(o, (uint64_t)s1, true);
-	crest_lc_decide(o, (uint64_t)s2, true);
-	out = crest_lc_compose(lc, o, &lay);
+	crest_lc_decide(o, (uint64_t)s1, true, true);
+	crest_lc_decide(o, (uint64_t)s2, true, true);
+	out = crest_lc_compose(lc, o, &lay, NULL, NULL);
 	assert_int_equal(out, DTXN_CELL(0) | DTXN_CELL(1));
 	assert_int_equal(lc_cell(&lay, o->base, 0), 11);
 	assert_int_equal(lc_cell(&lay, o->base, 1), 22);
@@ -623,7 +652,7 @@ test_lc_cascade(void **state)
 	assert_int_equal(crest_lc_read(o, &e, &lay, DTXN_CELL(2), rec, &seen), 0);
 	assert_int_equal(e.n_deps, 0);
 	/* w aborts: d is doomed, its dependency decided; e is not touched */
-	crest_lc_decide(o, (uint64_t)s, false);
+	crest_lc_decide(o, (uint64_t)s, false, true);
 	crest_lc_txn_end(&w, false);
 	assert_true(crest_lc_deps_decided(&d));
 	assert_true(d.doomed);
@@ -634,7 +663,7 @@ test_lc_cascade(void **state)
 	s = crest_lc_append(lc, o, &w, &lay, rec, DTXN_CELL(3));
 	crest_lc_txn_begin(&d, 14);
 	assert_int_equal(crest_lc_read(o, &d, &lay, DTXN_CELL(3), rec, &seen), 0);
-	crest_lc_decide(o, (uint64_t)s, true);
+	crest_lc_decide(o, (uint64_t)s, true, true);
 	crest_lc_txn_end(&w, true);
 	assert_true(crest_lc_deps_decided(&d));
 	assert_false(d.doomed);
@@ -694,6 +723,17 @@ test_lc_lock_ts(void **state)
 /* Localized execution (local=1): coordinators of one lcore           */
 /* ------------------------------------------------------------------ */
 
+/* READs (@p op DTXN_WR_READ) or other verbs the coordinator's worker has posted to the MNs. */
+static uint64_t
+co_ops(const struct dtxn_coord *c, unsigned op)
+{
+	uint64_t n = 0;
+
+	for (uint16_t mn = 0; mn < N_MN; mn++)
+		n += dtxn_qp_counters(c->worker->qp[mn])->ops[op];
+	return n;
+}
+
 struct local_arg {
 	uint64_t key[2];    /* rows whose cell 0 it increments (key[1] 0: one row) */
 	int wait_before;    /* step to wait for before it begins */
@@ -704,6 +744,7 @@ struct local_arg {
 	void (*hook)(void); /* called just before it ends, if set */
 	int rc;
 	uint64_t seen;      /* cell 0 of key[0] as read */
+	uint64_t exec_ops;  /* READs and masked CASes its worker posted during its execute */
 };
 
 /* Increments cell 0 of one or two rows in one block, ends it, pauses, then commits or rolls back. */
@@ -727,8 +768,12 @@ co_local_inc(struct dtxn_coord *c, void *arg)
 		}
 		it[k] = dtxn_txn_add_rw_cells(t, T_ROW, a->key[k], 0, DTXN_CELL(0));
 	}
-	if (a->rc == DTXN_OK)
+	if (a->rc == DTXN_OK) {
+		const uint64_t ops = co_ops(c, DTXN_WR_READ) + co_ops(c, DTXN_WR_MASKED_CAS);
+
 		a->rc = dtxn_txn_execute(t);
+		a->exec_ops = co_ops(c, DTXN_WR_READ) + co_ops(c, DTXN_WR_MASKED_CAS) - ops;
+	}
 	for (unsigned k = 0; k < 2 && a->rc == DTXN_OK && it[k] != NULL; k++)
 		((struct row *)dtxn_item_value(it[k]))->c[0]++;
 	if (a->rc == DTXN_OK) {
@@ -1150,23 +1195,24 @@ test_local_recover(void **state)
 /* ------------------------------------------------------------------ */
 
 /*
- * Every option set parses (ro_cache=1 only with local=1) and its label
- * names exactly the options that are not the default.
+ * Every option set parses (ro_cache=1 and cache=cn only with local=1) and
+ * its label names exactly the options that are not the default.
  */
 static void
 test_opts_names(void **state)
 {
 	(void)state;
-	for (unsigned m = 0; m < 16; m++) {
+	for (unsigned m = 0; m < 32; m++) {
 		const unsigned cell = !(m & 1), local = !!(m & 2), ro = !!(m & 4), pc = !(m & 8);
+		const unsigned cn = !!(m & 16);
 		struct crest_opts o;
 		const char *name;
 		char s[96], err[160];
 
-		snprintf(s, sizeof(s), "cell=%u,parallel_commit=%u,local=%u,ro_cache=%u", cell, pc,
-			 local, ro);
+		snprintf(s, sizeof(s), "cell=%u,parallel_commit=%u,local=%u,ro_cache=%u,cache=%s",
+			 cell, pc, local, ro, cn ? "cn" : "lcore");
 		crest_opts_default(&o);
-		if (ro && !local) {
+		if ((ro || cn) && !local) {
 			assert_int_equal(crest_opts_parse(s, &o, err, sizeof(err)), -EINVAL);
 			continue;
 		}
@@ -1181,6 +1227,14 @@ test_opts_names(void **state)
 		assert_int_equal(strstr(name, "local") != NULL, local);
 		assert_int_equal(strstr(name, "ro_cache") != NULL, ro);
 		assert_int_equal(strstr(name, "no parallel commit") != NULL, !pc);
+		assert_int_equal(strstr(name, "cn cache") != NULL, cn);
+	}
+	{
+		char err[160];
+
+		assert_int_equal(crest_check_options("local=1,cache=lcore", err, sizeof(err)), 0);
+		assert_int_equal(crest_check_options("local=1,cache=node", err, sizeof(err)),
+				 -EINVAL);
 	}
 }
 
@@ -1194,11 +1248,7 @@ test_opts_names(void **state)
 static uint64_t
 co_reads(const struct dtxn_coord *c)
 {
-	uint64_t n = 0;
-
-	for (uint16_t mn = 0; mn < N_MN; mn++)
-		n += dtxn_qp_counters(c->worker->qp[mn])->ops[DTXN_WR_READ];
-	return n;
+	return co_ops(c, DTXN_WR_READ);
 }
 
 struct insdel_arg {
@@ -1289,6 +1339,107 @@ test_local_insert_delete(void **state)
 	assert_false(a.miss_exists);
 }
 
+/* ------------------------------------------------------------------ */
+/* A CN-wide record cache (local=1,cache=cn) on the sim fabric        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Steps workers @p w[0..n) of one CN in virtual time on this thread, as
+ * the sim's loop does, until every coordinator has returned.
+ */
+static void
+cn_run(struct dtxn_worker *const *w, unsigned n)
+{
+	for (unsigned guard = 0; guard < 1000000; guard++) {
+		uint64_t now = dtxn_now_ns(), next = UINT64_MAX;
+		unsigned alive = 0;
+		bool ready = false;
+
+		(void)dtxn_sim_run_events(g_f, now);
+		for (unsigned i = 0; i < n; i++) {
+			struct dtxn_sched *s = dtxn_worker_sched(w[i]);
+
+			if (dtxn_sched_busy_until_ns(s) <= now)
+				(void)dtxn_sched_step_lc(s);
+			alive += dtxn_sched_alive(s);
+			ready |= dtxn_sched_ready_count(s) > 0 || dtxn_sim_cq_pending(w[i]->cq) > 0;
+			next = RTE_MIN(next, RTE_MAX(dtxn_sched_busy_until_ns(s),
+						     dtxn_sched_next_timer_ns(s)));
+		}
+		if (alive == 0)
+			return;
+		next = RTE_MIN(next, dtxn_sim_next_event_ns(g_f));
+		if (!ready && next != UINT64_MAX && next > now)
+			dtxn_clock_advance(next);
+	}
+	fail_msg("the coordinators did not end");
+}
+
+/*
+ * Two workers of one CN, one cache: A (worker 0) increments cell 0 of a
+ * row and ends its block; B (worker 1) increments it too and is served
+ * A's version from the shared local object with no READ and no masked
+ * CAS (the CN holds the cell's MN lock), commits after A as the last
+ * writer: one write-back carries both increments (one EN step) and the
+ * MN lock is given back.
+ */
+static void
+test_cn_shared_object(void **state)
+{
+	struct local_arg a = { .key = { 6 }, .then = 1, .wait_for = 2 };
+	struct local_arg b = { .key = { 6 }, .wait_before = 1, .then = 2, .wait_for = 3 };
+	struct dtxn_worker *w[2];
+
+	(void)state;
+	g_step = 0;
+	for (unsigned i = 0; i < 2; i++) {
+		w[i] = dtxn_worker_create(g_db, N_MN, i, 1, (int)rte_socket_id());
+		assert_non_null(w[i]);
+		assert_non_null(dtxn_coord_create(w[i], i, co_local_inc, i == 0 ? (void *)&a : &b));
+	}
+	assert_non_null(w[0]->cc_priv);
+	assert_ptr_equal(w[0]->cc_priv, w[1]->cc_priv); /* the CN's one cache */
+	cn_run(w, 2);
+	assert_int_equal(a.rc, DTXN_OK);
+	assert_int_equal(b.rc, DTXN_OK);
+	assert_int_equal(a.seen, 6);
+	assert_int_equal(b.seen, 7);   /* A's version, before A committed */
+	assert_true(a.exec_ops >= 2);    /* A: masked CAS + READ (and the bucket's, first) */
+	assert_int_equal(b.exec_ops, 0); /* B: from the shared object, no verb */
+	for (uint16_t r = 0; r < 2; r++) {
+		assert_int_equal(mn_cell0(6, r), 8);
+		assert_int_equal(mn_row(6, r)->lock, 0);
+		assert_int_equal(mn_row(6, r)->en[0], 1); /* one write-back for both */
+	}
+	dtxn_worker_destroy(w[1]);
+	dtxn_worker_destroy(w[0]);
+}
+
+/* cache=cn needs the sim: refused by the option check and by dtxn_db_attach() on shm. */
+static void
+test_cn_refused_on_shm(void **state)
+{
+	struct dtxn_db *db = g_db;
+	struct dtxn_fabric *f = g_f;
+	char err[200];
+
+	(void)state;
+	assert_int_equal(dtxn_cc_check_cluster("crest", "local=1,cache=cn", N_MN, 1, "sim", err,
+					       sizeof(err)), 0);
+	assert_int_equal(dtxn_cc_check_cluster("crest", "local=1,cache=cn", N_MN, 1, "shm", err,
+					       sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--fabric sim"));
+	assert_int_equal(dtxn_cc_check_cluster("crest", "local=1,cache=cn", N_MN, 1, "mlx5", err,
+					       sizeof(err)), -EINVAL);
+	assert_int_equal(dtxn_cc_check_cluster("crest", "local=1", N_MN, 1, "shm", err,
+					       sizeof(err)), 0);
+	assert_int_equal(db_setup_on("local=1,cache=cn", "shm", "utcrestsh"), -ENOTSUP);
+	dtxn_db_destroy(g_db);
+	dtxn_fabric_close(g_f);
+	g_db = db;
+	g_f = f;
+}
+
 int
 main(void)
 {
@@ -1323,6 +1474,10 @@ main(void)
 	const struct CMUnitTest local_ro[] = {
 		cmocka_unit_test(test_local_insert_delete),
 	};
+	const struct CMUnitTest cn_cache[] = {
+		cmocka_unit_test(test_cn_shared_object),
+		cmocka_unit_test(test_cn_refused_on_shm),
+	};
 	int rc;
 
 	if (dtxn_unit_eal_init("ut_crest") != 0)
@@ -1331,6 +1486,8 @@ main(void)
 	rc |= cmocka_run_group_tests(record_level, group_setup_record, group_teardown);
 	rc |= cmocka_run_group_tests(local, group_setup_local, group_teardown);
 	rc |= cmocka_run_group_tests(local_ro, group_setup_local_ro, group_teardown);
+	/* last: its clock is virtual from then on */
+	rc |= cmocka_run_group_tests(cn_cache, group_setup_cn, group_teardown);
 	dtxn_unit_eal_fini();
 	return rc;
 }

@@ -7,9 +7,12 @@
  * cached image), the per-cell read and write TS_exec, and the append-only
  * list of local versions.
  *
- * One cache per worker lcore, used only by the coordinators of that lcore
- * (coroutines, so nothing here needs an atomic or a lock: ARCHITECTURE.md
- * rule 3). Locality is therefore per lcore, not per CN: see crest.md.
+ * One cache per worker lcore (cache=lcore, the default), used only by the
+ * coordinators of that lcore (coroutines, so nothing here needs an atomic
+ * or a lock: ARCHITECTURE.md rule 3); or, with cache=cn on the sim fabric,
+ * one per CN shared by all its workers, whose lcores the simulation runs
+ * on one OS thread (still no atomic, no lock). See crest.md, "Localized
+ * execution" and "A CN-wide cache".
  *
  * Nothing here touches the fabric or yields: execute.c and commit.c wait
  * (by yielding) and post the WRs; this file only decides.
@@ -178,15 +181,23 @@ crest_lc_get(struct crest_lc *lc, uint32_t table_id, uint64_t key)
 /*
  * Frees the versions of @p o, all decided; a committed one is composed
  * into the write-back being posted, so its writer's redo entry is no
- * longer needed once that lands (RC order on the lcore's QPs: the
- * writer's next log WRITE to an MN follows the write-back there).
+ * longer needed once that lands. @p unpin NULL (cache=lcore): its log pin
+ * is lowered now (RC order on the lcore's QPs: the writer's next log
+ * WRITE to an MN follows the write-back there); else (cache=cn) the
+ * writer goes to @p unpin, lowered by the caller once the write-back
+ * completed.
  */
 static void
-lc_free_vers(struct crest_lc *lc, struct crest_lc_obj *o)
+lc_free_vers(struct crest_lc *lc, struct crest_lc_obj *o, struct crest_lc_txn **unpin,
+	     uint32_t *n_unpin)
 {
 	for (uint32_t v = 0; v < o->n_vers; v++) {
-		if (o->vers[v].state == CREST_LC_COMMITTED)
-			o->vers[v].wr.t->log_pins--;
+		if (o->vers[v].state == CREST_LC_COMMITTED) {
+			if (unpin != NULL)
+				unpin[(*n_unpin)++] = o->vers[v].wr.t;
+			else
+				o->vers[v].wr.t->log_pins--;
+		}
 		rte_mempool_put(lc->imgs, o->vers[v].img);
 	}
 	o->n_vers = 0;
@@ -197,7 +208,7 @@ crest_lc_put(struct crest_lc *lc, struct crest_lc_obj *o)
 {
 	if (--o->refs != 0 || o->lww.writers != 0)
 		return;
-	lc_free_vers(lc, o);
+	lc_free_vers(lc, o, NULL, NULL); /* none left: the last writer freed its round's */
 	if (!o->ready || !lc->keep_idle) { /* nothing worth keeping */
 		lc_free(lc, o);
 		return;
@@ -455,18 +466,53 @@ crest_lc_append(struct crest_lc *lc, struct crest_lc_obj *o, struct crest_lc_txn
 	ver->seq = o->next_seq++;
 	ver->cells = cells;
 	ver->state = CREST_LC_RUNNING;
+	ver->durable = 0;
 	o->n_vers++;
 	for (uint32_t m = cells; m != 0; m &= m - 1)
 		o->wts[__builtin_ctz(m)] = lt->ts;
 	return (int64_t)ver->seq;
 }
 
-void
-crest_lc_decide(struct crest_lc_obj *o, uint64_t seq, bool committed)
+/* The version of @p o appended at sequence @p seq, or NULL (written back since). */
+static struct crest_lc_ver *
+lc_ver_of(struct crest_lc_obj *o, uint64_t seq)
 {
 	for (uint32_t v = 0; v < o->n_vers; v++)
 		if (o->vers[v].seq == seq)
-			o->vers[v].state = committed ? CREST_LC_COMMITTED : CREST_LC_ABORTED;
+			return &o->vers[v];
+	return NULL;
+}
+
+void
+crest_lc_decide(struct crest_lc_obj *o, uint64_t seq, bool committed, bool durable)
+{
+	struct crest_lc_ver *ver = lc_ver_of(o, seq);
+
+	if (ver != NULL) {
+		ver->state = committed ? CREST_LC_COMMITTED : CREST_LC_ABORTED;
+		ver->durable = committed && durable;
+	}
+}
+
+void
+crest_lc_persisted(struct crest_lc_obj *o, uint64_t seq)
+{
+	struct crest_lc_ver *ver = lc_ver_of(o, seq);
+
+	if (ver != NULL && ver->state == CREST_LC_COMMITTED)
+		ver->durable = 1;
+}
+
+bool
+crest_lc_undurable(const struct crest_lc_obj *o, const struct crest_lc_txn *lt)
+{
+	for (uint32_t v = 0; v < o->n_vers; v++) {
+		const struct crest_lc_ver *ver = &o->vers[v];
+
+		if (ver->state == CREST_LC_COMMITTED && !ver->durable && ver->wr.t != lt)
+			return true;
+	}
+	return false;
 }
 
 void
@@ -501,16 +547,18 @@ crest_lc_deps_decided(const struct crest_lc_txn *lt)
 
 /* The MN locks are given back: readers under them must not trust what they read. */
 static void
-lc_unlocked(struct crest_lc *lc, struct crest_lc_obj *o)
+lc_unlocked(struct crest_lc *lc, struct crest_lc_obj *o, struct crest_lc_txn **unpin,
+	    uint32_t *n_unpin)
 {
-	lc_free_vers(lc, o);
+	lc_free_vers(lc, o, unpin, n_unpin);
 	o->admitted = 0;
 	o->mn_bits = 0;
 	o->lock_gen++;
 }
 
 uint32_t
-crest_lc_compose(struct crest_lc *lc, struct crest_lc_obj *o, const struct crest_layout *lay)
+crest_lc_compose(struct crest_lc *lc, struct crest_lc_obj *o, const struct crest_layout *lay,
+		 struct crest_lc_txn **unpin, uint32_t *n_unpin)
 {
 	struct crest_hdr *h = o->base;
 	uint32_t out = 0;
@@ -535,12 +583,12 @@ crest_lc_compose(struct crest_lc *lc, struct crest_lc_obj *o, const struct crest
 		}
 		out |= UINT32_C(1) << c;
 	}
-	lc_unlocked(lc, o);
+	lc_unlocked(lc, o, unpin, n_unpin);
 	return out;
 }
 
 void
 crest_lc_drop(struct crest_lc *lc, struct crest_lc_obj *o)
 {
-	lc_unlocked(lc, o);
+	lc_unlocked(lc, o, NULL, NULL); /* nothing committed: no pin */
 }

@@ -210,6 +210,10 @@ commit_write_round(struct dtxn_txn *t)
 	}
 	/* validated and posted (redo entry first on each MN): committed (recover.c) */
 	rc = dtxn_batch_run_decide(&b, t);
+	if (crest_coord_of(t)->opts.local) {
+		crest_local_persisted(t); /* its versions may go to the MN (cache=cn) */
+		crest_local_unpin(t);     /* its write-backs landed (cache=cn) */
+	}
 	if (rc != DTXN_OK)
 		return rc;
 	for (uint32_t i = 0; i < t->n_items; i++) {

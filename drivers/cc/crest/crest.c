@@ -24,43 +24,95 @@ RTE_LOG_REGISTER(dtxn_crest_logtype, dtxn.cc.crest, INFO);
 /*
  * Record cache of a worker (local=1): room for the records its
  * coordinators' transactions use at once, and for their bases and local
- * versions. An item finding the cache full goes to the MN, uncached.
+ * versions; a CN's (cache=cn) has this room per worker of the CN. An item
+ * finding the cache full goes to the MN, uncached.
  */
 #define CREST_LC_OBJS 512
 #define CREST_LC_IMGS 2048
 
-static int
-crest_worker_init(struct dtxn_worker *w)
+/*
+ * Creates the record cache of worker @p w (@p workers 1), or of its CN
+ * (@p workers: the CN's workers), named @p name.
+ * @return the cache, or NULL + rte_errno (logged).
+ */
+static struct crest_lc *
+crest_lc_make(const struct dtxn_worker *w, const struct crest_opts *o, const char *name,
+	      uint32_t workers)
 {
 	const struct dtxn_db *db = w->db;
-	struct crest_opts o;
 	uint32_t img = 0;
-	char name[32];
+	struct crest_lc *lc;
 
-	crest_opts_of_db(db, &o);
-	if (!o.local)
-		return 0;
 	for (unsigned id = 0; id < DTXN_MAX_TABLES; id++) {
 		const struct dtxn_table *t = dtxn_catalog_table(&db->cat, id);
 
 		if (t != NULL)
 			img = RTE_MAX(img, t->slot_size);
 	}
-	snprintf(name, sizeof(name), "crlc%u_%u", w->cn_node, w->index);
-	w->cc_priv = crest_lc_create(name, CREST_LC_OBJS, img, CREST_LC_IMGS, w->socket_id);
-	if (w->cc_priv == NULL) {
-		CREST_LOG(ERR, "worker %u: no memory for the record cache (%u records, %u x %u B)",
-			  w->index, CREST_LC_OBJS, CREST_LC_IMGS, img);
-		return -rte_errno;
+	lc = crest_lc_create(name, CREST_LC_OBJS * workers, img, CREST_LC_IMGS * workers,
+			     w->socket_id);
+	if (lc == NULL) {
+		CREST_LOG(ERR, "worker %u: no memory for the record cache %s (%u records, %u x %u B)",
+			  w->index, name, CREST_LC_OBJS * workers, CREST_LC_IMGS * workers, img);
+		return NULL;
 	}
-	crest_lc_keep_idle(w->cc_priv, o.ro_cache);
+	crest_lc_keep_idle(lc, o->ro_cache);
+	return lc;
+}
+
+/*
+ * dtxn_cc_ops.worker_init: local=1 gives worker @p w its record cache
+ * (w->cc_priv): its own (cache=lcore), or its CN's (cache=cn: created by
+ * the CN's first worker, sized for dtxn_db_conf.cn_workers workers,
+ * counted; the sim creates every worker on one thread).
+ * @return 0, or -ENOMEM / -EINVAL (no room, no such CN node id).
+ */
+static int
+crest_worker_init(struct dtxn_worker *w)
+{
+	struct crest_opts o;
+	struct crest_cn_lc *s;
+	char name[32];
+
+	crest_opts_of_db(w->db, &o);
+	if (!o.local)
+		return 0;
+	if (!o.cn_cache) {
+		snprintf(name, sizeof(name), "crlc%u_%u", w->cn_node, w->index);
+		w->cc_priv = crest_lc_make(w, &o, name, 1);
+		return w->cc_priv != NULL ? 0 : -rte_errno;
+	}
+	s = crest_cn_lc_of(w->db, w->cn_node);
+	if (s == NULL)
+		return -EINVAL;
+	if (s->lc == NULL) {
+		snprintf(name, sizeof(name), "crlccn%u", w->cn_node);
+		s->lc = crest_lc_make(w, &o, name, RTE_MAX(w->db->conf.cn_workers, 1u));
+		if (s->lc == NULL)
+			return -rte_errno;
+	}
+	s->refs++;
+	w->cc_priv = s->lc;
 	return 0;
 }
 
+/* dtxn_cc_ops.worker_fini: drops worker @p w's record cache (cache=cn: the CN's last worker does). */
 static void
 crest_worker_fini(struct dtxn_worker *w)
 {
-	crest_lc_destroy(w->cc_priv);
+	struct crest_opts o;
+	struct crest_cn_lc *s;
+
+	crest_opts_of_db(w->db, &o);
+	s = o.local && o.cn_cache ? crest_cn_lc_of(w->db, w->cn_node) : NULL;
+	if (s != NULL && w->cc_priv != NULL) {
+		if (--s->refs == 0) {
+			crest_lc_destroy(s->lc);
+			s->lc = NULL;
+		}
+	} else {
+		crest_lc_destroy(w->cc_priv);
+	}
 	w->cc_priv = NULL;
 }
 
@@ -74,6 +126,8 @@ crest_begin(struct dtxn_txn *t)
 		crest_lc_txn_begin(&cc->lt, t->id);
 		cc->blk_start = 0;
 		cc->cached_since = UINT64_MAX;
+		cc->unpin = NULL;
+		cc->n_unpin = 0;
 	}
 	return 0;
 }
@@ -134,6 +188,7 @@ static const struct dtxn_cc_ops crest_ops = {
 	.abort = crest_abort,
 	.recover = crest_recover,
 	.check_options = crest_check_options,
+	.check_cluster = crest_check_cluster,
 	.table_geometry = crest_table_geometry,
 	.variant = crest_variant,
 	.can_recover = crest_can_recover,

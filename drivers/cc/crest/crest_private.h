@@ -105,11 +105,18 @@ struct crest_opts {
 	uint8_t parallel_commit; /**< 1: redo entry before the updates (default); 0: no log */
 	uint8_t local;     /**< 1: localized execution through the lcore's record cache (§5) */
 	uint8_t ro_cache;  /**< local=1 only: 1: RO mode serves reads from the cached image (§5) */
+	/**
+	 * local=1 only: 0 (cache=lcore, default): one record cache per worker
+	 * lcore; 1 (cache=cn, sim fabric only): one per CN, shared by all its
+	 * workers (doc/guides/crest.md, "A CN-wide cache").
+	 */
+	uint8_t cn_cache;
 };
 
 /**
  * A record's writers on this CN (last-writer-wins, lww.c). Owned by the
- * lcore whose coordinators write the record; no lock.
+ * record cache whose coordinators write the record (an lcore's, or with
+ * cache=cn the CN's, whose lcores the sim runs on one thread); no lock.
  */
 struct crest_lww {
 	uint32_t writers;        /**< local txns holding a write, not yet decided */
@@ -144,11 +151,14 @@ struct crest_lc_txn {
 	uint8_t state;        /**< CREST_LC_RUNNING, _COMMITTED, _ABORTED */
 	uint8_t doomed;       /**< a dependency aborted: it must abort (cascade) */
 	/**
-	 * The coordinator's committed local versions not yet composed into a
-	 * write-back (their redo entries must stay reachable in its log:
-	 * redo.c does not wrap the log while this is not 0). Raised by the
-	 * writer as it leaves committed, lowered by the last writer's
-	 * crest_lc_compose() on the same lcore.
+	 * The coordinator's committed local versions whose write-back has not
+	 * landed (their redo entries must stay reachable in its log: redo.c
+	 * does not wrap the log while this is not 0). Raised by the writer as
+	 * it leaves committed; lowered by the last writer: with cache=lcore at
+	 * its crest_lc_compose() (the writers share the lcore's QPs, so the
+	 * writer's next log WRITE follows the write-back: RC order), with
+	 * cache=cn once its write-back completed (crest_local_unpin(): the
+	 * last writer may post on another lcore's QPs).
 	 */
 	uint32_t log_pins;
 	uint16_t n_deps;
@@ -210,6 +220,12 @@ struct crest_coord {
 	/** local=1: oldest time the MN showed a cell the txn read from the cache (EN wrap) */
 	uint64_t cached_since;
 	uint32_t blk_start;            /**< local=1: first item of the current execution block */
+	/**
+	 * cache=cn: the writers whose log pins the running txn's write-backs
+	 * lower once they completed (crest_local_unpin()); from the txn arena.
+	 */
+	struct crest_lc_txn **unpin;
+	uint32_t n_unpin;
 };
 
 static inline struct crest_coord *
@@ -269,6 +285,16 @@ crest_own_bits(const struct dtxn_txn *t, const struct dtxn_item *it)
 void crest_opts_default(struct crest_opts *o);
 int crest_opts_parse(const char *s, struct crest_opts *o, char *err, size_t errlen);
 int crest_check_options(const char *opts, char *err, size_t errlen);
+/**
+ * dtxn_cc_ops.check_cluster: cache=cn only on the sim fabric (@p fabric
+ * "sim"), where one OS thread runs every lcore of a CN, so that the CN's
+ * shared record cache needs no atomic and no lock; @p n_mn, @p n_cn
+ * unused. Any thread.
+ * @return 0, or -EINVAL with a one-line message in @p err (bad options,
+ *   cache=cn on another fabric or an unknown one, NULL).
+ */
+int crest_check_cluster(const char *opts, unsigned n_mn, unsigned n_cn, const char *fabric,
+			char *err, size_t errlen);
 /** The db's options (checked by dtxn_db_create(), so they parse). */
 void crest_opts_of_db(const struct dtxn_db *db, struct crest_opts *o);
 /**
@@ -397,7 +423,12 @@ void crest_lww_join(struct crest_lww *o);
 enum crest_lww_act crest_lww_leave(struct crest_lww *o, bool committable, uint64_t seq,
 				   const void *ver);
 
-/* cache.c: the record cache of localized execution (§5, local=1) */
+/*
+ * cache.c: the record cache of localized execution (§5, local=1). Every
+ * function below runs on the thread of the cache's coordinators: its
+ * lcore's (cache=lcore), or the sim's one thread (cache=cn); none is
+ * thread-safe, none yields or touches the fabric.
+ */
 
 /** Most uncommitted-or-unwritten versions one cached record holds. */
 #define CREST_LC_MAX_VERS 16
@@ -410,10 +441,19 @@ struct crest_lc_ver {
 	uint64_t seq;           /**< append order on the record */
 	uint32_t cells;         /**< CREST cells it wrote */
 	uint8_t state;          /**< the writer's outcome as far as known (CREST_LC_*) */
+	/**
+	 * Committed and its writer's redo entry persisted, so a last writer
+	 * of another coordinator may write it back (crest_lc_undurable()).
+	 * cache=lcore: set at once (the writers share the lcore's QPs).
+	 */
+	uint8_t durable;
 	void *img;              /**< record image (cells it wrote, stamped with the writer's id) */
 };
 
-/** A cached record: a local object (§5), owned by one worker lcore. */
+/**
+ * A cached record: a local object (§5), owned by one worker lcore's cache,
+ * or (cache=cn) by the CN's, which the sim's one thread runs.
+ */
 struct crest_lc_obj {
 	TAILQ_ENTRY(crest_lc_obj) idle_link; /**< in the cache's idle list (refs 0, no writer) */
 	uint8_t idle;           /**< on that list: kept for RO-mode reads, evicted first */
@@ -424,7 +464,7 @@ struct crest_lc_obj {
 	uint8_t ready;          /**< base holds a fetched image */
 	struct crest_lc_txn *x_owner; /**< local 2PL: exclusive holder, or NULL */
 	uint32_t s_count;       /**< local 2PL: shared holders */
-	uint64_t mn_bits;       /**< cell lock bits this lcore holds on the MN */
+	uint64_t mn_bits;       /**< cell lock bits the cache's lcore (cache=cn: CN) holds on the MN */
 	uint64_t lock_gen;      /**< bumped each time mn_bits are given back */
 	struct crest_lww lww;   /**< undecided local writers */
 	/**
@@ -451,9 +491,10 @@ struct crest_lc_obj {
 
 
 /**
- * Creates a worker's record cache: at most @p max_objs records, each
- * image @p img_size bytes (the largest slot), @p max_imgs images for
- * bases and versions. NULL + rte_errno (ENOMEM, EINVAL).
+ * Creates a record cache (a worker's, or with cache=cn a CN's): at most
+ * @p max_objs records, each image @p img_size bytes (the largest slot),
+ * @p max_imgs images for bases and versions. Main lcore, at worker set-up.
+ * NULL + rte_errno (ENOMEM, EINVAL).
  */
 struct crest_lc *crest_lc_create(const char *name, uint32_t max_objs, uint32_t img_size,
 				 uint32_t max_imgs, int socket_id);
@@ -463,7 +504,7 @@ void crest_lc_destroy(struct crest_lc *lc);
  * later reads (crest_lc_put()); else it goes at once (the default).
  */
 void crest_lc_keep_idle(struct crest_lc *lc, bool keep);
-/** Next TS_exec of the lcore (monotonic, > 0). */
+/** Next TS_exec of the cache (its lcore's, or with cache=cn its CN's; monotonic, > 0). */
 uint64_t crest_lc_next_ts(struct crest_lc *lc);
 /** Finds or creates (not ready) the object of (@p table_id, @p key) and takes a reference. NULL: full. */
 struct crest_lc_obj *crest_lc_get(struct crest_lc *lc, uint32_t table_id, uint64_t key);
@@ -543,8 +584,21 @@ void crest_lc_note_read(struct crest_lc_obj *o, const struct crest_lc_txn *lt, u
  */
 int64_t crest_lc_append(struct crest_lc *lc, struct crest_lc_obj *o, struct crest_lc_txn *lt,
 			const struct crest_layout *lay, const void *rec, uint32_t cells);
-/** Records @p lt's outcome in its version @p seq of @p o. */
-void crest_lc_decide(struct crest_lc_obj *o, uint64_t seq, bool committed);
+/**
+ * Records @p lt's outcome in its version @p seq of @p o; @p durable: a
+ * committed version may be written back by any last writer at once
+ * (cache=lcore), else only once crest_lc_persisted() said so (cache=cn).
+ */
+void crest_lc_decide(struct crest_lc_obj *o, uint64_t seq, bool committed, bool durable);
+/** cache=cn: the writer of version @p seq of @p o has its redo entry persisted. */
+void crest_lc_persisted(struct crest_lc_obj *o, uint64_t seq);
+/**
+ * cache=cn: whether @p o holds a committed version of a coordinator other
+ * than @p lt's whose redo entry may not be persisted yet: a last writer
+ * must not compose it into a write-back (the write-back, on its own QPs,
+ * could land before that entry, on the writer's).
+ */
+bool crest_lc_undurable(const struct crest_lc_obj *o, const struct crest_lc_txn *lt);
 /** Starts txn @p id on @p lt (the coordinator's previous one has ended). */
 void crest_lc_txn_begin(struct crest_lc_txn *lt, uint64_t id);
 /** Ends @p lt's txn; an abort dooms its dependents (cascading aborts). */
@@ -555,12 +609,17 @@ bool crest_lc_deps_decided(const struct crest_lc_txn *lt);
  * Last writer (crest_lww_leave() said CREST_LWW_WRITE): composes into the
  * base, per cell, the newest committed version that wrote it, gives each
  * such cell its next EN (line versions too), frees every version and gives
- * the MN locks back (mn_bits 0, lock_gen bumped).
+ * the MN locks back (mn_bits 0, lock_gen bumped). The writers of the
+ * committed versions freed get their log pins lowered now (@p unpin NULL:
+ * cache=lcore) or appended to @p unpin (*@p n_unpin entries, room for
+ * CREST_LC_MAX_VERS more), for the caller to lower once the write-back
+ * completed (cache=cn).
  * @return the cells to write back from o->base (0: none changed).
  */
 uint32_t crest_lc_compose(struct crest_lc *lc, struct crest_lc_obj *o,
-			  const struct crest_layout *lay);
-/** The MN lock bits the lcore holds on @p o's record (0 for NULL). */
+			  const struct crest_layout *lay, struct crest_lc_txn **unpin,
+			  uint32_t *n_unpin);
+/** The MN lock bits the cache (lcore, or CN) holds on @p o's record (0 for NULL). */
 static inline uint64_t
 crest_lc_bits(const struct crest_lc_obj *o)
 {
@@ -569,7 +628,10 @@ crest_lc_bits(const struct crest_lc_obj *o)
 /** Last writer, nothing committed: frees the versions, gives the MN locks back. */
 void crest_lc_drop(struct crest_lc *lc, struct crest_lc_obj *o);
 
-/* local.c */
+/*
+ * local.c: the coordinator's coroutine (the cache's thread, as cache.c);
+ * the functions that wait say so (they yield).
+ */
 /**
  * local=1, execute: items [@p first, n_items) take their local objects and
  * locks ((TableID, Key) order, waiting by yielding while it cannot
@@ -587,10 +649,27 @@ int crest_local_wait(struct dtxn_txn *t);
 /**
  * local=1: the txn (@p committed, or aborted) leaves the writers of its
  * records; for each record it was the last writer of, adds to @p b the
- * write-back of the composed cells and the unlock of the lcore's bits.
+ * write-back of the composed cells and the unlock of the cache's bits.
+ * With cache=cn it first waits (yielding) until those records hold no
+ * committed version of another coordinator whose redo entry is not
+ * persisted (crest_local_persisted()), and collects the writers whose log
+ * pins crest_local_unpin() lowers after @p b completed. The caller posts
+ * @p b without yielding in between (others may wait for its entry).
  * @return records written back or unlocked.
  */
 int crest_local_leave(struct dtxn_txn *t, struct dtxn_batch *b, bool committed);
+/**
+ * local=1: the txn's commit batch (its redo entry) completed: its
+ * committed local versions may be written back by any last writer
+ * (cache=cn; a no-op for cache=lcore, where they may at once).
+ */
+void crest_local_persisted(struct dtxn_txn *t);
+/**
+ * local=1: the batch of crest_local_leave() completed: lowers the log
+ * pins of the writers whose versions it wrote back (cache=cn; none are
+ * collected with cache=lcore, where compose lowered them).
+ */
+void crest_local_unpin(struct dtxn_txn *t);
 /**
  * local=1: insert or delete item @p it committed: its record image fills
  * the lcore's cache (insert) or the cached image goes (delete).
@@ -660,6 +739,18 @@ void crest_fence_enter(struct dtxn_txn *t);
 void crest_fence_leave(struct dtxn_txn *t);
 /** The db's recovery state (format.c). */
 const struct crest_shared_rec *crest_shared_rec_of(const struct dtxn_db *db);
+/** A CN's shared record cache (cache=cn) and the workers using it. */
+struct crest_cn_lc {
+	struct crest_lc *lc;  /**< NULL until the CN's first worker creates it */
+	uint32_t refs;        /**< workers of the CN using it; the last one destroys it */
+};
+/**
+ * The shared record cache slot of CN @p cn_node (fabric node id) in db
+ * @p db's state (format.c). Worker set-up and tear-down only: with
+ * cache=cn the sim creates and destroys every worker on one thread.
+ * @return the slot, or NULL (@p cn_node out of range).
+ */
+struct crest_cn_lc *crest_cn_lc_of(const struct dtxn_db *db, uint16_t cn_node);
 /** dtxn_cc_ops.recover: fence, redo entries, unlock (doc/guides/crest.md, "Recovery"). */
 int crest_recover(struct dtxn_coord *c, struct dtxn_recovery *rec);
 

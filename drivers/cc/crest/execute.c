@@ -195,6 +195,7 @@ crest_release(struct dtxn_txn *t)
 			(void)dtxn_batch_run_reason(&b); /* the others' committed cells, then unlocks */
 		else
 			dtxn_batch_done(&b);
+		crest_local_unpin(t); /* cache=cn: the write-backs landed */
 		crest_local_end(t, false);
 	}
 	dtxn_txn_release_held(t);

@@ -34,12 +34,21 @@ struct crest_shared {
 	struct crest_layout lay[DTXN_MAX_TABLES];
 	uint8_t *buf;           /**< crest_mn_value()'s value, the largest table's bytes */
 	struct crest_shared_rec rec; /**< recovery's fence (recover.c) */
+	struct crest_cn_lc cn_lc[DTXN_MAX_NODES]; /**< cache=cn: each CN's record cache, by node id */
 };
 
 const struct crest_shared_rec *
 crest_shared_rec_of(const struct dtxn_db *db)
 {
 	return &((const struct crest_shared *)db->cc_shared)->rec;
+}
+
+struct crest_cn_lc *
+crest_cn_lc_of(const struct dtxn_db *db, uint16_t cn_node)
+{
+	struct crest_shared *sh = db->cc_shared;
+
+	return cn_node < DTXN_MAX_NODES ? &sh->cn_lc[cn_node] : NULL;
 }
 
 void
@@ -222,7 +231,14 @@ crest_db_init(struct dtxn_db *db)
 {
 	struct crest_shared *sh;
 	uint32_t max_value = 8;
+	char err[200];
 
+	/* the app checked before (dtxn_cc_check_cluster()): a library caller's mistake */
+	if (crest_check_cluster(db->conf.cc_options != NULL ? db->conf.cc_options : "", 0, 0,
+				dtxn_fabric_driver_name(db->fabric), err, sizeof(err)) != 0) {
+		CREST_LOG(ERR, "%s", err);
+		return -ENOTSUP;
+	}
 	sh = rte_zmalloc("crest_shared", sizeof(*sh), 0);
 	if (sh == NULL)
 		return -ENOMEM;

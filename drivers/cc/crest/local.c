@@ -2,7 +2,12 @@
 /*
  * CREST's localized execution (crest.md §2, paper §5; local=1;
  * doc/guides/crest.md, "Localized execution"): the read and read-write
- * items of a transaction go through its lcore's record cache (cache.c).
+ * items of a transaction go through its lcore's record cache (cache.c),
+ * or with cache=cn (sim only) its CN's, shared by the CN's lcores. What
+ * the lcores of a CN do not share are their QPs: with cache=cn a last
+ * writer writes back only versions whose writers' redo entries are
+ * persisted (lc_wait_durable()), and lowers their log pins only once its
+ * write-back completed (crest_local_unpin()).
  *
  * - Execute: each new item takes its record's local object; the items of
  *   the call take their local locks (exclusive for a write) in
@@ -154,6 +159,17 @@ lc_cells_of_bits(uint64_t bits, uint32_t n_cells)
 	return cells;
 }
 
+/* Writer item @p ci joins the writers of its record @p o (once): they keep the MN locks. */
+static void
+lc_join(struct crest_lc_obj *o, struct crest_item *ci)
+{
+	if (ci->joined)
+		return;
+	crest_lww_join(&o->lww);
+	o->admitted++;
+	ci->joined = 1;
+}
+
 /*
  * Item @p i's record as the cache has it: the cells read into it->slot
  * (newest local versions of the cells the lcore holds), gathered into the
@@ -169,11 +185,8 @@ lc_serve(struct dtxn_txn *t, uint32_t i)
 	struct crest_lc_obj *o = ci->obj;
 	int rc;
 
-	if (it->kind == DTXN_ITEM_RW && !ci->joined) { /* first: it gives the MN locks back */
-		crest_lww_join(&o->lww);
-		o->admitted++;
-		ci->joined = 1;
-	}
+	if (it->kind == DTXN_ITEM_RW) /* the last of the writers gives the MN locks back */
+		lc_join(o, ci);
 	if (!ci->lk_copied) { /* the header and the cells it does not read, once */
 		memcpy(it->slot, o->base, lay->image_size);
 		ci->lk_copied = 1;
@@ -224,6 +237,14 @@ lc_route(struct dtxn_txn *t, uint32_t i)
 			cc->cached_since = RTE_MIN(cc->cached_since, o->seen_ns[__builtin_ctz(m)]);
 		return lc_serve(t, i);
 	}
+	/*
+	 * A writer relying on cells the cache holds joins now: else the
+	 * round could end (its last writer give the bits back) while its
+	 * READ or masked CAS is in flight, and it would write those cells
+	 * holding no MN lock on them.
+	 */
+	if (it->kind == DTXN_ITEM_RW && (it->lock_bits & o->mn_bits) != 0)
+		lc_join(o, ci);
 	it->slot_raddr = o->raddr;
 	if (need == 0) { /* the lcore holds its cells: READ the others */
 		it->lock_bits = 0;
@@ -360,12 +381,67 @@ crest_local_wait(struct dtxn_txn *t)
 	return cc->lt.doomed ? DTXN_ABORT(DTXN_ABORT_VALIDATION) : DTXN_OK;
 }
 
+/* Items of the txn before @p upto joined to the writers of @p o. */
+static uint32_t
+lc_joins(const struct dtxn_txn *t, const struct crest_lc_obj *o, uint32_t upto)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < upto; i++) {
+		const struct crest_item *ci = crest_item_of(&t->items[i]);
+
+		n += ci->obj == o && ci->joined;
+	}
+	return n;
+}
+
+/*
+ * cache=cn: whether the txn would be the last writer of a record that
+ * holds a committed version of another coordinator not persisted yet.
+ */
+static bool
+lc_undurable_any(const struct dtxn_txn *t)
+{
+	const struct crest_coord *cc = crest_coord_of(t);
+
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		const struct crest_item *ci = crest_item_of(&t->items[i]);
+		const struct crest_lc_obj *o = ci->obj;
+
+		if (o != NULL && ci->joined && lc_joins(t, o, i) == 0 &&
+		    o->lww.writers == lc_joins(t, o, t->n_items) && crest_lc_undurable(o, &cc->lt))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * cache=cn: yields until no record the txn is the last writer of holds a
+ * committed version of another coordinator whose redo entry is not
+ * persisted yet. Before the txn leaves any record, so that no two
+ * leavers wait for each other: whoever is waited for has left every
+ * record, and posts its batch next.
+ */
+static void
+lc_wait_durable(struct dtxn_txn *t)
+{
+	while (lc_undurable_any(t))
+		dtxn_co_sleep_until_lc(t->coord->co, dtxn_now_ns() + CREST_LC_PAUSE_NS);
+}
+
 int
 crest_local_leave(struct dtxn_txn *t, struct dtxn_batch *b, bool committed)
 {
 	struct crest_coord *cc = crest_coord_of(t);
+	const bool cn = cc->opts.cn_cache != 0;
 	int n = 0;
 
+	if (cn) {
+		lc_wait_durable(t);
+		/* room for every version of every record it may write back */
+		cc->unpin = dtxn_txn_alloc(t, sizeof(*cc->unpin) * CREST_LC_MAX_VERS * t->n_items);
+		cc->n_unpin = 0;
+	}
 	for (uint32_t i = 0; i < t->n_items; i++) {
 		struct dtxn_item *it = &t->items[i];
 		struct crest_item *ci = crest_item_of(it);
@@ -375,8 +451,8 @@ crest_local_leave(struct dtxn_txn *t, struct dtxn_batch *b, bool committed)
 
 		if (o == NULL || !ci->joined)
 			continue;
-		if (ci->seq != 0)
-			crest_lc_decide(o, ci->seq, committed);
+		if (ci->seq != 0) /* cache=cn: written back only once its entry is persisted */
+			crest_lc_decide(o, ci->seq, committed, !cn);
 		if (ci->seq != 0 && committed) /* its entry stays until the write-back (redo.c) */
 			cc->lt.log_pins++;
 		ci->joined = 0;
@@ -387,16 +463,40 @@ crest_local_leave(struct dtxn_txn *t, struct dtxn_batch *b, bool committed)
 		o->lww.best = NULL; /* the next writers start a new round */
 		o->lww.best_seq = 0;
 		if (act == CREST_LWW_WRITE)
+			/* cache=cn: pins lowered once the write-back completed (no arena room: now) */
 			crest_writeback_add(t, b, it, o->base,
-					    crest_lc_compose(cc->lc, o, crest_layout_of(t, it)));
+					    crest_lc_compose(cc->lc, o, crest_layout_of(t, it),
+							     cn ? cc->unpin : NULL, &cc->n_unpin));
 		else
 			crest_lc_drop(cc->lc, o);
-		if (bits != 0) /* the shared MN cell locks, now the lcore's no more */
+		if (bits != 0) /* the shared MN cell locks, now the cache's no more */
 			dtxn_batch_masked_cas(b, o->raddr + CREST_LOCK_OFF, &cc->sink, 0, 0, 0, bits,
 					      false);
 		n++;
 	}
 	return n;
+}
+
+void
+crest_local_persisted(struct dtxn_txn *t)
+{
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		const struct crest_item *ci = crest_item_of(&t->items[i]);
+
+		if (ci->obj != NULL && ci->seq != 0)
+			crest_lc_persisted(ci->obj, ci->seq);
+	}
+}
+
+void
+crest_local_unpin(struct dtxn_txn *t)
+{
+	struct crest_coord *cc = crest_coord_of(t);
+
+	for (uint32_t k = 0; k < cc->n_unpin; k++)
+		cc->unpin[k]->log_pins--;
+	cc->n_unpin = 0;
+	cc->unpin = NULL;
 }
 
 void

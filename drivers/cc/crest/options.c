@@ -7,8 +7,10 @@
  * writes no redo entry (the "parallel commits" factor); local=1 runs the
  * read and read-write items through the lcore's record cache (the
  * "localized execution" factor, local.c); ro_cache=1 (with local=1) serves
- * reads from the cached image. The report names every option that is not
- * the default (crest_opts_name()).
+ * reads from the cached image; cache=cn (with local=1, sim fabric only)
+ * shares one record cache among all the workers of a CN instead of one per
+ * worker lcore (cache=lcore, the default). The report names every option
+ * that is not the default (crest_opts_name()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,9 +31,17 @@ static int
 opts_one(void *obj, const char *k, const char *v, char *err, size_t errlen)
 {
 	static const char *const onoff[] = { "0", "1" };
+	static const char *const caches[] = { "lcore", "cn" };
 	struct crest_opts *o = obj;
 	uint8_t *field;
 
+	if (strcmp(k, "cache") == 0) {
+		if (dtxn_cc_opt_pick(v, caches, RTE_DIM(caches), &o->cn_cache) != 0) {
+			snprintf(err, errlen, "crest: cache=%s: expected lcore, cn", v);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (strcmp(k, "cell") == 0) {
 		field = &o->cell;
 	} else if (strcmp(k, "parallel_commit") == 0) {
@@ -42,7 +52,8 @@ opts_one(void *obj, const char *k, const char *v, char *err, size_t errlen)
 		field = &o->ro_cache;
 	} else {
 		snprintf(err, errlen,
-			 "crest: unknown option '%s' (cell, parallel_commit, local, ro_cache)", k);
+			 "crest: unknown option '%s' (cell, parallel_commit, local, ro_cache, cache)",
+			 k);
 		return -EINVAL;
 	}
 	if (dtxn_cc_opt_pick(v, onoff, RTE_DIM(onoff), field) != 0) {
@@ -61,6 +72,10 @@ crest_opts_parse(const char *s, struct crest_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "crest: ro_cache=1 needs local=1 (it reads the record cache)");
 		return -EINVAL;
 	}
+	if (rc == 0 && o->cn_cache && !o->local) {
+		snprintf(err, errlen, "crest: cache=cn needs local=1 (it shares the record cache)");
+		return -EINVAL;
+	}
 	return rc;
 }
 
@@ -71,6 +86,25 @@ crest_check_options(const char *opts, char *err, size_t errlen)
 
 	crest_opts_default(&o);
 	return crest_opts_parse(opts, &o, err, errlen);
+}
+
+int
+crest_check_cluster(const char *opts, unsigned n_mn, unsigned n_cn, const char *fabric, char *err,
+		    size_t errlen)
+{
+	struct crest_opts o;
+	int rc;
+
+	RTE_SET_USED(n_mn + n_cn); /* any shape */
+	crest_opts_default(&o);
+	rc = crest_opts_parse(opts, &o, err, errlen);
+	if (rc != 0 || !o.cn_cache || (fabric != NULL && strcmp(fabric, "sim") == 0))
+		return rc;
+	snprintf(err, errlen,
+		 "crest: cache=cn runs only on --fabric sim (one OS thread runs every lcore of a "
+		 "CN there; --fabric %s runs them on threads of their own)",
+		 fabric != NULL ? fabric : "?");
+	return -EINVAL;
 }
 
 void
@@ -85,14 +119,16 @@ crest_opts_of_db(const struct dtxn_db *db, struct crest_opts *o)
 
 /*
  * The label of every option set, indexed by its non-default options:
- * bit 0 cell=0, bit 1 local=1, bit 2 ro_cache=1, bit 3 parallel_commit=0
- * (doc/guides/crest.md, "Options").
+ * bit 0 cell=0, bit 1 local=1, bit 2 ro_cache=1, bit 3 parallel_commit=0,
+ * bit 4 cache=cn (doc/guides/crest.md, "Options"). ro_cache=1 and cache=cn
+ * need local=1: the sets with either and not local=1 have no label.
  */
 #define OPT_RECORD 1u
 #define OPT_LOCAL 2u
 #define OPT_RO_CACHE 4u
 #define OPT_NO_PC 8u
-static const char *const g_opts_names[16] = {
+#define OPT_CN_CACHE 16u
+static const char *const g_opts_names[32] = {
 	[OPT_RECORD] = "record-level",
 	[OPT_LOCAL] = "local",
 	[OPT_RECORD | OPT_LOCAL] = "record-level, local",
@@ -109,13 +145,26 @@ static const char *const g_opts_names[16] = {
 	[OPT_LOCAL | OPT_RO_CACHE | OPT_NO_PC] = "local, ro_cache, no parallel commit",
 	[OPT_RECORD | OPT_LOCAL | OPT_RO_CACHE | OPT_NO_PC] =
 		"record-level, local, ro_cache, no parallel commit",
+	[OPT_LOCAL | OPT_CN_CACHE] = "local, cn cache",
+	[OPT_RECORD | OPT_LOCAL | OPT_CN_CACHE] = "record-level, local, cn cache",
+	[OPT_LOCAL | OPT_CN_CACHE | OPT_RO_CACHE] = "local, cn cache, ro_cache",
+	[OPT_RECORD | OPT_LOCAL | OPT_CN_CACHE | OPT_RO_CACHE] =
+		"record-level, local, cn cache, ro_cache",
+	[OPT_LOCAL | OPT_CN_CACHE | OPT_NO_PC] = "local, cn cache, no parallel commit",
+	[OPT_RECORD | OPT_LOCAL | OPT_CN_CACHE | OPT_NO_PC] =
+		"record-level, local, cn cache, no parallel commit",
+	[OPT_LOCAL | OPT_CN_CACHE | OPT_RO_CACHE | OPT_NO_PC] =
+		"local, cn cache, ro_cache, no parallel commit",
+	[OPT_RECORD | OPT_LOCAL | OPT_CN_CACHE | OPT_RO_CACHE | OPT_NO_PC] =
+		"record-level, local, cn cache, ro_cache, no parallel commit",
 };
 
 const char *
 crest_opts_name(const struct crest_opts *o)
 {
 	return g_opts_names[(o->cell ? 0 : OPT_RECORD) | (o->local ? OPT_LOCAL : 0) |
-			    (o->ro_cache ? OPT_RO_CACHE : 0) | (o->parallel_commit ? 0 : OPT_NO_PC)];
+			    (o->ro_cache ? OPT_RO_CACHE : 0) | (o->parallel_commit ? 0 : OPT_NO_PC) |
+			    (o->cn_cache ? OPT_CN_CACHE : 0)];
 }
 
 const char *

@@ -33,7 +33,8 @@
  *      only with the last local writer's write-back) carries its round's
  *      base EN: while the replica still has that EN nothing of the round
  *      was written back, and the newest committed version of the cell
- *      (highest TS_exec, the lcore's order of its local writers) is
+ *      (highest TS_exec, its record cache's order of its local writers:
+ *      an lcore's, or with cache=cn the CN's one counter) is
  *      written with the next EN, as the write-back would have. Deferred
  *      cells are therefore applied after the rest, newest TS_exec first;
  *      the older writers of the round then find the EN moved on. redo.c

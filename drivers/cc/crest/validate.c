@@ -18,8 +18,9 @@
 
 /*
  * Cells of item @p it validated at commit: read, not locked by the txn
- * (local=1: nor read under the lcore's MN locks, which the local order
- * covers as long as the lcore kept them: val_local()).
+ * (local=1: nor read under the MN locks of the record cache, an lcore's
+ * or with cache=cn the CN's, which the local order covers as long as the
+ * cache kept them: val_local()).
  */
 static uint32_t
 val_cells(const struct dtxn_item *it)
@@ -32,8 +33,8 @@ val_cells(const struct dtxn_item *it)
 }
 
 /*
- * local=1: cells read under the lcore's MN locks are valid while the
- * lcore has held them since (their record's lock_gen unchanged): no
+ * local=1: cells read under the cache's MN locks are valid while the
+ * cache has held them since (their record's lock_gen unchanged): no
  * remote txn could write them, and the local ones are ordered by TS_exec.
  * Once given back, a remote writer may have come between: abort.
  */
@@ -73,7 +74,7 @@ val_check(struct dtxn_txn *t, const struct dtxn_item *it, const void *img, bool 
 	const struct crest_layout *lay = crest_layout_of(t, it);
 	const struct crest_hdr *h = img;
 	uint32_t cells = val_cells(it);
-	/* local=1: the bits the lcore holds are the local writers', ordered locally */
+	/* local=1: the bits the cache holds are the local writers', ordered locally */
 	const uint64_t foreign = h->lock & ~crest_own_bits(t, it) & ~crest_lc_bits(ci->obj);
 
 	if (ci->seen.cached != 0 &&

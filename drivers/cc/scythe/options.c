@@ -103,11 +103,13 @@ scythe_check_options(const char *opts, char *err, size_t errlen)
 }
 
 int
-scythe_check_cluster(const char *opts, unsigned n_mn, unsigned n_cn, char *err, size_t errlen)
+scythe_check_cluster(const char *opts, unsigned n_mn, unsigned n_cn, const char *fabric, char *err,
+		     size_t errlen)
 {
 	struct scythe_opts o;
 
 	RTE_SET_USED(n_cn);
+	RTE_SET_USED(fabric);
 	scythe_opts_default(&o);
 	if (scythe_opts_parse(opts, &o, err, errlen) != 0)
 		return -EINVAL;

@@ -45,7 +45,7 @@ scythe_db_init(struct dtxn_db *db)
 		rte_free(sh);
 		return -EINVAL;
 	}
-	if (scythe_check_cluster(db->conf.cc_options, db->conf.n_mn, 0, err, sizeof(err)) != 0) {
+	if (scythe_check_cluster(db->conf.cc_options, db->conf.n_mn, 0, NULL, err, sizeof(err)) != 0) {
 		SCYTHE_LOG(ERR, "%s", err); /* the app checked before: a library caller's mistake */
 		rte_free(sh);
 		return -EINVAL;

@@ -134,8 +134,9 @@ int scythe_check_options(const char *opts, char *err, size_t errlen);
  * find the dead CN's locks. Any thread.
  */
 bool scythe_can_recover(const struct dtxn_db *db);
-/** dtxn_cc_ops.check_cluster: tso_proxies below the MN count. */
-int scythe_check_cluster(const char *opts, unsigned n_mn, unsigned n_cn, char *err, size_t errlen);
+/** dtxn_cc_ops.check_cluster: tso_proxies below the MN count (any fabric). */
+int scythe_check_cluster(const char *opts, unsigned n_mn, unsigned n_cn, const char *fabric,
+			 char *err, size_t errlen);
 const char *scythe_variant(const struct dtxn_db *db);
 
 /* ------------------------------------------------------------------ */
