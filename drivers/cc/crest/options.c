@@ -118,53 +118,47 @@ crest_opts_of_db(const struct dtxn_db *db, struct crest_opts *o)
 }
 
 /*
- * The label of every option set, indexed by its non-default options:
- * bit 0 cell=0, bit 1 local=1, bit 2 ro_cache=1, bit 3 parallel_commit=0,
- * bit 4 cache=cn (doc/guides/crest.md, "Options"). ro_cache=1 and cache=cn
- * need local=1: the sets with either and not local=1 have no label.
+ * The label of every option set, indexed by its non-default options
+ * (bit 0 cell=0, bit 1 local=1, bit 2 ro_cache=1, bit 3
+ * parallel_commit=0, bit 4 cache=cn): their names in the order of
+ * g_opt_parts, joined by ", " (doc/guides/crest.md, "Options"). Built
+ * once, before main(); read-only after, so any thread may read it.
  */
 #define OPT_RECORD 1u
 #define OPT_LOCAL 2u
 #define OPT_RO_CACHE 4u
 #define OPT_NO_PC 8u
 #define OPT_CN_CACHE 16u
-static const char *const g_opts_names[32] = {
-	[OPT_RECORD] = "record-level",
-	[OPT_LOCAL] = "local",
-	[OPT_RECORD | OPT_LOCAL] = "record-level, local",
-	[OPT_RO_CACHE] = "ro_cache",
-	[OPT_RECORD | OPT_RO_CACHE] = "record-level, ro_cache",
-	[OPT_LOCAL | OPT_RO_CACHE] = "local, ro_cache",
-	[OPT_RECORD | OPT_LOCAL | OPT_RO_CACHE] = "record-level, local, ro_cache",
-	[OPT_NO_PC] = "no parallel commit",
-	[OPT_RECORD | OPT_NO_PC] = "record-level, no parallel commit",
-	[OPT_LOCAL | OPT_NO_PC] = "local, no parallel commit",
-	[OPT_RECORD | OPT_LOCAL | OPT_NO_PC] = "record-level, local, no parallel commit",
-	[OPT_RO_CACHE | OPT_NO_PC] = "ro_cache, no parallel commit",
-	[OPT_RECORD | OPT_RO_CACHE | OPT_NO_PC] = "record-level, ro_cache, no parallel commit",
-	[OPT_LOCAL | OPT_RO_CACHE | OPT_NO_PC] = "local, ro_cache, no parallel commit",
-	[OPT_RECORD | OPT_LOCAL | OPT_RO_CACHE | OPT_NO_PC] =
-		"record-level, local, ro_cache, no parallel commit",
-	[OPT_LOCAL | OPT_CN_CACHE] = "local, cn cache",
-	[OPT_RECORD | OPT_LOCAL | OPT_CN_CACHE] = "record-level, local, cn cache",
-	[OPT_LOCAL | OPT_CN_CACHE | OPT_RO_CACHE] = "local, cn cache, ro_cache",
-	[OPT_RECORD | OPT_LOCAL | OPT_CN_CACHE | OPT_RO_CACHE] =
-		"record-level, local, cn cache, ro_cache",
-	[OPT_LOCAL | OPT_CN_CACHE | OPT_NO_PC] = "local, cn cache, no parallel commit",
-	[OPT_RECORD | OPT_LOCAL | OPT_CN_CACHE | OPT_NO_PC] =
-		"record-level, local, cn cache, no parallel commit",
-	[OPT_LOCAL | OPT_CN_CACHE | OPT_RO_CACHE | OPT_NO_PC] =
-		"local, cn cache, ro_cache, no parallel commit",
-	[OPT_RECORD | OPT_LOCAL | OPT_CN_CACHE | OPT_RO_CACHE | OPT_NO_PC] =
-		"record-level, local, cn cache, ro_cache, no parallel commit",
+#define OPT_SETS 32u
+static const struct {
+	unsigned bit;
+	const char *name;
+} g_opt_parts[] = {
+	{ OPT_RECORD, "record-level" }, { OPT_LOCAL, "local" }, { OPT_CN_CACHE, "cn cache" },
+	{ OPT_RO_CACHE, "ro_cache" },   { OPT_NO_PC, "no parallel commit" },
 };
+static char g_opts_names[OPT_SETS][80];
+
+RTE_INIT(crest_opts_names_init)
+{
+	for (unsigned m = 1; m < OPT_SETS; m++) {
+		size_t n = 0;
+
+		for (unsigned p = 0; p < RTE_DIM(g_opt_parts); p++)
+			if (m & g_opt_parts[p].bit)
+				n += (size_t)snprintf(g_opts_names[m] + n, sizeof(g_opts_names[m]) - n,
+						      "%s%s", n != 0 ? ", " : "", g_opt_parts[p].name);
+	}
+}
 
 const char *
 crest_opts_name(const struct crest_opts *o)
 {
-	return g_opts_names[(o->cell ? 0 : OPT_RECORD) | (o->local ? OPT_LOCAL : 0) |
-			    (o->ro_cache ? OPT_RO_CACHE : 0) | (o->parallel_commit ? 0 : OPT_NO_PC) |
-			    (o->cn_cache ? OPT_CN_CACHE : 0)];
+	unsigned m = (o->cell ? 0 : OPT_RECORD) | (o->local ? OPT_LOCAL : 0) |
+		     (o->ro_cache ? OPT_RO_CACHE : 0) | (o->parallel_commit ? 0 : OPT_NO_PC) |
+		     (o->cn_cache ? OPT_CN_CACHE : 0);
+
+	return m != 0 ? g_opts_names[m] : NULL;
 }
 
 const char *
