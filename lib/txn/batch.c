@@ -131,8 +131,10 @@ dtxn_batch_faa(struct dtxn_batch *b, dtxn_raddr_t dst, uint64_t *old, uint64_t a
 	wr->compare_add = add;
 }
 
-int
-dtxn_batch_post(struct dtxn_batch *b)
+/* dtxn_batch_post(); @p early, if not NULL, is decided once the CPU that
+ * builds the chains is spent, before the first doorbell (no yield between) */
+static int
+batch_post(struct dtxn_batch *b, struct dtxn_txn *early)
 {
 	struct dtxn_coord *c;
 	uint64_t mask;
@@ -156,6 +158,8 @@ dtxn_batch_post(struct dtxn_batch *b)
 	dtxn_sched_charge_op(c->worker->sched, DTXN_CPU_DOORBELL,
 			     (uint64_t)__builtin_popcountll(b->mn_mask));
 	dtxn_co_settle_lc(c->co);
+	if (early != NULL) /* before any chain can take effect (release: before the doorbells) */
+		__atomic_store_n(&early->decided, 1, __ATOMIC_RELEASE);
 	for (mask = b->mn_mask; mask != 0; mask &= mask - 1) {
 		unsigned mn = (unsigned)__builtin_ctzll(mask);
 		unsigned n_sig = 0, k;
@@ -186,17 +190,25 @@ dtxn_batch_post(struct dtxn_batch *b)
 	return ret;
 }
 
-/* dtxn_batch_run(); @p t, if not NULL, is decided once every chain is posted. */
+int
+dtxn_batch_post(struct dtxn_batch *b)
+{
+	return batch_post(b, NULL);
+}
+
+/* dtxn_batch_run(); @p t, if not NULL, is decided once every chain is
+ * posted, or with @p early before the first one is (a refused post:
+ * not decided) */
 static int
-batch_run(struct dtxn_batch *b, struct dtxn_txn *t)
+batch_run(struct dtxn_batch *b, struct dtxn_txn *t, bool early)
 {
 	int rc, wrc;
 
-	rc = dtxn_batch_post(b);
+	rc = batch_post(b, early ? t : NULL);
 	if (b == NULL || b->coord == NULL)
 		return rc;
-	if (rc == 0 && t != NULL)
-		t->decided = 1;
+	if (t != NULL)
+		t->decided = rc == 0;
 	if (rc == b->error && rc != 0)
 		return rc; /* nothing posted */
 	wrc = dtxn_co_wait_lc(b->coord->co);
@@ -218,13 +230,22 @@ batch_run(struct dtxn_batch *b, struct dtxn_txn *t)
 int
 dtxn_batch_run(struct dtxn_batch *b)
 {
-	return batch_run(b, NULL);
+	return batch_run(b, NULL, false);
 }
 
 int
 dtxn_batch_run_decide(struct dtxn_batch *b, struct dtxn_txn *t)
 {
-	int rc = batch_run(b, t);
+	int rc = batch_run(b, t, false);
+
+	dtxn_batch_done(b);
+	return dtxn_batch_reason(rc);
+}
+
+int
+dtxn_batch_run_decide_early(struct dtxn_batch *b, struct dtxn_txn *t)
+{
+	int rc = batch_run(b, t, true);
 
 	dtxn_batch_done(b);
 	return dtxn_batch_reason(rc);

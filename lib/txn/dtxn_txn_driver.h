@@ -169,7 +169,8 @@ struct dtxn_txn {
 	 * Set by a protocol when it has posted the writes that commit the txn
 	 * (dtxn_batch_run_decide(): Motor's commit batch, OOCC's R3, the
 	 * write-backs of Scythe and CREST, FORD's write round, Lotus's visible
-	 * batch); reset at each begin, and cleared when the wait for that
+	 * batch), or just before it posts them (dtxn_batch_run_decide_early():
+	 * Motor's with oplog=mn); reset at each begin, and cleared when the wait for that
 	 * batch reports a failed WR (an RNIC refused it once the lease ran
 	 * out: not all of it took effect). A dead coordinator's open txn
 	 * counts as committed (the settlement of its counters, the
@@ -986,6 +987,22 @@ int dtxn_batch_run_reason(struct dtxn_batch *b);
  * @return as dtxn_batch_run_reason().
  */
 int dtxn_batch_run_decide(struct dtxn_batch *b, struct dtxn_txn *t);
+
+/**
+ * dtxn_batch_run_decide(), but t->decided is set before the first chain
+ * is posted (once the CPU that builds them is spent; no yield between),
+ * and cleared if a post is refused. For a commit batch whose chains to
+ * several MNs each complete part of the txn, under a recovery that lists
+ * every txn it rolls back in struct dtxn_recovery.undone (Motor with
+ * oplog=mn): a process killed between two chains' doorbells leaves the
+ * first chains applied (and their records unlocked, so survivors may
+ * overwrite the txn's versions before a recovery looks), and is then
+ * counted committed, as the recovery's roll-forward makes it or as its
+ * applied part already is; one killed before the first doorbell still
+ * holds its locks, and its recovery lists it undone. Yields.
+ * @return as dtxn_batch_run_reason().
+ */
+int dtxn_batch_run_decide_early(struct dtxn_batch *b, struct dtxn_txn *t);
 
 /**
  * The abort reason for the return code of a fabric step: a doorbell batch

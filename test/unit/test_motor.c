@@ -1607,6 +1607,80 @@ test_oplog(void **state)
 	assert_true(mn.after.ops[DTXN_WR_WRITE] - mn.before.ops[DTXN_WR_WRITE] >= 1);
 }
 
+/*
+ * When a commit batch marks its txn decided (dtxn_batch_run_decide() and
+ * _early(), lib/txn): each chain's first WR is an inline WRITE of
+ * t->decided, whose byte is copied when its chain is posted, to the
+ * coordinator's log region on MN 0 and MN 1. oplog=mn's commit must be
+ * decided before its first doorbell (commit.c): a CN killed between two
+ * chains has the first applied (motor.md "Recovery").
+ */
+struct decide_ctx {
+	uint8_t early[2], late[2];
+	uint8_t after_early, after_late, after_refused;
+	int rc_refused;
+};
+
+/* Posts @p t->decided to MN 0 and MN 1 with @p run; the bytes each chain carried. */
+static uint8_t
+decide_post(struct dtxn_coord *c, struct dtxn_txn *t,
+	    int (*run)(struct dtxn_batch *, struct dtxn_txn *), uint8_t seen[2])
+{
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	struct dtxn_batch b;
+
+	t->decided = 0;
+	dtxn_batch_init(&b, c);
+	for (uint16_t mn = 0; mn < 2; mn++)
+		dtxn_batch_write(&b, dtxn_store_log_raddr(cat, c->gid, mn), &t->decided, 1, true);
+	assert_int_equal(run(&b, t), DTXN_OK);
+	for (uint16_t mn = 0; mn < 2; mn++) {
+		dtxn_raddr_t ra = dtxn_store_log_raddr(cat, c->gid, mn);
+
+		seen[mn] = *((const uint8_t *)dtxn_fabric_mn_base(g_sr.f, mn) + DTXN_RADDR_OFF(ra));
+	}
+	return t->decided;
+}
+
+static void
+co_decide(struct dtxn_coord *c, void *arg)
+{
+	struct decide_ctx *x = arg;
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	struct dtxn_batch b;
+	uint8_t v = 1;
+
+	x->after_early = decide_post(c, t, dtxn_batch_run_decide_early, x->early);
+	x->after_late = decide_post(c, t, dtxn_batch_run_decide, x->late);
+	/* a refused post (an MN without a QP) leaves it undecided */
+	t->decided = 0;
+	dtxn_batch_init(&b, c);
+	dtxn_batch_write(&b, DTXN_RADDR(N_MN + 4, 0), &v, 1, true);
+	x->rc_refused = dtxn_batch_run_decide_early(&b, t);
+	x->after_refused = t->decided;
+	dtxn_txn_abort(t, DTXN_ABORT_APP);
+}
+
+static void
+test_decide_early(void **state)
+{
+	struct decide_ctx x;
+
+	(void)state;
+	memset(&x, 0xff, sizeof(x));
+	run_one(&g_sr, co_decide, &x);
+	/* early: decided before either chain was posted */
+	assert_int_equal(x.early[0], 1);
+	assert_int_equal(x.early[1], 1);
+	assert_int_equal(x.after_early, 1);
+	/* late: once every chain is posted, after them */
+	assert_int_equal(x.late[0], 0);
+	assert_int_equal(x.late[1], 0);
+	assert_int_equal(x.after_late, 1);
+	assert_int_equal(x.rc_refused, DTXN_ABORT_FABRIC);
+	assert_int_equal(x.after_refused, 0);
+}
+
 struct verbs_ctx {
 	struct dtxn_fabric_counters ro, rw, rw2;
 	int rc_ro, rc_rw, rc_rw2;
@@ -1826,6 +1900,7 @@ main(void)
 		cmocka_unit_test(test_inserts_share_bucket_lock),
 		cmocka_unit_test(test_abort_releases_only_held),
 		cmocka_unit_test(test_oplog),
+		cmocka_unit_test(test_decide_early),
 		cmocka_unit_test(test_verbs),
 		cmocka_unit_test(test_two_lcores),
 	};

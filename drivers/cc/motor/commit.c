@@ -242,8 +242,17 @@ commit_round(struct dtxn_txn *t)
 		return reason;
 	}
 	/* once posted, every replica gets it: committed (recover.c); a new
-	 * bar is its record's from here on, whatever the completions say */
-	reason = dtxn_batch_run_decide(&b, t);
+	 * bar is its record's from here on, whatever the completions say.
+	 * oplog=mn: decided before the first chain's doorbell, since a CN
+	 * killed between two chains' doorbells left the first applied and
+	 * their records unlocked: survivors may overwrite its versions before
+	 * the recovery READs them, which then finds X neither written nor
+	 * locking; one killed before the first doorbell still holds its locks,
+	 * and the recovery lists it undone (recover.c, rec_apply()) */
+	if (motor_shared_of(t)->opts.oplog == MOTOR_OPLOG_MN)
+		reason = dtxn_batch_run_decide_early(&b, t);
+	else
+		reason = dtxn_batch_run_decide(&b, t);
 	for (i = 0; i < t->n_items; i++)
 		motor_item_of(&t->items[i])->bar_new = 0;
 	if (reason != DTXN_OK)

@@ -16,6 +16,10 @@
  * if one has a Vcell written by X, copy its CVT (lock word 0 on the
  * backups), aux area (Vpkg) and attribute bar (the delta area its
  * AttrBarPtr names, if any) to the replicas that lack it (roll forward). Then CAS each logged lock word X -> 0.
+ * X found on no replica and holding a lock is rolled back (listed undone);
+ * X found nowhere and holding none was decided before its first doorbell
+ * (dtxn_batch_run_decide_early(), commit.c): its batch reached the
+ * primaries, and survivors have overwritten its versions since.
  *
  * oplog=cn (the default, the paper's): the log was in the dead CN's
  * memory, which the paper keeps (UPS-backed; the CN restarts and reads
@@ -32,6 +36,7 @@
  * (struct dtxn_recovery.visible).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include <rte_malloc.h>
@@ -181,6 +186,12 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rec_hdr 
 	if (rc != 0)
 		return rc;
 	rec->locks_released += held;
+	/* a post-mortem's facts, one line per dead coordinator's record */
+	MOTOR_LOG(INFO, "recovery: txn %#" PRIx64 ": %u logged lock(s), %" PRIu64 " still held; %s",
+		  h->txn_id, h->n, held,
+		  fwd ? "its versions found: rolled forward" :
+		  held != 0 ? "none of its versions found: rolled back (undone)" :
+			      "none of its versions found, no lock held: left to decided");
 	if (fwd) {
 		rec->txns_seen++;
 		rec->rolled_forward++;
