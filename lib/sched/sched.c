@@ -183,6 +183,7 @@ co_release(struct dtxn_sched *s, struct dtxn_co *co)
 	if (*(const uint64_t *)co->stack != SCHED_STACK_CANARY)
 		SCHED_LOG(ERR, "%s: coroutine %u overflowed its %zu-byte stack",
 			  s->name, co->id, s->stack_size);
+	co_stack_unpoison(co->stack, s->stack_size);
 	rte_mempool_put(s->stacks, co->stack);
 	co->stack = NULL;
 	co->state = CO_FREE;
@@ -620,12 +621,18 @@ fail:
 void
 dtxn_sched_destroy(struct dtxn_sched *s)
 {
+	unsigned i;
+
 	if (s == NULL)
 		return;
 	if (s->in_loop) {
 		SCHED_LOG(ERR, "%s: destroy while its loop runs; ignored", s->name);
 		return;
 	}
+	/* Suspended coroutines are discarded: their stacks go back first. */
+	for (i = 0; i < s->max_cos; i++)
+		if (s->cos[i].state != CO_FREE)
+			co_release(s, &s->cos[i]);
 	rte_mempool_free(s->stacks);
 	rte_free(s->free_ids);
 	rte_free(s->heap);

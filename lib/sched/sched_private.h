@@ -68,6 +68,40 @@ void co_ctx_switch(struct co_ctx *from, struct co_ctx *to);
 /** Name of the switch implementation ("x86_64 asm", "aarch64 asm", "ucontext"). */
 const char *co_ctx_impl(void);
 
+/*
+ * AddressSanitizer sees a coroutine stack as plain memory whose shadow holds
+ * the redzones of the frames on it until those frames return. A coroutine
+ * discarded while suspended (dtxn_sched_destroy(); on sim, every coordinator
+ * of a CN killed by --fault) never returns from them: its stack must be
+ * unpoisoned before the memory goes back to the allocator, or the next
+ * access to it (DPDK clears a freed memzone) is reported as a
+ * stack-buffer-underflow. gcc defines __SANITIZE_ADDRESS__, clang has the
+ * feature.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define SCHED_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SCHED_ASAN 1
+#endif
+#endif
+
+#ifdef SCHED_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+/** Clears the ASan shadow of [stack, stack + size); a no-op without ASan. */
+static inline void
+co_stack_unpoison(void *stack, size_t size)
+{
+#ifdef SCHED_ASAN
+	__asan_unpoison_memory_region(stack, size);
+#else
+	RTE_SET_USED(stack);
+	RTE_SET_USED(size);
+#endif
+}
+
 /* ------------------------------------------------------------------ */
 /* Scheduler objects (sched.c)                                        */
 /* ------------------------------------------------------------------ */

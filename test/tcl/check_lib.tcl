@@ -46,13 +46,19 @@ proc failed_checks {rep {iso sr}} {
 }
 
 # One checked run that must be clean; returns {} or what went wrong.
+# A sanitizer's finding (build-asan) is named by its first line: the run
+# may have written its report before the finding (e.g. at teardown).
 proc clean_run {proto iso bench extra {runargs {--duration 1}}} {
     set out [tmpfile corr_[pid]_$proto$iso$bench.json]
     set r [dtxn [eal_args] --protocol $proto --isolation $iso --bench $bench {*}$extra \
                {*}$runargs --live 0 --check history --out $out]
     set problems {}
+    if {[regexp -line {^.*(?:ERROR: \w+Sanitizer|runtime error: ).*$} [dict get $r stderr] found]} {
+        lappend problems "sanitizer: [string trim $found]"
+    }
     if {![file exists $out]} {
-        return [list "exit [dict get $r code], no report: [lindex [lines [dict get $r stderr]] end]"]
+        return [lappend problems \
+                    "exit [dict get $r code], no report: [lindex [lines [dict get $r stderr]] end]"]
     }
     set rep [report $out]
     file delete $out
