@@ -265,8 +265,16 @@ dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_byte
 		if (t->aux_size != 0 &&
 		    catalog_heap_areas(t, n_logs, cat->aux_chunk, true, &t->aux_areas) != 0)
 			return -E2BIG;
-		if (t->delta_size != 0 &&
-		    catalog_heap_areas(t, n_logs, cat->aux_chunk, false, &t->delta_areas) != 0)
+		if ((t->def.flags & DTXN_TABLE_F_DELTA_BY_SLOT) &&
+		    (t->aux_size == 0 || t->delta_size == 0)) {
+			STORE_LOG(ERR, "layout: table %s: delta areas by slot need an aux heap and a delta heap",
+				  t->def.name);
+			return -EINVAL;
+		}
+		if (t->def.flags & DTXN_TABLE_F_DELTA_BY_SLOT)
+			t->delta_areas = t->aux_areas; /* area n: the row whose aux area is n */
+		else if (t->delta_size != 0 &&
+			 catalog_heap_areas(t, n_logs, cat->aux_chunk, false, &t->delta_areas) != 0)
 			return -E2BIG;
 		for (uint16_t r = 0; r < t->n_replicas; r++) {
 			uint16_t m = t->mn[r];

@@ -76,6 +76,13 @@ dtxn_key_id(uint64_t key)
 
 /** Slot flag: the slot holds a live record. */
 #define DTXN_SLOT_VALID 0x1u
+/**
+ * Slot flag of a table with DTXN_TABLE_F_DELTA_BY_SLOT: the slot's delta
+ * area (the one numbered as its aux area) is in use. Set by the protocol
+ * with the first WRITE into that area, kept through deletes and re-inserts
+ * (as the aux area is); counted by dtxn_store_heap_census().
+ */
+#define DTXN_SLOT_DELTA 0x2u
 
 /** Header every slot starts with (16 B). */
 struct dtxn_slot_hdr {
@@ -228,6 +235,18 @@ struct dtxn_table_def {
 #define DTXN_TABLE_F_DIRECT_INDEX 0x8u
 
 /**
+ * Table flag, set by a protocol's geometry (dtxn_cc_ops.table_geometry)
+ * on a table with an aux heap and a delta heap (dtxn_catalog_set_delta()):
+ * a row's delta area is the one numbered as its aux area (the slot
+ * header's aux), so the record names it with no pointer of its own and
+ * no coordinator takes it at run time (no chunk, no FAA); the slot carries
+ * DTXN_SLOT_DELTA once the area is in use. The delta heap then has
+ * aux_areas areas. Motor's attribute bars (doc/guides/store.md, "Delta
+ * heaps"). The layout refuses it (-EINVAL) on a table without both heaps.
+ */
+#define DTXN_TABLE_F_DELTA_BY_SLOT 0x10u
+
+/**
  * Declares the columns of @p def from the offsets of its row struct's
  * fields (offsetof(), in order): column c spans [offsets[c], offsets[c +
  * 1]) and the last one runs to def->value_size, so padding belongs to the
@@ -327,7 +346,8 @@ struct dtxn_table {
 	uint32_t delta_size;
 	uint64_t delta_off[DTXN_MAX_REPLICAS]; /**< delta heap's offset in each replica's region */
 	uint64_t delta_areas;       /**< areas in each replica's delta heap: max_keys + a chunk per coordinator */
-	/** Delta areas handed out, as dtxn_store_heap_census() last read the primary's bump word. */
+	/** Delta areas handed out, as dtxn_store_heap_census() last read the primary's bump word
+	 * (DTXN_TABLE_F_DELTA_BY_SLOT: its slots that carry DTXN_SLOT_DELTA). */
 	uint64_t delta_used;
 	/**
 	 * FAAs made on that bump word (one per chunk a coordinator took: the
@@ -540,7 +560,9 @@ int dtxn_catalog_mem(const struct dtxn_catalog *cat, uint16_t mn, struct dtxn_st
  * process (dtxn_fabric_mn_base(): the MN role, or every MN embedded) into
  * its table's delta_used, so that dtxn_catalog_mem() counts the areas the
  * run handed out as rows' (the papers measure memory after their runs),
- * and the FAAs that took them into its delta_faas.
+ * and the FAAs that took them into its delta_faas. A table with
+ * DTXN_TABLE_F_DELTA_BY_SLOT has no bump word: its primary's slots that
+ * carry DTXN_SLOT_DELTA are counted (delta_faas 0).
  * Call when no coordinator runs (after the run). Any thread.
  * @return the heaps read (0: none mapped here, or no table has one), or
  *   -EINVAL (NULL argument).

@@ -93,6 +93,24 @@ dtxn_catalog_mem(const struct dtxn_catalog *cat, uint16_t mn, struct dtxn_store_
 	return 0;
 }
 
+/* DTXN_TABLE_F_DELTA_BY_SLOT: the slots of @p t's primary (at @p table)
+ * whose delta area is in use (DTXN_SLOT_DELTA). */
+static uint64_t
+census_by_slot(const struct dtxn_table *t, const char *table)
+{
+	uint64_t n = 0;
+
+	for (uint64_t b = 0; b < t->n_buckets; b++)
+		for (uint32_t i = 0; i < t->def.slots_per_bucket; i++) {
+			struct dtxn_slot_hdr h;
+
+			memcpy(&h, table + b * t->bucket_size + DTXN_BUCKET_HDR_SIZE +
+					   (uint64_t)i * t->slot_size, sizeof(h));
+			n += (h.flags & DTXN_SLOT_DELTA) != 0;
+		}
+	return n;
+}
+
 int
 dtxn_store_heap_census(struct dtxn_fabric *f, struct dtxn_catalog *cat)
 {
@@ -112,6 +130,12 @@ dtxn_store_heap_census(struct dtxn_fabric *f, struct dtxn_catalog *cat)
 		if (base == NULL || conf == NULL ||
 		    t->delta_off[0] + store_delta_bytes(t) > conf->mn_region_size)
 			continue;
+		if (t->def.flags & DTXN_TABLE_F_DELTA_BY_SLOT) {
+			t->delta_used = RTE_MIN(census_by_slot(t, base + t->off[0]), t->delta_areas);
+			t->delta_faas = 0;
+			n++;
+			continue;
+		}
 		/* the bump word counts chunks handed out; a FAA past the end
 		 * still moved it: count the heap's areas at most */
 		bump = __atomic_load_n((const uint64_t *)(const void *)(base + t->delta_off[0]),

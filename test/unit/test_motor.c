@@ -79,7 +79,8 @@ mn_vpkg(const struct env *e, uint32_t tid, uint64_t key, uint16_t r)
 	return c == NULL ? NULL : dtxn_store_aux_ptr(e->f, tab(e, tid), r, c);
 }
 
-/* The attribute bar of @p key on replica @p r in MN memory (its AttrBarPtr), or NULL. */
+/* The attribute bar of @p key on replica @p r in MN memory (the delta
+ * area numbered as its Vpkg's), or NULL while not in use. */
 static uint8_t *
 mn_bar(const struct env *e, uint32_t tid, uint64_t key, uint16_t r)
 {
@@ -87,9 +88,9 @@ mn_bar(const struct env *e, uint32_t tid, uint64_t key, uint16_t r)
 	struct motor_cvt *c = mn_cvt(e, tid, key, r);
 	uint8_t *base = dtxn_fabric_mn_base(e->f, t->mn[r]);
 
-	if (c == NULL || c->bar == 0 || base == NULL)
+	if (c == NULL || !(c->hdr.flags & DTXN_SLOT_DELTA) || base == NULL)
 		return NULL;
-	return base + t->delta_off[r] + DTXN_AUX_HEAP_HDR + (uint64_t)(c->bar - 1) * t->delta_size;
+	return base + t->delta_off[r] + DTXN_AUX_HEAP_HDR + (uint64_t)(c->hdr.aux - 1) * t->delta_size;
 }
 
 /* The bump word of table @p tid's delta heap on its primary. */
@@ -235,8 +236,9 @@ test_layout(void **state)
 	struct dtxn_db *db;
 
 	(void)state;
-	/* VNum 3, 8 B: CVT 32 + 3 x 24; aux: the packed Vpkg SA + 8 + EA in
-	 * 16 B; delta area: bar 2 x 8; a local image: value 8-aligned */
+	/* VNum 3, 8 B: CVT 24 + 3 x 24; aux: the packed Vpkg SA + 8 + EA in
+	 * 16 B; delta area: bar 2 x 8, one per aux area; a local image:
+	 * value 8-aligned */
 	t = tab(&g_sr, T_KV);
 	assert_int_equal(t->slot_size, MOTOR_CELLS_OFF + 3 * MOTOR_CELL_SIZE);
 	assert_int_equal(motor_vnum(t), 3);
@@ -249,7 +251,9 @@ test_layout(void **state)
 	assert_int_equal(t->delta_size, 16);
 	assert_true(t->aux_off[0] >= t->off[0] + t->n_buckets * t->bucket_size);
 	assert_true(t->delta_off[0] >= t->aux_off[0] + DTXN_AUX_HEAP_HDR + t->aux_areas * t->aux_size);
-	assert_int_equal(t->delta_areas, t->def.max_keys + N_COORDS * DTXN_AUX_CHUNK_DEFAULT);
+	assert_int_equal(MOTOR_CELLS_OFF, 24);
+	assert_true(t->def.flags & DTXN_TABLE_F_DELTA_BY_SLOT);
+	assert_int_equal(t->delta_areas, t->aux_areas);
 	t = tab(&g_sr, T_COL);
 	assert_int_equal(motor_vnum(t), 4);
 	assert_int_equal(motor_abs(t), 72);
@@ -547,69 +551,94 @@ test_rw_replicated(void **state)
 		assert_int_equal(motor_vpkg_ea(t, vp), 1);
 		memcpy(&v, vp + MOTOR_VPKG_VALUE_OFF, 8);
 		assert_int_equal(v, 15);
-		/* the pre-image of the old version is in the bar the first
-		 * update took, named by every replica's CVT */
-		assert_int_not_equal(c->bar, 0);
-		assert_int_equal(c->bar, mn_cvt(&g_sr, T_KV, 1, 0)->bar);
+		/* the pre-image of the old version is in the bar, the delta
+		 * area of the Vpkg's number, in use on every replica */
+		assert_true(c->hdr.flags & DTXN_SLOT_DELTA);
+		assert_true(c->hdr.flags & DTXN_SLOT_VALID);
+		assert_int_equal(c->hdr.aux, mn_cvt(&g_sr, T_KV, 1, 0)->hdr.aux);
 		memcpy(&pre, mn_bar(&g_sr, T_KV, 1, r) + c->cells[n].start_off, 8);
 		assert_int_equal(pre, 10);
 	}
 }
 
-struct full_ctx {
-	uint64_t key;        /* the key whose update found the delta heap used up */
-	int rc;
-	uint64_t value;      /* its value before */
-	unsigned updated;    /* updates that still found a bar */
+struct bar_ctx {
+	uint64_t key;
+	int rc[2];
 };
 
-/* Updates rows that have no bar yet, the delta heap used up on the MN,
- * until one finds none left in the coordinator's chunk either. */
+/* Two updates of one loaded row: the first puts its bar in use. */
 static void
-co_delta_full(struct dtxn_coord *c, void *arg)
+co_bar_first(struct dtxn_coord *c, void *arg)
 {
-	struct full_ctx *x = arg;
+	struct bar_ctx *x = arg;
 
-	for (uint64_t k = KV_KEYS; k > 1; k--) {
-		if (mn_cvt(&g_sr, T_KV, k, 0)->bar != 0)
-			continue;
-		x->key = k;
-		x->value = mn_u64(&g_sr, T_KV, k);
-		x->rc = txn_add(c, T_KV, k, 1, NULL);
-		if (x->rc != DTXN_OK)
-			return;
-		x->updated++;
-	}
+	x->rc[0] = txn_add(c, T_KV, x->key, 1, NULL);
+	x->rc[1] = txn_add(c, T_KV, x->key, 1, NULL);
 }
 
-/* A used-up delta heap: the row's first update aborts with delta_full
- * and writes nothing (store.md "Delta heaps"). */
-static void
-test_delta_full(void **state)
+/* Slots whose bar is in use (DTXN_SLOT_DELTA) in table @p tid's primary. */
+static uint64_t
+mn_bars_in_use(const struct env *e, uint32_t tid)
 {
-	const struct dtxn_table *t = tab(&g_sr, T_KV);
-	uint64_t *bump = mn_delta_bump(&g_sr, T_KV), saved = *bump;
-	struct full_ctx x = { 0 };
+	const struct dtxn_table *t = tab(e, tid);
+	const uint8_t *base = (const uint8_t *)dtxn_fabric_mn_base(e->f, t->mn[0]) + t->off[0];
+	uint64_t n = 0;
+
+	for (uint64_t b = 0; b < t->n_buckets; b++)
+		for (uint32_t i = 0; i < t->def.slots_per_bucket; i++) {
+			struct dtxn_slot_hdr h;
+
+			memcpy(&h, base + b * t->bucket_size + DTXN_BUCKET_HDR_SIZE +
+					   (uint64_t)i * t->slot_size, sizeof(h));
+			n += (h.flags & DTXN_SLOT_DELTA) != 0;
+		}
+	return n;
+}
+
+/*
+ * The bar is the delta area numbered as the Vpkg's (store.md "Delta
+ * heaps", DTXN_TABLE_F_DELTA_BY_SLOT): a loaded row's is not in use; its
+ * first update puts it in use on every replica (DTXN_SLOT_DELTA, with no
+ * FAA on the heap's bump word: nothing is taken), the second keeps it;
+ * the census counts the slots in use.
+ */
+static void
+test_bar_by_slot(void **state)
+{
+	struct dtxn_table *t = (struct dtxn_table *)tab(&g_sr, T_KV);
+	uint64_t bump = *mn_delta_bump(&g_sr, T_KV), before = mn_bars_in_use(&g_sr, T_KV);
+	struct bar_ctx x = { .key = KV_KEYS };
+	uint64_t v0;
 
 	(void)state;
-	/* loaded rows have no bar */
-	assert_int_equal(mn_cvt(&g_sr, T_KV, KV_KEYS, 0)->bar, 0);
-	assert_true(saved < t->delta_areas);
-	*bump = t->delta_areas;
-	run_one(&g_sr, co_delta_full, &x);
-	*bump = saved;
-	assert_int_equal(x.rc, DTXN_ABORT(DTXN_ABORT_DELTA_FULL));
-	assert_true(x.updated <= DTXN_AUX_CHUNK_DEFAULT + DTXN_HEAP_CHUNK_FREE);
 	for (uint16_t r = 0; r < 3; r++) {
-		const struct motor_cvt *cv = mn_cvt(&g_sr, T_KV, x.key, r);
-
-		assert_int_equal(cv->bar, 0);
-		assert_int_equal(cv->lock, 0);
-		assert_int_equal(motor_cvt_newest(t, cv), 0);
-		assert_int_equal(cv->cells[0].version, 0);
+		assert_false(mn_cvt(&g_sr, T_KV, x.key, r)->hdr.flags & DTXN_SLOT_DELTA);
+		assert_null(mn_bar(&g_sr, T_KV, x.key, r));
 	}
-	assert_int_equal(mn_u64(&g_sr, T_KV, x.key), x.value);
-	assert_string_equal(dtxn_abort_reason_name(DTXN_ABORT_DELTA_FULL), "delta_full");
+	v0 = mn_u64(&g_sr, T_KV, x.key);
+	run_one(&g_sr, co_bar_first, &x);
+	assert_int_equal(x.rc[0], DTXN_OK);
+	assert_int_equal(x.rc[1], DTXN_OK);
+	assert_int_equal(mn_u64(&g_sr, T_KV, x.key), v0 + 2);
+	for (uint16_t r = 0; r < 3; r++) {
+		const struct motor_cvt *c = mn_cvt(&g_sr, T_KV, x.key, r);
+		int n = motor_cvt_newest(t, c);
+		uint64_t pre;
+
+		assert_int_equal(c->hdr.flags, DTXN_SLOT_VALID | DTXN_SLOT_DELTA);
+		assert_int_equal(c->hdr.aux, mn_cvt(&g_sr, T_KV, x.key, 0)->hdr.aux);
+		assert_int_equal(c->hdr.table_id, T_KV);
+		assert_int_equal(c->hdr.key, x.key);
+		assert_true(n >= 0);
+		/* the newest version's pre-image: the value before the second update */
+		memcpy(&pre, mn_bar(&g_sr, T_KV, x.key, r) + c->cells[n].start_off, 8);
+		assert_int_equal(pre, v0 + 1);
+	}
+	assert_int_equal(*mn_delta_bump(&g_sr, T_KV), bump);
+	assert_int_equal(mn_bars_in_use(&g_sr, T_KV), before + 1);
+	assert_true(dtxn_store_heap_census(g_sr.f, (struct dtxn_catalog *)g_sr.cat) > 0);
+	assert_int_equal(t->delta_used, before + 1);
+	assert_int_equal(t->delta_faas, 0);
 }
 
 struct snap_ctx {
@@ -1755,28 +1784,26 @@ test_verbs(void **state)
 	assert_int_equal(x.ro.ops[DTXN_WR_CAS], 0);
 	assert_int_equal(x.ro.ops[DTXN_WR_WRITE], 0);
 	/* one RW record: {CAS, READ CVT}, READ Vpkg, 3 replicas x {Vpkg,
-	 * pre-image, AttrBarPtr + Vcells}, the unlock; the row's first update
-	 * takes its bar: the coordinator holds no chunk of the delta heap
-	 * yet, one FAA takes one */
-	assert_int_equal(x.rw.ops[DTXN_WR_FAA], 1);
+	 * pre-image, the slot header (the row's first update puts its bar in
+	 * use), Vcells}, the unlock; nothing to take for the bar: no FAA */
+	assert_int_equal(x.rw.ops[DTXN_WR_FAA], 0);
 	assert_int_equal(x.rw.ops[DTXN_WR_CAS], 1);
 	assert_int_equal(x.rw.ops[DTXN_WR_READ], 2);
-	assert_int_equal(x.rw.ops[DTXN_WR_WRITE], 3 * 3 + 1);
-	/* the next row's first update carves its bar from that chunk */
+	assert_int_equal(x.rw.ops[DTXN_WR_WRITE], 3 * 4 + 1);
+	/* the next row's first update: the same */
 	assert_int_equal(x.rc_rw2, DTXN_OK);
 	assert_int_equal(x.rw2.ops[DTXN_WR_FAA], 0);
 	assert_int_equal(x.rw2.ops[DTXN_WR_CAS], 1);
-	assert_int_equal(x.rw2.ops[DTXN_WR_WRITE], 3 * 3 + 1);
-	assert_int_equal(mn_cvt(&g_sr, T_KV, 71, 0)->bar, mn_cvt(&g_sr, T_KV, 70, 0)->bar + 1);
+	assert_int_equal(x.rw2.ops[DTXN_WR_WRITE], 3 * 4 + 1);
 	/* tso=mn, oplog=mn: T_start (+ T_commit) by FAA, and the op-log WRITE */
 	run_one(&g_si, co_verbs, &m);
 	assert_int_equal(m.rc_ro, DTXN_OK);
 	assert_int_equal(m.rc_rw, DTXN_OK);
 	assert_int_equal(m.ro.ops[DTXN_WR_FAA], 1);
 	assert_int_equal(m.ro.ops[DTXN_WR_READ], 4);
-	assert_int_equal(m.rw.ops[DTXN_WR_FAA], 2 + 1); /* T_start, T_commit, the bar's chunk */
+	assert_int_equal(m.rw.ops[DTXN_WR_FAA], 2); /* T_start, T_commit */
 	assert_int_equal(m.rw.ops[DTXN_WR_CAS], 1);
-	assert_int_equal(m.rw.ops[DTXN_WR_WRITE], 1 + 3 * 3 + 1);
+	assert_int_equal(m.rw.ops[DTXN_WR_WRITE], 1 + 3 * 4 + 1);
 	assert_int_equal(m.rc_rw2, DTXN_OK);
 	assert_int_equal(m.rw2.ops[DTXN_WR_FAA], 2);
 }
@@ -1885,7 +1912,7 @@ main(void)
 		cmocka_unit_test(test_rw_replicated),
 		cmocka_unit_test(test_snapshot_old_version),
 		cmocka_unit_test(test_gc_version_gone),
-		cmocka_unit_test(test_delta_full),
+		cmocka_unit_test(test_bar_by_slot),
 		cmocka_unit_test(test_cell_masks),
 		cmocka_unit_test(test_abs_formula),
 		cmocka_unit_test(test_read_only_one_version),

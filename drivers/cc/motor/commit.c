@@ -10,16 +10,12 @@
  * Per written record and replica, in this order on the replica's QP
  * (§4.4 R1: Vpkg -> attributes -> Vcell):
  *   update/delete/re-insert  WRITE Vpkg, WRITE pre-images (if any),
- *                            WRITE the Vcell array (every cell re-stamped),
- *                            from AttrBarPtr on when the bar is new
- * A record's attribute bar is taken on its first update that keeps
- * pre-images, before the batch (commit_bars(): an area of the table's
- * delta heap from the coordinator's chunk, one FAA round per chunk,
- * lib/txn's dtxn_txn_delta_take()); its number goes in the same WRITE as
- * the Vcells, after the pre-images, so a reader sees no bar or a complete
- * one (a CVT read between the two halves of that WRITE names no bar but
- * needs one: it is read again, motor_bar_missing()). A used-up delta
- * heap aborts the txn (delta_full) before anything is written.
+ *                            WRITE TableID|flags|aux (the bar's first),
+ *                            WRITE the Vcell array (every cell re-stamped)
+ * A record's attribute bar is the delta area numbered as its Vpkg's
+ * (DTXN_TABLE_F_DELTA_BY_SLOT): nothing to take; its first update that
+ * keeps pre-images also WRITEs the slot header with DTXN_SLOT_DELTA (the
+ * area is in use: the memory census counts it), after the pre-images.
  *   new-key insert           WRITE Vpkg, WRITE the whole slot (CVT)
  * then, on the primary, WRITE 0 to the record lock, and for inserts
  * WRITE {lock 0, version + 1} to the bucket header of every replica.
@@ -48,7 +44,8 @@ commit_insert(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 		anchor = (uint8_t)(motor_cvt_anchor(tab, cvt) + 1);
 	cvt->hdr.key = it->key;
 	cvt->hdr.table_id = tab->def.id;
-	cvt->hdr.flags = DTXN_SLOT_VALID;
+	/* a slot keeps its areas, and a bar in use stays so (exe_ins_slot()) */
+	cvt->hdr.flags = DTXN_SLOT_VALID | (cvt->hdr.flags & DTXN_SLOT_DELTA);
 	cvt->hdr.aux = it->aux; /* the slot's area, or a new one (lib/txn) */
 	cvt->lock = 0;
 	memset(cvt->cells, 0, (size_t)n * MOTOR_CELL_SIZE);
@@ -103,78 +100,22 @@ commit_version(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 			return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
 		(void)dtxn_table_cells_pack(&tab->def, cvt->cells[cell].bitmap, mi->pre, seg);
 	}
-	if (len != 0 && cvt->bar == 0)
-		return DTXN_ABORT(DTXN_ABORT_DELTA_FULL); /* commit_bars() took none: cannot be */
 	vpkg[0] = anchor;
 	vpkg[motor_vpkg_size(tab) - 1] = anchor;
 	dtxn_batch_write_replicas(b, tab, motor_vpkg_raddr(it), vpkg,
 				  motor_vpkg_size(tab));
 	if (len != 0)
 		dtxn_batch_write_replicas(b, tab, motor_bar_raddr(it) + start, seg, len);
-	if (mi->bar_new) /* AttrBarPtr with the Vcells, after the pre-images */
-		dtxn_batch_write_replicas(b, tab, it->slot_raddr + MOTOR_BAR_OFF, &cvt->bar,
-					  MOTOR_CELLS_OFF - MOTOR_BAR_OFF +
-					  motor_vnum(tab) * MOTOR_CELL_SIZE);
-	else
-		dtxn_batch_write_replicas(b, tab, it->slot_raddr + MOTOR_CELLS_OFF, cvt->cells,
-					  motor_vnum(tab) * MOTOR_CELL_SIZE);
-	return DTXN_OK;
-}
-
-/* True if written item @p it is an update of a record without a bar
- * whose pre-images the bar would keep (the cells it changes fit ABS). */
-static bool
-commit_needs_bar(const struct dtxn_item *it)
-{
-	const struct dtxn_table *tab = it->table;
-	const struct motor_item *mi = motor_item_of(it);
-	uint32_t bitmap, len;
-
-	if (motor_abs(tab) == 0 || motor_cvt_of(it->slot)->bar != 0 ||
-	    it->kind == DTXN_ITEM_DELETE ||
-	    (it->kind == DTXN_ITEM_INSERT && !mi->reinsert))
-		return false;
-	bitmap = dtxn_table_cells_diff(&tab->def, it->wr_cells, mi->pre, it->value);
-	len = motor_seg_len(tab, bitmap);
-	return len != 0 && len <= motor_abs(tab);
-}
-
-/* The bars taken for this commit go back (its batch was never posted). */
-static void
-commit_bars_back(struct dtxn_txn *t)
-{
-	for (uint32_t i = 0; i < t->n_items; i++) {
-		struct dtxn_item *it = &t->items[i];
-		struct motor_item *mi = motor_item_of(it);
-
-		if (!dtxn_item_writes(it) || !mi->bar_new)
-			continue;
-		dtxn_txn_delta_put(t, it->table, motor_cvt_of(it->slot)->bar);
-		motor_cvt_of(it->slot)->bar = 0;
-		mi->bar_new = 0;
+	if (len != 0 && !(cvt->hdr.flags & DTXN_SLOT_DELTA)) {
+		/* the bar's first pre-images: the slot says its delta area is
+		 * in use (TableID, flags, aux: the same on every replica) */
+		cvt->hdr.flags |= DTXN_SLOT_DELTA;
+		dtxn_batch_write_replicas(b, tab, it->slot_raddr + MOTOR_HDR_FLAGS_OFF,
+					  (const uint8_t *)cvt + MOTOR_HDR_FLAGS_OFF,
+					  DTXN_SLOT_HDR_SIZE - MOTOR_HDR_FLAGS_OFF);
 	}
-}
-
-/* A bar for each record whose first update keeps pre-images (§4.2),
- * before the commit batch (a new chunk costs a FAA round). */
-static int
-commit_bars(struct dtxn_txn *t)
-{
-	for (uint32_t i = 0; i < t->n_items; i++) {
-		struct dtxn_item *it = &t->items[i];
-		uint32_t bar;
-		int rc;
-
-		if (!dtxn_item_writes(it) || !commit_needs_bar(it))
-			continue;
-		rc = dtxn_txn_delta_take(t, it->table, &bar);
-		if (rc != DTXN_OK) {
-			commit_bars_back(t);
-			return rc;
-		}
-		motor_cvt_of(it->slot)->bar = bar;
-		motor_item_of(it)->bar_new = 1;
-	}
+	dtxn_batch_write_replicas(b, tab, it->slot_raddr + MOTOR_CELLS_OFF, cvt->cells,
+				  motor_vnum(tab) * MOTOR_CELL_SIZE);
 	return DTXN_OK;
 }
 
@@ -202,10 +143,8 @@ commit_round(struct dtxn_txn *t)
 	struct dtxn_addr_cache *ac = t->coord->worker->addr_cache;
 	struct dtxn_batch b;
 	uint32_t i;
-	int reason = commit_bars(t);
+	int reason = DTXN_OK;
 
-	if (reason != DTXN_OK)
-		return reason;
 	dtxn_batch_init(&b, t->coord);
 	for (i = 0; i < t->n_items && reason == DTXN_OK; i++) {
 		struct dtxn_item *it = &t->items[i];
@@ -238,11 +177,9 @@ commit_round(struct dtxn_txn *t)
 	}
 	if (reason != DTXN_OK) {
 		dtxn_batch_done(&b);
-		commit_bars_back(t);
 		return reason;
 	}
-	/* once posted, every replica gets it: committed (recover.c); a new
-	 * bar is its record's from here on, whatever the completions say.
+	/* once posted, every replica gets it: committed (recover.c).
 	 * oplog=mn: decided before the first chain's doorbell, since a CN
 	 * killed between two chains' doorbells left the first applied and
 	 * their records unlocked: survivors may overwrite its versions before
@@ -253,8 +190,6 @@ commit_round(struct dtxn_txn *t)
 		reason = dtxn_batch_run_decide_early(&b, t);
 	else
 		reason = dtxn_batch_run_decide(&b, t);
-	for (i = 0; i < t->n_items; i++)
-		motor_item_of(&t->items[i])->bar_new = 0;
 	if (reason != DTXN_OK)
 		return reason;
 	for (i = 0; i < t->n_items; i++) {

@@ -178,9 +178,6 @@ exe_read_cvt(struct dtxn_txn *t, uint32_t i)
 	res = motor_cvt_pick(it->table, cvt, ts, &idx);
 	if (res == MOTOR_PICK_GONE)
 		return DTXN_ABORT(DTXN_ABORT_VERSION_GONE);
-	if (res == MOTOR_PICK_FOUND && motor_bar_missing(it->table, cvt, idx, it->rd_cells))
-		/* a bar's first update was being written: its AttrBarPtr not yet */
-		return dtxn_loc_reread(t, i, MOTOR_READ_RETRIES);
 	mi->cell = idx;
 	mi->seen = res == MOTOR_PICK_FOUND ? cvt->cells[idx].version : MOTOR_V_NONE;
 	if (res == MOTOR_PICK_ABSENT || (cvt->cells[idx].flags & MOTOR_CELL_TOMB) != 0) {
@@ -278,9 +275,10 @@ exe_ins_slot(struct dtxn_txn *t, uint32_t i, const void *slot)
 
 	mi->bimg[2] = bh->overflow;
 	mi->bimg[3] = bh->reclaimed;
-	/* the slot keeps its bar, if a row it held had one (commit_insert()
-	 * writes the whole CVT) */
-	motor_cvt_of(it->slot)->bar = ((const struct motor_cvt *)slot)->bar;
+	/* the slot keeps its bar in use, if a row it held had one
+	 * (commit_insert() writes the whole CVT) */
+	motor_cvt_of(it->slot)->hdr.flags =
+		((const struct motor_cvt *)slot)->hdr.flags & DTXN_SLOT_DELTA;
 	return DTXN_OK;
 }
 

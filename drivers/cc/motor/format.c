@@ -3,17 +3,18 @@
  * Motor's record format on lib/store (paper §4.1, §4.2; doc/guides/motor.md,
  * "Layout"):
  *
- *   slot (in the hash index):  [slot header: Key, TableID][Lock][AttrBarPtr][Vcell (24 B) x VNum]
- *   slot's aux area:           [Vpkg: SA | value | EA]
- *   delta area AttrBarPtr:     [attribute bar, ABS B], from the row's first update
+ *   slot (in the hash index):  [slot header: Key, TableID, aux][Lock][Vcell (24 B) x VNum]
+ *   slot's aux area aux:       [Vpkg: SA | value | EA]
+ *   delta area aux:            [attribute bar, ABS B], in use from the row's first update
  *
  * The CVT is what lives in the index (one READ fetches every version);
  * the newest full value sits in the slot's aux area, which lib/store lays
  * out after the table's buckets on the same MN and keeps with its slot on
  * every replica (the slot header's aux is VpkgPtr, motor_vpkg_raddr());
- * the pre-images of older versions in the record's attribute bar, an
- * area of the table's delta heap taken on the row's first update
- * (commit.c; AttrBarPtr, motor_bar_raddr()). A replica's copies are at
+ * the pre-images of older versions in the record's attribute bar, the
+ * area of the table's delta heap numbered as the Vpkg's, in use from the
+ * row's first update (commit.c; the paper's AttrBarPtr is that number,
+ * motor_bar_raddr()). A replica's copies are at
  * the same place in its own heaps (dtxn_store_replica_raddr()).
  *
  * Also here: the version choice and the rebuilding of an old version,
@@ -118,21 +119,6 @@ motor_local_extra(const struct dtxn_table *t)
 	return motor_abs(t) + (motor_vpkg_local_size(t) - t->aux_size);
 }
 
-bool
-motor_bar_missing(const struct dtxn_table *t, const struct motor_cvt *cvt, int v0,
-		  uint32_t cells)
-{
-	uint32_t n = motor_vnum(t), i;
-
-	if (cvt->bar != 0 || v0 < 0)
-		return false;
-	for (i = 0; i < n; i++)
-		if (cvt->cells[i].valid && cvt->cells[i].version > cvt->cells[v0].version &&
-		    (cvt->cells[i].bitmap & cells) != 0 && motor_seg_len(t, cvt->cells[i].bitmap) != 0)
-			return true;
-	return false;
-}
-
 uint32_t
 motor_slot_size(uint32_t value_size)
 {
@@ -151,9 +137,7 @@ motor_slot_format(const struct dtxn_table *t, void *slot, const void *value, voi
 		MOTOR_LOG(ERR, "table %s: no aux area for a loaded record", t->def.name);
 		return;
 	}
-	cvt->lock = 0;
-	cvt->bar = 0; /* no bar until the row's first update (commit.c) */
-	cvt->bar_rsvd = 0;
+	cvt->lock = 0; /* the bar is not in use until the row's first update (commit.c) */
 	/* the loaded version: version 0 by writer 0 (the checker's INIT),
 	 * anchors 0 on every cell and on the Vpkg (the loader zeroed them) */
 	memset(cvt->cells, 0, (size_t)motor_vnum(t) * MOTOR_CELL_SIZE);

@@ -49,21 +49,22 @@ extern int dtxn_motor_logtype;
 #define MOTOR_VNUM_MIN 2
 
 /**
- * CVT header in the slot: [slot header 16 B: Key, TableID, aux][Lock]
- * [AttrBarPtr u32, 4 B]. The paper's VpkgPtr is the slot header's aux
- * area number (lib/store, "Aux areas"): the Vpkg, in an area of the
- * table's aux heap taken at load or by the slot's first insert (from the
- * coordinator's chunk, the paper's per-coordinator delta space), at the
- * same place on every replica. AttrBarPtr is the number of the record's
- * attribute bar in the table's delta heap (lib/store, "Delta heaps"), 0
- * while it has none: taken from the coordinator's chunk on the row's
- * first update that keeps pre-images and written with that update's
- * Vcells (commit.c), the same number on every replica, kept by the slot
- * for good (§4.2).
+ * CVT header in the slot: [slot header 16 B: Key, TableID, aux][Lock].
+ * The paper's VpkgPtr is the slot header's aux area number (lib/store,
+ * "Aux areas"): the Vpkg, in an area of the table's aux heap taken at
+ * load or by the slot's first insert (from the coordinator's chunk, the
+ * paper's per-coordinator delta space), at the same place on every
+ * replica. The paper's AttrBarPtr is that number too: the record's
+ * attribute bar is the area of the table's delta heap numbered as its
+ * Vpkg's (DTXN_TABLE_F_DELTA_BY_SLOT, lib/store "Delta heaps"), in use
+ * once the slot header carries DTXN_SLOT_DELTA, which the row's first
+ * update that keeps pre-images writes after them (commit.c); kept by the
+ * slot for good (§4.2). No pointer in the CVT, no allocation at run time.
  */
 #define MOTOR_LOCK_OFF 16
-#define MOTOR_BAR_OFF 24
-#define MOTOR_CELLS_OFF 32
+#define MOTOR_CELLS_OFF 24
+/** The slot header's TableID, flags and aux (what the bar's first update rewrites). */
+#define MOTOR_HDR_FLAGS_OFF 8
 #define MOTOR_CELL_SIZE 24
 
 /** Vcell flags. */
@@ -101,13 +102,11 @@ _Static_assert(sizeof(struct motor_cell) == MOTOR_CELL_SIZE, "motor cell");
 struct motor_cvt {
 	struct dtxn_slot_hdr hdr;   /**< TableID, Key (and the store's flags) */
 	uint64_t lock;              /**< 0 free, else the holder's txn id */
-	uint32_t bar;               /**< AttrBarPtr: delta area number, 0 none */
-	uint32_t bar_rsvd;          /**< 0 */
 	struct motor_cell cells[];  /**< VNum cells */
 };
 _Static_assert(sizeof(struct motor_cvt) == MOTOR_CELLS_OFF, "motor CVT header");
 _Static_assert(offsetof(struct motor_cvt, lock) == MOTOR_LOCK_OFF, "motor lock");
-_Static_assert(offsetof(struct motor_cvt, bar) == MOTOR_BAR_OFF, "motor AttrBarPtr");
+_Static_assert(offsetof(struct motor_cvt, hdr.table_id) == MOTOR_HDR_FLAGS_OFF, "motor header");
 
 /**
  * Value package (Vpkg), packed: [VpkgSA u8][value][VpkgEA u8], value_size + 2
@@ -172,14 +171,14 @@ motor_vpkg_raddr(const struct dtxn_item *it)
 }
 
 /**
- * AttrBarPtr of item @p it's record (primary address), from the CVT in its
- * local slot copy: 0 while the record has no bar.
+ * The attribute bar of item @p it's record (primary address): the delta
+ * area numbered as its Vpkg's (DTXN_TABLE_F_DELTA_BY_SLOT); 0 if the
+ * table keeps no bar.
  */
 static inline dtxn_raddr_t
 motor_bar_raddr(const struct dtxn_item *it)
 {
-	return dtxn_store_heap_area_raddr(it->table, DTXN_HEAP_DELTA, 0,
-					  ((const struct motor_cvt *)it->slot)->bar);
+	return dtxn_store_heap_area_raddr(it->table, DTXN_HEAP_DELTA, 0, it->aux);
 }
 
 /** The local Vpkg image that follows the local slot copy (its value
@@ -218,14 +217,6 @@ int motor_table_sizes(const struct dtxn_table_def *def, uint32_t *slot_size, uin
 uint32_t motor_table_delta(const struct dtxn_table_def *def);
 /** dtxn_cc_ops.local_extra: room for the bar's image after the local Vpkg. */
 uint32_t motor_local_extra(const struct dtxn_table *t);
-/**
- * True if the version a reader rebuilds from cell @p v0 of CVT image
- * @p cvt needs pre-images (a newer cell changed a cell of @p cells) but
- * the image names no bar: it was read while the bar's first update was
- * being written (read it again).
- */
-bool motor_bar_missing(const struct dtxn_table *t, const struct motor_cvt *cvt, int v0,
-		       uint32_t cells);
 uint32_t motor_slot_size(uint32_t value_size);
 void motor_slot_format(const struct dtxn_table *t, void *slot, const void *value, void *arg);
 void *motor_slot_value(const struct dtxn_table *t, void *slot);
@@ -311,7 +302,6 @@ struct motor_item {
 	uint8_t sighted;      /**< read: saw another txn's lock (record or bucket) */
 	uint8_t reinsert;     /**< insert over a tombstone: a new version of the CVT */
 	uint8_t reuse;        /**< insert into the slot of another key's deleted record */
-	uint8_t bar_new;      /**< commit: the CVT's bar was taken for this update (commit.c) */
 	int32_t cell;         /**< the cell chosen (V0), -1 none */
 	uint64_t seen;        /**< identity of what was read (version, MOTOR_V_NONE) */
 	uint64_t vbuf[DTXN_STORE_MAX_PROBE][2]; /**< validation: bucket lock, version */

@@ -107,5 +107,8 @@ motor_table_geometry(const struct dtxn_db *db, struct dtxn_table_def *def, uint3
 		def->slots_per_bucket = o.bucket_slots;
 	if (o.index == MOTOR_INDEX_DIRECT && (def->flags & DTXN_TABLE_F_DENSE_IDS))
 		def->flags |= DTXN_TABLE_F_DIRECT_INDEX;
+	/* a record's attribute bar is the delta area numbered as its Vpkg's */
+	if (motor_table_delta(def) != 0)
+		def->flags |= DTXN_TABLE_F_DELTA_BY_SLOT;
 	return motor_table_sizes(def, slot_size, aux_size);
 }

@@ -14,8 +14,8 @@
  * most entries: the latest locking round) names every lock word X holds
  * or was about to CAS. For each record entry, READ every replica's CVT:
  * if one has a Vcell written by X, copy its CVT (lock word 0 on the
- * backups), aux area (Vpkg) and attribute bar (the delta area its
- * AttrBarPtr names, if any) to the replicas that lack it (roll forward). Then CAS each logged lock word X -> 0.
+ * backups), aux area (Vpkg) and attribute bar (the delta area of the
+ * same number, if in use) to the replicas that lack it (roll forward). Then CAS each logged lock word X -> 0.
  * X found on no replica and holding a lock is rolled back (listed undone);
  * X found nowhere and holding none was decided before its first doorbell
  * (dtxn_batch_run_decide_early(), commit.c): its batch reached the
@@ -125,7 +125,9 @@ rec_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_t
 	/* the source's aux area (Vpkg) and attribute bar, then its CVT to the
 	 * others: the areas' numbers are the same on every replica */
 	aux = dtxn_store_slot_aux(buf + src * ss);
-	bar = ((const struct motor_cvt *)(const void *)(buf + src * ss))->bar;
+	/* the bar, if in use: the delta area numbered as the Vpkg's */
+	bar = (((const struct motor_cvt *)(const void *)(buf + src * ss))->hdr.flags &
+	       DTXN_SLOT_DELTA) ? aux : 0;
 	dtxn_batch_init(&b, c);
 	dtxn_batch_read(&b, dtxn_store_aux_area_raddr(t, (uint16_t)src, aux), vbuf, as, true);
 	if (bar != 0)
