@@ -1692,6 +1692,89 @@ test_decide_early(void **state)
 	assert_int_equal(x.after_refused, 0);
 }
 
+/*
+ * Recovery (oplog=mn) of a dead coordinator whose last txn X committed,
+ * after a survivor moved the record past X's version and one backup was
+ * left holding X's image (the shm drain applies a dead process's posted
+ * chain to a backup late, after survivors wrote it: X's primary chain
+ * had unlocked the record). The backup is the only replica with X's
+ * Vcell: X rolls forward from it, but only onto replicas behind X, never
+ * over the primary, whose newer versions hold X's effect and the
+ * survivor's (recover.c, rec_forward()).
+ */
+#define SUP_KEY 190
+#define SUP_GID_DEAD 5
+#define SUP_GID_LIVE 6
+
+struct sup_ctx {
+	uint64_t x, last;
+	int rc_x, rc_live;
+};
+
+static void
+co_sup_dead(struct dtxn_coord *c, void *arg)
+{
+	struct sup_ctx *x = arg;
+
+	x->rc_x = txn_add(c, T_KV, SUP_KEY, 1, &x->x);
+}
+
+static void
+co_sup_live(struct dtxn_coord *c, void *arg)
+{
+	struct sup_ctx *x = arg;
+
+	/* VNum 3: three versions later X's Vcell has aged out everywhere */
+	for (int i = 0; i < 3 && x->rc_live == DTXN_OK; i++)
+		x->rc_live = txn_add(c, T_KV, SUP_KEY, 10, &x->last);
+}
+
+static void
+test_recover_superseded(void **state)
+{
+	const struct dtxn_table *t = tab(&g_si, T_KV);
+	struct ut_coord_spec dead = { co_sup_dead, NULL }, live = { co_sup_live, NULL };
+	struct ut_coord_spec rs = { ut_recover_main, NULL };
+	struct sup_ctx x = { 0 };
+	struct ut_recover r;
+	uint8_t cvt_x[256], vpkg_x[64];
+	uint64_t v0, v;
+	int n;
+
+	(void)state;
+	assert_true(t->slot_size <= sizeof(cvt_x) && t->aux_size <= sizeof(vpkg_x));
+	v0 = mn_u64(&g_si, T_KV, SUP_KEY);
+	dead.arg = &x;
+	live.arg = &x;
+	run_coords(&g_si, &dead, 1, SUP_GID_DEAD);
+	assert_int_equal(x.rc_x, DTXN_OK);
+	/* backup 1 as X left it */
+	memcpy(cvt_x, mn_cvt(&g_si, T_KV, SUP_KEY, 1), t->slot_size);
+	memcpy(vpkg_x, mn_vpkg(&g_si, T_KV, SUP_KEY, 1), t->aux_size);
+	run_coords(&g_si, &live, 1, SUP_GID_LIVE);
+	assert_int_equal(x.rc_live, DTXN_OK);
+	assert_int_equal(mn_u64(&g_si, T_KV, SUP_KEY), v0 + 31);
+	/* the late drain: backup 1 back to X's image */
+	memcpy(mn_cvt(&g_si, T_KV, SUP_KEY, 1), cvt_x, t->slot_size);
+	memcpy(mn_vpkg(&g_si, T_KV, SUP_KEY, 1), vpkg_x, t->aux_size);
+	rs.arg = ut_recover_of(&r, N_MN + 1, SUP_GID_DEAD, 1);
+	run_coords(&g_si, &rs, 1, SUP_GID_LIVE + 1);
+	assert_int_equal(r.rc, 0);
+	/* X was found (backup 1): rolled forward, but nothing written over
+	 * the primary or backup 2, which moved past it */
+	assert_int_equal(r.rec.rolled_forward, 1);
+	for (uint16_t k = 0; k < 3; k += 2) {
+		const struct motor_cvt *c = mn_cvt(&g_si, T_KV, SUP_KEY, k);
+
+		n = motor_cvt_newest(t, c);
+		assert_true(n >= 0);
+		assert_int_equal(c->cells[n].writer, x.last);
+		assert_int_equal(c->lock, 0);
+		memcpy(&v, mn_vpkg(&g_si, T_KV, SUP_KEY, k) + MOTOR_VPKG_VALUE_OFF, 8);
+		assert_int_equal(v, v0 + 31);
+	}
+}
+
 struct verbs_ctx {
 	struct dtxn_fabric_counters ro, rw, rw2;
 	int rc_ro, rc_rw, rc_rw2;
@@ -1910,6 +1993,7 @@ main(void)
 		cmocka_unit_test(test_abort_releases_only_held),
 		cmocka_unit_test(test_oplog),
 		cmocka_unit_test(test_decide_early),
+		cmocka_unit_test(test_recover_superseded),
 		cmocka_unit_test(test_verbs),
 		cmocka_unit_test(test_two_lcores),
 	};

@@ -58,14 +58,26 @@ struct rec_entry {
 	dtxn_raddr_t lock;
 };
 
-/* True if CVT image @p cvt of table @p t has a Vcell written by @p x. */
+/* True if CVT image @p cvt of table @p t has a Vcell written by @p x; its version in *@p ver. */
 static bool
-cvt_has_writer(const struct dtxn_table *t, const struct motor_cvt *cvt, uint64_t x)
+cvt_has_writer(const struct dtxn_table *t, const struct motor_cvt *cvt, uint64_t x, uint64_t *ver)
 {
 	for (uint32_t i = 0; i < motor_vnum(t); i++)
-		if (cvt->cells[i].valid && cvt->cells[i].writer == x)
+		if (cvt->cells[i].valid && cvt->cells[i].writer == x) {
+			*ver = cvt->cells[i].version;
 			return true;
+		}
 	return false;
+}
+
+/* True if CVT image @p cvt has a version newer than @p ver: its record
+ * moved past that version (a survivor wrote it since). */
+static bool
+cvt_past(const struct dtxn_table *t, const struct motor_cvt *cvt, uint64_t ver)
+{
+	int n = motor_cvt_newest(t, cvt);
+
+	return n >= 0 && cvt->cells[n].version > ver;
 }
 
 /* A valid record of the dead coordinator @p gid at @p log, or NULL. */
@@ -106,6 +118,7 @@ rec_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_t
 	char *vbuf = buf + DTXN_MAX_REPLICAS * ss, *bbuf = vbuf + as;
 	struct dtxn_batch b;
 	uint32_t aux, bar;
+	uint64_t xver = 0, v;
 	int src = -1, rc;
 
 	dtxn_batch_init(&b, c);
@@ -115,9 +128,11 @@ rec_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_t
 	if (rc != 0)
 		return rc;
 	for (uint16_t r = 0; r < t->n_replicas; r++) {
-		has[r] = cvt_has_writer(t, (const void *)(buf + r * ss), x);
-		if (has[r] && src < 0)
+		has[r] = cvt_has_writer(t, (const void *)(buf + r * ss), x, &v);
+		if (has[r] && src < 0) {
 			src = r;
+			xver = v;
+		}
 	}
 	if (src < 0)
 		return 0;
@@ -140,7 +155,13 @@ rec_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_t
 		struct motor_cvt *img = (void *)(buf + src * ss);
 		uint64_t lock = ((const struct motor_cvt *)(const void *)(buf + r * ss))->lock;
 
-		if (has[r])
+		/* a replica past X's version was written since by a survivor
+		 * (X's commit reached the primary and unlocked the record, then
+		 * X's Vcell aged out there): it holds X's effect and newer ones,
+		 * which X's image would undo (the primary is then unlocked and
+		 * any WRITE here races live writers); only a replica behind X,
+		 * which X's lock kept every writer from, takes X's image */
+		if (has[r] || cvt_past(t, (const void *)(buf + r * ss), xver))
 			continue;
 		img->lock = r == 0 ? lock : 0; /* the primary's lock goes in the unlock round */
 		dtxn_batch_init(&b, c);
