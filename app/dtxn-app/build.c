@@ -266,7 +266,7 @@ app_report_memory(struct dtxn_report *rep, struct dtxn_db *db, double load_s)
 {
 	const struct dtxn_catalog *cat = dtxn_db_catalog(db);
 
-	/* the delta areas (Motor's bars) the run handed out count as the rows' */
+	/* the delta areas (Motor's bars, Lotus's versions) the run used count as the rows' */
 	(void)dtxn_db_heap_census(db);
 
 	rep->has_mem = cat != NULL;

@@ -340,8 +340,9 @@ struct dtxn_table {
 	 * whose first word is the bump word, then delta_areas areas); the
 	 * protocol keeps an area's number (1-based; 0: none) in its record.
 	 * Areas are taken at run time only, by coordinators, a chunk at a time
-	 * (struct dtxn_heap_chunk): Motor's attribute bars on a row's first
-	 * update (its delta space, §4.2).
+	 * (struct dtxn_heap_chunk): Lotus's records of a row's later versions.
+	 * DTXN_TABLE_F_DELTA_BY_SLOT: area n is the row's whose aux area is n,
+	 * and nothing is taken (Motor's attribute bars, §4.2).
 	 */
 	uint32_t delta_size;
 	uint64_t delta_off[DTXN_MAX_REPLICAS]; /**< delta heap's offset in each replica's region */
@@ -504,9 +505,10 @@ int dtxn_catalog_add_table_aux(struct dtxn_catalog *cat, const struct dtxn_table
 
 /**
  * Gives table @p id a delta heap of @p delta_size-byte areas (Motor's
- * attribute bars, doc/guides/motor.md "Layout"): the layout puts one
- * after each replica's aux heap, with t->delta_areas = max_keys + n_logs
- * x cat->aux_chunk areas (a row holds at most one area, a slot keeps it
+ * attribute bars, doc/guides/motor.md "Layout"; Lotus's later versions):
+ * the layout puts one after each replica's aux heap, with t->delta_areas
+ * = max_keys + n_logs x cat->aux_chunk areas (aux_areas with
+ * DTXN_TABLE_F_DELTA_BY_SLOT) (a row holds at most one area, a slot keeps it
  * through deletes and re-inserts, and each coordinator may hold a chunk
  * it has not used up). Resets the layout (region_size 0). Setup only.
  *

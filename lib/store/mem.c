@@ -38,7 +38,7 @@ mem_empty_bytes(const struct dtxn_table *t, uint64_t free_slots)
 
 	if (t->aux_size != 0)
 		aux = store_aux_bytes(t) - RTE_MIN(t->loaded_rows, t->aux_areas) * t->aux_size;
-	/* the delta areas handed out are their rows' (Motor's bars) */
+	/* the delta areas handed out are their rows' (Motor's bars, Lotus's versions) */
 	if (t->delta_size != 0)
 		aux += store_delta_bytes(t) - RTE_MIN(t->delta_used, t->delta_areas) * t->delta_size;
 	return free_slots * t->slot_size + free_slots * hdr / s + aux;

@@ -67,7 +67,7 @@ enum dtxn_abort_reason {
 	DTXN_ABORT_APP,             /**< the application rolled back (dtxn_txn_abort) */
 	DTXN_ABORT_WEAKENED,        /**< reserved for test aids */
 	DTXN_ABORT_VERSION_GONE,    /**< MVCC: the version a read needs was garbage-collected */
-	DTXN_ABORT_DELTA_FULL,      /**< a table's delta heap is used up (Motor: no attribute bar for a row's first update) */
+	DTXN_ABORT_DELTA_FULL,      /**< a table's delta heap is used up (Lotus: no area for a row's first second version) */
 	DTXN_ABORT_REASON_MAX,
 };
 #define DTXN_ABORT(r) ((int)(r))
@@ -293,7 +293,7 @@ const struct dtxn_catalog *dtxn_db_catalog(const struct dtxn_db *db);
 
 /**
  * Counts the delta areas the run handed out (dtxn_store_heap_census():
- * Motor's attribute bars), so that the catalog's memory accounting
+ * Motor's attribute bars in use, Lotus's records), so that the catalog's memory accounting
  * (dtxn_catalog_mem()) charges them to the rows. After the run, when no
  * coordinator runs; reads the MN regions mapped in this process.
  * @return the delta heaps read, or -EINVAL (NULL db, no fabric yet).

@@ -947,7 +947,7 @@ void dtxn_fa_writers(struct dtxn_txn *t, const struct dtxn_item *it, uint64_t se
  * was given back, else the next of its chunk; when the chunk is used up,
  * a new one of cat->aux_chunk areas with one FAA on the heap's bump word
  * on the primary (one round trip: yields). The protocol names the area
- * in its record (Motor: the CVT's AttrBarPtr) in the write that first
+ * in its record (Lotus: the cells' Address) in the write that first
  * uses it; an area once written is the record's for good, and one whose
  * write is never posted goes back with dtxn_txn_delta_put(). Calling
  * coordinator's coroutine.
