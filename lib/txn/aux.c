@@ -7,9 +7,11 @@
  * atomic) takes a fixed share of the insert room once, and hands them to
  * its inserts into slots that have none. A slot keeps its area for good (deletes and
  * re-inserts reuse it), so nothing is ever freed to the MN; an aborted
- * txn gives the areas its inserts took back to the coordinator (their
- * slots were never written: Motor and Lotus write an insert's slot only
- * in their commit round, which does not abort once posted).
+ * txn gives the areas its inserts took back to the coordinator, unless
+ * the slot header naming one may have reached memory
+ * (dtxn_txn_aux_keep(): Lotus's commit, which can abort after its first
+ * write round). Motor writes an insert's slot only in its commit round,
+ * which does not abort once posted.
  *
  * Delta areas (dtxn_txn_delta_take(); store.md "Delta heaps") come from
  * a chunk of the table's delta heap the same way, taken when the
@@ -50,6 +52,12 @@ void
 txn_aux_put(struct txn_coord *tc, const struct dtxn_table *t, uint32_t aux)
 {
 	dtxn_heap_chunk_put(&tc->aux[t->def.id].chunk, aux);
+}
+
+void
+dtxn_txn_aux_keep(struct dtxn_item *it)
+{
+	it->flags &= ~DTXN_ITEM_F_AUX_NEW; /* written: no longer this txn's to give back */
 }
 
 void

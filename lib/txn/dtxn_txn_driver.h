@@ -969,6 +969,20 @@ int dtxn_txn_delta_take(struct dtxn_txn *t, const struct dtxn_table *tab, uint32
 void dtxn_txn_delta_put(struct dtxn_txn *t, const struct dtxn_table *tab, uint32_t n);
 
 /**
+ * The commit of insert item @p it is about to post the slot header that
+ * names its new aux area (DTXN_ITEM_F_AUX_NEW; doc/guides/store.md "Aux
+ * areas"): from then on the area is the slot's for good, even if the txn
+ * aborts after (a protocol's undo clears the versions, not the header,
+ * and a later re-insert of the key writes its record there), so the end
+ * of an aborted txn no longer gives it back to the coordinator. For a
+ * protocol whose commit can still abort once its insert's slot was
+ * written (Lotus: INVISIBLE cells, then T_commit and, with locks=mn, SR
+ * validation). No-op for an item without a new area. Calling
+ * coordinator's coroutine; no WR.
+ */
+void dtxn_txn_aux_keep(struct dtxn_item *it);
+
+/**
  * dtxn_batch_run() then dtxn_batch_done(), with the error turned into an
  * abort reason. Yields (calling coordinator's coroutine).
  * @return DTXN_OK, DTXN_ABORT_TOO_LARGE (the WR pool ran out) or

@@ -150,7 +150,7 @@ void txn_aux_share(const struct dtxn_coord *c, const struct dtxn_table *t, uint6
 /** aux.c: area @p aux of @p t goes back to the coordinator (an insert did not use it). */
 void txn_aux_put(struct txn_coord *tc, const struct dtxn_table *t, uint32_t aux);
 
-/** aux.c: at the end of @p t, an aborted txn's inserts give their new areas back. */
+/** aux.c: at the end of @p t, an aborted txn's inserts give their new areas back (but kept ones, dtxn_txn_aux_keep()). */
 void txn_aux_end(struct dtxn_txn *t, bool committed);
 
 /** Hook at each end of a txn (txn.c): aux areas, and the history when it is on. */

@@ -9,7 +9,9 @@
  * clusters of one, two and three CNs on shm (one lcore stepping every
  * worker): SmallBank's and KVS's invariants hold under SR and SI, remote
  * locks go by RPC, and no MN atomic is posted; a lock-free reader that
- * meets an INVISIBLE version waits for it to turn visible, or aborts.
+ * meets an INVISIBLE version waits for it to turn visible, or aborts;
+ * an insert undone after its slot was written keeps its aux area; a read
+ * of a record the txn then writes passes its validation (log-visible).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -942,6 +944,29 @@ delta_co(struct dtxn_coord *c, void *arg)
 }
 
 /*
+ * A Lotus cluster of one table (id 0: u64 values, 8 keys, 16 buckets x 8
+ * slots, @p n_versions) on 3 MNs x 3 replicas, one coordinator, aux and
+ * delta chunks of 4 areas, options @p opts (NULL: the defaults), shm
+ * fabric @p name.
+ */
+static void
+small_db_up(const char *opts, uint32_t n_versions, const char *name, struct dtxn_db **db,
+	    struct dtxn_fabric **f)
+{
+	struct dtxn_db_conf dc = { .size = sizeof(dc), .protocol = "lotus",
+				   .isolation = DTXN_ISO_SR, .n_mn = 3, .n_replicas = 3,
+				   .n_coords = 1, .log_bytes = 4096, .addr_cache_entries = 4096,
+				   .aux_chunk = 4, .cc_options = opts };
+	struct dtxn_table_def d = { .id = 0, .name = "small", .value_size = 8, .max_keys = 8,
+				    .n_buckets = 16, .slots_per_bucket = 8,
+				    .n_versions = n_versions };
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 3,
+				       .n_cn = 1, .socket_id = SOCKET_ID_ANY, .name = name };
+
+	ut_db_up(&dc, &d, &fc, db, f);
+}
+
+/*
  * Loaded rows hold one record; a row's first update takes its delta area
  * from the coordinator's chunk (one FAA of aux_chunk), names it in every
  * cell past 0 on every replica and writes the new record there; a used-up
@@ -951,14 +976,6 @@ static void
 test_delta_area(void **state)
 {
 	static unsigned seq;
-	struct dtxn_db_conf dc = { .size = sizeof(dc), .protocol = "lotus",
-				   .isolation = DTXN_ISO_SR, .n_mn = 3, .n_replicas = 3,
-				   .n_coords = 1, .log_bytes = 4096, .addr_cache_entries = 4096,
-				   .aux_chunk = 4 };
-	struct dtxn_table_def d = { .id = 0, .name = "two", .value_size = 8, .max_keys = 8,
-				    .n_buckets = 16, .slots_per_bucket = 8, .n_versions = 3 };
-	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 3,
-				       .n_cn = 1, .socket_id = SOCKET_ID_ANY, .name = "utlotdelta" };
 	struct delta_ctx x = { .first = 1, .last = 4 };
 	struct ut_coord_spec spec = { delta_co, &x };
 	const struct dtxn_catalog *cat;
@@ -969,7 +986,7 @@ test_delta_area(void **state)
 	uint64_t *bump, v, w;
 
 	(void)state;
-	ut_db_up(&dc, &d, &fc, &db, &f);
+	small_db_up(NULL, 3, "utlotdelta", &db, &f);
 	cat = dtxn_db_catalog(db);
 	t = dtxn_catalog_table(cat, 0);
 	assert_int_equal(t->aux_size, 64);        /* cell 0's record */
@@ -1049,11 +1066,180 @@ test_aux_heap(void **state)
 	ut_aux_heap_run("lotus", "utlotaux", &seq, 4); /* no FAA: its share */
 }
 
+/* ------------------------------------------------------------------ */
+/* An insert undone after its slot was written keeps its aux area       */
+/* ------------------------------------------------------------------ */
+
+struct undo_ctx {
+	uint64_t *lock;      /* the primary CVT lock word of the key read (MN memory) */
+	int rc_undone;       /* read key 1 + insert key 100: aborts in validation */
+	uint32_t aux_undone; /* the area that insert took */
+	int rc_other;        /* insert of key 200 */
+	int rc_again;        /* re-insert of key 100 */
+};
+
+/* One txn: insert @p key with value @p v; read key 1 too if @p ctx is set,
+ * and let a foreign lock on it fail the SR validation after step 1. */
+static int
+undo_insert(struct dtxn_coord *c, uint64_t key, uint64_t v, struct undo_ctx *x)
+{
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	struct dtxn_item *it = dtxn_txn_insert(t, 0, key);
+	int rc;
+
+	if (x != NULL)
+		(void)dtxn_txn_add_ro(t, 0, 1);
+	rc = dtxn_txn_execute(t);
+	if (rc != DTXN_OK)
+		return rc;
+	memcpy(dtxn_item_value(it), &v, sizeof(v));
+	if (x == NULL)
+		return dtxn_txn_commit(t);
+	x->aux_undone = it->aux;
+	__atomic_store_n(x->lock, UINT64_C(0xdead), __ATOMIC_RELEASE); /* another txn's */
+	rc = dtxn_txn_commit(t);
+	__atomic_store_n(x->lock, 0, __ATOMIC_RELEASE);
+	return rc;
+}
+
+static void
+undo_co(struct dtxn_coord *c, void *arg)
+{
+	struct undo_ctx *x = arg;
+
+	x->rc_undone = undo_insert(c, 100, 1000, x);
+	x->rc_other = undo_insert(c, 200, 2000, NULL);
+	x->rc_again = undo_insert(c, 100, 1001, NULL);
+}
+
+/*
+ * ablation=log-visible (locks=mn, commit=visible): step 1 writes a new
+ * key's slot, naming the aux area it took, before T_commit and the SR
+ * validation of its reads, which may still abort it; the undo clears
+ * the cell, the slot keeps naming the area. That area must stay the
+ * slot's (dtxn_txn_aux_keep()): given back, the next insert took it, and
+ * the key's re-insert then wrote its record over that other row's (the
+ * TPC-C NewOrder rows lost under log-visible, doc/guides/lotus.md).
+ */
+static void
+test_aux_kept_after_undo(void **state)
+{
+	static unsigned seq;
+	struct undo_ctx x = { 0 };
+	struct ut_coord_spec spec = { undo_co, &x };
+	const struct dtxn_catalog *cat;
+	const struct dtxn_table *t;
+	struct dtxn_fabric *f;
+	struct dtxn_db *db;
+	uint64_t v = 10;
+
+	(void)state;
+	small_db_up("ablation=log-visible", 2, "utlotundo", &db, &f);
+	cat = dtxn_db_catalog(db);
+	t = dtxn_catalog_table(cat, 0);
+	assert_int_equal(dtxn_db_load(db, 0, 1, &v), 0);
+	x.lock = &lotus_cvt_of(ut_mn_slot(f, cat, 0, 1, 0))->lock;
+	assert_int_equal(ut_run_coords(db, &spec, 1, 3, 0, &seq), 0); /* CN: fabric node 3 */
+	assert_int_equal(x.rc_undone, DTXN_ABORT(DTXN_ABORT_LOCKED_READ));
+	assert_int_equal(x.rc_other, DTXN_OK);
+	assert_int_equal(x.rc_again, DTXN_OK);
+	assert_true(x.aux_undone >= 1 && x.aux_undone <= t->aux_areas);
+	for (uint16_t r = 0; r < t->n_replicas; r++) {
+		/* the re-insert reused the undone slot and its area; key 200 has its own */
+		assert_int_equal(dtxn_store_slot_aux(ut_mn_slot(f, cat, 0, 100, r)), x.aux_undone);
+		assert_int_not_equal(dtxn_store_slot_aux(ut_mn_slot(f, cat, 0, 200, r)),
+				     x.aux_undone);
+	}
+	assert_int_equal(dtxn_db_get(db, 0, 100, &v), 0);
+	assert_int_equal(v, 1001);
+	assert_int_equal(dtxn_db_get(db, 0, 200, &v), 0);
+	assert_int_equal(v, 2000);
+	assert_int_equal(dtxn_db_get(db, 0, 1, &v), 0);
+	assert_int_equal(v, 10);
+	dtxn_db_destroy(db);
+	dtxn_fabric_close(f);
+}
+
+/* ------------------------------------------------------------------ */
+/* A record read, then written, by one txn passes its own validation     */
+/* ------------------------------------------------------------------ */
+
+struct rw_ctx {
+	int rc;              /* read key 1, then delete it; read key 2, then update it */
+	int rc_after;        /* read key 1 afterwards */
+	uint64_t v2;         /* key 2's value afterwards */
+};
+
+static void
+rw_co(struct dtxn_coord *c, void *arg)
+{
+	struct rw_ctx *x = arg;
+	struct dtxn_txn *t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	struct dtxn_item *it;
+	uint64_t v;
+
+	(void)dtxn_txn_add_ro(t, 0, 1);
+	(void)dtxn_txn_add_ro(t, 0, 2);
+	x->rc = dtxn_txn_execute(t);
+	if (x->rc != DTXN_OK)
+		return;
+	(void)dtxn_txn_delete(t, 0, 1);
+	it = dtxn_txn_add_rw(t, 0, 2);
+	x->rc = dtxn_txn_execute(t);
+	if (x->rc != DTXN_OK)
+		return;
+	memcpy(&v, dtxn_item_value(it), sizeof(v));
+	v++;
+	memcpy(dtxn_item_value(it), &v, sizeof(v));
+	x->rc = dtxn_txn_commit(t);
+	t = dtxn_txn_begin(c, DTXN_TXN_RO);
+	it = dtxn_txn_add_ro(t, 0, 1);
+	x->rc_after = dtxn_txn_execute(t);
+	if (x->rc_after == DTXN_OK)
+		x->rc_after = dtxn_item_exists(it) ? -EEXIST : dtxn_txn_commit(t);
+}
+
+/*
+ * log-visible (locks=mn, commit=visible), SR: a txn that reads a record
+ * lock-free, then deletes or updates it in a later round (TPC-C Delivery:
+ * the NEW-ORDER row at the cursor) validates the read after its first
+ * batch wrote its own version INVISIBLE into that record's CVT. The
+ * validation must look past that version (under our lock nothing else
+ * changed the record); compared with it, every such txn aborted
+ * (validation), and no Delivery ever committed.
+ */
+static void
+test_validate_own_write(void **state)
+{
+	static unsigned seq;
+	struct rw_ctx x = { .rc = -1, .rc_after = -1 };
+	struct ut_coord_spec spec = { rw_co, &x };
+	struct dtxn_fabric *f;
+	struct dtxn_db *db;
+	uint64_t v;
+
+	(void)state;
+	small_db_up("ablation=log-visible", 2, "utlotown", &db, &f);
+	for (uint64_t k = 1; k <= 2; k++) {
+		v = k * 10;
+		assert_int_equal(dtxn_db_load(db, 0, k, &v), 0);
+	}
+	assert_int_equal(ut_run_coords(db, &spec, 1, 3, 0, &seq), 0); /* CN: fabric node 3 */
+	assert_int_equal(x.rc, DTXN_OK);
+	assert_int_equal(x.rc_after, DTXN_OK); /* key 1 is gone */
+	assert_int_equal(dtxn_db_get(db, 0, 2, &v), 0);
+	assert_int_equal(v, 21);
+	dtxn_db_destroy(db);
+	dtxn_fabric_close(f);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_aux_heap),
+		cmocka_unit_test(test_aux_kept_after_undo),
+		cmocka_unit_test(test_validate_own_write),
 		cmocka_unit_test(test_delta_area),
 		cmocka_unit_test(test_record_format),
 		cmocka_unit_test(test_version_pick),

@@ -26,7 +26,9 @@
  * cell is visible, a complete one. A used-up heap aborts the txn
  * (delta_full) before anything is written; an area whose batch was never
  * posted goes back to the coordinator; once posted it is the slot's for
- * good (an undo clears the cell's meta, not its Address).
+ * good (an undo clears the cell's meta, not its Address). The same holds
+ * for the aux area a new-key insert took (the slot header that step 1
+ * WRITEs names it): once posted, an abort keeps it (dtxn_txn_aux_keep()).
  *
  * Read-only transactions have nothing to do here: their records' cacheline
  * versions were checked at execute (§5.1, "RO txn"). A read-write
@@ -304,10 +306,19 @@ commit_write(struct dtxn_txn *t, uint64_t now, uint64_t ver)
 		dtxn_batch_done(&b);
 		return reason;
 	}
-	/* posted: the delta areas are their slots' for good */
-	for (uint32_t i = 0; i < t->n_items; i++)
-		if (lotus_item_of(&t->items[i]) != NULL)
-			lotus_item_of(&t->items[i])->delta_new = 0;
+	/*
+	 * posted: the delta areas are their slots' for good, and so are the
+	 * new aux areas that inserts' slot headers name: an abort from here
+	 * on (T_commit, locks=mn validation, the visible round) undoes the
+	 * cells only, and a later re-insert of the key writes its record
+	 * into the area its slot names, which must be no other row's
+	 */
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		if (lotus_item_of(&t->items[i]) == NULL)
+			continue;
+		lotus_item_of(&t->items[i])->delta_new = 0;
+		dtxn_txn_aux_keep(&t->items[i]);
+	}
 	return dtxn_batch_run_reason(&b);
 }
 

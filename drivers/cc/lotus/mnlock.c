@@ -9,7 +9,8 @@
  * (execute.c: dtxn_loc_ops without cn_locks), and released with a WRITE
  * of 0 (dtxn_txn_unlock_held()); read-only items are read without locks
  * and validated under SR after T_commit (their CVT is read again:
- * unlocked and the version read still the newest; an absent key's bucket
+ * unlocked and the version read still the newest, past the txn's own
+ * INVISIBLE version of a record it also writes; an absent key's bucket
  * unlocked and at the version seen).
  *
  * With commit=direct (the first step) a writer takes T_commit before it
@@ -106,6 +107,24 @@ mn_reread(struct dtxn_txn *t, bool sighted_only, void **bufs)
 	return dtxn_batch_run_reason(&b);
 }
 
+/*
+ * The cell this txn's own write of @p it's record took in its first batch
+ * (a write item on the same slot, commit=visible: INVISIBLE there until
+ * the visible round), or -1.
+ */
+static int
+mn_own_cell(const struct dtxn_txn *t, const struct dtxn_item *it)
+{
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		const struct dtxn_item *w = &t->items[i];
+
+		if (lotus_is_write(w) && w->slot_raddr == it->slot_raddr &&
+		    lotus_item_of(w)->new_cell >= 0)
+			return lotus_item_of(w)->new_cell;
+	}
+	return -1;
+}
+
 int
 lotus_mn_validate(struct dtxn_txn *t)
 {
@@ -121,10 +140,19 @@ lotus_mn_validate(struct dtxn_txn *t)
 		if (bufs[i] == NULL)
 			continue;
 		if (it->slot_raddr != 0) {
-			const struct lotus_cvt *cvt = bufs[i];
-			int n = lotus_cvt_newest(it->table, cvt);
+			struct lotus_cvt *cvt = bufs[i];
+			int n, own = cvt->lock == t->id ? mn_own_cell(t, it) : -1;
 			uint64_t now_ver;
 
+			/*
+			 * A record this txn also writes (TPC-C Delivery reads
+			 * a NEW-ORDER row, then deletes it): our lock has kept
+			 * it as it was but for our own INVISIBLE version, which
+			 * the read must not be compared with
+			 */
+			if (own >= 0)
+				cvt->cells[own].meta = 0;
+			n = lotus_cvt_newest(it->table, cvt);
 			if (cvt->lock != 0 && cvt->lock != t->id)
 				reason = DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
 			else if (n < 0 || lotus_meta_ver(cvt->cells[n].meta) == LOTUS_INVISIBLE)
