@@ -257,6 +257,8 @@ app_report_begin(struct dtxn_report *rep, const struct dtxn_bench *b, double sec
 	rep->n_reasons = DTXN_ABORT_REASON_MAX;
 	for (unsigned i = 0; i < DTXN_ABORT_REASON_MAX && i < DTXN_STATS_MAX_REASONS; i++)
 		rep->reason_names[i] = i == 0 ? NULL : dtxn_abort_reason_name((int)i);
+	for (unsigned k = 0; k < DTXN_WAIT_MAX && k < DTXN_STATS_MAX_WAITS; k++)
+		rep->wait_names[k] = dtxn_wait_name(k);
 	dtxn_run_stats_reset(&rep->stats, bops->n_types);
 	rep->n_mn = n_mn;
 }

@@ -63,6 +63,21 @@ runner_backoff_ns(struct dtxn_rng *r, unsigned retries)
 	return dtxn_rng_range(r, bound);
 }
 
+_Static_assert(DTXN_WAIT_MAX <= DTXN_STATS_MAX_WAITS, "DTXN_STATS_MAX_WAITS too small");
+
+/* Counts what a commit of latency @p lat_ns waited: @p c's waits since @p w0. */
+static void
+runner_waits(struct dtxn_run_stats *s, const struct dtxn_coord *c,
+	     const uint64_t w0[DTXN_WAIT_MAX], uint64_t lat_ns)
+{
+	uint64_t w[DTXN_WAIT_MAX];
+
+	dtxn_coord_waits(c, w);
+	for (unsigned k = 0; k < DTXN_WAIT_MAX; k++)
+		w[k] -= w0[k];
+	dtxn_wait_stats_add(&s->waits, lat_ns, w, DTXN_WAIT_MAX);
+}
+
 /*
  * Runs one transaction to its end (commit or rollback), retrying aborts
  * (DTXN_RETRY_SAME), or until its first abort (DTXN_RETRY_FRESH).
@@ -77,7 +92,10 @@ runner_one(struct dtxn_bench_ctx *ctx, struct dtxn_coord *c, struct dtxn_rng *ba
 	struct dtxn_txn_stats *ts = ctx->stats != NULL ? &ctx->stats->type[type] : NULL;
 	const struct dtxn_rng inputs = ctx->rng;  /* a retry replays these */
 	const uint64_t t0 = dtxn_now_ns();
+	uint64_t w0[DTXN_WAIT_MAX];
 	unsigned retries = 0;
+
+	dtxn_coord_waits(c, w0);
 
 	for (;;) {
 		int rc;
@@ -86,9 +104,12 @@ runner_one(struct dtxn_bench_ctx *ctx, struct dtxn_coord *c, struct dtxn_rng *ba
 		rc = ops->run(ctx, type);
 		if (rc == DTXN_OK) {
 			if (ts != NULL) {
+				const uint64_t lat = dtxn_now_ns() - t0;
+
 				runner_inc(&ts->commits);
 				runner_inc(&ts->attempts);
-				dtxn_hist_add(&ts->lat, dtxn_now_ns() - t0);
+				dtxn_hist_add(&ts->lat, lat);
+				runner_waits(ctx->stats, c, w0, lat);
 			}
 			if (ops->committed != NULL)
 				ops->committed(ctx, type);

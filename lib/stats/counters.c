@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "dtxn_stats.h"
+#include "stats_private.h"
 
 void
 dtxn_run_stats_reset(struct dtxn_run_stats *s, unsigned n_types)
@@ -34,6 +34,7 @@ dtxn_run_stats_merge(struct dtxn_run_stats *dst, const struct dtxn_run_stats *sr
 		d->false_aborts += s->false_aborts;
 		dtxn_hist_merge(&d->lat, &s->lat);
 	}
+	stats_waits_merge(&dst->waits, &src->waits);
 }
 
 static inline uint64_t
@@ -71,6 +72,7 @@ dtxn_run_stats_snapshot(struct dtxn_run_stats *d, const struct dtxn_run_stats *s
 		o->false_aborts = counters_load(&e->false_aborts);
 		counters_hist_snapshot(&o->lat, &e->lat);
 	}
+	stats_waits_snapshot(&d->waits, &s->waits);
 }
 
 static inline uint64_t
@@ -98,6 +100,7 @@ dtxn_run_stats_sub(struct dtxn_run_stats *d, const struct dtxn_run_stats *end,
 		o->false_aborts = counters_diff(e->false_aborts, s->false_aborts);
 		dtxn_hist_sub(&o->lat, &e->lat, &s->lat);
 	}
+	stats_waits_sub(&d->waits, &end->waits, &start->waits);
 }
 
 void

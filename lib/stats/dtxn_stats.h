@@ -93,10 +93,39 @@ struct dtxn_txn_stats {
 	struct dtxn_hist lat;    /**< commit latency, first attempt to commit, ns */
 };
 
+/* ------------------------------------------------------------------ */
+/* Waits of committed transactions                                    */
+/* ------------------------------------------------------------------ */
+
+/** Most wait kinds counted (>= DTXN_WAIT_MAX of dtxn_txn.h). */
+#define DTXN_STATS_MAX_WAITS 8
+/** Latency classes of struct dtxn_wait_stats: 2^DTXN_WAIT_SUB per power of two (6% wide). */
+#define DTXN_WAIT_SUB 4
+#define DTXN_WAIT_CLASSES ((64 - DTXN_WAIT_SUB + 1) << DTXN_WAIT_SUB)
+
+/**
+ * Where committed transactions' latency went (the report's "waits"): the
+ * time each waited, by kind, summed by latency class, so that the report
+ * gives the waits of all commits and of the slowest 1% (the P99 tail).
+ */
+struct dtxn_wait_stats {
+	uint64_t n[DTXN_WAIT_CLASSES];    /**< commits whose latency falls in the class */
+	uint64_t lat[DTXN_WAIT_CLASSES];  /**< their latencies, summed, ns */
+	uint64_t ns[DTXN_WAIT_CLASSES][DTXN_STATS_MAX_WAITS]; /**< their waits by kind, summed, ns */
+};
+
+/**
+ * Counts one commit of latency @p lat_ns that waited @p ns[k] ns of kind
+ * k < @p n (n <= DTXN_STATS_MAX_WAITS). Owning lcore only.
+ */
+void dtxn_wait_stats_add(struct dtxn_wait_stats *w, uint64_t lat_ns, const uint64_t *ns,
+			 unsigned n);
+
 /** All of one lcore's (or the run's, merged) statistics. */
 struct dtxn_run_stats {
 	unsigned n_types;
 	struct dtxn_txn_stats type[DTXN_STATS_MAX_TYPES];
+	struct dtxn_wait_stats waits;  /**< every type's commits */
 };
 
 void dtxn_run_stats_reset(struct dtxn_run_stats *s, unsigned n_types);
@@ -325,6 +354,7 @@ struct dtxn_report {
 	double seconds;                 /**< measured run time */
 	const char *type_names[DTXN_STATS_MAX_TYPES];
 	const char *reason_names[DTXN_STATS_MAX_REASONS]; /**< by reason code; NULL: not listed */
+	const char *wait_names[DTXN_STATS_MAX_WAITS]; /**< by wait kind; NULL: not listed; none: no "waits" section */
 	unsigned n_reasons;             /**< named codes are < n_reasons; 0: all slots */
 	struct dtxn_run_stats stats;    /**< merged */
 	uint16_t n_mn;

@@ -320,7 +320,7 @@ json_report(const struct dtxn_report *r)
 {
 	struct json_ctx c = { .oom = false };
 	struct stats_view *v = malloc(sizeof(*v));
-	json_t *root = json_object();
+	json_t *root = json_object(), *waits;
 
 	if (v == NULL || root == NULL)
 		goto fail;
@@ -339,6 +339,9 @@ json_report(const struct dtxn_report *r)
 	json_set(&c, root, "false_abort_share", stats_json_num(v->false_share));
 	json_set(&c, root, "latency_us", json_latency(&c, &v->lat));
 	json_set(&c, root, "latency_hist", json_hist(&c, &v->lat));
+	waits = stats_json_waits(r); /* NULL: no section (or out of memory) */
+	if (waits != NULL)
+		json_set(&c, root, "waits", waits);
 	json_set(&c, root, "types", json_types(&c, r, v));
 	json_set(&c, root, "verbs_per_txn", json_verbs(&c, v));
 	json_set(&c, root, "bytes_per_txn", stats_json_num(v->bytes_per_txn));

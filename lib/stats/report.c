@@ -273,6 +273,7 @@ dtxn_report_print(const struct dtxn_report *r, FILE *out)
 	report_print_totals(r, &v, out);
 	report_print_reasons(r, &v, out);
 	report_print_latency(&v, out);
+	stats_print_waits(r, out);
 	report_print_types(r, &v, out);
 	report_print_fabric(r, &v, out);
 	stats_print_driver(r, out);

@@ -121,4 +121,35 @@ struct json_t *stats_json_driver(const struct dtxn_report *r);
 /** Prints the "fabric driver" block of the summary (nothing if absent). */
 void stats_print_driver(const struct dtxn_report *r, FILE *out);
 
+/* waits.c: waits of committed txns (struct dtxn_wait_stats) */
+
+/** The report's figures of a struct dtxn_wait_stats. */
+struct stats_wait_view {
+	uint64_t commits;        /**< commits counted */
+	uint64_t tail_commits;   /**< the slowest latency classes holding >= 1% of them */
+	uint64_t tail_min_ns;    /**< the lower bound of the tail's latency, ns */
+	double lat_mean, tail_lat_mean;         /**< mean latency of all, of the tail, ns */
+	double mean[DTXN_STATS_MAX_WAITS];      /**< mean wait by kind, all commits, ns */
+	double tail_mean[DTXN_STATS_MAX_WAITS]; /**< mean wait by kind, the tail, ns */
+};
+
+/** @p dst += @p src. */
+void stats_waits_merge(struct dtxn_wait_stats *dst, const struct dtxn_wait_stats *src);
+/** @p dst = @p src, relaxed loads word by word (the owner may still count). */
+void stats_waits_snapshot(struct dtxn_wait_stats *dst, const struct dtxn_wait_stats *src);
+/** @p dst = @p end - @p start, word by word (one that went down: 0). */
+void stats_waits_sub(struct dtxn_wait_stats *dst, const struct dtxn_wait_stats *end,
+		     const struct dtxn_wait_stats *start);
+/** Fills @p v from @p w. */
+void stats_waits_view(const struct dtxn_wait_stats *w, struct stats_wait_view *v);
+/** @return the smallest latency (ns) of class @p c. */
+uint64_t stats_waits_class_min(unsigned c);
+
+/* report_waits.c: section "waits" (nothing without r->wait_names) */
+
+/** Prints the waits block of the summary. */
+void stats_print_waits(const struct dtxn_report *r, FILE *out);
+/** @return the JSON object "waits", or NULL (no wait names, no commits, or out of memory). */
+struct json_t *stats_json_waits(const struct dtxn_report *r);
+
 #endif /* DTXN_STATS_PRIVATE_H */

@@ -572,6 +572,36 @@ struct dtxn_co *dtxn_coord_co(const struct dtxn_coord *c);
 bool dtxn_coord_false_abort(const struct dtxn_coord *c);
 
 /**
+ * What a coordinator waited for (dtxn_coord_waits(); the report's
+ * "waits", doc/guides/report.md). Each is virtual time on the sim.
+ */
+enum dtxn_wait_kind {
+	/** its own verbs: from the post of a batch to being resumed with its completions (lib/txn) */
+	DTXN_WAIT_VERBS,
+	/** a busy exclusive local lock (a write) of a CN-side record cache (CREST local=1: its 2PL) */
+	DTXN_WAIT_LOCAL_LOCK_X,
+	/** a busy shared local lock (a read) of that cache */
+	DTXN_WAIT_LOCAL_LOCK_S,
+	/** undecided dependencies (CREST local=1: the writer of a local version it read) */
+	DTXN_WAIT_DEPS,
+	/** attempts that aborted on a record's full round of local writers, begin to abort (CREST) */
+	DTXN_WAIT_WRITER_LIMIT,
+	/** as a record's last local writer, other writers' redo entries (CREST cache=cn) */
+	DTXN_WAIT_DURABLE,
+	DTXN_WAIT_MAX
+};
+
+/** @return the report's name of wait kind @p k ("verbs", "local_lock_x", ...); NULL if none. */
+const char *dtxn_wait_name(unsigned k);
+
+/**
+ * The time coordinator @p c waited, by kind, since it was created
+ * (cumulative; the difference over a txn's span is what the txn waited),
+ * into @p ns. Coordinator's lcore only.
+ */
+void dtxn_coord_waits(const struct dtxn_coord *c, uint64_t ns[DTXN_WAIT_MAX]);
+
+/**
  * Routing (Lotus §4.3, "hybrid routing"; doc/guides/lotus.md): whether a
  * read-write transaction whose first record is @p key of table
  * @p table_id should run on coordinator @p c's CN. A benchmark generator

@@ -255,7 +255,15 @@ struct dtxn_coord {
 	struct dtxn_wr *wrs;
 	unsigned n_wrs;
 	void *cc_priv;            /**< protocol's per-coordinator state */
+	uint64_t wait_ns[DTXN_WAIT_MAX]; /**< time waited by kind, cumulative, ns (dtxn_coord_waits()) */
 };
+
+/** Adds the time since @p t0 (dtxn_now_ns()) to @p c's waits of kind @p k. */
+static inline void
+dtxn_coord_wait_since(struct dtxn_coord *c, enum dtxn_wait_kind k, uint64_t t0)
+{
+	c->wait_ns[k] += dtxn_now_ns() - t0;
+}
 
 /* ------------------------------------------------------------------ */
 /* Protocol ops                                                       */

@@ -427,6 +427,23 @@ dtxn_coord_false_abort(const struct dtxn_coord *c)
 	       r == DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
 }
 
+/* The report's names of the wait kinds, in enum dtxn_wait_kind's order. */
+static const char *const worker_wait_names[DTXN_WAIT_MAX] = {
+	"verbs", "local_lock_x", "local_lock_s", "deps", "writer_limit", "durable",
+};
+
+const char *
+dtxn_wait_name(unsigned k)
+{
+	return k < DTXN_WAIT_MAX ? worker_wait_names[k] : NULL;
+}
+
+void
+dtxn_coord_waits(const struct dtxn_coord *c, uint64_t ns[DTXN_WAIT_MAX])
+{
+	memcpy(ns, c->wait_ns, sizeof(c->wait_ns));
+}
+
 struct dtxn_co *
 dtxn_coord_co(const struct dtxn_coord *c)
 {

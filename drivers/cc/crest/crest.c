@@ -128,6 +128,7 @@ crest_begin(struct dtxn_txn *t)
 		cc->cached_since = UINT64_MAX;
 		cc->unpin = NULL;
 		cc->n_unpin = 0;
+		crest_local_waits_begin(t);
 	}
 	return 0;
 }

@@ -226,6 +226,8 @@ struct crest_coord {
 	 */
 	struct crest_lc_txn **unpin;
 	uint32_t n_unpin;
+	uint64_t begin_ns;             /**< local=1: the attempt's begin (DTXN_WAIT_WRITER_LIMIT) */
+	uint64_t begin_waited;         /**< local=1: the coordinator's waits at that begin, ns */
 };
 
 static inline struct crest_coord *
@@ -646,6 +648,12 @@ int crest_local_take(struct dtxn_txn *t, uint32_t i);
 int crest_local_block_end(struct dtxn_txn *t);
 /** local=1: yields until every dependency is decided. DTXN_OK, or DTXN_ABORT_VALIDATION (one aborted). */
 int crest_local_wait(struct dtxn_txn *t);
+/**
+ * local=1: notes the attempt's begin, so that one aborting on a record's
+ * full round of writers counts its time as DTXN_WAIT_WRITER_LIMIT (the
+ * waits of the other kinds are counted where they happen: local.c, lib/txn).
+ */
+void crest_local_waits_begin(struct dtxn_txn *t);
 /**
  * local=1: the txn (@p committed, or aborted) leaves the writers of its
  * records; for each record it was the last writer of, adds to @p b the

@@ -25,6 +25,10 @@
  *   and aborts if one aborted; commit.c validates, logs the dependency
  *   ids and, for the last local writer of a record, writes back the
  *   composed newest committed cells and unlocks (lww.c, cache.c).
+ * - Waits (the report's "waits", enum dtxn_wait_kind): each yield above
+ *   is timed with dtxn_now_ns() into the coordinator's counters (local
+ *   lock, dependencies, cache=cn's redo entries); an attempt aborted by
+ *   the writer limit counts its time less its other waits.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -96,13 +100,18 @@ lc_lock_one(struct dtxn_txn *t, struct crest_lc_obj *o, bool excl, int held,
 	    const struct crest_lc_obj *max_held)
 {
 	struct crest_coord *cc = crest_coord_of(t);
+	const uint64_t t0 = dtxn_now_ns();
+	int rc = DTXN_OK;
 
 	while (crest_lc_lock(o, &cc->lt, excl, held) != 0) {
-		if (max_held != NULL && lc_order(max_held, o) >= 0)
-			return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
+		if (max_held != NULL && lc_order(max_held, o) >= 0) {
+			rc = DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT);
+			break;
+		}
 		dtxn_co_sleep_until_lc(t->coord->co, dtxn_now_ns() + CREST_LC_PAUSE_NS);
 	}
-	return DTXN_OK;
+	dtxn_coord_wait_since(t->coord, excl ? DTXN_WAIT_LOCAL_LOCK_X : DTXN_WAIT_LOCAL_LOCK_S, t0);
+	return rc;
 }
 
 /* Items [first, n_items): their objects, their local locks in (TableID, Key) order. */
@@ -210,6 +219,37 @@ lc_serve(struct dtxn_txn *t, uint32_t i)
 	return DTXN_OK;
 }
 
+/* Total of coordinator @p c's waits, every kind, ns. */
+static uint64_t
+lc_waited(const struct dtxn_coord *c)
+{
+	uint64_t sum = 0;
+
+	for (unsigned k = 0; k < DTXN_WAIT_MAX; k++)
+		sum += c->wait_ns[k];
+	return sum;
+}
+
+void
+crest_local_waits_begin(struct dtxn_txn *t)
+{
+	struct crest_coord *cc = crest_coord_of(t);
+
+	cc->begin_ns = dtxn_now_ns();
+	cc->begin_waited = lc_waited(t->coord);
+}
+
+/* An attempt aborting on the writer limit: its time not counted as another wait. */
+static void
+lc_limit_wait(struct dtxn_txn *t)
+{
+	const struct crest_coord *cc = crest_coord_of(t);
+	const uint64_t span = dtxn_now_ns() - cc->begin_ns;
+	const uint64_t other = lc_waited(t->coord) - cc->begin_waited;
+
+	t->coord->wait_ns[DTXN_WAIT_WRITER_LIMIT] += span > other ? span - other : 0;
+}
+
 /* Routes item @p i (after its local lock): from the cache, a READ, or a masked CAS of the missing bits. */
 static int
 lc_route(struct dtxn_txn *t, uint32_t i)
@@ -224,8 +264,10 @@ lc_route(struct dtxn_txn *t, uint32_t i)
 	const uint64_t now = dtxn_now_ns();
 	uint32_t cached;
 
-	if (it->kind == DTXN_ITEM_RW && o->admitted >= CREST_LC_MAX_VERS)
+	if (it->kind == DTXN_ITEM_RW && o->admitted >= CREST_LC_MAX_VERS) {
+		lc_limit_wait(t);
 		return DTXN_ABORT(DTXN_ABORT_LOCK_CONFLICT); /* until the writers drain */
+	}
 	ci->seen.cached = 0;
 	if (!o->ready)
 		return DTXN_OK; /* first fetch, as without the cache */
@@ -375,9 +417,11 @@ int
 crest_local_wait(struct dtxn_txn *t)
 {
 	struct crest_coord *cc = crest_coord_of(t);
+	const uint64_t t0 = dtxn_now_ns();
 
 	while (!crest_lc_deps_decided(&cc->lt))
 		dtxn_co_sleep_until_lc(t->coord->co, dtxn_now_ns() + CREST_LC_PAUSE_NS);
+	dtxn_coord_wait_since(t->coord, DTXN_WAIT_DEPS, t0);
 	return cc->lt.doomed ? DTXN_ABORT(DTXN_ABORT_VALIDATION) : DTXN_OK;
 }
 
@@ -425,8 +469,11 @@ lc_undurable_any(const struct dtxn_txn *t)
 static void
 lc_wait_durable(struct dtxn_txn *t)
 {
+	const uint64_t t0 = dtxn_now_ns();
+
 	while (lc_undurable_any(t))
 		dtxn_co_sleep_until_lc(t->coord->co, dtxn_now_ns() + CREST_LC_PAUSE_NS);
+	dtxn_coord_wait_since(t->coord, DTXN_WAIT_DURABLE, t0);
 }
 
 int
