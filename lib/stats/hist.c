@@ -14,7 +14,7 @@
 
 #include <rte_common.h>
 
-#include "dtxn_stats.h"
+#include "stats_private.h"
 
 #define HIST_SUB_N (UINT64_C(1) << DTXN_HIST_SUB)
 #define HIST_SUB_MASK (HIST_SUB_N - 1)
@@ -27,11 +27,7 @@ _Static_assert(((64 - DTXN_HIST_SUB) << DTXN_HIST_SUB) + HIST_SUB_MASK ==
 static inline unsigned
 hist_index(uint64_t v)
 {
-	if (v < HIST_SUB_N)
-		return (unsigned)v;
-	unsigned msb = 63u - (unsigned)__builtin_clzll(v);
-	unsigned shift = msb - DTXN_HIST_SUB;
-	return ((shift + 1u) << DTXN_HIST_SUB) + (unsigned)((v >> shift) - HIST_SUB_N);
+	return stats_loglin_index(v, DTXN_HIST_SUB);
 }
 
 /* Largest value that falls in bucket i. */
@@ -40,9 +36,7 @@ hist_upper(unsigned i)
 {
 	if (i < HIST_SUB_N)
 		return i;
-	unsigned shift = (i >> DTXN_HIST_SUB) - 1u;
-	uint64_t lower = (HIST_SUB_N + (i & HIST_SUB_MASK)) << shift;
-	return lower + ((UINT64_C(1) << shift) - 1u);
+	return stats_loglin_lower(i, DTXN_HIST_SUB) + ((UINT64_C(1) << ((i >> DTXN_HIST_SUB) - 1u)) - 1u);
 }
 
 uint64_t
@@ -88,10 +82,7 @@ dtxn_hist_merge(struct dtxn_hist *dst, const struct dtxn_hist *src)
 static inline uint64_t
 hist_lower(unsigned i)
 {
-	if (i < HIST_SUB_N)
-		return i;
-	unsigned shift = (i >> DTXN_HIST_SUB) - 1u;
-	return (HIST_SUB_N + (i & HIST_SUB_MASK)) << shift;
+	return stats_loglin_lower(i, DTXN_HIST_SUB);
 }
 
 void

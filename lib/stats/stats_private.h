@@ -121,6 +121,37 @@ struct json_t *stats_json_driver(const struct dtxn_report *r);
 /** Prints the "fabric driver" block of the summary (nothing if absent). */
 void stats_print_driver(const struct dtxn_report *r, FILE *out);
 
+/*
+ * Log-linear classes of nanosecond values (hist.c's buckets, waits.c's
+ * latency classes): values below 2^sub are exact; above, a value whose
+ * highest set bit is m falls in group m - sub + 1, which splits
+ * [2^m, 2^(m+1)) into 2^sub classes of width 2^(m - sub).
+ */
+
+/** The class of @p v with 2^@p sub classes per power of two. */
+static inline unsigned
+stats_loglin_index(uint64_t v, unsigned sub)
+{
+	const uint64_t sub_n = UINT64_C(1) << sub;
+	unsigned shift;
+
+	if (v < sub_n)
+		return (unsigned)v;
+	shift = 63u - (unsigned)__builtin_clzll(v) - sub;
+	return ((shift + 1u) << sub) + (unsigned)((v >> shift) - sub_n);
+}
+
+/** The smallest value of class @p i (stats_loglin_index() with @p sub). */
+static inline uint64_t
+stats_loglin_lower(unsigned i, unsigned sub)
+{
+	const uint64_t sub_n = UINT64_C(1) << sub;
+
+	if (i < sub_n)
+		return i;
+	return (sub_n + (i & (sub_n - 1))) << ((i >> sub) - 1u);
+}
+
 /* waits.c: waits of committed txns (struct dtxn_wait_stats) */
 
 /** The report's figures of a struct dtxn_wait_stats. */

@@ -9,29 +9,15 @@
 
 #include "stats_private.h"
 
-#define WAIT_SUB_N (UINT64_C(1) << DTXN_WAIT_SUB)
 #define WAIT_WORDS (sizeof(struct dtxn_wait_stats) / sizeof(uint64_t))
 
 _Static_assert(sizeof(struct dtxn_wait_stats) % sizeof(uint64_t) == 0,
 	       "struct dtxn_wait_stats must be uint64_t words only");
 
-/* The latency class of @p v ns: log-linear, as dtxn_hist's buckets, coarser. */
-static unsigned
-wait_class(uint64_t v)
-{
-	unsigned msb, shift;
-
-	if (v < WAIT_SUB_N)
-		return (unsigned)v;
-	msb = 63u - (unsigned)__builtin_clzll(v);
-	shift = msb - DTXN_WAIT_SUB;
-	return ((shift + 1u) << DTXN_WAIT_SUB) + (unsigned)((v >> shift) - WAIT_SUB_N);
-}
-
 void
 dtxn_wait_stats_add(struct dtxn_wait_stats *w, uint64_t lat_ns, const uint64_t *ns, unsigned n)
 {
-	const unsigned c = wait_class(lat_ns);
+	const unsigned c = stats_loglin_index(lat_ns, DTXN_WAIT_SUB);
 
 	w->n[c]++;
 	w->lat[c] += lat_ns;
@@ -105,10 +91,5 @@ stats_waits_view(const struct dtxn_wait_stats *w, struct stats_wait_view *v)
 uint64_t
 stats_waits_class_min(unsigned c)
 {
-	unsigned shift;
-
-	if (c < WAIT_SUB_N)
-		return c;
-	shift = (c >> DTXN_WAIT_SUB) - 1u;
-	return (WAIT_SUB_N + (c & (WAIT_SUB_N - 1))) << shift;
+	return stats_loglin_lower(c, DTXN_WAIT_SUB);
 }

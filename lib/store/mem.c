@@ -104,8 +104,7 @@ census_by_slot(const struct dtxn_table *t, const char *table)
 		for (uint32_t i = 0; i < t->def.slots_per_bucket; i++) {
 			struct dtxn_slot_hdr h;
 
-			memcpy(&h, table + b * t->bucket_size + DTXN_BUCKET_HDR_SIZE +
-					   (uint64_t)i * t->slot_size, sizeof(h));
+			store_slot_hdr_get(t, table + b * t->bucket_size, i, &h);
 			n += (h.flags & DTXN_SLOT_DELTA) != 0;
 		}
 	return n;
