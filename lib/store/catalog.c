@@ -34,11 +34,19 @@ dtxn_catalog_init(struct dtxn_catalog *cat, uint16_t n_mn, uint16_t n_replicas)
 	return 0;
 }
 
+/* Bytes before a bucket's first slot: the header, and the reclaim watermark if declared. */
+static uint32_t
+catalog_bucket_hdr_size(const struct dtxn_table_def *def)
+{
+	return DTXN_BUCKET_HDR_SIZE + ((def->flags & DTXN_TABLE_F_RECLAIM) ? 8 : 0);
+}
+
 /* Checks a table definition; fills slots and buckets; 0 or -EINVAL. */
 static int
 catalog_check_def(const struct dtxn_table_def *def, uint32_t slot_size, uint32_t aux_size,
 		  uint32_t *slots, uint64_t *n_buckets, uint32_t *bucket_size)
 {
+	uint32_t hdr = catalog_bucket_hdr_size(def);
 	size_t name_len = strnlen(def->name, DTXN_TABLE_NAME_MAX);
 	uint64_t bsize;
 
@@ -86,7 +94,7 @@ catalog_check_def(const struct dtxn_table_def *def, uint32_t slot_size, uint32_t
 			  def->name, slot_size, aux_size, DTXN_SLOT_HDR_SIZE + def->value_size);
 		return -EINVAL;
 	}
-	bsize = store_align(DTXN_BUCKET_HDR_SIZE + (uint64_t)*slots * slot_size, 8);
+	bsize = store_align(hdr + (uint64_t)*slots * slot_size, 8);
 	if (bsize > DTXN_WR_LEN_MAX) {
 		STORE_LOG(ERR, "table %s: bucket of %" PRIu64 " bytes exceeds one READ",
 			  def->name, bsize);
@@ -160,6 +168,7 @@ dtxn_catalog_add_table_aux(struct dtxn_catalog *cat, const struct dtxn_table_def
 	t->slot_size = slot_size;
 	t->aux_size = aux_size;
 	t->bucket_size = bucket_size;
+	t->bucket_hdr_size = catalog_bucket_hdr_size(def);
 	t->n_buckets = n_buckets;
 	t->n_replicas = cat->n_replicas;
 	/* FORD's rule: primary on id % n_mn, backups on the next MNs. */

@@ -109,7 +109,7 @@ store_check_columns(const struct dtxn_table_def *def)
 	}
 	if ((def->flags & ~(DTXN_TABLE_F_NO_UPDATE | DTXN_TABLE_F_READ_ONLY |
 			    DTXN_TABLE_F_DENSE_IDS | DTXN_TABLE_F_DIRECT_INDEX |
-			    DTXN_TABLE_F_DELTA_BY_SLOT)) != 0) {
+			    DTXN_TABLE_F_DELTA_BY_SLOT | DTXN_TABLE_F_RECLAIM)) != 0) {
 		STORE_LOG(ERR, "table %s: unknown flags 0x%x", def->name, def->flags);
 		return -EINVAL;
 	}

@@ -13,8 +13,9 @@
  *   [tables whose replica it holds][log regions: coordinators x log_bytes]
  *
  * A table is a remote hash index: n_buckets buckets of bucket_size bytes.
- * A bucket is a 32-byte header (struct dtxn_bucket_hdr) followed by
- * slots_per_bucket slots of slot_size bytes. A slot begins with a 16-byte
+ * A bucket is a 16-byte header (struct dtxn_bucket_hdr; 24 with
+ * DTXN_TABLE_F_RECLAIM) followed by slots_per_bucket slots of slot_size
+ * bytes. A slot begins with a 16-byte
  * header (struct dtxn_slot_hdr); what follows is the protocol's record
  * format (FORD: lock, version, value). Lookup = READ the bucket, match the
  * key; a bucket that overflowed at load time sends the lookup on to the
@@ -99,23 +100,34 @@ struct dtxn_slot_hdr {
 	uint32_t aux;
 };
 
-/** Header every bucket starts with (32 B). */
+/**
+ * Header every bucket starts with (16 B). A table with
+ * DTXN_TABLE_F_RECLAIM adds an 8 B reclaim watermark after it
+ * (dtxn_bucket_reclaimed()): struct dtxn_table bucket_hdr_size says which.
+ */
 struct dtxn_bucket_hdr {
 	uint64_t lock;       /**< insert/delete lock: 0 free, else holder's txn id */
-	uint64_t version;    /**< bumped by each committed insert/delete in the bucket */
-	uint64_t overflow;   /**< non-zero: keys hashed here also live in the next bucket */
 	/**
-	 * Reclaim watermark (MVCC protocols that reuse the slots of deleted
-	 * records, Motor): the largest deletion version whose slot an insert
-	 * took over; a snapshot at or below it may miss a record that existed,
-	 * so a reader that does not find its key here aborts (version_gone).
-	 * 0: none. Other protocols leave it 0.
+	 * Bumped (+1) by each committed insert/delete in the bucket; bit 63
+	 * is DTXN_BUCKET_OVERFLOW, which the bumps carry along.
 	 */
-	uint64_t reclaimed;
+	uint64_t version;
 };
 
+/**
+ * Bit of a bucket's version: keys hashed to this bucket also live in the
+ * next one (set by the loader when the bucket overflowed at load time,
+ * never cleared; run-time inserts use only the home bucket). Every writer
+ * of a bucket version writes the version it read plus one, so the bit
+ * stays; phantom checks compare whole versions.
+ */
+#define DTXN_BUCKET_OVERFLOW (UINT64_C(1) << 63)
+
+/** Offset of the reclaim watermark in a bucket of a DTXN_TABLE_F_RECLAIM table. */
+#define DTXN_BUCKET_RECLAIM_OFF 16
+
 #define DTXN_SLOT_HDR_SIZE 16
-#define DTXN_BUCKET_HDR_SIZE 32
+#define DTXN_BUCKET_HDR_SIZE 16
 _Static_assert(sizeof(struct dtxn_slot_hdr) == DTXN_SLOT_HDR_SIZE, "slot header");
 _Static_assert(sizeof(struct dtxn_bucket_hdr) == DTXN_BUCKET_HDR_SIZE, "bucket header");
 
@@ -247,6 +259,17 @@ struct dtxn_table_def {
 #define DTXN_TABLE_F_DELTA_BY_SLOT 0x10u
 
 /**
+ * Table flag, set by a protocol's geometry (dtxn_cc_ops.table_geometry):
+ * every bucket carries, after its header, an 8 B reclaim watermark
+ * (MVCC protocols that reuse the slots of deleted records, Motor): the
+ * largest deletion version whose slot an insert took over; a snapshot at
+ * or below it may miss a record that existed, so a reader that does not
+ * find its key in the bucket aborts (version_gone). 0: none. Read it with
+ * dtxn_bucket_reclaimed(). Tables without it have 16 B bucket headers.
+ */
+#define DTXN_TABLE_F_RECLAIM 0x20u
+
+/**
  * Declares the columns of @p def from the offsets of its row struct's
  * fields (offsetof(), in order): column c spans [offsets[c], offsets[c +
  * 1]) and the last one runs to def->value_size, so padding belongs to the
@@ -309,7 +332,13 @@ uint32_t dtxn_table_cells_unpack(const struct dtxn_table_def *def, uint32_t cell
 struct dtxn_table {
 	struct dtxn_table_def def;
 	uint32_t slot_size;         /**< bytes incl. slot header, multiple of 8 */
-	uint32_t bucket_size;       /**< DTXN_BUCKET_HDR_SIZE + slots * slot_size */
+	uint32_t bucket_size;       /**< bucket_hdr_size + slots * slot_size */
+	/**
+	 * Bytes before a bucket's first slot: DTXN_BUCKET_HDR_SIZE, plus 8
+	 * (the reclaim watermark at DTXN_BUCKET_RECLAIM_OFF) with
+	 * DTXN_TABLE_F_RECLAIM.
+	 */
+	uint32_t bucket_hdr_size;
 	uint64_t n_buckets;
 	uint16_t n_replicas;        /**< primary + backups */
 	uint16_t mn[DTXN_MAX_REPLICAS];   /**< mn[0] is the primary */
@@ -778,14 +807,36 @@ bool dtxn_store_slot_ok(const struct dtxn_table *t, dtxn_raddr_t slot);
 static inline void *
 dtxn_store_bucket_slot(const struct dtxn_table *t, void *bucket, unsigned i)
 {
-	return (char *)bucket + DTXN_BUCKET_HDR_SIZE + (size_t)i * t->slot_size;
+	return (char *)bucket + t->bucket_hdr_size + (size_t)i * t->slot_size;
 }
 
 /** Remote address of slot @p i of the bucket at @p bucket_raddr. */
 static inline dtxn_raddr_t
 dtxn_store_slot_raddr(const struct dtxn_table *t, dtxn_raddr_t bucket_raddr, unsigned i)
 {
-	return bucket_raddr + DTXN_BUCKET_HDR_SIZE + (uint64_t)i * t->slot_size;
+	return bucket_raddr + t->bucket_hdr_size + (uint64_t)i * t->slot_size;
+}
+
+/**
+ * The reclaim watermark of a bucket copy (@p bucket: at least
+ * t->bucket_hdr_size bytes read from the bucket's start) of table @p t;
+ * 0 for a table without DTXN_TABLE_F_RECLAIM. Pure.
+ */
+static inline uint64_t
+dtxn_bucket_reclaimed(const struct dtxn_table *t, const void *bucket)
+{
+	uint64_t w = 0;
+
+	if (t->def.flags & DTXN_TABLE_F_RECLAIM)
+		memcpy(&w, (const char *)bucket + DTXN_BUCKET_RECLAIM_OFF, sizeof(w));
+	return w;
+}
+
+/** Whether a bucket copy's header says keys hashed there also live in the next bucket. */
+static inline bool
+dtxn_bucket_overflows(const void *bucket)
+{
+	return (((const struct dtxn_bucket_hdr *)bucket)->version & DTXN_BUCKET_OVERFLOW) != 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -86,8 +86,8 @@ dtxn_store_slot_ok(const struct dtxn_table *t, dtxn_raddr_t slot)
 	if (DTXN_RADDR_MN(slot) != t->mn[0] || off < t->off[0])
 		return false;
 	off -= t->off[0];
-	return off / t->bucket_size < t->n_buckets && off % t->bucket_size >= DTXN_BUCKET_HDR_SIZE &&
-	       (off % t->bucket_size - DTXN_BUCKET_HDR_SIZE) % t->slot_size == 0;
+	return off / t->bucket_size < t->n_buckets && off % t->bucket_size >= t->bucket_hdr_size &&
+	       (off % t->bucket_size - t->bucket_hdr_size) % t->slot_size == 0;
 }
 
 int

@@ -102,7 +102,7 @@ loader_mark_overflow(const struct dtxn_table *t, char *const *table, uint64_t ho
 {
 	for (uint16_t r = 0; r < t->n_replicas; r++)
 		for (uint64_t p = 0; table[r] != NULL && p < dist; p++)
-			loader_bucket(t, table[r], home + p)->overflow = 1;
+			loader_bucket(t, table[r], home + p)->version |= DTXN_BUCKET_OVERFLOW;
 }
 
 /* Moves the record in slot @p ss of bucket @p sb to slot @p ds of bucket @p db, on every replica. */
@@ -291,7 +291,7 @@ dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 			at_b = (home + p) % t->n_buckets;
 			at_slot = (unsigned)s;
 		}
-		if (found && b->overflow == 0)
+		if (found && !dtxn_bucket_overflows(b))
 			break;
 	}
 	if (t->aux_size != 0 && *loader_bump(t, table[ref], ref) >= t->aux_areas)

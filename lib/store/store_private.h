@@ -88,11 +88,11 @@ store_slot_index(const struct dtxn_table *t, uint64_t rel)
 {
 	uint64_t b = rel / t->bucket_size, in = rel % t->bucket_size;
 
-	if (b >= t->n_buckets || in < DTXN_BUCKET_HDR_SIZE ||
-	    (in - DTXN_BUCKET_HDR_SIZE) % t->slot_size != 0 ||
-	    (in - DTXN_BUCKET_HDR_SIZE) / t->slot_size >= t->def.slots_per_bucket)
+	if (b >= t->n_buckets || in < t->bucket_hdr_size ||
+	    (in - t->bucket_hdr_size) % t->slot_size != 0 ||
+	    (in - t->bucket_hdr_size) / t->slot_size >= t->def.slots_per_bucket)
 		return UINT64_MAX;
-	return b * t->def.slots_per_bucket + (in - DTXN_BUCKET_HDR_SIZE) / t->slot_size;
+	return b * t->def.slots_per_bucket + (in - t->bucket_hdr_size) / t->slot_size;
 }
 
 /** Slot header of slot @p i of a bucket, read without alignment assumptions. */
@@ -100,7 +100,7 @@ static inline void
 store_slot_hdr_get(const struct dtxn_table *t, const void *bucket, unsigned i,
 		   struct dtxn_slot_hdr *h)
 {
-	memcpy(h, (const char *)bucket + DTXN_BUCKET_HDR_SIZE + (size_t)i * t->slot_size,
+	memcpy(h, (const char *)bucket + t->bucket_hdr_size + (size_t)i * t->slot_size,
 	       sizeof(*h));
 }
 

@@ -299,7 +299,6 @@ dtxn_db_get(struct dtxn_db *db, uint32_t table_id, uint64_t key, void *value)
 	for (p = 0; p < DTXN_STORE_MAX_PROBE; p++) {
 		dtxn_raddr_t ra = dtxn_store_bucket_raddr(t, 0, home + p);
 		char *base = dtxn_fabric_mn_base(db->fabric, DTXN_RADDR_MN(ra));
-		const struct dtxn_bucket_hdr *bh;
 		void *bucket;
 		int i;
 
@@ -316,8 +315,7 @@ dtxn_db_get(struct dtxn_db *db, uint32_t table_id, uint64_t key, void *value)
 			memcpy(value, v, t->def.value_size);
 			return 0;
 		}
-		bh = bucket;
-		if (bh->overflow == 0)
+		if (!dtxn_bucket_overflows(bucket))
 			break;
 	}
 	return -ENOENT;

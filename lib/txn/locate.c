@@ -413,7 +413,7 @@ loc_on_bucket(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 		if (rc != DTXN_OK)
 			return rc;
 	}
-	if (bh->overflow != 0 && l->probe + 1 < DTXN_STORE_MAX_PROBE) {
+	if (dtxn_bucket_overflows(bh) && l->probe + 1 < DTXN_STORE_MAX_PROBE) {
 		l->probe++;
 		return DTXN_OK;
 	}
@@ -535,7 +535,6 @@ loc_on_insert(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 {
 	struct dtxn_item *it = &t->items[i];
 	struct dtxn_loc *l = dtxn_loc_of(it);
-	const struct dtxn_bucket_hdr *bh = it->bucket;
 	int idx, rc;
 
 	if (l->step == DTXN_LOC_INS) {
@@ -550,7 +549,7 @@ loc_on_insert(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 		return ops->ins_found != NULL ? ops->ins_found(t, i, (unsigned)idx) :
 						DTXN_ABORT(DTXN_ABORT_EXISTS);
 	}
-	if (bh->overflow != 0 && l->probe + 1 < DTXN_STORE_MAX_PROBE) {
+	if (dtxn_bucket_overflows(it->bucket) && l->probe + 1 < DTXN_STORE_MAX_PROBE) {
 		l->probe++;
 		l->step = DTXN_LOC_INS_PROBE;
 		return DTXN_OK;

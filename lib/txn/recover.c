@@ -122,7 +122,7 @@ scan_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recove
 		for (uint32_t s = 0; s <= t->def.slots_per_bucket; s++) {
 			/* word 0: the bucket header's lock; then each slot's */
 			uint64_t off = i * t->bucket_size +
-				       (s == 0 ? 0 : DTXN_BUCKET_HDR_SIZE +
+				       (s == 0 ? 0 : t->bucket_hdr_size +
 						     (uint64_t)(s - 1) * t->slot_size + lock_off);
 			uint64_t w, to;
 

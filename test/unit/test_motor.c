@@ -1406,7 +1406,7 @@ test_slot_reuse(void **state)
 	bh = (const struct dtxn_bucket_hdr *)((const char *)dtxn_fabric_mn_base(
 						      g_sr.f, DTXN_RADDR_MN(dtxn_store_bucket_raddr(t, 0, home))) +
 					      DTXN_RADDR_OFF(dtxn_store_bucket_raddr(t, 0, home)));
-	assert_true(bh->reclaimed != 0);
+	assert_true(dtxn_bucket_reclaimed(t, bh) != 0);
 	assert_int_equal(bh->lock, 0);
 	/* a new snapshot: the deleted key is simply absent */
 	assert_int_equal(x.rc_fresh, DTXN_OK);

@@ -120,7 +120,7 @@ remote_lookup(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r,
 			break;
 		}
 		memcpy(&h, bucket, sizeof(h));
-		if (h.overflow == 0)
+		if (!(h.version & DTXN_BUCKET_OVERFLOW))
 			break;
 	}
 	free(bucket);
@@ -191,7 +191,7 @@ test_catalog_add_errors(void **state)
 	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 56), -EINVAL);
 	assert_int_equal(cat.n_tables, 0);
 
-	/* Defaults: 8 slots, buckets for 75% load, bucket = 32 + 8 * slot. */
+	/* Defaults: 8 slots, buckets for 75% load, bucket = header + 8 * slot. */
 	d = mkdef(1, "acct", 40, 1000);
 	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 56), 0);
 	t = dtxn_catalog_table(&cat, 1);
@@ -200,7 +200,7 @@ test_catalog_add_errors(void **state)
 	assert_int_equal(t->n_buckets, 167);                 /* ceil(1000 / 6) */
 	assert_true(t->n_buckets * 8 * 3 >= 1000 * 4);       /* at most 75% full */
 	assert_int_equal(t->slot_size, 56);
-	assert_int_equal(t->bucket_size, 32 + 8 * 56);
+	assert_int_equal(t->bucket_size, DTXN_BUCKET_HDR_SIZE + 8 * 56);
 	assert_int_equal(t->bucket_size % 8, 0);
 	assert_int_equal(t->n_replicas, 2);
 	assert_string_equal(t->def.name, "acct");
@@ -222,8 +222,32 @@ test_catalog_add_errors(void **state)
 	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 32), 0);
 	t = dtxn_catalog_table(&cat, 3);
 	assert_int_equal(t->n_buckets, 5);
-	assert_int_equal(t->bucket_size, 32 + 3 * 32);
+	assert_int_equal(t->bucket_size, DTXN_BUCKET_HDR_SIZE + 3 * 32);
+	assert_int_equal(t->bucket_hdr_size, 16);
+	assert_int_equal(dtxn_store_slot_raddr(t, 0, 1) - dtxn_store_slot_raddr(t, 0, 0), 32);
+	assert_int_equal(dtxn_store_slot_raddr(t, 0, 0), 16);
 	assert_int_equal(cat.n_tables, 3);
+	/* a reclaim watermark: 8 B more before the slots, read where it sits */
+	d = mkdef(4, "reclaim", 8, 100);
+	d.slots_per_bucket = 3;
+	d.flags = DTXN_TABLE_F_RECLAIM;
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 32), 0);
+	t = dtxn_catalog_table(&cat, 4);
+	assert_int_equal(t->bucket_hdr_size, 24);
+	assert_int_equal(t->bucket_size, 24 + 3 * 32);
+	assert_int_equal(dtxn_store_slot_raddr(t, 0, 0), 24);
+	{
+		uint64_t bucket[(24 + 3 * 32) / 8] = { 0 };
+
+		bucket[1] = DTXN_BUCKET_OVERFLOW | 7; /* version 7 of an overflowed bucket */
+		bucket[DTXN_BUCKET_RECLAIM_OFF / 8] = 42;
+		assert_true(dtxn_bucket_overflows(bucket));
+		assert_int_equal(dtxn_bucket_reclaimed(t, bucket), 42);
+		/* a table without the flag has no watermark: its slot 0 starts there */
+		assert_int_equal(dtxn_bucket_reclaimed(dtxn_catalog_table(&cat, 3), bucket), 0);
+		bucket[1] = 7;
+		assert_false(dtxn_bucket_overflows(bucket));
+	}
 }
 
 static void
@@ -437,7 +461,7 @@ test_catalog_mem(void **state)
 				/* free slots and their share of the headers; the aux
 				 * areas no row took and the heap's header */
 				empty += (slots - t->loaded_rows) * t->slot_size +
-					 (slots - t->loaded_rows) * DTXN_BUCKET_HDR_SIZE /
+					 (slots - t->loaded_rows) * t->bucket_hdr_size /
 						 t->def.slots_per_bucket +
 					 (heap != 0 ? heap - t->loaded_rows * t->aux_size : 0);
 			}
@@ -471,7 +495,7 @@ test_catalog_layout_e2big(void **state)
 	assert_int_equal(dtxn_catalog_init(&cat, 1, 1), 0);
 	d = mkdef(0, "a", 8, 1000);
 	d.slots_per_bucket = 1;
-	big = (UINT64_C(1) << 47) / (32 + 24) + 1;
+	big = (UINT64_C(1) << 47) / (DTXN_BUCKET_HDR_SIZE + 24) + 1;
 	d.n_buckets = big;
 	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
 	assert_int_equal(dtxn_catalog_layout(&cat, 0, 0), 0);
@@ -571,7 +595,7 @@ test_raddr(void **state)
 	}
 
 	s = dtxn_store_slot_raddr(t, b5, 2);
-	assert_int_equal(DTXN_RADDR_OFF(s), DTXN_RADDR_OFF(b5) + 32 + 2 * 64);
+	assert_int_equal(DTXN_RADDR_OFF(s), DTXN_RADDR_OFF(b5) + DTXN_BUCKET_HDR_SIZE + 2 * 64);
 	assert_int_equal(dtxn_store_replica_raddr(t, 0, s), s);
 	s1 = dtxn_store_replica_raddr(t, 1, s);
 	assert_int_equal(DTXN_RADDR_MN(s1), t->mn[1]);
@@ -588,7 +612,7 @@ test_bucket_find_free(void **state)
 	struct dtxn_catalog cat;
 	struct dtxn_table_def d;
 	const struct dtxn_table *t;
-	uint64_t buf[(32 + 4 * 32) / 8];
+	uint64_t buf[(DTXN_BUCKET_HDR_SIZE + 4 * 32) / 8];
 	struct dtxn_slot_hdr h;
 
 	(void)state;
@@ -813,7 +837,7 @@ test_load_overflow_chain(void **state)
 		/* i-th collider sits i buckets past home, found after i+1 READs. */
 		assert_int_equal(remote_lookup(f, t, 0, same[i], &sr, NULL), (int)i + 1);
 		assert_int_equal(DTXN_RADDR_OFF(sr),
-				 DTXN_RADDR_OFF(dtxn_store_bucket_raddr(t, 0, home + i)) + 32);
+				 DTXN_RADDR_OFF(dtxn_store_bucket_raddr(t, 0, home + i)) + DTXN_BUCKET_HDR_SIZE);
 		assert_int_equal(remote_lookup(f, t, 1, same[i], &sr, NULL), (int)i + 1);
 	}
 	/* Home + MAX_PROBE-1 overflow buckets full: -ENOSPC; a loaded one: -EEXIST. */
@@ -831,7 +855,8 @@ test_load_overflow_chain(void **state)
 
 			memcpy(&h, base + DTXN_RADDR_OFF(dtxn_store_bucket_raddr(t, r, home + p)),
 			       sizeof(h));
-			assert_int_equal(h.overflow != 0, p + 1 < DTXN_STORE_MAX_PROBE);
+			assert_int_equal((h.version & DTXN_BUCKET_OVERFLOW) != 0,
+					 p + 1 < DTXN_STORE_MAX_PROBE);
 		}
 	}
 	dtxn_fabric_close(f);

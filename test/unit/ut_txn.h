@@ -63,7 +63,7 @@ ut_mn_slot(struct dtxn_fabric *f, const struct dtxn_catalog *cat, uint32_t tid, 
 
 		if (i >= 0)
 			return dtxn_store_bucket_slot(t, bucket, (unsigned)i);
-		if (((struct dtxn_bucket_hdr *)bucket)->overflow == 0)
+		if (!dtxn_bucket_overflows(bucket))
 			break;
 	}
 	return NULL;

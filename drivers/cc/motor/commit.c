@@ -169,10 +169,10 @@ commit_round(struct dtxn_txn *t)
 
 			mi->bimg[0] = 0;
 			mi->bimg[1] = it->bucket_version + 1;
-			mi->bimg[3] = RTE_MAX(mi->bimg[3], wm);
+			mi->bimg[2] = RTE_MAX(mi->bimg[2], wm);
 			/* {lock, version}, and the watermark when a slot was reused */
 			dtxn_batch_write_replicas(&b, it->table, it->block_raddr, mi->bimg,
-						  wm != 0 ? 4 * sizeof(uint64_t) : 2 * sizeof(uint64_t));
+						  wm != 0 ? 3 * sizeof(uint64_t) : 2 * sizeof(uint64_t));
 		}
 	}
 	if (reason != DTXN_OK) {

@@ -243,12 +243,13 @@ exe_miss(struct dtxn_txn *t, uint32_t i)
 	struct dtxn_item *it = &t->items[i];
 	struct motor_item *mi = motor_item_of(it);
 	const struct dtxn_bucket_hdr *bh = it->bucket;
+	uint64_t reclaimed = dtxn_bucket_reclaimed(it->table, it->bucket);
 
 	if (mi->loc.probe != 0)
 		return DTXN_OK;
 	if (dtxn_txn_lock_foreign(t, bh->lock))
 		exe_sighted(t, mi);
-	if (bh->reclaimed != 0 && t->cc[MOTOR_TS_START] <= bh->reclaimed)
+	if (reclaimed != 0 && t->cc[MOTOR_TS_START] <= reclaimed)
 		return DTXN_ABORT(DTXN_ABORT_VERSION_GONE);
 	return DTXN_OK;
 }
@@ -271,10 +272,8 @@ exe_ins_slot(struct dtxn_txn *t, uint32_t i, const void *slot)
 {
 	struct dtxn_item *it = &t->items[i];
 	struct motor_item *mi = motor_item_of(it);
-	const struct dtxn_bucket_hdr *bh = it->bucket;
 
-	mi->bimg[2] = bh->overflow;
-	mi->bimg[3] = bh->reclaimed;
+	mi->bimg[2] = dtxn_bucket_reclaimed(it->table, it->bucket);
 	/* the slot keeps its bar in use, if a row it held had one
 	 * (commit_insert() writes the whole CVT) */
 	motor_cvt_of(it->slot)->hdr.flags =

@@ -309,8 +309,9 @@ struct motor_item {
 	uint8_t *vpkg_in;     /**< re-insert: its old Vpkg (the app owns the local one) */
 	void *cvt2;           /**< validation: the CVT re-read */
 	/** insert: bucket header image written at commit {lock, version,
-	 * overflow, reclaimed}, the last two as its home bucket showed them */
-	uint64_t bimg[4];
+	 * reclaim watermark} (DTXN_TABLE_F_RECLAIM), the watermark as its home
+	 * bucket showed it */
+	uint64_t bimg[3];
 	uint64_t tomb;        /**< reuse: the deletion version of the record replaced */
 };
 

@@ -110,5 +110,7 @@ motor_table_geometry(const struct dtxn_db *db, struct dtxn_table_def *def, uint3
 	/* a record's attribute bar is the delta area numbered as its Vpkg's */
 	if (motor_table_delta(def) != 0)
 		def->flags |= DTXN_TABLE_F_DELTA_BY_SLOT;
+	/* inserts take over the slots of deleted records: buckets keep a watermark */
+	def->flags |= DTXN_TABLE_F_RECLAIM;
 	return motor_table_sizes(def, slot_size, aux_size);
 }

@@ -102,8 +102,8 @@ entry_slot(const struct dtxn_table *t, dtxn_raddr_t lock)
 	if (DTXN_RADDR_MN(lock) != t->mn[0] || DTXN_RADDR_OFF(lock) < t->off[0] + MOTOR_LOCK_OFF)
 		return 0;
 	off -= t->off[0];
-	if (off % t->bucket_size < DTXN_BUCKET_HDR_SIZE ||
-	    (off % t->bucket_size - DTXN_BUCKET_HDR_SIZE) % t->slot_size != 0)
+	if (off % t->bucket_size < t->bucket_hdr_size ||
+	    (off % t->bucket_size - t->bucket_hdr_size) % t->slot_size != 0)
 		return 0;
 	return lock - MOTOR_LOCK_OFF;
 }

@@ -110,8 +110,8 @@ mn_slot_ok(const struct scythe_mn *m, uint8_t tid, uint64_t off)
 	if (rel / tab->bucket_size >= tab->n_buckets)
 		return false;
 	in_bkt = rel % tab->bucket_size;
-	return in_bkt >= DTXN_BUCKET_HDR_SIZE &&
-	       (in_bkt - DTXN_BUCKET_HDR_SIZE) % tab->slot_size == 0;
+	return in_bkt >= tab->bucket_hdr_size &&
+	       (in_bkt - tab->bucket_hdr_size) % tab->slot_size == 0;
 }
 
 /* Serves one request: Lock(ts, mode) of Fig. 14. */
