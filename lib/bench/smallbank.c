@@ -12,6 +12,13 @@
  * account is zipf(theta) over [0, accounts) instead (smallbank.h);
  * two-account transactions use distinct accounts. Mix 15/15/15/25/15/15.
  *
+ * With account_table=1, the ACCOUNT table of the original schema (H-Store,
+ * OLTP-Bench; CREST's Table 1 counts it: one cell per record of 26.7 B on
+ * average over the three tables) is loaded too: ACCOUNT (id 2), a 64-byte
+ * customer name per account, read-only; every transaction first reads the
+ * ACCOUNT row of each customer it names, as OLTP-Bench's procedures do
+ * (GetAccount, by customer id), and aborts if one is missing.
+ *
  * Each committed transaction's external delta (money in or out of the
  * bank) is added to ctx->acc[0] in cents. Invariant: the sum of all
  * balances == 2 * accounts * 10,000,000 + sum of deltas.
@@ -20,6 +27,7 @@
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -32,6 +40,10 @@
 
 #define SB_SAVINGS 0
 #define SB_CHECKING 1
+#define SB_ACCOUNT 2
+
+/* ACCOUNT's value: the customer's name, NUL-padded (H-Store: VARCHAR(64)). */
+#define SB_NAME_SIZE 64
 
 /* Money in cents. FORD and Motor use a float 1e9 (see the guide). */
 #define SB_INITIAL_CENTS INT64_C(10000000)
@@ -68,6 +80,8 @@ static const struct dtxn_opt sb_opts[] = {
 	  "percent of transactions whose accounts all come from the hot set" },
 	BENCH_THETA_OPT(struct sb_conf, theta,
 			"zipf skew of every account over all accounts, replacing the hot set; 0 is uniform"),
+	{ "account_table", DTXN_OPT_U64, offsetof(struct sb_conf, account_table), 0, 0, 1,
+	  "1: load the ACCOUNT table (64 B names) and read it in every txn, as H-Store" },
 };
 
 static inline uint64_t
@@ -151,9 +165,16 @@ sb_define(struct dtxn_bench *b, struct dtxn_db *db)
 		  .column_size = { sizeof(int64_t) }, .n_updates = 1,
 		  .updates = { { .cells = DTXN_CELL(0), .permille = 1000 } },
 		  .flags = DTXN_TABLE_F_DENSE_IDS },
+		/* the customers' names: loaded, then only read */
+		{ .id = SB_ACCOUNT, .name = "account", .value_size = SB_NAME_SIZE,
+		  .max_keys = p->conf.accounts, .n_columns = 1,
+		  .column_size = { SB_NAME_SIZE },
+		  .flags = DTXN_TABLE_F_DENSE_IDS | DTXN_TABLE_F_NO_UPDATE |
+			   DTXN_TABLE_F_READ_ONLY },
 	};
+	const unsigned n_defs = p->conf.account_table ? RTE_DIM(defs) : RTE_DIM(defs) - 1;
 
-	for (unsigned i = 0; i < RTE_DIM(defs); i++) {
+	for (unsigned i = 0; i < n_defs; i++) {
 		int rc = dtxn_db_add_table(db, &defs[i]);
 
 		if (rc != 0) {
@@ -165,13 +186,33 @@ sb_define(struct dtxn_bench *b, struct dtxn_db *db)
 	return 0;
 }
 
+/* The name of customer @p a, NUL-padded to SB_NAME_SIZE bytes. */
+static void
+sb_name(uint64_t a, char name[SB_NAME_SIZE])
+{
+	memset(name, 0, SB_NAME_SIZE);
+	snprintf(name, SB_NAME_SIZE, "customer %010" PRIu64, a);
+}
+
 static int
 sb_load(struct dtxn_bench *b, struct dtxn_db *db)
 {
 	const struct sb_priv *p = b->priv;
 	const int64_t bal = SB_INITIAL_CENTS;
+	char name[SB_NAME_SIZE];
 
 	for (uint64_t a = 0; a < p->conf.accounts; a++) {
+		if (p->conf.account_table) {
+			int rc;
+
+			sb_name(a, name);
+			rc = dtxn_db_load(db, SB_ACCOUNT, sb_key(a), name);
+			if (rc != 0) {
+				bench_set_err(b, "smallbank: loading account %" PRIu64
+					      " into account failed: %s", a, rte_strerror(-rc));
+				return rc;
+			}
+		}
 		for (uint32_t tbl = SB_SAVINGS; tbl <= SB_CHECKING; tbl++) {
 			int rc = dtxn_db_load(db, tbl, sb_key(a), &bal);
 
@@ -235,6 +276,26 @@ sb_accounts_rw(struct dtxn_bench_ctx *ctx, const struct sb_priv *p, uint64_t *a,
 		smallbank_pick_accounts(p, &ctx->rng, a, b);
 }
 
+/*
+ * With account_table=1: adds to @p t a read of the ACCOUNT row of customer
+ * @p a, and of customer *@p b when @p b is not NULL, at @p it[0..] (as
+ * OLTP-Bench's GetAccount, by customer id). @return the items added: 0
+ * without the table, else 1 or 2.
+ */
+static unsigned
+sb_add_customers(struct dtxn_txn *t, const struct sb_priv *p, struct dtxn_item **it,
+		 uint64_t a, const uint64_t *b)
+{
+	unsigned n = 0;
+
+	if (!p->conf.account_table)
+		return 0;
+	it[n++] = dtxn_txn_add_ro(t, SB_ACCOUNT, sb_key(a));
+	if (b != NULL)
+		it[n++] = dtxn_txn_add_ro(t, SB_ACCOUNT, sb_key(*b));
+	return n;
+}
+
 /* Commits; on success adds the external delta (cents) to ctx->acc[0]. */
 static int
 sb_commit(struct dtxn_bench_ctx *ctx, struct dtxn_txn *t, int64_t delta)
@@ -246,8 +307,9 @@ static int
 sb_amalgamate(struct dtxn_bench_ctx *ctx, const struct sb_priv *p)
 {
 	uint64_t a, b;
-	struct dtxn_item *it[3];
+	struct dtxn_item *it[5];
 	struct dtxn_txn *t;
+	unsigned n;
 	int rc;
 
 	sb_accounts_rw(ctx, p, &a, &b);
@@ -255,10 +317,11 @@ sb_amalgamate(struct dtxn_bench_ctx *ctx, const struct sb_priv *p)
 	it[0] = dtxn_txn_add_rw(t, SB_SAVINGS, sb_key(a));
 	it[1] = dtxn_txn_add_rw(t, SB_CHECKING, sb_key(a));
 	it[2] = dtxn_txn_add_rw(t, SB_CHECKING, sb_key(b));
+	n = 3 + sb_add_customers(t, p, &it[3], a, &b);
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
 		return rc;
-	if (!bench_items_exist(t, it, 3))
+	if (!bench_items_exist(t, it, n))
 		return DTXN_ABORT_NOT_FOUND;
 	sb_put(it[2], sb_get(it[2]) + sb_get(it[0]) + sb_get(it[1]));
 	sb_put(it[0], 0);
@@ -270,18 +333,20 @@ static int
 sb_balance(struct dtxn_bench_ctx *ctx, const struct sb_priv *p)
 {
 	uint64_t a;
-	struct dtxn_item *it[2];
+	struct dtxn_item *it[3];
 	struct dtxn_txn *t;
+	unsigned n;
 	int rc;
 
 	smallbank_pick_accounts(p, &ctx->rng, &a, NULL);
 	t = dtxn_txn_begin(ctx->coord, DTXN_TXN_RO);
 	it[0] = dtxn_txn_add_ro(t, SB_SAVINGS, sb_key(a));
 	it[1] = dtxn_txn_add_ro(t, SB_CHECKING, sb_key(a));
+	n = 2 + sb_add_customers(t, p, &it[2], a, NULL);
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
 		return rc;
-	if (!bench_items_exist(t, it, 2))
+	if (!bench_items_exist(t, it, n))
 		return DTXN_ABORT_NOT_FOUND;
 	/* The result (sav + chk) goes nowhere: the benchmark measures the txn. */
 	return sb_commit(ctx, t, 0);
@@ -293,19 +358,21 @@ sb_deposit(struct dtxn_bench_ctx *ctx, const struct sb_priv *p, uint32_t table,
 	   int64_t amount)
 {
 	uint64_t a;
-	struct dtxn_item *it;
+	struct dtxn_item *it[2];
 	struct dtxn_txn *t;
+	unsigned n;
 	int rc;
 
 	sb_accounts_rw(ctx, p, &a, NULL);
 	t = dtxn_txn_begin(ctx->coord, DTXN_TXN_RW);
-	it = dtxn_txn_add_rw(t, table, sb_key(a));
+	it[0] = dtxn_txn_add_rw(t, table, sb_key(a));
+	n = 1 + sb_add_customers(t, p, &it[1], a, NULL);
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
 		return rc;
-	if (!bench_items_exist(t, &it, 1))
+	if (!bench_items_exist(t, it, n))
 		return DTXN_ABORT_NOT_FOUND;
-	sb_put(it, sb_get(it) + amount);
+	sb_put(it[0], sb_get(it[0]) + amount);
 	return sb_commit(ctx, t, amount);
 }
 
@@ -313,18 +380,20 @@ static int
 sb_send_payment(struct dtxn_bench_ctx *ctx, const struct sb_priv *p)
 {
 	uint64_t a, b;
-	struct dtxn_item *it[2];
+	struct dtxn_item *it[4];
 	struct dtxn_txn *t;
+	unsigned n;
 	int rc;
 
 	sb_accounts_rw(ctx, p, &a, &b);
 	t = dtxn_txn_begin(ctx->coord, DTXN_TXN_RW);
 	it[0] = dtxn_txn_add_rw(t, SB_CHECKING, sb_key(a));
 	it[1] = dtxn_txn_add_rw(t, SB_CHECKING, sb_key(b));
+	n = 2 + sb_add_customers(t, p, &it[2], a, &b);
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
 		return rc;
-	if (!bench_items_exist(t, it, 2))
+	if (!bench_items_exist(t, it, n))
 		return DTXN_ABORT_NOT_FOUND;
 	if (sb_get(it[0]) < SB_PAYMENT_CENTS) {
 		dtxn_txn_abort(t, DTXN_ABORT_APP);
@@ -339,19 +408,21 @@ static int
 sb_write_check(struct dtxn_bench_ctx *ctx, const struct sb_priv *p)
 {
 	uint64_t a;
-	struct dtxn_item *it[2];
+	struct dtxn_item *it[3];
 	struct dtxn_txn *t;
 	int64_t amount = SB_CHECK_CENTS;
+	unsigned n;
 	int rc;
 
 	sb_accounts_rw(ctx, p, &a, NULL);
 	t = dtxn_txn_begin(ctx->coord, DTXN_TXN_RW);
 	it[0] = dtxn_txn_add_ro(t, SB_SAVINGS, sb_key(a));
 	it[1] = dtxn_txn_add_rw(t, SB_CHECKING, sb_key(a));
+	n = 2 + sb_add_customers(t, p, &it[2], a, NULL);
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
 		return rc;
-	if (!bench_items_exist(t, it, 2))
+	if (!bench_items_exist(t, it, n))
 		return DTXN_ABORT_NOT_FOUND;
 	if (sb_get(it[0]) + sb_get(it[1]) < SB_CHECK_CENTS)
 		amount += SB_OVERDRAFT_CENTS;
@@ -405,6 +476,46 @@ sb_visit(uint64_t key, const void *value, void *arg)
 	return 0;
 }
 
+/* ACCOUNT: every account's row, each holding its customer's name. */
+struct sb_names {
+	uint64_t accounts;
+	uint64_t count;
+	uint64_t bad;
+};
+
+static int
+sb_visit_name(uint64_t key, const void *value, void *arg)
+{
+	struct sb_names *s = arg;
+	const uint64_t a = dtxn_key_id(key);
+	char name[SB_NAME_SIZE];
+
+	s->count++;
+	sb_name(a, name);
+	if (a >= s->accounts || key != sb_key(a) || memcmp(value, name, SB_NAME_SIZE) != 0)
+		s->bad++;
+	return 0;
+}
+
+/* With account_table=1: the check smallbank_accounts. */
+static int
+sb_check_names(struct dtxn_bench *b, struct dtxn_db *db, struct dtxn_report *r)
+{
+	const struct sb_priv *p = b->priv;
+	struct sb_names s = { .accounts = p->conf.accounts };
+	int rc = dtxn_db_scan(db, SB_ACCOUNT, sb_visit_name, &s);
+
+	if (rc != 0) {
+		bench_set_err(b, "smallbank: scanning account failed: %s",
+			      rte_strerror(rc < 0 ? -rc : rc));
+		return rc < 0 ? rc : -EIO;
+	}
+	dtxn_report_check(r, "smallbank_accounts", s.count == p->conf.accounts && s.bad == 0,
+			  "account=%" PRIu64 " expected=%" PRIu64 " bad=%" PRIu64,
+			  s.count, p->conf.accounts, s.bad);
+	return 0;
+}
+
 static int
 sb_check(struct dtxn_bench *b, struct dtxn_db *db, struct dtxn_bench_ctx *const *ctxs,
 	 unsigned n_ctx, struct dtxn_report *r)
@@ -437,7 +548,7 @@ sb_check(struct dtxn_bench *b, struct dtxn_db *db, struct dtxn_bench_ctx *const 
 			  "savings=%" PRIu64 " checking=%" PRIu64 " expected=%" PRIu64
 			  " bad_keys=%" PRIu64, s[0].count, s[1].count, p->conf.accounts,
 			  s[0].bad_key + s[1].bad_key);
-	return 0;
+	return p->conf.account_table ? sb_check_names(b, db, r) : 0;
 }
 
 static const struct dtxn_bench_ops sb_ops = {

@@ -20,6 +20,7 @@ struct sb_conf {
 	uint64_t hot_percent;
 	uint64_t hot_txn_percent;
 	double theta;            /* DTXN_OPT_UNSET: the hot set */
+	uint64_t account_table;  /* 1: the ACCOUNT table, read by every txn */
 };
 
 struct sb_priv {
