@@ -621,6 +621,42 @@ test_lc_versions(void **state)
 	crest_lc_destroy(lc);
 }
 
+/*
+ * cache=part: a cache holds only the records homed on its partition (the
+ * key's locality field modulo the partitions), refusing the others as a
+ * full cache does (the caller takes the MN path); unpartitioned, every
+ * record.
+ */
+static void
+test_lc_partition(void **state)
+{
+	struct crest_layout lay;
+	struct crest_lc *lc = lc_setup(&lay);
+	struct crest_lc_obj *o;
+
+	(void)state;
+	/* unpartitioned (the default, and n_parts 1): every record */
+	for (uint64_t s = 0; s < 8; s++)
+		assert_true(crest_lc_homes(lc, dtxn_key_make(7, s)));
+	crest_lc_partition(lc, 0, 1);
+	assert_true(crest_lc_homes(lc, dtxn_key_make(7, 3)));
+	/* partition 1 of 4: shards 1, 5, 9, ... whatever the key's id */
+	crest_lc_partition(lc, 1, 4);
+	for (uint64_t s = 0; s < 12; s++) {
+		const uint64_t key = dtxn_key_make(100 + s, s);
+
+		assert_int_equal(crest_lc_homes(lc, key), s % 4 == 1);
+		o = crest_lc_get(lc, T_ROW, key);
+		assert_int_equal(o != NULL, s % 4 == 1);
+		if (o != NULL)
+			crest_lc_put(lc, o);
+	}
+	/* the shard field's top value wraps like any other */
+	assert_int_equal(crest_lc_homes(lc, dtxn_key_make(1, DTXN_KEY_SHARD_MASK)),
+			 DTXN_KEY_SHARD_MASK % 4 == 1);
+	crest_lc_destroy(lc);
+}
+
 /* Dependencies: a read of an undecided version waits for it; its abort cascades. */
 static void
 test_lc_cascade(void **state)
@@ -1231,7 +1267,15 @@ test_opts_names(void **state)
 	}
 	{
 		char err[160];
+		struct crest_opts o;
 
+		crest_opts_default(&o);
+		assert_int_equal(crest_opts_parse("local=1,cache=part", &o, err, sizeof(err)), 0);
+		assert_int_equal(o.cache, CREST_CACHE_PART);
+		assert_string_equal(crest_opts_name(&o), "local, partitioned cache");
+		crest_opts_default(&o);
+		assert_int_equal(crest_opts_parse("cache=part", &o, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "cache=part needs local=1"));
 		assert_int_equal(crest_check_options("local=1,cache=lcore", err, sizeof(err)), 0);
 		assert_int_equal(crest_check_options("local=1,cache=node", err, sizeof(err)),
 				 -EINVAL);
@@ -1433,7 +1477,59 @@ test_cn_refused_on_shm(void **state)
 					       sizeof(err)), -EINVAL);
 	assert_int_equal(dtxn_cc_check_cluster("crest", "local=1", N_MN, 1, "shm", err,
 					       sizeof(err)), 0);
+	/* the partitioned cache shares nothing across lcores: every fabric */
+	assert_int_equal(dtxn_cc_check_cluster("crest", "local=1,cache=part", N_MN, 1, "shm", err,
+					       sizeof(err)), 0);
+	assert_int_equal(dtxn_cc_check_cluster("crest", "local=1,cache=part", N_MN, 1, "mlx5", err,
+					       sizeof(err)), 0);
 	assert_int_equal(db_setup_on("local=1,cache=cn", "shm", "utcrestsh"), -ENOTSUP);
+	dtxn_db_destroy(g_db);
+	dtxn_fabric_close(g_f);
+	g_db = db;
+	g_f = f;
+}
+
+/*
+ * cache=part on shm: worker i of the CN's 2 caches only the records whose
+ * locality field is i mod 2, and a read-write txn whose first record is
+ * homed there is routed to it (dtxn_coord_routes_here()); cache=lcore
+ * routes every txn anywhere.
+ */
+static void
+test_part_route(void **state)
+{
+	struct dtxn_db *db = g_db;
+	struct dtxn_fabric *f = g_f;
+	struct dtxn_worker *w[2];
+	struct dtxn_coord c[2];
+
+	(void)state;
+	assert_int_equal(db_setup_on("local=1,cache=part", "shm", "utcrestpt"), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		w[i] = dtxn_worker_create(g_db, N_MN, i, 1, (int)rte_socket_id());
+		assert_non_null(w[i]);
+		c[i] = (struct dtxn_coord){ .worker = w[i] };
+	}
+	for (uint64_t s = 0; s < 6; s++) {
+		const uint64_t key = dtxn_key_make(9, s);
+
+		assert_int_equal(dtxn_coord_routes_here(&c[0], T_ROW, key), s % 2 == 0);
+		assert_int_equal(dtxn_coord_routes_here(&c[1], T_ROW, key), s % 2 == 1);
+		assert_int_equal(crest_lc_homes(w[s % 2]->cc_priv, key), true);
+		assert_int_equal(crest_lc_homes(w[(s + 1) % 2]->cc_priv, key), false);
+	}
+	for (unsigned i = 0; i < 2; i++)
+		dtxn_worker_destroy(w[i]);
+	dtxn_db_destroy(g_db);
+	dtxn_fabric_close(g_f);
+	/* cache=lcore: one unpartitioned cache per worker, no routing */
+	assert_int_equal(db_setup_on("local=1", "shm", "utcrestlc"), 0);
+	w[1] = dtxn_worker_create(g_db, N_MN, 1, 1, (int)rte_socket_id());
+	assert_non_null(w[1]);
+	c[1] = (struct dtxn_coord){ .worker = w[1] };
+	for (uint64_t s = 0; s < 6; s++)
+		assert_true(dtxn_coord_routes_here(&c[1], T_ROW, dtxn_key_make(9, s)));
+	dtxn_worker_destroy(w[1]);
 	dtxn_db_destroy(g_db);
 	dtxn_fabric_close(g_f);
 	g_db = db;
@@ -1457,6 +1553,7 @@ main(void)
 		cmocka_unit_test(test_lc_versions),
 		cmocka_unit_test(test_lc_cascade),
 		cmocka_unit_test(test_lc_lock_ts),
+		cmocka_unit_test(test_lc_partition),
 		cmocka_unit_test(test_opts_names),
 	};
 	const struct CMUnitTest record_level[] = {
@@ -1470,6 +1567,7 @@ main(void)
 		cmocka_unit_test(test_local_lock_order),
 		cmocka_unit_test(test_local_no_deadlock),
 		cmocka_unit_test(test_local_recover),
+		cmocka_unit_test(test_part_route),
 	};
 	const struct CMUnitTest local_ro[] = {
 		cmocka_unit_test(test_local_insert_delete),

@@ -43,6 +43,8 @@ struct crest_lc {
 	struct crest_lc_obj *objs;  /**< by hash position */
 	uint32_t img_size;
 	uint64_t ts;                /**< last TS_exec handed out */
+	uint32_t part;              /**< cache=part: this cache's partition ... */
+	uint32_t n_parts;           /**< ... of n_parts (0, 1: not partitioned) */
 };
 
 struct crest_lc *
@@ -143,14 +145,30 @@ lc_evict(struct crest_lc *lc)
 	return true;
 }
 
+void
+crest_lc_partition(struct crest_lc *lc, uint32_t part, uint32_t n_parts)
+{
+	lc->part = part;
+	lc->n_parts = n_parts;
+}
+
+bool
+crest_lc_homes(const struct crest_lc *lc, uint64_t key)
+{
+	return lc->n_parts <= 1 || dtxn_key_shard(key) % lc->n_parts == lc->part;
+}
+
 struct crest_lc_obj *
 crest_lc_get(struct crest_lc *lc, uint32_t table_id, uint64_t key)
 {
 	const struct lc_key k = { .key = key, .table_id = table_id };
 	struct crest_lc_obj *o;
-	int32_t pos = rte_hash_lookup(lc->h, &k);
+	int32_t pos;
 	void *base;
 
+	if (!crest_lc_homes(lc, key))
+		return NULL;
+	pos = rte_hash_lookup(lc->h, &k);
 	if (pos >= 0) {
 		o = &lc->objs[pos];
 		if (o->idle) {

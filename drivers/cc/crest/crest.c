@@ -62,7 +62,8 @@ crest_lc_make(const struct dtxn_worker *w, const struct crest_opts *o, const cha
 
 /*
  * dtxn_cc_ops.worker_init: local=1 gives worker @p w its record cache
- * (w->cc_priv): its own (cache=lcore), or its CN's (cache=cn: created by
+ * (w->cc_priv): its own (cache=lcore; cache=part: partition w->index of
+ * the CN's dtxn_db_conf.cn_workers), or its CN's (cache=cn: created by
  * the CN's first worker, sized for dtxn_db_conf.cn_workers workers,
  * counted; the sim creates every worker on one thread).
  * @return 0, or -ENOMEM / -EINVAL (no room, no such CN node id).
@@ -77,10 +78,15 @@ crest_worker_init(struct dtxn_worker *w)
 	crest_opts_of_db(w->db, &o);
 	if (!o.local)
 		return 0;
-	if (!o.cn_cache) {
+	if (o.cache != CREST_CACHE_CN) {
 		snprintf(name, sizeof(name), "crlc%u_%u", w->cn_node, w->index);
 		w->cc_priv = crest_lc_make(w, &o, name, 1);
-		return w->cc_priv != NULL ? 0 : -rte_errno;
+		if (w->cc_priv == NULL)
+			return -rte_errno;
+		if (o.cache == CREST_CACHE_PART && w->db->conf.cn_workers > 1)
+			crest_lc_partition(w->cc_priv, w->index % w->db->conf.cn_workers,
+					   w->db->conf.cn_workers);
+		return 0;
 	}
 	s = crest_cn_lc_of(w->db, w->cn_node);
 	if (s == NULL)
@@ -104,7 +110,7 @@ crest_worker_fini(struct dtxn_worker *w)
 	struct crest_cn_lc *s;
 
 	crest_opts_of_db(w->db, &o);
-	s = o.local && o.cn_cache ? crest_cn_lc_of(w->db, w->cn_node) : NULL;
+	s = o.local && o.cache == CREST_CACHE_CN ? crest_cn_lc_of(w->db, w->cn_node) : NULL;
 	if (s != NULL && w->cc_priv != NULL) {
 		if (--s->refs == 0) {
 			crest_lc_destroy(s->lc);
@@ -114,6 +120,21 @@ crest_worker_fini(struct dtxn_worker *w)
 		crest_lc_destroy(w->cc_priv);
 	}
 	w->cc_priv = NULL;
+}
+
+/*
+ * dtxn_cc_ops.route (cache=part): a read-write txn runs on the lcore that
+ * homes its first record, whose coordinators share that record's cache
+ * (crest_lc_homes()); every lcore otherwise (no cache, or an
+ * unpartitioned one). Coordinator's lcore.
+ */
+static bool
+crest_route(const struct dtxn_coord *c, uint32_t table_id, uint64_t key)
+{
+	const struct crest_lc *lc = c->worker->cc_priv;
+
+	RTE_SET_USED(table_id);
+	return lc == NULL || crest_lc_homes(lc, key);
 }
 
 static int
@@ -188,6 +209,7 @@ static const struct dtxn_cc_ops crest_ops = {
 	.commit = crest_commit,
 	.abort = crest_abort,
 	.recover = crest_recover,
+	.route = crest_route,
 	.check_options = crest_check_options,
 	.check_cluster = crest_check_cluster,
 	.table_geometry = crest_table_geometry,

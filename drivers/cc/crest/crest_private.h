@@ -105,12 +105,31 @@ struct crest_opts {
 	uint8_t parallel_commit; /**< 1: redo entry before the updates (default); 0: no log */
 	uint8_t local;     /**< 1: localized execution through the lcore's record cache (§5) */
 	uint8_t ro_cache;  /**< local=1 only: 1: RO mode serves reads from the cached image (§5) */
+	/** local=1 only: which record caches (enum crest_cache_kind; cache=). */
+	uint8_t cache;
+};
+
+/**
+ * The record caches of localized execution (crest_opts.cache, --cc-opts
+ * cache=lcore|cn|part; doc/guides/crest.md, "Localized execution").
+ */
+enum crest_cache_kind {
+	/** One per worker lcore, for every record its coordinators touch (default). */
+	CREST_CACHE_LCORE = 0,
 	/**
-	 * local=1 only: 0 (cache=lcore, default): one record cache per worker
-	 * lcore; 1 (cache=cn, sim fabric only): one per CN, shared by all its
-	 * workers (doc/guides/crest.md, "A CN-wide cache").
+	 * One per CN, shared by all its workers: sim fabric only, where one
+	 * OS thread runs every lcore of a CN ("A CN-wide cache").
 	 */
-	uint8_t cn_cache;
+	CREST_CACHE_CN = 1,
+	/**
+	 * The CN's records partitioned by lcore: each worker's cache holds
+	 * only the records homed on it (crest_lc_homes()), read-write txns
+	 * are routed to the home of their first record (dtxn_cc_ops.route),
+	 * and a record homed on another lcore takes the MN path, as another
+	 * CN's would. No cross-lcore access: any fabric ("A cache
+	 * partitioned by lcore").
+	 */
+	CREST_CACHE_PART = 2,
 };
 
 /**
@@ -506,9 +525,27 @@ void crest_lc_destroy(struct crest_lc *lc);
  * later reads (crest_lc_put()); else it goes at once (the default).
  */
 void crest_lc_keep_idle(struct crest_lc *lc, bool keep);
+/**
+ * cache=part: the cache holds only the records homed on partition
+ * @p part of @p n_parts (crest_lc_homes()); crest_lc_get() refuses the
+ * others. @p n_parts 0 or 1 (the default): every record. Main lcore, at
+ * worker set-up.
+ */
+void crest_lc_partition(struct crest_lc *lc, uint32_t part, uint32_t n_parts);
+/**
+ * Whether the record of @p key is homed on @p lc's partition: the key's
+ * locality field (dtxn_key_shard(): TPC-C's warehouse, SmallBank's
+ * account) modulo the partitions is its index; true for an unpartitioned
+ * cache. Any thread (reads fields set at set-up).
+ */
+bool crest_lc_homes(const struct crest_lc *lc, uint64_t key);
 /** Next TS_exec of the cache (its lcore's, or with cache=cn its CN's; monotonic, > 0). */
 uint64_t crest_lc_next_ts(struct crest_lc *lc);
-/** Finds or creates (not ready) the object of (@p table_id, @p key) and takes a reference. NULL: full. */
+/**
+ * Finds or creates (not ready) the object of (@p table_id, @p key) and
+ * takes a reference. NULL: full, or (cache=part) the record is homed on
+ * another lcore: the caller takes the MN path.
+ */
 struct crest_lc_obj *crest_lc_get(struct crest_lc *lc, uint32_t table_id, uint64_t key);
 /**
  * Drops a reference; when none is left and no writer is undecided the

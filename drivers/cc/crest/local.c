@@ -480,7 +480,7 @@ int
 crest_local_leave(struct dtxn_txn *t, struct dtxn_batch *b, bool committed)
 {
 	struct crest_coord *cc = crest_coord_of(t);
-	const bool cn = cc->opts.cn_cache != 0;
+	const bool cn = cc->opts.cache == CREST_CACHE_CN;
 	int n = 0;
 
 	if (cn) {

@@ -9,8 +9,11 @@
  * "localized execution" factor, local.c); ro_cache=1 (with local=1) serves
  * reads from the cached image; cache=cn (with local=1, sim fabric only)
  * shares one record cache among all the workers of a CN instead of one per
- * worker lcore (cache=lcore, the default). The report names every option
- * that is not the default (crest_opts_name()).
+ * worker lcore (cache=lcore, the default); cache=part (with local=1)
+ * partitions the CN's records by lcore, each worker caching only those
+ * homed on it, with read-write txns routed to their first record's home.
+ * The report names every option that is not the default
+ * (crest_opts_name()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,13 +34,15 @@ static int
 opts_one(void *obj, const char *k, const char *v, char *err, size_t errlen)
 {
 	static const char *const onoff[] = { "0", "1" };
-	static const char *const caches[] = { "lcore", "cn" };
+	static const char *const caches[] = {
+		[CREST_CACHE_LCORE] = "lcore", [CREST_CACHE_CN] = "cn", [CREST_CACHE_PART] = "part",
+	};
 	struct crest_opts *o = obj;
 	uint8_t *field;
 
 	if (strcmp(k, "cache") == 0) {
-		if (dtxn_cc_opt_pick(v, caches, RTE_DIM(caches), &o->cn_cache) != 0) {
-			snprintf(err, errlen, "crest: cache=%s: expected lcore, cn", v);
+		if (dtxn_cc_opt_pick(v, caches, RTE_DIM(caches), &o->cache) != 0) {
+			snprintf(err, errlen, "crest: cache=%s: expected lcore, cn, part", v);
 			return -EINVAL;
 		}
 		return 0;
@@ -72,8 +77,9 @@ crest_opts_parse(const char *s, struct crest_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "crest: ro_cache=1 needs local=1 (it reads the record cache)");
 		return -EINVAL;
 	}
-	if (rc == 0 && o->cn_cache && !o->local) {
-		snprintf(err, errlen, "crest: cache=cn needs local=1 (it shares the record cache)");
+	if (rc == 0 && o->cache != CREST_CACHE_LCORE && !o->local) {
+		snprintf(err, errlen, "crest: cache=%s needs local=1 (it shares the record cache)",
+			 o->cache == CREST_CACHE_CN ? "cn" : "part");
 		return -EINVAL;
 	}
 	return rc;
@@ -98,7 +104,7 @@ crest_check_cluster(const char *opts, unsigned n_mn, unsigned n_cn, const char *
 	RTE_SET_USED(n_mn + n_cn); /* any shape */
 	crest_opts_default(&o);
 	rc = crest_opts_parse(opts, &o, err, errlen);
-	if (rc != 0 || !o.cn_cache || (fabric != NULL && strcmp(fabric, "sim") == 0))
+	if (rc != 0 || o.cache != CREST_CACHE_CN || (fabric != NULL && strcmp(fabric, "sim") == 0))
 		return rc;
 	snprintf(err, errlen,
 		 "crest: cache=cn runs only on --fabric sim (one OS thread runs every lcore of a "
@@ -120,7 +126,7 @@ crest_opts_of_db(const struct dtxn_db *db, struct crest_opts *o)
 /*
  * The label of every option set, indexed by its non-default options
  * (bit 0 cell=0, bit 1 local=1, bit 2 ro_cache=1, bit 3
- * parallel_commit=0, bit 4 cache=cn): their names in the order of
+ * parallel_commit=0, bit 4 cache=cn, bit 5 cache=part): their names in the order of
  * g_opt_parts, joined by ", " (doc/guides/crest.md, "Options"). Built
  * once, before main(); read-only after, so any thread may read it.
  */
@@ -129,13 +135,15 @@ crest_opts_of_db(const struct dtxn_db *db, struct crest_opts *o)
 #define OPT_RO_CACHE 4u
 #define OPT_NO_PC 8u
 #define OPT_CN_CACHE 16u
-#define OPT_SETS 32u
+#define OPT_PART_CACHE 32u
+#define OPT_SETS 64u
 static const struct {
 	unsigned bit;
 	const char *name;
 } g_opt_parts[] = {
 	{ OPT_RECORD, "record-level" }, { OPT_LOCAL, "local" }, { OPT_CN_CACHE, "cn cache" },
-	{ OPT_RO_CACHE, "ro_cache" },   { OPT_NO_PC, "no parallel commit" },
+	{ OPT_PART_CACHE, "partitioned cache" }, { OPT_RO_CACHE, "ro_cache" },
+	{ OPT_NO_PC, "no parallel commit" },
 };
 static char g_opts_names[OPT_SETS][80];
 
@@ -156,7 +164,8 @@ crest_opts_name(const struct crest_opts *o)
 {
 	unsigned m = (o->cell ? 0 : OPT_RECORD) | (o->local ? OPT_LOCAL : 0) |
 		     (o->ro_cache ? OPT_RO_CACHE : 0) | (o->parallel_commit ? 0 : OPT_NO_PC) |
-		     (o->cn_cache ? OPT_CN_CACHE : 0);
+		     (o->cache == CREST_CACHE_CN ? OPT_CN_CACHE : 0) |
+		     (o->cache == CREST_CACHE_PART ? OPT_PART_CACHE : 0);
 
 	return m != 0 ? g_opts_names[m] : NULL;
 }
