@@ -64,18 +64,38 @@ test_record_format(void **state)
 	fake_table(&t, 100, 0);
 	/* default two versions: header + 2 cells; a record per version */
 	assert_int_equal(t.slot_size, LOTUS_CVT_HDR + 2 * LOTUS_CELL_SIZE);
-	assert_int_equal(lotus_rec_size(&t), 128); /* 8 + 100 payload + tail: two lines */
+	/* 8 + 100 payload, head cvs at 0 and 64, a tail: 111 B, rounded to 112 */
+	assert_int_equal(lotus_rec_size(&t), 112);
 	/* the aux area holds cell 0's record, the delta area the other cells' */
-	assert_int_equal(t.aux_size, 128);
-	assert_int_equal(lotus_table_delta(&t.def), 128);
+	assert_int_equal(t.aux_size, 112);
+	assert_int_equal(lotus_table_delta(&t.def), 112);
 	t.def.n_versions = 4;
-	assert_int_equal(lotus_table_delta(&t.def), 3 * 128);
+	assert_int_equal(lotus_table_delta(&t.def), 3 * 112);
+	/* a read-only table never takes a second version: no delta heap */
+	t.def.flags = DTXN_TABLE_F_READ_ONLY | DTXN_TABLE_F_NO_UPDATE;
+	assert_int_equal(lotus_table_delta(&t.def), 0);
+	t.def.flags = DTXN_TABLE_F_NO_UPDATE; /* rows may still be deleted */
+	assert_int_equal(lotus_table_delta(&t.def), 3 * 112);
+	t.def.flags = 0;
 	t.def.n_versions = 0;
 	/* the local copy keeps [value][staging record] in [slot][aux][extra] */
 	assert_int_equal(lotus_local_extra(&t), RTE_ALIGN_CEIL(100u, 8u));
 	assert_true(RTE_ALIGN_CEIL(100u, 8u) + lotus_rec_size(&t) <= t.aux_size + lotus_local_extra(&t));
-	assert_int_equal(lotus_rec_size_v(54), 64);  /* 8 + 54 + tail = 63 B: one line */
-	assert_int_equal(lotus_rec_size_v(55), 128);
+	assert_int_equal(lotus_rec_size_v(54), 64);  /* 1 + 8 + 54 + 1 = 64 B: one line */
+	assert_int_equal(lotus_rec_size_v(55), 72);  /* a second head cv at 64 */
+	assert_int_equal(lotus_rec_size_v(56), 72);  /* TPC-C's order line */
+	for (uint32_t v = 1; v <= 2048; v++) { /* minimal, and room for the payload */
+		const uint32_t s = lotus_rec_size_v(v), heads = (s + 63) / 64;
+
+		assert_int_equal(s % 8, 0);
+		assert_true(s - heads - 1 >= 8 + v);
+		assert_true(s - 8 < 8 + v + (s - 8 + 63) / 64 + 1);
+	}
+	/* shorter than a line: head cv, payload, tail cv, rounded up to 8 */
+	assert_int_equal(lotus_rec_size_v(8), 24);   /* 1 + 8 + 8 + 1 = 18 */
+	assert_int_equal(lotus_rec_size_v(40), 56);  /* 1 + 8 + 40 + 1 = 50 */
+	assert_int_equal(lotus_rec_size_v(46), 56);  /* 56: exactly */
+	assert_int_equal(lotus_rec_size_v(47), 64);
 
 	for (unsigned i = 0; i < sizeof(value); i++)
 		value[i] = (uint8_t)(i * 7 + 3);
@@ -83,7 +103,7 @@ test_record_format(void **state)
 	/* a cacheline version at the head of every line and a tail one */
 	assert_int_equal(rec[0], 42);
 	assert_int_equal(rec[64], 42);
-	assert_int_equal(rec[127], 42);
+	assert_int_equal(rec[111], 42);
 	assert_int_equal(lotus_rec_unpack(&t, rec, 42, &writer, out), 0);
 	assert_int_equal(writer, UINT64_C(0x1122334455667788));
 	assert_memory_equal(out, value, 100);
@@ -92,8 +112,36 @@ test_record_format(void **state)
 	rec[64] = 43;
 	assert_int_equal(lotus_rec_unpack(&t, rec, 42, &writer, out), -EAGAIN);
 	rec[64] = 42;
-	rec[127] = 41;
+	rec[111] = 41;
 	assert_int_equal(lotus_rec_unpack(&t, rec, 42, &writer, out), -EAGAIN);
+
+	/* a record shorter than a line (an 8 B balance): 24 B, head and tail
+	 * cvs; a READ torn anywhere between them sees them differ */
+	{
+		struct dtxn_table s8;
+		uint8_t r8[64];
+
+		fake_table(&s8, 8, 0);
+		assert_int_equal(lotus_rec_size(&s8), 24);
+		assert_int_equal(s8.aux_size, 24);
+		memset(r8, 0xee, sizeof(r8));
+		lotus_rec_pack(&s8, r8, 7, 99, value);
+		assert_int_equal(r8[0], 7);
+		assert_int_equal(r8[23], 7);
+		assert_int_equal(r8[24], 0xee); /* nothing past the record */
+		assert_int_equal(lotus_rec_unpack(&s8, r8, 7, &writer, out), 0);
+		assert_int_equal(writer, 99);
+		assert_memory_equal(out, value, 8);
+		for (unsigned cut = 1; cut < 24; cut++) {
+			uint8_t torn[24];
+
+			/* the bytes before cut from version 8, the rest from 7 */
+			lotus_rec_pack(&s8, torn, 8, 100, value);
+			memcpy(torn + cut, r8 + cut, 24 - cut);
+			assert_int_equal(lotus_rec_unpack(&s8, torn, 7, &writer, out), -EAGAIN);
+			assert_int_equal(lotus_rec_unpack(&s8, torn, 8, &writer, out), -EAGAIN);
+		}
+	}
 
 	/* bad version counts */
 	t.def.n_versions = 1;
@@ -992,8 +1040,8 @@ test_delta_area(void **state)
 	small_db_up("gc_ms=3600000", 3, "utlotdelta", &db, &f);
 	cat = dtxn_db_catalog(db);
 	t = dtxn_catalog_table(cat, 0);
-	assert_int_equal(t->aux_size, 64);        /* cell 0's record */
-	assert_int_equal(t->delta_size, 2 * 64);  /* cells 1 and 2's */
+	assert_int_equal(t->aux_size, 24);        /* cell 0's record (8 B value: 24 B) */
+	assert_int_equal(t->delta_size, 2 * 24);  /* cells 1 and 2's */
 	assert_int_equal(t->delta_areas, 8 + 4);  /* max_keys + a chunk per coordinator */
 	for (uint64_t k = 1; k <= 6; k++) {
 		v = k * 10;

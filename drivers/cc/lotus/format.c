@@ -63,7 +63,11 @@ lotus_table_delta(const struct dtxn_table_def *def)
 
 	if (vnum < LOTUS_VNUM_MIN || vnum > LOTUS_VNUM_MAX)
 		return 0; /* refused by lotus_table_sizes() */
-	/* every table: a delete's tombstone is a second version too */
+	/* a table never written after loading never has a second version (a
+	 * workload that writes one anyway aborts delta_full: no delta heap) */
+	if (def->flags & DTXN_TABLE_F_READ_ONLY)
+		return 0;
+	/* every other table: a delete's tombstone is a second version too */
 	return (vnum - 1) * lotus_rec_size_v(def->value_size);
 }
 

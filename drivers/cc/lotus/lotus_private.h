@@ -211,13 +211,26 @@ lotus_vnum(const struct dtxn_table *t)
 	return (t->slot_size - LOTUS_CVT_HDR) / LOTUS_CELL_SIZE;
 }
 
-/** Record bytes per version: lines of [cv][63 B payload], the last byte a tail cv. */
+/**
+ * Record bytes per version: a cv byte at every 64th byte of the record
+ * (offsets 0, 64, ...), a tail cv as its last byte, the payload in the
+ * bytes between, the whole rounded up to 8 only (SmallBank's 8 B balance:
+ * 24 B; TPC-C's 56 B order line: 72 B; whole 64 B lines before). Every
+ * 64 B-aligned cache line that the record overlaps holds one of its cvs,
+ * wherever the record starts, so a READ torn by a WRITE at a line
+ * boundary shows two cvs that differ (doc/guides/lotus.md, "Cacheline
+ * versions"). The tail is never a head: the size is a multiple of 8.
+ */
 static inline uint32_t
 lotus_rec_size_v(uint32_t value_size)
 {
-	uint32_t payload = LOTUS_REC_WRITER + value_size;
+	const uint32_t payload = LOTUS_REC_WRITER + value_size;
+	uint32_t s = RTE_ALIGN_CEIL(payload + 2, 8);
 
-	return LOTUS_LINE * ((payload + 1 + (LOTUS_LINE - 1) - 1) / (LOTUS_LINE - 1));
+	/* payload room: s less its head cvs (one per started line) and the tail */
+	while (s - (s + LOTUS_LINE - 1) / LOTUS_LINE - 1 < payload)
+		s += 8;
+	return s;
 }
 
 static inline uint32_t
