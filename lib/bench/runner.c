@@ -53,6 +53,29 @@ runner_inc(uint64_t *c)
 	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
 }
 
+static inline void
+runner_add(uint64_t *c, uint64_t n)
+{
+	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
+}
+
+_Static_assert(DTXN_WR_OP_MAX <= DTXN_STATS_MAX_OPS, "DTXN_STATS_MAX_OPS too small");
+
+/* Adds to @p ts the MN verbs @p c posted since @p v0 / @p b0, and moves those on. */
+static void
+runner_verbs(struct dtxn_txn_stats *ts, const struct dtxn_coord *c,
+	     uint64_t v0[DTXN_WR_OP_MAX], uint64_t *b0)
+{
+	uint64_t v[DTXN_WR_OP_MAX], b;
+
+	dtxn_coord_verbs(c, v, &b);
+	for (unsigned k = 0; k < DTXN_WR_OP_MAX; k++)
+		runner_add(&ts->verbs[k], v[k] - v0[k]);
+	runner_add(&ts->verb_bytes, b - *b0);
+	memcpy(v0, v, sizeof(v));
+	*b0 = b;
+}
+
 static uint64_t
 runner_backoff_ns(struct dtxn_rng *r, unsigned retries)
 {
@@ -92,16 +115,19 @@ runner_one(struct dtxn_bench_ctx *ctx, struct dtxn_coord *c, struct dtxn_rng *ba
 	struct dtxn_txn_stats *ts = ctx->stats != NULL ? &ctx->stats->type[type] : NULL;
 	const struct dtxn_rng inputs = ctx->rng;  /* a retry replays these */
 	const uint64_t t0 = dtxn_now_ns();
-	uint64_t w0[DTXN_WAIT_MAX];
+	uint64_t w0[DTXN_WAIT_MAX], v0[DTXN_WR_OP_MAX], b0;
 	unsigned retries = 0;
 
 	dtxn_coord_waits(c, w0);
+	dtxn_coord_verbs(c, v0, &b0);
 
 	for (;;) {
 		int rc;
 
 		ctx->rng = inputs;
 		rc = ops->run(ctx, type);
+		if (ts != NULL) /* every attempt's verbs, counted against its type */
+			runner_verbs(ts, c, v0, &b0);
 		if (rc == DTXN_OK) {
 			if (ts != NULL) {
 				const uint64_t lat = dtxn_now_ns() - t0;

@@ -32,6 +32,9 @@ dtxn_run_stats_merge(struct dtxn_run_stats *dst, const struct dtxn_run_stats *sr
 		for (unsigned r = 0; r < DTXN_STATS_MAX_REASONS; r++)
 			d->aborts[r] += s->aborts[r];
 		d->false_aborts += s->false_aborts;
+		for (unsigned k = 0; k < DTXN_STATS_MAX_OPS; k++)
+			d->verbs[k] += s->verbs[k];
+		d->verb_bytes += s->verb_bytes;
 		dtxn_hist_merge(&d->lat, &s->lat);
 	}
 	stats_waits_merge(&dst->waits, &src->waits);
@@ -70,6 +73,9 @@ dtxn_run_stats_snapshot(struct dtxn_run_stats *d, const struct dtxn_run_stats *s
 		for (unsigned r = 0; r < DTXN_STATS_MAX_REASONS; r++)
 			o->aborts[r] = counters_load(&e->aborts[r]);
 		o->false_aborts = counters_load(&e->false_aborts);
+		for (unsigned k = 0; k < DTXN_STATS_MAX_OPS; k++)
+			o->verbs[k] = counters_load(&e->verbs[k]);
+		o->verb_bytes = counters_load(&e->verb_bytes);
 		counters_hist_snapshot(&o->lat, &e->lat);
 	}
 	stats_waits_snapshot(&d->waits, &s->waits);
@@ -98,6 +104,9 @@ dtxn_run_stats_sub(struct dtxn_run_stats *d, const struct dtxn_run_stats *end,
 		for (unsigned r = 0; r < DTXN_STATS_MAX_REASONS; r++)
 			o->aborts[r] = counters_diff(e->aborts[r], s->aborts[r]);
 		o->false_aborts = counters_diff(e->false_aborts, s->false_aborts);
+		for (unsigned k = 0; k < DTXN_STATS_MAX_OPS; k++)
+			o->verbs[k] = counters_diff(e->verbs[k], s->verbs[k]);
+		o->verb_bytes = counters_diff(e->verb_bytes, s->verb_bytes);
 		dtxn_hist_sub(&o->lat, &e->lat, &s->lat);
 	}
 	stats_waits_sub(&d->waits, &end->waits, &start->waits);

@@ -82,6 +82,8 @@ uint64_t dtxn_hist_bucket_max(unsigned i);
 #define DTXN_STATS_MAX_REASONS 16
 /** Most transaction types a benchmark may have. */
 #define DTXN_STATS_MAX_TYPES 16
+/** Most verb kinds counted per type (>= DTXN_WR_OP_MAX of dtxn_fabric.h). */
+#define DTXN_STATS_MAX_OPS 8
 
 /** Counters of one transaction type on one lcore. */
 struct dtxn_txn_stats {
@@ -90,6 +92,10 @@ struct dtxn_txn_stats {
 	uint64_t rollbacks;      /**< application rollbacks (the spec's expected failures) */
 	uint64_t aborts[DTXN_STATS_MAX_REASONS]; /**< concurrency aborts by reason */
 	uint64_t false_aborts;   /**< of those, false conflicts (dtxn_coord_false_abort()) */
+	/** MN verbs its attempts posted (all of them: committed, aborted, rolled
+	 *  back), by enum dtxn_wr_opcode (dtxn_coord_verbs()), and their bytes */
+	uint64_t verbs[DTXN_STATS_MAX_OPS];
+	uint64_t verb_bytes;
 	struct dtxn_hist lat;    /**< commit latency, first attempt to commit, ns */
 };
 

@@ -140,6 +140,25 @@ json_config(struct json_ctx *c, const struct dtxn_report *r)
 	return o;
 }
 
+/* A type's MN verbs (every attempt's) per commit of the type, by opcode, and their total. */
+static json_t *
+json_type_verbs(struct json_ctx *c, const struct dtxn_txn_stats *ts)
+{
+	json_t *o = json_object();
+	uint64_t total = 0;
+	char buf[16];
+
+	if (o == NULL)
+		return NULL;
+	for (unsigned op = 0; op < STATS_N_VERBS; op++) {
+		json_set(c, o, stats_op_name(op, buf, sizeof(buf)),
+			 stats_json_num(stats_ratio((double)ts->verbs[op], (double)ts->commits)));
+		total += ts->verbs[op];
+	}
+	json_set(c, o, "total", stats_json_num(stats_ratio((double)total, (double)ts->commits)));
+	return o;
+}
+
 static json_t *
 json_types(struct json_ctx *c, const struct dtxn_report *r, const struct stats_view *v)
 {
@@ -163,6 +182,9 @@ json_types(struct json_ctx *c, const struct dtxn_report *r, const struct stats_v
 		json_set(c, o, "abort_rate", stats_json_num(stats_ratio((double)ab, (double)ts->attempts)));
 		json_set(c, o, "aborts", json_aborts(c, r, ts->aborts));
 		json_set(c, o, "false_aborts", stats_json_u64(ts->false_aborts));
+		json_set(c, o, "verbs_per_commit", json_type_verbs(c, ts));
+		json_set(c, o, "bytes_per_commit",
+			 stats_json_num(stats_ratio((double)ts->verb_bytes, (double)ts->commits)));
 		json_set(c, o, "latency_us", json_latency(c, &ts->lat));
 		json_set(c, o, "latency_hist", json_hist(c, &ts->lat));
 	}

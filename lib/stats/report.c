@@ -168,20 +168,24 @@ report_print_types(const struct dtxn_report *r, const struct stats_view *v, FILE
 {
 	char buf[16];
 
-	fprintf(out, "per transaction type\n");
-	fprintf(out, "  %-18s %12s %10s %10s %7s %9s %9s %9s\n", "type", "committed",
-		"aborts", "rollbacks", "abort%", "p50us", "p99us", "p999us");
+	fprintf(out, "per transaction type (verbs, bytes: MN verbs of all its attempts per commit)\n");
+	fprintf(out, "  %-18s %12s %10s %10s %7s %9s %9s %9s %8s %9s\n", "type", "committed",
+		"aborts", "rollbacks", "abort%", "p50us", "p99us", "p999us", "verbs", "bytes");
 	for (unsigned t = 0; t < v->n_types; t++) {
 		const struct dtxn_txn_stats *ts = &r->stats.type[t];
-		uint64_t ab = stats_type_aborts(ts, DTXN_STATS_MAX_REASONS);
+		uint64_t ab = stats_type_aborts(ts, DTXN_STATS_MAX_REASONS), verbs = 0;
 
+		for (unsigned op = 0; op < STATS_N_VERBS; op++)
+			verbs += ts->verbs[op];
 		fprintf(out, "  %-18s %12" PRIu64 " %10" PRIu64 " %10" PRIu64
-			" %6.2f%% %9.1f %9.1f %9.1f\n",
+			" %6.2f%% %9.1f %9.1f %9.1f %8.2f %9.1f\n",
 			stats_type_name(r, t, buf, sizeof(buf)), ts->commits, ab, ts->rollbacks,
 			100.0 * stats_ratio((double)ab, (double)ts->attempts),
 			report_us(dtxn_hist_percentile(&ts->lat, 50.0)),
 			report_us(dtxn_hist_percentile(&ts->lat, 99.0)),
-			report_us(dtxn_hist_percentile(&ts->lat, 99.9)));
+			report_us(dtxn_hist_percentile(&ts->lat, 99.9)),
+			stats_ratio((double)verbs, (double)ts->commits),
+			stats_ratio((double)ts->verb_bytes, (double)ts->commits));
 	}
 }
 

@@ -185,6 +185,12 @@ batch_post(struct dtxn_batch *b, struct dtxn_txn *early)
 			for (k = 0; k < n_sig; k++)
 				dtxn_co_complete_lc(c->co, rc);
 			ret = rc;
+			continue;
+		}
+		for (wr = b->head[mn]; wr != NULL; wr = wr->next) { /* dtxn_coord_verbs() */
+			if (wr->opcode < DTXN_WR_OP_MAX)
+				c->verbs[wr->opcode]++;
+			c->verb_bytes += wr->len;
 		}
 	}
 	return ret;

@@ -602,6 +602,19 @@ const char *dtxn_wait_name(unsigned k);
 void dtxn_coord_waits(const struct dtxn_coord *c, uint64_t ns[DTXN_WAIT_MAX]);
 
 /**
+ * The WRs coordinator @p c has posted to the MNs through dtxn_batch (the
+ * protocols' data path: every READ, WRITE and atomic of execution,
+ * validation and commit; not lib/rpc's messages, lib/tso's timestamps
+ * or a protocol's own posts outside a batch), since it was created
+ * (cumulative; the difference over a txn's attempts is what it cost):
+ * counts by enum dtxn_wr_opcode into @p ops, payload bytes (8 per atomic)
+ * into @p bytes. The report's per-type "verbs_per_commit"
+ * (doc/guides/report.md). Coordinator's lcore only.
+ */
+void dtxn_coord_verbs(const struct dtxn_coord *c, uint64_t ops[DTXN_WR_OP_MAX],
+		      uint64_t *bytes);
+
+/**
  * Routing (Lotus §4.3, "hybrid routing"; doc/guides/lotus.md): whether a
  * read-write transaction whose first record is @p key of table
  * @p table_id should run on coordinator @p c's CN. A benchmark generator

@@ -256,6 +256,10 @@ struct dtxn_coord {
 	unsigned n_wrs;
 	void *cc_priv;            /**< protocol's per-coordinator state */
 	uint64_t wait_ns[DTXN_WAIT_MAX]; /**< time waited by kind, cumulative, ns (dtxn_coord_waits()) */
+	/** WRs posted to the MNs through dtxn_batch, by opcode, and their bytes;
+	 *  cumulative (dtxn_coord_verbs()) */
+	uint64_t verbs[DTXN_WR_OP_MAX];
+	uint64_t verb_bytes;
 };
 
 /** Adds the time since @p t0 (dtxn_now_ns()) to @p c's waits of kind @p k. */

@@ -444,6 +444,13 @@ dtxn_coord_waits(const struct dtxn_coord *c, uint64_t ns[DTXN_WAIT_MAX])
 	memcpy(ns, c->wait_ns, sizeof(c->wait_ns));
 }
 
+void
+dtxn_coord_verbs(const struct dtxn_coord *c, uint64_t ops[DTXN_WR_OP_MAX], uint64_t *bytes)
+{
+	memcpy(ops, c->verbs, sizeof(c->verbs));
+	*bytes = c->verb_bytes;
+}
+
 struct dtxn_co *
 dtxn_coord_co(const struct dtxn_coord *c)
 {

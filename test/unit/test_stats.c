@@ -278,9 +278,12 @@ test_run_stats(void **state)
 
 	a->type[0].commits = 10; a->type[0].attempts = 14; a->type[0].aborts[1] = 3;
 	a->type[0].rollbacks = 1; a->type[0].false_aborts = 2;
+	a->type[0].verbs[DTXN_WR_READ] = 40; a->type[0].verb_bytes = 4000;
 	dtxn_hist_add(&a->type[0].lat, 1000);
 	b->type[0].commits = 5; b->type[0].attempts = 6; b->type[0].aborts[2] = 1;
 	b->type[0].false_aborts = 1;
+	b->type[0].verbs[DTXN_WR_READ] = 2; b->type[0].verbs[DTXN_WR_CAS] = 5;
+	b->type[0].verb_bytes = 240;
 	dtxn_hist_add(&b->type[0].lat, 3000);
 	b->type[2].commits = 7; b->type[2].attempts = 7;
 
@@ -297,6 +300,9 @@ test_run_stats(void **state)
 	assert_int_equal(a->type[0].aborts[1], 3);
 	assert_int_equal(a->type[0].aborts[2], 1);
 	assert_int_equal(a->type[0].false_aborts, 3);
+	assert_int_equal(a->type[0].verbs[DTXN_WR_READ], 42);
+	assert_int_equal(a->type[0].verbs[DTXN_WR_CAS], 5);
+	assert_int_equal(a->type[0].verb_bytes, 4240);
 	assert_int_equal(a->type[0].lat.count, 2);
 	assert_int_equal(a->type[0].lat.min, 1000);
 	assert_int_equal(a->type[0].lat.max, 3000);
@@ -477,6 +483,8 @@ ut_report_full(void)
 	struct dtxn_txn_stats *t0 = &r->stats.type[0], *t1 = &r->stats.type[1];
 	t0->commits = 100; t0->attempts = 110; t0->aborts[1] = 6; t0->aborts[2] = 4;
 	t0->false_aborts = 3;
+	t0->verbs[DTXN_WR_READ] = 250; t0->verbs[DTXN_WR_WRITE] = 100;
+	t0->verbs[DTXN_WR_CAS] = 50; t0->verb_bytes = 80000;
 	for (unsigned i = 0; i < 99; i++)
 		dtxn_hist_add(&t0->lat, 8191);
 	dtxn_hist_add(&t0->lat, 1048575);
@@ -806,8 +814,13 @@ test_json_round_trip(void **state)
 	assert_true(json_is_array(types));
 	assert_int_equal(json_array_size(types), 2);
 	json_t *t0 = json_array_get(types, 0), *t1 = json_array_get(types, 1);
-	assert_int_equal(json_object_size(t0), 9);
+	assert_int_equal(json_object_size(t0), 11);
 	assert_int_equal(ut_int(t0, "false_aborts"), 3);
+	/* MN verbs of all the type's attempts per commit of the type */
+	ut_assert_near(ut_num(json_object_get(t0, "verbs_per_commit"), "read"), 2.5);
+	ut_assert_near(ut_num(json_object_get(t0, "verbs_per_commit"), "cas"), 0.5);
+	ut_assert_near(ut_num(json_object_get(t0, "verbs_per_commit"), "total"), 4.0);
+	ut_assert_near(ut_num(t0, "bytes_per_commit"), 800.0);
 	assert_string_equal(json_string_value(json_object_get(t0, "name")), "amalgamate");
 	assert_int_equal(ut_int(t0, "committed"), 100);
 	assert_int_equal(ut_int(t0, "attempted"), 110);
