@@ -163,11 +163,17 @@ batch_post(struct dtxn_batch *b, struct dtxn_txn *early)
 	for (mask = b->mn_mask; mask != 0; mask &= mask - 1) {
 		unsigned mn = (unsigned)__builtin_ctzll(mask);
 		unsigned n_sig = 0, k;
+		uint32_t ops[DTXN_WR_OP_MAX] = { 0 };
+		uint64_t bytes = 0;
 		struct dtxn_wr *wr;
 		int rc;
 
-		for (wr = b->head[mn]; wr != NULL; wr = wr->next)
+		for (wr = b->head[mn]; wr != NULL; wr = wr->next) {
 			n_sig += (wr->flags & DTXN_WR_F_SIGNALED) != 0;
+			if (wr->opcode < DTXN_WR_OP_MAX)
+				ops[wr->opcode]++;
+			bytes += wr->len;
+		}
 		if (n_sig == 0) {
 			/* reclaim the QP's WRs in order: signal its last WR */
 			b->tail[mn]->flags |= DTXN_WR_F_SIGNALED;
@@ -187,11 +193,9 @@ batch_post(struct dtxn_batch *b, struct dtxn_txn *early)
 			ret = rc;
 			continue;
 		}
-		for (wr = b->head[mn]; wr != NULL; wr = wr->next) { /* dtxn_coord_verbs() */
-			if (wr->opcode < DTXN_WR_OP_MAX)
-				c->verbs[wr->opcode]++;
-			c->verb_bytes += wr->len;
-		}
+		for (k = 0; k < DTXN_WR_OP_MAX; k++) /* posted: dtxn_coord_verbs() */
+			c->verbs[k] += ops[k];
+		c->verb_bytes += bytes;
 	}
 	return ret;
 }
