@@ -64,6 +64,7 @@ struct app_conf {
 	uint64_t seed;
 	uint64_t log_kib;            /**< per coordinator per MN */
 	uint64_t aux_chunk;          /**< aux areas per FAA (struct dtxn_db_conf aux_chunk) */
+	uint64_t versions;           /**< versions per written table's record; 0: the benchmark's (struct dtxn_db_conf versions) */
 	uint64_t addr_cache;         /**< entries per worker */
 	bool live;                   /**< print the live line each second */
 	/* method (build.c; doc/guides/report.md, "Method") */

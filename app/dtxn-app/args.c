@@ -104,6 +104,7 @@ static const struct app_opt g_opts[] = {
 	{ "series_out", OPT_STR, S(series_out), 0, 0, "FILE", "append each --interval's committed/attempted counts to FILE as it closes (survives a kill; doc/guides/cluster.md)" },
 	{ "log_kib", OPT_U64, N(log_kib), 4, 1 << 20, "KIB", "undo log per coordinator per MN (default 64)" },
 	{ "aux_chunk", OPT_U64, N(aux_chunk), 1, DTXN_AUX_CHUNK_MAX, "AREAS", "Motor, Lotus: value areas (Lotus: and later versions' records) a coordinator takes from a table's heaps with one FAA (default 32; doc/guides/store.md)" },
+	{ "versions", OPT_U64, N(versions), 2, 64, "N", "Motor, Lotus: versions per record of every table the workload writes (default: the benchmark's, Motor's VNum per workload; the Lotus paper runs both with 2)" },
 	{ "addr_cache", OPT_U64, N(addr_cache), 1024, 1 << 28, "N", "address cache entries per worker (default 1Mi)" },
 	{ "live", OPT_BOOL, N(live), 0, 1, "0|1", "print a live line each second (default 1)" },
 	{ "cluster", OPT_STR, S(cluster), 0, 0, "FILE|NAME", "sim: cluster, an INI path or a preset:", "cluster" },

@@ -30,6 +30,7 @@ stats_mem_view_build(const struct dtxn_report *r, struct stats_mem_view *m)
 		m->sum.unused += e->unused;
 		m->sum.empty += e->empty;
 		m->sum.raw += e->raw;
+		m->sum.heap_free += e->heap_free;
 	}
 	/* every copy of a row is raw data the MNs must hold: sum.raw = raw x copies */
 	m->overhead = stats_ratio((double)m->sum.total, (double)m->sum.raw) - 1.0;
@@ -37,8 +38,9 @@ stats_mem_view_build(const struct dtxn_report *r, struct stats_mem_view *m)
 					(double)m->sum.raw) - 1.0;
 	m->row_overhead = stats_ratio((double)(m->sum.index + m->sum.values - m->sum.empty),
 				      (double)m->sum.raw) - 1.0;
+	m->in_use_overhead = stats_ratio((double)stats_mem_in_use(&m->sum), (double)m->sum.raw) - 1.0;
 	if (m->sum.raw == 0)
-		m->overhead = m->table_overhead = m->row_overhead = 0.0;
+		m->overhead = m->table_overhead = m->row_overhead = m->in_use_overhead = 0.0;
 }
 
 static double
@@ -58,19 +60,19 @@ stats_print_mem(const struct dtxn_report *r, FILE *out)
 	stats_mem_view_build(r, &m);
 	fprintf(out, "MN memory, MiB (raw rows %.1f MiB x %u copies, loaded in %.2f s)\n",
 		mem_mib(r->raw_bytes), r->copies, r->load_seconds);
-	fprintf(out, "  %4s %10s %10s %10s %10s %10s %10s %10s %10s\n", "mn", "total", "index",
-		"values", "logs", "msgs", "unused", "(empty)", "raw");
+	fprintf(out, "  %4s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "mn", "total",
+		"index", "values", "logs", "msgs", "unused", "(empty)", "raw", "in use");
 	for (uint16_t i = 0; i < n; i++) {
 		const struct dtxn_store_mem *e = &r->mem[i];
 
-		fprintf(out, "  %4u %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f\n", i,
-			mem_mib(e->total), mem_mib(e->index), mem_mib(e->values),
+		fprintf(out, "  %4u %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f\n",
+			i, mem_mib(e->total), mem_mib(e->index), mem_mib(e->values),
 			mem_mib(e->logs), mem_mib(e->msgs), mem_mib(e->unused + e->reserved),
-			mem_mib(e->empty),
-			mem_mib(e->raw));
+			mem_mib(e->empty), mem_mib(e->raw), mem_mib(stats_mem_in_use(e)));
 	}
-	fprintf(out, "  overhead over raw x copies: %.1f%% held, %.1f%% tables, %.1f%% rows\n",
-		100.0 * m.overhead, 100.0 * m.table_overhead, 100.0 * m.row_overhead);
+	fprintf(out, "  overhead over raw x copies: %.1f%% held, %.1f%% tables, %.1f%% rows, %.1f%% in use\n",
+		100.0 * m.overhead, 100.0 * m.table_overhead, 100.0 * m.row_overhead,
+		100.0 * m.in_use_overhead);
 }
 
 static json_t *
@@ -91,6 +93,8 @@ mem_entry(const struct dtxn_store_mem *e, int mn)
 	ok &= stats_json_put(o, "unused", stats_json_u64(e->unused));
 	ok &= stats_json_put(o, "empty", stats_json_u64(e->empty));
 	ok &= stats_json_put(o, "raw", stats_json_u64(e->raw));
+	ok &= stats_json_put(o, "heap_free", stats_json_u64(e->heap_free));
+	ok &= stats_json_put(o, "in_use", stats_json_u64(stats_mem_in_use(e)));
 	if (!ok) {
 		json_decref(o);
 		return NULL;
@@ -124,6 +128,7 @@ stats_json_mem(const struct dtxn_report *r)
 	ok &= stats_json_put(o, "overhead", stats_json_num(m.overhead));
 	ok &= stats_json_put(o, "table_overhead", stats_json_num(m.table_overhead));
 	ok &= stats_json_put(o, "row_overhead", stats_json_num(m.row_overhead));
+	ok &= stats_json_put(o, "in_use_overhead", stats_json_num(m.in_use_overhead));
 	/* wall clock: a simulated run shows it in "host" (its only wall-clock part) */
 	if (r->host == NULL)
 		ok &= stats_json_put(o, "load_seconds", stats_json_num(r->load_seconds));

@@ -76,7 +76,17 @@ struct stats_mem_view {
 	double overhead;            /**< sum.total / sum.raw - 1: every byte held */
 	double table_overhead;      /**< (index + values) / raw - 1: the tables, empty slots included */
 	double row_overhead;        /**< (index + values - empty) / raw - 1: the slots holding rows */
+	double in_use_overhead;     /**< in use (total - unused - heap_free) / raw - 1: what an allocator gave out */
 };
+
+/** Bytes in use of @p e: total - unused - heap_free (struct dtxn_store_mem). */
+static inline uint64_t
+stats_mem_in_use(const struct dtxn_store_mem *e)
+{
+	uint64_t off = e->unused + e->heap_free;
+
+	return e->total > off ? e->total - off : 0;
+}
 
 /** Fills @p m from @p r (zeros without memory figures). */
 void stats_mem_view_build(const struct dtxn_report *r, struct stats_mem_view *m);

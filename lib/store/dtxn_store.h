@@ -386,6 +386,14 @@ struct dtxn_table {
 	 */
 	uint64_t delta_faas;
 	/**
+	 * Aux areas that rows held when dtxn_store_heap_census() last scanned
+	 * the primary: its slots whose header names an area (loaded and
+	 * inserted rows; a slot keeps its area through a delete). Valid when
+	 * aux_census is set; before that, the loaded rows stand for it.
+	 */
+	uint64_t aux_held;
+	bool aux_census;
+	/**
 	 * Loaded population (dtxn_catalog_count_load(), by the loader before
 	 * the run): records, and their raw bytes (key + value as the
 	 * benchmark defines them), one copy.
@@ -577,6 +585,15 @@ struct dtxn_store_mem {
 			     *   headers no loaded row holds (insert room), and the delta
 			     *   areas not handed out (struct dtxn_table delta_used) */
 	uint64_t raw;       /**< raw bytes (key + value) of the loaded rows this MN holds a copy of */
+	/**
+	 * Of values: the heap areas no row holds when the report is made, the
+	 * allocator's free room: aux areas no slot names (struct dtxn_table
+	 * aux_held after dtxn_store_heap_census(), else the loaded rows) and
+	 * delta areas not handed out (delta_used). The bytes in use are
+	 * total - unused - heap_free: what an MN allocator has given out,
+	 * the papers' "memory usage after N seconds" (Lotus §8.4).
+	 */
+	uint64_t heap_free;
 };
 
 /**
@@ -593,7 +610,10 @@ int dtxn_catalog_mem(const struct dtxn_catalog *cat, uint16_t mn, struct dtxn_st
  * run handed out as rows' (the papers measure memory after their runs),
  * and the FAAs that took them into its delta_faas. A table with
  * DTXN_TABLE_F_DELTA_BY_SLOT has no bump word: its primary's slots that
- * carry DTXN_SLOT_DELTA are counted (delta_faas 0).
+ * carry DTXN_SLOT_DELTA are counted (delta_faas 0). Every table with an
+ * aux heap gets its primary's slots that name an aux area counted into
+ * aux_held (aux_census set): the areas rows hold after the run, inserts
+ * included. One pass over the primary's slots: about 10 ns a slot.
  * Call when no coordinator runs (after the run). Any thread.
  * @return the heaps read (0: none mapped here, or no table has one), or
  *   -EINVAL (NULL argument).

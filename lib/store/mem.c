@@ -22,6 +22,30 @@ dtxn_catalog_count_load(struct dtxn_catalog *cat, uint32_t id, uint64_t raw_byte
 	return 0;
 }
 
+/* Aux areas of @p t that rows hold: counted after the run, else the loaded rows. */
+static uint64_t
+mem_aux_held(const struct dtxn_table *t)
+{
+	return RTE_MIN(t->aux_census ? t->aux_held : t->loaded_rows, t->aux_areas);
+}
+
+/*
+ * Bytes of @p t's heaps that no row holds when the report is made (the
+ * allocator's free room, struct dtxn_store_mem heap_free): aux areas no
+ * slot names and delta areas not handed out. Heap headers count as held.
+ */
+static uint64_t
+mem_heap_free(const struct dtxn_table *t)
+{
+	uint64_t b = 0;
+
+	if (t->aux_size != 0)
+		b += (t->aux_areas - mem_aux_held(t)) * t->aux_size;
+	if (t->delta_size != 0)
+		b += (t->delta_areas - RTE_MIN(t->delta_used, t->delta_areas)) * t->delta_size;
+	return b;
+}
+
 /*
  * Bytes of @p t that hold no loaded row: its @p free_slots free slots and
  * their share of the bucket headers (a bucket's header counts for its
@@ -64,6 +88,7 @@ mem_add_replica(const struct dtxn_table *t, struct dtxn_store_mem *m, bool prima
 	m->index += store_table_bytes(t);
 	m->values += store_aux_bytes(t) + store_delta_bytes(t);
 	m->empty += mem_empty_bytes(t, free_slots);
+	m->heap_free += mem_heap_free(t);
 	m->raw += t->loaded_raw_bytes;
 }
 
@@ -93,44 +118,51 @@ dtxn_catalog_mem(const struct dtxn_catalog *cat, uint16_t mn, struct dtxn_store_
 	return 0;
 }
 
-/* DTXN_TABLE_F_DELTA_BY_SLOT: the slots of @p t's primary (at @p table)
- * whose delta area is in use (DTXN_SLOT_DELTA). */
-static uint64_t
-census_by_slot(const struct dtxn_table *t, const char *table)
+/* The slots of @p t's primary (at @p table): those that name an aux area
+ * into @p aux, those whose delta area is in use (DTXN_SLOT_DELTA, tables
+ * with DTXN_TABLE_F_DELTA_BY_SLOT) into @p delta. */
+static void
+census_slots(const struct dtxn_table *t, const char *table, uint64_t *aux, uint64_t *delta)
 {
-	uint64_t n = 0;
-
+	*aux = *delta = 0;
 	for (uint64_t b = 0; b < t->n_buckets; b++)
 		for (uint32_t i = 0; i < t->def.slots_per_bucket; i++) {
 			struct dtxn_slot_hdr h;
 
 			store_slot_hdr_get(t, table + b * t->bucket_size, i, &h);
-			n += (h.flags & DTXN_SLOT_DELTA) != 0;
+			*aux += h.aux != 0;
+			*delta += (h.flags & DTXN_SLOT_DELTA) != 0;
 		}
-	return n;
 }
 
 int
 dtxn_store_heap_census(struct dtxn_fabric *f, struct dtxn_catalog *cat)
 {
+	const struct dtxn_fabric_conf *conf;
 	int n = 0;
 
 	if (f == NULL || cat == NULL)
 		return -EINVAL;
+	conf = dtxn_fabric_conf(f);
 	for (unsigned id = 0; id < DTXN_MAX_TABLES; id++) {
 		struct dtxn_table *t = &cat->tables[id];
-		const struct dtxn_fabric_conf *conf = dtxn_fabric_conf(f);
+		uint64_t by_slot = 0, bump;
 		const char *base;
-		uint64_t bump;
 
-		if (!cat->present[id] || t->delta_size == 0)
+		if (!cat->present[id] || (t->delta_size == 0 && t->aux_size == 0))
 			continue;
 		base = dtxn_fabric_mn_base(f, t->mn[0]);
 		if (base == NULL || conf == NULL ||
-		    t->delta_off[0] + store_delta_bytes(t) > conf->mn_region_size)
+		    t->off[0] + store_table_bytes(t) > conf->mn_region_size)
+			continue;
+		if (t->aux_size != 0) {
+			census_slots(t, base + t->off[0], &t->aux_held, &by_slot);
+			t->aux_census = true;
+		}
+		if (t->delta_size == 0 || t->delta_off[0] + store_delta_bytes(t) > conf->mn_region_size)
 			continue;
 		if (t->def.flags & DTXN_TABLE_F_DELTA_BY_SLOT) {
-			t->delta_used = RTE_MIN(census_by_slot(t, base + t->off[0]), t->delta_areas);
+			t->delta_used = RTE_MIN(by_slot, t->delta_areas);
 			t->delta_faas = 0;
 			n++;
 			continue;

@@ -74,6 +74,11 @@ dtxn_db_create(const struct dtxn_db_conf *conf)
 			DTXN_AUX_CHUNK_MAX);
 		goto fail;
 	}
+	if (db->conf.versions == 1 || db->conf.versions > DTXN_TABLE_MAX_VERSIONS) {
+		TXN_LOG(ERR, "%u versions per record, expected 2..%u", db->conf.versions,
+			DTXN_TABLE_MAX_VERSIONS);
+		goto fail;
+	}
 	if (dtxn_catalog_init(&db->cat, db->conf.n_mn, db->conf.n_replicas) != 0)
 		goto fail;
 	db->cat.aux_chunk = db->conf.aux_chunk;
@@ -105,6 +110,8 @@ dtxn_db_add_table(struct dtxn_db *db, const struct dtxn_table_def *def)
 	if (db == NULL || def == NULL || def->value_size == 0 || db->fabric != NULL)
 		return -EINVAL;
 	d = *def;
+	if (db->conf.versions != 0 && !(d.flags & DTXN_TABLE_F_READ_ONLY))
+		d.n_versions = db->conf.versions;
 	rc = 0;
 	slot_size = 0;
 	if (db->cc->table_geometry != NULL)

@@ -195,6 +195,16 @@ struct dtxn_db_conf {
 	 * (the CNs a simulated --fault kills); 0: none. Test aid.
 	 */
 	uint64_t debug_crash_cns;
+	/**
+	 * Versions per record of every table the workload writes (its
+	 * n_versions, struct dtxn_table_def), overriding the benchmark's
+	 * choice: the Lotus paper runs Lotus and Motor with 2 (§8.1, text
+	 * line 265), where the benchmarks declare Motor's per-workload VNum
+	 * (Motor §7.2). Tables declared DTXN_TABLE_F_READ_ONLY keep theirs.
+	 * 0: the benchmark's; else 2..DTXN_TABLE_MAX_VERSIONS. Protocols
+	 * without versions ignore it.
+	 */
+	uint32_t versions;
 };
 
 /**

@@ -1037,7 +1037,8 @@ test_json_memory_method(void **state)
 	for (unsigned m = 0; m < 2; m++)
 		r->mem[m] = (struct dtxn_store_mem){ .total = 4096, .index = 1600, .values = 400,
 						     .logs = 1024, .reserved = 64, .unused = 1008,
-						     .empty = 500, .raw = 1000 };
+						     .empty = 500, .raw = 1000,
+						     .heap_free = 300 };
 	r->warmup_seconds = 0.5;
 	r->retry = "fresh";
 	assert_int_equal(dtxn_series_init(&s, 0.5, 0.5), 0);
@@ -1061,6 +1062,11 @@ test_json_memory_method(void **state)
 	ut_assert_near(ut_num(mem, "overhead"), 8192.0 / 2000 - 1);
 	ut_assert_near(ut_num(mem, "table_overhead"), 4000.0 / 2000 - 1);
 	ut_assert_near(ut_num(mem, "row_overhead"), 3000.0 / 2000 - 1);
+	/* in use: total - unused - heap_free = 4096 - 1008 - 300 per MN */
+	assert_int_equal(ut_int(json_array_get(a, 0), "heap_free"), 300);
+	assert_int_equal(ut_int(json_array_get(a, 0), "in_use"), 2788);
+	assert_int_equal(ut_int(json_object_get(mem, "bytes"), "in_use"), 5576);
+	ut_assert_near(ut_num(mem, "in_use_overhead"), 5576.0 / 2000 - 1);
 	ut_assert_near(ut_num(mem, "load_seconds"), 0.25);
 	json_t *me = json_object_get(j, "method");
 	ut_assert_near(ut_num(me, "warmup_seconds"), 0.5);

@@ -1184,6 +1184,23 @@ test_delta_heap(void **state)
 	assert_int_equal(dtxn_catalog_mem(&cat, t->mn[0], &m1), 0);
 	assert_int_equal(m0.values, m1.values);
 	assert_int_equal(m0.empty - m1.empty, 40 * 48);
+	/* heap_free: the aux areas no slot names (none yet) and the delta
+	 * areas not handed out */
+	assert_int_equal(m1.heap_free, t->aux_areas * t->aux_size + (t->delta_areas - 40) * 48);
+	assert_true(t->aux_census);
+	assert_int_equal(t->aux_held, 0);
+	{
+		/* a row in the primary's first slot holds aux area 5 */
+		struct dtxn_slot_hdr h = { .key = 9, .table_id = (uint16_t)t->def.id,
+					   .flags = DTXN_SLOT_VALID, .aux = 5 };
+
+		memcpy((char *)dtxn_fabric_mn_base(f, t->mn[0]) + t->off[0] + t->bucket_hdr_size,
+		       &h, sizeof(h));
+		assert_int_equal(dtxn_store_heap_census(f, &cat), 1);
+		assert_int_equal(t->aux_held, 1);
+		assert_int_equal(dtxn_catalog_mem(&cat, t->mn[0], &m0), 0);
+		assert_int_equal(m1.heap_free - m0.heap_free, t->aux_size);
+	}
 	used = 1000; /* FAAs past the end count the heap's areas at most */
 	memcpy((char *)dtxn_fabric_mn_base(f, t->mn[0]) + t->delta_off[0], &used, 8);
 	assert_int_equal(dtxn_store_heap_census(f, &cat), 1);

@@ -100,16 +100,15 @@ commit_insert(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li, u
 {
 	const struct dtxn_table *tab = it->table;
 	struct lotus_cvt *cvt = lotus_cvt_of(it->slot);
-	const uint32_t n = lotus_vnum(tab), rec = lotus_rec_size(tab);
+	const uint32_t rec = lotus_rec_size(tab);
 	const uint8_t cv = 1;
 
+	/* cells' Address 0: a slot never used has no delta area */
 	memset(cvt, 0, tab->slot_size);
 	cvt->hdr.key = it->key;
 	cvt->hdr.table_id = (uint16_t)tab->def.id;
 	cvt->hdr.flags = DTXN_SLOT_VALID;
 	cvt->hdr.aux = it->aux; /* the slot's area, or a new one (lib/txn) */
-	cvt->length = tab->def.value_size;
-	cvt->n_cells = n; /* cells' Address 0: a slot never used has no delta area */
 	cvt->cells[0].meta = lotus_meta(ver, cv, LOTUS_CELL_VALID | LOTUS_CELL_INSERT);
 	cvt->cells[0].commit_t = lotus_age_stamp(now);
 	li->new_cell = 0;

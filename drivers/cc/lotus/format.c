@@ -50,10 +50,27 @@ lotus_table_sizes(const struct dtxn_table_def *def, uint32_t *slot_size, uint32_
 			  vnum, LOTUS_VNUM_MIN, LOTUS_VNUM_MAX);
 		return -EINVAL;
 	}
-	*slot_size = LOTUS_CVT_HDR + vnum * LOTUS_CELL_SIZE;
+	*slot_size = lotus_cvt_size(vnum, false);
 	/* cell 0's record; the others' are in the delta heap (lotus_table_delta()) */
 	*aux_size = lotus_rec_size_v(def->value_size);
 	return 0;
+}
+
+int
+lotus_table_geometry(const struct dtxn_db *db, struct dtxn_table_def *def, uint32_t *slot_size,
+		     uint32_t *aux_size)
+{
+	struct lotus_opts o;
+	char err[128];
+	int rc;
+
+	lotus_opts_default(&o);
+	if (db != NULL && lotus_opts_parse(db->conf.cc_options, &o, err, sizeof(err)) != 0)
+		lotus_opts_default(&o); /* refused at dtxn_db_create() (check_options) */
+	rc = lotus_table_sizes(def, slot_size, aux_size);
+	if (rc == 0 && o.locks == LOTUS_LOCKS_MN)
+		*slot_size += 8; /* the ablation's lock word, the slot's last 8 B */
+	return rc;
 }
 
 uint32_t
@@ -141,18 +158,15 @@ lotus_slot_format(const struct dtxn_table *t, void *slot, const void *value, voi
 {
 	struct dtxn_db *db = arg;
 	struct lotus_cvt *cvt = slot;
-	const uint32_t n = lotus_vnum(t);
 	uint8_t *aux = dtxn_store_aux_ptr(db->fabric, t, 0, slot);
 
 	if (aux == NULL) {
 		LOTUS_LOG(ERR, "table %s: no aux area for a loaded record", t->def.name);
 		return;
 	}
-	cvt->length = t->def.value_size;
-	cvt->n_cells = n;
-	cvt->lock = 0;
-	/* no delta area: the row takes one on its first second version */
-	memset(cvt->cells, 0, (size_t)n * LOTUS_CELL_SIZE);
+	/* no delta area: the row takes one on its first second version; with
+	 * locks=mn, the lock word after the cells is 0 (free) */
+	memset(cvt->cells, 0, t->slot_size - LOTUS_CVT_HDR);
 	/* the loaded version: version 0 by writer 0 (the checker's INIT), CV 0 */
 	cvt->cells[0].meta = lotus_meta(0, 0, LOTUS_CELL_VALID);
 	lotus_rec_pack(t, aux, 0, 0, value);

@@ -30,6 +30,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_common.h>
 #include <rte_log.h>
@@ -185,20 +186,32 @@ lotus_cell_aged(uint32_t commit_t, uint64_t now_ns, uint64_t age_ns)
 	return (uint32_t)(lotus_age_stamp(now_ns) - commit_t) > (age_ns >> LOTUS_AGE_SHIFT);
 }
 
-/** The CVT in a hash-index slot: header then VNum cells. */
+/**
+ * The CVT in a hash-index slot: the store's slot header (Key, TableID and
+ * the aux area: 16 B), then VNum cells; with locks=mn (the ablation) a
+ * lock word follows the cells, as the slot's last 8 B (lotus_cvt_lock()).
+ * The paper's header also holds Length (the record size): dtxn leaves it
+ * out, as every coordinator knows each table's record size from the
+ * catalog (the header's TableID names the table): 8 B less per slot, and
+ * the ablation's lock word 8 B more only where it runs
+ * (doc/guides/lotus.md, "Memory store"). Before: a 32 B header with
+ * Length, VNum and the lock word in every mode.
+ */
 struct lotus_cvt {
-	struct dtxn_slot_hdr hdr;  /**< Key, TableID (and the store's flags) */
-	uint32_t length;           /**< record (value) size, bytes */
-	uint32_t n_cells;          /**< VNum */
-	uint64_t lock;             /**< ablation locks=mn only: Motor's lock word; 0 otherwise */
+	struct dtxn_slot_hdr hdr;  /**< Key, TableID (and the store's flags, the aux area) */
 	struct lotus_cell cells[];
 };
-#define LOTUS_CVT_HDR 32
+#define LOTUS_CVT_HDR 16
 #define LOTUS_CELL_SIZE 16
-#define LOTUS_LOCK_OFF 24
 _Static_assert(sizeof(struct lotus_cvt) == LOTUS_CVT_HDR, "lotus CVT header");
 _Static_assert(sizeof(struct lotus_cell) == LOTUS_CELL_SIZE, "lotus cell");
-_Static_assert(offsetof(struct lotus_cvt, lock) == LOTUS_LOCK_OFF, "lotus lock word");
+
+/** Bytes of a CVT of @p vnum cells, with the ablation's lock word if @p mn_locks. */
+static inline uint32_t
+lotus_cvt_size(uint32_t vnum, bool mn_locks)
+{
+	return LOTUS_CVT_HDR + vnum * LOTUS_CELL_SIZE + (mn_locks ? 8 : 0);
+}
 
 /** Cache line of a record; its first byte is a cacheline version. */
 #define LOTUS_LINE 64
@@ -208,7 +221,18 @@ _Static_assert(offsetof(struct lotus_cvt, lock) == LOTUS_LOCK_OFF, "lotus lock w
 static inline uint32_t
 lotus_vnum(const struct dtxn_table *t)
 {
+	/* a trailing lock word (8 B) is less than a cell: the floor drops it */
 	return (t->slot_size - LOTUS_CVT_HDR) / LOTUS_CELL_SIZE;
+}
+
+/** The lock word of @p t's CVT image @p cvt (locks=mn only: the slot's last 8 B). */
+static inline uint64_t
+lotus_cvt_lock(const struct dtxn_table *t, const struct lotus_cvt *cvt)
+{
+	uint64_t w;
+
+	memcpy(&w, (const char *)cvt + t->slot_size - 8, sizeof(w));
+	return w;
 }
 
 /**
@@ -311,7 +335,17 @@ enum lotus_pick {
 	LOTUS_PICK_INVISIBLE,  /**< a version is being committed: read again */
 };
 
+/**
+ * A table's slot (the CVT with CN locks: no lock word) and aux area (cell
+ * 0's record) sizes, bytes. @return 0, or -EINVAL (VNum out of range, logged).
+ */
 int lotus_table_sizes(const struct dtxn_table_def *def, uint32_t *slot_size, uint32_t *aux_size);
+/**
+ * dtxn_cc_ops.table_geometry: the CVT (lotus_cvt_size(), the lock word with
+ * locks=mn only) and cell 0's record as the aux area.
+ */
+int lotus_table_geometry(const struct dtxn_db *db, struct dtxn_table_def *def,
+			 uint32_t *slot_size, uint32_t *aux_size);
 /** dtxn_cc_ops.table_delta: the records of cells 1..VNum-1, (VNum - 1) x the record size. */
 uint32_t lotus_table_delta(const struct dtxn_table_def *def);
 /** dtxn_cc_ops.local_extra: the local copy's staging record after its value. */

@@ -459,7 +459,7 @@ lotus_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 	dtxn_recovery_step_end(st);
 	rc = recover_logs(c, rec);
 	if (rc == 0 && sh->opts.locks == LOTUS_LOCKS_MN)
-		rc = dtxn_recovery_unlock_scan(c, rec, LOTUS_LOCK_OFF, UINT64_MAX, NULL, NULL);
+		rc = dtxn_recovery_unlock_scan(c, rec, DTXN_RECOVERY_LOCK_LAST, UINT64_MAX, NULL, NULL);
 	else if (rc == 0 && sh->n_cn > 1)
 		rc = recover_release(c, rec, sh, released);
 	if (rc == 0)
