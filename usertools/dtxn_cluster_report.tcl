@@ -187,6 +187,60 @@ proc ::report::sum_into {var key j} {
     if {[dict exists $j $key]} { dict incr d $key [dict get $j $key] }
 }
 
+
+# Adds one CN report's "waits" (report.md) to the sums @p w: every mean
+# weighted by the commits it is over (exact for the means over all
+# commits); the tail is each CN's own slowest 1%, weighted by its
+# tail_commits (not the cluster's slowest 1%: an approximation, said in
+# cluster.md), its bound the lowest of the CNs'.
+proc ::report::waits_add {w j} {
+    set c [dict get $j commits]
+    set tc [dict get $j tail_commits]
+    dict incr w commits $c
+    dict incr w tail_commits $tc
+    dict set w lat [expr {[dict get $w lat] + [dict get $j latency_mean_us] * $c}]
+    dict set w tail_lat [expr {[dict get $w tail_lat] + [dict get $j tail_latency_mean_us] * $tc}]
+    set m [dict get $j tail_min_us]
+    if {[dict get $w tail_min] eq "" || $m < [dict get $w tail_min]} { dict set w tail_min $m }
+    set ks [dict get $w kinds]
+    dict for {k v} [dict get $j kinds] {
+        lassign [expr {[dict exists $ks $k] ? [dict get $ks $k] : {0.0 0.0}}] mean tail
+        dict set ks $k [list [expr {$mean + [dict get $v mean_us] * $c}] \
+                            [expr {$tail + [dict get $v tail_us] * $tc}]]
+    }
+    dict set w kinds $ks
+    return $w
+}
+
+# The merged "waits" as key/value words for json::write object (none when nothing committed).
+proc ::report::waits_json {w} {
+    set c [dict get $w commits]
+    set tc [dict get $w tail_commits]
+    if {$c == 0} { return {} }
+    set tl [expr {$tc ? [dict get $w tail_lat] / $tc : 0.0}]
+    set kj {}
+    dict for {k v} [dict get $w kinds] {
+        lassign $v mean tail
+        set tu [expr {$tc ? $tail / $tc : 0.0}]
+        lappend kj $k [json::write object mean_us [num [expr {$mean / $c}]] tail_us [num $tu] \
+                           tail_share [num [expr {$tl > 0 ? $tu / $tl : 0.0}]]]
+    }
+    return [list waits [json::write object commits $c tail_commits $tc \
+        tail_min_us [num [dict get $w tail_min]] latency_mean_us [num [expr {[dict get $w lat] / $c}]] \
+        tail_latency_mean_us [num $tl] kinds [json::write object {*}$kj]]]
+}
+
+# A merged type's MN verbs and bytes per commit (report.md "types"), as
+# key/value words; none when no CN's report had them.
+proc ::report::type_verbs_json {e} {
+    set c [dict get $e verb_commits]
+    if {[dict size [dict get $e verbs]] == 0} { return {} }
+    set vj {}
+    dict for {op v} [dict get $e verbs] { lappend vj $op [num [expr {$c ? $v / $c : 0.0}]] }
+    return [list verbs_per_commit [json::write object {*}$vj] \
+        bytes_per_commit [num [expr {$c ? [dict get $e bytes] / $c : 0.0}]]]
+}
+
 proc ::report::cluster_merge {nodes faults check} {
     set reps {}
     set series {}
@@ -201,6 +255,7 @@ proc ::report::cluster_merge {nodes faults check} {
     set aborts [dict create]
     set lat [hist_empty]
     set types {}
+    set waits [dict create commits 0 tail_commits 0 lat 0.0 tail_lat 0.0 tail_min {} kinds {}]
     set fabric [dict create]
     set cn_msgs 0
     set checker ""
@@ -246,7 +301,8 @@ proc ::report::cluster_merge {nodes faults check} {
         foreach t [dict get $j types] {
             set tn [dict get $t name]
             if {![dict exists $types $tn]} {
-                dict set types $tn [dict create committed 0 attempted 0 rollbacks 0 false_aborts 0 aborts {} hist [hist_empty]]
+                dict set types $tn [dict create committed 0 attempted 0 rollbacks 0 false_aborts 0 aborts {} hist [hist_empty] \
+                    verbs {} verb_commits 0 bytes 0.0]
             }
             set e [dict get $types $tn]
             foreach k {committed attempted rollbacks} { dict incr e $k [dict get $t $k] }
@@ -255,8 +311,20 @@ proc ::report::cluster_merge {nodes faults check} {
             dict for {k v} [dict get $t aborts] { dict incr ab $k $v }
             dict set e aborts $ab
             if {[dict exists $t latency_hist]} { dict set e hist [hist_add [dict get $e hist] [dict get $t latency_hist]] }
+            # MN verbs and bytes per commit: each CN's, weighted by its commits
+            if {[dict exists $t verbs_per_commit]} {
+                set c [dict get $t committed]
+                set vs [dict get $e verbs]
+                dict for {op v} [dict get $t verbs_per_commit] {
+                    dict set vs $op [expr {([dict exists $vs $op] ? [dict get $vs $op] : 0.0) + $v * $c}]
+                }
+                dict set e verbs $vs
+                dict incr e verb_commits $c
+                dict set e bytes [expr {[dict get $e bytes] + [dict get $t bytes_per_commit] * $c}]
+            }
             dict set types $tn $e
         }
+        if {[dict exists $j waits commits]} { set waits [waits_add $waits [dict get $j waits]] }
         foreach m [dict get $j fabric] {
             set mn [dict get $m mn]
             foreach what {ops bytes} {
@@ -322,7 +390,7 @@ proc ::report::cluster_merge {nodes faults check} {
             false_aborts [dict get $e false_aborts] \
             false_abort_share [num [expr {$ab ? double([dict get $e false_aborts]) / $ab : 0}]] \
             aborts [json::write object {*}$abj] latency_us [hist_latency_json [dict get $e hist]] \
-            latency_hist [hist_json [dict get $e hist]]]
+            latency_hist [hist_json [dict get $e hist]] {*}[type_verbs_json $e]]
     }
     set ab 0
     set abj {}
@@ -398,7 +466,7 @@ proc ::report::cluster_merge {nodes faults check} {
         false_abort_share [num [expr {$ab ? double([dict get $totals false_aborts]) / $ab : 0}]] \
         aborts [json::write object {*}$abj] latency_us [hist_latency_json $lat] \
         latency_hist [hist_json $lat] types [json::write array {*}$type_json] \
-        verbs_per_txn [json::write object {*}$verbs] \
+        {*}[waits_json $waits] verbs_per_txn [json::write object {*}$verbs] \
         bytes_per_txn [num [expr {$committed ? double($bytes) / $committed : 0}]] \
         cn_msgs_per_txn [num [expr {$committed ? double($cn_msgs) / $committed : 0}]] \
         fabric [json::write array {*}$fab_json] nodes [json::write array {*}$node_json] \
