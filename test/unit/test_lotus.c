@@ -1015,6 +1015,34 @@ small_db_up(const char *opts, uint32_t n_versions, const char *name, struct dtxn
 }
 
 /*
+ * The CVT is the store's 16 B slot header and VNum cells; the locks=mn
+ * ablation (here via ablation=log-visible) adds its lock word as the
+ * slot's last 8 B, and VNum stays what the table declares.
+ */
+static void
+test_cvt_geometry(void **state)
+{
+	static const char *const opts[] = { "", "ablation=log-visible" };
+	static const char *const names[] = { "utlotgeo0", "utlotgeo1" };
+
+	(void)state;
+	for (unsigned i = 0; i < 2; i++)
+		for (uint32_t vnum = 2; vnum <= 3; vnum++) {
+			const struct dtxn_table *t;
+			struct dtxn_fabric *f;
+			struct dtxn_db *db;
+
+			small_db_up(opts[i], vnum, names[i], &db, &f);
+			t = dtxn_catalog_table(dtxn_db_catalog(db), 0);
+			assert_int_equal(t->slot_size, 16 + 16 * vnum + (i == 1 ? 8 : 0));
+			assert_int_equal(lotus_vnum(t), vnum);
+			assert_int_equal(t->slot_size, lotus_cvt_size(vnum, i == 1));
+			dtxn_db_destroy(db);
+			dtxn_fabric_close(f);
+		}
+}
+
+/*
  * Loaded rows hold one record; a row's first update takes its delta area
  * from the coordinator's chunk (one FAA of aux_chunk), names it in every
  * cell past 0 on every replica and writes the new record there; a used-up
@@ -1293,6 +1321,7 @@ main(void)
 		cmocka_unit_test(test_aux_kept_after_undo),
 		cmocka_unit_test(test_validate_own_write),
 		cmocka_unit_test(test_delta_area),
+		cmocka_unit_test(test_cvt_geometry),
 		cmocka_unit_test(test_record_format),
 		cmocka_unit_test(test_version_pick),
 		cmocka_unit_test(test_lock_table),
