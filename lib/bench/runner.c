@@ -47,16 +47,17 @@ dtxn_bench_retry_name(enum dtxn_bench_retry r)
 	return (unsigned)r < RTE_DIM(g_retry_names) ? g_retry_names[r] : NULL;
 }
 
-static inline void
-runner_inc(uint64_t *c)
-{
-	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
-}
-
+/* Counters read by the live line from another thread: one writer, relaxed stores. */
 static inline void
 runner_add(uint64_t *c, uint64_t n)
 {
 	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
+}
+
+static inline void
+runner_inc(uint64_t *c)
+{
+	runner_add(c, 1);
 }
 
 _Static_assert(DTXN_WR_OP_MAX <= DTXN_STATS_MAX_OPS, "DTXN_STATS_MAX_OPS too small");

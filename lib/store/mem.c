@@ -29,6 +29,13 @@ mem_aux_held(const struct dtxn_table *t)
 	return RTE_MIN(t->aux_census ? t->aux_held : t->loaded_rows, t->aux_areas);
 }
 
+/* Bytes of @p t's delta areas not handed out (0 without a delta heap). */
+static uint64_t
+mem_delta_free(const struct dtxn_table *t)
+{
+	return (t->delta_areas - RTE_MIN(t->delta_used, t->delta_areas)) * t->delta_size;
+}
+
 /*
  * Bytes of @p t's heaps that no row holds when the report is made (the
  * allocator's free room, struct dtxn_store_mem heap_free): aux areas no
@@ -41,9 +48,7 @@ mem_heap_free(const struct dtxn_table *t)
 
 	if (t->aux_size != 0)
 		b += (t->aux_areas - mem_aux_held(t)) * t->aux_size;
-	if (t->delta_size != 0)
-		b += (t->delta_areas - RTE_MIN(t->delta_used, t->delta_areas)) * t->delta_size;
-	return b;
+	return b + mem_delta_free(t);
 }
 
 /*
@@ -64,7 +69,7 @@ mem_empty_bytes(const struct dtxn_table *t, uint64_t free_slots)
 		aux = store_aux_bytes(t) - RTE_MIN(t->loaded_rows, t->aux_areas) * t->aux_size;
 	/* the delta areas handed out are their rows' (Motor's bars, Lotus's versions) */
 	if (t->delta_size != 0)
-		aux += store_delta_bytes(t) - RTE_MIN(t->delta_used, t->delta_areas) * t->delta_size;
+		aux += DTXN_AUX_HEAP_HDR + mem_delta_free(t);
 	return free_slots * t->slot_size + free_slots * hdr / s + aux;
 }
 

@@ -19,10 +19,8 @@ lotus_footprint(const struct dtxn_db *db, unsigned n_cn, unsigned max_coords,
 {
 	const uint64_t slack = DTXN_FOOTPRINT_ALLOC_SLACK;
 	struct lotus_opts o;
-	char err[160];
 
-	lotus_opts_default(&o);
-	if (lotus_opts_parse(db->conf.cc_options, &o, err, sizeof(err)) != 0)
+	if (lotus_opts_of_db(db, &o) != 0)
 		return -EINVAL;
 	/* per CN: lotus_cn_init() */
 	lotus_lt_footprint((uint64_t)o.lock_table_mb << 20, per_cn);

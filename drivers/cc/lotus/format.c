@@ -61,12 +61,9 @@ lotus_table_geometry(const struct dtxn_db *db, struct dtxn_table_def *def, uint3
 		     uint32_t *aux_size)
 {
 	struct lotus_opts o;
-	char err[128];
 	int rc;
 
-	lotus_opts_default(&o);
-	if (db != NULL && lotus_opts_parse(db->conf.cc_options, &o, err, sizeof(err)) != 0)
-		lotus_opts_default(&o); /* refused at dtxn_db_create() (check_options) */
+	(void)lotus_opts_of_db(db, &o); /* refused ones: dtxn_db_create() said so first */
 	rc = lotus_table_sizes(def, slot_size, aux_size);
 	if (rc == 0 && o.locks == LOTUS_LOCKS_MN)
 		*slot_size += 8; /* the ablation's lock word, the slot's last 8 B */

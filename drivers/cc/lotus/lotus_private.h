@@ -88,6 +88,13 @@ void lotus_opts_default(struct lotus_opts *o);
 /** Parses "key=value,..." over @p o. @return 0 or -EINVAL with @p err. */
 int lotus_opts_parse(const char *s, struct lotus_opts *o, char *err, size_t errlen);
 int lotus_check_options(const char *opts, char *err, size_t errlen);
+/**
+ * @p db's options (dtxn_db_conf.cc_options) over the defaults, for what
+ * runs before the shared state holds them (table geometry, footprint).
+ * Any thread. @return 0, or -EINVAL (options refused: @p o has the
+ * defaults; dtxn_db_create() refuses them first through check_options).
+ */
+int lotus_opts_of_db(const struct dtxn_db *db, struct lotus_opts *o);
 /** dtxn_cc_ops.footprint (footprint.c). */
 int lotus_footprint(const struct dtxn_db *db, unsigned n_cn, unsigned max_coords,
 		    struct dtxn_footprint *per_cn, struct dtxn_footprint *per_worker);
@@ -233,6 +240,15 @@ lotus_cvt_lock(const struct dtxn_table *t, const struct lotus_cvt *cvt)
 
 	memcpy(&w, (const char *)cvt + t->slot_size - 8, sizeof(w));
 	return w;
+}
+
+/** locks=mn: whether @p t's CVT image @p cvt is locked by a txn other than @p id. */
+static inline bool
+lotus_cvt_locked_by_other(const struct dtxn_table *t, const struct lotus_cvt *cvt, uint64_t id)
+{
+	const uint64_t w = lotus_cvt_lock(t, cvt);
+
+	return w != 0 && w != id;
 }
 
 /**

@@ -32,7 +32,7 @@ lotus_mn_sight(struct dtxn_txn *t, struct dtxn_item *it)
 {
 	const struct lotus_cvt *cvt = lotus_cvt_of(it->slot);
 
-	if (lotus_cvt_lock(it->table, cvt) != 0 && lotus_cvt_lock(it->table, cvt) != t->id) {
+	if (lotus_cvt_locked_by_other(it->table, cvt, t->id)) {
 		lotus_item_of(it)->sighted = 1;
 		t->cc[LOTUS_TX_FLAGS] |= LOTUS_TX_SIGHTED;
 	}
@@ -153,7 +153,7 @@ lotus_mn_validate(struct dtxn_txn *t)
 			if (own >= 0)
 				cvt->cells[own].meta = 0;
 			n = lotus_cvt_newest(it->table, cvt);
-			if (lotus_cvt_lock(it->table, cvt) != 0 && lotus_cvt_lock(it->table, cvt) != t->id)
+			if (lotus_cvt_locked_by_other(it->table, cvt, t->id))
 				reason = DTXN_ABORT(DTXN_ABORT_LOCKED_READ);
 			else if (n < 0 || lotus_meta_ver(cvt->cells[n].meta) == LOTUS_INVISIBLE)
 				reason = DTXN_ABORT(DTXN_ABORT_VALIDATION);
@@ -199,7 +199,7 @@ lotus_mn_recheck(struct dtxn_txn *t, bool wait)
 			{
 				const struct lotus_cvt *cvt = bufs[i];
 
-				if (lotus_cvt_lock(it->table, cvt) != 0 && lotus_cvt_lock(it->table, cvt) != t->id) {
+				if (lotus_cvt_locked_by_other(it->table, cvt, t->id)) {
 					locked = true;
 					continue;
 				}

@@ -152,6 +152,19 @@ lotus_opts_parse(const char *s, struct lotus_opts *o, char *err, size_t errlen)
 }
 
 int
+lotus_opts_of_db(const struct dtxn_db *db, struct lotus_opts *o)
+{
+	char err[160];
+
+	lotus_opts_default(o);
+	if (lotus_opts_parse(db->conf.cc_options, o, err, sizeof(err)) != 0) {
+		lotus_opts_default(o);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
 lotus_check_options(const char *opts, char *err, size_t errlen)
 {
 	struct lotus_opts o;
