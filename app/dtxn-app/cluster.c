@@ -3,7 +3,9 @@
  * Simulation options (doc/guides/sim.md, "Cluster files"): --cluster reads
  * config/cluster/<name>.ini (or a path), whose [cluster] keys are dtxn-app
  * options (mn, cn, threads, coroutines, replicas, nic, cn_nic, cpu, fabric,
- * clock_skew_ns, clock_drift_ppm). A key
+ * clock_skew_ns, clock_drift_ppm), but for rsh, the launcher's remote-shell
+ * template (doc/guides/cluster.md, "Across hosts"), which dtxn-app
+ * accepts and ignores. A key
  * applies unless the same option was given on the command line or in the
  * --config INI, so a sweep can vary one figure of a preset. Then the CPU
  * model (--cpu) and the CN RNIC model (--cn-nic) are resolved and loaded,
@@ -27,9 +29,11 @@
 /* [cluster] keys: the dtxn-app options they set; the first five are mandatory. */
 static const char *const g_cluster_keys[] = {
 	"mn", "cn", "threads", "coroutines", "nic", "replicas", "cn_nic", "cpu", "fabric",
-	"clock_skew_ns", "clock_drift_ppm",
+	"clock_skew_ns", "clock_drift_ppm", "rsh",
 };
 #define CLUSTER_N_MANDATORY 5
+/* The one key that is not an option: usertools/dtxn-cluster's. */
+#define CLUSTER_KEY_RSH (RTE_DIM(g_cluster_keys) - 1)
 
 /* Options that mean nothing without --fabric sim. */
 static const char *const g_sim_only[] = { "cluster", "threads", "cpu", "cn_nic",
@@ -97,6 +101,8 @@ cluster_apply(struct app_conf *c)
 			goto out;
 		}
 		seen[k] = true;
+		if ((unsigned)k == CLUSTER_KEY_RSH)
+			continue; /* the launcher's remote shell: not an option */
 		snprintf(origin, sizeof(origin), "--cluster %.4000s:%u: %s", path, e->line, e->name);
 		if (app_conf_given(c, g_cluster_keys[k]))
 			continue; /* the command line or --config wins */

@@ -4,10 +4,14 @@
  * the EAL starts (doc/guides/cluster.md, doc/guides/mlx5.md). [nodes] names
  * every process of a deployment with its EAL lcores and, for --fabric mlx5,
  * its address: "cn0 = 0@1,1@0" or "cn0 = lcores=0@1,1@0 addr=10.0.0.5:7471"
- * (blank-separated; a first word without '=' is the lcores). The launcher
- * (usertools/dtxn-cluster) reads the lcores, dtxn-app the names and the
- * addresses (app_conf.node_addr, passed to the fabric by role.c).
+ * (blank-separated; a first word without '=' is the lcores), and, across
+ * hosts, "host=NAME": the host the launcher starts the node on through the
+ * [cluster] rsh template (doc/guides/cluster.md, "Across hosts"). The
+ * launcher (usertools/dtxn-cluster) reads the lcores and hosts, dtxn-app
+ * the names and the addresses (app_conf.node_addr, passed to the fabric by
+ * role.c); dtxn-app checks host= and otherwise ignores it.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -41,9 +45,25 @@ role_node_index(const char *name, const char *kind)
 	return v;
 }
 
+/* A host= value: a host name or a network namespace's name (letters,
+ * digits, '.', '_', '-'; not starting with '-'), 1..63 characters. */
+static bool
+role_host_valid(const char *h)
+{
+	size_t n = strlen(h);
+
+	if (n == 0 || n > 63 || h[0] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)h[i]) && h[i] != '.' && h[i] != '_' && h[i] != '-')
+			return false;
+	return true;
+}
+
 /*
- * One [nodes] value: "LCORES", "lcores=LCORES", "addr=IPv4:port", blank-
- * separated, each at most once. A valid addr= goes to @p addr.
+ * One [nodes] value: "LCORES", "lcores=LCORES", "addr=IPv4:port",
+ * "host=NAME", blank-separated, each at most once. A valid addr= goes to
+ * @p addr; host= is the launcher's (checked, then ignored).
  * @return 0, or -1 after one line naming file:line.
  */
 static int
@@ -51,7 +71,7 @@ role_node_value(const struct app_conf *c, const struct dtxn_ini_entry *e, char *
 		size_t addr_len)
 {
 	char buf[256]; /* rte_cfgfile's CFG_VALUE_LEN */
-	bool lcores = false, has_addr = false;
+	bool lcores = false, has_addr = false, has_host = false;
 	char *save = NULL, *w;
 	unsigned word = 0;
 
@@ -72,8 +92,15 @@ role_node_value(const struct app_conf *c, const struct dtxn_ini_entry *e, char *
 			}
 			snprintf(addr, addr_len, "%s", eq + 1);
 			has_addr = true;
+		} else if (eq != NULL && strncmp(w, "host=", 5) == 0 && !has_host) {
+			if (!role_host_valid(eq + 1)) {
+				app_err("--cluster %s:%u: [nodes] %s: host '%s': expected a host or namespace name (letters, digits, '.', '_', '-')",
+					c->cluster_path, e->line, e->name, eq + 1);
+				return -1;
+			}
+			has_host = true;
 		} else {
-			app_err("--cluster %s:%u: [nodes] %s: '%s' is not lcores=LIST or addr=IPv4:port, each once",
+			app_err("--cluster %s:%u: [nodes] %s: '%s' is not lcores=LIST, addr=IPv4:port or host=NAME, each once",
 				c->cluster_path, e->line, e->name, w);
 			return -1;
 		}

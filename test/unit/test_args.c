@@ -452,6 +452,51 @@ test_announce_restart(void **state)
 	assert_int_equal(app_validate(&c), -1);
 }
 
+/* Across hosts (doc/guides/cluster.md): [cluster] rsh and [nodes] host=
+ * are the launcher's; dtxn-app accepts them, checks host=, ignores both */
+static void
+test_cluster_hosts(void **state)
+{
+	static const struct {
+		const char *nodes;
+		int rc;
+	} cases[] = {
+		{ "mn0 = lcores=0 addr=10.77.0.1:18515 host=dtxn-mn0\n"
+		  "cn0 = lcores=0-1 addr=10.77.0.4:18518 host=dtxn-cn0\n", 0 },
+		{ "mn0 = 0 host=node1.example.org\ncn0 = 0-1 host=node2\n", 0 },
+		{ "mn0 = 0 host=\ncn0 = 0-1\n", -1 },                  /* empty */
+		{ "mn0 = 0 host=a host=b\ncn0 = 0-1\n", -1 },           /* twice */
+		{ "mn0 = 0 host=-x\ncn0 = 0-1\n", -1 },                 /* an option */
+		{ "mn0 = 0 host=a/b\ncn0 = 0-1\n", -1 },                /* a path */
+		{ "mn0 = host=a\ncn0 = 0-1\n", -1 },                    /* no lcores */
+	};
+	struct app_conf c;
+	char body[512];
+
+	(void)state;
+	for (unsigned i = 0; i < RTE_DIM(cases); i++) {
+		const char *ini;
+
+		snprintf(body, sizeof(body),
+			 "[cluster]\nmn = 1\ncn = 1\nthreads = 1\ncoroutines = 2\nreplicas = 1\n"
+			 "nic = none\nfabric = shm\nrsh = ip netns exec {host}\n[nodes]\n%s",
+			 cases[i].nodes);
+		ini = write_file("hosts.ini", body);
+		assert_int_equal(parse(&c, "--role", "mn", "--node", "mn0", "--cluster", ini, NULL), 0);
+		assert_int_equal(app_validate(&c), cases[i].rc);
+		if (cases[i].rc == 0)
+			assert_string_equal(c.fabric, "shm"); /* rsh set no option */
+	}
+	/* the simulator reads the same file and ignores both */
+	assert_int_equal(parse(&c, "--fabric", "sim", "--cluster",
+			       write_file("hosts-sim.ini",
+					  "[cluster]\nmn = 1\ncn = 1\nthreads = 1\ncoroutines = 2\n"
+					  "replicas = 1\nnic = cx5\nrsh = ssh {host}\n"
+					  "[nodes]\nmn0 = 0 host=a\ncn0 = 0-1 host=b\n"),
+			       "--txns", "10", NULL), 0);
+	assert_int_equal(app_validate(&c), 0);
+}
+
 int
 main(void)
 {
@@ -468,6 +513,7 @@ main(void)
 		cmocka_unit_test(test_out_paths),
 		cmocka_unit_test(test_seed_and_names),
 		cmocka_unit_test(test_announce_restart),
+		cmocka_unit_test(test_cluster_hosts),
 	};
 	char tmpl[] = "/tmp/ut_args.XXXXXX";
 	int rc;
