@@ -107,6 +107,9 @@ app_nic_model(const char *opt, const char *path, struct dtxn_nic_model *m)
 	return APP_EXIT_OK;
 }
 
+/* The run this process serves, as the network fabrics' connect digest takes it. */
+static char g_run_desc[APP_CTL_DESC_MAX + 64];
+
 void
 app_rdma_conf(const struct app_conf *c, uint64_t serve, struct dtxn_fabric_rdma_conf *rdma)
 {
@@ -117,6 +120,14 @@ app_rdma_conf(const struct app_conf *c, uint64_t serve, struct dtxn_fabric_rdma_
 	for (unsigned i = 0; i < DTXN_MAX_NODES; i++)
 		rdma->node_addr[i] = c->node_addr[i][0] != '\0' ? c->node_addr[i] : NULL;
 	rdma->serve = serve;
+	/* ucx: processes started for another run, or another dtxn, refuse each other */
+	if (g_run_desc[0] == '\0') {
+		int n = snprintf(g_run_desc, sizeof(g_run_desc), "dtxn %s ", DTXN_VERSION);
+
+		app_role_desc(c, g_run_desc + n, sizeof(g_run_desc) - (size_t)n);
+	}
+	rdma->run_desc = g_run_desc;
+	rdma->connect_timeout_ms = (uint32_t)(c->connect_timeout_s * 1000);
 }
 
 int
@@ -146,7 +157,8 @@ app_fabric_open(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric
 			app_err("%s", dtxn_fabric_open_error());
 		else
 			app_err("--fabric %s: %s", c->fabric, rte_strerror(rte_errno));
-		return APP_EXIT_USAGE;
+		/* a node that never answered: unreachable, as a CN that waits in vain */
+		return rte_errno == ETIMEDOUT ? APP_EXIT_UNREACHABLE : APP_EXIT_USAGE;
 	}
 	return APP_EXIT_OK;
 }
@@ -193,6 +205,7 @@ app_db_load(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f,
 	printf("dtxn: %s loaded on %" PRIu64 " MNs x %.1f MiB in %.2f s (%.2f s of CPU)\n",
 	       c->bench, c->mn, (double)region / (1 << 20), *load_s,
 	       (double)(app_thread_cpu_ns() - cpu0) / 1e9);
+	dtxn_fabric_publish(f); /* network fabrics: other processes may connect now */
 	return APP_EXIT_OK;
 }
 

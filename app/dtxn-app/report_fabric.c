@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The fabric driver's own counters for the report (section
- * "fabric_driver", doc/guides/report.md): on --fabric mlx5 what
+ * "fabric_driver", doc/guides/report.md): on --fabric ucx what
+ * dtxn_ucx_stats_get() counts (doc/guides/ucx.md); on --fabric mlx5 what
  * dtxn_mlx5_stats_get() counts (doc/guides/mlx5.md). The emulating
  * drivers have none beyond the per-MN verbs.
  */
@@ -14,8 +15,11 @@
 #ifdef DTXN_HAVE_MLX5DV
 #include "dtxn_fabric_mlx5.h"
 #endif
+#ifdef DTXN_HAVE_UCX
+#include "dtxn_fabric_ucx.h"
+#endif
 
-#ifdef DTXN_HAVE_MLX5DV
+#if defined(DTXN_HAVE_MLX5DV) || defined(DTXN_HAVE_UCX)
 static void
 kv_u64(struct dtxn_report_driver *d, const char *key, uint64_t v)
 {
@@ -23,6 +27,8 @@ kv_u64(struct dtxn_report_driver *d, const char *key, uint64_t v)
 		d->kv[d->n++] = (struct dtxn_report_kv){ .key = key, .u64 = v };
 }
 
+#endif
+#ifdef DTXN_HAVE_MLX5DV
 static void
 kv_str(struct dtxn_report_driver *d, const char *key, const char *v)
 {
@@ -31,11 +37,34 @@ kv_str(struct dtxn_report_driver *d, const char *key, const char *v)
 }
 #endif
 
+#ifdef DTXN_HAVE_UCX
+/* --fabric ucx: what the driver counts (doc/guides/ucx.md). */
+static bool
+report_ucx(const struct dtxn_fabric *f, struct dtxn_report_driver *d)
+{
+	struct dtxn_ucx_stats s;
+
+	if (dtxn_ucx_stats_get(f, &s) != 0)
+		return false;
+	d->name = "ucx";
+	kv_u64(d, "fences", s.fences);
+	kv_u64(d, "flushes", s.flushes);
+	kv_u64(d, "mcas_loop_cas", s.mcas_loop_cas);
+	kv_u64(d, "dropped_sends", s.dropped);
+	kv_u64(d, "ctl_wakeups", s.wakeups);
+	return true;
+}
+#endif
+
 bool
 app_report_fabric_driver(const struct dtxn_fabric *f, struct dtxn_report_driver *d,
 			 char *dev, size_t dev_len)
 {
 	memset(d, 0, sizeof(*d));
+#ifdef DTXN_HAVE_UCX
+	if (report_ucx(f, d))
+		return true;
+#endif
 #ifdef DTXN_HAVE_MLX5DV
 	struct dtxn_mlx5_stats s;
 

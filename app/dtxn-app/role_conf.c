@@ -245,8 +245,8 @@ app_role_validate(struct app_conf *c)
 		app_err("--role: unknown role '%s' (all, mn, cn)", c->role);
 		return -1;
 	}
-	if (strcmp(c->fabric, "shm") != 0 && strcmp(c->fabric, "mlx5") != 0) {
-		app_err("--role %s: only on --fabric shm or mlx5 (the simulator runs the whole cluster in one process)",
+	if (strcmp(c->fabric, "sim") == 0) {
+		app_err("--role %s: only on --fabric shm, mlx5 or ucx (the simulator runs the whole cluster in one process)",
 			c->role);
 		return -1;
 	}

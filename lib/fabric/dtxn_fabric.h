@@ -276,8 +276,8 @@ struct dtxn_fabric_counters {
 };
 
 /**
- * RDMA options of the mlx5 driver (doc/guides/mlx5.md); the emulating
- * drivers ignore them. The fabric copies what it keeps: the strings need
+ * Options of the network drivers, mlx5 and ucx (doc/guides/mlx5.md,
+ * doc/guides/ucx.md); the emulating drivers ignore them. The fabric copies what it keeps: the strings need
  * not outlive dtxn_fabric_open().
  */
 struct dtxn_fabric_rdma_conf {
@@ -293,6 +293,13 @@ struct dtxn_fabric_rdma_conf {
 	 *  registers its region and listens; a CN it serves listens for SEND/RECV
 	 *  peers. 0: every node (--role all). */
 	uint64_t serve;
+	/** ucx: the run this process was started for (bench, protocol, catalog
+	 *  options, counts): a process started for another run is refused at
+	 *  connect (its digest differs). NULL: "". */
+	const char *run_desc;
+	/** ucx: how long to wait for a node's listener (connect retries), ms;
+	 *  0: 10000. */
+	uint32_t connect_timeout_ms;
 };
 
 /** First TCP port of the default node addresses (rdma_cm port space). */
@@ -319,7 +326,7 @@ int dtxn_fabric_addr_parse(const char *s, uint32_t *ip_be, uint16_t *port);
 /** Fabric configuration. */
 struct dtxn_fabric_conf {
 	size_t size;              /**< sizeof(struct dtxn_fabric_conf) */
-	const char *driver;       /**< "shm", "sim", "mlx5" */
+	const char *driver;       /**< "shm", "sim", "mlx5", "ucx" */
 	uint16_t n_mn;            /**< MNs, 1..DTXN_MAX_NODES-1 */
 	uint16_t n_cn;            /**< CNs, 1.. */
 	uint64_t mn_region_size;  /**< bytes of registered memory per MN */
@@ -354,7 +361,7 @@ struct dtxn_fabric_conf {
  *
  * @return the fabric, or NULL with rte_errno: ENOENT (no driver of that
  *   name), EINVAL (bad conf), ENOMEM (region does not fit the memory given
- *   to the EAL), ENODEV (mlx5: no RDMA device), EAGAIN (multi_process:
+ *   to the EAL), ENODEV (mlx5: no RDMA device), ETIMEDOUT (ucx: a node's listener did not answer within connect_timeout_ms), ECONNREFUSED (ucx: a node refused this process: another run or shape), EAGAIN (multi_process:
  *   an MN region of mn_attach is not published yet; retry later), EEXIST
  *   (multi_process: a region of mn_own exists already: another process
  *   serves that MN).
@@ -395,6 +402,18 @@ const struct dtxn_fabric_conf *dtxn_fabric_conf(const struct dtxn_fabric *f);
 int dtxn_fabric_set_lease(struct dtxn_fabric *f, const uint64_t *until_ns, uint64_t slack_ns);
 
 /**
+ * Says that the MN regions this process serves are loaded and ready to be
+ * reached: on a network fabric (ucx) its listeners answer the connect
+ * messages of other processes from now on (before, an MN answers "not
+ * ready" and the asking process retries up to its connect timeout), so no
+ * CN ever reads a region that is still being loaded. The emulating
+ * drivers and mlx5 have nothing to do (shm processes wait for the MN's
+ * READY state in the control block). Main lcore, after the load; once.
+ * @return 0, -EINVAL (@p f NULL).
+ */
+int dtxn_fabric_publish(struct dtxn_fabric *f);
+
+/**
  * MN-side pointer to the start of MN @p mn's region, for the MN role's own
  * CPU (loading, invariant checks after the run). Coordinators never use it.
  *
@@ -402,6 +421,24 @@ int dtxn_fabric_set_lease(struct dtxn_fabric *f, const uint64_t *until_ns, uint6
  *   not mapped in this process.
  */
 void *dtxn_fabric_mn_base(struct dtxn_fabric *f, uint16_t mn);
+
+/**
+ * Makes dtxn_fabric_mn_base(@p f, @p mn) return @p copy, a local copy of
+ * MN @p mn's region, instead of the region itself where this process maps
+ * it (NULL: the region again): for a process that does not (a CN on a network
+ * fabric, which READ it whole after the run: app/dtxn-app's invariant
+ * check reads MN memory through dtxn_fabric_mn_base(), lib/store's
+ * scanner, dtxn_db_get()). Only for reading after the run, when no WR
+ * changes the region any more: nothing keeps the copy up to date, and
+ * code that asks dtxn_fabric_mn_base() whether this process serves an MN
+ * (MN-side services) must have asked before. Main lcore.
+ *
+ * @param copy  region_size bytes owned by the caller until it calls
+ *   this again with NULL (before it frees them, and before
+ *   dtxn_fabric_close()).
+ * @return 0; -EINVAL (@p f NULL, @p mn not an MN).
+ */
+int dtxn_fabric_mn_mirror(struct dtxn_fabric *f, uint16_t mn, void *copy);
 
 /**
  * Called after a one-sided WRITE took effect in registered CN memory

@@ -42,6 +42,9 @@ struct dtxn_fabric {
 	 *  within (NULL: none), and the slack after it. */
 	const uint64_t *lease_until_ns;
 	uint64_t lease_slack_ns;
+	/** dtxn_fabric_mn_mirror(): a local copy of an MN region this process
+	 *  does not map, by MN id (NULL: none); the caller's memory. */
+	void *mn_mirror[DTXN_MAX_NODES];
 };
 
 /**
@@ -113,7 +116,10 @@ typedef void (*dtxn_cq_kick_t)(struct dtxn_cq *cq);
 /** See dtxn_fabric_drain_node(); may be NULL in the ops table (-ENOTSUP). */
 typedef int (*dtxn_fabric_drain_node_t)(struct dtxn_fabric *f, uint16_t node);
 
-/** A fabric driver. Every member but nic_state, cq_kick and drain_node is mandatory. */
+/** See dtxn_fabric_publish(); may be NULL in the ops table (nothing to do). */
+typedef void (*dtxn_fabric_publish_t)(struct dtxn_fabric *f);
+
+/** A fabric driver. Every member but nic_state, cq_kick, drain_node and publish is mandatory. */
 struct dtxn_fabric_ops {
 	const char *name;
 	dtxn_fabric_open_t open;
@@ -129,6 +135,7 @@ struct dtxn_fabric_ops {
 	dtxn_cq_poll_t poll;
 	dtxn_cq_kick_t cq_kick;
 	dtxn_fabric_drain_node_t drain_node;
+	dtxn_fabric_publish_t publish;
 };
 
 /**
@@ -221,6 +228,104 @@ uint8_t dtxn_fabric_recv_fill(const struct dtxn_wr *recv, const void *data, uint
  * line of 255 characters.
  */
 void dtxn_fabric_open_error_set(const char *fmt, ...) __rte_format_printf(1, 2);
+
+/* ------------------------------------------------------------------ */
+/* The QP/CQ core every driver shares: lib/fabric/qcore.c              */
+/* ------------------------------------------------------------------ */
+
+/**
+ * A CQ's ring of completions waiting to be reaped (dtxn_cq_poll()):
+ * filled by the driver as WRs retire, emptied by the poll. Owning lcore
+ * only; no locks.
+ */
+struct dtxn_cqe_ring {
+	struct dtxn_cqe *e;     /**< mask + 1 entries */
+	uint32_t mask;
+	uint32_t head;          /**< next to reap (free-running) */
+	uint32_t tail;          /**< next to fill (free-running) */
+};
+
+/**
+ * Allocates @p r's entries (DPDK heap of @p socket_id).
+ * @param depth  entries, a power of two.
+ * @return 0, -EINVAL (@p depth not a power of two), -ENOMEM.
+ */
+int dtxn_cqe_ring_init(struct dtxn_cqe_ring *r, unsigned depth, int socket_id);
+
+/** Frees @p r's entries (a zeroed ring too). */
+void dtxn_cqe_ring_free(struct dtxn_cqe_ring *r);
+
+/** @return completions waiting in @p r. */
+static inline uint32_t
+dtxn_cqe_ring_count(const struct dtxn_cqe_ring *r)
+{
+	return r->tail - r->head;
+}
+
+/** @return true if @p r has no room for one more completion. */
+static inline bool
+dtxn_cqe_ring_full(const struct dtxn_cqe_ring *r)
+{
+	return r->tail - r->head > r->mask;
+}
+
+/**
+ * Appends one completion. @return false (nothing written) if @p r is full.
+ */
+static inline bool
+dtxn_cqe_ring_push(struct dtxn_cqe_ring *r, uint64_t wr_id, uint32_t byte_len, uint8_t opcode,
+		   uint8_t status, uint16_t src_node)
+{
+	struct dtxn_cqe *e;
+
+	if (dtxn_cqe_ring_full(r))
+		return false;
+	e = &r->e[r->tail & r->mask];
+	e->wr_id = wr_id;
+	e->byte_len = byte_len;
+	e->opcode = opcode;
+	e->status = status;
+	e->src_node = src_node;
+	r->tail++;
+	return true;
+}
+
+/** Moves up to @p n completions, oldest first, to @p out. @return how many. */
+static inline unsigned
+dtxn_cqe_ring_pop(struct dtxn_cqe_ring *r, struct dtxn_cqe *out, unsigned n)
+{
+	unsigned k = 0;
+
+	while (k < n && r->head != r->tail)
+		out[k++] = r->e[r->head++ & r->mask];
+	return k;
+}
+
+/**
+ * A masked CAS (DTXN_WR_MASKED_CAS) carried out as a loop of plain 8-byte
+ * CAS, on drivers or devices without masked atomics (mlx5 without the
+ * extended atomic, ucx): the first CAS guesses 0 in the bits outside
+ * compare_mask; each failed CAS whose old value still passes the masked
+ * compare retries with that value. Pure; the caller's state only.
+ */
+struct dtxn_mcas_loop {
+	uint64_t compare, swap, compare_mask, swap_mask; /**< the WR's operands */
+	uint64_t expect;     /**< compare value of the CAS in flight */
+	uint64_t desired;    /**< swap value of the CAS in flight */
+	uint32_t cas_posted; /**< CAS issued so far */
+};
+
+/** Starts the loop for @p wr (a masked CAS): sets the first CAS's expect/desired. */
+void dtxn_mcas_loop_start(struct dtxn_mcas_loop *l, const struct dtxn_wr *wr);
+
+/**
+ * Feeds the old value @p got that the CAS in flight returned. Done when
+ * the CAS swapped (@p got == expect) or when @p got fails the masked
+ * compare (the word is left alone); otherwise the next CAS is set up
+ * (expect = @p got) and counted.
+ * @return true when done: @p got is the masked CAS's old value.
+ */
+bool dtxn_mcas_loop_step(struct dtxn_mcas_loop *l, uint64_t got);
 
 /** Registers a fabric driver at start-up, as RTE_PMD_REGISTER_VDEV does. */
 #define DTXN_FABRIC_REGISTER(nm, ops) \

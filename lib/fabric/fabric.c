@@ -230,6 +230,16 @@ dtxn_fabric_drain_node(struct dtxn_fabric *f, uint16_t node)
 }
 
 int
+dtxn_fabric_publish(struct dtxn_fabric *f)
+{
+	if (f == NULL)
+		return -EINVAL;
+	if (f->ops->publish != NULL)
+		f->ops->publish(f);
+	return 0;
+}
+
+int
 dtxn_fabric_set_lease(struct dtxn_fabric *f, const uint64_t *until_ns, uint64_t slack_ns)
 {
 	if (f == NULL)
@@ -306,9 +316,23 @@ dtxn_fabric_mn_unwatch(struct dtxn_fabric *f, uint16_t mn)
 void *
 dtxn_fabric_mn_base(struct dtxn_fabric *f, uint16_t mn)
 {
+	void *base;
+
 	if (f == NULL || mn >= f->conf.n_mn)
 		return NULL;
-	return f->ops->mn_base(f, mn);
+	if (f->mn_mirror[mn] != NULL)
+		return f->mn_mirror[mn];
+	base = f->ops->mn_base(f, mn);
+	return base;
+}
+
+int
+dtxn_fabric_mn_mirror(struct dtxn_fabric *f, uint16_t mn, void *copy)
+{
+	if (f == NULL || mn >= f->conf.n_mn)
+		return -EINVAL;
+	f->mn_mirror[mn] = copy;
+	return 0;
 }
 
 const struct dtxn_nic_state *

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_FABRIC_UCX_H
+#define DTXN_FABRIC_UCX_H
+
+/**
+ * @file
+ * What the ucx fabric driver (drivers/fabric/ucx, doc/guides/ucx.md) shows
+ * beyond lib/fabric's API: its own counters, for the report, and a test
+ * aid. Built only when UCX's headers are present (DTXN_HAVE_UCX).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dtxn_fabric.h"
+
+/** The driver's counters (since open; relaxed reads of live counters). */
+struct dtxn_ucx_stats {
+	uint64_t fences;        /**< ucp_worker_fence() calls made to keep a QP's order */
+	uint64_t flushes;       /**< ucp_ep_flush_nbx() calls: signaled WRITEs' remote completion */
+	uint64_t mcas_loop_cas; /**< CAS issued by masked-CAS loops */
+	uint64_t dropped;       /**< inbound SENDs dropped (no QP of that route, park full) */
+	uint64_t wakeups;       /**< times the control thread woke from its event fd */
+};
+
+/** @return true if @p f is open on the ucx driver. Any thread. */
+bool dtxn_ucx_is(const struct dtxn_fabric *f);
+
+/**
+ * Reads the driver's counters. Any thread.
+ * @return 0, or -EINVAL (@p f not a ucx fabric, @p s NULL).
+ */
+int dtxn_ucx_stats_get(const struct dtxn_fabric *f, struct dtxn_ucx_stats *s);
+
+/**
+ * TEST AID (test_conformance.c's ordering test, doc/guides/ucx.md
+ * "Order"): with @p on, the driver stops keeping the API's order: no
+ * fence between WRs of a QP, and a signaled WRITE completes at UCX's
+ * local completion. Main lcore, before any post.
+ * @return 0, or -EINVAL (@p f not a ucx fabric).
+ */
+int dtxn_ucx_test_unordered(struct dtxn_fabric *f, bool on);
+
+#endif /* DTXN_FABRIC_UCX_H */

@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ucx driver: the control thread and the connect exchange.
+ *
+ * The control thread owns the serve worker and one listening TCP socket
+ * per node this process serves. It progresses the worker until it has
+ * nothing to do, arms it (ucp_worker_arm) and sleeps in epoll_wait on the
+ * worker's event fd, the listening sockets and a stop eventfd: an idle MN
+ * costs no CPU, and wakes for a READ as fast as for any other operation.
+ *
+ * A listening socket takes one connect message (HELLO) per connection and
+ * answers ACCEPT (the serve worker's address; for an MN its region's base,
+ * length and packed rkey) or REFUSE (ucx_pure.h). Until the process calls
+ * dtxn_fabric_publish() its MNs answer REFUSE/NOT_READY, which the asking
+ * side retries: a CN never reads a region that is still being loaded.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <netinet/tcp.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+
+#include "dtxn_sched.h"
+#include "ucx_private.h"
+
+/** epoll data of the stop eventfd and of the serve worker's fd. */
+#define CTL_EV_STOP UINT64_C(0xffff0001)
+#define CTL_EV_WORKER UINT64_C(0xffff0002)
+/** Socket timeout of one connect exchange, ms. */
+#define CTL_IO_MS 2000
+/** Pause between connect attempts to a node not answering yet, ms. */
+#define CTL_RETRY_MS 50
+
+static const char *
+ctl_node_name(const struct ucx_fabric *uf, uint16_t node, char *buf, size_t len)
+{
+	if (node < uf->n_mn)
+		snprintf(buf, len, "mn%u", node);
+	else
+		snprintf(buf, len, "cn%u", node - uf->n_mn);
+	return buf;
+}
+
+static const char *
+ctl_addr_str(const struct sockaddr_in *sa, char *buf, size_t len)
+{
+	char ip[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip));
+	snprintf(buf, len, "%s:%u", ip, ntohs(sa->sin_port));
+	return buf;
+}
+
+static void
+ctl_timeouts(int fd)
+{
+	struct timeval tv = { .tv_sec = CTL_IO_MS / 1000, .tv_usec = (CTL_IO_MS % 1000) * 1000 };
+	int one = 1;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* Reads or writes exactly @p len bytes. @return 0 or -1. */
+static int
+ctl_io(int fd, void *buf, size_t len, bool wr)
+{
+	uint8_t *p = buf;
+
+	while (len > 0) {
+		ssize_t n = wr ? send(fd, p, len, MSG_NOSIGNAL) : recv(fd, p, len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Reads one whole message into @p buf (UCX_MSG_MAX bytes). @return its length or -errno. */
+static int
+ctl_read_msg(int fd, uint8_t *buf)
+{
+	int total;
+
+	if (ctl_io(fd, buf, UCX_MSG_HDR_BYTES, false) != 0)
+		return -EIO;
+	total = ucx_msg_peek_len(buf);
+	if (total < 0)
+		return total;
+	if (ctl_io(fd, buf + UCX_MSG_HDR_BYTES, (size_t)total - UCX_MSG_HDR_BYTES, false) != 0)
+		return -EIO;
+	return total;
+}
+
+/* The listener's side of one connection: HELLO in, ACCEPT or REFUSE out. */
+static void
+ctl_serve_conn(struct ucx_fabric *uf, int fd)
+{
+	static uint8_t buf[UCX_MSG_MAX]; /* the control thread's only */
+	struct ucx_msg in, out = { 0 };
+	int len;
+
+	ctl_timeouts(fd);
+	len = ctl_read_msg(fd, buf);
+	if (len < 0 || ucx_msg_decode(buf, (size_t)len, &in) != 0 || in.kind != UCX_MSG_HELLO) {
+		UCX_LOG(WARNING, "a connect message that is not a valid HELLO (%s): connection closed",
+			len < 0 ? strerror(-len) : "bad fields");
+		return;
+	}
+	out.src_node = in.dst_node;
+	out.dst_node = in.src_node;
+	out.n_mn = uf->n_mn;
+	out.n_cn = (uint16_t)(uf->n_nodes - uf->n_mn);
+	out.digest = uf->digest;
+	if (in.n_mn != uf->n_mn || in.n_cn != out.n_cn)
+		out.reason = UCX_REFUSE_SHAPE;
+	else if (in.digest != uf->digest)
+		out.reason = UCX_REFUSE_DIGEST;
+	else if (in.dst_node >= uf->n_nodes || !(uf->serve_mask >> in.dst_node & 1))
+		out.reason = UCX_REFUSE_NODE;
+	else if (in.dst_node < uf->n_mn && !__atomic_load_n(&uf->published, __ATOMIC_ACQUIRE))
+		out.reason = UCX_REFUSE_NOT_READY;
+	if (out.reason != UCX_REFUSE_NONE) {
+		out.kind = UCX_MSG_REFUSE;
+		if (out.reason != UCX_REFUSE_NOT_READY)
+			UCX_LOG(NOTICE, "node %u refused node %u: reason %u", in.dst_node, in.src_node,
+				out.reason);
+	} else {
+		out.kind = UCX_MSG_ACCEPT;
+		out.waddr = uf->serve_addr;
+		out.waddr_len = (uint16_t)uf->serve_addr_len;
+		if (in.dst_node < uf->n_mn) {
+			const struct ucx_region *r = &uf->mn[in.dst_node];
+
+			out.base = (uint64_t)(uintptr_t)r->base;
+			out.region_len = r->len;
+			out.rkey = r->rkey_buf;
+			out.rkey_len = (uint16_t)r->rkey_len;
+		}
+	}
+	len = ucx_msg_encode(buf, sizeof(buf), &out);
+	if (len > 0)
+		(void)ctl_io(fd, buf, (size_t)len, true);
+}
+
+/* Progresses the serve worker until idle and arms it. */
+static void
+ctl_progress(struct ucx_fabric *uf)
+{
+	for (;;) {
+		while (ucp_worker_progress(uf->serve) != 0)
+			;
+		if (ucp_worker_arm(uf->serve) != UCS_ERR_BUSY)
+			return;
+	}
+}
+
+static void *
+ctl_main(void *arg)
+{
+	struct ucx_fabric *uf = arg;
+	struct epoll_event ev[16];
+
+	for (;;) {
+		int n;
+
+		ctl_progress(uf);
+		n = epoll_wait(uf->epfd, ev, RTE_DIM(ev), -1);
+		if (n < 0 && errno != EINTR)
+			break;
+		__atomic_fetch_add(&uf->wakeups, 1, __ATOMIC_RELAXED);
+		for (int i = 0; i < n; i++) {
+			uint64_t d = ev[i].data.u64;
+			int fd;
+
+			if (d == CTL_EV_STOP)
+				return NULL;
+			if (d == CTL_EV_WORKER)
+				continue; /* progressed at the top */
+			while ((fd = accept4(uf->listen_fd[d], NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+				ctl_serve_conn(uf, fd);
+				close(fd);
+				ctl_progress(uf); /* a slow peer must not starve the worker */
+			}
+		}
+	}
+	return NULL;
+}
+
+static int
+ctl_listen(struct ucx_fabric *uf, uint16_t node)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = node };
+	char name[16], addr[32];
+	int one = 1, fd;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)&uf->addr[node], sizeof(uf->addr[node])) != 0 ||
+	    listen(fd, 128) != 0 || epoll_ctl(uf->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		int e = errno;
+
+		close(fd);
+		dtxn_fabric_open_error_set("--fabric ucx: %s cannot listen on %s: %s",
+					   ctl_node_name(uf, node, name, sizeof(name)),
+					   ctl_addr_str(&uf->addr[node], addr, sizeof(addr)),
+					   strerror(e));
+		return -e;
+	}
+	uf->listen_fd[node] = fd;
+	return 0;
+}
+
+int
+ucx_ctl_start(struct ucx_fabric *uf)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int rc;
+
+	uf->epfd = epoll_create1(EPOLL_CLOEXEC);
+	uf->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (uf->epfd < 0 || uf->stop_fd < 0)
+		return -errno;
+	ev.data.u64 = CTL_EV_STOP;
+	if (epoll_ctl(uf->epfd, EPOLL_CTL_ADD, uf->stop_fd, &ev) != 0)
+		return -errno;
+	ev.data.u64 = CTL_EV_WORKER;
+	if (epoll_ctl(uf->epfd, EPOLL_CTL_ADD, uf->serve_efd, &ev) != 0)
+		return -errno;
+	for (uint16_t i = 0; i < uf->n_nodes; i++) {
+		if (!(uf->serve_mask >> i & 1))
+			continue;
+		rc = ctl_listen(uf, i);
+		if (rc != 0)
+			return rc;
+	}
+	rc = pthread_create(&uf->ctl, NULL, ctl_main, uf);
+	if (rc != 0)
+		return -rc;
+	pthread_setname_np(uf->ctl, "dtxn-ucx-ctl");
+	uf->ctl_up = true;
+	return 0;
+}
+
+void
+ucx_ctl_stop(struct ucx_fabric *uf)
+{
+	if (uf->ctl_up) {
+		uint64_t one = 1;
+
+		if (write(uf->stop_fd, &one, sizeof(one)) != sizeof(one))
+			UCX_LOG(ERR, "control thread: stop signal not sent");
+		pthread_join(uf->ctl, NULL);
+		uf->ctl_up = false;
+	}
+	for (unsigned i = 0; i < DTXN_MAX_NODES; i++)
+		if (uf->listen_fd[i] >= 0) {
+			close(uf->listen_fd[i]);
+			uf->listen_fd[i] = -1;
+		}
+	if (uf->stop_fd >= 0)
+		close(uf->stop_fd);
+	if (uf->epfd >= 0)
+		close(uf->epfd);
+	uf->stop_fd = uf->epfd = -1;
+}
+
+/* One attempt: connect, HELLO, answer into @p buf / @p m.
+ * @return 0 (m decoded), -EAGAIN (nobody listens yet: try again), -errno. */
+static int
+ctl_exchange(struct ucx_fabric *uf, uint16_t local, uint16_t node, uint8_t *buf, struct ucx_msg *m)
+{
+	struct ucx_msg hello = { .kind = UCX_MSG_HELLO, .src_node = local, .dst_node = node,
+				 .n_mn = uf->n_mn, .n_cn = (uint16_t)(uf->n_nodes - uf->n_mn),
+				 .digest = uf->digest };
+	struct pollfd pfd;
+	int fd, len, err = 0;
+	socklen_t elen = sizeof(err);
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)&uf->addr[node], sizeof(uf->addr[node])) != 0) {
+		if (errno != EINPROGRESS) {
+			close(fd);
+			return -EAGAIN;
+		}
+		pfd = (struct pollfd){ .fd = fd, .events = POLLOUT };
+		if (poll(&pfd, 1, CTL_IO_MS) != 1 ||
+		    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) != 0 || err != 0) {
+			close(fd);
+			return -EAGAIN;
+		}
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	ctl_timeouts(fd);
+	len = ucx_msg_encode(buf, UCX_MSG_MAX, &hello);
+	if (len < 0 || ctl_io(fd, buf, (size_t)len, true) != 0) {
+		close(fd);
+		return -EAGAIN;
+	}
+	len = ctl_read_msg(fd, buf);
+	close(fd);
+	if (len == -EIO)
+		return -EAGAIN; /* closed before answering: a listener going down or up */
+	if (len < 0)
+		return len;
+	len = ucx_msg_decode(buf, (size_t)len, m);
+	if (len != 0)
+		return len;
+	if (m->kind == UCX_MSG_HELLO || m->src_node != node || m->dst_node != local)
+		return -EPROTO;
+	return 0;
+}
+
+static uint64_t
+ctl_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int
+ucx_remote_get(struct ucx_fabric *uf, uint16_t local, uint16_t node, const struct ucx_remote **out)
+{
+	static const char *const why[] = {
+		[UCX_REFUSE_DIGEST] = "it was started for another run (benchmark, protocol, options, catalog or dtxn version differ)",
+		[UCX_REFUSE_SHAPE] = "it was started for another cluster shape (--mn/--cn)",
+		[UCX_REFUSE_NODE] = "the process at that address does not serve it",
+	};
+	uint8_t *buf = NULL;
+	struct ucx_remote *r = &uf->remote[node];
+	uint64_t deadline = ctl_mono_ns() + uf->connect_timeout_ns;
+	char name[16], self[16], addr[32];
+	struct ucx_msg m;
+	int rc;
+
+	pthread_mutex_lock(&uf->connect_lock);
+	if (r->known)
+		goto done;
+	buf = malloc(UCX_MSG_MAX);
+	if (buf == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		rc = ctl_exchange(uf, local, node, buf, &m);
+		if (rc == 0 && m.kind == UCX_MSG_ACCEPT)
+			break;
+		if (rc == 0 && m.reason != UCX_REFUSE_NOT_READY) {
+			dtxn_fabric_open_error_set("--fabric ucx: %s at %s refused %s: %s",
+						   ctl_node_name(uf, node, name, sizeof(name)),
+						   ctl_addr_str(&uf->addr[node], addr, sizeof(addr)),
+						   ctl_node_name(uf, local, self, sizeof(self)), why[m.reason]);
+			rc = -ECONNREFUSED;
+			goto out;
+		}
+		if (rc != 0 && rc != -EAGAIN) {
+			dtxn_fabric_open_error_set("--fabric ucx: %s at %s answered a bad connect message (%s)",
+						   ctl_node_name(uf, node, name, sizeof(name)),
+						   ctl_addr_str(&uf->addr[node], addr, sizeof(addr)),
+						   strerror(-rc));
+			goto out;
+		}
+		if (ctl_mono_ns() >= deadline) {
+			dtxn_fabric_open_error_set("--fabric ucx: %s at %s did not answer within %.1f s (--connect-timeout)",
+						   ctl_node_name(uf, node, name, sizeof(name)),
+						   ctl_addr_str(&uf->addr[node], addr, sizeof(addr)),
+						   (double)uf->connect_timeout_ns / 1e9);
+			rc = -ETIMEDOUT;
+			goto out;
+		}
+		usleep(CTL_RETRY_MS * 1000);
+	}
+	r->waddr = malloc(m.waddr_len);
+	r->rkey = m.rkey_len != 0 ? malloc(m.rkey_len) : NULL;
+	if (r->waddr == NULL || (m.rkey_len != 0 && r->rkey == NULL)) {
+		free(r->waddr);
+		free(r->rkey);
+		r->waddr = r->rkey = NULL;
+		rc = -ENOMEM;
+		goto out;
+	}
+	memcpy(r->waddr, m.waddr, m.waddr_len);
+	r->waddr_len = m.waddr_len;
+	if (m.rkey_len != 0)
+		memcpy(r->rkey, m.rkey, m.rkey_len);
+	r->rkey_len = m.rkey_len;
+	r->base = m.base;
+	r->len = m.region_len;
+	if (node < uf->n_mn && r->len == 0) {
+		rc = -EPROTO;
+		dtxn_fabric_open_error_set("--fabric ucx: %s answered without its region",
+					   ctl_node_name(uf, node, name, sizeof(name)));
+		goto out;
+	}
+	__atomic_store_n(&r->known, true, __ATOMIC_RELEASE);
+done:
+	*out = r;
+	rc = 0;
+out:
+	pthread_mutex_unlock(&uf->connect_lock);
+	free(buf);
+	return rc;
+}
+
+void
+ucx_remote_forget(struct ucx_fabric *uf)
+{
+	for (unsigned i = 0; i < DTXN_MAX_NODES; i++) {
+		free(uf->remote[i].waddr);
+		free(uf->remote[i].rkey);
+		memset(&uf->remote[i], 0, sizeof(uf->remote[i]));
+	}
+}

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ucx driver: completions. UCX calls ucx_req_done() from the lcore's
+ * ucp_worker_progress() (or the post settles an immediate completion);
+ * the slot is done when its last request is. dtxn_cq_poll() retires each
+ * QP's slots in posting order, as an RC QP's completions come: a
+ * completion for a signaled WR and for any failed one. A failed endpoint
+ * (peer lost) gives DTXN_WC_FATAL_ERR for its first failed WR and
+ * DTXN_WC_WR_FLUSH_ERR for the later ones. Inbound SENDs come from the
+ * control thread (ucx_am_recv()) through the QP's ring into posted RECVs.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "ucx_private.h"
+
+/* The last request of slot @p s ended with @p st. */
+static void
+slot_finish(struct ucx_slot *s)
+{
+	if (s->status == DTXN_WC_SUCCESS) {
+		if (s->opcode == DTXN_WR_MASKED_CAS && !dtxn_mcas_loop_step(&s->mcas, s->result)) {
+			ucx_slot_issue_cas(s); /* the word changed outside the mask: again */
+			return;
+		}
+		if (s->opcode == DTXN_WR_CAS || s->opcode == DTXN_WR_FAA ||
+		    s->opcode == DTXN_WR_MASKED_CAS)
+			memcpy(s->local, &s->result, sizeof(uint64_t));
+	}
+	s->done = 1;
+	s->qp->in_flight--;
+}
+
+static void
+slot_status(struct ucx_slot *s, ucs_status_t st)
+{
+	if (st != UCS_OK && s->status == DTXN_WC_SUCCESS)
+		s->status = DTXN_WC_FATAL_ERR; /* ucx_qp_retire() makes the later ones FLUSH */
+	if (--s->pending == 0)
+		slot_finish(s);
+}
+
+void
+ucx_req_done(void *request, ucs_status_t status, void *user_data)
+{
+	slot_status(user_data, status);
+	ucp_request_free(request);
+}
+
+void
+ucx_req_settle(struct ucx_slot *s, ucs_status_ptr_t sp)
+{
+	if (sp == NULL)
+		slot_status(s, UCS_OK); /* completed in the call: no callback comes */
+	else if (UCS_PTR_IS_ERR(sp))
+		slot_status(s, UCS_PTR_STATUS(sp));
+	/* else in flight: ucx_req_done() comes from the worker's progress */
+}
+
+void
+ucx_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+	struct ucx_qp *q = arg;
+
+	RTE_SET_USED(ep);
+	if (!q->lost)
+		UCX_LOG(ERR, "node %u -> %u: endpoint failed (%s): peer lost", q->base.local_node,
+			q->base.remote_node, ucs_status_string(status));
+	q->lost = true;
+}
+
+void
+ucx_qp_retire(struct ucx_qp *q)
+{
+	struct dtxn_cqe_ring *ring = &q->cq->ring;
+	struct ucx_inmsg *m;
+
+	while (q->head != q->tail) {
+		struct ucx_slot *s = &q->slots[q->head & q->mask];
+		uint8_t status = s->status;
+
+		if (!s->done)
+			break;
+		if (status == DTXN_WC_FATAL_ERR && q->fatal_said)
+			status = DTXN_WC_WR_FLUSH_ERR;
+		if ((s->flags & DTXN_WR_F_SIGNALED) || status != DTXN_WC_SUCCESS) {
+			uint32_t byte_len = status != DTXN_WC_SUCCESS ? 0 :
+					    s->opcode == DTXN_WR_READ || s->opcode == DTXN_WR_WRITE ||
+					    s->opcode == DTXN_WR_SEND ? s->len : sizeof(uint64_t);
+
+			if (!dtxn_cqe_ring_push(ring, s->wr_id, byte_len, s->opcode, status,
+						q->base.remote_node))
+				break; /* CQ full: at the next poll */
+		}
+		if (status == DTXN_WC_FATAL_ERR)
+			q->fatal_said = true;
+		q->head++;
+	}
+	while (q->rq_head != q->rq_tail && !dtxn_cqe_ring_full(ring) &&
+	       rte_ring_dequeue(q->inbound, (void **)&m) == 0) {
+		const struct dtxn_wr *r = &q->rq[q->rq_head++ & q->mask];
+
+		dtxn_cqe_ring_push(ring, r->wr_id, m->len, DTXN_WR_RECV,
+				   dtxn_fabric_recv_fill(r, m->data, m->len), q->base.remote_node);
+		free(m);
+	}
+}
+
+unsigned
+ucx_cq_poll(struct dtxn_cq *c, struct dtxn_cqe *cqes, unsigned n)
+{
+	struct ucx_cq *cq = UCX_CQ(c);
+	struct ucx_qp *q;
+
+	if (dtxn_cqe_ring_count(&cq->ring) < n) {
+		ucp_worker_progress(cq->w);
+		TAILQ_FOREACH(q, &cq->qps, cq_next)
+			ucx_qp_retire(q);
+	}
+	return dtxn_cqe_ring_pop(&cq->ring, cqes, n);
+}
+
+ucs_status_t
+ucx_am_recv(void *arg, const void *header, size_t header_length, void *data, size_t length,
+	    const ucp_am_recv_param_t *param)
+{
+	struct ucx_fabric *uf = arg;
+	struct ucx_inmsg *m;
+
+	if (header_length != sizeof(struct ucx_am_hdr) ||
+	    (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || length > DTXN_WR_LEN_MAX) {
+		__atomic_fetch_add(&uf->dropped, 1, __ATOMIC_RELAXED);
+		UCX_LOG(WARNING, "a SEND message of an unexpected form (header %zu B, %zu B%s): dropped",
+			header_length, length,
+			(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ? ", rendezvous" : "");
+		return UCS_OK;
+	}
+	m = malloc(sizeof(*m) + length);
+	if (m == NULL) {
+		__atomic_fetch_add(&uf->dropped, 1, __ATOMIC_RELAXED);
+		return UCS_OK;
+	}
+	memcpy(&m->hdr, header, sizeof(m->hdr));
+	m->len = (uint32_t)length;
+	if (length != 0)
+		memcpy(m->data, data, length);
+	ucx_route_deliver(uf, m);
+	return UCS_OK;
+}

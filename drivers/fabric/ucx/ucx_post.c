@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ucx driver: posting. Each WR takes a slot of its QP's send queue (the
+ * slot is the user data of its UCX requests) and is issued at once:
+ * READ ucp_get_nbx, WRITE ucp_put_nbx (+ ucp_ep_flush_nbx when signaled:
+ * its completion must mean the data reached the target), CAS and FAA
+ * ucp_atomic_op_nbx with the slot's reply buffer, masked CAS the first CAS
+ * of its loop, SEND an eager active message. A WR that follows one still
+ * in flight on the same QP is preceded by ucp_worker_fence(): UCX keeps no
+ * order between the operations of an endpoint by itself.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "ucx_private.h"
+
+static inline ucp_request_param_t
+post_param(struct ucx_slot *s)
+{
+	return (ucp_request_param_t){
+		.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+		.cb.send = ucx_req_done,
+		.user_data = s,
+	};
+}
+
+/* The atomic with the slot's operand and reply buffer. */
+static void
+post_atomic(struct ucx_slot *s, ucp_atomic_op_t op)
+{
+	struct ucx_qp *q = s->qp;
+	ucp_request_param_t p = post_param(s);
+
+	p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+	p.datatype = ucp_dt_make_contig(sizeof(uint64_t));
+	p.reply_buffer = &s->result;
+	s->pending = 1;
+	ucx_req_settle(s, ucp_atomic_op_nbx(q->ep, op, &s->operand, 1, s->raddr, q->rkey, &p));
+}
+
+void
+ucx_slot_issue_cas(struct ucx_slot *s)
+{
+	s->operand = s->mcas.expect;
+	s->result = s->mcas.desired;
+	__atomic_fetch_add(&s->qp->uf->mcas_loop_cas, 1, __ATOMIC_RELAXED);
+	post_atomic(s, UCP_ATOMIC_OP_CSWAP);
+}
+
+/* A one-sided WR's remote address; false: outside the region (or no region). */
+static bool
+post_raddr(struct ucx_qp *q, struct ucx_slot *s, const struct dtxn_wr *wr)
+{
+	uint64_t off = DTXN_RADDR_OFF(wr->raddr);
+
+	if (q->rkey == NULL || off > q->rlen || wr->len > q->rlen - off)
+		return false;
+	s->raddr = q->rbase + off;
+	return true;
+}
+
+/* Issues one WR from its slot. */
+static void
+post_one(struct ucx_qp *q, struct ucx_slot *s, const struct dtxn_wr *wr)
+{
+	struct ucx_fabric *uf = q->uf;
+	ucp_request_param_t p = post_param(s);
+	const void *src = (wr->flags & DTXN_WR_F_INLINE) ? s->inl : wr->local;
+
+	if (wr->opcode != DTXN_WR_SEND && !post_raddr(q, s, wr)) {
+		s->status = DTXN_WC_REM_ACCESS_ERR;
+		s->done = 1;
+		return;
+	}
+	if (q->in_flight > 0 && !uf->unordered) {
+		ucp_worker_fence(q->cq->w);
+		__atomic_fetch_add(&uf->fences, 1, __ATOMIC_RELAXED);
+	}
+	q->in_flight++;
+	switch (wr->opcode) {
+	case DTXN_WR_READ:
+		s->pending = 1;
+		ucx_req_settle(s, ucp_get_nbx(q->ep, wr->local, wr->len, s->raddr, q->rkey, &p));
+		break;
+	case DTXN_WR_WRITE: {
+		bool flush = (wr->flags & DTXN_WR_F_SIGNALED) && !uf->unordered;
+
+		s->pending = flush ? 2 : 1; /* the put's local completion (and the flush) */
+		ucx_req_settle(s, ucp_put_nbx(q->ep, src, wr->len, s->raddr, q->rkey, &p));
+		if (flush) {
+			__atomic_fetch_add(&uf->flushes, 1, __ATOMIC_RELAXED);
+			ucx_req_settle(s, ucp_ep_flush_nbx(q->ep, &p));
+		}
+		break;
+	}
+	case DTXN_WR_CAS:
+		s->operand = wr->compare_add;
+		s->result = wr->swap;
+		post_atomic(s, UCP_ATOMIC_OP_CSWAP);
+		break;
+	case DTXN_WR_FAA:
+		s->operand = wr->compare_add;
+		s->result = 0;
+		post_atomic(s, UCP_ATOMIC_OP_ADD);
+		break;
+	case DTXN_WR_MASKED_CAS:
+		dtxn_mcas_loop_start(&s->mcas, wr);
+		ucx_slot_issue_cas(s);
+		break;
+	case DTXN_WR_SEND:
+		p.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
+		p.flags = UCP_AM_SEND_FLAG_EAGER;
+		s->hdr = (struct ucx_am_hdr){ q->base.local_node, q->base.remote_node, q->seq };
+		s->pending = 1;
+		ucx_req_settle(s, ucp_am_send_nbx(q->ep, UCX_AM_SEND, &s->hdr, sizeof(s->hdr), src,
+						  wr->len, &p));
+		break;
+	default: /* lib/fabric checked the chain */
+		s->status = DTXN_WC_REM_ACCESS_ERR;
+		s->pending = 0;
+		s->done = 1;
+		q->in_flight--;
+		break;
+	}
+}
+
+int
+ucx_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
+{
+	struct ucx_qp *q = UCX_QP(qp);
+	const struct dtxn_wr *wr;
+	uint32_t n = 0;
+
+	for (wr = wr_list; wr != NULL; wr = wr->next)
+		n++;
+	if (n > qp->max_wr - (q->tail - q->head))
+		return -ENOBUFS;
+	for (wr = wr_list; wr != NULL; wr = wr->next) {
+		struct ucx_slot *s = &q->slots[q->tail++ & q->mask];
+
+		s->wr_id = wr->wr_id;
+		s->local = wr->local;
+		s->len = wr->len;
+		s->opcode = wr->opcode;
+		s->flags = wr->flags;
+		s->status = DTXN_WC_SUCCESS;
+		s->done = 0;
+		s->pending = 0;
+		if (wr->flags & DTXN_WR_F_INLINE)
+			memcpy(s->inl, wr->local, wr->len);
+		if (q->lost) { /* the endpoint failed: nothing reaches the peer */
+			s->status = DTXN_WC_FATAL_ERR;
+			s->done = 1;
+			continue;
+		}
+		post_one(q, s, wr);
+	}
+	return 0;
+}
+
+int
+ucx_qp_post_recv(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
+{
+	struct ucx_qp *q = UCX_QP(qp);
+	const struct dtxn_wr *wr;
+	uint32_t n = 0;
+
+	for (wr = wr_list; wr != NULL; wr = wr->next)
+		n++;
+	if (n > qp->max_wr - (q->rq_tail - q->rq_head))
+		return -ENOBUFS;
+	for (wr = wr_list; wr != NULL; wr = wr->next) {
+		struct dtxn_wr *r = &q->rq[q->rq_tail++ & q->mask];
+
+		*r = *wr;
+		r->next = NULL;
+	}
+	return 0;
+}

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DTXN_UCX_PRIVATE_H
+#define DTXN_UCX_PRIVATE_H
+
+/**
+ * @file
+ * The ucx fabric driver: lib/fabric's verbs-like API on UCX's UCP
+ * (doc/guides/ucx.md). Over TCP UCX emulates one-sided operations on the
+ * target's CPU; over rc_mlx5 the same calls are RDMA verbs.
+ *
+ * Mapping:
+ * - a CQ is a UCP worker of its lcore (UCS_THREAD_MODE_SINGLE), progressed
+ *   by dtxn_cq_poll(); a QP is a UCP endpoint from that worker to the
+ *   remote process's serve worker;
+ * - READ/WRITE: ucp_get_nbx/ucp_put_nbx; CAS/FAA: ucp_atomic_op_nbx
+ *   (CSWAP/ADD with a reply buffer); masked CAS: a counted CAS loop
+ *   (lib/fabric's dtxn_mcas_loop); SEND: an eager active message to the
+ *   remote serve worker, routed to the paired QP's inbound ring;
+ * - every process has one serve worker, progressed by the driver's control
+ *   thread, which blocks on the worker's event fd (ucp_worker_arm + epoll)
+ *   when idle: it executes the one-sided ops other processes aim at the
+ *   regions it serves (TCP), and receives their SENDs;
+ * - the control thread also listens on each served node's address (the
+ *   cluster file's addr=) for the connect message (ucx_pure.h), which
+ *   carries the serve worker's address and an MN region's base, length
+ *   and packed rkey, and refuses a process started for another run.
+ *
+ * Order (the fabric API's promise that WRs of one QP take effect in
+ * posting order): UCX 1.13 promises none between operations of an
+ * endpoint; the driver calls ucp_worker_fence() before a WR that follows
+ * one still in flight on its QP, and a signaled WRITE completes only after
+ * ucp_ep_flush_nbx() says it reached the target (a put's own callback is
+ * only local completion).
+ *
+ * Files: ucx.c (ops table, open/close, regions), ucx_conn.c (control
+ * thread: listener, connect messages, serve worker), ucx_qp.c (CQ/QP life
+ * cycle, routes of inbound SENDs), ucx_post.c (posting), ucx_poll.c
+ * (callbacks, in-order retirement, delivery), ucx_msg.c (pure codec).
+ *
+ * Ownership: a CQ, its QPs and their slots belong to the lcore that polls
+ * the CQ; callbacks run inside that lcore's ucp_worker_progress(). The
+ * control thread owns the serve worker and the listening sockets; the
+ * fabric's lock guards the remote-node cache, the QP routes and parked
+ * messages.
+ */
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <netinet/in.h>
+#include <sys/queue.h>
+
+#include <ucp/api/ucp.h>
+
+#include <rte_log.h>
+#include <rte_ring.h>
+#include <rte_spinlock.h>
+
+#include "dtxn_fabric.h"
+#include "dtxn_fabric_driver.h"
+#include "ucx_pure.h"
+
+extern int dtxn_ucx_logtype;
+#define UCX_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, dtxn_ucx_logtype, "dtxn.fabric.ucx: " fmt "\n", ##__VA_ARGS__)
+
+/** Active-message id of a SEND. */
+#define UCX_AM_SEND 0x17
+/** Parked SENDs (their QP not created yet) the fabric holds at most. */
+#define UCX_PARKED_MAX 65536
+/** Inbound ring of a QP, messages (power of two). */
+#define UCX_INBOUND_SIZE 4096
+
+/** An MN region this process serves. */
+struct ucx_region {
+	uint8_t *base;          /**< rte_zmalloc memory, NULL: not served */
+	uint64_t len;
+	ucp_mem_h memh;
+	void *rkey_buf;         /**< ucp_rkey_pack() */
+	size_t rkey_len;
+};
+
+/** What the connect message told about a remote node (ucx_remote_get()). */
+struct ucx_remote {
+	bool known;
+	uint8_t *waddr;         /**< its serve worker's address (malloc) */
+	uint16_t waddr_len;
+	uint8_t *rkey;          /**< MN: packed rkey (malloc) */
+	uint16_t rkey_len;
+	uint64_t base, len;     /**< MN: region */
+};
+
+/** The header of a SEND's active message. */
+struct ucx_am_hdr {
+	uint16_t src_node, dst_node;
+	uint32_t seq;           /**< the sender's QP is its seq-th from src to dst */
+};
+
+/** A received message on its way to a RECV (malloc'd by the control thread). */
+struct ucx_inmsg {
+	STAILQ_ENTRY(ucx_inmsg) next; /**< parked list */
+	struct ucx_am_hdr hdr;
+	uint32_t len;
+	uint8_t data[];
+};
+
+struct ucx_qp;
+
+/** A route: where SENDs from remote to local with seq go. */
+struct ucx_route {
+	uint16_t local, remote;
+	uint32_t seq;
+	struct ucx_qp *qp;      /**< NULL: free entry */
+};
+
+#define UCX_ROUTES_MAX 4096
+
+struct ucx_fabric {
+	struct dtxn_fabric base;
+	ucp_context_h ctx;
+	ucp_worker_h serve;                   /**< the control thread's worker */
+	ucp_address_t *serve_addr;
+	size_t serve_addr_len;
+	int serve_efd;
+	uint16_t n_mn, n_nodes;
+	uint64_t serve_mask;                  /**< nodes this process serves */
+	uint64_t digest;                      /**< ucx_msg_digest() of the run */
+	uint64_t connect_timeout_ns;
+	struct sockaddr_in addr[DTXN_MAX_NODES];
+	struct ucx_region mn[DTXN_MAX_NODES];
+	/* control thread (ucx_conn.c) */
+	pthread_t ctl;
+	bool ctl_up;
+	int epfd, stop_fd;
+	int listen_fd[DTXN_MAX_NODES];        /**< -1: not listening */
+	/* under lock */
+	rte_spinlock_t lock;
+	pthread_mutex_t connect_lock;         /**< one connect exchange at a time */
+	struct ucx_remote remote[DTXN_MAX_NODES];
+	uint32_t qp_seq[DTXN_MAX_NODES][DTXN_MAX_NODES];
+	struct ucx_route route[UCX_ROUTES_MAX];
+	STAILQ_HEAD(, ucx_inmsg) parked;
+	uint32_t n_parked;
+	/* statistics (relaxed atomics) */
+	uint64_t fences, flushes, mcas_loop_cas, dropped, wakeups;
+	bool unordered;                       /**< test aid: no fence, no flush */
+	bool published;                       /**< dtxn_fabric_publish(): MNs accept connects */
+};
+
+struct ucx_cq {
+	struct dtxn_cq base;
+	ucp_worker_h w;
+	TAILQ_HEAD(, ucx_qp) qps;
+	unsigned n_qps;
+	struct dtxn_cqe_ring ring;
+};
+
+/** One posted WR, in posting order. */
+struct ucx_slot {
+	struct ucx_qp *qp;
+	uint64_t wr_id;
+	void *local;
+	uint32_t len;
+	uint8_t opcode;
+	uint8_t flags;
+	uint8_t status;          /**< enum dtxn_wc_status, final once done */
+	uint8_t done;
+	uint8_t pending;         /**< UCX requests in flight for it */
+	uint64_t operand;        /**< CAS: compare; FAA: addend */
+	uint64_t result;         /**< CAS: swap in, old value out; FAA: old value */
+	uint64_t raddr;          /**< remote virtual address (one-sided) */
+	struct ucx_am_hdr hdr;   /**< SEND: its active message's header */
+	struct dtxn_mcas_loop mcas;
+	uint8_t inl[DTXN_WR_INLINE_MAX] __attribute__((aligned(8)));
+};
+
+struct ucx_qp {
+	struct dtxn_qp base;
+	struct ucx_fabric *uf;
+	struct ucx_cq *cq;
+	TAILQ_ENTRY(ucx_qp) cq_next;
+	ucp_ep_h ep;
+	ucp_rkey_h rkey;          /**< MN: the region's unpacked rkey */
+	uint64_t rbase, rlen;     /**< MN: region */
+	uint32_t seq;
+	bool lost;                /**< the endpoint failed (peer lost) */
+	bool fatal_said;          /**< the first error completion went out */
+	/* send queue: head <= tail, free-running */
+	struct ucx_slot *slots;
+	uint32_t mask, head, tail;
+	uint32_t in_flight;       /**< slots posted and not done */
+	/* receive queue */
+	struct dtxn_wr *rq;
+	uint32_t rq_head, rq_tail;
+	struct rte_ring *inbound; /**< struct ucx_inmsg *, producer: control thread */
+};
+
+#define UCX_FABRIC(f) ((struct ucx_fabric *)(f))
+#define UCX_CQ(c) ((struct ucx_cq *)(c))
+#define UCX_QP(q) ((struct ucx_qp *)(q))
+
+/* ucx_conn.c */
+int ucx_ctl_start(struct ucx_fabric *uf);
+void ucx_ctl_stop(struct ucx_fabric *uf);
+int ucx_remote_get(struct ucx_fabric *uf, uint16_t local, uint16_t node, const struct ucx_remote **out);
+void ucx_remote_forget(struct ucx_fabric *uf);
+
+/* ucx_qp.c */
+struct dtxn_cq *ucx_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth);
+void ucx_cq_destroy(struct dtxn_cq *cq);
+struct dtxn_qp *ucx_qp_create(struct dtxn_fabric *f, struct dtxn_cq *cq,
+			      uint16_t local_node, uint16_t remote_node, unsigned max_wr);
+void ucx_qp_destroy(struct dtxn_qp *qp);
+void ucx_route_deliver(struct ucx_fabric *uf, struct ucx_inmsg *m);
+
+/* ucx_post.c */
+int ucx_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list);
+int ucx_qp_post_recv(struct dtxn_qp *qp, struct dtxn_wr *wr_list);
+void ucx_slot_issue_cas(struct ucx_slot *s);
+
+/* ucx_poll.c */
+unsigned ucx_cq_poll(struct dtxn_cq *cq, struct dtxn_cqe *cqes, unsigned n);
+void ucx_req_done(void *request, ucs_status_t status, void *user_data);
+void ucx_req_settle(struct ucx_slot *s, ucs_status_ptr_t sp);
+void ucx_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status);
+void ucx_qp_retire(struct ucx_qp *qp);
+ucs_status_t ucx_am_recv(void *arg, const void *header, size_t header_length, void *data,
+			 size_t length, const ucp_am_recv_param_t *param);
+
+#endif /* DTXN_UCX_PRIVATE_H */

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ucx driver: CQ and QP life cycle, and the routes of inbound SENDs.
+ * A CQ is a UCP worker; a QP an endpoint from it to the remote process's
+ * serve worker (whose address, and an MN's rkey, the connect exchange
+ * gave). The k-th QP from a to b is paired with the k-th QP from b to a:
+ * a SEND carries (a, b, k) in its header, and the receiving process's
+ * control thread routes it to the QP (b -> a, k)'s inbound ring, or parks
+ * it until that QP exists.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "ucx_private.h"
+
+struct dtxn_cq *
+ucx_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth)
+{
+	ucp_worker_params_t wp = { .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+				   .thread_mode = UCS_THREAD_MODE_SINGLE };
+	struct ucx_cq *cq;
+	ucs_status_t st;
+
+	cq = rte_zmalloc_socket("ucx_cq", sizeof(*cq), RTE_CACHE_LINE_SIZE, socket_id);
+	if (cq == NULL || dtxn_cqe_ring_init(&cq->ring, depth, socket_id) != 0)
+		goto nomem;
+	TAILQ_INIT(&cq->qps);
+	st = ucp_worker_create(UCX_FABRIC(f)->ctx, &wp, &cq->w);
+	if (st != UCS_OK) {
+		UCX_LOG(ERR, "ucp_worker_create: %s", ucs_status_string(st));
+		goto nomem;
+	}
+	return &cq->base;
+nomem:
+	if (cq != NULL)
+		dtxn_cqe_ring_free(&cq->ring);
+	rte_free(cq);
+	rte_errno = ENOMEM;
+	return NULL;
+}
+
+void
+ucx_cq_destroy(struct dtxn_cq *c)
+{
+	struct ucx_cq *cq = UCX_CQ(c);
+
+	if (cq->n_qps != 0) {
+		UCX_LOG(ERR, "CQ destroyed with %u QPs attached: not freed", cq->n_qps);
+		return;
+	}
+	ucp_worker_destroy(cq->w);
+	dtxn_cqe_ring_free(&cq->ring);
+	rte_free(cq);
+}
+
+/* Under uf->lock: the route of (local, remote, seq), or a free one (NULL: full). */
+static struct ucx_route *
+route_find(struct ucx_fabric *uf, uint16_t local, uint16_t remote, uint32_t seq, bool want_free)
+{
+	struct ucx_route *free_r = NULL;
+
+	for (unsigned i = 0; i < UCX_ROUTES_MAX; i++) {
+		struct ucx_route *r = &uf->route[i];
+
+		if (r->qp == NULL) {
+			if (free_r == NULL)
+				free_r = r;
+			continue;
+		}
+		if (r->local == local && r->remote == remote && r->seq == seq)
+			return r;
+	}
+	return want_free ? free_r : NULL;
+}
+
+void
+ucx_route_deliver(struct ucx_fabric *uf, struct ucx_inmsg *m)
+{
+	struct ucx_route *r;
+
+	rte_spinlock_lock(&uf->lock);
+	r = route_find(uf, m->hdr.dst_node, m->hdr.src_node, m->hdr.seq, false);
+	if (r != NULL && rte_ring_enqueue(r->qp->inbound, m) == 0)
+		m = NULL;
+	else if (r == NULL && uf->n_parked < UCX_PARKED_MAX) {
+		STAILQ_INSERT_TAIL(&uf->parked, m, next); /* its QP is not created yet */
+		uf->n_parked++;
+		m = NULL;
+	}
+	rte_spinlock_unlock(&uf->lock);
+	if (m != NULL) {
+		__atomic_fetch_add(&uf->dropped, 1, __ATOMIC_RELAXED);
+		free(m);
+	}
+}
+
+/* Adds @p q's route and moves the messages parked for it to its ring. */
+static int
+route_add(struct ucx_fabric *uf, struct ucx_qp *q)
+{
+	struct ucx_inmsg *m;
+	struct ucx_route *r;
+	int rc = 0;
+
+	rte_spinlock_lock(&uf->lock);
+	r = route_find(uf, q->base.local_node, q->base.remote_node, q->seq, true);
+	if (r == NULL) {
+		rc = -ENOSPC;
+	} else {
+		*r = (struct ucx_route){ q->base.local_node, q->base.remote_node, q->seq, q };
+		STAILQ_HEAD(, ucx_inmsg) keep = STAILQ_HEAD_INITIALIZER(keep);
+
+		/* in arrival order: this QP's to its ring, the others back */
+		while ((m = STAILQ_FIRST(&uf->parked)) != NULL) {
+			STAILQ_REMOVE_HEAD(&uf->parked, next);
+			if (m->hdr.dst_node != q->base.local_node ||
+			    m->hdr.src_node != q->base.remote_node || m->hdr.seq != q->seq) {
+				STAILQ_INSERT_TAIL(&keep, m, next);
+				continue;
+			}
+			uf->n_parked--;
+			if (rte_ring_enqueue(q->inbound, m) != 0) {
+				__atomic_fetch_add(&uf->dropped, 1, __ATOMIC_RELAXED);
+				free(m);
+			}
+		}
+		STAILQ_CONCAT(&uf->parked, &keep);
+	}
+	rte_spinlock_unlock(&uf->lock);
+	return rc;
+}
+
+static void
+route_del(struct ucx_fabric *uf, struct ucx_qp *q)
+{
+	struct ucx_route *r;
+
+	rte_spinlock_lock(&uf->lock);
+	r = route_find(uf, q->base.local_node, q->base.remote_node, q->seq, false);
+	if (r != NULL && r->qp == q)
+		memset(r, 0, sizeof(*r));
+	rte_spinlock_unlock(&uf->lock);
+}
+
+static int
+qp_ep_open(struct ucx_qp *q, const struct ucx_remote *rem)
+{
+	ucp_ep_params_t ep = { 0 };
+	ucs_status_t st;
+
+	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+			UCP_EP_PARAM_FIELD_ERR_HANDLER;
+	ep.address = (const ucp_address_t *)rem->waddr;
+	ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+	ep.err_handler.cb = ucx_ep_error;
+	ep.err_handler.arg = q;
+	st = ucp_ep_create(q->cq->w, &ep, &q->ep);
+	if (st != UCS_OK) {
+		q->ep = NULL;
+		UCX_LOG(ERR, "node %u -> %u: ucp_ep_create: %s", q->base.local_node,
+			q->base.remote_node, ucs_status_string(st));
+		return -EIO;
+	}
+	if (rem->rkey_len == 0)
+		return 0;
+	st = ucp_ep_rkey_unpack(q->ep, rem->rkey, &q->rkey);
+	if (st != UCS_OK) {
+		q->rkey = NULL;
+		UCX_LOG(ERR, "node %u -> %u: ucp_ep_rkey_unpack: %s", q->base.local_node,
+			q->base.remote_node, ucs_status_string(st));
+		return -EIO;
+	}
+	q->rbase = rem->base;
+	q->rlen = rem->len;
+	return 0;
+}
+
+/* Closes the endpoint, waiting (progressing its worker) until UCX let go of it. */
+static void
+qp_ep_close(struct ucx_qp *q)
+{
+	ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+				  .flags = UCP_EP_CLOSE_FLAG_FORCE };
+	ucs_status_ptr_t sp;
+
+	if (q->rkey != NULL)
+		ucp_rkey_destroy(q->rkey);
+	if (q->ep == NULL)
+		return;
+	sp = ucp_ep_close_nbx(q->ep, &p);
+	if (UCS_PTR_IS_PTR(sp)) {
+		while (ucp_request_check_status(sp) == UCS_INPROGRESS)
+			ucp_worker_progress(q->cq->w);
+		ucp_request_free(sp);
+	}
+	q->ep = NULL;
+}
+
+struct dtxn_qp *
+ucx_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
+	      uint16_t remote_node, unsigned max_wr)
+{
+	struct ucx_fabric *uf = UCX_FABRIC(f);
+	const struct ucx_remote *rem;
+	struct ucx_qp *q;
+	char name[RTE_RING_NAMESIZE];
+	ssize_t rsz = rte_ring_get_memsize(UCX_INBOUND_SIZE);
+	int rc;
+
+	q = rte_zmalloc("ucx_qp", sizeof(*q), RTE_CACHE_LINE_SIZE);
+	if (q == NULL)
+		goto nomem;
+	q->uf = uf;
+	q->cq = UCX_CQ(c);
+	q->mask = max_wr - 1;
+	q->slots = rte_zmalloc("ucx_sq", sizeof(*q->slots) * max_wr, RTE_CACHE_LINE_SIZE);
+	q->rq = rte_zmalloc("ucx_rq", sizeof(*q->rq) * max_wr, RTE_CACHE_LINE_SIZE);
+	q->inbound = rsz > 0 ? rte_zmalloc("ucx_in", (size_t)rsz, RTE_CACHE_LINE_SIZE) : NULL;
+	if (q->slots == NULL || q->rq == NULL || q->inbound == NULL)
+		goto nomem;
+	snprintf(name, sizeof(name), "ucx_in_%u_%u", local_node, remote_node);
+	if (rte_ring_init(q->inbound, name, UCX_INBOUND_SIZE, RING_F_SP_ENQ | RING_F_SC_DEQ) != 0)
+		goto nomem;
+	rte_spinlock_lock(&uf->lock);
+	q->seq = uf->qp_seq[local_node][remote_node]++;
+	rte_spinlock_unlock(&uf->lock);
+	/* every slot knows its QP (the callbacks' user data is the slot) */
+	for (unsigned i = 0; i < max_wr; i++)
+		q->slots[i].qp = q;
+	/* the QP's own fields as lib/fabric will fill them: the callbacks need them */
+	q->base.local_node = local_node;
+	q->base.remote_node = remote_node;
+	rc = ucx_remote_get(uf, local_node, remote_node, &rem);
+	if (rc != 0) {
+		UCX_LOG(ERR, "%s", dtxn_fabric_open_error());
+		rte_errno = rc == -ETIMEDOUT ? ETIMEDOUT : ENXIO;
+		goto fail;
+	}
+	rc = qp_ep_open(q, rem);
+	if (rc == 0)
+		rc = route_add(uf, q);
+	if (rc != 0) {
+		rte_errno = -rc == ENOSPC ? ENOMEM : EIO;
+		goto fail;
+	}
+	TAILQ_INSERT_TAIL(&q->cq->qps, q, cq_next);
+	q->cq->n_qps++;
+	return &q->base;
+nomem:
+	rte_errno = ENOMEM;
+fail:
+	if (q != NULL) {
+		qp_ep_close(q);
+		rte_free(q->inbound);
+		rte_free(q->rq);
+		rte_free(q->slots);
+		rte_free(q);
+	}
+	return NULL;
+}
+
+void
+ucx_qp_destroy(struct dtxn_qp *qp)
+{
+	struct ucx_qp *q = UCX_QP(qp);
+	struct ucx_inmsg *m;
+
+	route_del(q->uf, q);
+	qp_ep_close(q); /* in-flight requests complete (canceled) */
+	/* what did not complete is flushed, as verbs does */
+	for (; q->head != q->tail; q->head++) {
+		struct ucx_slot *s = &q->slots[q->head & q->mask];
+
+		if (s->flags & DTXN_WR_F_SIGNALED)
+			dtxn_cqe_ring_push(&q->cq->ring, s->wr_id, 0, s->opcode, DTXN_WC_WR_FLUSH_ERR,
+					   qp->remote_node);
+	}
+	for (; q->rq_head != q->rq_tail; q->rq_head++)
+		dtxn_cqe_ring_push(&q->cq->ring, q->rq[q->rq_head & q->mask].wr_id, 0, DTXN_WR_RECV,
+				   DTXN_WC_WR_FLUSH_ERR, qp->remote_node);
+	while (rte_ring_dequeue(q->inbound, (void **)&m) == 0)
+		free(m);
+	TAILQ_REMOVE(&q->cq->qps, q, cq_next);
+	q->cq->n_qps--;
+	rte_free(q->inbound);
+	rte_free(q->rq);
+	rte_free(q->slots);
+	rte_free(q);
+}
