@@ -101,6 +101,14 @@ struct app_conf {
 	 *  "Announced restarts"); "" none */
 	char announce_restart[128];
 	uint64_t announce_mask;      /**< the CNs --announce-restart names (bit J) */
+	/** --control: the CNs' control plane (ctl_fabric.c; doc/guides/cluster.md, "The
+	 *  control plane over the fabric"): "fabric" (MN 0's control area, through
+	 *  WRs) or "shared" (the shm control block); app_validate() resolves the
+	 *  default ("": fabric on a network fabric, shared on shm) */
+	char control[16];
+	/** --debug-copy-regions (test aid, --control fabric): the checker READs every MN
+	 *  region into a local copy and checks over the copies, as where it maps none */
+	bool debug_copy_regions;
 	unsigned n_bench_opts;
 	struct app_bench_opt bench_opts[APP_MAX_BENCH_OPTS];
 };
@@ -259,6 +267,14 @@ void app_usage(void);
  * benchmark options). @return 0 or -1 after printing one line.
  */
 int app_validate(struct app_conf *c);
+
+/**
+ * Checks --control and resolves its default (config.c, from app_validate()):
+ * "fabric" for --role mn|cn on a network fabric, "shared" on --fabric shm
+ * and for --role all. "fabric" needs --role mn|cn; "shared" needs
+ * --fabric shm. @return 0, or -1 after one line.
+ */
+int app_control_validate(struct app_conf *c);
 
 /**
  * Checks --role, --node, --connect-timeout and, for mn/cn, the cluster

@@ -123,6 +123,8 @@ static const struct app_opt g_opts[] = {
 	{ "debug_crash_after", OPT_STR, S(debug_crash_after), 0, 0, "POINT", "TEST AID, with --fault: none (default); on each CN --fault kills, the first txn that writes stops: backup-visible (one that writes a record another CN locked: with its commit on the backups only), unlocked (committed and unlocked, not yet recorded) (doc/guides/testing.md)" },
 	{ "debug_weaken", OPT_STR, S(debug_weaken), 0, 0, "MODE", "TEST AID, breaks the protocol on purpose: none (default), skip-lock-check, skip-read-validation, skip-ww-check, oocc-alg1 (which protocol implements which: doc/guides/checker.md)" },
 	{ "announce_restart", OPT_STR, S(announce_restart), 0, 0, "cnJ,...", "--role mn|cn: a restart of these CNs is coming (dtxn-cluster --restart): the CNs' end of run waits up to --connect-timeout for it to claim its node (doc/guides/cluster.md, \"Announced restarts\")" },
+	{ "control", OPT_STR, S(control), 0, 0, "fabric|shared", "--role mn|cn: the CNs' start barrier and counters for the invariant check go through MN 0's control area with WRs (fabric; the default on a network fabric) or through the shm control block (shared; the default on --fabric shm) (doc/guides/cluster.md, \"The control plane over the fabric\")" },
+	{ "debug_copy_regions", OPT_BOOL, N(debug_copy_regions), 0, 1, "0|1", "TEST AID, --control fabric: the CN that checks the invariants READs every MN region into a local copy and checks over the copies, as on a network fabric where it maps none (default 0)" },
 };
 #undef S
 #undef N

@@ -299,6 +299,32 @@ check_bench_values(const struct app_conf *c, const struct dtxn_bench_ops *bops)
 }
 
 int
+app_control_validate(struct app_conf *c)
+{
+	bool split = strcmp(c->role, "mn") == 0 || strcmp(c->role, "cn") == 0;
+
+	if (c->control[0] == '\0') {
+		snprintf(c->control, sizeof(c->control), "%s",
+			 split && strcmp(c->fabric, "shm") != 0 ? "fabric" : "shared");
+		return 0;
+	}
+	if (strcmp(c->control, "fabric") != 0 && strcmp(c->control, "shared") != 0) {
+		app_err("--control: unknown control plane '%s' (fabric, shared)", c->control);
+		return -1;
+	}
+	if (!split) {
+		app_err("--control %s: only with --role mn|cn (one node per process)", c->control);
+		return -1;
+	}
+	if (strcmp(c->control, "shared") == 0 && strcmp(c->fabric, "shm") != 0) {
+		app_err("--control shared: only on --fabric shm (the processes of --fabric %s share no memory)",
+			c->fabric);
+		return -1;
+	}
+	return 0;
+}
+
+int
 app_validate(struct app_conf *c)
 {
 	const struct dtxn_bench_ops *bops;
@@ -321,6 +347,8 @@ app_validate(struct app_conf *c)
 	if (app_method_validate(c) != 0) /* build.c: --warmup, --interval, --retry */
 		return -1;
 	if (app_role_validate(c) != 0) /* role.c: --role, --node, the cluster file's [nodes] */
+		return -1;
+	if (app_control_validate(c) != 0) /* --control */
 		return -1;
 	bops = dtxn_bench_find(c->bench);
 	if (bops == NULL) {

@@ -85,10 +85,10 @@ role_desc(const struct app_conf *c, char *buf, size_t len)
 	int n = snprintf(buf, len, "bench=%s protocol=%s isolation=%s mn=%" PRIu64 " cn=%" PRIu64
 			 " threads=%" PRIu64 " coroutines=%" PRIu64 " replicas=%" PRIu64
 			 " log_kib=%" PRIu64 " aux_chunk=%" PRIu64 " versions=%" PRIu64 " seed=%" PRIu64
-			 " nic=%s cc_opts=%s",
+			 " nic=%s cc_opts=%s control=%s",
 			 c->bench, c->protocol, c->isolation, c->mn, c->cn, c->threads,
 			 c->coroutines, c->replicas, c->log_kib, c->aux_chunk, c->versions, c->seed,
-			 c->nic, c->cc_opts);
+			 c->nic, c->cc_opts, c->control);
 
 	for (unsigned i = 0; i < c->n_bench_opts && n > 0 && (size_t)n < len; i++)
 		n += snprintf(buf + n, len - (size_t)n, " %s=%s", c->bench_opts[i].name,

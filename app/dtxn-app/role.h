@@ -352,4 +352,154 @@ int app_cn_settle_dead(const struct app_conf *c, struct app_ctl *ctl,
 unsigned app_cn_peer_ctxs(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_bench *b,
 			  struct dtxn_bench_ctx *out);
 
+/*
+ * The CNs' control plane (doc/guides/cluster.md, "The control plane over
+ * the fabric"): the start barrier, each CN's benchmark counters for the
+ * invariant check and who checks. ctl.c is the interface the run code
+ * (run.c) calls in both cases; it hands each call to the shm control
+ * block (--control shared: role_cn.c, app_cn_*()) or to MN 0's control
+ * area (--control fabric: ctl_fabric.c, app_cf_*()), which needs no
+ * memory shared between processes: one-sided WRs from the CN's main
+ * lcore on its own QP to MN 0, so the same code serves shm processes,
+ * mlx5 and ucx.
+ */
+
+struct dtxn_db;
+struct dtxn_report;
+struct app_cf;
+
+/** A CN process's control plane (ctl.c). Zeroed: not open. */
+struct app_cp {
+	const struct app_conf *c;
+	struct app_ctl *ctl;   /**< this process's control block (claims, slot, telemetry) */
+	struct app_cf *cf;     /**< --control fabric: MN 0's control area; NULL: the shm block */
+};
+
+/**
+ * Opens @p cp for CN process @p c (--role cn) whose control block is
+ * @p ctl (app_role_claim()): with --control fabric, a CQ and a QP from
+ * fabric node @p node (this CN) to MN 0 on the calling lcore, after the
+ * workers' QPs (so their pairing is unchanged). Main lcore, before the run.
+ * @return APP_EXIT_OK, or APP_EXIT_FAIL after one line.
+ */
+int app_cp_open(struct app_cp *cp, const struct app_conf *c, struct app_ctl *ctl,
+		struct dtxn_db *db, struct dtxn_fabric *f, uint16_t node);
+
+/** Frees what app_cp_open() made (its QP before the fabric closes). Zeroed @p cp: no-op. */
+void app_cp_close(struct app_cp *cp);
+
+/**
+ * Marks this CN READY and waits at the start barrier until every CN has
+ * arrived (up to --connect-timeout), so the CNs start the measured
+ * interval (and the warm-up) together. A restart (incarnation > 0) does
+ * not wait. Main lcore (sleeps).
+ * @return APP_EXIT_OK, or APP_EXIT_UNREACHABLE after one line naming the
+ *   CNs that did not arrive, or the MN 0 that could not be reached.
+ */
+int app_cp_start(struct app_cp *cp);
+
+/**
+ * After the run: hands this CN's benchmark counters (the sum over
+ * @p ctxs, @p n of them; @p committed: its committed transactions, for
+ * the checker's report) to the check and waits until every CN handed
+ * its own over or is gone (app_cn_done(); fabric: app_cf_done()). Main
+ * lcore (sleeps); the workers keep polling meanwhile.
+ * @return APP_EXIT_OK, or APP_EXIT_UNREACHABLE after one line (MN 0 lost).
+ */
+int app_cp_done(struct app_cp *cp, struct dtxn_bench_ctx *const *ctxs, unsigned n,
+		uint64_t committed);
+
+/**
+ * Who checks the invariants for the cluster (after app_cp_done()): the
+ * lowest CN that handed its counters over, claimed once.
+ * @return its CN index, or -1 if none did.
+ */
+int app_cp_checker(struct app_cp *cp);
+
+/**
+ * The checker's side: one finished context per peer CN whose counters
+ * are final into @p out (room for --cn), and the report's account of
+ * which CNs' counters are included (checks "cluster_counters",
+ * "announced_restart") into @p rep. With --control fabric, also makes
+ * every MN region this process does not map readable for the check (a
+ * local copy READ whole, dtxn_fabric_mn_mirror()). Main lcore.
+ * @return how many contexts, or -1 after one line when an MN region could
+ *   not be read (the check cannot run).
+ */
+int app_cp_counters(struct app_cp *cp, struct dtxn_bench *b, struct dtxn_bench_ctx *out,
+		    struct dtxn_report *rep);
+
+/*
+ * ctl_fabric.c: the control plane over the fabric. The control area is
+ * DTXN_STORE_CTL_BYTES at dtxn_store_ctl_raddr(cat, 0) on MN 0 (lib/store
+ * places it after the lease area), zeroed by the MN 0 role after its load
+ * (app_cf_area_init()). Its layout, in 8-byte words (offsets in bytes):
+ *
+ *   0    magic     APP_CF_MAGIC: written by MN 0 after zeroing the area,
+ *                  once its region is loaded; no CN writes before it
+ *   8    arrived   bit J: cnJ is at the start barrier (FAA 1 << J)
+ *   16   done      bit J: cnJ's slot holds its final counters (FAA 1 << J,
+ *                  posted after the slot's WRITE on the same QP, so RC
+ *                  order makes the slot visible first)
+ *   24   checker   CN index + 1 of the CN that checks the invariants
+ *                  (CAS 0 -> J + 1 by the lowest CN in done)
+ *   32.. 255       reserved, zero
+ *   256 + J * 128  cnJ's slot (APP_CF_SLOT_BYTES):
+ *        +0  state (enum app_node_state), +8 incarnation,
+ *        +16 committed transactions, +24 acc[0..3] (the sum of its
+ *        coordinators' dtxn_bench_ctx.acc[]), +56 coordinators summed;
+ *        +64.. reserved, zero
+ */
+
+/** Control area word 0 once MN 0 loaded and zeroed it ("dtxnctfa"). */
+#define APP_CF_MAGIC UINT64_C(0x6474786e63746661)
+#define APP_CF_OFF_MAGIC 0
+#define APP_CF_OFF_ARRIVED 8
+#define APP_CF_OFF_DONE 16
+#define APP_CF_OFF_CHECKER 24
+#define APP_CF_HDR_BYTES 256
+#define APP_CF_SLOT_BYTES 128
+/** A slot's words (8 B each) that app_cf_done() writes. */
+#define APP_CF_SLOT_WORDS 8
+
+/**
+ * MN 0 role, after its load and before it is READY: zeroes the control
+ * area in its region and writes APP_CF_MAGIC. Other MNs: no-op. MN CPU.
+ * @return 0, or -ENXIO (MN 0's region not mapped here).
+ */
+int app_cf_area_init(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f);
+
+/** app_cp_open()'s fabric half. @return the control plane, or NULL after one line. */
+struct app_cf *app_cf_open(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f,
+			   uint16_t node);
+
+/** Destroys @p cf's QP and CQ and frees it (and any region copies). NULL: no-op. */
+void app_cf_close(struct app_cf *cf);
+
+/**
+ * The start barrier: waits (READ every APP_CF_POLL_US) until MN 0 wrote
+ * the magic, FAAs this CN's bit into arrived, waits until every CN's bit
+ * is there; both up to --connect-timeout from the call. Main lcore.
+ * @return 0; -ETIMEDOUT after one line naming the missing CNs (or MN 0,
+ *   not loaded); -EIO after one line (a WR to MN 0 failed: MN 0 lost).
+ */
+int app_cf_start(struct app_cf *cf);
+
+/**
+ * WRITEs this CN's slot (DONE, @p committed, @p acc) and FAAs its done
+ * bit, then waits (READ every few ms) until every CN is done or gone (its
+ * lease state word, with agents: recovered, fenced or left), up to
+ * --connect-timeout + --warmup + --duration. Main lcore.
+ * @return 0 (a CN still running at the bound is named, one line, and left
+ *   out); -EIO after one line (MN 0 lost).
+ */
+int app_cf_done(struct app_cf *cf, const int64_t acc[4], uint64_t committed, uint64_t n_ctx);
+
+/** As app_cn_checker(), from the control area (one READ, at most one CAS). @return the CN index or -1. */
+int app_cf_checker(struct app_cf *cf);
+
+/** As app_cp_counters() for --control fabric. */
+int app_cf_counters(struct app_cf *cf, struct dtxn_bench *b, struct dtxn_bench_ctx *out,
+		    struct dtxn_report *rep);
+
 #endif /* DTXN_APP_ROLE_H */

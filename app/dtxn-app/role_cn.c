@@ -24,13 +24,13 @@
  *    (every check reads only dtxn_bench_ctx.acc[], which sums exactly),
  *    over MN memory that no CN changes any more. The other CNs' reports
  *    name it.
- * On --fabric mlx5 (app_role_shared() false) the control block is this
- * process's own: there are no slots of other nodes to wait on. The driver
- * connects to each MN when a worker creates its QP (it waits for the MN's
- * listener), peers pair as their QPs come up, and a lost MN shows as
- * failed WRs (run.c stops the CN, exit 3). The counters of several CNs
- * are not exchanged across hosts: cn0 checks the invariants only when it
- * is the only CN.
+ * These are the --control shared half of the CNs' control plane (ctl.c).
+ * On a network fabric (app_role_shared() false) the control block is this
+ * process's own: there are no slots of other nodes to wait on, and steps
+ * 2-4 go through MN 0's control area instead (--control fabric,
+ * ctl_fabric.c), which shm processes can use too. The driver connects to
+ * each MN when a worker creates its QP, peers pair as their QPs come up,
+ * and a lost MN shows as failed WRs (run.c stops the CN, exit 3).
  */
 #include <errno.h>
 #include <inttypes.h>

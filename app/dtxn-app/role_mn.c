@@ -3,7 +3,8 @@
  * --role mn --node mnI: one memory node per process. It reserves its
  * region (a hugepage memzone, "dtxn_mn<I>"), loads its copies of the
  * tables through the protocol's record format (lib/store's loader writes
- * the replicas mapped here), marks itself READY in the control block,
+ * the replicas mapped here), MN 0 zeroes the control area of the CNs'
+ * control plane in its region (app_cf_area_init()), marks itself READY in the control block,
  * prints one ready line, and then stays out of the data path: the CNs
  * reach its memory with posted WRs only; a protocol with an MN-side
  * service (Scythe's Lock RPC) has it polled here by the MN's CPU. SIGTERM or SIGINT ends it; the
@@ -59,6 +60,10 @@ app_run_mn(const struct app_conf *c)
 	}
 	if (rc == APP_EXIT_OK)
 		rc = app_db_load(c, db, f, b, region, &load_s);
+	if (rc == APP_EXIT_OK && app_cf_area_init(c, db, f) != 0) { /* MN 0: the control area */
+		app_err("--node %s: cannot reach the control area in its own region", c->node);
+		rc = APP_EXIT_FAIL;
+	}
 	if (rc == APP_EXIT_OK && app_telemetry_register(c, ctl) != 0)
 		printf("dtxn: telemetry: the /dtxn/ commands could not be registered\n");
 	if (rc == APP_EXIT_OK) /* Scythe: this MN's lock service, before the CNs connect */

@@ -60,6 +60,7 @@ struct app_run {
 	double load_s;                     /* wall seconds of the load */
 	/* --role cn (role_cn.c): this process is one CN of a cluster */
 	struct app_ctl *ctl;               /* control block, NULL when embedded */
+	struct app_cp cp;                  /* --role cn: the CNs' control plane (ctl.c) */
 	/* the fabric driver's own counters (mlx5), for the report */
 	struct dtxn_report_driver driver;
 	char driver_dev[96];
@@ -702,38 +703,23 @@ check_and_report(struct app_run *r, double seconds)
 		/* role_cn.c: every CN is done; the lowest live one checks for the cluster */
 		dtxn_report_conf(rep, "node", "%s", c->node);
 		cn_report_rejoin(r, rep);
-		checker = app_role_shared(c) ? app_cn_checker(c, r->ctl) : 0;
-		invariants = checker == (int)c->node_idx && (app_role_shared(c) || c->cn == 1);
+		checker = app_cp_checker(&r->cp);
+		invariants = checker == (int)c->node_idx;
 		if (invariants) {
-			unsigned np = app_cn_peer_ctxs(c, r->ctl, r->bench, peers);
-			char lost[128], settled[128];
+			int np = app_cp_counters(&r->cp, r->bench, peers, rep);
 
-			for (unsigned j = 0; j < np; j++)
+			for (int j = 0; j < np; j++)
 				ctxs[n++] = &peers[j];
-			if (app_cn_lost_peers(c, r->ctl, lost, sizeof(lost)) != 0)
-				dtxn_report_check(rep, "cluster_counters", false,
-						  "%s died before handing over its counters: the invariants that read them miss its share",
-						  lost);
-			else if (app_cn_settled_peers(c, r->ctl, settled, sizeof(settled)) != 0)
-				dtxn_report_check(rep, "cluster_counters", true,
-						  "%s died; its counters were read from shared memory, its commit in flight settled as its recovery decided",
-						  settled);
-			else if (app_cn_restarted_peers(c, r->ctl, settled, sizeof(settled)) != 0)
-				dtxn_report_check(rep, "cluster_counters", true,
-						  "%s restarted: the counters of its dead incarnations were settled by their recovery, the live one's handed over",
-						  settled);
-			if (app_cn_missed_restarts(c, r->ctl, lost, sizeof(lost)) != 0)
-				dtxn_report_check(rep, "announced_restart", false,
-						  "%s: its announced restart did not claim its node within %g s of the end of the run (--connect-timeout): the cluster closed without it",
-						  lost, c->connect_timeout_s);
-		} else if (app_role_shared(c) && checker >= 0) {
+			if (np < 0) {
+				dtxn_report_check(rep, "invariant_check_ran", false,
+						  "the MN regions could not be read for the check");
+				invariants = false;
+			}
+		} else if (checker >= 0) {
 			printf("dtxn: %s: the invariants are checked by cn%d, for the whole cluster\n",
 			       c->node, checker);
-		} else if (app_role_shared(c)) {
-			printf("dtxn: %s: the invariants are not checked: no CN finished its run\n",
-			       c->node);
 		} else {
-			printf("dtxn: %s: the invariants are not checked: on --fabric mlx5 the CNs' counters are not exchanged between hosts yet\n",
+			printf("dtxn: %s: the invariants are not checked: no CN finished its run\n",
 			       c->node);
 		}
 	}
@@ -754,23 +740,28 @@ check_and_report(struct app_run *r, double seconds)
 	return rc;
 }
 
-/* --role cn: this CN's counters to the control block, then wait for the peers. */
-static void
+/* --role cn: this CN's counters to the control plane (ctl.c), then wait
+ * for the peers. @return APP_EXIT_OK, or APP_EXIT_UNREACHABLE (MN 0 lost). */
+static int
 cn_hand_over(struct app_run *r)
 {
 	const struct app_conf *c = r->conf;
 	struct dtxn_bench_ctx **ctxs = calloc((size_t)r->n_workers * c->coroutines, sizeof(*ctxs));
+	uint64_t cc, ca, cab;
 	unsigned n = 0;
+	int rc;
 
 	if (ctxs == NULL) {
 		app_err("out of memory: %s hands over no counters", c->node);
-		return;
+		return APP_EXIT_OK;
 	}
 	for (unsigned i = 0; i < r->n_workers; i++)
 		for (unsigned k = 0; k < r->workers[i].n_ctx; k++)
 			ctxs[n++] = &r->workers[i].ctx[k];
-	app_cn_done(c, r->ctl, ctxs, n);
+	totals(r, &cc, &ca, &cab);
+	rc = app_cp_done(&r->cp, ctxs, n, cc);
 	free(ctxs);
+	return rc;
 }
 
 /*
@@ -819,6 +810,7 @@ teardown(struct app_run *r)
 	app_warm_fini(&r->warm);
 	dtxn_series_free(&r->series);
 	free(r->agents);
+	app_cp_close(&r->cp); /* its QP before the fabric closes */
 	app_release(r->db, r->fabric, r->bench);
 	app_role_release(r->conf, r->ctl);
 }
@@ -894,8 +886,10 @@ app_run(const struct app_conf *c)
 	if (rc == APP_EXIT_OK && (app_warm_init(&r.warm, c, r.n_workers) != 0 ||
 				  dtxn_series_init(&r.series, app_interval_s(c), c->warmup_s) != 0))
 		rc = APP_EXIT_FAIL;
+	if (rc == APP_EXIT_OK && r.ctl != NULL) /* ctl.c: after the workers' QPs */
+		rc = app_cp_open(&r.cp, c, r.ctl, r.db, r.fabric, r.cn_node0);
 	if (rc == APP_EXIT_OK && r.ctl != NULL)
-		rc = app_cn_start(c, r.ctl); /* role_cn.c: every peer CN is up */
+		rc = app_cp_start(&r.cp); /* ctl.c: the start barrier, every peer CN is up */
 	if (rc == APP_EXIT_OK && app_telemetry_register(c, r.ctl) != 0)
 		printf("dtxn: telemetry: the /dtxn/ commands could not be registered\n");
 	if (rc != APP_EXIT_OK) {
@@ -927,7 +921,8 @@ app_run(const struct app_conf *c)
 	if (r.fenced) /* as for a dead MN: no report, no frees; the recoverer settles it */
 		mn_gone_exit(&r, APP_EXIT_FENCED);
 	if (r.ctl != NULL) { /* peers may still need our answers (Lotus) until they are done */
-		cn_hand_over(&r);
+		if (cn_hand_over(&r) != APP_EXIT_OK) /* MN 0 lost: as for a dead MN */
+			mn_gone_exit(&r, APP_EXIT_UNREACHABLE);
 		agents_end(&r);
 		for (unsigned j = 0; r.agents != NULL && j < r.n_workers / r.per_cn; j++)
 			if (app_agent_settle(&r.agents[j]) != 0) /* a fenced peer outlived the run */

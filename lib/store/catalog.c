@@ -319,7 +319,7 @@ dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_byte
 			  n_logs, log_bytes);
 		return -E2BIG;
 	}
-	logs_end = used + (uint64_t)n_logs * log_bytes + DTXN_STORE_LEASE_BYTES;
+	logs_end = used + (uint64_t)n_logs * log_bytes + DTXN_STORE_LEASE_BYTES + DTXN_STORE_CTL_BYTES;
 	msg_off = store_align(logs_end, STORE_TABLE_ALIGN);
 	if (cat->msg_bytes > DTXN_RADDR_OFF_MASK - msg_off) {
 		STORE_LOG(ERR, "layout: a message area of %" PRIu64 " bytes does not fit 48 bits",
@@ -337,6 +337,7 @@ dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_byte
 	cat->log_bytes = log_bytes;
 	cat->log_off = used;
 	cat->lease_off = used + (uint64_t)n_logs * log_bytes;
+	cat->ctl_off = cat->lease_off + DTXN_STORE_LEASE_BYTES;
 	cat->msg_off = cat->msg_bytes != 0 ? msg_off : 0;
 	cat->region_size = store_align(logs_end, STORE_REGION_ALIGN);
 	STORE_LOG(DEBUG, "layout: %u tables, logs at %" PRIu64 ", region %" PRIu64 " bytes",
@@ -363,6 +364,17 @@ dtxn_store_lease_raddr(const struct dtxn_catalog *cat, uint16_t node, bool state
 	if (cat == NULL || cat->region_size == 0 || node >= DTXN_MAX_NODES)
 		return 0;
 	return DTXN_RADDR(0, cat->lease_off + (state ? DTXN_MAX_NODES * 8u : 0) + node * 8u);
+}
+
+_Static_assert(DTXN_STORE_CTL_BYTES % 64 == 0, "the control area keeps the layout 64-byte aligned");
+_Static_assert(DTXN_STORE_LEASE_BYTES % 64 == 0, "the control area starts 64-byte aligned");
+
+dtxn_raddr_t
+dtxn_store_ctl_raddr(const struct dtxn_catalog *cat, uint64_t off)
+{
+	if (cat == NULL || cat->region_size == 0 || off >= DTXN_STORE_CTL_BYTES)
+		return 0;
+	return DTXN_RADDR(0, cat->ctl_off + off);
 }
 
 const struct dtxn_table *

@@ -11,6 +11,7 @@
  *
  * MN region layout (every MN):
  *   [tables whose replica it holds][log regions: coordinators x log_bytes]
+ *   [lease area][control area][message area]
  *
  * A table is a remote hash index: n_buckets buckets of bucket_size bytes.
  * A bucket is a 16-byte header (struct dtxn_bucket_hdr; 24 with
@@ -419,6 +420,7 @@ struct dtxn_catalog {
 	uint64_t log_bytes;              /**< per coordinator per MN */
 	uint64_t log_off;                /**< where log regions start on every MN */
 	uint64_t lease_off;              /**< the lease area (DTXN_STORE_LEASE_BYTES), after the logs */
+	uint64_t ctl_off;                /**< the control area (DTXN_STORE_CTL_BYTES), after the lease area */
 	uint64_t region_size;            /**< bytes every MN region needs */
 	/**
 	 * Bytes of the message area of every MN region (the rings of RRPC to
@@ -498,7 +500,8 @@ int dtxn_catalog_add_table(struct dtxn_catalog *cat, const struct dtxn_table_def
  * Lays out every MN region: tables back to back (64-byte aligned), then
  * one log region per coordinator at the same offset (cat->log_off) on every
  * MN, then the lease area (cat->lease_off, DTXN_STORE_LEASE_BYTES; used on
- * MN 0 only), then the message area (cat->msg_off, cat->msg_bytes, 64-byte
+ * MN 0 only), then the control area (cat->ctl_off, DTXN_STORE_CTL_BYTES;
+ * used on MN 0 only), then the message area (cat->msg_off, cat->msg_bytes, 64-byte
  * aligned; none when msg_bytes is 0). Bytes 0..63 of each region are reserved, so no store
  * address is 0. A table with aux areas gets, after each replica's
  * buckets, an aux heap of t->aux_areas = min(slots, max_keys + n_logs x
@@ -577,7 +580,8 @@ struct dtxn_store_mem {
 	uint64_t index;     /**< buckets: bucket headers and slots, every table replica here */
 	uint64_t values;    /**< aux and delta heaps (value regions, old versions), replicas here */
 	uint64_t logs;      /**< per-coordinator log regions */
-	uint64_t reserved;  /**< reserved words and the lease area (DTXN_STORE_RSVD_BYTES + DTXN_STORE_LEASE_BYTES) */
+	uint64_t reserved;  /**< reserved words, the lease and the control areas
+			     *   (DTXN_STORE_RSVD_BYTES + DTXN_STORE_LEASE_BYTES + DTXN_STORE_CTL_BYTES) */
 	uint64_t unused;    /**< alignment and the gap before the logs */
 	uint64_t msgs;      /**< the message area (cat->msg_bytes: RRPC rings to the MN) */
 	uint64_t empty;     /**< of index + values: slots holding no loaded row with their share
@@ -659,6 +663,25 @@ dtxn_raddr_t dtxn_store_rsvd_raddr(const struct dtxn_catalog *cat, uint16_t mn, 
  *   DTXN_MAX_NODES.
  */
 dtxn_raddr_t dtxn_store_lease_raddr(const struct dtxn_catalog *cat, uint16_t node, bool state);
+
+/**
+ * The control area: DTXN_STORE_CTL_BYTES at one fixed offset of MN 0's
+ * region (cat->ctl_off, right after the lease area), for the cluster's
+ * control plane across hosts (app/dtxn-app's ctl_fabric.c: the CNs' start
+ * barrier, their benchmark counters for the invariant check, who checks;
+ * doc/guides/cluster.md, "The control plane over the fabric"). Every
+ * process computes the same offset from the same catalog; the MN 0 role
+ * zeroes it after its load. lib/store gives the bytes a place and nothing
+ * more: the layout inside belongs to the app. 64-byte multiple.
+ */
+#define DTXN_STORE_CTL_BYTES (256u + DTXN_MAX_NODES * 128u)
+
+/**
+ * Remote address of byte @p off of the control area (on MN 0).
+ * @return the address, or 0 before the layout or for @p off >=
+ *   DTXN_STORE_CTL_BYTES. Any thread.
+ */
+dtxn_raddr_t dtxn_store_ctl_raddr(const struct dtxn_catalog *cat, uint64_t off);
 
 /* ------------------------------------------------------------------ */
 /* Hash index                                                         */

@@ -341,8 +341,10 @@ test_catalog_layout(void **state)
 	assert_true(cat.log_off >= max_used);
 	assert_true(cat.log_off < max_used + 64);
 	assert_int_equal(cat.region_size % 4096, 0);
-	assert_true(cat.region_size >= cat.log_off + 10 * 4096 + DTXN_STORE_LEASE_BYTES);
-	assert_true(cat.region_size < cat.log_off + 10 * 4096 + DTXN_STORE_LEASE_BYTES + 4096);
+	assert_true(cat.region_size >=
+		    cat.log_off + 10 * 4096 + DTXN_STORE_LEASE_BYTES + DTXN_STORE_CTL_BYTES);
+	assert_true(cat.region_size <
+		    cat.log_off + 10 * 4096 + DTXN_STORE_LEASE_BYTES + DTXN_STORE_CTL_BYTES + 4096);
 
 	/* The lease area: after the logs, on MN 0, heartbeats then states. */
 	assert_int_equal(cat.lease_off, cat.log_off + 10 * 4096);
@@ -352,6 +354,13 @@ test_catalog_layout(void **state)
 	assert_true(DTXN_RADDR_OFF(dtxn_store_lease_raddr(&cat, DTXN_MAX_NODES - 1, true)) + 8 <=
 		    cat.region_size);
 	assert_int_equal(dtxn_store_lease_raddr(&cat, DTXN_MAX_NODES, false), 0);
+
+	/* The control area: after the lease area, on MN 0, inside the region. */
+	assert_int_equal(cat.ctl_off, cat.lease_off + DTXN_STORE_LEASE_BYTES);
+	assert_int_equal(cat.ctl_off % 64, 0);
+	assert_int_equal(dtxn_store_ctl_raddr(&cat, 8), DTXN_RADDR(0, cat.ctl_off + 8));
+	assert_true(cat.ctl_off + DTXN_STORE_CTL_BYTES <= cat.region_size);
+	assert_int_equal(dtxn_store_ctl_raddr(&cat, DTXN_STORE_CTL_BYTES), 0);
 
 	/* Log regions: same offset on every MN, back to back, in the region. */
 	for (uint32_t c = 0; c < 10; c++) {
@@ -385,7 +394,7 @@ test_catalog_layout(void **state)
 		msg.msg_bytes = 100000;
 		assert_int_equal(dtxn_catalog_layout(&msg, 10, 4096), 0);
 		assert_int_equal(msg.msg_off,
-				 (cat.lease_off + DTXN_STORE_LEASE_BYTES + 63) / 64 * 64);
+				 (cat.ctl_off + DTXN_STORE_CTL_BYTES + 63) / 64 * 64);
 		assert_true(msg.region_size >= msg.msg_off + 100000);
 		assert_true(msg.region_size < msg.msg_off + 100000 + 4096);
 		assert_int_equal(msg.log_off, cat.log_off);
@@ -442,7 +451,8 @@ test_catalog_mem(void **state)
 		assert_int_equal(dtxn_catalog_mem(&cat, mn, &m[mn]), 0);
 		assert_int_equal(m[mn].total, cat.region_size);
 		assert_int_equal(m[mn].logs, 4 * 1024);
-		assert_int_equal(m[mn].reserved, DTXN_STORE_RSVD_BYTES + DTXN_STORE_LEASE_BYTES);
+		assert_int_equal(m[mn].reserved, DTXN_STORE_RSVD_BYTES + DTXN_STORE_LEASE_BYTES +
+							 DTXN_STORE_CTL_BYTES);
 		assert_int_equal(m[mn].index + m[mn].values + m[mn].logs + m[mn].reserved +
 				 m[mn].unused, m[mn].total);
 		for (uint32_t id = 0; id < 2; id++) {

@@ -1,0 +1,502 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The CNs' control plane over the fabric (--control fabric; role.h,
+ * "ctl_fabric.c"; doc/guides/cluster.md, "The control plane over the
+ * fabric"): the start barrier, the CNs' benchmark counters for the
+ * invariant check and the choice of the checker live in MN 0's control
+ * area (lib/store's DTXN_STORE_CTL_BYTES at dtxn_store_ctl_raddr()),
+ * reached with one-sided READ, WRITE, CAS and FAA from each CN's main
+ * lcore on a QP of its own. Nothing is shared between the processes but
+ * the fabric, so shm processes, mlx5 and ucx run the same code.
+ *
+ * Every call here runs on the main lcore, off the data path: it posts one
+ * chain, then polls its CQ, sleeping APP_CF_SPIN_US between empty polls
+ * (the main lcore may sleep; coordinators never come here).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "dtxn_bench.h"
+#include "dtxn_fabric.h"
+#include "dtxn_sched.h"
+#include "dtxn_stats.h"
+#include "dtxn_store.h"
+#include "dtxn_txn.h"
+#include "role.h"
+
+/** Barrier polls: one READ of the header this often, us. */
+#define APP_CF_POLL_US 200
+/** End of run: one READ of the header (and the lease states) this often, us. */
+#define APP_CF_DONE_POLL_US 2000
+/** Sleep between empty polls of the control QP's CQ, us. */
+#define APP_CF_SPIN_US 20
+/** Bytes per READ when a CN copies an MN region for the check. */
+#define APP_CF_COPY_CHUNK (UINT32_C(1) << 20)
+/** WRs the control QP may have outstanding (one chain at a time). */
+#define APP_CF_QP_DEPTH 64
+
+_Static_assert(APP_CF_HDR_BYTES + DTXN_MAX_NODES * APP_CF_SLOT_BYTES <= DTXN_STORE_CTL_BYTES,
+	       "every CN's slot fits the control area");
+_Static_assert(APP_CF_SLOT_WORDS * 8 <= APP_CF_SLOT_BYTES, "a slot's words fit its slot");
+_Static_assert(APP_CF_SLOT_WORDS * 8 <= DTXN_WR_INLINE_MAX, "a slot's WRITE is inline");
+
+/* The local buffers of the control QP's WRs: DPDK memory (registered on mlx5). */
+struct cf_bufs {
+	uint64_t area[DTXN_STORE_CTL_BYTES / 8]; /* a READ of the area: header, then slots */
+	uint64_t slot[APP_CF_SLOT_WORDS];        /* this CN's slot, as WRITTEn */
+	uint64_t atom;                           /* a CAS's or FAA's old value */
+	uint64_t lease[DTXN_MAX_NODES];          /* the CNs' lease state words */
+};
+
+struct app_cf {
+	const struct app_conf *c;
+	struct dtxn_db *db;
+	struct dtxn_fabric *f;
+	struct dtxn_cq *cq;
+	struct dtxn_qp *qp;              /* this CN -> MN 0 */
+	uint16_t node;                   /* this CN's fabric node id */
+	uint64_t all;                    /* bit J for every CN of the run */
+	uint64_t me;                     /* this CN's bit */
+	uint64_t wr_id;                  /* the last WR id handed out */
+	struct cf_bufs *buf;
+	void *copy[DTXN_MAX_NODES];      /* region copies for the check (dtxn_fabric_mn_mirror()) */
+};
+
+static void
+cf_sleep_us(unsigned us)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)us * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* "cnJ, cnK" of the bits of @p mask into @p names (@p len bytes). */
+static void
+cf_names(uint64_t mask, char *names, size_t len)
+{
+	size_t used = 0;
+
+	names[0] = '\0';
+	for (unsigned j = 0; j < 64 && used < len; j++)
+		if (mask & (UINT64_C(1) << j))
+			used += (size_t)snprintf(names + used, len - used, "%scn%u",
+						 used != 0 ? ", " : "", j);
+}
+
+/*
+ * Posts @p chain on @p qp (its last WR signaled, the others not) and polls until
+ * the last WR completes, up to --connect-timeout. @p what names the step
+ * for the one line on failure. @return 0, or -EIO after one line (a
+ * failed completion: MN 0 lost; a post error; no completion in time).
+ */
+static int
+cf_run_on(struct app_cf *cf, struct dtxn_qp *qp, struct dtxn_wr *chain, const char *what)
+{
+	const struct app_conf *c = cf->c;
+	uint64_t deadline = dtxn_now_ns() + (uint64_t)(c->connect_timeout_s * 1e9);
+	struct dtxn_wr *last = chain;
+	struct dtxn_cqe cqe;
+	int rc;
+
+	while (last->next != NULL)
+		last = last->next;
+	for (struct dtxn_wr *w = chain; w != NULL; w = w->next) {
+		w->wr_id = ++cf->wr_id;
+		w->flags |= DTXN_WR_F_LEASE_EXEMPT; /* control path: not the CN's data */
+	}
+	last->flags |= DTXN_WR_F_SIGNALED;
+	rc = dtxn_qp_post(qp, chain);
+	if (rc != 0) {
+		app_err("--node %s: mn%u: cannot post the %s: %s", c->node,
+			(unsigned)dtxn_qp_remote_node(qp), what, strerror(-rc));
+		return -EIO;
+	}
+	for (;;) {
+		if (dtxn_cq_poll(cf->cq, &cqe, 1) == 1) {
+			if (cqe.status != DTXN_WC_SUCCESS) {
+				app_err("--node %s: mn%u is lost: the %s failed (completion status %u): stopping",
+					c->node, (unsigned)cqe.src_node, what, cqe.status);
+				return -EIO;
+			}
+			if (cqe.wr_id == last->wr_id)
+				return 0;
+			continue;
+		}
+		if (dtxn_now_ns() >= deadline) {
+			app_err("--node %s: mn%u is lost: the %s did not complete within %g s (--connect-timeout): stopping",
+				c->node, (unsigned)dtxn_qp_remote_node(qp), what, c->connect_timeout_s);
+			return -EIO;
+		}
+		cf_sleep_us(APP_CF_SPIN_US);
+	}
+}
+
+/* cf_run_on() on the QP to MN 0 (the control area). */
+static int
+cf_run(struct app_cf *cf, struct dtxn_wr *chain, const char *what)
+{
+	return cf_run_on(cf, cf->qp, chain, what);
+}
+
+/* READ @p len bytes at @p raddr into @p local. */
+static int
+cf_read(struct app_cf *cf, dtxn_raddr_t raddr, void *local, uint32_t len, const char *what)
+{
+	struct dtxn_wr wr = {
+		.opcode = DTXN_WR_READ, .len = len, .local = local, .raddr = raddr,
+	};
+
+	return cf_run(cf, &wr, what);
+}
+
+/* READ the area's header and the first @p n_slots slots into buf->area. */
+static int
+cf_read_area(struct app_cf *cf, unsigned n_slots, const char *what)
+{
+	const struct dtxn_catalog *cat = dtxn_db_catalog(cf->db);
+
+	return cf_read(cf, dtxn_store_ctl_raddr(cat, 0), cf->buf->area,
+		       APP_CF_HDR_BYTES + n_slots * APP_CF_SLOT_BYTES, what);
+}
+
+/* FAA @p add on the area's word at @p off; the old value in buf->atom. */
+static int
+cf_faa(struct app_cf *cf, uint64_t off, uint64_t add, const char *what)
+{
+	struct dtxn_wr wr = {
+		.opcode = DTXN_WR_FAA, .len = 8, .local = &cf->buf->atom,
+		.raddr = dtxn_store_ctl_raddr(dtxn_db_catalog(cf->db), off), .compare_add = add,
+	};
+
+	return cf_run(cf, &wr, what);
+}
+
+static uint64_t
+cf_word(const struct app_cf *cf, uint64_t off)
+{
+	return __atomic_load_n(&cf->buf->area[off / 8], __ATOMIC_ACQUIRE);
+}
+
+int
+app_cf_area_init(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f)
+{
+	const struct dtxn_catalog *cat = dtxn_db_catalog(db);
+	uint8_t *base;
+	uint64_t off;
+
+	if (strcmp(c->role, "mn") != 0 || c->node_idx != 0)
+		return 0;
+	base = dtxn_fabric_mn_base(f, 0);
+	if (base == NULL || dtxn_store_ctl_raddr(cat, 0) == 0)
+		return -ENXIO;
+	off = DTXN_RADDR_OFF(dtxn_store_ctl_raddr(cat, 0));
+	memset(base + off, 0, DTXN_STORE_CTL_BYTES);
+	/* last: a CN writes nothing before it reads the magic */
+	__atomic_store_n((uint64_t *)(void *)(base + off + APP_CF_OFF_MAGIC), APP_CF_MAGIC,
+			 __ATOMIC_RELEASE);
+	return 0;
+}
+
+struct app_cf *
+app_cf_open(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f, uint16_t node)
+{
+	int socket = (int)rte_socket_id();
+	struct app_cf *cf = rte_zmalloc_socket("dtxn_cf", sizeof(*cf), RTE_CACHE_LINE_SIZE, socket);
+
+	if (cf == NULL)
+		goto nomem;
+	cf->c = c;
+	cf->db = db;
+	cf->f = f;
+	cf->node = node;
+	cf->all = c->cn >= 64 ? UINT64_MAX : (UINT64_C(1) << c->cn) - 1;
+	cf->me = UINT64_C(1) << c->node_idx;
+	cf->buf = rte_zmalloc_socket("dtxn_cf_buf", sizeof(*cf->buf), RTE_CACHE_LINE_SIZE, socket);
+	if (cf->buf == NULL)
+		goto nomem;
+	cf->cq = dtxn_cq_create(f, socket, APP_CF_QP_DEPTH);
+	if (cf->cq == NULL)
+		goto fail;
+	cf->qp = dtxn_qp_create(f, cf->cq, node, 0, APP_CF_QP_DEPTH);
+	if (cf->qp == NULL)
+		goto fail;
+	return cf;
+nomem:
+	rte_errno = ENOMEM;
+fail:
+	app_err("--node %s: cannot open the control plane's QP to mn0: %s", c->node,
+		rte_strerror(rte_errno));
+	app_cf_close(cf);
+	return NULL;
+}
+
+void
+app_cf_close(struct app_cf *cf)
+{
+	if (cf == NULL)
+		return;
+	for (uint16_t m = 0; m < DTXN_MAX_NODES; m++)
+		if (cf->copy[m] != NULL) {
+			(void)dtxn_fabric_mn_mirror(cf->f, m, NULL);
+			rte_free(cf->copy[m]);
+		}
+	dtxn_qp_destroy(cf->qp);
+	dtxn_cq_destroy(cf->cq);
+	rte_free(cf->buf);
+	rte_free(cf);
+}
+
+int
+app_cf_start(struct app_cf *cf)
+{
+	const struct app_conf *c = cf->c;
+	uint64_t t0 = dtxn_now_ns(), deadline = t0 + (uint64_t)(c->connect_timeout_s * 1e9);
+	uint64_t arrived;
+	char names[256];
+
+	/* MN 0 loaded and zeroed the area (app_cf_area_init()) */
+	for (;;) {
+		if (cf_read_area(cf, 0, "READ of the start barrier") != 0)
+			return -EIO;
+		if (cf_word(cf, APP_CF_OFF_MAGIC) == APP_CF_MAGIC)
+			break;
+		if (dtxn_now_ns() >= deadline) {
+			app_err("--node %s: the start barrier: mn0's control area is not ready after %g s (--connect-timeout): mn0 has not loaded",
+				c->node, c->connect_timeout_s);
+			return -ETIMEDOUT;
+		}
+		cf_sleep_us(APP_CF_POLL_US);
+	}
+	if (cf_faa(cf, APP_CF_OFF_ARRIVED, cf->me, "FAA of the start barrier") != 0)
+		return -EIO;
+	arrived = cf->buf->atom | cf->me;
+	while ((arrived & cf->all) != cf->all) {
+		if (dtxn_now_ns() >= deadline) {
+			cf_names(cf->all & ~arrived, names, sizeof(names));
+			app_err("--node %s: the start barrier: %s did not arrive within %g s (--connect-timeout)",
+				c->node, names, c->connect_timeout_s);
+			return -ETIMEDOUT;
+		}
+		cf_sleep_us(APP_CF_POLL_US);
+		if (cf_read_area(cf, 0, "READ of the start barrier") != 0)
+			return -EIO;
+		arrived = cf_word(cf, APP_CF_OFF_ARRIVED);
+	}
+	printf("dtxn: %s: every CN is at the start barrier (mn0's control area; waited %.1f ms)\n",
+	       c->node, (double)(dtxn_now_ns() - t0) / 1e6);
+	fflush(stdout);
+	return 0;
+}
+
+/*
+ * With agents (--lease-ms): the CNs a survivor declared dead (their lease
+ * state word says fenced or recovered): no counters will come from them.
+ * 0 without agents, or when the READ fails (MN 0 lost: the caller's next
+ * READ says so).
+ */
+static uint64_t
+cf_gone(struct app_cf *cf)
+{
+	const struct dtxn_catalog *cat = dtxn_db_catalog(cf->db);
+	uint64_t gone = 0;
+
+	if (!app_agents_on(cf->c))
+		return 0;
+	if (cf_read(cf, dtxn_store_lease_raddr(cat, (uint16_t)cf->c->mn, true), cf->buf->lease,
+		    (uint32_t)(cf->c->cn * 8), "READ of the lease states") != 0)
+		return 0;
+	for (unsigned j = 0; j < cf->c->cn; j++) {
+		unsigned st = DTXN_LEASE_WORD_STATE(cf->buf->lease[j]);
+
+		if (st == DTXN_LEASE_STATE_RECOVERED || st == DTXN_LEASE_STATE_FENCED)
+			gone |= UINT64_C(1) << j;
+	}
+	return gone;
+}
+
+int
+app_cf_done(struct app_cf *cf, const int64_t acc[4], uint64_t committed, uint64_t n_ctx)
+{
+	const struct app_conf *c = cf->c;
+	const struct dtxn_catalog *cat = dtxn_db_catalog(cf->db);
+	uint64_t *s = cf->buf->slot;
+	uint64_t deadline, done, gone = 0;
+	struct dtxn_wr wr[2];
+	char names[256];
+
+	memset(s, 0, sizeof(cf->buf->slot));
+	s[0] = APP_NODE_DONE;
+	s[1] = 0; /* incarnation: a restart across hosts is not supported here yet */
+	s[2] = committed;
+	memcpy(&s[3], acc, 4 * sizeof(int64_t));
+	s[7] = n_ctx;
+	/* the slot, then the done bit, on one QP: RC order shows the slot first */
+	memset(wr, 0, sizeof(wr));
+	wr[0] = (struct dtxn_wr){
+		.next = &wr[1], .opcode = DTXN_WR_WRITE, .flags = DTXN_WR_F_INLINE,
+		.len = APP_CF_SLOT_WORDS * 8, .local = s,
+		.raddr = dtxn_store_ctl_raddr(cat, APP_CF_HDR_BYTES + c->node_idx * APP_CF_SLOT_BYTES),
+	};
+	wr[1] = (struct dtxn_wr){
+		.opcode = DTXN_WR_FAA, .len = 8, .local = &cf->buf->atom,
+		.raddr = dtxn_store_ctl_raddr(cat, APP_CF_OFF_DONE), .compare_add = cf->me,
+	};
+	if (cf_run(cf, wr, "hand-over of the counters") != 0)
+		return -EIO;
+	/* the peers started with us and run as long: the bound covers stragglers */
+	deadline = dtxn_now_ns() +
+		   (uint64_t)((c->connect_timeout_s + c->duration_s + c->warmup_s) * 1e9);
+	for (;;) {
+		if (cf_read_area(cf, 0, "READ of the CNs' hand-over") != 0)
+			return -EIO;
+		done = cf_word(cf, APP_CF_OFF_DONE) | cf->me;
+		if ((done & cf->all) != cf->all)
+			gone = cf_gone(cf);
+		if (((done | gone) & cf->all) == cf->all)
+			break;
+		if (dtxn_now_ns() >= deadline) {
+			cf_names(cf->all & ~(done | gone), names, sizeof(names));
+			printf("dtxn: %s: %s did not hand over its counters within %g s (--connect-timeout + --warmup + --duration): not waited for\n",
+			       c->node, names, c->connect_timeout_s + c->duration_s + c->warmup_s);
+			break;
+		}
+		cf_sleep_us(APP_CF_DONE_POLL_US);
+	}
+	if (gone & ~done) {
+		cf_names(gone & ~done, names, sizeof(names));
+		printf("dtxn: %s: %s died before handing over its counters (its lease state says so)\n",
+		       c->node, names);
+	}
+	fflush(stdout);
+	return 0;
+}
+
+int
+app_cf_checker(struct app_cf *cf)
+{
+	const struct app_conf *c = cf->c;
+	uint64_t done, chk;
+	unsigned want;
+
+	if (cf_read_area(cf, 0, "READ of the checker") != 0)
+		return -1;
+	done = cf_word(cf, APP_CF_OFF_DONE) & cf->all;
+	if (done == 0)
+		return -1;
+	want = (unsigned)__builtin_ctzll(done);
+	if (want == c->node_idx) {
+		/* one claim: a CN that stopped waiting for a slow peer makes no second checker */
+		struct dtxn_wr wr = {
+			.opcode = DTXN_WR_CAS, .len = 8, .local = &cf->buf->atom,
+			.raddr = dtxn_store_ctl_raddr(dtxn_db_catalog(cf->db), APP_CF_OFF_CHECKER),
+			.compare_add = 0, .swap = want + 1,
+		};
+
+		if (cf_run(cf, &wr, "CAS of the checker") != 0)
+			return -1;
+		return cf->buf->atom == 0 ? (int)want : (int)cf->buf->atom - 1;
+	}
+	chk = cf_word(cf, APP_CF_OFF_CHECKER);
+	return chk != 0 ? (int)chk - 1 : (int)want;
+}
+
+/*
+ * Makes MN @p m's region readable here for the check: READs it whole
+ * into DPDK memory (registered on mlx5) and hands the copy to
+ * dtxn_fabric_mn_mirror(). A region this process maps: nothing to do,
+ * unless --debug-copy-regions.
+ * @return 0, or -1 after one line.
+ */
+static int
+cf_copy_region(struct app_cf *cf, uint16_t m)
+{
+	const struct app_conf *c = cf->c;
+	uint64_t size = dtxn_fabric_conf(cf->f)->mn_region_size;
+	uint64_t t0 = dtxn_now_ns();
+	struct dtxn_qp *qp;
+	uint8_t *copy;
+	int rc = 0;
+
+	if (dtxn_fabric_mn_base(cf->f, m) != NULL && !c->debug_copy_regions)
+		return 0;
+	copy = rte_malloc_socket("dtxn_cf_copy", size, 64, (int)rte_socket_id());
+	if (copy == NULL) {
+		app_err("--node %s: no memory for a copy of mn%u's region (%.1f MiB) for the invariant check",
+			c->node, m, (double)size / (1 << 20));
+		return -1;
+	}
+	/* a QP of its own to that MN (MN 0's too: the control QP stays as it was) */
+	qp = dtxn_qp_create(cf->f, cf->cq, cf->node, m, APP_CF_QP_DEPTH);
+	if (qp == NULL) {
+		app_err("--node %s: cannot open a QP to mn%u to read its region for the invariant check: %s",
+			c->node, m, rte_strerror(rte_errno));
+		rte_free(copy);
+		return -1;
+	}
+	for (uint64_t off = 0; off < size && rc == 0; off += APP_CF_COPY_CHUNK) {
+		struct dtxn_wr wr = {
+			.opcode = DTXN_WR_READ, .local = copy + off, .raddr = DTXN_RADDR(m, off),
+			.len = (uint32_t)RTE_MIN((uint64_t)APP_CF_COPY_CHUNK, size - off),
+		};
+
+		rc = cf_run_on(cf, qp, &wr, "READ of its region for the invariant check");
+	}
+	dtxn_qp_destroy(qp);
+	if (rc != 0 || dtxn_fabric_mn_mirror(cf->f, m, copy) != 0) {
+		rte_free(copy);
+		return -1;
+	}
+	cf->copy[m] = copy;
+	printf("dtxn: %s: read mn%u's region (%.1f MiB) for the invariant check in %.1f ms\n",
+	       c->node, m, (double)size / (1 << 20), (double)(dtxn_now_ns() - t0) / 1e6);
+	return 0;
+}
+
+int
+app_cf_counters(struct app_cf *cf, struct dtxn_bench *b, struct dtxn_bench_ctx *out,
+		struct dtxn_report *rep)
+{
+	const struct app_conf *c = cf->c;
+	uint64_t done, lost;
+	char inc[256], miss[256];
+	unsigned n = 0;
+
+	if (cf_read_area(cf, (unsigned)c->cn, "READ of the CNs' counters") != 0)
+		return -1;
+	done = (cf_word(cf, APP_CF_OFF_DONE) | cf->me) & cf->all;
+	for (unsigned j = 0; j < c->cn; j++) {
+		const uint64_t *s = &cf->buf->area[(APP_CF_HDR_BYTES + j * APP_CF_SLOT_BYTES) / 8];
+
+		if (j == c->node_idx || !(done & (UINT64_C(1) << j)))
+			continue; /* its own coordinators are the caller's; a lost peer: none */
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].bench = b;
+		out[n].finished = true;
+		memcpy(out[n].acc, &s[3], sizeof(out[n].acc));
+		n++;
+	}
+	lost = cf->all & ~done;
+	cf_names(done, inc, sizeof(inc));
+	if (lost != 0) {
+		cf_names(lost, miss, sizeof(miss));
+		dtxn_report_check(rep, "cluster_counters", false,
+				  "%s did not hand over its counters through mn0's control area: the invariants that read them miss its share (included: %s)",
+				  miss, inc);
+	} else {
+		dtxn_report_check(rep, "cluster_counters", true,
+				  "the counters of %s, handed over through mn0's control area (--control fabric)",
+				  inc);
+	}
+	for (uint16_t m = 0; m < c->mn; m++)
+		if (cf_copy_region(cf, m) != 0)
+			return -1;
+	return (int)n;
+}
