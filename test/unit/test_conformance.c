@@ -2,7 +2,7 @@
 /*
  * The fabric conformance suite (issue 16): one test of the fabric API's
  * promises (dtxn_fabric.h), written once and run against every driver:
- * `test_conformance shm|sim|mlx5`. Ordering on a QP, doorbell chains,
+ * `test_conformance shm|sim|mlx5|ucx`. Ordering on a QP, doorbell chains,
  * selective signaling, atomics' return values, masked-CAS semantics,
  * SEND/RECV, error completions. On sim the clock is virtual and the test
  * advances it to the next event; on mlx5 it needs an RDMA device and is
@@ -60,10 +60,15 @@ tc_open(void)
 		.mn_region_size = TC_REGION, .socket_id = SOCKET_ID_ANY, .name = "tconf",
 	};
 
+	struct dtxn_fabric *f;
+
 	dtxn_nic_model_none(&c.nic);
 	if (strcmp(g_driver, "sim") == 0)
 		dtxn_clock_set_virtual(1000);
-	return dtxn_fabric_open(&c);
+	f = dtxn_fabric_open(&c);
+	if (f != NULL)
+		dtxn_fabric_publish(f); /* the regions are "loaded": ucx answers connects */
+	return f;
 }
 
 static int
@@ -555,6 +560,70 @@ test_qp_error_state(void **state)
 	dtxn_qp_destroy(qp1);
 }
 
+/*
+ * Adversarial order (doc/guides/ucx.md, "Order"): what another QP, on
+ * another CQ, sees once a completion came. A signaled WRITE's completion
+ * means the data reached MN memory (a driver that reports a put's local
+ * completion fails here); a CAS then a READ in one chain: the READ sees
+ * the swap; a WRITE of data then an unlock WRITE, unsignaled, then a
+ * signaled READ of the lock: once that READ completes, another QP that
+ * finds the lock free finds the data.
+ */
+static void
+test_order_cross_qp(void **state)
+{
+	struct tc_env *env = *state;
+	struct dtxn_cq *cq2 = dtxn_cq_create(env->f, SOCKET_ID_ANY, 64);
+	struct dtxn_qp *qp2 = cq2 == NULL ? NULL : dtxn_qp_create(env->f, cq2, TC_CN1, 0, 64);
+	uint64_t *v = (uint64_t *)(void *)env->buf, *got = v + 8, *old = v + 9, *lock = v + 10;
+	struct dtxn_wr wr[3];
+	struct dtxn_cqe cqe[3];
+
+	assert_non_null(qp2);
+	for (uint64_t i = 1; i <= 300; i++) {
+		/* signaled WRITE, then READ through the other QP */
+		v[0] = i;
+		ut_wr(&wr[0], DTXN_WR_WRITE, i, &v[0], 8, DTXN_RADDR(0, 1024), DTXN_WR_F_SIGNALED);
+		assert_int_equal(dtxn_qp_post(env->qp, wr), 0);
+		assert_int_equal(tc_reap(env->f, env->cq, cqe, 1), 1);
+		ut_wr(&wr[0], DTXN_WR_READ, i, got, 8, DTXN_RADDR(0, 1024), DTXN_WR_F_SIGNALED);
+		assert_int_equal(dtxn_qp_post(qp2, wr), 0);
+		assert_int_equal(tc_reap(env->f, cq2, cqe, 1), 1);
+		assert_int_equal(*got, i);
+		/* CAS then READ in one chain */
+		ut_wr(&wr[0], DTXN_WR_CAS, 1, old, 8, DTXN_RADDR(0, 1032), 0);
+		wr[0].compare_add = i - 1;
+		wr[0].swap = i;
+		ut_wr(&wr[1], DTXN_WR_READ, 2, got, 8, DTXN_RADDR(0, 1032), DTXN_WR_F_SIGNALED);
+		wr[0].next = &wr[1];
+		assert_int_equal(dtxn_qp_post(env->qp, wr), 0);
+		assert_int_equal(tc_reap(env->f, env->cq, cqe, 1), 1);
+		assert_int_equal(*old, i - 1);
+		assert_int_equal(*got, i);
+		/* data, unlock, then a signaled READ: the other QP sees both */
+		v[1] = 7000 + i;
+		v[2] = 0;
+		ut_wr(&wr[0], DTXN_WR_WRITE, 1, &v[1], 8, DTXN_RADDR(0, 1040), 0);
+		ut_wr(&wr[1], DTXN_WR_WRITE, 2, &v[2], 8, DTXN_RADDR(0, 1048), 0);
+		ut_wr(&wr[2], DTXN_WR_READ, 3, lock, 8, DTXN_RADDR(0, 1048), DTXN_WR_F_SIGNALED);
+		wr[0].next = &wr[1];
+		wr[1].next = &wr[2];
+		assert_int_equal(dtxn_qp_post(env->qp, wr), 0);
+		assert_int_equal(tc_reap(env->f, env->cq, cqe, 1), 1);
+		ut_wr(&wr[0], DTXN_WR_READ, 4, got, 8, DTXN_RADDR(0, 1040), DTXN_WR_F_SIGNALED);
+		assert_int_equal(dtxn_qp_post(qp2, wr), 0);
+		assert_int_equal(tc_reap(env->f, cq2, cqe, 1), 1);
+		assert_int_equal(*got, 7000 + i);
+		v[2] = 1; /* locked again, for the next round */
+		ut_wr(&wr[0], DTXN_WR_WRITE, 5, &v[2], 8, DTXN_RADDR(0, 1048), DTXN_WR_F_SIGNALED);
+		assert_int_equal(dtxn_qp_post(env->qp, wr), 0);
+		assert_int_equal(tc_reap(env->f, env->cq, cqe, 1), 1);
+		assert_int_equal(ut_word(env->mn0, 1048), 1);
+	}
+	dtxn_qp_destroy(qp2);
+	dtxn_cq_destroy(cq2);
+}
+
 /* Posts a SEND, waiting (up to 2 s) while the QP connects (mlx5). */
 static int
 tc_send(struct dtxn_qp *qp, struct dtxn_wr *s)
@@ -644,6 +713,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_read_write, tc_setup, tc_teardown),
 		cmocka_unit_test_setup_teardown(test_order, tc_setup, tc_teardown),
+		cmocka_unit_test_setup_teardown(test_order_cross_qp, tc_setup, tc_teardown),
 		cmocka_unit_test_setup_teardown(test_atomics, tc_setup, tc_teardown),
 		cmocka_unit_test_setup_teardown(test_masked_cas, tc_setup, tc_teardown),
 		cmocka_unit_test_setup_teardown(test_masked_cas_model, tc_setup, tc_teardown),
@@ -658,7 +728,7 @@ main(int argc, char **argv)
 	int rc;
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s shm|sim|mlx5\n", argv[0]);
+		fprintf(stderr, "usage: %s shm|sim|mlx5|ucx\n", argv[0]);
 		return 2;
 	}
 	g_driver = argv[1];

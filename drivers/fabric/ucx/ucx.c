@@ -179,9 +179,15 @@ ucx_open(const struct dtxn_fabric_conf *conf)
 	uf->connect_timeout_ns = (uint64_t)(rc != NULL && rc->connect_timeout_ms != 0 ?
 					    rc->connect_timeout_ms : 10000) * 1000000;
 	for (i = 0; i < uf->n_nodes; i++) {
-		rc_ = ucx_addr_parse(rc != NULL ? rc->node_addr[i] : NULL, (uint16_t)i, &uf->addr[i]);
+		const char *a = rc != NULL ? rc->node_addr[i] : NULL;
+
+		rc_ = ucx_addr_parse(a, (uint16_t)i, &uf->addr[i]);
 		if (rc_ != 0)
 			goto fail;
+		/* a node served here without an address (--role all): any free
+		 * port of loopback, so that runs side by side never collide */
+		if (a == NULL && (uf->serve_mask >> i & 1))
+			uf->addr[i].sin_port = 0;
 	}
 	rc_ = ucx_context_open(uf);
 	if (rc_ != 0)

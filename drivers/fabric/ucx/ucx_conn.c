@@ -226,6 +226,11 @@ ctl_listen(struct ucx_fabric *uf, uint16_t node)
 		return -e;
 	}
 	uf->listen_fd[node] = fd;
+	if (uf->addr[node].sin_port == 0) { /* an ephemeral port: the one bound */
+		socklen_t sl = sizeof(uf->addr[node]);
+
+		getsockname(fd, (struct sockaddr *)&uf->addr[node], &sl);
+	}
 	return 0;
 }
 

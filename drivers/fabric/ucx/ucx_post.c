@@ -112,7 +112,8 @@ post_one(struct ucx_qp *q, struct ucx_slot *s, const struct dtxn_wr *wr)
 	case DTXN_WR_SEND:
 		p.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
 		p.flags = UCP_AM_SEND_FLAG_EAGER;
-		s->hdr = (struct ucx_am_hdr){ q->base.local_node, q->base.remote_node, q->seq };
+		s->hdr = (struct ucx_am_hdr){ q->base.local_node, q->base.remote_node, q->seq,
+					       UCX_AM_MSG };
 		s->pending = 1;
 		ucx_req_settle(s, ucp_am_send_nbx(q->ep, UCX_AM_SEND, &s->hdr, sizeof(s->hdr), src,
 						  wr->len, &p));
@@ -133,8 +134,11 @@ ucx_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
 	const struct dtxn_wr *wr;
 	uint32_t n = 0;
 
-	for (wr = wr_list; wr != NULL; wr = wr->next)
+	for (wr = wr_list; wr != NULL; wr = wr->next) {
 		n++;
+		if (wr->opcode == DTXN_WR_SEND && !__atomic_load_n(&q->peer_up, __ATOMIC_ACQUIRE))
+			return -ENOTCONN;
+	}
 	if (n > qp->max_wr - (q->tail - q->head))
 		return -ENOBUFS;
 	for (wr = wr_list; wr != NULL; wr = wr->next) {

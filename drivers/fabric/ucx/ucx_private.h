@@ -90,10 +90,17 @@ struct ucx_remote {
 	uint64_t base, len;     /**< MN: region */
 };
 
+/** What an active message carries (struct ucx_am_hdr.kind). */
+enum ucx_am_kind {
+	UCX_AM_MSG = 0,         /**< a SEND's payload */
+	UCX_AM_CONNECT = 1,     /**< the sender's QP exists: its peer may SEND to it */
+};
+
 /** The header of a SEND's active message. */
 struct ucx_am_hdr {
 	uint16_t src_node, dst_node;
 	uint32_t seq;           /**< the sender's QP is its seq-th from src to dst */
+	uint32_t kind;          /**< enum ucx_am_kind */
 };
 
 /** A received message on its way to a RECV (malloc'd by the control thread). */
@@ -184,6 +191,8 @@ struct ucx_qp {
 	uint64_t rbase, rlen;     /**< MN: region */
 	uint32_t seq;
 	bool lost;                /**< the endpoint failed (peer lost) */
+	bool peer_up;             /**< its peer QP announced itself (atomic): SENDs may go */
+	struct ucx_am_hdr connect_hdr; /**< the CONNECT this QP sent at creation */
 	bool fatal_said;          /**< the first error completion went out */
 	/* send queue: head <= tail, free-running */
 	struct ucx_slot *slots;

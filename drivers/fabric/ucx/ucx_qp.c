@@ -18,6 +18,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
+#include "dtxn_sched.h"
 #include "ucx_private.h"
 
 struct dtxn_cq *
@@ -87,7 +88,11 @@ ucx_route_deliver(struct ucx_fabric *uf, struct ucx_inmsg *m)
 
 	rte_spinlock_lock(&uf->lock);
 	r = route_find(uf, m->hdr.dst_node, m->hdr.src_node, m->hdr.seq, false);
-	if (r != NULL && rte_ring_enqueue(r->qp->inbound, m) == 0)
+	if (r != NULL && m->hdr.kind == UCX_AM_CONNECT) {
+		__atomic_store_n(&r->qp->peer_up, true, __ATOMIC_RELEASE);
+		free(m);
+		m = NULL;
+	} else if (r != NULL && rte_ring_enqueue(r->qp->inbound, m) == 0)
 		m = NULL;
 	else if (r == NULL && uf->n_parked < UCX_PARKED_MAX) {
 		STAILQ_INSERT_TAIL(&uf->parked, m, next); /* its QP is not created yet */
@@ -126,7 +131,10 @@ route_add(struct ucx_fabric *uf, struct ucx_qp *q)
 				continue;
 			}
 			uf->n_parked--;
-			if (rte_ring_enqueue(q->inbound, m) != 0) {
+			if (m->hdr.kind == UCX_AM_CONNECT) {
+				__atomic_store_n(&q->peer_up, true, __ATOMIC_RELEASE);
+				free(m);
+			} else if (rte_ring_enqueue(q->inbound, m) != 0) {
 				__atomic_fetch_add(&uf->dropped, 1, __ATOMIC_RELAXED);
 				free(m);
 			}
@@ -180,6 +188,38 @@ qp_ep_open(struct ucx_qp *q, const struct ucx_remote *rem)
 	q->rbase = rem->base;
 	q->rlen = rem->len;
 	return 0;
+}
+
+/*
+ * Tells the peer process that this QP exists (its peer QP may SEND now),
+ * and waits, progressing the worker, until the message left: the
+ * endpoint is then connected (wired up), as an RC QP is when created.
+ * @return 0, -EIO (the peer refused or failed), -ETIMEDOUT.
+ */
+static int
+qp_announce(struct ucx_qp *q)
+{
+	ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+				  .flags = UCP_AM_SEND_FLAG_EAGER };
+	uint64_t deadline = dtxn_now_ns() + q->uf->connect_timeout_ns;
+	ucs_status_ptr_t sp;
+	ucs_status_t st;
+
+	q->connect_hdr = (struct ucx_am_hdr){ q->base.local_node, q->base.remote_node, q->seq,
+					      UCX_AM_CONNECT };
+	sp = ucp_am_send_nbx(q->ep, UCX_AM_SEND, &q->connect_hdr, sizeof(q->connect_hdr), NULL, 0,
+			     &p);
+	if (!UCS_PTR_IS_PTR(sp))
+		return UCS_PTR_IS_ERR(sp) ? -EIO : 0;
+	while ((st = ucp_request_check_status(sp)) == UCS_INPROGRESS && dtxn_now_ns() < deadline)
+		ucp_worker_progress(q->cq->w);
+	if (st == UCS_INPROGRESS) {
+		ucp_request_cancel(q->cq->w, sp);
+		while (ucp_request_check_status(sp) == UCS_INPROGRESS)
+			ucp_worker_progress(q->cq->w);
+	}
+	ucp_request_free(sp);
+	return st == UCS_OK ? 0 : st == UCS_INPROGRESS ? -ETIMEDOUT : -EIO;
 }
 
 /* Closes the endpoint, waiting (progressing its worker) until UCX let go of it. */
@@ -246,6 +286,8 @@ ucx_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 	rc = qp_ep_open(q, rem);
 	if (rc == 0)
 		rc = route_add(uf, q);
+	if (rc == 0)
+		rc = qp_announce(q);
 	if (rc != 0) {
 		rte_errno = -rc == ENOSPC ? ENOMEM : EIO;
 		goto fail;
