@@ -79,8 +79,8 @@ app_role_proc_state(int32_t pid)
 
 /* The run every process must agree on: what shapes the catalog and the
  * layout of MN memory, and what the CNs split between them. */
-static void
-role_desc(const struct app_conf *c, char *buf, size_t len)
+void
+app_role_desc(const struct app_conf *c, char *buf, size_t len)
 {
 	int n = snprintf(buf, len, "bench=%s protocol=%s isolation=%s mn=%" PRIu64 " cn=%" PRIu64
 			 " threads=%" PRIu64 " coroutines=%" PRIu64 " replicas=%" PRIu64
@@ -248,7 +248,7 @@ role_claim(const struct app_conf *c, struct app_ctl *ctl, int *rc)
 	struct app_ctl_node *self;
 	int32_t holder;
 
-	role_desc(c, desc, sizeof(desc));
+	app_role_desc(c, desc, sizeof(desc));
 	rte_spinlock_lock(&ctl->lock);
 	if (ctl->magic != APP_CTL_MAGIC) {
 		snprintf(ctl->version, sizeof(ctl->version), "%s", DTXN_VERSION);

@@ -137,6 +137,14 @@ struct app_ctl {
  */
 struct app_ctl *app_role_claim(const struct app_conf *c, int *rc);
 
+/**
+ * The run every process of a cluster must agree on (what shapes the
+ * catalog and the layout of MN memory, and what the CNs split between
+ * them), as one line into @p buf (@p len bytes, truncated): the control
+ * block's catalog check on shm, the connect digest on ucx.
+ */
+void app_role_desc(const struct app_conf *c, char *buf, size_t len);
+
 /** @return this process's slot in @p ctl. */
 struct app_ctl_node *app_role_self(const struct app_conf *c, struct app_ctl *ctl);
 
