@@ -379,6 +379,15 @@ const char *dtxn_fabric_open_error(void);
 /** Frees the regions and the fabric. Every QP and CQ must be destroyed. */
 void dtxn_fabric_close(struct dtxn_fabric *f);
 
+/**
+ * @return true if this process holds only some of the cluster's MN
+ * regions (one node per process: shm's multi_process, or a network
+ * fabric whose rdma->serve names some nodes only): a region not mapped
+ * here is another process's, not an error (lib/store's loader skips it).
+ * False for the embedded cluster, and for @p f NULL. Any thread.
+ */
+bool dtxn_fabric_partial(const struct dtxn_fabric *f);
+
 /** @return the driver's name. */
 const char *dtxn_fabric_driver_name(const struct dtxn_fabric *f);
 

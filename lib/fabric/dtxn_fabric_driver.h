@@ -45,6 +45,8 @@ struct dtxn_fabric {
 	/** dtxn_fabric_mn_mirror(): a local copy of an MN region this process
 	 *  does not map, by MN id (NULL: none); the caller's memory. */
 	void *mn_mirror[DTXN_MAX_NODES];
+	/** The nodes this process serves (the conf's rdma->serve; 0: every node). */
+	uint64_t serve;
 };
 
 /**

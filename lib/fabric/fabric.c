@@ -196,6 +196,7 @@ dtxn_fabric_open(const struct dtxn_fabric_conf *conf)
 	strlcpy(f->name, c.name, sizeof(f->name));
 	f->conf.name = f->name; /* the caller's string may not outlive the fabric */
 	f->conf.rdma = NULL;    /* nor its RDMA options: the driver copied them */
+	f->serve = conf->rdma != NULL ? conf->rdma->serve : 0;
 	return f;
 }
 
@@ -227,6 +228,19 @@ dtxn_fabric_drain_node(struct dtxn_fabric *f, uint16_t node)
 	if (f->ops->drain_node == NULL)
 		return -ENOTSUP;
 	return f->ops->drain_node(f, node);
+}
+
+bool
+dtxn_fabric_partial(const struct dtxn_fabric *f)
+{
+	unsigned n;
+
+	if (f == NULL)
+		return false;
+	if (f->conf.multi_process)
+		return true;
+	n = f->conf.n_mn + f->conf.n_cn;
+	return f->serve != 0 && f->serve != (n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1);
 }
 
 int

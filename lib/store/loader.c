@@ -242,10 +242,10 @@ loader_replicas(struct dtxn_fabric *f, const struct dtxn_table *t, char **table,
 		table[r] = loader_table_base(f, t, r);
 		if (table[r] != NULL && *ref == UINT16_MAX)
 			*ref = r;
-		else if (table[r] == NULL && !dtxn_fabric_conf(f)->multi_process)
+		else if (table[r] == NULL && !dtxn_fabric_partial(f))
 			return -ENXIO;
 	}
-	return *ref == UINT16_MAX && !dtxn_fabric_conf(f)->multi_process ? -ENXIO : 0;
+	return *ref == UINT16_MAX && !dtxn_fabric_partial(f) ? -ENXIO : 0;
 }
 
 int

@@ -205,12 +205,10 @@ ucx_open(const struct dtxn_fabric_conf *conf)
 	if (rc_ != 0)
 		goto fail;
 	/* a process that serves no MN (a CN): every MN must answer now */
-	for (i = 0; i < uf->n_mn; i++) {
+	for (i = 0; i < uf->n_mn && !(uf->serve_mask & ((UINT64_C(1) << uf->n_mn) - 1)); i++) {
 		const struct ucx_remote *r;
 		uint16_t self = (uint16_t)__builtin_ctzll(uf->serve_mask);
 
-		if (uf->serve_mask >> i & 1)
-			continue;
 		rc_ = ucx_remote_get(uf, self, (uint16_t)i, &r);
 		if (rc_ != 0)
 			goto fail;
