@@ -209,7 +209,7 @@ ucx_open(const struct dtxn_fabric_conf *conf)
 		const struct ucx_remote *r;
 		uint16_t self = (uint16_t)__builtin_ctzll(uf->serve_mask);
 
-		rc_ = ucx_remote_get(uf, self, (uint16_t)i, &r);
+		rc_ = ucx_remote_get(uf, self, (uint16_t)i, false, &r);
 		if (rc_ != 0)
 			goto fail;
 	}

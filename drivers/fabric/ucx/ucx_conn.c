@@ -346,7 +346,8 @@ ctl_mono_ns(void)
 }
 
 int
-ucx_remote_get(struct ucx_fabric *uf, uint16_t local, uint16_t node, const struct ucx_remote **out)
+ucx_remote_get(struct ucx_fabric *uf, uint16_t local, uint16_t node, bool once,
+	       const struct ucx_remote **out)
 {
 	static const char *const why[] = {
 		[UCX_REFUSE_DIGEST] = "it was started for another run (benchmark, protocol, options, catalog or dtxn version differ)",
@@ -385,6 +386,10 @@ ucx_remote_get(struct ucx_fabric *uf, uint16_t local, uint16_t node, const struc
 						   ctl_node_name(uf, node, name, sizeof(name)),
 						   ctl_addr_str(&uf->addr[node], addr, sizeof(addr)),
 						   strerror(-rc));
+			goto out;
+		}
+		if (once) {
+			rc = -EAGAIN; /* not there yet: the caller waits for its CONNECT */
 			goto out;
 		}
 		if (ctl_mono_ns() >= deadline) {

@@ -116,8 +116,13 @@ ucx_cq_poll(struct dtxn_cq *c, struct dtxn_cqe *cqes, unsigned n)
 
 	if (dtxn_cqe_ring_count(&cq->ring) < n) {
 		ucp_worker_progress(cq->w);
-		TAILQ_FOREACH(q, &cq->qps, cq_next)
+		TAILQ_FOREACH(q, &cq->qps, cq_next) {
+			/* a late peer announced itself: connect back, so that it may SEND */
+			if (unlikely(q->ep == NULL) && !q->lost &&
+			    __atomic_load_n(&q->peer_up, __ATOMIC_ACQUIRE))
+				(void)ucx_qp_connect_late(q);
 			ucx_qp_retire(q);
+		}
 	}
 	return dtxn_cqe_ring_pop(&cq->ring, cqes, n);
 }

@@ -139,6 +139,11 @@ ucx_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
 		if (wr->opcode == DTXN_WR_SEND && !__atomic_load_n(&q->peer_up, __ATOMIC_ACQUIRE))
 			return -ENOTCONN;
 	}
+	if (unlikely(q->ep == NULL) && !q->lost) { /* a CN whose process was not up at create */
+		if (!__atomic_load_n(&q->peer_up, __ATOMIC_ACQUIRE))
+			return -ENOTCONN;
+		(void)ucx_qp_connect_late(q); /* failed: lost, its WRs complete in error */
+	}
 	if (n > qp->max_wr - (q->tail - q->head))
 		return -ENOBUFS;
 	for (wr = wr_list; wr != NULL; wr = wr->next) {

@@ -186,7 +186,7 @@ struct ucx_qp {
 	struct ucx_fabric *uf;
 	struct ucx_cq *cq;
 	TAILQ_ENTRY(ucx_qp) cq_next;
-	ucp_ep_h ep;
+	ucp_ep_h ep;              /**< NULL: a QP to a CN whose process was not up yet */
 	ucp_rkey_h rkey;          /**< MN: the region's unpacked rkey */
 	uint64_t rbase, rlen;     /**< MN: region */
 	uint32_t seq;
@@ -211,7 +211,15 @@ struct ucx_qp {
 /* ucx_conn.c */
 int ucx_ctl_start(struct ucx_fabric *uf);
 void ucx_ctl_stop(struct ucx_fabric *uf);
-int ucx_remote_get(struct ucx_fabric *uf, uint16_t local, uint16_t node, const struct ucx_remote **out);
+/**
+ * The connect message of @p node (cached after the first), asked as
+ * @p local. @p once: one attempt, -EAGAIN if its listener does not answer
+ * (yet); else retries until the connect timeout (-ETIMEDOUT). Also
+ * -ECONNREFUSED, -EPROTO, -ENOMEM, with dtxn_fabric_open_error() set.
+ * Control path; any thread.
+ */
+int ucx_remote_get(struct ucx_fabric *uf, uint16_t local, uint16_t node, bool once,
+		   const struct ucx_remote **out);
 void ucx_remote_forget(struct ucx_fabric *uf);
 
 /* ucx_qp.c */
@@ -221,6 +229,7 @@ struct dtxn_qp *ucx_qp_create(struct dtxn_fabric *f, struct dtxn_cq *cq,
 			      uint16_t local_node, uint16_t remote_node, unsigned max_wr);
 void ucx_qp_destroy(struct dtxn_qp *qp);
 void ucx_route_deliver(struct ucx_fabric *uf, struct ucx_inmsg *m);
+int ucx_qp_connect_late(struct ucx_qp *q);
 
 /* ucx_post.c */
 int ucx_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list);

@@ -243,6 +243,35 @@ qp_ep_close(struct ucx_qp *q)
 	q->ep = NULL;
 }
 
+/* Opens the endpoint and announces the QP to its peer. */
+static int
+qp_connect(struct ucx_qp *q, const struct ucx_remote *rem)
+{
+	int rc = qp_ep_open(q, rem);
+
+	if (rc == 0)
+		rc = qp_announce(q);
+	return rc;
+}
+
+int
+ucx_qp_connect_late(struct ucx_qp *q)
+{
+	const struct ucx_remote *rem;
+	int rc;
+
+	rc = ucx_remote_get(q->uf, q->base.local_node, q->base.remote_node, false, &rem);
+	if (rc == 0)
+		rc = qp_connect(q, rem);
+	if (rc != 0) { /* its peer announced itself, so it listens: it is gone again */
+		UCX_LOG(ERR, "node %u -> %u: late connect failed (%s)", q->base.local_node,
+			q->base.remote_node, strerror(-rc));
+		qp_ep_close(q);
+		q->lost = true;
+	}
+	return rc;
+}
+
 struct dtxn_qp *
 ucx_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 	      uint16_t remote_node, unsigned max_wr)
@@ -277,19 +306,21 @@ ucx_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 	/* the QP's own fields as lib/fabric will fill them: the callbacks need them */
 	q->base.local_node = local_node;
 	q->base.remote_node = remote_node;
-	rc = ucx_remote_get(uf, local_node, remote_node, &rem);
-	if (rc != 0) {
+	/* an MN must answer (it is published before any CN starts); a CN
+	 * process may come later: its QP connects once its CONNECT arrived */
+	rc = ucx_remote_get(uf, local_node, remote_node, remote_node >= uf->n_mn, &rem);
+	if (rc != 0 && rc != -EAGAIN) {
 		UCX_LOG(ERR, "%s", dtxn_fabric_open_error());
 		rte_errno = rc == -ETIMEDOUT ? ETIMEDOUT : ENXIO;
 		goto fail;
 	}
-	rc = qp_ep_open(q, rem);
-	if (rc == 0)
-		rc = route_add(uf, q);
-	if (rc == 0)
-		rc = qp_announce(q);
-	if (rc != 0) {
-		rte_errno = -rc == ENOSPC ? ENOMEM : EIO;
+	if (route_add(uf, q) != 0) {
+		rte_errno = ENOMEM;
+		goto fail;
+	}
+	if (rc == 0 && qp_connect(q, rem) != 0) {
+		route_del(uf, q);
+		rte_errno = EIO;
 		goto fail;
 	}
 	TAILQ_INSERT_TAIL(&q->cq->qps, q, cq_next);
