@@ -165,6 +165,9 @@ ucx_open(const struct dtxn_fabric_conf *conf)
 		return NULL;
 	}
 	uf->base.ops = &ucx_ops; /* ucx_close() before lib/fabric fills it */
+	/* an lcore whose WRs all wait sleeps on its worker's event fd: on by
+	 * default (TCP: the targets' CPUs need the cores); 0 keeps it spinning */
+	uf->block = getenv("DTXN_UCX_BLOCK") == NULL || strcmp(getenv("DTXN_UCX_BLOCK"), "0") != 0;
 	rte_spinlock_init(&uf->lock);
 	pthread_mutex_init(&uf->connect_lock, NULL);
 	STAILQ_INIT(&uf->parked);

@@ -9,6 +9,7 @@
  * DTXN_WC_WR_FLUSH_ERR for the later ones. Inbound SENDs come from the
  * control thread (ucx_am_recv()) through the QP's ring into posted RECVs.
  */
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +109,30 @@ ucx_qp_retire(struct ucx_qp *q)
 	}
 }
 
+/*
+ * The lcore's worker found nothing UCX_IDLE_POLLS times in a row while
+ * WRs are in flight: its coordinators wait on the network. Over TCP the
+ * targets' CPUs execute those WRs, and on a host with fewer cores than
+ * busy threads a spinning CN starves them: arm the worker and sleep on
+ * its event fd until a reply arrives, UCX_IDLE_SLEEP_MS at most (a
+ * coordinator's timer is late by that much at worst).
+ */
+static void
+cq_idle(struct ucx_cq *cq)
+{
+	struct pollfd pfd = { .events = POLLIN };
+
+	if (cq->efd < 0 && ucp_worker_get_efd(cq->w, &cq->efd) != UCS_OK) {
+		cq->efd = -2; /* no event fd: keep spinning */
+		return;
+	}
+	if (cq->efd < 0 || ucp_worker_arm(cq->w) != UCS_OK)
+		return; /* UCS_ERR_BUSY: events are there already */
+	pfd.fd = cq->efd;
+	(void)poll(&pfd, 1, UCX_IDLE_SLEEP_MS);
+	__atomic_fetch_add(&cq->sleeps, 1, __ATOMIC_RELAXED);
+}
+
 unsigned
 ucx_cq_poll(struct dtxn_cq *c, struct dtxn_cqe *cqes, unsigned n)
 {
@@ -115,7 +140,17 @@ ucx_cq_poll(struct dtxn_cq *c, struct dtxn_cqe *cqes, unsigned n)
 	struct ucx_qp *q;
 
 	if (dtxn_cqe_ring_count(&cq->ring) < n) {
-		ucp_worker_progress(cq->w);
+		uint32_t in_flight = 0;
+
+		if (ucp_worker_progress(cq->w) != 0) {
+			cq->idle = 0;
+		} else if (cq->block && ++cq->idle >= UCX_IDLE_POLLS) {
+			TAILQ_FOREACH(q, &cq->qps, cq_next)
+				in_flight += q->in_flight;
+			if (in_flight != 0)
+				cq_idle(cq);
+			cq->idle = 0;
+		}
 		TAILQ_FOREACH(q, &cq->qps, cq_next) {
 			/* a late peer announced itself: connect back, so that it may SEND */
 			if (unlikely(q->ep == NULL) && !q->lost &&

@@ -152,11 +152,22 @@ struct ucx_fabric {
 	uint64_t fences, flushes, mcas_loop_cas, dropped, wakeups;
 	bool unordered;                       /**< test aid: no fence, no flush */
 	bool published;                       /**< dtxn_fabric_publish(): MNs accept connects */
+	bool block;                           /**< CQs sleep on their event fd when idle
+					       *   (DTXN_UCX_BLOCK=0 turns it off) */
 };
+
+/** Empty polls in a row (WRs in flight) before a CQ's lcore sleeps on its event fd. */
+#define UCX_IDLE_POLLS 256
+/** Longest such sleep, ms. */
+#define UCX_IDLE_SLEEP_MS 1
 
 struct ucx_cq {
 	struct dtxn_cq base;
 	ucp_worker_h w;
+	bool block;              /**< sleep when idle (struct ucx_fabric.block) */
+	int efd;                 /**< the worker's event fd once asked (-1: not yet, -2: none) */
+	uint32_t idle;           /**< empty polls in a row */
+	uint64_t sleeps;         /**< times it slept (relaxed) */
 	TAILQ_HEAD(, ucx_qp) qps;
 	unsigned n_qps;
 	struct dtxn_cqe_ring ring;

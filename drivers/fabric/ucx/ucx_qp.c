@@ -33,6 +33,8 @@ ucx_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth)
 	if (cq == NULL || dtxn_cqe_ring_init(&cq->ring, depth, socket_id) != 0)
 		goto nomem;
 	TAILQ_INIT(&cq->qps);
+	cq->block = UCX_FABRIC(f)->block;
+	cq->efd = -1;
 	st = ucp_worker_create(UCX_FABRIC(f)->ctx, &wp, &cq->w);
 	if (st != UCS_OK) {
 		UCX_LOG(ERR, "ucp_worker_create: %s", ucs_status_string(st));
