@@ -12,6 +12,8 @@
  * before calling the driver's post, so drivers see only valid chains.
  */
 
+#include <string.h>
+
 #include <rte_common.h>
 
 #include "dtxn_fabric.h"
@@ -234,6 +236,64 @@ void dtxn_fabric_open_error_set(const char *fmt, ...) __rte_format_printf(1, 2);
 /* ------------------------------------------------------------------ */
 /* The QP/CQ core every driver shares: lib/fabric/qcore.c              */
 /* ------------------------------------------------------------------ */
+/*
+ * What shm, sim, mlx5 and ucx would otherwise each write out: the CQ's
+ * ring of completions (struct dtxn_cqe_ring), the receive queue of posted
+ * RECVs (struct dtxn_wr_queue), the generic part of a new QP
+ * (dtxn_qp_init()), counting a chain (dtxn_wr_chain_count()), copying a
+ * WR into a send queue with its inline payload (dtxn_wr_copy()), and the
+ * masked CAS as a loop of CAS (struct dtxn_mcas_loop). Every object here
+ * belongs to the lcore that owns its QP or CQ: no locks, no atomics.
+ */
+
+/**
+ * Fills the generic part of a QP a driver's qp_create just allocated, for
+ * drivers that need it before they return (pairing by node ids):
+ * fabric, cq, local_node, remote_node, max_wr; err_state "working", counters
+ * untouched (zero in a zeroed allocation). dtxn_qp_create() fills the
+ * same fields again after the driver returns. Control path.
+ */
+void dtxn_qp_init(struct dtxn_qp *qp, struct dtxn_fabric *f, struct dtxn_cq *cq,
+		  uint16_t local_node, uint16_t remote_node, unsigned max_wr);
+
+/**
+ * Counts a WR chain, as a post does before it checks for room.
+ * @param wr_list  the chain (NULL: empty).
+ * @param n_send   if not NULL, receives how many of them are SENDs.
+ * @return the number of WRs. Pure; any thread.
+ */
+static inline uint32_t
+dtxn_wr_chain_count(const struct dtxn_wr *wr_list, uint32_t *n_send)
+{
+	uint32_t n = 0, sends = 0;
+
+	for (const struct dtxn_wr *wr = wr_list; wr != NULL; wr = wr->next) {
+		n++;
+		sends += wr->opcode == DTXN_WR_SEND;
+	}
+	if (n_send != NULL)
+		*n_send = sends;
+	return n;
+}
+
+/**
+ * Copies WR @p src into a send-queue slot @p dst as an emulating driver
+ * keeps it: dst->next NULL; with DTXN_WR_F_INLINE the payload (src->len
+ * bytes, at most DTXN_WR_INLINE_MAX, checked by dtxn_qp_post()) is copied
+ * to @p inl and dst->local points there, so the caller's buffer may be
+ * reused at once.
+ * @param inl  the slot's inline buffer, DTXN_WR_INLINE_MAX bytes.
+ */
+static inline void
+dtxn_wr_copy(struct dtxn_wr *dst, const struct dtxn_wr *src, uint8_t *inl)
+{
+	*dst = *src;
+	dst->next = NULL;
+	if (src->flags & DTXN_WR_F_INLINE) {
+		memcpy(inl, src->local, src->len);
+		dst->local = inl;
+	}
+}
 
 /**
  * A CQ's ring of completions waiting to be reaped (dtxn_cq_poll()):
@@ -302,6 +362,73 @@ dtxn_cqe_ring_pop(struct dtxn_cqe_ring *r, struct dtxn_cqe *out, unsigned n)
 		out[k++] = r->e[r->head++ & r->mask];
 	return k;
 }
+
+/**
+ * Doubles @p r's entries, keeping the waiting completions in order (for a
+ * CQ that grows instead of dropping, sim's). The new entries come from
+ * the DPDK heap of any socket; head and tail restart at 0 and count.
+ * @return 0; -ENOSPC (2^31 entries already), -ENOMEM (@p r unchanged).
+ */
+int dtxn_cqe_ring_grow(struct dtxn_cqe_ring *r);
+
+/**
+ * A QP's receive queue: the RECVs posted (dtxn_qp_post_recv()) and not yet
+ * matched to a message, in posting order, as copies (next NULL). Its
+ * array may start smaller than the QP's max_wr and grow, by doubling, up
+ * to what dtxn_wr_queue_post() is allowed (sim's small first arrays).
+ * Owning lcore only; no locks.
+ */
+struct dtxn_wr_queue {
+	struct dtxn_wr *e;      /**< mask + 1 entries */
+	uint32_t mask;
+	uint32_t head;          /**< oldest posted (free-running) */
+	uint32_t tail;          /**< next free (free-running) */
+};
+
+/**
+ * Allocates @p q's first entries, zeroed (DPDK heap of @p socket_id, or
+ * SOCKET_ID_ANY), empty.
+ * @param slots  entries, a power of two.
+ * @return 0, -EINVAL (@p slots not a power of two), -ENOMEM.
+ */
+int dtxn_wr_queue_init(struct dtxn_wr_queue *q, unsigned slots, int socket_id);
+
+/** Frees @p q's entries (a zeroed queue too). Its WRs are dropped: pop them first to flush. */
+void dtxn_wr_queue_free(struct dtxn_wr_queue *q);
+
+/** @return WRs waiting in @p q. */
+static inline uint32_t
+dtxn_wr_queue_count(const struct dtxn_wr_queue *q)
+{
+	return q->tail - q->head;
+}
+
+/** @return the oldest WR of @p q (it stays there), or NULL if empty. */
+static inline struct dtxn_wr *
+dtxn_wr_queue_front(const struct dtxn_wr_queue *q)
+{
+	return q->head == q->tail ? NULL : &q->e[q->head & q->mask];
+}
+
+/**
+ * Takes the oldest WR out of @p q (what a delivery or a flush does).
+ * @return it (valid until the next post on @p q), or NULL if empty.
+ */
+static inline struct dtxn_wr *
+dtxn_wr_queue_pop(struct dtxn_wr_queue *q)
+{
+	return q->head == q->tail ? NULL : &q->e[q->head++ & q->mask];
+}
+
+/**
+ * Appends copies of a chain (dtxn_qp_post_recv(): RECVs checked by
+ * lib/fabric), all or none: counts it, refuses it if more than
+ * @p max_wr WRs would wait, doubles the array if the chain does not fit.
+ * @param max_wr  most WRs @p q may hold (the QP's max_wr).
+ * @return 0; -ENOBUFS (over @p max_wr, or no memory to grow): nothing
+ *   appended.
+ */
+int dtxn_wr_queue_post(struct dtxn_wr_queue *q, const struct dtxn_wr *wr_list, uint32_t max_wr);
 
 /**
  * A masked CAS (DTXN_WR_MASKED_CAS) carried out as a loop of plain 8-byte

@@ -413,12 +413,7 @@ dtxn_qp_create(struct dtxn_fabric *f, struct dtxn_cq *cq, uint16_t local_node,
 	qp = f->ops->qp_create(f, cq, local_node, remote_node, max_wr);
 	if (qp == NULL)
 		return NULL;
-	qp->fabric = f;
-	qp->cq = cq;
-	qp->local_node = local_node;
-	qp->remote_node = remote_node;
-	qp->max_wr = max_wr;
-	qp->err_state = FABRIC_QP_OK;
+	dtxn_qp_init(qp, f, cq, local_node, remote_node, max_wr);
 	return qp;
 }
 

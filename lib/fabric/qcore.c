@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The QP/CQ core the fabric drivers share (dtxn_fabric_driver.h): the
- * CQ's completion ring and the masked-CAS loop.
+ * generic part of a new QP, the CQ's completion ring, the receive queue of
+ * posted RECVs and the masked-CAS loop.
  */
 #include <errno.h>
 
@@ -9,6 +10,7 @@
 #include <rte_malloc.h>
 
 #include "dtxn_fabric_driver.h"
+#include "fabric_private.h"
 
 int
 dtxn_cqe_ring_init(struct dtxn_cqe_ring *r, unsigned depth, int socket_id)
@@ -29,6 +31,99 @@ dtxn_cqe_ring_free(struct dtxn_cqe_ring *r)
 {
 	rte_free(r->e);
 	r->e = NULL;
+}
+
+int
+dtxn_cqe_ring_grow(struct dtxn_cqe_ring *r)
+{
+	uint32_t cap = (r->mask + 1) * 2, n = r->tail - r->head, i;
+	struct dtxn_cqe *e;
+
+	if (cap == 0)
+		return -ENOSPC;
+	e = rte_malloc("dtxn_cqe", sizeof(*e) * cap, RTE_CACHE_LINE_SIZE);
+	if (e == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		e[i] = r->e[(r->head + i) & r->mask];
+	rte_free(r->e);
+	r->e = e;
+	r->mask = cap - 1;
+	r->head = 0;
+	r->tail = n;
+	return 0;
+}
+
+void
+dtxn_qp_init(struct dtxn_qp *qp, struct dtxn_fabric *f, struct dtxn_cq *cq,
+	     uint16_t local_node, uint16_t remote_node, unsigned max_wr)
+{
+	qp->fabric = f;
+	qp->cq = cq;
+	qp->local_node = local_node;
+	qp->remote_node = remote_node;
+	qp->max_wr = max_wr;
+	qp->err_state = FABRIC_QP_OK;
+}
+
+int
+dtxn_wr_queue_init(struct dtxn_wr_queue *q, unsigned slots, int socket_id)
+{
+	if (slots == 0 || !rte_is_power_of_2(slots))
+		return -EINVAL;
+	q->e = rte_zmalloc_socket("dtxn_rq", sizeof(*q->e) * slots, RTE_CACHE_LINE_SIZE,
+				  socket_id);
+	if (q->e == NULL)
+		return -ENOMEM;
+	q->mask = slots - 1;
+	q->head = q->tail = 0;
+	return 0;
+}
+
+void
+dtxn_wr_queue_free(struct dtxn_wr_queue *q)
+{
+	rte_free(q->e);
+	q->e = NULL;
+}
+
+/* Makes room for @p n more WRs, at most @p max_wr in all. 0 or -ENOBUFS. */
+static int
+wr_queue_room(struct dtxn_wr_queue *q, uint32_t n, uint32_t max_wr)
+{
+	uint32_t used = q->tail - q->head, cap = q->mask + 1, i;
+	struct dtxn_wr *e;
+
+	if (n > max_wr - used)
+		return -ENOBUFS;
+	if (used + n <= q->mask + 1)
+		return 0;
+	while (cap < used + n)
+		cap *= 2;
+	e = rte_malloc("dtxn_rq", sizeof(*e) * cap, RTE_CACHE_LINE_SIZE);
+	if (e == NULL)
+		return -ENOBUFS;
+	/* free-running indices stay valid: entry i moves to i & (cap - 1) */
+	for (i = q->head; i != q->tail; i++)
+		e[i & (cap - 1)] = q->e[i & q->mask];
+	rte_free(q->e);
+	q->e = e;
+	q->mask = cap - 1;
+	return 0;
+}
+
+int
+dtxn_wr_queue_post(struct dtxn_wr_queue *q, const struct dtxn_wr *wr_list, uint32_t max_wr)
+{
+	if (wr_queue_room(q, dtxn_wr_chain_count(wr_list, NULL), max_wr) != 0)
+		return -ENOBUFS;
+	for (const struct dtxn_wr *wr = wr_list; wr != NULL; wr = wr->next) {
+		struct dtxn_wr *r = &q->e[q->tail++ & q->mask];
+
+		*r = *wr;
+		r->next = NULL;
+	}
+	return 0;
 }
 
 void
