@@ -13,35 +13,16 @@
 #include "dtxn_sched.h"
 #include "shm_private.h"
 
-bool
-shm_cq_push(struct shm_cq *cq, uint64_t wr_id, uint32_t byte_len, uint8_t opcode,
-	    uint8_t status, uint16_t src_node)
-{
-	struct dtxn_cqe *e;
-
-	if (cq->tail - cq->head > cq->mask)
-		return false;
-	e = &cq->ring[cq->tail & cq->mask];
-	e->wr_id = wr_id;
-	e->byte_len = byte_len;
-	e->opcode = opcode;
-	e->status = status;
-	e->src_node = src_node;
-	cq->tail++;
-	return true;
-}
-
 static void
 shm_qp_deliver(struct shm_qp *qp)
 {
 	struct shm_cq *cq = qp->cq;
 	struct shm_msg *m;
 
-	while (qp->rq_head != qp->rq_tail && cq->tail - cq->head <= cq->mask) {
-		struct dtxn_wr *r = &qp->rq[qp->rq_head & qp->mask];
-		uint8_t status;
-
+	while (dtxn_wr_queue_count(&qp->rq) != 0 && !dtxn_cqe_ring_full(&cq->ring)) {
+		const struct dtxn_wr *r = dtxn_wr_queue_front(&qp->rq);
 		struct shm_qp *peer;
+		uint8_t status;
 
 		if (rte_ring_dequeue(qp->inbound, (void **)&m) != 0)
 			return;
@@ -53,9 +34,9 @@ shm_qp_deliver(struct shm_qp *qp)
 			continue;
 		}
 		status = dtxn_fabric_recv_fill(r, m->data, m->len);
-		shm_cq_push(cq, r->wr_id, m->len, DTXN_WR_RECV, status, m->src_node);
+		dtxn_cqe_ring_push(&cq->ring, r->wr_id, m->len, DTXN_WR_RECV, status, m->src_node);
 		shm_msg_free(m);
-		qp->rq_head++;
+		(void)dtxn_wr_queue_pop(&qp->rq);
 	}
 }
 
@@ -77,13 +58,13 @@ shm_qp_progress(struct shm_qp *qp, uint64_t now)
 			break;
 		if ((w->wr.flags & DTXN_WR_F_SIGNALED) || w->status != DTXN_WC_SUCCESS) {
 			byte_len = w->status == DTXN_WC_SUCCESS ? w->wr.len : 0;
-			if (!shm_cq_push(qp->cq, w->wr.wr_id, byte_len, w->wr.opcode,
-					 w->status, qp->base.remote_node))
+			if (!dtxn_cqe_ring_push(&qp->cq->ring, w->wr.wr_id, byte_len, w->wr.opcode,
+						w->status, qp->base.remote_node))
 				break; /* CQ full: try again at the next poll */
 		}
 		qp->head++;
 	}
-	if (qp->rq_head != qp->rq_tail)
+	if (dtxn_wr_queue_count(&qp->rq) != 0)
 		shm_qp_deliver(qp);
 }
 
@@ -92,17 +73,12 @@ shm_cq_poll(struct dtxn_cq *c, struct dtxn_cqe *cqes, unsigned n)
 {
 	struct shm_cq *cq = SHM_CQ(c);
 	struct shm_qp *qp;
-	unsigned k = 0;
 
-	if (cq->tail - cq->head < n) {
+	if (dtxn_cqe_ring_count(&cq->ring) < n) {
 		uint64_t now = dtxn_now_ns();
 
 		TAILQ_FOREACH(qp, &cq->qps, cq_next)
 			shm_qp_progress(qp, now);
 	}
-	while (k < n && cq->head != cq->tail) {
-		cqes[k++] = cq->ring[cq->head & cq->mask];
-		cq->head++;
-	}
-	return k;
+	return dtxn_cqe_ring_pop(&cq->ring, cqes, n);
 }

@@ -8,7 +8,6 @@
  * and completes at post time.
  */
 #include <errno.h>
-#include <string.h>
 
 #include <rte_common.h>
 
@@ -28,15 +27,12 @@ shm_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 {
 	struct shm_qp *qp = SHM_QP(q);
 	const struct dtxn_wr *wr;
-	uint32_t n = 0, tail;
+	uint32_t n, n_send, tail;
 	uint64_t now;
 
-	for (wr = wr_list; wr != NULL; wr = wr->next) {
-		n++;
-		if (wr->opcode == DTXN_WR_SEND &&
-		    __atomic_load_n(&qp->peer, __ATOMIC_ACQUIRE) == NULL)
-			return -ENOTCONN;
-	}
+	n = dtxn_wr_chain_count(wr_list, &n_send);
+	if (n_send != 0 && __atomic_load_n(&qp->peer, __ATOMIC_ACQUIRE) == NULL)
+		return -ENOTCONN;
 	if (n > q->max_wr - (qp->tail - qp->head))
 		return -ENOBUFS;
 	now = dtxn_now_ns();
@@ -44,15 +40,10 @@ shm_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 	for (wr = wr_list; wr != NULL; wr = wr->next) {
 		struct shm_wqe *w = &qp->sq[tail & qp->mask];
 
-		w->wr = *wr;
-		w->wr.next = NULL;
+		dtxn_wr_copy(&w->wr, wr, w->inl);
 		w->status = DTXN_WC_SUCCESS;
 		if (wr->opcode == DTXN_WR_SEND) /* checked above: paired */
 			w->dst_inc = __atomic_load_n(&qp->peer, __ATOMIC_ACQUIRE)->inc;
-		if (wr->flags & DTXN_WR_F_INLINE) {
-			memcpy(w->inl, wr->local, wr->len);
-			w->wr.local = w->inl;
-		}
 		shm_wqe_time(qp, w, now);
 		tail++;
 	}
@@ -67,20 +58,5 @@ shm_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 int
 shm_qp_post_recv(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 {
-	struct shm_qp *qp = SHM_QP(q);
-	const struct dtxn_wr *wr;
-	uint32_t n = 0;
-
-	for (wr = wr_list; wr != NULL; wr = wr->next)
-		n++;
-	if (n > q->max_wr - (qp->rq_tail - qp->rq_head))
-		return -ENOBUFS;
-	for (wr = wr_list; wr != NULL; wr = wr->next) {
-		struct dtxn_wr *r = &qp->rq[qp->rq_tail & qp->mask];
-
-		*r = *wr;
-		r->next = NULL;
-		qp->rq_tail++;
-	}
-	return 0;
+	return dtxn_wr_queue_post(&SHM_QP(q)->rq, wr_list, q->max_wr);
 }

@@ -56,7 +56,7 @@ struct shm_msg {
 
 /** A posted WR in a QP's send queue. */
 struct shm_wqe {
-	struct dtxn_wr wr;   /**< copy; next unused; local -> inl for inline */
+	struct dtxn_wr wr;   /**< copy (dtxn_wr_copy()): next NULL; local -> inl for inline */
 	uint64_t effect_ns;  /**< when it touches memory */
 	uint64_t done_ns;    /**< when its completion is due */
 	uint8_t status;      /**< enum dtxn_wc_status, set at execution */
@@ -107,10 +107,7 @@ struct shm_cq {
 	struct dtxn_cq base;
 	TAILQ_HEAD(, shm_qp) qps;
 	unsigned n_qps;
-	struct dtxn_cqe *ring;   /**< depth entries */
-	uint32_t mask;
-	uint32_t head;           /**< next to reap */
-	uint32_t tail;           /**< next to fill */
+	struct dtxn_cqe_ring ring; /**< depth entries (lib/fabric's core) */
 	uint64_t dropped;        /**< CQEs lost to an overrun at QP destroy */
 };
 
@@ -136,9 +133,7 @@ struct shm_qp {
 	uint32_t head;                /**< oldest not completed */
 	uint32_t exec;                /**< next to take effect */
 	uint32_t tail;                /**< next free */
-	/* receive queue */
-	struct dtxn_wr *rq;
-	uint32_t rq_head, rq_tail;
+	struct dtxn_wr_queue rq;      /**< posted RECVs, max_wr entries */
 	struct rte_ring *inbound;     /**< struct shm_msg * from the peer */
 };
 
@@ -163,8 +158,6 @@ bool shm_wqe_execute(struct shm_qp *qp, struct shm_wqe *w);
 
 /* shm_poll.c */
 void shm_qp_progress(struct shm_qp *qp, uint64_t now);
-bool shm_cq_push(struct shm_cq *cq, uint64_t wr_id, uint32_t byte_len, uint8_t opcode,
-		 uint8_t status, uint16_t src_node);
 unsigned shm_cq_poll(struct dtxn_cq *cq, struct dtxn_cqe *cqes, unsigned n);
 
 /* shm_drain.c */

@@ -24,14 +24,9 @@ shm_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth)
 
 	RTE_SET_USED(f);
 	cq = rte_zmalloc_socket("shm_cq", sizeof(*cq), RTE_CACHE_LINE_SIZE, socket_id);
-	if (cq == NULL)
-		goto fail;
-	cq->ring = rte_zmalloc_socket("shm_cqe", sizeof(*cq->ring) * depth,
-				      RTE_CACHE_LINE_SIZE, socket_id);
-	if (cq->ring == NULL)
+	if (cq == NULL || dtxn_cqe_ring_init(&cq->ring, depth, socket_id) != 0)
 		goto fail;
 	TAILQ_INIT(&cq->qps);
-	cq->mask = depth - 1;
 	return &cq->base;
 fail:
 	rte_free(cq);
@@ -48,7 +43,7 @@ shm_cq_destroy(struct dtxn_cq *c)
 		SHM_LOG(ERR, "CQ destroyed with %u QPs attached: not freed", cq->n_qps);
 		return;
 	}
-	rte_free(cq->ring);
+	dtxn_cqe_ring_free(&cq->ring);
 	rte_free(cq);
 }
 
@@ -141,9 +136,7 @@ shm_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 		goto nomem;
 	qp->sq = rte_zmalloc_socket("shm_sq", sizeof(*qp->sq) * max_wr, RTE_CACHE_LINE_SIZE,
 				    SOCKET_ID_ANY);
-	qp->rq = rte_zmalloc_socket("shm_rq", sizeof(*qp->rq) * max_wr, RTE_CACHE_LINE_SIZE,
-				    SOCKET_ID_ANY);
-	if (qp->sq == NULL || qp->rq == NULL)
+	if (qp->sq == NULL || dtxn_wr_queue_init(&qp->rq, max_wr, SOCKET_ID_ANY) != 0)
 		goto nomem;
 	/* the k-th QP local -> remote: local's QPs are all made by one process */
 	rte_spinlock_lock(&sf->lock);
@@ -160,11 +153,7 @@ shm_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 		SHM_LOG(ERR, "ring %s: %s", name, rte_strerror(rte_errno));
 		goto nomem;
 	}
-	qp->base.fabric = f;
-	qp->base.cq = c;
-	qp->base.local_node = local_node;
-	qp->base.remote_node = remote_node;
-	qp->base.max_wr = max_wr;
+	dtxn_qp_init(&qp->base, f, c, local_node, remote_node, max_wr);
 	qp->sf = sf;
 	qp->cq = cq;
 	qp->mask = max_wr - 1;
@@ -195,7 +184,7 @@ shm_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 nomem:
 	if (qp != NULL) {
 		rte_free(qp->sq);
-		rte_free(qp->rq);
+		dtxn_wr_queue_free(&qp->rq);
 	}
 	rte_free(qp);
 	rte_errno = ENOMEM;
@@ -207,7 +196,7 @@ static void
 shm_flush_push(struct shm_cq *cq, uint64_t wr_id, uint32_t len, uint8_t op,
 	       uint8_t status, uint16_t src)
 {
-	if (!shm_cq_push(cq, wr_id, len, op, status, src))
+	if (!dtxn_cqe_ring_push(&cq->ring, wr_id, len, op, status, src))
 		cq->dropped++;
 }
 
@@ -218,6 +207,7 @@ shm_qp_destroy(struct dtxn_qp *q)
 	struct shm_fabric *sf = qp->sf;
 	struct shm_cq *cq = qp->cq;
 	uint64_t dropped = cq->dropped;
+	const struct dtxn_wr *r;
 	void *m;
 
 	rte_spinlock_lock(&sf->lock);
@@ -237,11 +227,8 @@ shm_qp_destroy(struct dtxn_qp *q)
 
 		shm_flush_push(cq, w->wr.wr_id, 0, w->wr.opcode, DTXN_WC_WR_FLUSH_ERR, 0);
 	}
-	for (; qp->rq_head != qp->rq_tail; qp->rq_head++) {
-		struct dtxn_wr *r = &qp->rq[qp->rq_head & qp->mask];
-
+	while ((r = dtxn_wr_queue_pop(&qp->rq)) != NULL)
 		shm_flush_push(cq, r->wr_id, 0, DTXN_WR_RECV, DTXN_WC_WR_FLUSH_ERR, 0);
-	}
 	if (cq->dropped != dropped)
 		SHM_LOG(WARNING, "QP %u->%u destroyed: %" PRIu64 " completions lost (CQ full)",
 			q->local_node, q->remote_node, cq->dropped - dropped);
@@ -251,6 +238,6 @@ shm_qp_destroy(struct dtxn_qp *q)
 	TAILQ_REMOVE(&cq->qps, qp, cq_next);
 	cq->n_qps--;
 	rte_free(qp->sq);
-	rte_free(qp->rq);
+	dtxn_wr_queue_free(&qp->rq);
 	rte_free(qp);
 }
