@@ -59,7 +59,7 @@ struct sim_msg {
 
 /** A posted WR. */
 struct sim_wqe {
-	struct dtxn_wr wr;   /**< copy; local -> inl for inline payloads */
+	struct dtxn_wr wr;   /**< copy (dtxn_wr_copy()); local -> inl for inline payloads */
 	uint64_t effect_ns;
 	uint64_t done_ns;
 	uint8_t status;      /**< enum dtxn_wc_status, set by the effect */
@@ -89,9 +89,7 @@ struct sim_fabric {
 
 struct sim_cq {
 	struct dtxn_cq base;
-	struct dtxn_cqe *ring;    /**< cap entries, grows when full */
-	uint32_t cap;             /**< power of two */
-	uint32_t head, tail;      /**< free-running */
+	struct dtxn_cqe_ring ring; /**< depth entries at first, doubles when full */
 	unsigned n_qps;
 	dtxn_sim_cq_notify_fn notify;
 	void *notify_arg;
@@ -115,10 +113,7 @@ struct sim_qp {
 	uint32_t head;             /**< oldest slot still in use */
 	uint32_t exec;             /**< next to take effect */
 	uint32_t tail;             /**< next free */
-	/* receive queue */
-	struct dtxn_wr *rq;
-	uint32_t rq_mask;          /**< rq entries - 1 */
-	uint32_t rq_head, rq_tail;
+	struct dtxn_wr_queue rq;   /**< posted RECVs; grows as sq does */
 	/* inbound messages waiting for a RECV, FIFO */
 	struct sim_msg *in_head, *in_tail;
 };
@@ -154,9 +149,8 @@ void sim_cq_push(struct sim_cq *cq, uint64_t wr_id, uint32_t byte_len, uint8_t o
 int sim_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list);
 int sim_qp_post_recv(struct dtxn_qp *qp, struct dtxn_wr *wr_list);
 unsigned sim_cq_poll(struct dtxn_cq *cq, struct dtxn_cqe *cqes, unsigned n);
-/** Makes room for @p n more WRs (send queue) or RECVs: 0 or -ENOBUFS. */
+/** Makes room for @p n more WRs in the send queue: 0 or -ENOBUFS. */
 int sim_qp_sq_room(struct sim_qp *qp, uint32_t n);
-int sim_qp_rq_room(struct sim_qp *qp, uint32_t n);
 /** Frees send-queue slots whose WR is finished by @p now_ns. */
 void sim_qp_reclaim(struct sim_qp *qp, uint64_t now_ns);
 

@@ -23,13 +23,8 @@ sim_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth)
 
 	RTE_SET_USED(f);
 	cq = rte_zmalloc_socket("sim_cq", sizeof(*cq), RTE_CACHE_LINE_SIZE, socket_id);
-	if (cq == NULL)
+	if (cq == NULL || dtxn_cqe_ring_init(&cq->ring, depth, socket_id) != 0)
 		goto fail;
-	cq->ring = rte_zmalloc_socket("sim_cqe", sizeof(*cq->ring) * depth, RTE_CACHE_LINE_SIZE,
-				      socket_id);
-	if (cq->ring == NULL)
-		goto fail;
-	cq->cap = depth;
 	return &cq->base;
 fail:
 	rte_free(cq);
@@ -46,50 +41,20 @@ sim_cq_destroy(struct dtxn_cq *c)
 		SIM_LOG(ERR, "CQ destroyed with %u QPs attached: not freed", cq->n_qps);
 		return;
 	}
-	rte_free(cq->ring);
+	dtxn_cqe_ring_free(&cq->ring);
 	rte_free(cq);
-}
-
-/* Doubles the ring, keeping the CQEs in order. false: no memory. */
-static bool
-sim_cq_grow(struct sim_cq *cq)
-{
-	uint32_t cap = cq->cap * 2, n = cq->tail - cq->head, i;
-	struct dtxn_cqe *r;
-
-	if (cap == 0)
-		return false;
-	r = rte_malloc("sim_cqe", sizeof(*r) * cap, RTE_CACHE_LINE_SIZE);
-	if (r == NULL)
-		return false;
-	for (i = 0; i < n; i++)
-		r[i] = cq->ring[(cq->head + i) & (cq->cap - 1)];
-	rte_free(cq->ring);
-	cq->ring = r;
-	cq->cap = cap;
-	cq->head = 0;
-	cq->tail = n;
-	return true;
 }
 
 void
 sim_cq_push(struct sim_cq *cq, uint64_t wr_id, uint32_t byte_len, uint8_t opcode,
 	    uint8_t status, uint16_t src_node)
 {
-	struct dtxn_cqe *e;
-
-	if (cq->tail - cq->head == cq->cap && !sim_cq_grow(cq)) {
+	if (dtxn_cqe_ring_full(&cq->ring) && dtxn_cqe_ring_grow(&cq->ring) != 0) {
 		/* never seen in practice: the ring starts at the CQ's depth */
 		SIM_LOG(ERR, "CQ full and out of memory: completion of %#" PRIx64 " lost", wr_id);
 		return;
 	}
-	e = &cq->ring[cq->tail & (cq->cap - 1)];
-	e->wr_id = wr_id;
-	e->byte_len = byte_len;
-	e->opcode = opcode;
-	e->status = status;
-	e->src_node = src_node;
-	cq->tail++;
+	(void)dtxn_cqe_ring_push(&cq->ring, wr_id, byte_len, opcode, status, src_node);
 	if (cq->notify != NULL)
 		cq->notify(&cq->base, cq->notify_arg);
 }
@@ -143,18 +108,13 @@ sim_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 		goto nomem;
 	slots = RTE_MIN(max_wr, SIM_QP_INIT_SLOTS);
 	qp->sq = rte_zmalloc("sim_sq", sizeof(*qp->sq) * slots, RTE_CACHE_LINE_SIZE);
-	qp->rq = rte_zmalloc("sim_rq", sizeof(*qp->rq) * slots, RTE_CACHE_LINE_SIZE);
-	if (qp->sq == NULL || qp->rq == NULL || sim_qp_table_add(sf, qp) != 0)
+	if (qp->sq == NULL || dtxn_wr_queue_init(&qp->rq, slots, SOCKET_ID_ANY) != 0 ||
+	    sim_qp_table_add(sf, qp) != 0)
 		goto nomem;
-	qp->base.fabric = f;
-	qp->base.cq = c;
-	qp->base.local_node = local_node;
-	qp->base.remote_node = remote_node;
-	qp->base.max_wr = max_wr;
+	dtxn_qp_init(&qp->base, f, c, local_node, remote_node, max_wr);
 	qp->sf = sf;
 	qp->cq = cq;
 	qp->mask = slots - 1;
-	qp->rq_mask = slots - 1;
 	if (remote_node < f->conf.n_mn) {
 		qp->mn_base = sf->mn[remote_node];
 		qp->mn_size = f->conf.mn_region_size;
@@ -166,7 +126,7 @@ sim_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 nomem:
 	if (qp != NULL) {
 		rte_free(qp->sq);
-		rte_free(qp->rq);
+		dtxn_wr_queue_free(&qp->rq);
 	}
 	rte_free(qp);
 	rte_errno = ENOMEM;
@@ -202,34 +162,12 @@ sim_qp_sq_room(struct sim_qp *qp, uint32_t n)
 	return 0;
 }
 
-int
-sim_qp_rq_room(struct sim_qp *qp, uint32_t n)
-{
-	uint32_t used = qp->rq_tail - qp->rq_head, size = qp->rq_mask + 1, cap = size, i;
-	struct dtxn_wr *rq;
-
-	if (n > qp->base.max_wr - used)
-		return -ENOBUFS;
-	if (used + n <= size)
-		return 0;
-	while (cap < used + n)
-		cap *= 2;
-	rq = rte_malloc("sim_rq", sizeof(*rq) * cap, RTE_CACHE_LINE_SIZE);
-	if (rq == NULL)
-		return -ENOBUFS;
-	for (i = qp->rq_head; i != qp->rq_tail; i++)
-		rq[i & (cap - 1)] = qp->rq[i & qp->rq_mask];
-	rte_free(qp->rq);
-	qp->rq = rq;
-	qp->rq_mask = cap - 1;
-	return 0;
-}
-
 void
 sim_qp_destroy(struct dtxn_qp *q)
 {
 	struct sim_qp *qp = SIM_QP(q);
 	struct sim_cq *cq = qp->cq;
+	const struct dtxn_wr *r;
 
 	qp->sf->qps[qp->id] = NULL; /* its pending events now do nothing */
 	if (qp->peer != NULL)
@@ -247,11 +185,8 @@ sim_qp_destroy(struct dtxn_qp *q)
 
 		sim_cq_push(cq, w->wr.wr_id, 0, w->wr.opcode, DTXN_WC_WR_FLUSH_ERR, 0);
 	}
-	for (; qp->rq_head != qp->rq_tail; qp->rq_head++) {
-		struct dtxn_wr *r = &qp->rq[qp->rq_head & qp->rq_mask];
-
+	while ((r = dtxn_wr_queue_pop(&qp->rq)) != NULL)
 		sim_cq_push(cq, r->wr_id, 0, DTXN_WR_RECV, DTXN_WC_WR_FLUSH_ERR, 0);
-	}
 	while (qp->in_head != NULL) {
 		struct sim_msg *m = qp->in_head;
 
@@ -260,7 +195,7 @@ sim_qp_destroy(struct dtxn_qp *q)
 	}
 	cq->n_qps--;
 	rte_free(qp->sq);
-	rte_free(qp->rq);
+	dtxn_wr_queue_free(&qp->rq);
 	rte_free(qp);
 }
 

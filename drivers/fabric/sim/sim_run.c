@@ -16,8 +16,8 @@
 void
 sim_qp_deliver(struct sim_qp *qp)
 {
-	while (qp->rq_head != qp->rq_tail && qp->in_head != NULL) {
-		struct dtxn_wr *r = &qp->rq[qp->rq_head & qp->rq_mask];
+	while (dtxn_wr_queue_count(&qp->rq) != 0 && qp->in_head != NULL) {
+		const struct dtxn_wr *r = dtxn_wr_queue_front(&qp->rq);
 		struct sim_msg *m = qp->in_head;
 		uint8_t status;
 
@@ -27,7 +27,7 @@ sim_qp_deliver(struct sim_qp *qp)
 		status = dtxn_fabric_recv_fill(r, m->data, m->len);
 		sim_cq_push(qp->cq, r->wr_id, m->len, DTXN_WR_RECV, status, m->src_node);
 		rte_free(m);
-		qp->rq_head++;
+		(void)dtxn_wr_queue_pop(&qp->rq);
 	}
 }
 
