@@ -6,7 +6,8 @@
  * where the headers exist), the connect-message codec with truncated,
  * corrupted and random messages, and the posting plan (inline thresholds,
  * selective signaling, bounce buffers, chain limits), remote-address
- * translation, local-key lookup and the CAS loop that emulates masked CAS.
+ * translation and local-key lookup. The CAS loop that emulates masked CAS
+ * on a device without it is lib/fabric's: test_qcore.c.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -517,68 +518,6 @@ test_raddr_map(void **state)
 	assert_int_equal(k, 5);
 }
 
-/* Reference masked CAS (the fabric API's semantics, lib/fabric/fabric_exec.c). */
-static uint64_t
-tm_mcas_ref(uint64_t *w, const struct dtxn_wr *wr)
-{
-	uint64_t old = *w;
-
-	if (((old ^ wr->compare_add) & wr->compare_mask) == 0)
-		*w = (old & ~wr->swap_mask) | (wr->swap & wr->swap_mask);
-	return old;
-}
-
-static void
-test_mcas_loop(void **state)
-{
-	unsigned loops = 0, hits = 0;
-
-	(void)state;
-	for (unsigned i = 0; i < 20000; i++) {
-		struct dtxn_wr wr;
-		struct mlx5_mcas_loop l;
-		uint64_t word = tm_rand() & tm_rand(), ref = word, got, old_ref;
-		unsigned steps = 0, flips = 0;
-
-		memset(&wr, 0, sizeof(wr));
-		wr.opcode = DTXN_WR_MASKED_CAS;
-		wr.compare_mask = tm_rand() & tm_rand();
-		wr.compare_add = (i & 1) ? word : tm_rand(); /* half of them match */
-		wr.swap_mask = tm_rand();
-		wr.swap = tm_rand();
-		old_ref = tm_mcas_ref(&ref, &wr);
-		mlx5_mcas_loop_start(&l, &wr);
-		for (;;) {
-			/* the remote CAS */
-			got = word;
-			if (word == l.expect)
-				word = l.desired;
-			if (mlx5_mcas_loop_step(&l, got))
-				break;
-			/* another CN flips bits the compare ignores, now and then */
-			if (flips < 2 && (tm_rand() & 3) == 0) {
-				word ^= ~wr.compare_mask & tm_rand();
-				flips++;
-			}
-			assert_true(++steps < 64);
-		}
-		loops += l.cas_posted;
-		if (flips == 0) { /* no interference: exactly the reference */
-			assert_int_equal(got, old_ref);
-			assert_int_equal(word, ref);
-			hits += ((old_ref ^ wr.compare_add) & wr.compare_mask) == 0;
-		} else if (((got ^ wr.compare_add) & wr.compare_mask) == 0) {
-			/* swapped against the value it last saw */
-			assert_int_equal(word, (got & ~wr.swap_mask) | (wr.swap & wr.swap_mask));
-		} else {
-			assert_int_equal(word, got); /* compare failed: left alone */
-		}
-		assert_true(l.cas_posted >= 1 && l.cas_posted <= 4);
-	}
-	assert_true(hits > 5000);
-	assert_true(loops > 20000); /* some needed a second CAS */
-}
-
 int
 main(void)
 {
@@ -595,7 +534,6 @@ main(void)
 		cmocka_unit_test(test_plan_signaling),
 		cmocka_unit_test(test_plan_bounce),
 		cmocka_unit_test(test_raddr_map),
-		cmocka_unit_test(test_mcas_loop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,8 +2,9 @@
 /*
  * How the mlx5 driver turns a checked WR chain into WQEs (mlx5_pure.h):
  * verbs, inline payloads, bounce buffers, signaling; where an MN offset
- * lives (device memory or host region); local keys; and the CAS loop that
- * stands in for a masked CAS. Pure functions: test/unit/test_mlx5.c.
+ * lives (device memory or host region); local keys. Pure functions:
+ * test/unit/test_mlx5.c. (The CAS loop that stands in for a masked CAS is
+ * lib/fabric's dtxn_mcas_loop.)
  */
 #include <errno.h>
 
@@ -121,30 +122,5 @@ mlx5_raddr_map(const struct mlx5_peer_mr *p, uint64_t off, uint32_t len, uint64_
 	}
 	*addr = p->base + p->len;
 	*rkey = p->rkey;
-	return false;
-}
-
-void
-mlx5_mcas_loop_start(struct mlx5_mcas_loop *l, const struct dtxn_wr *wr)
-{
-	l->compare = wr->compare_add;
-	l->swap = wr->swap;
-	l->compare_mask = wr->compare_mask;
-	l->swap_mask = wr->swap_mask;
-	l->expect = wr->compare_add & wr->compare_mask;
-	l->desired = (l->expect & ~l->swap_mask) | (l->swap & l->swap_mask);
-	l->cas_posted = 1;
-}
-
-bool
-mlx5_mcas_loop_step(struct mlx5_mcas_loop *l, uint64_t got)
-{
-	if (got == l->expect)
-		return true; /* the CAS swapped */
-	if (((got ^ l->compare) & l->compare_mask) != 0)
-		return true; /* masked compare fails: memory untouched */
-	l->expect = got;
-	l->desired = (got & ~l->swap_mask) | (l->swap & l->swap_mask);
-	l->cas_posted++;
 	return false;
 }

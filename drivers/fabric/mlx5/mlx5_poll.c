@@ -20,14 +20,8 @@ void
 mlx5_cq_soft_push(struct mlx5_cq *cq, uint64_t wr_id, uint32_t byte_len, uint8_t opcode,
 		  uint8_t status, uint16_t src_node)
 {
-	if (cq->soft_tail - cq->soft_head > cq->soft_mask) {
+	if (!dtxn_cqe_ring_push(&cq->soft, wr_id, byte_len, opcode, status, src_node))
 		MLX5_LOG(ERR, "CQ overrun: a driver completion is lost");
-		return;
-	}
-	cq->soft[cq->soft_tail++ & cq->soft_mask] = (struct dtxn_cqe){
-		.wr_id = wr_id, .byte_len = byte_len, .opcode = opcode, .status = status,
-		.src_node = src_node,
-	};
 }
 
 static uint8_t
@@ -93,7 +87,7 @@ poll_send(struct mlx5_qp *q, uint32_t idx, uint8_t status, struct dtxn_cqe *out)
 		poll_fixup(q, idx, s);
 		if (s->loop) {
 			memcpy(&got, s->local, 8);
-			if (!mlx5_mcas_loop_step(&s->mcas, got)) {
+			if (!dtxn_mcas_loop_step(&s->mcas.l, got)) {
 				if (mlx5_post_loop_cas(q, s) == 0)
 					return 0;
 				status = DTXN_WC_FATAL_ERR; /* send queue full: give up */
@@ -115,9 +109,9 @@ poll_recv(struct mlx5_qp *q, uint32_t idx, uint8_t status, uint32_t byte_len,
 {
 	const struct dtxn_wr *r;
 
-	if (idx != q->rq_head || q->rq_head == q->rq_tail)
+	if (idx != q->rq.head || dtxn_wr_queue_count(&q->rq) == 0)
 		return 0;
-	r = &q->rq[q->rq_head++ & q->mask];
+	r = dtxn_wr_queue_pop(&q->rq);
 	*out = (struct dtxn_cqe){ .wr_id = r->wr_id, .byte_len = byte_len,
 				  .opcode = DTXN_WR_RECV, .status = status,
 				  .src_node = q->base.remote_node };
@@ -129,10 +123,8 @@ mlx5_cq_poll(struct dtxn_cq *cq, struct dtxn_cqe *cqes, unsigned n)
 {
 	struct mlx5_cq *mc = MLX5_CQ(cq);
 	struct ibv_poll_cq_attr pa = { .comp_mask = 0 };
-	unsigned got = 0;
+	unsigned got = dtxn_cqe_ring_pop(&mc->soft, cqes, n);
 
-	while (got < n && mc->soft_head != mc->soft_tail)
-		cqes[got++] = mc->soft[mc->soft_head++ & mc->soft_mask];
 	if (got == n || ibv_start_poll(mc->cq, &pa) != 0)
 		return got;
 	do {

@@ -90,8 +90,8 @@ post_one(struct mlx5_qp *q, const struct dtxn_wr *wr, const struct mlx5_wr_plan 
 	}
 	case MLX5_VERB_MCAS_LOOP:
 		s->loop = 1;
-		mlx5_mcas_loop_start(&s->mcas, wr);
-		ibv_wr_atomic_cmp_swp(x, rkey, raddr, s->mcas.expect, s->mcas.desired);
+		dtxn_mcas_loop_start(&s->mcas.l, wr);
+		ibv_wr_atomic_cmp_swp(x, rkey, raddr, s->mcas.l.expect, s->mcas.l.desired);
 		ibv_wr_set_sge(x, p->lkey, laddr, 8);
 		MLX5_STAT_ADD(q->mf, mcas_loop, 1);
 		MLX5_STAT_ADD(q->mf, mcas_loop_cas, 1);
@@ -118,12 +118,11 @@ mlx5_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
 {
 	struct mlx5_qp *q = MLX5_QP(qp);
 	const struct dtxn_wr *wr;
-	uint32_t n = 0, run = q->unsignaled_run, n_inline = 0, n_signaled = 0;
+	uint32_t n, run = q->unsignaled_run, n_inline = 0, n_signaled = 0;
 	struct mlx5_lcore_stats *st;
 	int rc;
 
-	for (wr = wr_list; wr != NULL; wr = wr->next)
-		n++;
+	n = dtxn_wr_chain_count(wr_list, NULL);
 	if (n > qp->max_wr - (q->tail - q->head))
 		return -ENOBUFS;
 	if (q->state != 1)
@@ -178,8 +177,8 @@ mlx5_post_loop_cas(struct mlx5_qp *q, const struct mlx5_slot *from)
 	ibv_wr_start(x);
 	x->wr_id = q->tail;
 	x->wr_flags = IBV_SEND_SIGNALED;
-	ibv_wr_atomic_cmp_swp(x, s->mcas.rkey, s->mcas.raddr, s->mcas.expect,
-			      s->mcas.desired);
+	ibv_wr_atomic_cmp_swp(x, s->mcas.rkey, s->mcas.raddr, s->mcas.l.expect,
+			      s->mcas.l.desired);
 	ibv_wr_set_sge(x, lkey, laddr, 8);
 	rc = ibv_wr_complete(x);
 	if (rc != 0)
@@ -200,11 +199,9 @@ mlx5_qp_post_recv(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
 	const struct dtxn_wr *wr;
 	struct ibv_recv_wr rw[16], *bad;
 	struct ibv_sge sge[16];
-	uint32_t n = 0, lkey;
+	uint32_t lkey;
 
-	for (wr = wr_list; wr != NULL; wr = wr->next)
-		n++;
-	if (n > qp->max_wr - (q->rq_tail - q->rq_head))
+	if (dtxn_wr_chain_count(wr_list, NULL) > qp->max_wr - dtxn_wr_queue_count(&q->rq))
 		return -ENOBUFS;
 	/* RECV buffers must be registered: no bounce on the receive side */
 	for (wr = wr_list; wr != NULL; wr = wr->next)
@@ -221,15 +218,15 @@ mlx5_qp_post_recv(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
 						     wr->len, &lkey);
 			sge[k] = (struct ibv_sge){ (uintptr_t)wr->local, wr->len, lkey };
 			rw[k] = (struct ibv_recv_wr){
-				.wr_id = MLX5_WRID_RECV | (q->rq_tail + k),
+				.wr_id = MLX5_WRID_RECV | (q->rq.tail + k),
 				.next = k + 1 < RTE_DIM(rw) && wr->next != NULL ? &rw[k + 1] : NULL,
 				.sg_list = &sge[k], .num_sge = 1,
 			};
-			q->rq[(q->rq_tail + k) & q->mask] = *wr;
+			q->rq.e[(q->rq.tail + k) & q->rq.mask] = *wr;
 		}
 		if (ibv_post_recv(q->qp, rw, &bad) != 0)
 			return -EIO; /* the earlier batches stay posted */
-		q->rq_tail += k;
+		q->rq.tail += k;
 	}
 	return 0;
 }

@@ -153,13 +153,23 @@ struct mlx5_cq {
 	struct dtxn_cq base;
 	struct ibv_cq_ex *cq;
 	TAILQ_HEAD(, mlx5_qp) qps;
-	/** Completions made by the driver (loop ends, flushes) waiting to be reaped. */
-	struct dtxn_cqe *soft;
-	uint32_t soft_head, soft_tail, soft_mask;
+	/** Completions made by the driver (loop ends, flushes) waiting to be
+	 *  reaped, depth entries (lib/fabric's core). */
+	struct dtxn_cqe_ring soft;
 };
 
 /** wr_id bit of a RECV's completion (the low bits index the receive queue). */
 #define MLX5_WRID_RECV (UINT64_C(1) << 63)
+
+/**
+ * One masked CAS emulated by a CAS loop (a device without masked atomics):
+ * lib/fabric's loop and where its CAS go.
+ */
+struct mlx5_mcas_loop {
+	struct dtxn_mcas_loop l;  /**< operands, the CAS in flight, CAS used */
+	uint64_t raddr;           /**< remote address of the word (WQE form) */
+	uint32_t rkey;            /**< its rkey */
+};
 
 /** One posted WQE, in send order (the shadow ring). */
 struct mlx5_slot {
@@ -197,9 +207,7 @@ struct mlx5_qp {
 	uint32_t head, tail;          /**< oldest outstanding, next free */
 	uint32_t unsignaled_run;
 	bool errored;                 /**< a WR failed: the QP is in the error state */
-	/* receive queue */
-	struct dtxn_wr *rq;           /**< posted RECVs, in order */
-	uint32_t rq_head, rq_tail;
+	struct dtxn_wr_queue rq;      /**< posted RECVs, in order, max_wr entries */
 	struct mlx5_wr_plan *plan;    /**< max_wr entries (post scratch) */
 };
 

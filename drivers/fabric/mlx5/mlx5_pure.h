@@ -15,8 +15,9 @@
  * - mlx5_plan.c  how each WR of a chain is posted (verb, inline or not,
  *                bounce buffer, signaled or not), remote-address
  *                translation (device memory, host region), local-key
- *                lookup, and the CAS loop that stands in for masked CAS
- *                where the device lacks it.
+ *                lookup. The CAS loop that stands in for masked CAS where
+ *                the device lacks it is lib/fabric's (struct dtxn_mcas_loop,
+ *                dtxn_fabric_driver.h), shared with ucx.
  *
  * Never installed; included by the driver's files and its unit test only.
  * Every call is thread-safe (no state but the caller's).
@@ -252,31 +253,5 @@ struct mlx5_peer_mr {
  */
 bool mlx5_raddr_map(const struct mlx5_peer_mr *p, uint64_t off, uint32_t len,
 		    uint64_t *addr, uint32_t *rkey);
-
-/* ------------------------------------------------------------------ */
-/* Masked CAS as a CAS loop (devices without masked atomics)          */
-/* ------------------------------------------------------------------ */
-
-/** State of one emulated masked CAS. */
-struct mlx5_mcas_loop {
-	uint64_t compare, swap, compare_mask, swap_mask; /**< the WR's operands */
-	uint64_t expect;     /**< compare value of the CAS in flight */
-	uint64_t desired;    /**< swap value of the CAS in flight */
-	uint32_t cas_posted; /**< CAS WRs used so far */
-	uint64_t raddr; /**< driver: remote address of the word (WQE form) */
-	uint32_t rkey;       /**< driver: its rkey */
-};
-
-/** Starts the loop: the first CAS guesses 0 in the bits outside compare_mask. */
-void mlx5_mcas_loop_start(struct mlx5_mcas_loop *l, const struct dtxn_wr *wr);
-
-/**
- * Feeds the value a CAS returned. Done when the CAS succeeded (@p got ==
- * expect) or when @p got fails the masked compare (the word is left
- * alone); otherwise the next CAS is set up (expect = @p got).
- *
- * @return true when done: @p got is the masked CAS's old value.
- */
-bool mlx5_mcas_loop_step(struct mlx5_mcas_loop *l, uint64_t got);
 
 #endif /* DTXN_MLX5_PURE_H */

@@ -28,10 +28,8 @@ mlx5_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth)
 	if (mc == NULL)
 		goto nomem;
 	TAILQ_INIT(&mc->qps);
-	mc->soft = rte_zmalloc_socket("mlx5_cq_soft", sizeof(*mc->soft) * depth, 0, socket_id);
-	if (mc->soft == NULL)
+	if (dtxn_cqe_ring_init(&mc->soft, depth, socket_id) != 0)
 		goto nomem;
-	mc->soft_mask = depth - 1;
 	mc->cq = ibv_create_cq_ex(mf->dev.ctx, &a);
 	if (mc->cq == NULL) {
 		MLX5_LOG(ERR, "cannot create a CQ of %u entries: %s", depth, strerror(errno));
@@ -40,7 +38,7 @@ mlx5_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth)
 	return &mc->base;
 nomem:
 	if (mc != NULL)
-		rte_free(mc->soft);
+		dtxn_cqe_ring_free(&mc->soft);
 	rte_free(mc);
 	rte_errno = ENOMEM;
 	return NULL;
@@ -54,7 +52,7 @@ mlx5_cq_destroy(struct dtxn_cq *cq)
 	if (!TAILQ_EMPTY(&mc->qps))
 		MLX5_LOG(ERR, "CQ destroyed with QPs attached");
 	ibv_destroy_cq(ibv_cq_ex_to_cq(mc->cq));
-	rte_free(mc->soft);
+	dtxn_cqe_ring_free(&mc->soft);
 	rte_free(mc);
 }
 
@@ -114,7 +112,7 @@ qp_free(struct mlx5_qp *q)
 	rte_free(q->bounce);
 	rte_free(q->slots);
 	rte_free(q->plan);
-	rte_free(q->rq);
+	dtxn_wr_queue_free(&q->rq);
 	rte_free(q);
 }
 
@@ -149,9 +147,9 @@ mlx5_qp_create(struct dtxn_fabric *f, struct dtxn_cq *cq, uint16_t local_node,
 	q->mask = max_wr - 1;
 	q->slots = rte_zmalloc("mlx5_slots", sizeof(*q->slots) * max_wr, 0);
 	q->plan = rte_zmalloc("mlx5_plan", sizeof(*q->plan) * max_wr, 0);
-	q->rq = rte_zmalloc("mlx5_rq", sizeof(*q->rq) * max_wr, 0);
 	q->bounce = rte_zmalloc("mlx5_bounce", (size_t)MLX5_BOUNCE_BYTES * max_wr, 64);
-	if (q->slots == NULL || q->plan == NULL || q->rq == NULL || q->bounce == NULL)
+	if (q->slots == NULL || q->plan == NULL || q->bounce == NULL ||
+	    dtxn_wr_queue_init(&q->rq, max_wr, SOCKET_ID_ANY) != 0)
 		goto fail;
 	q->bounce_mr = ibv_reg_mr(mf->dev.pd, q->bounce, (size_t)MLX5_BOUNCE_BYTES * max_wr,
 				  IBV_ACCESS_LOCAL_WRITE);
@@ -199,6 +197,7 @@ void
 mlx5_qp_destroy(struct dtxn_qp *qp)
 {
 	struct mlx5_qp *q = MLX5_QP(qp);
+	const struct dtxn_wr *r;
 
 	mlx5_conn_forget(q);
 	if (q->id != NULL) {
@@ -213,9 +212,9 @@ mlx5_qp_destroy(struct dtxn_qp *qp)
 			mlx5_cq_soft_push(q->cq, s->wr_id, 0, s->opcode, DTXN_WC_WR_FLUSH_ERR,
 					  qp->remote_node);
 	}
-	for (; q->rq_head != q->rq_tail; q->rq_head++)
-		mlx5_cq_soft_push(q->cq, q->rq[q->rq_head & q->mask].wr_id, 0, DTXN_WR_RECV,
-				  DTXN_WC_WR_FLUSH_ERR, qp->remote_node);
+	while ((r = dtxn_wr_queue_pop(&q->rq)) != NULL)
+		mlx5_cq_soft_push(q->cq, r->wr_id, 0, DTXN_WR_RECV, DTXN_WC_WR_FLUSH_ERR,
+				  qp->remote_node);
 	TAILQ_REMOVE(&q->cq->qps, q, cq_next);
 	if (q->qp != NULL)
 		ibv_destroy_qp(q->qp);
