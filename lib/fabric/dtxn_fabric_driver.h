@@ -372,6 +372,38 @@ dtxn_cqe_ring_pop(struct dtxn_cqe_ring *r, struct dtxn_cqe *out, unsigned n)
 int dtxn_cqe_ring_grow(struct dtxn_cqe_ring *r);
 
 /**
+ * A CQ as the drivers that keep its completions in their own memory build
+ * it (shm, sim): the generic CQ, the ring of completions waiting to be
+ * reaped, the count of QPs attached. Such a driver embeds it first in its
+ * CQ object, and its QPs count themselves in n_qps. Owning lcore only.
+ */
+struct dtxn_cq_core {
+	struct dtxn_cq base;
+	struct dtxn_cqe_ring ring;  /**< depth entries at first */
+	unsigned n_qps;             /**< QPs attached: the CQ is not freed while > 0 */
+};
+
+/**
+ * Allocates a driver's CQ object and its ring: what its cq_create does
+ * before its own part (lib/fabric fills the generic part after).
+ * @param type   rte_malloc type of the object (e.g. "shm_cq").
+ * @param size   bytes of the object, >= sizeof(struct dtxn_cq_core); it
+ *   starts with a struct dtxn_cq_core; zeroed, cache-line aligned.
+ * @param depth  ring entries, a power of two (dtxn_cq_create() checked it).
+ * @param socket_id  NUMA socket of both, or SOCKET_ID_ANY.
+ * @return the object, or NULL with rte_errno ENOMEM (nothing allocated).
+ */
+struct dtxn_cq_core *dtxn_cq_core_alloc(const char *type, size_t size, unsigned depth,
+					int socket_id);
+
+/**
+ * Frees a CQ object of dtxn_cq_core_alloc() and its ring, unless QPs are
+ * attached (the driver's cq_destroy says so in its log).
+ * @return 0, or -EBUSY (n_qps > 0: nothing freed).
+ */
+int dtxn_cq_core_free(struct dtxn_cq_core *c);
+
+/**
  * A QP's receive queue: the RECVs posted (dtxn_qp_post_recv()) and not yet
  * matched to a message, in posting order, as copies (next NULL). Its
  * array may start smaller than the QP's max_wr and grow, by doubling, up

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The QP/CQ core the fabric drivers share (dtxn_fabric_driver.h): the
- * generic part of a new QP, the CQ's completion ring, the receive queue of
- * posted RECVs and the masked-CAS loop.
+ * generic part of a new QP, the CQ's completion ring (and the CQ object
+ * around it), the receive queue of posted RECVs and the masked-CAS loop.
  */
 #include <errno.h>
 
 #include <rte_common.h>
+#include <rte_debug.h>
+#include <rte_errno.h>
 #include <rte_malloc.h>
 
 #include "dtxn_fabric_driver.h"
@@ -51,6 +53,31 @@ dtxn_cqe_ring_grow(struct dtxn_cqe_ring *r)
 	r->mask = cap - 1;
 	r->head = 0;
 	r->tail = n;
+	return 0;
+}
+
+struct dtxn_cq_core *
+dtxn_cq_core_alloc(const char *type, size_t size, unsigned depth, int socket_id)
+{
+	struct dtxn_cq_core *c;
+
+	RTE_ASSERT(size >= sizeof(*c));
+	c = rte_zmalloc_socket(type, size, RTE_CACHE_LINE_SIZE, socket_id);
+	if (c == NULL || dtxn_cqe_ring_init(&c->ring, depth, socket_id) != 0) {
+		rte_free(c);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	return c;
+}
+
+int
+dtxn_cq_core_free(struct dtxn_cq_core *c)
+{
+	if (c->n_qps != 0)
+		return -EBUSY;
+	dtxn_cqe_ring_free(&c->ring);
+	rte_free(c);
 	return 0;
 }
 

@@ -19,7 +19,7 @@ shm_qp_deliver(struct shm_qp *qp)
 	struct shm_cq *cq = qp->cq;
 	struct shm_msg *m;
 
-	while (dtxn_wr_queue_count(&qp->rq) != 0 && !dtxn_cqe_ring_full(&cq->ring)) {
+	while (dtxn_wr_queue_count(&qp->rq) != 0 && !dtxn_cqe_ring_full(&cq->core.ring)) {
 		const struct dtxn_wr *r = dtxn_wr_queue_front(&qp->rq);
 		struct shm_qp *peer;
 		uint8_t status;
@@ -34,7 +34,7 @@ shm_qp_deliver(struct shm_qp *qp)
 			continue;
 		}
 		status = dtxn_fabric_recv_fill(r, m->data, m->len);
-		dtxn_cqe_ring_push(&cq->ring, r->wr_id, m->len, DTXN_WR_RECV, status, m->src_node);
+		dtxn_cqe_ring_push(&cq->core.ring, r->wr_id, m->len, DTXN_WR_RECV, status, m->src_node);
 		shm_msg_free(m);
 		(void)dtxn_wr_queue_pop(&qp->rq);
 	}
@@ -58,7 +58,7 @@ shm_qp_progress(struct shm_qp *qp, uint64_t now)
 			break;
 		if ((w->wr.flags & DTXN_WR_F_SIGNALED) || w->status != DTXN_WC_SUCCESS) {
 			byte_len = w->status == DTXN_WC_SUCCESS ? w->wr.len : 0;
-			if (!dtxn_cqe_ring_push(&qp->cq->ring, w->wr.wr_id, byte_len, w->wr.opcode,
+			if (!dtxn_cqe_ring_push(&qp->cq->core.ring, w->wr.wr_id, byte_len, w->wr.opcode,
 						w->status, qp->base.remote_node))
 				break; /* CQ full: try again at the next poll */
 		}
@@ -74,11 +74,11 @@ shm_cq_poll(struct dtxn_cq *c, struct dtxn_cqe *cqes, unsigned n)
 	struct shm_cq *cq = SHM_CQ(c);
 	struct shm_qp *qp;
 
-	if (dtxn_cqe_ring_count(&cq->ring) < n) {
+	if (dtxn_cqe_ring_count(&cq->core.ring) < n) {
 		uint64_t now = dtxn_now_ns();
 
 		TAILQ_FOREACH(qp, &cq->qps, cq_next)
 			shm_qp_progress(qp, now);
 	}
-	return dtxn_cqe_ring_pop(&cq->ring, cqes, n);
+	return dtxn_cqe_ring_pop(&cq->core.ring, cqes, n);
 }

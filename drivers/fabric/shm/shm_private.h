@@ -104,10 +104,8 @@ struct shm_fabric {
 };
 
 struct shm_cq {
-	struct dtxn_cq base;
+	struct dtxn_cq_core core;  /**< ring: depth entries; n_qps */
 	TAILQ_HEAD(, shm_qp) qps;
-	unsigned n_qps;
-	struct dtxn_cqe_ring ring; /**< depth entries (lib/fabric's core) */
 	uint64_t dropped;        /**< CQEs lost to an overrun at QP destroy */
 };
 

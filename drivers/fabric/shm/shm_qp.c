@@ -23,15 +23,11 @@ shm_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth)
 	struct shm_cq *cq;
 
 	RTE_SET_USED(f);
-	cq = rte_zmalloc_socket("shm_cq", sizeof(*cq), RTE_CACHE_LINE_SIZE, socket_id);
-	if (cq == NULL || dtxn_cqe_ring_init(&cq->ring, depth, socket_id) != 0)
-		goto fail;
+	cq = (struct shm_cq *)dtxn_cq_core_alloc("shm_cq", sizeof(*cq), depth, socket_id);
+	if (cq == NULL)
+		return NULL;
 	TAILQ_INIT(&cq->qps);
-	return &cq->base;
-fail:
-	rte_free(cq);
-	rte_errno = ENOMEM;
-	return NULL;
+	return &cq->core.base;
 }
 
 void
@@ -39,12 +35,8 @@ shm_cq_destroy(struct dtxn_cq *c)
 {
 	struct shm_cq *cq = SHM_CQ(c);
 
-	if (cq->n_qps != 0) {
-		SHM_LOG(ERR, "CQ destroyed with %u QPs attached: not freed", cq->n_qps);
-		return;
-	}
-	dtxn_cqe_ring_free(&cq->ring);
-	rte_free(cq);
+	if (dtxn_cq_core_free(&cq->core) != 0)
+		SHM_LOG(ERR, "CQ destroyed with %u QPs attached: not freed", cq->core.n_qps);
 }
 
 void
@@ -179,7 +171,7 @@ shm_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 	rte_spinlock_unlock(&sf->lock);
 
 	TAILQ_INSERT_TAIL(&cq->qps, qp, cq_next);
-	cq->n_qps++;
+	cq->core.n_qps++;
 	return &qp->base;
 nomem:
 	if (qp != NULL) {
@@ -196,7 +188,7 @@ static void
 shm_flush_push(struct shm_cq *cq, uint64_t wr_id, uint32_t len, uint8_t op,
 	       uint8_t status, uint16_t src)
 {
-	if (!dtxn_cqe_ring_push(&cq->ring, wr_id, len, op, status, src))
+	if (!dtxn_cqe_ring_push(&cq->core.ring, wr_id, len, op, status, src))
 		cq->dropped++;
 }
 
@@ -236,7 +228,7 @@ shm_qp_destroy(struct dtxn_qp *q)
 		shm_msg_free(m);
 	rte_ring_free(qp->inbound);
 	TAILQ_REMOVE(&cq->qps, qp, cq_next);
-	cq->n_qps--;
+	cq->core.n_qps--;
 	rte_free(qp->sq);
 	dtxn_wr_queue_free(&qp->rq);
 	rte_free(qp);

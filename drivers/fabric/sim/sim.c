@@ -186,7 +186,7 @@ dtxn_sim_cq_pending(const struct dtxn_cq *cq)
 
 	if (cq == NULL || !dtxn_sim_is(cq->fabric))
 		return 0;
-	return dtxn_cqe_ring_count(&scq->ring);
+	return dtxn_cqe_ring_count(&scq->core.ring);
 }
 
 static const struct dtxn_fabric_ops sim_ops = {

@@ -78,5 +78,5 @@ sim_cq_poll(struct dtxn_cq *c, struct dtxn_cqe *cqes, unsigned n)
 {
 	/* without the simulation loop (tests), events due by now run here */
 	(void)sim_run_due(SIM_FABRIC(c->fabric), dtxn_now_ns());
-	return dtxn_cqe_ring_pop(&SIM_CQ(c)->ring, cqes, n);
+	return dtxn_cqe_ring_pop(&SIM_CQ(c)->core.ring, cqes, n);
 }

@@ -88,9 +88,7 @@ struct sim_fabric {
 };
 
 struct sim_cq {
-	struct dtxn_cq base;
-	struct dtxn_cqe_ring ring; /**< depth entries at first, doubles when full */
-	unsigned n_qps;
+	struct dtxn_cq_core core;  /**< ring: depth entries at first, doubles when full */
 	dtxn_sim_cq_notify_fn notify;
 	void *notify_arg;
 };

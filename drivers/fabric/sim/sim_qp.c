@@ -19,17 +19,11 @@
 struct dtxn_cq *
 sim_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth)
 {
-	struct sim_cq *cq;
+	struct dtxn_cq_core *cq;
 
 	RTE_SET_USED(f);
-	cq = rte_zmalloc_socket("sim_cq", sizeof(*cq), RTE_CACHE_LINE_SIZE, socket_id);
-	if (cq == NULL || dtxn_cqe_ring_init(&cq->ring, depth, socket_id) != 0)
-		goto fail;
-	return &cq->base;
-fail:
-	rte_free(cq);
-	rte_errno = ENOMEM;
-	return NULL;
+	cq = dtxn_cq_core_alloc("sim_cq", sizeof(struct sim_cq), depth, socket_id);
+	return cq != NULL ? &cq->base : NULL;
 }
 
 void
@@ -37,26 +31,22 @@ sim_cq_destroy(struct dtxn_cq *c)
 {
 	struct sim_cq *cq = SIM_CQ(c);
 
-	if (cq->n_qps != 0) {
-		SIM_LOG(ERR, "CQ destroyed with %u QPs attached: not freed", cq->n_qps);
-		return;
-	}
-	dtxn_cqe_ring_free(&cq->ring);
-	rte_free(cq);
+	if (dtxn_cq_core_free(&cq->core) != 0)
+		SIM_LOG(ERR, "CQ destroyed with %u QPs attached: not freed", cq->core.n_qps);
 }
 
 void
 sim_cq_push(struct sim_cq *cq, uint64_t wr_id, uint32_t byte_len, uint8_t opcode,
 	    uint8_t status, uint16_t src_node)
 {
-	if (dtxn_cqe_ring_full(&cq->ring) && dtxn_cqe_ring_grow(&cq->ring) != 0) {
+	if (dtxn_cqe_ring_full(&cq->core.ring) && dtxn_cqe_ring_grow(&cq->core.ring) != 0) {
 		/* never seen in practice: the ring starts at the CQ's depth */
 		SIM_LOG(ERR, "CQ full and out of memory: completion of %#" PRIx64 " lost", wr_id);
 		return;
 	}
-	(void)dtxn_cqe_ring_push(&cq->ring, wr_id, byte_len, opcode, status, src_node);
+	(void)dtxn_cqe_ring_push(&cq->core.ring, wr_id, byte_len, opcode, status, src_node);
 	if (cq->notify != NULL)
-		cq->notify(&cq->base, cq->notify_arg);
+		cq->notify(&cq->core.base, cq->notify_arg);
 }
 
 static int
@@ -121,7 +111,7 @@ sim_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 	}
 	qp->seq = sf->qp_seq[local_node][remote_node]++;
 	sim_qp_pair(sf, qp);
-	cq->n_qps++;
+	cq->core.n_qps++;
 	return &qp->base;
 nomem:
 	if (qp != NULL) {
@@ -193,7 +183,7 @@ sim_qp_destroy(struct dtxn_qp *q)
 		qp->in_head = m->next;
 		rte_free(m);
 	}
-	cq->n_qps--;
+	cq->core.n_qps--;
 	rte_free(qp->sq);
 	dtxn_wr_queue_free(&qp->rq);
 	rte_free(qp);
