@@ -40,6 +40,8 @@
 #define APP_CF_SPIN_US 20
 /** Bytes per READ when a CN copies an MN region for the check. */
 #define APP_CF_COPY_CHUNK (UINT32_C(1) << 20)
+/** How long a CN's end of run waits for a dead peer's recoverer to settle its slot, ns. */
+#define APP_CF_SETTLE_GRACE_NS (2000ull * 1000 * 1000)
 /** WRs the control QP may have outstanding (one chain at a time). */
 #define APP_CF_QP_DEPTH 64
 
@@ -68,6 +70,12 @@ struct app_cf {
 	uint64_t wr_id;                  /* the last WR id handed out */
 	struct cf_bufs *buf;
 	void *copy[DTXN_MAX_NODES];      /* region copies for the check (dtxn_fabric_mn_mirror()) */
+	/* recoveries this CN's agents ran (app_cf_note_recovery()): written by
+	 * the watcher's lcore, n_noted published last (release); settled by
+	 * the main lcore (cf_settle_noted()) */
+	struct dtxn_recovery noted[DTXN_MAX_NODES];
+	uint32_t n_noted;
+	uint32_t n_settled;
 };
 
 static void
@@ -199,6 +207,9 @@ app_cf_area_init(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabri
 		return -ENXIO;
 	off = DTXN_RADDR_OFF(dtxn_store_ctl_raddr(cat, 0));
 	memset(base + off, 0, DTXN_STORE_CTL_BYTES);
+	/* the commit records follow the area (lib/store) */
+	memset(base + DTXN_RADDR_OFF(dtxn_store_crec_raddr(cat, 0)), 0,
+	       (size_t)cat->n_logs * DTXN_STORE_CREC_BYTES);
 	/* last: a CN writes nothing before it reads the magic */
 	__atomic_store_n((uint64_t *)(void *)(base + off + APP_CF_OFF_MAGIC), APP_CF_MAGIC,
 			 __ATOMIC_RELEASE);
@@ -323,15 +334,117 @@ cf_gone(struct app_cf *cf)
 }
 
 int
+app_cf_note_recovery(struct app_cf *cf, const struct dtxn_recovery *rec)
+{
+	uint32_t n = __atomic_load_n(&cf->n_noted, __ATOMIC_ACQUIRE);
+
+	if (n >= RTE_DIM(cf->noted))
+		return 0; /* more deaths than nodes: cannot be */
+	cf->noted[n] = *rec;
+	__atomic_store_n(&cf->n_noted, n + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Did the recovery @p rec keep transaction @p id (visible, or not undone)? */
+static bool
+cf_kept(const struct dtxn_recovery *rec, uint64_t id)
+{
+	for (unsigned v = 0; v < rec->n_visible; v++)
+		if (rec->visible[v] == id)
+			return true;
+	for (unsigned v = 0; v < rec->n_undone; v++)
+		if (rec->undone[v] == id)
+			return false;
+	return true; /* its decisive batch wrote the record, and it was not undone */
+}
+
+/*
+ * Settles the counters of the CN that recovery @p rec recovered: READs
+ * its coordinators' commit records (lib/store's dtxn_store_crec_raddr())
+ * from MN 0, adds each one's counters and, if its transaction stayed,
+ * that transaction's share (dtxn_bench_record_settle()), then WRITEs the
+ * dead CN's slot (DONE, settled by this CN) and FAAs its done bit, on the
+ * control QP: RC order makes the slot visible before the bit, and both
+ * before this CN's own slot. @return 0, or -EIO after one line.
+ */
+static int
+cf_settle_one(struct app_cf *cf, const struct dtxn_recovery *rec)
+{
+	const struct app_conf *c = cf->c;
+	const struct dtxn_catalog *cat = dtxn_db_catalog(cf->db);
+	unsigned j = (unsigned)(rec->dead_cn - c->mn);
+	uint64_t *s = cf->buf->slot;
+	struct dtxn_bench_record *r;
+	int64_t acc[4] = { 0 };
+	unsigned written = 0;
+	struct dtxn_wr wr[2];
+	int rc = 0;
+
+	if (rec->n_gids == 0 || dtxn_store_crec_raddr(cat, rec->gid_first + rec->n_gids - 1) == 0)
+		return 0; /* no records for those gids: nothing to settle */
+	r = rte_malloc_socket("dtxn_cf_crec", (size_t)rec->n_gids * sizeof(*r), 64,
+			      (int)rte_socket_id());
+	if (r == NULL) {
+		app_err("--node %s: no memory to read cn%u's commit records", c->node, j);
+		return -EIO;
+	}
+	rc = cf_read(cf, dtxn_store_crec_raddr(cat, rec->gid_first), r,
+		     (uint32_t)(rec->n_gids * sizeof(*r)), "READ of a dead CN's commit records");
+	for (uint32_t g = 0; rc == 0 && g < rec->n_gids; g++) {
+		dtxn_bench_record_settle(&r[g], cf_kept(rec, r[g].txn_id), acc);
+		written += r[g].magic == DTXN_BENCH_RECORD_MAGIC;
+	}
+	rte_free(r);
+	if (rc != 0)
+		return -EIO;
+	memset(s, 0, sizeof(cf->buf->slot));
+	s[0] = APP_NODE_DONE;
+	memcpy(&s[3], acc, sizeof(acc));
+	s[7] = written;
+	s[APP_CF_SLOT_SETTLED] = APP_CF_SETTLED_BY + c->node_idx;
+	memset(wr, 0, sizeof(wr));
+	wr[0] = (struct dtxn_wr){
+		.next = &wr[1], .opcode = DTXN_WR_WRITE, .flags = DTXN_WR_F_INLINE,
+		.len = APP_CF_SLOT_WORDS * 8, .local = s,
+		.raddr = dtxn_store_ctl_raddr(cat, APP_CF_HDR_BYTES + j * APP_CF_SLOT_BYTES),
+	};
+	wr[1] = (struct dtxn_wr){
+		.opcode = DTXN_WR_FAA, .len = 8, .local = &cf->buf->atom,
+		.raddr = dtxn_store_ctl_raddr(cat, APP_CF_OFF_DONE), .compare_add = UINT64_C(1) << j,
+	};
+	if (cf_run(cf, wr, "hand-over of a dead CN's settled counters") != 0)
+		return -EIO;
+	printf("dtxn: %s: cn%u's counters settled from %u commit records (its recovery's verdict on the transactions they name)\n",
+	       c->node, j, written);
+	fflush(stdout);
+	return 0;
+}
+
+/* Settles every recovery noted since the last call. @return 0 or -EIO. */
+static int
+cf_settle_noted(struct app_cf *cf)
+{
+	uint32_t n = __atomic_load_n(&cf->n_noted, __ATOMIC_ACQUIRE);
+
+	for (; cf->n_settled < n; cf->n_settled++)
+		if (cf_settle_one(cf, &cf->noted[cf->n_settled]) != 0)
+			return -EIO;
+	return 0;
+}
+
+int
 app_cf_done(struct app_cf *cf, const int64_t acc[4], uint64_t committed, uint64_t n_ctx)
 {
 	const struct app_conf *c = cf->c;
 	const struct dtxn_catalog *cat = dtxn_db_catalog(cf->db);
 	uint64_t *s = cf->buf->slot;
-	uint64_t deadline, done, gone = 0;
+	uint64_t deadline, done, gone = 0, gone_since = 0;
 	struct dtxn_wr wr[2];
 	char names[256];
 
+	/* the CNs this one recovered first: their slots before its own */
+	if (cf_settle_noted(cf) != 0)
+		return -EIO;
 	memset(s, 0, sizeof(cf->buf->slot));
 	s[0] = APP_NODE_DONE;
 	s[1] = 0; /* incarnation: a restart across hosts is not supported here yet */
@@ -355,13 +468,24 @@ app_cf_done(struct app_cf *cf, const int64_t acc[4], uint64_t committed, uint64_
 	deadline = dtxn_now_ns() +
 		   (uint64_t)((c->connect_timeout_s + c->duration_s + c->warmup_s) * 1e9);
 	for (;;) {
+		/* a recovery this CN's agent ran after its own hand-over */
+		if (cf_settle_noted(cf) != 0)
+			return -EIO;
 		if (cf_read_area(cf, 0, "READ of the CNs' hand-over") != 0)
 			return -EIO;
 		done = cf_word(cf, APP_CF_OFF_DONE) | cf->me;
 		if ((done & cf->all) != cf->all)
 			gone = cf_gone(cf);
-		if (((done | gone) & cf->all) == cf->all)
+		if ((done & cf->all) == cf->all)
 			break;
+		/* a CN declared dead: its recoverer settles its slot right after
+		 * marking it recovered; give it that long before going without */
+		if (((done | gone) & cf->all) == cf->all) {
+			if (gone_since == 0)
+				gone_since = dtxn_now_ns();
+			else if (dtxn_now_ns() - gone_since >= APP_CF_SETTLE_GRACE_NS)
+				break;
+		}
 		if (dtxn_now_ns() >= deadline) {
 			cf_names(cf->all & ~(done | gone), names, sizeof(names));
 			printf("dtxn: %s: %s did not hand over its counters within %g s (--connect-timeout + --warmup + --duration): not waited for\n",
@@ -465,7 +589,7 @@ app_cf_counters(struct app_cf *cf, struct dtxn_bench *b, struct dtxn_bench_ctx *
 		struct dtxn_report *rep)
 {
 	const struct app_conf *c = cf->c;
-	uint64_t done, lost;
+	uint64_t done, lost, settled = 0;
 	char inc[256], miss[256];
 	unsigned n = 0;
 
@@ -475,6 +599,8 @@ app_cf_counters(struct app_cf *cf, struct dtxn_bench *b, struct dtxn_bench_ctx *
 	for (unsigned j = 0; j < c->cn; j++) {
 		const uint64_t *s = &cf->buf->area[(APP_CF_HDR_BYTES + j * APP_CF_SLOT_BYTES) / 8];
 
+		if ((done & (UINT64_C(1) << j)) && s[APP_CF_SLOT_SETTLED] >= APP_CF_SETTLED_BY)
+			settled |= UINT64_C(1) << j;
 		if (j == c->node_idx || !(done & (UINT64_C(1) << j)))
 			continue; /* its own coordinators are the caller's; a lost peer: none */
 		memset(&out[n], 0, sizeof(out[n]));
@@ -490,6 +616,11 @@ app_cf_counters(struct app_cf *cf, struct dtxn_bench *b, struct dtxn_bench_ctx *
 		dtxn_report_check(rep, "cluster_counters", false,
 				  "%s did not hand over its counters through mn0's control area: the invariants that read them miss its share (included: %s)",
 				  miss, inc);
+	} else if (settled != 0) {
+		cf_names(settled, miss, sizeof(miss));
+		dtxn_report_check(rep, "cluster_counters", true,
+				  "the counters of %s via mn0 (--control fabric); %s died: settled from its commit records by its recovery",
+				  inc, miss);
 	} else {
 		dtxn_report_check(rep, "cluster_counters", true,
 				  "the counters of %s, handed over through mn0's control area (--control fabric)",

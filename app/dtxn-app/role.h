@@ -456,7 +456,13 @@ int app_cp_counters(struct app_cp *cp, struct dtxn_bench *b, struct dtxn_bench_c
  *        +0  state (enum app_node_state), +8 incarnation,
  *        +16 committed transactions, +24 acc[0..3] (the sum of its
  *        coordinators' dtxn_bench_ctx.acc[]), +56 coordinators summed;
- *        +64.. reserved, zero
+ *        +64 settled: 0, or APP_CF_SETTLED_BY + K when cnK's recovery
+ *        of the dead cnJ wrote the slot from cnJ's coordinators' commit
+ *        records (doc/guides/cluster.md, "Counters of a dead CN");
+ *        +72.. reserved, zero
+ *
+ * Then lib/store's commit records (dtxn_store_crec_raddr(): one per
+ * coordinator, struct dtxn_bench_record), zeroed with the area.
  */
 
 /** Control area word 0 once MN 0 loaded and zeroed it ("dtxnctfa"). */
@@ -468,7 +474,11 @@ int app_cp_counters(struct app_cp *cp, struct dtxn_bench *b, struct dtxn_bench_c
 #define APP_CF_HDR_BYTES 256
 #define APP_CF_SLOT_BYTES 128
 /** A slot's words (8 B each) that app_cf_done() writes. */
-#define APP_CF_SLOT_WORDS 8
+#define APP_CF_SLOT_WORDS 9
+/** The slot word that says who settled it (0: the CN itself handed it over). */
+#define APP_CF_SLOT_SETTLED 8
+/** APP_CF_SLOT_SETTLED's value base: + K for cnK. */
+#define APP_CF_SETTLED_BY UINT64_C(0x5e7700000000)
 
 /**
  * MN 0 role, after its load and before it is READY: zeroes the control
@@ -502,6 +512,14 @@ int app_cf_start(struct app_cf *cf);
  *   out); -EIO after one line (MN 0 lost).
  */
 int app_cf_done(struct app_cf *cf, const int64_t acc[4], uint64_t committed, uint64_t n_ctx);
+
+/**
+ * Keeps the verdict of a recovery this CN's agent ran (struct
+ * app_agent.recovered, on the watcher's lcore), so that app_cf_done()
+ * settles the dead CN's counters from its coordinators' commit records
+ * and hands them over in its slot before this CN's own. @return 0.
+ */
+int app_cf_note_recovery(struct app_cf *cf, const struct dtxn_recovery *rec);
 
 /** As app_cn_checker(), from the control area (one READ, at most one CAS). @return the CN index or -1. */
 int app_cf_checker(struct app_cf *cf);

@@ -492,6 +492,8 @@ cn_settle_dead(void *arg, const struct dtxn_recovery *rec)
 {
 	struct app_run *r = arg;
 
+	if (r->cp.cf != NULL) /* across hosts: from the dead CN's commit records, after the run */
+		return app_cf_note_recovery(r->cp.cf, rec);
 	return app_cn_settle_dead(r->conf, r->ctl, rec);
 }
 
@@ -602,6 +604,20 @@ build_workers(struct app_run *r)
 		}
 		rc = app_coords_create(c, r->bench, aw->w, aw->stats, aw->ctx, aw->n_ctx,
 				       r->gid0 + wi * (uint32_t)c->coroutines, n_coords);
+		/* --control fabric: each coordinator's counters go to MN 0 with
+		 * its commits, for a survivor on another host to settle */
+		for (unsigned k = 0; rc == APP_EXIT_OK && r->ctl != NULL &&
+				     strcmp(c->control, "fabric") == 0 && k < aw->n_ctx; k++) {
+			struct dtxn_coord *co = aw->ctx[k].coord;
+			uint32_t gid = r->gid0 + wi * (uint32_t)c->coroutines + k;
+			dtxn_raddr_t at = dtxn_store_crec_raddr(dtxn_db_catalog(r->db), gid);
+
+			if (co != NULL &&
+			    dtxn_coord_set_commit_record(co, at, dtxn_bench_record_fill, &aw->ctx[k]) != 0) {
+				app_err("coordinator %u: no commit record at MN 0 (%#" PRIx64 ")", gid, at);
+				rc = APP_EXIT_FAIL;
+			}
+		}
 		if (rc == APP_EXIT_OK && r->agents != NULL && wi % r->per_cn == 0) {
 			/* the CN's agent (agent.h) on its first worker; gids after the benchmark's */
 			unsigned cn = cn_node - (unsigned)c->mn;

@@ -163,6 +163,47 @@ struct dtxn_bench_ctx {
 void dtxn_bench_ctx_settle(struct dtxn_bench_ctx *ctx);
 
 /**
+ * A coordinator's benchmark counters as its commit record carries them to
+ * MN memory (lib/txn's dtxn_coord_set_commit_record(); doc/guides/
+ * cluster.md, "Counters of a dead CN"): written in the decisive batch of
+ * every transaction that commits through bench_commit(), it holds the
+ * counters before that transaction and the share the transaction adds if
+ * it commits. A survivor on another host reads the dead coordinator's
+ * last record and settles it with its recovery's verdict on that
+ * transaction (dtxn_bench_record_settle()). 64 bytes, little-endian as
+ * the CPU writes it (one build on every host).
+ */
+struct dtxn_bench_record {
+	uint64_t txn_id;       /**< the transaction whose decisive batch wrote it */
+	int64_t acc[4];        /**< dtxn_bench_ctx.acc before that transaction */
+	int64_t pending;       /**< its share, added to acc[pending_idx] if it committed */
+	uint32_t pending_idx;
+	uint32_t magic;        /**< DTXN_BENCH_RECORD_MAGIC: a record was written */
+	uint64_t rsvd;
+};
+
+/** struct dtxn_bench_record.magic once written ("dbre"). */
+#define DTXN_BENCH_RECORD_MAGIC UINT32_C(0x65726264)
+
+/**
+ * A dtxn_commit_record_fn (lib/txn): fills @p rec (struct
+ * dtxn_bench_record) from the coordinator context @p arg (struct
+ * dtxn_bench_ctx *) for transaction @p t. Coordinator's lcore.
+ */
+void dtxn_bench_record_fill(void *arg, const struct dtxn_txn *t, void *rec);
+
+/**
+ * Adds to @p acc a dead coordinator's counters from its last record @p r:
+ * r->acc, plus r->pending at r->pending_idx if its transaction stayed
+ * committed (@p kept: the recovery listed it visible, or did not undo
+ * it; a transaction whose decisive batch wrote the record and that ended
+ * before the CN died had committed). A record never written (magic not
+ * set: the coordinator committed nothing through bench_commit()) adds 0.
+ * Pure; any thread.
+ */
+void dtxn_bench_record_settle(const struct dtxn_bench_record *r, bool kept, int64_t acc[4]);
+
+/**
  * Routing (Lotus §4.3, hybrid routing; doc/guides/lotus.md): the generator
  * is the routing layer. A read-write transaction must run on the CN that
  * owns its first record's shard, so its procedure draws its inputs again

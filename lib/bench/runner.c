@@ -173,6 +173,37 @@ runner_one(struct dtxn_bench_ctx *ctx, struct dtxn_coord *c, struct dtxn_rng *ba
 	}
 }
 
+_Static_assert(sizeof(struct dtxn_bench_record) == DTXN_COMMIT_RECORD_BYTES,
+	       "a benchmark record is one commit record");
+
+void
+dtxn_bench_record_fill(void *arg, const struct dtxn_txn *t, void *rec)
+{
+	const struct dtxn_bench_ctx *ctx = arg;
+	struct dtxn_bench_record *r = rec;
+
+	r->txn_id = dtxn_txn_id(t);
+	memcpy(r->acc, ctx->acc, sizeof(r->acc));
+	/* bench_commit() set pending (with its index and base) before the
+	 * commit; a txn committed another way adds nothing */
+	r->pending = ctx->pending != 0 && ctx->acc[ctx->pending_idx] == ctx->pending_base ?
+		     ctx->pending : 0;
+	r->pending_idx = ctx->pending_idx < RTE_DIM(r->acc) ? ctx->pending_idx : 0;
+	r->magic = DTXN_BENCH_RECORD_MAGIC;
+	r->rsvd = 0;
+}
+
+void
+dtxn_bench_record_settle(const struct dtxn_bench_record *r, bool kept, int64_t acc[4])
+{
+	if (r->magic != DTXN_BENCH_RECORD_MAGIC)
+		return;
+	for (unsigned k = 0; k < RTE_DIM(r->acc); k++)
+		acc[k] += r->acc[k];
+	if (kept && r->pending_idx < RTE_DIM(r->acc))
+		acc[r->pending_idx] += r->pending;
+}
+
 void
 dtxn_bench_ctx_settle(struct dtxn_bench_ctx *ctx)
 {

@@ -77,6 +77,14 @@ enum dtxn_wr_opcode {
 #define DTXN_WR_F_INLINE (1u << 1)
 /** Takes effect whatever the fabric's lease (dtxn_fabric_set_lease()): a CN's own lease renewal. */
 #define DTXN_WR_F_LEASE_EXEMPT (1u << 2)
+/**
+ * dtxn's own bookkeeping, not the protocol's (a coordinator's commit
+ * record, dtxn_coord_set_commit_record()): posted and executed as any WR,
+ * but left out of the per-opcode counters (dtxn_qp_counters(), the
+ * report's verbs per transaction), so that those stay what the protocol
+ * does, the same on every fabric.
+ */
+#define DTXN_WR_F_CONTROL (1u << 3)
 
 /** Largest inline payload, bytes (as ConnectX's max_inline_data). */
 #define DTXN_WR_INLINE_MAX 256

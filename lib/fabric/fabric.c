@@ -453,7 +453,8 @@ fabric_wr_check(const struct dtxn_qp *qp, const struct dtxn_wr *wr)
 		    (op == DTXN_WR_READ || wr->len > DTXN_WR_INLINE_MAX))
 			goto bad;
 	}
-	if ((wr->flags & ~(DTXN_WR_F_SIGNALED | DTXN_WR_F_INLINE | DTXN_WR_F_LEASE_EXEMPT)) != 0)
+	if ((wr->flags & ~(DTXN_WR_F_SIGNALED | DTXN_WR_F_INLINE | DTXN_WR_F_LEASE_EXEMPT |
+			   DTXN_WR_F_CONTROL)) != 0)
 		goto bad;
 	/* One-sided ops address the QP's remote node: an MN, or a CN with registered memory. */
 	if (op != DTXN_WR_SEND &&
@@ -474,6 +475,8 @@ fabric_count(struct dtxn_qp *qp, const struct dtxn_wr *wr_list)
 	const struct dtxn_wr *wr;
 
 	for (wr = wr_list; wr != NULL; wr = wr->next) {
+		if (wr->flags & DTXN_WR_F_CONTROL)
+			continue; /* dtxn's bookkeeping, not the protocol's */
 		qp->cnt.ops[wr->opcode]++;
 		qp->cnt.bytes[wr->opcode] += wr->len;
 	}

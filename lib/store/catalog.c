@@ -319,7 +319,8 @@ dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_byte
 			  n_logs, log_bytes);
 		return -E2BIG;
 	}
-	logs_end = used + (uint64_t)n_logs * log_bytes + DTXN_STORE_LEASE_BYTES + DTXN_STORE_CTL_BYTES;
+	logs_end = used + (uint64_t)n_logs * log_bytes + DTXN_STORE_LEASE_BYTES + DTXN_STORE_CTL_BYTES +
+		   (uint64_t)n_logs * DTXN_STORE_CREC_BYTES;
 	msg_off = store_align(logs_end, STORE_TABLE_ALIGN);
 	if (cat->msg_bytes > DTXN_RADDR_OFF_MASK - msg_off) {
 		STORE_LOG(ERR, "layout: a message area of %" PRIu64 " bytes does not fit 48 bits",
@@ -338,6 +339,7 @@ dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_byte
 	cat->log_off = used;
 	cat->lease_off = used + (uint64_t)n_logs * log_bytes;
 	cat->ctl_off = cat->lease_off + DTXN_STORE_LEASE_BYTES;
+	cat->crec_off = cat->ctl_off + DTXN_STORE_CTL_BYTES;
 	cat->msg_off = cat->msg_bytes != 0 ? msg_off : 0;
 	cat->region_size = store_align(logs_end, STORE_REGION_ALIGN);
 	STORE_LOG(DEBUG, "layout: %u tables, logs at %" PRIu64 ", region %" PRIu64 " bytes",
@@ -375,6 +377,14 @@ dtxn_store_ctl_raddr(const struct dtxn_catalog *cat, uint64_t off)
 	if (cat == NULL || cat->region_size == 0 || off >= DTXN_STORE_CTL_BYTES)
 		return 0;
 	return DTXN_RADDR(0, cat->ctl_off + off);
+}
+
+dtxn_raddr_t
+dtxn_store_crec_raddr(const struct dtxn_catalog *cat, uint32_t gid)
+{
+	if (cat == NULL || cat->region_size == 0 || gid >= cat->n_logs)
+		return 0;
+	return DTXN_RADDR(0, cat->crec_off + (uint64_t)gid * DTXN_STORE_CREC_BYTES);
 }
 
 const struct dtxn_table *

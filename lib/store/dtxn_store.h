@@ -421,6 +421,7 @@ struct dtxn_catalog {
 	uint64_t log_off;                /**< where log regions start on every MN */
 	uint64_t lease_off;              /**< the lease area (DTXN_STORE_LEASE_BYTES), after the logs */
 	uint64_t ctl_off;                /**< the control area (DTXN_STORE_CTL_BYTES), after the lease area */
+	uint64_t crec_off;               /**< the commit records (n_logs x DTXN_STORE_CREC_BYTES), after the control area */
 	uint64_t region_size;            /**< bytes every MN region needs */
 	/**
 	 * Bytes of the message area of every MN region (the rings of RRPC to
@@ -675,6 +676,24 @@ dtxn_raddr_t dtxn_store_lease_raddr(const struct dtxn_catalog *cat, uint16_t nod
  * more: the layout inside belongs to the app. 64-byte multiple.
  */
 #define DTXN_STORE_CTL_BYTES (256u + DTXN_MAX_NODES * 128u)
+
+/**
+ * One commit record per coordinator (gid < cat->n_logs), right after the
+ * control area on MN 0: the coordinator's benchmark counters as of its
+ * last commit batch, written in that batch (lib/txn's
+ * dtxn_coord_set_commit_record()), so that a survivor on another host can
+ * settle a dead CN's counters (app/dtxn-app's ctl_fabric.c,
+ * doc/guides/cluster.md "Counters of a dead CN"). Zeroed with the control
+ * area by the MN 0 role. Bytes per record.
+ */
+#define DTXN_STORE_CREC_BYTES 64u
+
+/**
+ * Remote address of coordinator @p gid's commit record (on MN 0).
+ * @return the address, or 0 before the layout or for @p gid >= n_logs.
+ *   Any thread.
+ */
+dtxn_raddr_t dtxn_store_crec_raddr(const struct dtxn_catalog *cat, uint32_t gid);
 
 /**
  * Remote address of byte @p off of the control area (on MN 0).

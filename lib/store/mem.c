@@ -106,7 +106,8 @@ dtxn_catalog_mem(const struct dtxn_catalog *cat, uint16_t mn, struct dtxn_store_
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	out->total = cat->region_size;
-	out->reserved = STORE_REGION_RSVD + DTXN_STORE_LEASE_BYTES + DTXN_STORE_CTL_BYTES;
+	out->reserved = STORE_REGION_RSVD + DTXN_STORE_LEASE_BYTES + DTXN_STORE_CTL_BYTES +
+			(uint64_t)cat->n_logs * DTXN_STORE_CREC_BYTES;
 	out->logs = (uint64_t)cat->n_logs * cat->log_bytes;
 	out->msgs = cat->msg_bytes;
 	for (unsigned id = 0; id < DTXN_MAX_TABLES; id++) {

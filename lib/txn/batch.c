@@ -170,6 +170,8 @@ batch_post(struct dtxn_batch *b, struct dtxn_txn *early)
 
 		for (wr = b->head[mn]; wr != NULL; wr = wr->next) {
 			n_sig += (wr->flags & DTXN_WR_F_SIGNALED) != 0;
+			if (wr->flags & DTXN_WR_F_CONTROL)
+				continue; /* a commit record: not the protocol's verb */
 			if (wr->opcode < DTXN_WR_OP_MAX)
 				ops[wr->opcode]++;
 			bytes += wr->len;
@@ -246,10 +248,41 @@ dtxn_batch_run(struct dtxn_batch *b)
 	return batch_run(b, NULL, false);
 }
 
+/* The coordinator's commit record, if it has one, joins the decisive batch. */
+static void
+batch_commit_record(struct dtxn_batch *b, const struct dtxn_txn *t)
+{
+	struct dtxn_coord *c = b != NULL ? b->coord : NULL;
+	uint16_t mn;
+
+	if (c == NULL || c->crec_fn == NULL || t == NULL || b->error != 0)
+		return;
+	c->crec_fn(c->crec_arg, t, c->crec_buf);
+	dtxn_batch_write(b, c->crec_raddr, c->crec_buf, sizeof(c->crec_buf), false);
+	mn = DTXN_RADDR_MN(c->crec_raddr);
+	if (b->error == 0)
+		b->tail[mn]->flags |= DTXN_WR_F_CONTROL;
+}
+
+int
+dtxn_coord_set_commit_record(struct dtxn_coord *c, dtxn_raddr_t raddr, dtxn_commit_record_fn fn,
+			     void *arg)
+{
+	if (c == NULL || (fn != NULL && raddr == 0))
+		return -EINVAL;
+	c->crec_fn = fn;
+	c->crec_arg = arg;
+	c->crec_raddr = raddr;
+	return 0;
+}
+
 int
 dtxn_batch_run_decide(struct dtxn_batch *b, struct dtxn_txn *t)
 {
-	int rc = batch_run(b, t, false);
+	int rc;
+
+	batch_commit_record(b, t);
+	rc = batch_run(b, t, false);
 
 	dtxn_batch_done(b);
 	return dtxn_batch_reason(rc);
@@ -258,7 +291,10 @@ dtxn_batch_run_decide(struct dtxn_batch *b, struct dtxn_txn *t)
 int
 dtxn_batch_run_decide_early(struct dtxn_batch *b, struct dtxn_txn *t)
 {
-	int rc = batch_run(b, t, true);
+	int rc;
+
+	batch_commit_record(b, t);
+	rc = batch_run(b, t, true);
 
 	dtxn_batch_done(b);
 	return dtxn_batch_reason(rc);

@@ -912,6 +912,32 @@ int dtxn_lease_leave(struct dtxn_coord *c, const struct dtxn_lease_gate *g);
  */
 int dtxn_worker_set_lease_gate(struct dtxn_worker *w, struct dtxn_lease_gate *g);
 
+/** Bytes of a coordinator's commit record (dtxn_coord_set_commit_record()). */
+#define DTXN_COMMIT_RECORD_BYTES 64
+
+/**
+ * Fills the commit record of a transaction about to be decided
+ * (@p rec: DTXN_COMMIT_RECORD_BYTES, 8-byte aligned). Coordinator's lcore;
+ * must not yield.
+ */
+typedef void (*dtxn_commit_record_fn)(void *arg, const struct dtxn_txn *t, void *rec);
+
+/**
+ * Makes every decisive batch of @p c (dtxn_batch_run_decide() and
+ * dtxn_batch_run_decide_early(): each protocol's commit point) carry one
+ * more WR: an unsignaled inline WRITE of the DTXN_COMMIT_RECORD_BYTES
+ * that @p fn fills, to @p raddr, posted with the batch under the same
+ * doorbell and lease gate, flagged DTXN_WR_F_CONTROL (not counted as the
+ * protocol's). What survives a CN process on another host: the app keeps
+ * each coordinator's benchmark counters there (doc/guides/cluster.md,
+ * "Counters of a dead CN"), so that a survivor settles them with the
+ * recovery's verdict on the transaction the record names. @p fn NULL
+ * turns it off. Before the run, on the main lcore or @p c's.
+ * @return 0, -EINVAL (@p c NULL, or @p fn set with @p raddr 0).
+ */
+int dtxn_coord_set_commit_record(struct dtxn_coord *c, dtxn_raddr_t raddr,
+				 dtxn_commit_record_fn fn, void *arg);
+
 /** Lets coordinator @p c post past its worker's lease gate (the agent's own coroutines). */
 void dtxn_coord_lease_exempt(struct dtxn_coord *c);
 

@@ -260,6 +260,11 @@ struct dtxn_coord {
 	 *  cumulative (dtxn_coord_verbs()) */
 	uint64_t verbs[DTXN_WR_OP_MAX];
 	uint64_t verb_bytes;
+	/** dtxn_coord_set_commit_record(): written in every decisive batch */
+	dtxn_commit_record_fn crec_fn;
+	void *crec_arg;
+	dtxn_raddr_t crec_raddr;
+	uint64_t crec_buf[DTXN_COMMIT_RECORD_BYTES / 8]; /**< the record as posted (inline) */
 };
 
 /** Adds the time since @p t0 (dtxn_now_ns()) to @p c's waits of kind @p k. */

@@ -342,9 +342,16 @@ test_catalog_layout(void **state)
 	assert_true(cat.log_off < max_used + 64);
 	assert_int_equal(cat.region_size % 4096, 0);
 	assert_true(cat.region_size >=
-		    cat.log_off + 10 * 4096 + DTXN_STORE_LEASE_BYTES + DTXN_STORE_CTL_BYTES);
+		    cat.log_off + 10 * 4096 + DTXN_STORE_LEASE_BYTES + DTXN_STORE_CTL_BYTES +
+			    10 * DTXN_STORE_CREC_BYTES);
 	assert_true(cat.region_size <
-		    cat.log_off + 10 * 4096 + DTXN_STORE_LEASE_BYTES + DTXN_STORE_CTL_BYTES + 4096);
+		    cat.log_off + 10 * 4096 + DTXN_STORE_LEASE_BYTES + DTXN_STORE_CTL_BYTES +
+			    10 * DTXN_STORE_CREC_BYTES + 4096);
+	/* the commit records: after the control area, one per coordinator (log) */
+	assert_int_equal(cat.crec_off, cat.ctl_off + DTXN_STORE_CTL_BYTES);
+	assert_int_equal(dtxn_store_crec_raddr(&cat, 9),
+			 DTXN_RADDR(0, cat.crec_off + 9 * DTXN_STORE_CREC_BYTES));
+	assert_int_equal(dtxn_store_crec_raddr(&cat, 10), 0);
 
 	/* The lease area: after the logs, on MN 0, heartbeats then states. */
 	assert_int_equal(cat.lease_off, cat.log_off + 10 * 4096);
@@ -394,7 +401,7 @@ test_catalog_layout(void **state)
 		msg.msg_bytes = 100000;
 		assert_int_equal(dtxn_catalog_layout(&msg, 10, 4096), 0);
 		assert_int_equal(msg.msg_off,
-				 (cat.ctl_off + DTXN_STORE_CTL_BYTES + 63) / 64 * 64);
+				 (cat.crec_off + 10 * DTXN_STORE_CREC_BYTES + 63) / 64 * 64);
 		assert_true(msg.region_size >= msg.msg_off + 100000);
 		assert_true(msg.region_size < msg.msg_off + 100000 + 4096);
 		assert_int_equal(msg.log_off, cat.log_off);
@@ -452,7 +459,7 @@ test_catalog_mem(void **state)
 		assert_int_equal(m[mn].total, cat.region_size);
 		assert_int_equal(m[mn].logs, 4 * 1024);
 		assert_int_equal(m[mn].reserved, DTXN_STORE_RSVD_BYTES + DTXN_STORE_LEASE_BYTES +
-							 DTXN_STORE_CTL_BYTES);
+							 DTXN_STORE_CTL_BYTES + 4 * DTXN_STORE_CREC_BYTES);
 		assert_int_equal(m[mn].index + m[mn].values + m[mn].logs + m[mn].reserved +
 				 m[mn].unused, m[mn].total);
 		for (uint32_t id = 0; id < 2; id++) {
