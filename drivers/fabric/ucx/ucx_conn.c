@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +235,24 @@ ctl_listen(struct ucx_fabric *uf, uint16_t node)
 	return 0;
 }
 
+/*
+ * The control thread may run on any CPU the process may use: it would
+ * otherwise inherit the main lcore's pinning, and MN processes whose main
+ * lcores share a core (two MNs on one host) would serve every remote
+ * operation from that one core.
+ */
+static void
+ctl_unpin(pthread_t t)
+{
+	cpu_set_t all;
+
+	CPU_ZERO(&all); /* the kernel keeps it within the process's cpuset */
+	for (long cpu = 0, n = sysconf(_SC_NPROCESSORS_ONLN); cpu < n && cpu < CPU_SETSIZE; cpu++)
+		CPU_SET((int)cpu, &all);
+	if (pthread_setaffinity_np(t, sizeof(all), &all) != 0)
+		UCX_LOG(INFO, "control thread: left on the main lcore's CPUs");
+}
+
 int
 ucx_ctl_start(struct ucx_fabric *uf)
 {
@@ -261,6 +280,7 @@ ucx_ctl_start(struct ucx_fabric *uf)
 	if (rc != 0)
 		return -rc;
 	pthread_setname_np(uf->ctl, "dtxn-ucx-ctl");
+	ctl_unpin(uf->ctl);
 	uf->ctl_up = true;
 	return 0;
 }
