@@ -75,7 +75,7 @@ ucx_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
 void
 ucx_qp_retire(struct ucx_qp *q)
 {
-	struct dtxn_cqe_ring *ring = &q->cq->ring;
+	struct dtxn_cqe_ring *ring = &q->cq->core.ring;
 	struct ucx_inmsg *m;
 
 	while (q->head != q->tail) {
@@ -99,9 +99,9 @@ ucx_qp_retire(struct ucx_qp *q)
 			q->fatal_said = true;
 		q->head++;
 	}
-	while (q->rq_head != q->rq_tail && !dtxn_cqe_ring_full(ring) &&
+	while (dtxn_wr_queue_count(&q->rq) != 0 && !dtxn_cqe_ring_full(ring) &&
 	       rte_ring_dequeue(q->inbound, (void **)&m) == 0) {
-		const struct dtxn_wr *r = &q->rq[q->rq_head++ & q->mask];
+		const struct dtxn_wr *r = dtxn_wr_queue_pop(&q->rq);
 
 		dtxn_cqe_ring_push(ring, r->wr_id, m->len, DTXN_WR_RECV,
 				   dtxn_fabric_recv_fill(r, m->data, m->len), q->base.remote_node);
@@ -139,7 +139,7 @@ ucx_cq_poll(struct dtxn_cq *c, struct dtxn_cqe *cqes, unsigned n)
 	struct ucx_cq *cq = UCX_CQ(c);
 	struct ucx_qp *q;
 
-	if (dtxn_cqe_ring_count(&cq->ring) < n) {
+	if (dtxn_cqe_ring_count(&cq->core.ring) < n) {
 		uint32_t in_flight = 0;
 
 		if (ucp_worker_progress(cq->w) != 0) {
@@ -159,7 +159,7 @@ ucx_cq_poll(struct dtxn_cq *c, struct dtxn_cqe *cqes, unsigned n)
 			ucx_qp_retire(q);
 		}
 	}
-	return dtxn_cqe_ring_pop(&cq->ring, cqes, n);
+	return dtxn_cqe_ring_pop(&cq->core.ring, cqes, n);
 }
 
 ucs_status_t

@@ -132,13 +132,10 @@ ucx_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
 {
 	struct ucx_qp *q = UCX_QP(qp);
 	const struct dtxn_wr *wr;
-	uint32_t n = 0;
+	uint32_t n_send, n = dtxn_wr_chain_count(wr_list, &n_send);
 
-	for (wr = wr_list; wr != NULL; wr = wr->next) {
-		n++;
-		if (wr->opcode == DTXN_WR_SEND && !__atomic_load_n(&q->peer_up, __ATOMIC_ACQUIRE))
-			return -ENOTCONN;
-	}
+	if (n_send != 0 && !__atomic_load_n(&q->peer_up, __ATOMIC_ACQUIRE))
+		return -ENOTCONN;
 	if (unlikely(q->ep == NULL) && !q->lost) { /* a CN whose process was not up at create */
 		if (!__atomic_load_n(&q->peer_up, __ATOMIC_ACQUIRE))
 			return -ENOTCONN;
@@ -172,19 +169,5 @@ ucx_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
 int
 ucx_qp_post_recv(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
 {
-	struct ucx_qp *q = UCX_QP(qp);
-	const struct dtxn_wr *wr;
-	uint32_t n = 0;
-
-	for (wr = wr_list; wr != NULL; wr = wr->next)
-		n++;
-	if (n > qp->max_wr - (q->rq_tail - q->rq_head))
-		return -ENOBUFS;
-	for (wr = wr_list; wr != NULL; wr = wr->next) {
-		struct dtxn_wr *r = &q->rq[q->rq_tail++ & q->mask];
-
-		*r = *wr;
-		r->next = NULL;
-	}
-	return 0;
+	return dtxn_wr_queue_post(&UCX_QP(qp)->rq, wr_list, qp->max_wr);
 }

@@ -162,15 +162,13 @@ struct ucx_fabric {
 #define UCX_IDLE_SLEEP_MS 1
 
 struct ucx_cq {
-	struct dtxn_cq base;
+	struct dtxn_cq_core core;  /**< lib/fabric's CQ: its ring, its QP count */
 	ucp_worker_h w;
 	bool block;              /**< sleep when idle (struct ucx_fabric.block) */
 	int efd;                 /**< the worker's event fd once asked (-1: not yet, -2: none) */
 	uint32_t idle;           /**< empty polls in a row */
 	uint64_t sleeps;         /**< times it slept (relaxed) */
 	TAILQ_HEAD(, ucx_qp) qps;
-	unsigned n_qps;
-	struct dtxn_cqe_ring ring;
 };
 
 /** One posted WR, in posting order. */
@@ -209,9 +207,7 @@ struct ucx_qp {
 	struct ucx_slot *slots;
 	uint32_t mask, head, tail;
 	uint32_t in_flight;       /**< slots posted and not done */
-	/* receive queue */
-	struct dtxn_wr *rq;
-	uint32_t rq_head, rq_tail;
+	struct dtxn_wr_queue rq;  /**< posted RECVs */
 	struct rte_ring *inbound; /**< struct ucx_inmsg *, producer: control thread */
 };
 

@@ -29,38 +29,33 @@ ucx_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth)
 	struct ucx_cq *cq;
 	ucs_status_t st;
 
-	cq = rte_zmalloc_socket("ucx_cq", sizeof(*cq), RTE_CACHE_LINE_SIZE, socket_id);
-	if (cq == NULL || dtxn_cqe_ring_init(&cq->ring, depth, socket_id) != 0)
-		goto nomem;
+	cq = (struct ucx_cq *)dtxn_cq_core_alloc("ucx_cq", sizeof(*cq), depth, socket_id);
+	if (cq == NULL)
+		return NULL;
 	TAILQ_INIT(&cq->qps);
 	cq->block = UCX_FABRIC(f)->block;
 	cq->efd = -1;
 	st = ucp_worker_create(UCX_FABRIC(f)->ctx, &wp, &cq->w);
 	if (st != UCS_OK) {
 		UCX_LOG(ERR, "ucp_worker_create: %s", ucs_status_string(st));
-		goto nomem;
+		(void)dtxn_cq_core_free(&cq->core);
+		rte_errno = ENOMEM;
+		return NULL;
 	}
-	return &cq->base;
-nomem:
-	if (cq != NULL)
-		dtxn_cqe_ring_free(&cq->ring);
-	rte_free(cq);
-	rte_errno = ENOMEM;
-	return NULL;
+	return &cq->core.base;
 }
 
 void
 ucx_cq_destroy(struct dtxn_cq *c)
 {
 	struct ucx_cq *cq = UCX_CQ(c);
+	ucp_worker_h w = cq->w;
 
-	if (cq->n_qps != 0) {
-		UCX_LOG(ERR, "CQ destroyed with %u QPs attached: not freed", cq->n_qps);
+	if (dtxn_cq_core_free(&cq->core) != 0) {
+		UCX_LOG(ERR, "CQ destroyed with %u QPs attached: not freed", cq->core.n_qps);
 		return;
 	}
-	ucp_worker_destroy(cq->w);
-	dtxn_cqe_ring_free(&cq->ring);
-	rte_free(cq);
+	ucp_worker_destroy(w);
 }
 
 /* Under uf->lock: the route of (local, remote, seq), or a free one (NULL: full). */
@@ -292,9 +287,9 @@ ucx_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 	q->cq = UCX_CQ(c);
 	q->mask = max_wr - 1;
 	q->slots = rte_zmalloc("ucx_sq", sizeof(*q->slots) * max_wr, RTE_CACHE_LINE_SIZE);
-	q->rq = rte_zmalloc("ucx_rq", sizeof(*q->rq) * max_wr, RTE_CACHE_LINE_SIZE);
 	q->inbound = rsz > 0 ? rte_zmalloc("ucx_in", (size_t)rsz, RTE_CACHE_LINE_SIZE) : NULL;
-	if (q->slots == NULL || q->rq == NULL || q->inbound == NULL)
+	if (q->slots == NULL || q->inbound == NULL ||
+	    dtxn_wr_queue_init(&q->rq, max_wr, SOCKET_ID_ANY) != 0)
 		goto nomem;
 	snprintf(name, sizeof(name), "ucx_in_%u_%u", local_node, remote_node);
 	if (rte_ring_init(q->inbound, name, UCX_INBOUND_SIZE, RING_F_SP_ENQ | RING_F_SC_DEQ) != 0)
@@ -306,8 +301,7 @@ ucx_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 	for (unsigned i = 0; i < max_wr; i++)
 		q->slots[i].qp = q;
 	/* the QP's own fields as lib/fabric will fill them: the callbacks need them */
-	q->base.local_node = local_node;
-	q->base.remote_node = remote_node;
+	dtxn_qp_init(&q->base, f, c, local_node, remote_node, max_wr);
 	/* an MN must answer (it is published before any CN starts); a CN
 	 * process may come later: its QP connects once its CONNECT arrived */
 	rc = ucx_remote_get(uf, local_node, remote_node, remote_node >= uf->n_mn, &rem);
@@ -326,7 +320,7 @@ ucx_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 		goto fail;
 	}
 	TAILQ_INSERT_TAIL(&q->cq->qps, q, cq_next);
-	q->cq->n_qps++;
+	q->cq->core.n_qps++;
 	return &q->base;
 nomem:
 	rte_errno = ENOMEM;
@@ -334,7 +328,7 @@ fail:
 	if (q != NULL) {
 		qp_ep_close(q);
 		rte_free(q->inbound);
-		rte_free(q->rq);
+		dtxn_wr_queue_free(&q->rq);
 		rte_free(q->slots);
 		rte_free(q);
 	}
@@ -345,6 +339,8 @@ void
 ucx_qp_destroy(struct dtxn_qp *qp)
 {
 	struct ucx_qp *q = UCX_QP(qp);
+	struct dtxn_cqe_ring *ring = &q->cq->core.ring;
+	const struct dtxn_wr *r;
 	struct ucx_inmsg *m;
 
 	route_del(q->uf, q);
@@ -354,18 +350,18 @@ ucx_qp_destroy(struct dtxn_qp *qp)
 		struct ucx_slot *s = &q->slots[q->head & q->mask];
 
 		if (s->flags & DTXN_WR_F_SIGNALED)
-			dtxn_cqe_ring_push(&q->cq->ring, s->wr_id, 0, s->opcode, DTXN_WC_WR_FLUSH_ERR,
+			dtxn_cqe_ring_push(ring, s->wr_id, 0, s->opcode, DTXN_WC_WR_FLUSH_ERR,
 					   qp->remote_node);
 	}
-	for (; q->rq_head != q->rq_tail; q->rq_head++)
-		dtxn_cqe_ring_push(&q->cq->ring, q->rq[q->rq_head & q->mask].wr_id, 0, DTXN_WR_RECV,
-				   DTXN_WC_WR_FLUSH_ERR, qp->remote_node);
+	while ((r = dtxn_wr_queue_pop(&q->rq)) != NULL)
+		dtxn_cqe_ring_push(ring, r->wr_id, 0, DTXN_WR_RECV, DTXN_WC_WR_FLUSH_ERR,
+				   qp->remote_node);
 	while (rte_ring_dequeue(q->inbound, (void **)&m) == 0)
 		free(m);
 	TAILQ_REMOVE(&q->cq->qps, q, cq_next);
-	q->cq->n_qps--;
+	q->cq->core.n_qps--;
 	rte_free(q->inbound);
-	rte_free(q->rq);
+	dtxn_wr_queue_free(&q->rq);
 	rte_free(q->slots);
 	rte_free(q);
 }
