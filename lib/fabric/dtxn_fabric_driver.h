@@ -226,6 +226,20 @@ void dtxn_fabric_wr_time(const struct dtxn_nic_model *m, struct dtxn_nic_state *
  */
 uint8_t dtxn_fabric_recv_fill(const struct dtxn_wr *recv, const void *data, uint32_t len);
 
+struct sockaddr_in;
+
+/**
+ * A network driver's (mlx5, ucx) socket address of node @p node: its
+ * cluster-file address @p s ("IPv4:port", dtxn_fabric_addr_parse()), or
+ * with @p s NULL 127.0.0.1 and port DTXN_FABRIC_RDMA_PORT_BASE + @p node.
+ * Control path; any thread.
+ * @param driver  the driver's name, for the error.
+ * @return 0, or -EINVAL with dtxn_fabric_open_error() set ("--fabric
+ *   DRIVER: node N address 'S': expected IPv4:port").
+ */
+int dtxn_fabric_node_sockaddr(const char *s, uint16_t node, const char *driver,
+			      struct sockaddr_in *sa);
+
 /**
  * Sets the reason dtxn_fabric_open_error() returns on this thread; a
  * driver's open calls it before failing. printf-like; truncated to one

@@ -33,26 +33,6 @@ _Static_assert(sizeof(struct mlx5_wqe_ctrl_seg) + sizeof(struct mlx5_wqe_raddr_s
 
 static const struct dtxn_fabric_ops mlx5_ops;
 
-/* "a.b.c.d:port" (dtxn_fabric_addr_parse()) -> @p sa; NULL: the default
- * address of @p node. -EINVAL with the reason set for the user. */
-static int
-mlx5_addr_parse(const char *s, uint16_t node, struct sockaddr_in *sa)
-{
-	uint32_t ip_be = htonl(INADDR_LOOPBACK);
-	uint16_t port = (uint16_t)(DTXN_FABRIC_RDMA_PORT_BASE + node);
-
-	if (s != NULL && dtxn_fabric_addr_parse(s, &ip_be, &port) != 0) {
-		dtxn_fabric_open_error_set("--fabric mlx5: node %u address '%s': expected IPv4:port",
-					   node, s);
-		return -EINVAL;
-	}
-	memset(sa, 0, sizeof(*sa));
-	sa->sin_family = AF_INET;
-	sa->sin_addr.s_addr = ip_be;
-	sa->sin_port = htons(port);
-	return 0;
-}
-
 static void
 mlx5_close(struct dtxn_fabric *f)
 {
@@ -95,7 +75,8 @@ mlx5_open(const struct dtxn_fabric_conf *conf)
 	mf->serve = rc != NULL && rc->serve != 0 ? rc->serve :
 		    (mf->n_nodes == 64 ? UINT64_MAX : (UINT64_C(1) << mf->n_nodes) - 1);
 	for (i = 0; i < mf->n_nodes; i++) {
-		rc_ = mlx5_addr_parse(rc != NULL ? rc->node_addr[i] : NULL, (uint16_t)i, &mf->addr[i]);
+		rc_ = dtxn_fabric_node_sockaddr(rc != NULL ? rc->node_addr[i] : NULL, (uint16_t)i, "mlx5",
+						&mf->addr[i]);
 		if (rc_ != 0)
 			goto fail;
 	}

@@ -27,25 +27,6 @@ RTE_LOG_REGISTER(dtxn_ucx_logtype, dtxn.fabric.ucx, NOTICE);
 
 static const struct dtxn_fabric_ops ucx_ops;
 
-/* "a.b.c.d:port" -> @p sa; NULL: 127.0.0.1 and the default port of @p node. */
-static int
-ucx_addr_parse(const char *s, uint16_t node, struct sockaddr_in *sa)
-{
-	uint32_t ip_be = htonl(INADDR_LOOPBACK);
-	uint16_t port = (uint16_t)(DTXN_FABRIC_RDMA_PORT_BASE + node);
-
-	if (s != NULL && dtxn_fabric_addr_parse(s, &ip_be, &port) != 0) {
-		dtxn_fabric_open_error_set("--fabric ucx: node %u address '%s': expected IPv4:port",
-					   node, s);
-		return -EINVAL;
-	}
-	memset(sa, 0, sizeof(*sa));
-	sa->sin_family = AF_INET;
-	sa->sin_addr.s_addr = ip_be;
-	sa->sin_port = htons(port);
-	return 0;
-}
-
 static void
 ucx_region_close(struct ucx_fabric *uf, struct ucx_region *r)
 {
@@ -184,7 +165,7 @@ ucx_open(const struct dtxn_fabric_conf *conf)
 	for (i = 0; i < uf->n_nodes; i++) {
 		const char *a = rc != NULL ? rc->node_addr[i] : NULL;
 
-		rc_ = ucx_addr_parse(a, (uint16_t)i, &uf->addr[i]);
+		rc_ = dtxn_fabric_node_sockaddr(a, (uint16_t)i, "ucx", &uf->addr[i]);
 		if (rc_ != 0)
 			goto fail;
 		/* a node served here without an address (--role all): any free
