@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,6 +202,7 @@ app_out_path_check(const char *opt, const char *path)
 	const char *base = strrchr(path, '/');
 	char dir[PATH_MAX];
 	struct stat st;
+	int fd;
 
 	base = base == NULL ? path : base + 1;
 	if (base[0] == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
@@ -227,16 +229,28 @@ app_out_path_check(const char *opt, const char *path)
 			app_err("%s %s: is a directory", opt, path);
 			return -1;
 		}
-		if (access(path, W_OK) != 0) {
+		/* opened for writing, not truncated: access() says yes to root
+		 * on a read-only or special file system */
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0) {
 			app_err("%s %s: %s", opt, path, strerror(errno));
 			return -1;
 		}
+		close(fd);
 	} else if (errno != ENOENT) {
 		app_err("%s %s: %s", opt, path, strerror(errno));
 		return -1;
-	} else if (access(dir, W_OK | X_OK) != 0) {
-		app_err("%s %s: cannot create a file in %s: %s", opt, path, dir, strerror(errno));
-		return -1;
+	} else {
+		/* the file itself, created and removed: a directory root may
+		 * "write" (access()) where no file can be made, e.g. /proc */
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			app_err("%s %s: cannot create a file in %s: %s", opt, path, dir,
+				strerror(errno));
+			return -1;
+		}
+		close(fd);
+		unlink(path);
 	}
 	return 0;
 }
