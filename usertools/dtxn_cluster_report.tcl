@@ -429,7 +429,7 @@ proc ::report::cluster_merge {nodes faults check} {
         lassign [recovery $series $fns 0.01] before back
         lassign [recovery $surv_series $fns 0.01] sbefore sback
         set rj null
-        if {[dict get $f kind] in {kill pause} && [dict exists $recs [dict get $f node]]} {
+        if {[dict get $f kind] in {kill pause partition} && [dict exists $recs [dict get $f node]]} {
             lassign [dict get $recs [dict get $f node]] by det done r
             set rj [json::write object by [json::write string $by] \
                 detect_ms [num [expr {($det - $fns) / 1e6}]] \

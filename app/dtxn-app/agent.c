@@ -47,6 +47,8 @@ agent_fence(struct dtxn_coord *c, const struct app_agent *a, uint16_t node, uint
 
 	if (rc != 0)
 		return rc;
+	if (a->fence_mns != NULL)
+		(void)a->fence_mns(a->fence_arg, node); /* an MN that does not answer is gone */
 	*fence_ns = dtxn_now_ns();
 	dtxn_co_sleep_until_lc(dtxn_coord_co(c), *fence_ns + a->lease_ns);
 	return 0;

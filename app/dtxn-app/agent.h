@@ -75,6 +75,16 @@ struct app_agent {
 	int (*recovered)(void *arg, const struct dtxn_recovery *rec);
 	void *recovered_arg;
 	/**
+	 * Optional: called by the watcher right after it fenced a CN in the
+	 * lease area, before it waits a lease and recovers it: the MNs'
+	 * side of the fence (dtxn_fabric_fence_node(): on ucx the MN
+	 * processes cut the dead CN's connections, so its late WRs change
+	 * nothing). Blocks the watcher's lcore for the exchange (control
+	 * path, a few ms). NULL: none.
+	 */
+	int (*fence_mns)(void *arg, uint16_t node);
+	void *fence_arg;
+	/**
 	 * --role cn: set by the main lcore before the run, cleared once the
 	 * cluster is closed (app_cn_done()): after this CN's run stops, its
 	 * heartbeat and watcher go on while it is set, so that this CN is not

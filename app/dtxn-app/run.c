@@ -307,6 +307,16 @@ mn_lost(struct app_run *r)
 	if (lost == 0)
 		return false;
 	d = __builtin_ctzll(lost);
+	if (r->ctl != NULL && r->agents != NULL && r->agents[0].fencing &&
+	    dtxn_now_ns() >= __atomic_load_n(&r->agents[0].gate.valid_until_ns, __ATOMIC_ACQUIRE)) {
+		/* not the MN: this CN, stopped or cut off longer than its lease,
+		 * was declared dead, and the MNs cut it off (dtxn_fabric_fence_node()) */
+		app_err("--node %s: fenced: its lease of %g ms ran out and mn%d refused its WRs (a survivor declared it dead and recovers it); stopping, no report",
+			c->node, c->lease_ms, d);
+		mn_stop(r, -1);
+		r->fenced = true;
+		return true;
+	}
 	app_err("%s%s%smn%d is lost: a WR to it failed (its QP is in the error state): stopping, no report",
 		c->node[0] != '\0' ? "--node " : "", c->node, c->node[0] != '\0' ? ": " : "", d);
 	mn_stop(r, d);
@@ -497,6 +507,17 @@ cn_settle_dead(void *arg, const struct dtxn_recovery *rec)
 	return app_cn_settle_dead(r->conf, r->ctl, rec);
 }
 
+/* struct app_agent.fence_mns: the MNs refuse the fenced CN (network
+ * fabrics; shm's emulated RNICs check the lease themselves: -ENOTSUP). */
+static int
+cn_fence_mns(void *arg, uint16_t node)
+{
+	struct app_run *r = arg;
+	int rc = dtxn_fabric_fence_node(r->fabric, node);
+
+	return rc == -ENOTSUP ? 0 : rc;
+}
+
 /** cn_drain_dead(): how often it looks again at a process being torn down, ns. */
 #define APP_DYING_POLL_NS (1000 * 1000ull)
 /** cn_drain_dead(): how long it waits for a process being torn down, ns. */
@@ -629,6 +650,8 @@ build_workers(struct app_run *r)
 				a->recovered_arg = r;
 				a->drained_ns = cn_drain_dead;
 				a->drained_arg = r;
+				a->fence_mns = cn_fence_mns;
+				a->fence_arg = r;
 			}
 			rc = app_agent_create(c, aw->w, (uint32_t)(n_coords + cn * APP_AGENT_COORDS),
 					      r->per_cn * (uint32_t)c->coroutines, a);

@@ -431,6 +431,23 @@ int dtxn_fabric_set_lease(struct dtxn_fabric *f, const uint64_t *until_ns, uint6
 int dtxn_fabric_publish(struct dtxn_fabric *f);
 
 /**
+ * The MNs' side of fencing a CN declared dead (doc/guides/cluster.md,
+ * "Self-fencing"; doc/guides/ucx.md, "Fencing"), for the survivor that
+ * fenced it in the lease area, before it waits and recovers: every MN
+ * refuses CN @p node's WRs from now on, so WRs the dead (or stopped, or
+ * cut-off) process posted earlier and that arrive late change nothing.
+ * ucx: each MN process cuts the node's TCP connections (when no other
+ * node shares its IP address) and refuses its connects. Blocks until
+ * every MN answered (control path, a few ms; MNs that do not answer are
+ * left out). Any thread.
+ * @return 0; -EINVAL (@p f NULL, @p node not a CN); -ENOTSUP (the driver
+ *   has no such step: shm's emulated RNICs check the CN's lease as each
+ *   WR takes effect, dtxn_fabric_set_lease(); sim has no late WRs; mlx5
+ *   not yet); -EIO (an MN did not confirm).
+ */
+int dtxn_fabric_fence_node(struct dtxn_fabric *f, uint16_t node);
+
+/**
  * MN-side pointer to the start of MN @p mn's region, for the MN role's own
  * CPU (loading, invariant checks after the run). Coordinators never use it.
  *

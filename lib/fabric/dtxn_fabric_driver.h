@@ -122,8 +122,10 @@ typedef int (*dtxn_fabric_drain_node_t)(struct dtxn_fabric *f, uint16_t node);
 
 /** See dtxn_fabric_publish(); may be NULL in the ops table (nothing to do). */
 typedef void (*dtxn_fabric_publish_t)(struct dtxn_fabric *f);
+/** See dtxn_fabric_fence_node(); may be NULL in the ops table (-ENOTSUP). */
+typedef int (*dtxn_fabric_fence_node_t)(struct dtxn_fabric *f, uint16_t node);
 
-/** A fabric driver. Every member but nic_state, cq_kick, drain_node and publish is mandatory. */
+/** A fabric driver. Every member but nic_state, cq_kick, drain_node, publish and fence_node is mandatory. */
 struct dtxn_fabric_ops {
 	const char *name;
 	dtxn_fabric_open_t open;
@@ -140,6 +142,7 @@ struct dtxn_fabric_ops {
 	dtxn_cq_kick_t cq_kick;
 	dtxn_fabric_drain_node_t drain_node;
 	dtxn_fabric_publish_t publish;
+	dtxn_fabric_fence_node_t fence_node;
 };
 
 /**

@@ -244,6 +244,16 @@ dtxn_fabric_partial(const struct dtxn_fabric *f)
 }
 
 int
+dtxn_fabric_fence_node(struct dtxn_fabric *f, uint16_t node)
+{
+	if (f == NULL || node < f->conf.n_mn || node >= f->conf.n_mn + f->conf.n_cn)
+		return -EINVAL;
+	if (f->ops->fence_node == NULL)
+		return -ENOTSUP;
+	return f->ops->fence_node(f, node);
+}
+
+int
 dtxn_fabric_publish(struct dtxn_fabric *f)
 {
 	if (f == NULL)

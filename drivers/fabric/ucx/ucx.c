@@ -286,6 +286,7 @@ static const struct dtxn_fabric_ops ucx_ops = {
 	.post_recv = ucx_qp_post_recv,
 	.poll = ucx_cq_poll,
 	.publish = ucx_publish,
+	.fence_node = ucx_fence_node,
 };
 
 DTXN_FABRIC_REGISTER(ucx, &ucx_ops);

@@ -109,7 +109,8 @@ ctl_read_msg(int fd, uint8_t *buf)
 	return total;
 }
 
-/* The listener's side of one connection: HELLO in, ACCEPT or REFUSE out. */
+/* The listener's side of one connection: HELLO in, ACCEPT or REFUSE out;
+ * or FENCE in (a survivor declared a CN dead), FENCED out. */
 static void
 ctl_serve_conn(struct ucx_fabric *uf, int fd)
 {
@@ -119,8 +120,9 @@ ctl_serve_conn(struct ucx_fabric *uf, int fd)
 
 	ctl_timeouts(fd);
 	len = ctl_read_msg(fd, buf);
-	if (len < 0 || ucx_msg_decode(buf, (size_t)len, &in) != 0 || in.kind != UCX_MSG_HELLO) {
-		UCX_LOG(WARNING, "a connect message that is not a valid HELLO (%s): connection closed",
+	if (len < 0 || ucx_msg_decode(buf, (size_t)len, &in) != 0 ||
+	    (in.kind != UCX_MSG_HELLO && in.kind != UCX_MSG_FENCE)) {
+		UCX_LOG(WARNING, "a connect message that is not a valid HELLO or FENCE (%s): connection closed",
 			len < 0 ? strerror(-len) : "bad fields");
 		return;
 	}
@@ -135,9 +137,18 @@ ctl_serve_conn(struct ucx_fabric *uf, int fd)
 		out.reason = UCX_REFUSE_DIGEST;
 	else if (in.dst_node >= uf->n_nodes || !(uf->serve_mask >> in.dst_node & 1))
 		out.reason = UCX_REFUSE_NODE;
+	else if (in.kind == UCX_MSG_HELLO &&
+		 (__atomic_load_n(&uf->fenced, __ATOMIC_ACQUIRE) >> in.src_node & 1))
+		out.reason = UCX_REFUSE_FENCED;
 	else if (in.dst_node < uf->n_mn && !__atomic_load_n(&uf->published, __ATOMIC_ACQUIRE))
 		out.reason = UCX_REFUSE_NOT_READY;
-	if (out.reason != UCX_REFUSE_NONE) {
+	if (out.reason == UCX_REFUSE_NOT_READY && in.kind == UCX_MSG_FENCE)
+		out.reason = UCX_REFUSE_NONE; /* fencing needs no loaded region */
+	if (out.reason == UCX_REFUSE_NONE && in.kind == UCX_MSG_FENCE) {
+		out.kind = UCX_MSG_FENCED;
+		out.base = in.base;
+		out.region_len = ucx_cut_node(uf, (uint16_t)in.base, fd);
+	} else if (out.reason != UCX_REFUSE_NONE) {
 		out.kind = UCX_MSG_REFUSE;
 		if (out.reason != UCX_REFUSE_NOT_READY)
 			UCX_LOG(NOTICE, "node %u refused node %u: reason %u", in.dst_node, in.src_node,
@@ -308,14 +319,13 @@ ucx_ctl_stop(struct ucx_fabric *uf)
 	uf->stop_fd = uf->epfd = -1;
 }
 
-/* One attempt: connect, HELLO, answer into @p buf / @p m.
- * @return 0 (m decoded), -EAGAIN (nobody listens yet: try again), -errno. */
+/* One attempt: connect to @p node's listener, send @p out, answer into
+ * @p buf / @p m. @return 0 (m decoded), -EAGAIN (nobody listens yet: try
+ * again), -errno. */
 static int
-ctl_exchange(struct ucx_fabric *uf, uint16_t local, uint16_t node, uint8_t *buf, struct ucx_msg *m)
+ctl_exchange(struct ucx_fabric *uf, const struct ucx_msg *out, uint8_t *buf, struct ucx_msg *m)
 {
-	struct ucx_msg hello = { .kind = UCX_MSG_HELLO, .src_node = local, .dst_node = node,
-				 .n_mn = uf->n_mn, .n_cn = (uint16_t)(uf->n_nodes - uf->n_mn),
-				 .digest = uf->digest };
+	uint16_t local = out->src_node, node = out->dst_node;
 	struct pollfd pfd;
 	int fd, len, err = 0;
 	socklen_t elen = sizeof(err);
@@ -337,7 +347,7 @@ ctl_exchange(struct ucx_fabric *uf, uint16_t local, uint16_t node, uint8_t *buf,
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	ctl_timeouts(fd);
-	len = ucx_msg_encode(buf, UCX_MSG_MAX, &hello);
+	len = ucx_msg_encode(buf, UCX_MSG_MAX, out);
 	if (len < 0 || ctl_io(fd, buf, (size_t)len, true) != 0) {
 		close(fd);
 		return -EAGAIN;
@@ -351,9 +361,89 @@ ctl_exchange(struct ucx_fabric *uf, uint16_t local, uint16_t node, uint8_t *buf,
 	len = ucx_msg_decode(buf, (size_t)len, m);
 	if (len != 0)
 		return len;
-	if (m->kind == UCX_MSG_HELLO || m->src_node != node || m->dst_node != local)
+	if (m->kind == UCX_MSG_HELLO || m->kind == UCX_MSG_FENCE || m->src_node != node ||
+	    m->dst_node != local)
 		return -EPROTO;
 	return 0;
+}
+
+/* A HELLO or FENCE from @p local to @p node. */
+static struct ucx_msg
+ctl_msg(const struct ucx_fabric *uf, uint8_t kind, uint16_t local, uint16_t node)
+{
+	return (struct ucx_msg){ .kind = kind, .src_node = local, .dst_node = node,
+				 .n_mn = uf->n_mn, .n_cn = (uint16_t)(uf->n_nodes - uf->n_mn),
+				 .digest = uf->digest };
+}
+
+unsigned
+ucx_cut_node(struct ucx_fabric *uf, uint16_t node, int keep_fd)
+{
+	struct sockaddr_in peer;
+	unsigned cut = 0;
+	char name[16];
+	long max_fd = sysconf(_SC_OPEN_MAX);
+
+	if (node < uf->n_mn || node >= uf->n_nodes)
+		return 0;
+	__atomic_fetch_or(&uf->fenced, UINT64_C(1) << node, __ATOMIC_RELEASE);
+	/* a connection is the node's only if no other node has its IP */
+	for (uint16_t i = 0; i < uf->n_nodes; i++)
+		if (i != node && uf->addr[i].sin_addr.s_addr == uf->addr[node].sin_addr.s_addr) {
+			UCX_LOG(WARNING, "%s is fenced, but its connections cannot be told apart (another node has its IP address): none cut",
+				ctl_node_name(uf, node, name, sizeof(name)));
+			return 0;
+		}
+	for (int fd = 0; fd < max_fd && fd < 65536; fd++) {
+		socklen_t pl = sizeof(peer);
+		int type;
+		socklen_t tl = sizeof(type);
+
+		if (fd == keep_fd || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
+		    type != SOCK_STREAM || getpeername(fd, (struct sockaddr *)&peer, &pl) != 0 ||
+		    peer.sin_family != AF_INET ||
+		    peer.sin_addr.s_addr != uf->addr[node].sin_addr.s_addr)
+			continue;
+		/* UCX sees the connection fail: its endpoints to the node go to
+		 * the error state; the node's later segments meet a closed port */
+		if (shutdown(fd, SHUT_RDWR) == 0)
+			cut++;
+	}
+	UCX_LOG(NOTICE, "%s fenced: %u of its connections cut", ctl_node_name(uf, node, name, sizeof(name)),
+		cut);
+	return cut;
+}
+
+int
+ucx_fence_node(struct dtxn_fabric *f, uint16_t node)
+{
+	struct ucx_fabric *uf = UCX_FABRIC(f);
+	uint16_t self = (uint16_t)__builtin_ctzll(uf->serve_mask);
+	uint8_t *buf;
+	int failed = 0;
+
+	if (node < uf->n_mn || node >= uf->n_nodes)
+		return -EINVAL;
+	buf = malloc(UCX_MSG_MAX);
+	if (buf == NULL)
+		return -ENOMEM;
+	for (uint16_t m = 0; m < uf->n_mn; m++) {
+		struct ucx_msg fence = ctl_msg(uf, UCX_MSG_FENCE, self, m), ans;
+		char name[16];
+
+		if (uf->serve_mask >> m & 1) {
+			(void)ucx_cut_node(uf, node, -1);
+			continue;
+		}
+		fence.base = node;
+		if (ctl_exchange(uf, &fence, buf, &ans) != 0 || ans.kind != UCX_MSG_FENCED) {
+			UCX_LOG(WARNING, "%s did not confirm the fence of node %u",
+				ctl_node_name(uf, m, name, sizeof(name)), node);
+			failed = -EIO;
+		}
+	}
+	free(buf);
+	return failed;
 }
 
 static uint64_t
@@ -373,6 +463,7 @@ ucx_remote_get(struct ucx_fabric *uf, uint16_t local, uint16_t node, bool once,
 		[UCX_REFUSE_DIGEST] = "it was started for another run (benchmark, protocol, options, catalog or dtxn version differ)",
 		[UCX_REFUSE_SHAPE] = "it was started for another cluster shape (--mn/--cn)",
 		[UCX_REFUSE_NODE] = "the process at that address does not serve it",
+		[UCX_REFUSE_FENCED] = "it was fenced: declared dead by a survivor",
 	};
 	uint8_t *buf = NULL;
 	struct ucx_remote *r = &uf->remote[node];
@@ -390,7 +481,9 @@ ucx_remote_get(struct ucx_fabric *uf, uint16_t local, uint16_t node, bool once,
 		goto out;
 	}
 	for (;;) {
-		rc = ctl_exchange(uf, local, node, buf, &m);
+		struct ucx_msg hello = ctl_msg(uf, UCX_MSG_HELLO, local, node);
+
+		rc = ctl_exchange(uf, &hello, buf, &m);
 		if (rc == 0 && m.kind == UCX_MSG_ACCEPT)
 			break;
 		if (rc == 0 && m.reason != UCX_REFUSE_NOT_READY) {

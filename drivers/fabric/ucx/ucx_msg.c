@@ -61,7 +61,8 @@ get64(const uint8_t *p)
 static int
 msg_check(const struct ucx_msg *m)
 {
-	bool region = m->region_len != 0 || m->base != 0;
+	bool fence = m->kind == UCX_MSG_FENCE || m->kind == UCX_MSG_FENCED;
+	bool region = !fence && (m->region_len != 0 || m->base != 0);
 
 	if (m->src_node >= DTXN_MAX_NODES || m->dst_node >= DTXN_MAX_NODES ||
 	    m->src_node == m->dst_node)
@@ -88,6 +89,12 @@ msg_check(const struct ucx_msg *m)
 	case UCX_MSG_REFUSE:
 		if (m->reason == UCX_REFUSE_NONE || m->reason > UCX_REFUSE_MAX ||
 		    m->waddr_len != 0 || m->rkey_len != 0 || region)
+			return -EPROTO;
+		break;
+	case UCX_MSG_FENCE:
+	case UCX_MSG_FENCED:
+		if (m->reason != 0 || m->waddr_len != 0 || m->rkey_len != 0 ||
+		    m->base >= DTXN_MAX_NODES || (m->kind == UCX_MSG_FENCE && m->region_len != 0))
 			return -EPROTO;
 		break;
 	default:

@@ -152,6 +152,7 @@ struct ucx_fabric {
 	uint64_t fences, flushes, mcas_loop_cas, dropped, wakeups;
 	bool unordered;                       /**< test aid: no fence, no flush */
 	bool published;                       /**< dtxn_fabric_publish(): MNs accept connects */
+	uint64_t fenced;                      /**< CNs fenced at this process's MNs (bit = node) */
 	bool block;                           /**< CQs sleep on their event fd when idle
 					       *   (DTXN_UCX_BLOCK=0 turns it off) */
 };
@@ -228,6 +229,14 @@ void ucx_ctl_stop(struct ucx_fabric *uf);
 int ucx_remote_get(struct ucx_fabric *uf, uint16_t local, uint16_t node, bool once,
 		   const struct ucx_remote **out);
 void ucx_remote_forget(struct ucx_fabric *uf);
+/**
+ * MN side of a fence: marks CN @p node fenced and shuts down every TCP
+ * connection of this process whose peer has that node's IP address (but
+ * @p keep_fd), if no other node shares the address. @return how many.
+ */
+unsigned ucx_cut_node(struct ucx_fabric *uf, uint16_t node, int keep_fd);
+/** The fabric op (dtxn_fabric_fence_node()): FENCE to every MN, FENCED back. */
+int ucx_fence_node(struct dtxn_fabric *f, uint16_t node);
 
 /* ucx_qp.c */
 struct dtxn_cq *ucx_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth);

@@ -14,7 +14,10 @@
  * A connecting process sends HELLO (who it is, who it wants, the digest of
  * the run it was started for); the listener answers ACCEPT (the UCP worker
  * address that serves the node and, for an MN, its region's base, length
- * and packed rkey) or REFUSE (a reason). Layout, little-endian, version 1:
+ * and packed rkey) or REFUSE (a reason). A survivor that declared a CN
+ * dead sends FENCE (the CN in @c base) to every MN, which cuts that CN's
+ * connections and answers FENCED (doc/guides/ucx.md, "Fencing").
+ * Layout, little-endian, version 1:
  *
  *    0 magic u32 "DXUC" | 4 version u16 | 6 kind u8 | 7 reason u8
  *    8 length u32 (whole message, bytes)
@@ -46,6 +49,8 @@ enum ucx_msg_kind {
 	UCX_MSG_HELLO = 1,   /**< connecting process -> listener */
 	UCX_MSG_ACCEPT = 2,  /**< listener -> connecting process */
 	UCX_MSG_REFUSE = 3,  /**< listener -> connecting process: see reason */
+	UCX_MSG_FENCE = 4,   /**< a survivor -> an MN's listener: refuse CN @c base from now on */
+	UCX_MSG_FENCED = 5,  /**< the MN's answer: done (@c base: the CN, @c region_len: connections cut) */
 };
 
 /** Why a listener refused (REFUSE's reason). */
@@ -55,7 +60,8 @@ enum ucx_msg_reason {
 	UCX_REFUSE_SHAPE = 2,    /**< another count of MNs or CNs */
 	UCX_REFUSE_NODE = 3,     /**< the node asked for is not served by this process */
 	UCX_REFUSE_NOT_READY = 4,/**< an MN not published yet (still loading): ask again */
-	UCX_REFUSE_MAX = UCX_REFUSE_NOT_READY,
+	UCX_REFUSE_FENCED = 5,   /**< the asking node was fenced (declared dead) */
+	UCX_REFUSE_MAX = UCX_REFUSE_FENCED,
 };
 
 /** A decoded message; waddr and rkey point into the buffer it was decoded from. */
@@ -66,8 +72,9 @@ struct ucx_msg {
 	uint16_t dst_node;   /**< node the HELLO asks for / the ACCEPT serves */
 	uint16_t n_mn, n_cn; /**< the cluster's shape as the sender knows it */
 	uint64_t digest;     /**< the run's digest (ucx_msg_digest()) */
-	uint64_t base;       /**< ACCEPT of an MN: remote address of region offset 0 */
-	uint64_t region_len; /**< ACCEPT of an MN: region bytes; 0 otherwise */
+	uint64_t base;       /**< ACCEPT of an MN: remote address of region offset 0;
+			      *   FENCE, FENCED: the CN fenced */
+	uint64_t region_len; /**< ACCEPT of an MN: region bytes; FENCED: connections cut; 0 otherwise */
 	const void *waddr;   /**< ACCEPT: UCP worker address, waddr_len bytes */
 	uint16_t waddr_len;
 	const void *rkey;    /**< ACCEPT of an MN: packed rkey, rkey_len bytes */
@@ -94,7 +101,8 @@ int ucx_msg_encode(uint8_t *buf, size_t len, const struct ucx_msg *m);
  *   n_mn or n_cn 0 or n_mn + n_cn over DTXN_MAX_NODES, a HELLO with an
  *   address, keys or region, an ACCEPT without a worker address, a region
  *   of zero length or whose end overflows, an rkey without a region or a
- *   region without an rkey, a REFUSE with a payload or without a reason),
+ *   region without an rkey, a REFUSE with a payload or without a reason,
+ *   a FENCE or FENCED with a payload, a reason or a node >= DTXN_MAX_NODES),
  *   -EPROTONOSUPPORT (another version). @p m is written only on success.
  */
 int ucx_msg_decode(const uint8_t *buf, size_t len, struct ucx_msg *m);
