@@ -58,6 +58,33 @@ test_round_trip(void **state)
 	len = ucx_msg_encode(buf, sizeof(buf), &refuse);
 	assert_int_equal(ucx_msg_decode(buf, (size_t)len, &d), 0);
 	assert_int_equal(d.reason, UCX_REFUSE_NOT_READY);
+	/* a survivor's FENCE of cn1 (node 4) and the MN's answer */
+	{
+		struct ucx_msg fence = { .kind = UCX_MSG_FENCE, .src_node = 3, .dst_node = 0,
+					 .n_mn = 3, .n_cn = 2, .base = 4 };
+		struct ucx_msg fenced = fence;
+
+		fenced.kind = UCX_MSG_FENCED;
+		fenced.src_node = 0;
+		fenced.dst_node = 3;
+		fenced.region_len = 2; /* connections cut */
+		len = ucx_msg_encode(buf, sizeof(buf), &fence);
+		assert_int_equal(ucx_msg_decode(buf, (size_t)len, &d), 0);
+		assert_int_equal(d.kind, UCX_MSG_FENCE);
+		assert_int_equal(d.base, 4);
+		len = ucx_msg_encode(buf, sizeof(buf), &fenced);
+		assert_int_equal(ucx_msg_decode(buf, (size_t)len, &d), 0);
+		assert_int_equal(d.region_len, 2);
+		fence.base = DTXN_MAX_NODES; /* no such node */
+		assert_int_equal(ucx_msg_encode(buf, sizeof(buf), &fence), -EINVAL);
+		fence.base = 4;
+		fence.region_len = 1; /* a FENCE carries no count */
+		assert_int_equal(ucx_msg_encode(buf, sizeof(buf), &fence), -EINVAL);
+		fence.region_len = 0;
+		fence.waddr = g_waddr; /* nor an address */
+		fence.waddr_len = 8;
+		assert_int_equal(ucx_msg_encode(buf, sizeof(buf), &fence), -EINVAL);
+	}
 	/* the digest tells runs apart */
 	assert_true(ucx_msg_digest("bench=smallbank protocol=ford") !=
 		    ucx_msg_digest("bench=smallbank protocol=motor"));

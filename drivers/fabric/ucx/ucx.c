@@ -119,6 +119,11 @@ ucx_context_open(struct ucx_fabric *uf)
 	hp.cb = ucx_am_recv;
 	hp.arg = uf;
 	st = ucp_worker_set_am_recv_handler(uf->serve, &hp);
+	if (st == UCS_OK) {
+		hp.id = UCX_AM_VERB;
+		hp.cb = ucx_verb_serve;
+		st = ucp_worker_set_am_recv_handler(uf->serve, &hp);
+	}
 	if (st != UCS_OK) {
 		dtxn_fabric_open_error_set("--fabric ucx: active-message handler: %s",
 					   ucs_status_string(st));
@@ -149,6 +154,9 @@ ucx_open(const struct dtxn_fabric_conf *conf)
 	/* an lcore whose WRs all wait sleeps on its worker's event fd: on by
 	 * default (TCP: the targets' CPUs need the cores); 0 keeps it spinning */
 	uf->block = getenv("DTXN_UCX_BLOCK") == NULL || strcmp(getenv("DTXN_UCX_BLOCK"), "0") != 0;
+	/* verbs as the driver's messages (fenceable at the MN) unless UCP's
+	 * RMA is asked for (DTXN_UCX_VERBS=rma: on RDMA, the NIC's verbs) */
+	uf->am_verbs = getenv("DTXN_UCX_VERBS") == NULL || strcmp(getenv("DTXN_UCX_VERBS"), "rma") != 0;
 	rte_spinlock_init(&uf->lock);
 	pthread_mutex_init(&uf->connect_lock, NULL);
 	STAILQ_INIT(&uf->parked);

@@ -39,7 +39,17 @@ slot_status(struct ucx_slot *s, ucs_status_t st)
 {
 	if (st != UCS_OK && s->status == DTXN_WC_SUCCESS)
 		s->status = DTXN_WC_FATAL_ERR; /* ucx_qp_retire() makes the later ones FLUSH */
-	if (--s->pending == 0)
+	if (st != UCS_OK)
+		s->awaiting = 0; /* the request failed: no answer will come */
+	if (--s->pending == 0 && !s->awaiting)
+		slot_finish(s);
+}
+
+void
+ucx_slot_answered(struct ucx_slot *s)
+{
+	s->awaiting = 0;
+	if (s->pending == 0)
 		slot_finish(s);
 }
 
@@ -80,10 +90,16 @@ ucx_qp_retire(struct ucx_qp *q)
 
 	while (q->head != q->tail) {
 		struct ucx_slot *s = &q->slots[q->head & q->mask];
-		uint8_t status = s->status;
+		uint8_t status;
 
+		if (!s->done && s->awaiting && q->lost) { /* its answer will not come */
+			if (s->status == DTXN_WC_SUCCESS)
+				s->status = DTXN_WC_FATAL_ERR;
+			ucx_slot_answered(s);
+		}
 		if (!s->done)
 			break;
+		status = s->status;
 		if (status == DTXN_WC_FATAL_ERR && q->fatal_said)
 			status = DTXN_WC_WR_FLUSH_ERR;
 		if ((s->flags & DTXN_WR_F_SIGNALED) || status != DTXN_WC_SUCCESS) {

@@ -33,6 +33,10 @@ post_atomic(struct ucx_slot *s, ucp_atomic_op_t op)
 	struct ucx_qp *q = s->qp;
 	ucp_request_param_t p = post_param(s);
 
+	if (q->uf->am_verbs) {
+		ucx_verb_post(s, NULL);
+		return;
+	}
 	p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
 	p.datatype = ucp_dt_make_contig(sizeof(uint64_t));
 	p.reply_buffer = &s->result;
@@ -74,18 +78,27 @@ post_one(struct ucx_qp *q, struct ucx_slot *s, const struct dtxn_wr *wr)
 		s->done = 1;
 		return;
 	}
-	if (q->in_flight > 0 && !uf->unordered) {
+	if (q->in_flight > 0 && !uf->unordered && !uf->am_verbs) { /* messages: one lane, in order */
 		ucp_worker_fence(q->cq->w);
 		__atomic_fetch_add(&uf->fences, 1, __ATOMIC_RELAXED);
 	}
 	q->in_flight++;
 	switch (wr->opcode) {
 	case DTXN_WR_READ:
+		if (uf->am_verbs) {
+			ucx_verb_post(s, NULL);
+			break;
+		}
 		s->pending = 1;
 		ucx_req_settle(s, ucp_get_nbx(q->ep, wr->local, wr->len, s->raddr, q->rkey, &p));
 		break;
 	case DTXN_WR_WRITE: {
 		bool flush = (wr->flags & DTXN_WR_F_SIGNALED) && !uf->unordered;
+
+		if (uf->am_verbs) { /* the answer says it took effect: no flush */
+			ucx_verb_post(s, src);
+			break;
+		}
 
 		s->pending = flush ? 2 : 1; /* the put's local completion (and the flush) */
 		ucx_req_settle(s, ucp_put_nbx(q->ep, src, wr->len, s->raddr, q->rkey, &p));
@@ -154,6 +167,7 @@ ucx_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
 		s->status = DTXN_WC_SUCCESS;
 		s->done = 0;
 		s->pending = 0;
+		s->awaiting = 0;
 		if (wr->flags & DTXN_WR_F_INLINE)
 			memcpy(s->inl, wr->local, wr->len);
 		if (q->lost) { /* the endpoint failed: nothing reaches the peer */

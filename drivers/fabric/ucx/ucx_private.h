@@ -66,6 +66,36 @@ extern int dtxn_ucx_logtype;
 
 /** Active-message id of a SEND. */
 #define UCX_AM_SEND 0x17
+/** Active-message id of a one-sided verb carried as a message (struct ucx_verb_req). */
+#define UCX_AM_VERB 0x18
+/** Active-message id of its answer (struct ucx_verb_rep), to the asking lcore's worker. */
+#define UCX_AM_VERB_REP 0x19
+
+/**
+ * A one-sided verb as the driver's own active message (doc/guides/ucx.md,
+ * "Verbs as messages"): the MN's serve thread executes it on the region,
+ * unless its source CN is fenced, and answers. Header of UCX_AM_VERB; a
+ * WRITE's payload follows as the message's data.
+ */
+struct ucx_verb_req {
+	uint64_t cookie;         /**< the asking slot, echoed */
+	uint64_t off;            /**< offset in the MN's region */
+	uint64_t operand;        /**< CAS: compare; FAA: addend */
+	uint64_t swap;           /**< CAS: new value */
+	uint32_t len;            /**< READ/WRITE bytes; 8 for atomics */
+	uint16_t src_node, dst_node;
+	uint8_t opcode;          /**< enum dtxn_wr_opcode: READ, WRITE, CAS, FAA */
+	uint8_t quiet;           /**< 1: no answer (an unsignaled WRITE; its slot is free once sent) */
+	uint8_t rsvd[6];
+};
+
+/** Header of UCX_AM_VERB_REP; a READ's data follows as the message's data. */
+struct ucx_verb_rep {
+	uint64_t cookie;
+	uint64_t old;            /**< CAS, FAA: the word before */
+	uint8_t status;          /**< enum dtxn_wc_status */
+	uint8_t rsvd[7];
+};
 /** Parked SENDs (their QP not created yet) the fabric holds at most. */
 #define UCX_PARKED_MAX 65536
 /** Inbound ring of a QP, messages (power of two). */
@@ -151,6 +181,10 @@ struct ucx_fabric {
 	/* statistics (relaxed atomics) */
 	uint64_t fences, flushes, mcas_loop_cas, dropped, wakeups;
 	bool unordered;                       /**< test aid: no fence, no flush */
+	/** one-sided verbs as the driver's messages, executed by the MN's
+	 *  serve thread with a fence check (over TCP: UCX would run them in
+	 *  its own code, beyond a fence); false: UCP's RMA and AMO (RDMA) */
+	bool am_verbs;
 	bool published;                       /**< dtxn_fabric_publish(): MNs accept connects */
 	uint64_t fenced;                      /**< CNs fenced at this process's MNs (bit = node) */
 	bool block;                           /**< CQs sleep on their event fd when idle
@@ -183,10 +217,12 @@ struct ucx_slot {
 	uint8_t status;          /**< enum dtxn_wc_status, final once done */
 	uint8_t done;
 	uint8_t pending;         /**< UCX requests in flight for it */
+	uint8_t awaiting;        /**< a verb as a message: its answer is due */
 	uint64_t operand;        /**< CAS: compare; FAA: addend */
 	uint64_t result;         /**< CAS: swap in, old value out; FAA: old value */
 	uint64_t raddr;          /**< remote virtual address (one-sided) */
 	struct ucx_am_hdr hdr;   /**< SEND: its active message's header */
+	struct ucx_verb_req req; /**< a verb as a message: its header (struct ucx_fabric.am_verbs) */
 	struct dtxn_mcas_loop mcas;
 	uint8_t inl[DTXN_WR_INLINE_MAX] __attribute__((aligned(8)));
 };
@@ -260,5 +296,11 @@ void ucx_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status);
 void ucx_qp_retire(struct ucx_qp *qp);
 ucs_status_t ucx_am_recv(void *arg, const void *header, size_t header_length, void *data,
 			 size_t length, const ucp_am_recv_param_t *param);
+ucs_status_t ucx_verb_serve(void *arg, const void *header, size_t header_length, void *data,
+			    size_t length, const ucp_am_recv_param_t *param);
+ucs_status_t ucx_verb_answer(void *arg, const void *header, size_t header_length, void *data,
+			     size_t length, const ucp_am_recv_param_t *param);
+void ucx_verb_post(struct ucx_slot *s, const void *payload);
+void ucx_slot_answered(struct ucx_slot *s);
 
 #endif /* DTXN_UCX_PRIVATE_H */

@@ -36,6 +36,16 @@ ucx_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth)
 	cq->block = UCX_FABRIC(f)->block;
 	cq->efd = -1;
 	st = ucp_worker_create(UCX_FABRIC(f)->ctx, &wp, &cq->w);
+	if (st == UCS_OK) { /* the MNs' answers to verbs carried as messages */
+		ucp_am_handler_param_t hp = {
+			.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB,
+			.id = UCX_AM_VERB_REP, .cb = ucx_verb_answer,
+		};
+
+		st = ucp_worker_set_am_recv_handler(cq->w, &hp);
+		if (st != UCS_OK)
+			ucp_worker_destroy(cq->w);
+	}
 	if (st != UCS_OK) {
 		UCX_LOG(ERR, "ucp_worker_create: %s", ucs_status_string(st));
 		(void)dtxn_cq_core_free(&cq->core);
