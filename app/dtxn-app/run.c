@@ -290,6 +290,16 @@ mn_gone(struct app_run *r)
 	return true;
 }
 
+/* With self-fencing (--role cn, --lease-ms): this CN's own lease ran out,
+ * so a survivor may have declared it dead and the MNs refuse it (a WR that
+ * fails now says so, not that an MN is gone). */
+static bool
+lease_ran_out(const struct app_run *r)
+{
+	return r->ctl != NULL && r->agents != NULL && r->agents[0].fencing &&
+	       dtxn_now_ns() >= __atomic_load_n(&r->agents[0].gate.valid_until_ns, __ATOMIC_ACQUIRE);
+}
+
 /* A worker lost an MN (a WR to it failed with DTXN_WC_FATAL_ERR: the QP
  * is in the error state, on mlx5 when the peer is gone; --debug-lose
  * injects it): one line, the workers stop, exit 3 as for a dead MN
@@ -307,8 +317,7 @@ mn_lost(struct app_run *r)
 	if (lost == 0)
 		return false;
 	d = __builtin_ctzll(lost);
-	if (r->ctl != NULL && r->agents != NULL && r->agents[0].fencing &&
-	    dtxn_now_ns() >= __atomic_load_n(&r->agents[0].gate.valid_until_ns, __ATOMIC_ACQUIRE)) {
+	if (lease_ran_out(r)) {
 		/* not the MN: this CN, stopped or cut off longer than its lease,
 		 * was declared dead, and the MNs cut it off (dtxn_fabric_fence_node()) */
 		app_err("--node %s: fenced: its lease of %g ms ran out and mn%d refused its WRs (a survivor declared it dead and recovers it); stopping, no report",
@@ -960,8 +969,14 @@ app_run(const struct app_conf *c)
 	if (r.fenced) /* as for a dead MN: no report, no frees; the recoverer settles it */
 		mn_gone_exit(&r, APP_EXIT_FENCED);
 	if (r.ctl != NULL) { /* peers may still need our answers (Lotus) until they are done */
-		if (cn_hand_over(&r) != APP_EXIT_OK) /* MN 0 lost: as for a dead MN */
+		if (cn_hand_over(&r) != APP_EXIT_OK) { /* MN 0 lost: as for a dead MN */
+			if (lease_ran_out(&r)) { /* or refused: this CN was fenced */
+				app_err("--node %s: fenced: its lease of %g ms ran out and mn0 refused its hand-over (a survivor declared it dead and recovers it); stopping, no report",
+					c->node, c->lease_ms);
+				mn_gone_exit(&r, APP_EXIT_FENCED);
+			}
 			mn_gone_exit(&r, APP_EXIT_UNREACHABLE);
+		}
 		agents_end(&r);
 		for (unsigned j = 0; r.agents != NULL && j < r.n_workers / r.per_cn; j++)
 			if (app_agent_settle(&r.agents[j]) != 0) /* a fenced peer outlived the run */

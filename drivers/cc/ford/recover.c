@@ -11,6 +11,12 @@
  *    - if an entry is already released and carries X's version, X's
  *      unlocks had begun: its writes are complete, X rolls forward
  *      (nothing to write: its locks go in step 2);
+ *    - else, if every entry carries X's version though X still holds
+ *      every lock, its write round reached every primary and only its
+ *      unlocks are missing (its coordinator may have seen the commit
+ *      return and recorded it; across hosts unsignaled unlocks can be
+ *      lost with a cut-off CN's connections): X rolls forward, each
+ *      primary's image copied to its backups;
  *    - else every record X wrote is still locked by X, no reader could
  *      have validated against X's values: X rolls back, each entry it
  *      holds gets its pre-image back on every replica (the primary keeps
@@ -41,6 +47,48 @@
 
 #include "ford_private.h"
 
+/*
+ * X holds every lock of record @p h and its write round reached every
+ * primary (each carries X's version): roll X forward. Each primary's image
+ * (READ) goes to its backups, unlocked as a commit leaves them, in case
+ * the round did not reach them all; step 2 releases the primaries.
+ * @return 0 or -errno.
+ */
+static int
+rec_roll_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_log_hdr *h)
+{
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	const char *p = (const char *)(h + 1);
+	struct dtxn_batch b;
+	int rc = 0;
+
+	for (uint32_t e = 0; e < h->n_entries && rc == 0; e++) {
+		const struct dtxn_log_entry *en = (const void *)p;
+		const struct dtxn_table *t = dtxn_catalog_table(cat, en->table_id);
+		struct ford_slot *img;
+
+		p += sizeof(*en) + en->slot_size;
+		if (t == NULL || en->slot_size != t->slot_size || t->n_replicas < 2)
+			continue;
+		img = rte_zmalloc("dtxn_recover_fwd", en->slot_size, 8);
+		if (img == NULL)
+			return -ENOMEM;
+		dtxn_batch_init(&b, c);
+		dtxn_batch_read(&b, en->raddr, img, en->slot_size, true);
+		rc = dtxn_recovery_run(rec, &b);
+		if (rc == 0) {
+			img->lock = 0;
+			dtxn_batch_init(&b, c);
+			for (uint16_t r = 1; r < t->n_replicas; r++)
+				dtxn_batch_write(&b, dtxn_store_replica_raddr(t, r, en->raddr), img,
+						 en->slot_size, true);
+			rc = dtxn_recovery_run(rec, &b);
+		}
+		rte_free(img);
+	}
+	return rc;
+}
+
 /* Rolls txn X of record @p h back or forward (see the file's comment). */
 static int
 rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_log_hdr *h)
@@ -49,7 +97,7 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_log
 	const uint64_t x = h->txn_id;
 	uint64_t (*word)[2] = rte_zmalloc("dtxn_recover", sizeof(*word) * h->n_entries, 8);
 	const char *p = (const char *)(h + 1);
-	bool held = false, done = false;
+	bool held = false, done = false, written = true;
 	struct dtxn_batch b;
 	int rc;
 
@@ -66,6 +114,8 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_log
 	for (uint32_t e = 0; e < h->n_entries && rc == 0; e++) {
 		held |= (word[e][0] & ~FORD_INVISIBLE) == x;
 		done |= (word[e][0] & ~FORD_INVISIBLE) != x && word[e][1] == x;
+		/* every entry carries X's version: its write round reached the primaries */
+		written &= word[e][1] == x;
 	}
 	if (rc == 0 && !held && done) {
 		/* X's unlocks were all posted: complete, its coordinator may not have
@@ -79,6 +129,17 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_log
 	if (done) {
 		rec->rolled_forward++;
 		dtxn_recovery_note_visible(rec, x);
+		goto out;
+	}
+	if (written) {
+		/* every lock held, every primary written: its commit may have
+		 * returned (its history says committed) and only its unlocks be
+		 * missing, lost with a cut-off CN's connections: forward */
+		rc = rec_roll_forward(c, rec, h);
+		if (rc == 0) {
+			rec->rolled_forward++;
+			dtxn_recovery_note_visible(rec, x);
+		}
 		goto out;
 	}
 	dtxn_batch_init(&b, c);
