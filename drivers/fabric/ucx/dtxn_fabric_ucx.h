@@ -5,8 +5,7 @@
 /**
  * @file
  * What the ucx fabric driver (drivers/fabric/ucx, doc/guides/ucx.md) shows
- * beyond lib/fabric's API: its own counters, for the report, and a test
- * aid. Built only when UCX's headers are present (DTXN_HAVE_UCX).
+ * beyond lib/fabric's API: its own counters, for the report. Built only when UCX's headers are present (DTXN_HAVE_UCX).
  */
 
 #include <stdbool.h>
@@ -31,14 +30,5 @@ bool dtxn_ucx_is(const struct dtxn_fabric *f);
  * @return 0, or -EINVAL (@p f not a ucx fabric, @p s NULL).
  */
 int dtxn_ucx_stats_get(const struct dtxn_fabric *f, struct dtxn_ucx_stats *s);
-
-/**
- * TEST AID (test_conformance.c's ordering test, doc/guides/ucx.md
- * "Order"): with @p on, the driver stops keeping the API's order: no
- * fence between WRs of a QP, and a signaled WRITE completes at UCX's
- * local completion. Main lcore, before any post.
- * @return 0, or -EINVAL (@p f not a ucx fabric).
- */
-int dtxn_ucx_test_unordered(struct dtxn_fabric *f, bool on);
 
 #endif /* DTXN_FABRIC_UCX_H */

@@ -272,15 +272,6 @@ dtxn_ucx_stats_get(const struct dtxn_fabric *f, struct dtxn_ucx_stats *s)
 	return 0;
 }
 
-int
-dtxn_ucx_test_unordered(struct dtxn_fabric *f, bool on)
-{
-	if (!dtxn_ucx_is(f))
-		return -EINVAL;
-	UCX_FABRIC(f)->unordered = on;
-	return 0;
-}
-
 static const struct dtxn_fabric_ops ucx_ops = {
 	.name = "ucx",
 	.open = ucx_open,

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ucx driver: posting. Each WR takes a slot of its QP's send queue (the
- * slot is the user data of its UCX requests) and is issued at once:
- * READ ucp_get_nbx, WRITE ucp_put_nbx (+ ucp_ep_flush_nbx when signaled:
- * its completion must mean the data reached the target), CAS and FAA
- * ucp_atomic_op_nbx with the slot's reply buffer, masked CAS the first CAS
- * of its loop, SEND an eager active message. A WR that follows one still
- * in flight on the same QP is preceded by ucp_worker_fence(): UCX keeps no
- * order between the operations of an endpoint by itself.
+ * slot is the user data of its UCX requests) and is issued at once. By
+ * default READ, WRITE, CAS, FAA and a masked-CAS loop's CAS are verbs as
+ * messages (ucx_verb.c), SEND an eager active message. With
+ * DTXN_UCX_VERBS=rma: READ ucp_get_nbx, WRITE ucp_put_nbx (+
+ * ucp_ep_flush_nbx when signaled: its completion must mean the data
+ * reached the target), CAS and FAA ucp_atomic_op_nbx with the slot's reply
+ * buffer, and a WR that follows one still in flight on the same QP is
+ * preceded by ucp_worker_fence(): UCX keeps no order between the
+ * operations of an endpoint by itself.
  */
 #include <errno.h>
 #include <string.h>
@@ -78,7 +80,7 @@ post_one(struct ucx_qp *q, struct ucx_slot *s, const struct dtxn_wr *wr)
 		s->done = 1;
 		return;
 	}
-	if (q->in_flight > 0 && !uf->unordered && !uf->am_verbs) { /* messages: one lane, in order */
+	if (q->in_flight > 0 && !uf->am_verbs) { /* messages: one lane, in order */
 		ucp_worker_fence(q->cq->w);
 		__atomic_fetch_add(&uf->fences, 1, __ATOMIC_RELAXED);
 	}
@@ -93,7 +95,7 @@ post_one(struct ucx_qp *q, struct ucx_slot *s, const struct dtxn_wr *wr)
 		ucx_req_settle(s, ucp_get_nbx(q->ep, wr->local, wr->len, s->raddr, q->rkey, &p));
 		break;
 	case DTXN_WR_WRITE: {
-		bool flush = (wr->flags & DTXN_WR_F_SIGNALED) && !uf->unordered;
+		bool flush = (wr->flags & DTXN_WR_F_SIGNALED) != 0;
 
 		if (uf->am_verbs) { /* the answer says it took effect: no flush */
 			ucx_verb_post(s, src);

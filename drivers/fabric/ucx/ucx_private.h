@@ -12,30 +12,37 @@
  * - a CQ is a UCP worker of its lcore (UCS_THREAD_MODE_SINGLE), progressed
  *   by dtxn_cq_poll(); a QP is a UCP endpoint from that worker to the
  *   remote process's serve worker;
- * - READ/WRITE: ucp_get_nbx/ucp_put_nbx; CAS/FAA: ucp_atomic_op_nbx
- *   (CSWAP/ADD with a reply buffer); masked CAS: a counted CAS loop
- *   (lib/fabric's dtxn_mcas_loop); SEND: an eager active message to the
- *   remote serve worker, routed to the paired QP's inbound ring;
+ * - READ/WRITE/CAS/FAA: by default the driver's own active messages
+ *   (ucx_verb.c), which the MN's serve thread executes after a fence
+ *   check and answers; with DTXN_UCX_VERBS=rma, ucp_get_nbx/ucp_put_nbx
+ *   and ucp_atomic_op_nbx (CSWAP/ADD with a reply buffer); masked CAS: a
+ *   counted CAS loop (lib/fabric's dtxn_mcas_loop); SEND: an eager active
+ *   message to the remote serve worker, routed to the paired QP's inbound
+ *   ring;
  * - every process has one serve worker, progressed by the driver's control
  *   thread, which blocks on the worker's event fd (ucp_worker_arm + epoll)
- *   when idle: it executes the one-sided ops other processes aim at the
- *   regions it serves (TCP), and receives their SENDs;
+ *   when idle: it executes the verbs other processes aim at the regions
+ *   it serves, and receives their SENDs;
  * - the control thread also listens on each served node's address (the
  *   cluster file's addr=) for the connect message (ucx_pure.h), which
  *   carries the serve worker's address and an MN region's base, length
- *   and packed rkey, and refuses a process started for another run.
+ *   and packed rkey, refuses a process started for another run, and
+ *   takes a survivor's FENCE of a dead CN (dtxn_fabric_fence_node()).
  *
  * Order (the fabric API's promise that WRs of one QP take effect in
- * posting order): UCX 1.13 promises none between operations of an
- * endpoint; the driver calls ucp_worker_fence() before a WR that follows
- * one still in flight on its QP, and a signaled WRITE completes only after
- * ucp_ep_flush_nbx() says it reached the target (a put's own callback is
- * only local completion).
+ * posting order, and that a completion means the WR took effect): verbs as
+ * messages travel on one endpoint's lane and complete with the MN's
+ * answer. Under DTXN_UCX_VERBS=rma, where UCX 1.13 promises no order
+ * between operations of an endpoint, the driver calls ucp_worker_fence()
+ * before a WR that follows one still in flight on its QP, and a signaled
+ * WRITE completes only after ucp_ep_flush_nbx() says it reached the
+ * target (a put's own callback is only local completion).
  *
  * Files: ucx.c (ops table, open/close, regions), ucx_conn.c (control
- * thread: listener, connect messages, serve worker), ucx_qp.c (CQ/QP life
- * cycle, routes of inbound SENDs), ucx_post.c (posting), ucx_poll.c
- * (callbacks, in-order retirement, delivery), ucx_msg.c (pure codec).
+ * thread: listener, connect and fence messages, serve worker), ucx_qp.c
+ * (CQ/QP life cycle, routes of inbound SENDs), ucx_post.c (posting),
+ * ucx_verb.c (verbs as messages: both sides), ucx_poll.c (callbacks,
+ * in-order retirement, delivery, the idle sleep), ucx_msg.c (pure codec).
  *
  * Ownership: a CQ, its QPs and their slots belong to the lcore that polls
  * the CQ; callbacks run inside that lcore's ucp_worker_progress(). The
@@ -180,7 +187,6 @@ struct ucx_fabric {
 	uint32_t n_parked;
 	/* statistics (relaxed atomics) */
 	uint64_t fences, flushes, mcas_loop_cas, dropped, wakeups;
-	bool unordered;                       /**< test aid: no fence, no flush */
 	/** one-sided verbs as the driver's messages, executed by the MN's
 	 *  serve thread with a fence check (over TCP: UCX would run them in
 	 *  its own code, beyond a fence); false: UCP's RMA and AMO (RDMA) */
