@@ -52,6 +52,9 @@ report_ucx(const struct dtxn_fabric *f, struct dtxn_report_driver *d)
 	kv_u64(d, "mcas_loop_cas", s.mcas_loop_cas);
 	kv_u64(d, "dropped_sends", s.dropped);
 	kv_u64(d, "ctl_wakeups", s.wakeups);
+	kv_u64(d, "verb_msgs", s.verb_msgs);
+	kv_u64(d, "verbs_in_msgs", s.verbs_in_msgs);
+	kv_u64(d, "verb_msgs_refused", s.verb_refused);
 	return true;
 }
 #endif

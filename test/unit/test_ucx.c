@@ -2,7 +2,9 @@
 /*
  * The ucx driver's connect message (drivers/fabric/ucx/ucx_pure.h): no
  * EAL, no UCX. Round trips of each kind, and refusal of every broken
- * field, a truncated or overlong buffer and another version.
+ * field, a truncated or overlong buffer and another version. The verb
+ * message's checks (ucx_vmsg.h): its shape, and refusal of every broken
+ * length, opcode and flag.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,6 +16,7 @@
 #include <cmocka.h>
 
 #include "ucx_pure.h"
+#include "ucx_vmsg.h"
 
 static const uint8_t g_waddr[40] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
 static const uint8_t g_rkey[24] = { 0xaa, 0xbb, 0xcc };
@@ -144,12 +147,88 @@ test_refused(void **state)
 	assert_int_equal(ucx_msg_encode(buf, sizeof(buf), &m), -EINVAL);
 }
 
+/* Lays @p n descriptors then @p payload into @p buf; returns the length. */
+static size_t
+vmsg_lay(uint8_t *buf, const struct ucx_vdesc *d, uint32_t n, const void *payload, size_t plen)
+{
+	memcpy(buf, d, n * sizeof(*d));
+	memcpy(buf + n * sizeof(*d), payload, plen);
+	return n * sizeof(*d) + plen;
+}
+
+/* The verb message (ucx_vmsg.h): a doorbell's verbs, checked whole. */
+static void
+test_vmsg(void **state)
+{
+	static uint8_t buf[4096];
+	uint8_t pay[24] = { 1, 2, 3 };
+	struct ucx_vdesc d[4] = {
+		{ .cookie = 1, .off = 64, .len = 16, .opcode = DTXN_WR_WRITE, .quiet = 1 },
+		{ .cookie = 2, .off = 64, .len = 16, .opcode = DTXN_WR_READ },
+		{ .cookie = 3, .off = 8, .len = 8, .operand = 0, .swap = 5, .opcode = DTXN_WR_CAS },
+		{ .cookie = 4, .off = 128, .len = 8, .operand = 1, .opcode = DTXN_WR_FAA },
+	};
+	struct ucx_vmsg_shape sh = { 99, 99 };
+	size_t len;
+
+	(void)state;
+	len = vmsg_lay(buf, d, 4, pay, 16);
+	assert_int_equal(ucx_vmsg_check(buf, len, 4, &sh), 0);
+	assert_int_equal(sh.n_answer, 3);   /* the quiet WRITE has none */
+	assert_int_equal(sh.read_bytes, 16);
+	assert_int_equal(ucx_vrep_bytes(&sh), 3 * sizeof(struct ucx_vrep) + 16);
+	/* the length must be exactly descriptors + WRITE payloads */
+	assert_int_equal(ucx_vmsg_check(buf, len - 1, 4, NULL), -EPROTO);
+	assert_int_equal(ucx_vmsg_check(buf, len + 1, 4, NULL), -EPROTO);
+	assert_int_equal(ucx_vmsg_check(buf, len, 3, NULL), -EPROTO);
+	assert_int_equal(ucx_vmsg_check(buf, len, 0, NULL), -EPROTO);
+	assert_int_equal(ucx_vmsg_check(buf, len, UCX_VMSG_MAX_VERBS + 1, NULL), -EPROTO);
+	assert_int_equal(ucx_vmsg_check(NULL, len, 4, NULL), -EPROTO);
+	/* a WRITE whose length runs past the message */
+	d[0].len = 4000;
+	len = vmsg_lay(buf, d, 4, pay, 16);
+	assert_int_equal(ucx_vmsg_check(buf, len, 4, NULL), -EPROTO);
+	d[0].len = 16;
+	/* an atomic of another size, or unaligned; a quiet READ; an unknown opcode */
+	d[2].len = 4;
+	len = vmsg_lay(buf, d, 4, pay, 16);
+	assert_int_equal(ucx_vmsg_check(buf, len, 4, NULL), -EPROTO);
+	d[2].len = 8;
+	d[3].off = 129;
+	len = vmsg_lay(buf, d, 4, pay, 16);
+	assert_int_equal(ucx_vmsg_check(buf, len, 4, NULL), -EPROTO);
+	d[3].off = 128;
+	d[1].quiet = 1;
+	len = vmsg_lay(buf, d, 4, pay, 16);
+	assert_int_equal(ucx_vmsg_check(buf, len, 4, NULL), -EPROTO);
+	d[1].quiet = 0;
+	d[1].opcode = DTXN_WR_SEND;
+	len = vmsg_lay(buf, d, 4, pay, 16);
+	assert_int_equal(ucx_vmsg_check(buf, len, 4, NULL), -EPROTO);
+	d[1].opcode = DTXN_WR_READ;
+	/* a READ whose answer would pass the bound */
+	d[1].len = UCX_VMSG_MAX_BYTES;
+	d[3].opcode = DTXN_WR_READ;
+	d[3].len = 8;
+	len = vmsg_lay(buf, d, 4, pay, 16);
+	assert_int_equal(ucx_vmsg_check(buf, len, 4, NULL), -EPROTO);
+	/* the region: inside, at its end, past it, not served */
+	d[1].off = 64;
+	d[1].len = 16;
+	assert_true(ucx_vdesc_in_region(&d[1], 80));
+	assert_false(ucx_vdesc_in_region(&d[1], 79));
+	assert_false(ucx_vdesc_in_region(&d[1], 0));
+	d[1].off = UINT64_MAX - 8;
+	assert_false(ucx_vdesc_in_region(&d[1], UINT64_MAX));
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_vmsg),
 	};
 
 	return cmocka_run_group_tests_name("ucx", tests, NULL, NULL);

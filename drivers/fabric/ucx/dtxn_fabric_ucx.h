@@ -20,6 +20,10 @@ struct dtxn_ucx_stats {
 	uint64_t mcas_loop_cas; /**< CAS issued by masked-CAS loops */
 	uint64_t dropped;       /**< inbound SENDs dropped (no QP of that route, park full) */
 	uint64_t wakeups;       /**< times the control thread woke from its event fd */
+	uint64_t verb_msgs;     /**< verb messages sent: one per doorbell's run of one-sided verbs */
+	uint64_t verbs_in_msgs; /**< one-sided verbs those messages carried */
+	uint64_t verb_refused;  /**< verb messages this process's MNs refused whole (source fenced,
+				 *   a verb outside the region) */
 };
 
 /** @return true if @p f is open on the ucx driver. Any thread. */

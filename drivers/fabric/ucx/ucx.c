@@ -269,6 +269,9 @@ dtxn_ucx_stats_get(const struct dtxn_fabric *f, struct dtxn_ucx_stats *s)
 	s->mcas_loop_cas = __atomic_load_n(&uf->mcas_loop_cas, __ATOMIC_RELAXED);
 	s->dropped = __atomic_load_n(&uf->dropped, __ATOMIC_RELAXED);
 	s->wakeups = __atomic_load_n(&uf->wakeups, __ATOMIC_RELAXED);
+	s->verb_msgs = __atomic_load_n(&uf->verb_msgs, __ATOMIC_RELAXED);
+	s->verbs_in_msgs = __atomic_load_n(&uf->verbs_in_msgs, __ATOMIC_RELAXED);
+	s->verb_refused = __atomic_load_n(&uf->verb_refused, __ATOMIC_RELAXED);
 	return 0;
 }
 

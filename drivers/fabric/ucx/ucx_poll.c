@@ -34,8 +34,8 @@ slot_finish(struct ucx_slot *s)
 	s->qp->in_flight--;
 }
 
-static void
-slot_status(struct ucx_slot *s, ucs_status_t st)
+void
+ucx_slot_status(struct ucx_slot *s, ucs_status_t st)
 {
 	if (st != UCS_OK && s->status == DTXN_WC_SUCCESS)
 		s->status = DTXN_WC_FATAL_ERR; /* ucx_qp_retire() makes the later ones FLUSH */
@@ -56,7 +56,7 @@ ucx_slot_answered(struct ucx_slot *s)
 void
 ucx_req_done(void *request, ucs_status_t status, void *user_data)
 {
-	slot_status(user_data, status);
+	ucx_slot_status(user_data, status);
 	ucp_request_free(request);
 }
 
@@ -64,9 +64,9 @@ void
 ucx_req_settle(struct ucx_slot *s, ucs_status_ptr_t sp)
 {
 	if (sp == NULL)
-		slot_status(s, UCS_OK); /* completed in the call: no callback comes */
+		ucx_slot_status(s, UCS_OK); /* completed in the call: no callback comes */
 	else if (UCS_PTR_IS_ERR(sp))
-		slot_status(s, UCS_PTR_STATUS(sp));
+		ucx_slot_status(s, UCS_PTR_STATUS(sp));
 	/* else in flight: ucx_req_done() comes from the worker's progress */
 }
 

@@ -35,8 +35,8 @@ post_atomic(struct ucx_slot *s, ucp_atomic_op_t op)
 	struct ucx_qp *q = s->qp;
 	ucp_request_param_t p = post_param(s);
 
-	if (q->uf->am_verbs) {
-		ucx_verb_post(s, NULL);
+	if (q->uf->am_verbs) { /* a masked-CAS loop's CAS: a message of its own */
+		ucx_verb_post(q, (uint32_t)(s - q->slots), 1);
 		return;
 	}
 	p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
@@ -67,7 +67,16 @@ post_raddr(struct ucx_qp *q, struct ucx_slot *s, const struct dtxn_wr *wr)
 	return true;
 }
 
-/* Issues one WR from its slot. */
+/* True if @p op travels in the doorbell's verb message (verbs as messages). */
+static inline bool
+post_in_vmsg(const struct ucx_fabric *uf, uint8_t op)
+{
+	return uf->am_verbs && (op == DTXN_WR_READ || op == DTXN_WR_WRITE || op == DTXN_WR_CAS ||
+				op == DTXN_WR_FAA);
+}
+
+/* Issues one WR from its slot; a verb that joins the doorbell's verb
+ * message (post_in_vmsg()) is only prepared: ucx_qp_post() sends it. */
 static void
 post_one(struct ucx_qp *q, struct ucx_slot *s, const struct dtxn_wr *wr)
 {
@@ -85,22 +94,18 @@ post_one(struct ucx_qp *q, struct ucx_slot *s, const struct dtxn_wr *wr)
 		__atomic_fetch_add(&uf->fences, 1, __ATOMIC_RELAXED);
 	}
 	q->in_flight++;
+	if (post_in_vmsg(uf, wr->opcode)) {
+		s->operand = wr->compare_add;
+		s->result = wr->swap;
+		return;
+	}
 	switch (wr->opcode) {
 	case DTXN_WR_READ:
-		if (uf->am_verbs) {
-			ucx_verb_post(s, NULL);
-			break;
-		}
 		s->pending = 1;
 		ucx_req_settle(s, ucp_get_nbx(q->ep, wr->local, wr->len, s->raddr, q->rkey, &p));
 		break;
 	case DTXN_WR_WRITE: {
 		bool flush = (wr->flags & DTXN_WR_F_SIGNALED) != 0;
-
-		if (uf->am_verbs) { /* the answer says it took effect: no flush */
-			ucx_verb_post(s, src);
-			break;
-		}
 
 		s->pending = flush ? 2 : 1; /* the put's local completion (and the flush) */
 		ucx_req_settle(s, ucp_put_nbx(q->ep, src, wr->len, s->raddr, q->rkey, &p));
@@ -148,6 +153,9 @@ ucx_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
 	struct ucx_qp *q = UCX_QP(qp);
 	const struct dtxn_wr *wr;
 	uint32_t n_send, n = dtxn_wr_chain_count(wr_list, &n_send);
+	uint32_t first = 0, run = 0;
+	uint64_t bytes = 0, wlen;
+	bool joins;
 
 	if (n_send != 0 && !__atomic_load_n(&q->peer_up, __ATOMIC_ACQUIRE))
 		return -ENOTCONN;
@@ -158,8 +166,11 @@ ucx_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
 	}
 	if (n > qp->max_wr - (q->tail - q->head))
 		return -ENOBUFS;
+	/* verbs as messages: the doorbell's run of READ/WRITE/CAS/FAA goes
+	 * out as one message, which lands whole or not at all (ucx_verb.c) */
 	for (wr = wr_list; wr != NULL; wr = wr->next) {
-		struct ucx_slot *s = &q->slots[q->tail++ & q->mask];
+		uint32_t pos = q->tail++;
+		struct ucx_slot *s = &q->slots[pos & q->mask];
 
 		s->wr_id = wr->wr_id;
 		s->local = wr->local;
@@ -170,6 +181,7 @@ ucx_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
 		s->done = 0;
 		s->pending = 0;
 		s->awaiting = 0;
+		s->quiet = 0;
 		if (wr->flags & DTXN_WR_F_INLINE)
 			memcpy(s->inl, wr->local, wr->len);
 		if (q->lost) { /* the endpoint failed: nothing reaches the peer */
@@ -177,8 +189,33 @@ ucx_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
 			s->done = 1;
 			continue;
 		}
+		joins = post_in_vmsg(q->uf, wr->opcode);
+		if (!joins && run != 0) { /* the run goes first: one lane, posting order */
+			ucx_verb_post(q, first, run);
+			run = 0;
+		}
 		post_one(q, s, wr);
+		if (!joins || s->done) /* issued, or refused at post (outside the region) */
+			continue;
+		wlen = sizeof(struct ucx_vdesc) + (wr->opcode == DTXN_WR_READ ||
+						   wr->opcode == DTXN_WR_WRITE ? wr->len : 0);
+		if (run != 0 && (first + run != pos || bytes + wlen > UCX_VMSG_SPLIT_BYTES)) {
+			/* a refused WR in between (runs are contiguous), or a long one */
+			ucx_verb_post(q, first, run);
+			run = 0;
+		}
+		if (run == 0) {
+			first = pos;
+			bytes = 0;
+		}
+		bytes += wlen;
+		if (++run == UCX_VMSG_MAX_VERBS) {
+			ucx_verb_post(q, first, run);
+			run = 0;
+		}
 	}
+	if (run != 0)
+		ucx_verb_post(q, first, run);
 	return 0;
 }
 

@@ -66,6 +66,7 @@
 #include "dtxn_fabric.h"
 #include "dtxn_fabric_driver.h"
 #include "ucx_pure.h"
+#include "ucx_vmsg.h"
 
 extern int dtxn_ucx_logtype;
 #define UCX_LOG(level, fmt, ...) \
@@ -73,36 +74,11 @@ extern int dtxn_ucx_logtype;
 
 /** Active-message id of a SEND. */
 #define UCX_AM_SEND 0x17
-/** Active-message id of a one-sided verb carried as a message (struct ucx_verb_req). */
+/** Active-message id of a verb message: one doorbell's one-sided verbs (ucx_vmsg.h). */
 #define UCX_AM_VERB 0x18
-/** Active-message id of its answer (struct ucx_verb_rep), to the asking lcore's worker. */
+/** Active-message id of its answer (ucx_vmsg.h), to the asking lcore's worker. */
 #define UCX_AM_VERB_REP 0x19
 
-/**
- * A one-sided verb as the driver's own active message (doc/guides/ucx.md,
- * "Verbs as messages"): the MN's serve thread executes it on the region,
- * unless its source CN is fenced, and answers. Header of UCX_AM_VERB; a
- * WRITE's payload follows as the message's data.
- */
-struct ucx_verb_req {
-	uint64_t cookie;         /**< the asking slot, echoed */
-	uint64_t off;            /**< offset in the MN's region */
-	uint64_t operand;        /**< CAS: compare; FAA: addend */
-	uint64_t swap;           /**< CAS: new value */
-	uint32_t len;            /**< READ/WRITE bytes; 8 for atomics */
-	uint16_t src_node, dst_node;
-	uint8_t opcode;          /**< enum dtxn_wr_opcode: READ, WRITE, CAS, FAA */
-	uint8_t quiet;           /**< 1: no answer (an unsignaled WRITE; its slot is free once sent) */
-	uint8_t rsvd[6];
-};
-
-/** Header of UCX_AM_VERB_REP; a READ's data follows as the message's data. */
-struct ucx_verb_rep {
-	uint64_t cookie;
-	uint64_t old;            /**< CAS, FAA: the word before */
-	uint8_t status;          /**< enum dtxn_wc_status */
-	uint8_t rsvd[7];
-};
 /** Parked SENDs (their QP not created yet) the fabric holds at most. */
 #define UCX_PARKED_MAX 65536
 /** Inbound ring of a QP, messages (power of two). */
@@ -187,6 +163,8 @@ struct ucx_fabric {
 	uint32_t n_parked;
 	/* statistics (relaxed atomics) */
 	uint64_t fences, flushes, mcas_loop_cas, dropped, wakeups;
+	uint64_t verb_msgs, verbs_in_msgs, verb_refused; /**< verb messages sent; verbs they carried;
+							  *   refused whole at this MN (fenced) */
 	/** one-sided verbs as the driver's messages, executed by the MN's
 	 *  serve thread with a fence check (over TCP: UCX would run them in
 	 *  its own code, beyond a fence); false: UCP's RMA and AMO (RDMA) */
@@ -228,7 +206,7 @@ struct ucx_slot {
 	uint64_t result;         /**< CAS: swap in, old value out; FAA: old value */
 	uint64_t raddr;          /**< remote virtual address (one-sided) */
 	struct ucx_am_hdr hdr;   /**< SEND: its active message's header */
-	struct ucx_verb_req req; /**< a verb as a message: its header (struct ucx_fabric.am_verbs) */
+	uint8_t quiet;           /**< a verb as a message that asks for no answer */
 	struct dtxn_mcas_loop mcas;
 	uint8_t inl[DTXN_WR_INLINE_MAX] __attribute__((aligned(8)));
 };
@@ -306,7 +284,15 @@ ucs_status_t ucx_verb_serve(void *arg, const void *header, size_t header_length,
 			    size_t length, const ucp_am_recv_param_t *param);
 ucs_status_t ucx_verb_answer(void *arg, const void *header, size_t header_length, void *data,
 			     size_t length, const ucp_am_recv_param_t *param);
-void ucx_verb_post(struct ucx_slot *s, const void *payload);
+/**
+ * Sends slots [@p first, @p first + @p n) of @p q (ring positions; each
+ * READ, WRITE, CAS or FAA with its raddr, operand and result set) as one
+ * verb message: the MN executes them whole or refuses them whole.
+ * @p n <= UCX_VMSG_MAX_VERBS. The QP's lcore.
+ */
+void ucx_verb_post(struct ucx_qp *q, uint32_t first, uint32_t n);
 void ucx_slot_answered(struct ucx_slot *s);
+/** One of the slot's UCX requests ended with @p st (the message's, for a verb message). */
+void ucx_slot_status(struct ucx_slot *s, ucs_status_t st);
 
 #endif /* DTXN_UCX_PRIVATE_H */
