@@ -194,6 +194,24 @@ cf_word(const struct app_cf *cf, uint64_t off)
 }
 
 int
+app_cf_crec_init(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f)
+{
+	const struct dtxn_catalog *cat = dtxn_db_catalog(db);
+	uint16_t mn = (uint16_t)c->node_idx;
+	dtxn_raddr_t first;
+	uint8_t *base;
+
+	if (strcmp(c->role, "mn") != 0 || cat->n_logs == 0)
+		return 0;
+	base = dtxn_fabric_mn_base(f, mn);
+	first = dtxn_store_crec_raddr(cat, mn, 0);
+	if (base == NULL || first == 0)
+		return -ENXIO;
+	memset(base + DTXN_RADDR_OFF(first), 0, (size_t)cat->n_logs * DTXN_STORE_CREC_BYTES);
+	return 0;
+}
+
+int
 app_cf_area_init(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f)
 {
 	const struct dtxn_catalog *cat = dtxn_db_catalog(db);
@@ -207,9 +225,6 @@ app_cf_area_init(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabri
 		return -ENXIO;
 	off = DTXN_RADDR_OFF(dtxn_store_ctl_raddr(cat, 0));
 	memset(base + off, 0, DTXN_STORE_CTL_BYTES);
-	/* the commit records follow the area (lib/store) */
-	memset(base + DTXN_RADDR_OFF(dtxn_store_crec_raddr(cat, 0)), 0,
-	       (size_t)cat->n_logs * DTXN_STORE_CREC_BYTES);
 	/* last: a CN writes nothing before it reads the magic */
 	__atomic_store_n((uint64_t *)(void *)(base + off + APP_CF_OFF_MAGIC), APP_CF_MAGIC,
 			 __ATOMIC_RELEASE);
@@ -359,13 +374,56 @@ cf_kept(const struct dtxn_recovery *rec, uint64_t id)
 }
 
 /*
+ * READs @p len bytes at @p raddr on MN DTXN_RADDR_MN(@p raddr): on the
+ * control QP for MN 0, else on a QP of its own, opened for this READ and
+ * closed after it (a dead CN's commit records: once per death).
+ * @return 0, or -EIO after one line.
+ */
+static int
+cf_read_mn(struct app_cf *cf, dtxn_raddr_t raddr, void *local, uint32_t len, const char *what)
+{
+	uint16_t m = DTXN_RADDR_MN(raddr);
+	struct dtxn_wr wr = {
+		.opcode = DTXN_WR_READ, .len = len, .local = local, .raddr = raddr,
+	};
+	struct dtxn_qp *qp;
+	int rc;
+
+	if (m == 0)
+		return cf_run(cf, &wr, what);
+	qp = dtxn_qp_create(cf->f, cf->cq, cf->node, m, APP_CF_QP_DEPTH);
+	if (qp == NULL) {
+		app_err("--node %s: cannot open a QP to mn%u for the %s: %s", cf->c->node,
+			(unsigned)m, what, rte_strerror(rte_errno));
+		return -EIO;
+	}
+	rc = cf_run_on(cf, qp, &wr, what);
+	dtxn_qp_destroy(qp);
+	return rc;
+}
+
+/*
  * Settles the counters of the CN that recovery @p rec recovered: READs
- * its coordinators' commit records (lib/store's dtxn_store_crec_raddr())
- * from MN 0, adds each one's counters and, if its transaction stayed,
- * that transaction's share (dtxn_bench_record_settle()), then WRITEs the
- * dead CN's slot (DONE, settled by this CN) and FAAs its done bit, on the
+ * its coordinators' commit-record slots (lib/store's
+ * dtxn_store_crec_raddr()) from every MN, takes each coordinator's newest
+ * record (dtxn_bench_record_newest(): the largest txn id with the magic
+ * set), adds its counters and, if its transaction stayed, that
+ * transaction's share (dtxn_bench_record_settle()), then WRITEs the dead
+ * CN's slot (DONE, settled by this CN) and FAAs its done bit, on the
  * control QP: RC order makes the slot visible before the bit, and both
  * before this CN's own slot. @return 0, or -EIO after one line.
+ *
+ * Why the newest record over every MN (lib/txn's batch.c says it at
+ * length): a decisive batch writes the record at the end of its chain to
+ * every MN it touches, and a dead CN's batch may have landed on some MNs
+ * only (each MN's chain whole or not at all). Any of transaction X's data
+ * on an MN came with X's record to that MN, so if some of X landed, the
+ * newest record is X's (its share counts by the recovery's verdict on X)
+ * or a later transaction's (whose acc[] holds X's share already); if
+ * nothing of X landed, the newest is the previous transaction's, and X's
+ * share is rightly missing. The record on MN 0 alone missed a
+ * transaction whose chain to MN 0 was lost but whose data on another MN
+ * the recovery rolled forward.
  */
 static int
 cf_settle_one(struct app_cf *cf, const struct dtxn_recovery *rec)
@@ -373,26 +431,42 @@ cf_settle_one(struct app_cf *cf, const struct dtxn_recovery *rec)
 	const struct app_conf *c = cf->c;
 	const struct dtxn_catalog *cat = dtxn_db_catalog(cf->db);
 	unsigned j = (unsigned)(rec->dead_cn - c->mn);
+	uint16_t n_mn = cat->n_mn;
 	uint64_t *s = cf->buf->slot;
-	struct dtxn_bench_record *r;
+	struct dtxn_bench_record *r, cand[DTXN_MAX_NODES];
 	int64_t acc[4] = { 0 };
-	unsigned written = 0;
+	unsigned written = 0, older = 0;
 	struct dtxn_wr wr[2];
 	int rc = 0;
 
-	if (rec->n_gids == 0 || dtxn_store_crec_raddr(cat, rec->gid_first + rec->n_gids - 1) == 0)
+	if (rec->n_gids == 0 || n_mn == 0 || n_mn > DTXN_MAX_NODES ||
+	    dtxn_store_crec_raddr(cat, 0, rec->gid_first + rec->n_gids - 1) == 0)
 		return 0; /* no records for those gids: nothing to settle */
-	r = rte_malloc_socket("dtxn_cf_crec", (size_t)rec->n_gids * sizeof(*r), 64,
+	/* r[m * n_gids + g]: gid_first + g's slot on MN m */
+	r = rte_malloc_socket("dtxn_cf_crec", (size_t)n_mn * rec->n_gids * sizeof(*r), 64,
 			      (int)rte_socket_id());
 	if (r == NULL) {
 		app_err("--node %s: no memory to read cn%u's commit records", c->node, j);
 		return -EIO;
 	}
-	rc = cf_read(cf, dtxn_store_crec_raddr(cat, rec->gid_first), r,
-		     (uint32_t)(rec->n_gids * sizeof(*r)), "READ of a dead CN's commit records");
+	for (uint16_t m = 0; rc == 0 && m < n_mn; m++)
+		rc = cf_read_mn(cf, dtxn_store_crec_raddr(cat, m, rec->gid_first),
+				&r[(size_t)m * rec->n_gids], (uint32_t)(rec->n_gids * sizeof(*r)),
+				"READ of a dead CN's commit records");
 	for (uint32_t g = 0; rc == 0 && g < rec->n_gids; g++) {
-		dtxn_bench_record_settle(&r[g], cf_kept(rec, r[g].txn_id), acc);
-		written += r[g].magic == DTXN_BENCH_RECORD_MAGIC;
+		const struct dtxn_bench_record *newest;
+
+		for (uint16_t m = 0; m < n_mn; m++)
+			cand[m] = r[(size_t)m * rec->n_gids + g];
+		newest = dtxn_bench_record_newest(cand, n_mn);
+		if (newest == NULL)
+			continue; /* committed nothing through bench_commit() */
+		dtxn_bench_record_settle(newest, cf_kept(rec, newest->txn_id), acc);
+		written++;
+		/* slots that hold an older record: MNs the newest one's batch did not touch */
+		for (uint16_t m = 0; m < n_mn; m++)
+			older += cand[m].magic == DTXN_BENCH_RECORD_MAGIC &&
+				 cand[m].txn_id < newest->txn_id;
 	}
 	rte_free(r);
 	if (rc != 0)
@@ -414,8 +488,8 @@ cf_settle_one(struct app_cf *cf, const struct dtxn_recovery *rec)
 	};
 	if (cf_run(cf, wr, "hand-over of a dead CN's settled counters") != 0)
 		return -EIO;
-	printf("dtxn: %s: cn%u's counters settled from %u commit records (its recovery's verdict on the transactions they name)\n",
-	       c->node, j, written);
+	printf("dtxn: %s: cn%u's counters settled from %u commit records, the newest of each coordinator's slots on %u MNs (%u older ones passed over; its recovery's verdict on the transactions they name)\n",
+	       c->node, j, written, (unsigned)n_mn, older);
 	fflush(stdout);
 	return 0;
 }

@@ -461,8 +461,12 @@ int app_cp_counters(struct app_cp *cp, struct dtxn_bench *b, struct dtxn_bench_c
  *        records (doc/guides/cluster.md, "Counters of a dead CN");
  *        +72.. reserved, zero
  *
- * Then lib/store's commit records (dtxn_store_crec_raddr(): one per
- * coordinator, struct dtxn_bench_record), zeroed with the area.
+ * Then, on EVERY MN (same offset), lib/store's commit-record slots
+ * (dtxn_store_crec_raddr(cat, mn, gid): one per coordinator, struct
+ * dtxn_bench_record), zeroed by each MN role before its load
+ * (app_cf_crec_init()); a decisive batch writes the record to every MN
+ * it touches, and a dead CN's counters are settled from the newest one
+ * (ctl_fabric.c, cf_settle_one()).
  */
 
 /** Control area word 0 once MN 0 loaded and zeroed it ("dtxnctfa"). */
@@ -479,6 +483,17 @@ int app_cp_counters(struct app_cp *cp, struct dtxn_bench *b, struct dtxn_bench_c
 #define APP_CF_SLOT_SETTLED 8
 /** APP_CF_SLOT_SETTLED's value base: + K for cnK. */
 #define APP_CF_SETTLED_BY UINT64_C(0x5e7700000000)
+
+/**
+ * Every MN role (--node mnI), once its region is open and before its load
+ * (which publishes the region, dtxn_fabric_publish()): zeroes the
+ * commit-record slots of every coordinator in its region
+ * (dtxn_store_crec_raddr(cat, I, 0..n_logs-1)), so that no CN's record
+ * can be overwritten by it. Whatever --control says (a few KiB). Other
+ * roles: no-op. MN CPU.
+ * @return 0, or -ENXIO (its region not mapped here, or not laid out).
+ */
+int app_cf_crec_init(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f);
 
 /**
  * MN 0 role, after its load and before it is READY: zeroes the control

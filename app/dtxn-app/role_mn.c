@@ -3,8 +3,10 @@
  * --role mn --node mnI: one memory node per process. It reserves its
  * region (a hugepage memzone, "dtxn_mn<I>"), loads its copies of the
  * tables through the protocol's record format (lib/store's loader writes
- * the replicas mapped here), MN 0 zeroes the control area of the CNs'
- * control plane in its region (app_cf_area_init()), marks itself READY in the control block,
+ * the replicas mapped here; before it, every MN zeroes the coordinators'
+ * commit-record slots in its region, app_cf_crec_init()), MN 0 zeroes the
+ * control area of the CNs' control plane in its region
+ * (app_cf_area_init()), marks itself READY in the control block,
  * prints one ready line, and then stays out of the data path: the CNs
  * reach its memory with posted WRs only; a protocol with an MN-side
  * service (Scythe's Lock RPC) has it polled here by the MN's CPU. SIGTERM or SIGINT ends it; the
@@ -57,6 +59,12 @@ app_run_mn(const struct app_conf *c)
 	if (rc == APP_EXIT_OK) {
 		app_role_fabric_conf(c, ctl, &fc, &rdma);
 		rc = app_fabric_open(c, db, &fc, 0, &f, &region);
+	}
+	/* every MN: the coordinators' commit-record slots, zeroed before the
+	 * load publishes the region (a CN may connect from then on) */
+	if (rc == APP_EXIT_OK && app_cf_crec_init(c, db, f) != 0) {
+		app_err("--node %s: cannot reach the commit records in its own region", c->node);
+		rc = APP_EXIT_FAIL;
 	}
 	if (rc == APP_EXIT_OK)
 		rc = app_db_load(c, db, f, b, region, &load_s);

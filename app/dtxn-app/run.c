@@ -634,17 +634,18 @@ build_workers(struct app_run *r)
 		}
 		rc = app_coords_create(c, r->bench, aw->w, aw->stats, aw->ctx, aw->n_ctx,
 				       r->gid0 + wi * (uint32_t)c->coroutines, n_coords);
-		/* --control fabric: each coordinator's counters go to MN 0 with
-		 * its commits, for a survivor on another host to settle */
+		/* --control fabric: each coordinator's counters go with its
+		 * commits to every MN they touch (its slot there), for a
+		 * survivor on another host to settle */
 		for (unsigned k = 0; rc == APP_EXIT_OK && r->ctl != NULL &&
 				     strcmp(c->control, "fabric") == 0 && k < aw->n_ctx; k++) {
 			struct dtxn_coord *co = aw->ctx[k].coord;
 			uint32_t gid = r->gid0 + wi * (uint32_t)c->coroutines + k;
-			dtxn_raddr_t at = dtxn_store_crec_raddr(dtxn_db_catalog(r->db), gid);
 
 			if (co != NULL &&
-			    dtxn_coord_set_commit_record(co, at, dtxn_bench_record_fill, &aw->ctx[k]) != 0) {
-				app_err("coordinator %u: no commit record at MN 0 (%#" PRIx64 ")", gid, at);
+			    dtxn_coord_set_commit_record(co, gid, dtxn_bench_record_fill, &aw->ctx[k]) != 0) {
+				app_err("coordinator %u: no commit-record slot in the MN regions (%u slots)",
+					gid, dtxn_db_catalog(r->db)->n_logs);
 				rc = APP_EXIT_FAIL;
 			}
 		}

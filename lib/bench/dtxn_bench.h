@@ -166,11 +166,13 @@ void dtxn_bench_ctx_settle(struct dtxn_bench_ctx *ctx);
  * A coordinator's benchmark counters as its commit record carries them to
  * MN memory (lib/txn's dtxn_coord_set_commit_record(); doc/guides/
  * cluster.md, "Counters of a dead CN"): written in the decisive batch of
- * every transaction that commits through bench_commit(), it holds the
+ * every transaction that commits through bench_commit(), to the
+ * coordinator's slot on every MN the batch touches, it holds the
  * counters before that transaction and the share the transaction adds if
  * it commits. A survivor on another host reads the dead coordinator's
- * last record and settles it with its recovery's verdict on that
- * transaction (dtxn_bench_record_settle()). 64 bytes, little-endian as
+ * slot on every MN, takes the newest record (dtxn_bench_record_newest())
+ * and settles it with its recovery's verdict on that transaction
+ * (dtxn_bench_record_settle()). 64 bytes, little-endian as
  * the CPU writes it (one build on every host).
  */
 struct dtxn_bench_record {
@@ -193,7 +195,22 @@ struct dtxn_bench_record {
 void dtxn_bench_record_fill(void *arg, const struct dtxn_txn *t, void *rec);
 
 /**
- * Adds to @p acc a dead coordinator's counters from its last record @p r:
+ * The newest of one coordinator's commit records @p r[0..@p n) (its slot
+ * as READ from each MN: a decisive batch writes the record to every MN it
+ * touches, so the slots of one coordinator may hold records of different
+ * transactions): among those whose magic is set, the one with the largest
+ * txn_id (one coordinator's transaction ids only grow, lib/txn's
+ * dtxn_txn_id()); equal ids are copies of one record.
+ * @return a pointer into @p r, or NULL when no record's magic is set (the
+ *   coordinator committed nothing through bench_commit()) or @p r is NULL.
+ *   Pure; any thread.
+ */
+const struct dtxn_bench_record *dtxn_bench_record_newest(const struct dtxn_bench_record *r,
+							 unsigned n);
+
+/**
+ * Adds to @p acc a dead coordinator's counters from its last record @p r
+ * (dtxn_bench_record_newest() of its slots on every MN):
  * r->acc, plus r->pending at r->pending_idx if its transaction stayed
  * committed (@p kept: the recovery listed it visible, or did not undo
  * it; a transaction whose decisive batch wrote the record and that ended

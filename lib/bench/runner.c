@@ -193,6 +193,18 @@ dtxn_bench_record_fill(void *arg, const struct dtxn_txn *t, void *rec)
 	r->rsvd = 0;
 }
 
+const struct dtxn_bench_record *
+dtxn_bench_record_newest(const struct dtxn_bench_record *r, unsigned n)
+{
+	const struct dtxn_bench_record *best = NULL;
+
+	for (unsigned i = 0; r != NULL && i < n; i++)
+		if (r[i].magic == DTXN_BENCH_RECORD_MAGIC &&
+		    (best == NULL || r[i].txn_id > best->txn_id))
+			best = &r[i];
+	return best;
+}
+
 void
 dtxn_bench_record_settle(const struct dtxn_bench_record *r, bool kept, int64_t acc[4])
 {

@@ -379,12 +379,14 @@ dtxn_store_ctl_raddr(const struct dtxn_catalog *cat, uint64_t off)
 	return DTXN_RADDR(0, cat->ctl_off + off);
 }
 
+_Static_assert(DTXN_STORE_CREC_BYTES % 64 == 0, "commit records stay 64-byte aligned");
+
 dtxn_raddr_t
-dtxn_store_crec_raddr(const struct dtxn_catalog *cat, uint32_t gid)
+dtxn_store_crec_raddr(const struct dtxn_catalog *cat, uint16_t mn, uint32_t gid)
 {
-	if (cat == NULL || cat->region_size == 0 || gid >= cat->n_logs)
+	if (cat == NULL || cat->region_size == 0 || mn >= cat->n_mn || gid >= cat->n_logs)
 		return 0;
-	return DTXN_RADDR(0, cat->crec_off + (uint64_t)gid * DTXN_STORE_CREC_BYTES);
+	return DTXN_RADDR(mn, cat->crec_off + (uint64_t)gid * DTXN_STORE_CREC_BYTES);
 }
 
 const struct dtxn_table *

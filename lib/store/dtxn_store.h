@@ -421,7 +421,7 @@ struct dtxn_catalog {
 	uint64_t log_off;                /**< where log regions start on every MN */
 	uint64_t lease_off;              /**< the lease area (DTXN_STORE_LEASE_BYTES), after the logs */
 	uint64_t ctl_off;                /**< the control area (DTXN_STORE_CTL_BYTES), after the lease area */
-	uint64_t crec_off;               /**< the commit records (n_logs x DTXN_STORE_CREC_BYTES), after the control area */
+	uint64_t crec_off;               /**< the commit records (n_logs x DTXN_STORE_CREC_BYTES), after the control area, on every MN */
 	uint64_t region_size;            /**< bytes every MN region needs */
 	/**
 	 * Bytes of the message area of every MN region (the rings of RRPC to
@@ -502,8 +502,11 @@ int dtxn_catalog_add_table(struct dtxn_catalog *cat, const struct dtxn_table_def
  * one log region per coordinator at the same offset (cat->log_off) on every
  * MN, then the lease area (cat->lease_off, DTXN_STORE_LEASE_BYTES; used on
  * MN 0 only), then the control area (cat->ctl_off, DTXN_STORE_CTL_BYTES;
- * used on MN 0 only), then the message area (cat->msg_off, cat->msg_bytes, 64-byte
- * aligned; none when msg_bytes is 0). Bytes 0..63 of each region are reserved, so no store
+ * used on MN 0 only), then the commit records (cat->crec_off, n_logs x
+ * DTXN_STORE_CREC_BYTES; used on every MN), then the message area
+ * (cat->msg_off, cat->msg_bytes, 64-byte aligned; none when msg_bytes is
+ * 0). Every area after the tables sits at the same offset in every MN
+ * region. Bytes 0..63 of each region are reserved, so no store
  * address is 0. A table with aux areas gets, after each replica's
  * buckets, an aux heap of t->aux_areas = min(slots, max_keys + n_logs x
  * cat->aux_chunk) areas (cat->aux_chunk 0: DTXN_AUX_CHUNK_DEFAULT).
@@ -678,22 +681,36 @@ dtxn_raddr_t dtxn_store_lease_raddr(const struct dtxn_catalog *cat, uint16_t nod
 #define DTXN_STORE_CTL_BYTES (256u + DTXN_MAX_NODES * 128u)
 
 /**
- * One commit record per coordinator (gid < cat->n_logs), right after the
- * control area on MN 0: the coordinator's benchmark counters as of its
- * last commit batch, written in that batch (lib/txn's
+ * Commit records: one slot per coordinator (gid < cat->n_logs) on EVERY
+ * MN, at the same offset (cat->crec_off, right after the control area):
+ * the coordinator's benchmark counters as of a decisive batch, written in
+ * that batch's chain to each MN the batch touches (lib/txn's
  * dtxn_coord_set_commit_record()), so that a survivor on another host can
- * settle a dead CN's counters (app/dtxn-app's ctl_fabric.c,
- * doc/guides/cluster.md "Counters of a dead CN"). Zeroed with the control
- * area by the MN 0 role. Bytes per record.
+ * settle a dead CN's counters from the newest record it finds on any MN
+ * (app/dtxn-app's ctl_fabric.c, doc/guides/cluster.md "Counters of a dead
+ * CN"). Each MN role zeroes its own slots after its load (MN 0's with its
+ * control area). Bytes per slot.
+ *
+ * Region layout after the logs (offsets the same on every MN):
+ *
+ *   cat->lease_off  DTXN_STORE_LEASE_BYTES       lease area (used on MN 0)
+ *   cat->ctl_off    DTXN_STORE_CTL_BYTES         control area (used on MN 0)
+ *   cat->crec_off   n_logs x DTXN_STORE_CREC_BYTES  commit records (every MN)
+ *   cat->msg_off    cat->msg_bytes               message area (64-byte aligned)
  */
 #define DTXN_STORE_CREC_BYTES 64u
 
 /**
- * Remote address of coordinator @p gid's commit record (on MN 0).
- * @return the address, or 0 before the layout or for @p gid >= n_logs.
- *   Any thread.
+ * Remote address of coordinator @p gid's commit-record slot on MN @p mn.
+ * DTXN_RADDR_OFF() of the result is the same for every @p mn.
+ * @param cat  a laid-out catalog.
+ * @param mn   MN id, < cat->n_mn.
+ * @param gid  coordinator (log) index, < cat->n_logs.
+ * @return the address (DTXN_STORE_CREC_BYTES at it, 64-byte aligned), or
+ *   0 before the layout, for @p mn >= n_mn or @p gid >= n_logs. Pure; any
+ *   thread.
  */
-dtxn_raddr_t dtxn_store_crec_raddr(const struct dtxn_catalog *cat, uint32_t gid);
+dtxn_raddr_t dtxn_store_crec_raddr(const struct dtxn_catalog *cat, uint16_t mn, uint32_t gid);
 
 /**
  * Remote address of byte @p off of the control area (on MN 0).

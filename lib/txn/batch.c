@@ -248,31 +248,74 @@ dtxn_batch_run(struct dtxn_batch *b)
 	return batch_run(b, NULL, false);
 }
 
-/* The coordinator's commit record, if it has one, joins the decisive batch. */
-static void
-batch_commit_record(struct dtxn_batch *b, const struct dtxn_txn *t)
+/*
+ * The coordinator's commit record, if it has one, joins the decisive
+ * batch: one more WRITE at the end of the chain to EVERY MN the batch
+ * touches, into the coordinator's slot on that MN (lib/store's
+ * dtxn_store_crec_raddr()); the settler (app/dtxn-app's ctl_fabric.c)
+ * READs the slot on every MN and settles from the newest record.
+ *
+ * Why this is consistent when a CN dies with its decisive batch of txn X
+ * posted but not delivered whole (UCX over TCP loses what it had not sent
+ * yet; each MN's chain of one post lands whole or not at all, but across
+ * MNs any subset may land):
+ * - a chain that carries any of X's data to MN k carries X's record to
+ *   MN k, so "some of X landed" implies "a record of X landed somewhere",
+ *   and the settler sees X's record, or a newer one;
+ * - a newer record (a larger txn id: a coordinator's ids only grow) is
+ *   one of a txn that began after X's batch completed on every chain:
+ *   its acc[] already holds X's share, as the coordinator counted it;
+ * - with X's record the newest, X's share counts by the recovery's
+ *   verdict on X (visible: rolled forward; undone: rolled back), which
+ *   is what MN memory holds after the recovery;
+ * - if no chain of X landed, nothing of X is in MN memory, the newest
+ *   record is the previous txn's (which completed), and X's share is
+ *   rightly left out.
+ * With the record on one MN only, X's data could land on MN 1 and be
+ * rolled forward while MN 0's chain (and X's record) was lost: the
+ * counters then missed X's share. An empty batch touches no MN and
+ * carries no record: nothing of it can land.
+ */
+void
+txn_batch_commit_record(struct dtxn_batch *b, const struct dtxn_txn *t)
 {
 	struct dtxn_coord *c = b != NULL ? b->coord : NULL;
-	uint16_t mn;
+	const struct dtxn_catalog *cat;
+	uint64_t mask;
 
-	if (c == NULL || c->crec_fn == NULL || t == NULL || b->error != 0)
+	if (c == NULL || c->crec_fn == NULL || t == NULL || b->error != 0 || b->mn_mask == 0)
 		return;
+	cat = dtxn_db_catalog(c->worker->db);
 	c->crec_fn(c->crec_arg, t, c->crec_buf);
-	dtxn_batch_write(b, c->crec_raddr, c->crec_buf, sizeof(c->crec_buf), false);
-	mn = DTXN_RADDR_MN(c->crec_raddr);
-	if (b->error == 0)
+	for (mask = b->mn_mask; mask != 0; mask &= mask - 1) {
+		uint16_t mn = (uint16_t)__builtin_ctzll(mask);
+		dtxn_raddr_t at = dtxn_store_crec_raddr(cat, mn, c->crec_slot);
+
+		if (at == 0) {
+			b->error = -EINVAL; /* an MN the catalog does not lay out */
+			return;
+		}
+		/* one buffer for every chain: inline, copied at post */
+		dtxn_batch_write(b, at, c->crec_buf, sizeof(c->crec_buf), false);
+		if (b->error != 0)
+			return;
 		b->tail[mn]->flags |= DTXN_WR_F_CONTROL;
+	}
 }
 
 int
-dtxn_coord_set_commit_record(struct dtxn_coord *c, dtxn_raddr_t raddr, dtxn_commit_record_fn fn,
+dtxn_coord_set_commit_record(struct dtxn_coord *c, uint32_t slot, dtxn_commit_record_fn fn,
 			     void *arg)
 {
-	if (c == NULL || (fn != NULL && raddr == 0))
+	if (c == NULL)
+		return -EINVAL;
+	if (fn != NULL &&
+	    (c->worker == NULL ||
+	     dtxn_store_crec_raddr(dtxn_db_catalog(c->worker->db), 0, slot) == 0))
 		return -EINVAL;
 	c->crec_fn = fn;
 	c->crec_arg = arg;
-	c->crec_raddr = raddr;
+	c->crec_slot = slot;
 	return 0;
 }
 
@@ -281,7 +324,7 @@ dtxn_batch_run_decide(struct dtxn_batch *b, struct dtxn_txn *t)
 {
 	int rc;
 
-	batch_commit_record(b, t);
+	txn_batch_commit_record(b, t);
 	rc = batch_run(b, t, false);
 
 	dtxn_batch_done(b);
@@ -293,7 +336,7 @@ dtxn_batch_run_decide_early(struct dtxn_batch *b, struct dtxn_txn *t)
 {
 	int rc;
 
-	batch_commit_record(b, t);
+	txn_batch_commit_record(b, t);
 	rc = batch_run(b, t, true);
 
 	dtxn_batch_done(b);

@@ -924,18 +924,34 @@ typedef void (*dtxn_commit_record_fn)(void *arg, const struct dtxn_txn *t, void 
 
 /**
  * Makes every decisive batch of @p c (dtxn_batch_run_decide() and
- * dtxn_batch_run_decide_early(): each protocol's commit point) carry one
- * more WR: an unsignaled inline WRITE of the DTXN_COMMIT_RECORD_BYTES
- * that @p fn fills, to @p raddr, posted with the batch under the same
- * doorbell and lease gate, flagged DTXN_WR_F_CONTROL (not counted as the
- * protocol's). What survives a CN process on another host: the app keeps
- * each coordinator's benchmark counters there (doc/guides/cluster.md,
- * "Counters of a dead CN"), so that a survivor settles them with the
- * recovery's verdict on the transaction the record names. @p fn NULL
- * turns it off. Before the run, on the main lcore or @p c's.
- * @return 0, -EINVAL (@p c NULL, or @p fn set with @p raddr 0).
+ * dtxn_batch_run_decide_early(): each protocol's commit point) carry its
+ * commit record: the DTXN_COMMIT_RECORD_BYTES that @p fn fills (once per
+ * batch), as one more unsignaled inline WRITE at the end of the chain to
+ * EVERY MN the batch touches, into coordinator slot @p slot on that MN
+ * (lib/store's dtxn_store_crec_raddr(cat, mn, slot)); posted with the
+ * batch under the same doorbells and lease gate, flagged
+ * DTXN_WR_F_CONTROL (not counted as the protocol's verbs: the verbs per
+ * transaction stay the same). A batch that touches no MN carries none.
+ * What survives a CN process on another host: the app keeps each
+ * coordinator's benchmark counters there (doc/guides/cluster.md,
+ * "Counters of a dead CN"); a survivor READs the slot on every MN and
+ * settles from the newest record (the largest transaction id: those of
+ * one coordinator only grow, dtxn_txn_id()) with the recovery's verdict
+ * on the transaction it names. Every chain carries it because a chain of
+ * a dead CN may land on some MNs only: a chain that carries a
+ * transaction's data to an MN carries its record there too (batch.c
+ * says why that makes the newest record consistent).
+ *
+ * @param c     the coordinator.
+ * @param slot  its commit-record slot (the app passes the coordinator's
+ *              gid), < the catalog's n_logs.
+ * @param fn    fills the record; NULL turns the record off.
+ * @param arg   passed to @p fn.
+ * Before the run (after dtxn_db_layout()), on the main lcore or @p c's.
+ * @return 0, -EINVAL (@p c NULL, or @p fn set and @p slot has no record
+ *   slot: out of range, or the db not laid out).
  */
-int dtxn_coord_set_commit_record(struct dtxn_coord *c, dtxn_raddr_t raddr,
+int dtxn_coord_set_commit_record(struct dtxn_coord *c, uint32_t slot,
 				 dtxn_commit_record_fn fn, void *arg);
 
 /** Lets coordinator @p c post past its worker's lease gate (the agent's own coroutines). */
@@ -1083,7 +1099,14 @@ int dtxn_txn_commit(struct dtxn_txn *t);
  */
 void dtxn_txn_abort(struct dtxn_txn *t, int reason);
 
-/** @return the coordinator-unique, cluster-unique id of the txn (> 0). */
+/**
+ * @return the cluster-unique id of the txn (> 0): (gid + 1) <<
+ *   DTXN_TXN_SEQ_BITS | seq, seq one more at each dtxn_txn_begin() of the
+ *   coordinator (and starting past an earlier incarnation's, with a
+ *   lease gate), so one coordinator's ids only grow (until seq wraps after
+ *   2^40 - 1 begins): the newest of its commit records is the one with
+ *   the largest id (dtxn_coord_set_commit_record()). Any thread.
+ */
 uint64_t dtxn_txn_id(const struct dtxn_txn *t);
 
 /**

@@ -260,10 +260,11 @@ struct dtxn_coord {
 	 *  cumulative (dtxn_coord_verbs()) */
 	uint64_t verbs[DTXN_WR_OP_MAX];
 	uint64_t verb_bytes;
-	/** dtxn_coord_set_commit_record(): written in every decisive batch */
+	/** dtxn_coord_set_commit_record(): written in every decisive batch,
+	 *  to slot crec_slot (lib/store) on each MN the batch touches */
 	dtxn_commit_record_fn crec_fn;
 	void *crec_arg;
-	dtxn_raddr_t crec_raddr;
+	uint32_t crec_slot;
 	uint64_t crec_buf[DTXN_COMMIT_RECORD_BYTES / 8]; /**< the record as posted (inline) */
 };
 

@@ -117,6 +117,19 @@ int txn_lease_hold(struct dtxn_coord *c);
  */
 void txn_lease_refused(struct dtxn_coord *c);
 
+/**
+ * Appends @p b's coordinator's commit record (dtxn_coord_set_commit_record())
+ * for @p t to the end of the chain to every MN in b->mn_mask: an
+ * unsignaled inline WRITE of DTXN_COMMIT_RECORD_BYTES to the
+ * coordinator's slot on that MN, flagged DTXN_WR_F_CONTROL. No-op without
+ * a record, for an empty batch or one with b->error set; sets b->error
+ * (-ENOBUFS: the WR pool ran out) as dtxn_batch_write(). Called by
+ * dtxn_batch_run_decide() and _early() before they post (batch.c, where
+ * the comment says why every chain carries it); the unit tests call it to
+ * look at the chains. Coordinator's lcore; no yield.
+ */
+void txn_batch_commit_record(struct dtxn_batch *b, const struct dtxn_txn *t);
+
 /** Frees every chunk but one big enough for what the last txn used. */
 void txn_arena_reset(struct txn_coord *tc);
 

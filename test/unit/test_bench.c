@@ -1154,6 +1154,61 @@ test_smallbank_run(void **state)
 	dtxn_bench_free(b);
 }
 
+/*
+ * A dead coordinator's slots, READ from three MNs: the newest record (the
+ * largest txn id with the magic set) is the one to settle; a slot never
+ * written (no magic) counts for nothing, whatever its id word holds.
+ */
+static void
+test_record_newest(void **state)
+{
+	struct dtxn_bench_record r[3];
+	int64_t acc[4] = { 0 };
+
+	(void)state;
+	memset(r, 0, sizeof(r));
+	/* MN 0: txn 5, an older batch that touched MN 0 */
+	r[0] = (struct dtxn_bench_record){ .txn_id = 5, .acc = { 100, 1, 2, 3 }, .pending = 7,
+					   .pending_idx = 1, .magic = DTXN_BENCH_RECORD_MAGIC };
+	/* MN 1: txn 9, the last decisive batch (its chain to MN 0 was lost) */
+	r[1] = (struct dtxn_bench_record){ .txn_id = 9, .acc = { 110, 1, 2, 3 }, .pending = -4,
+					   .pending_idx = 2, .magic = DTXN_BENCH_RECORD_MAGIC };
+	/* MN 2: never written (a larger id word, no magic) */
+	r[2].txn_id = 12;
+	r[2].acc[0] = 1000;
+	assert_ptr_equal(dtxn_bench_record_newest(r, 3), &r[1]);
+	assert_ptr_equal(dtxn_bench_record_newest(r, 1), &r[0]);
+	assert_null(dtxn_bench_record_newest(&r[2], 1));
+	assert_null(dtxn_bench_record_newest(NULL, 3));
+	assert_null(dtxn_bench_record_newest(r, 0));
+	/* the order of the MNs does not matter */
+	{
+		struct dtxn_bench_record s[3] = { r[2], r[1], r[0] };
+
+		assert_ptr_equal(dtxn_bench_record_newest(s, 3), &s[1]);
+	}
+	/* equal ids: copies of one record, the first one */
+	r[0] = r[1];
+	assert_ptr_equal(dtxn_bench_record_newest(r, 3), &r[0]);
+	r[0].txn_id = 5;
+	r[0].acc[0] = 100;
+
+	/* settled from the newest: its acc[], plus its share if kept */
+	dtxn_bench_record_settle(dtxn_bench_record_newest(r, 3), true, acc);
+	assert_int_equal(acc[0], 110);
+	assert_int_equal(acc[2], 2 - 4);
+	memset(acc, 0, sizeof(acc));
+	dtxn_bench_record_settle(dtxn_bench_record_newest(r, 3), false, acc);
+	assert_int_equal(acc[0], 110);
+	assert_int_equal(acc[1], 1);
+	assert_int_equal(acc[2], 2);
+	assert_int_equal(acc[3], 3);
+	/* a slot never written adds nothing */
+	memset(acc, 0, sizeof(acc));
+	dtxn_bench_record_settle(&r[2], true, acc);
+	assert_int_equal(acc[0], 0);
+}
+
 int
 main(void)
 {
@@ -1174,6 +1229,7 @@ main(void)
 		cmocka_unit_test(test_runner_fresh),
 		cmocka_unit_test(test_kvs_run),
 		cmocka_unit_test(test_smallbank_run),
+		cmocka_unit_test(test_record_newest),
 	};
 	int rc;
 

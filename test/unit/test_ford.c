@@ -1309,6 +1309,130 @@ co_pub_reader(struct dtxn_coord *c, void *arg)
 	g_step = 2;
 }
 
+/*
+ * Commit records (lib/txn's dtxn_coord_set_commit_record()): the decisive
+ * batch carries the record on its chain to every MN it touches, and the
+ * verbs of the transaction stay the same.
+ */
+struct pub_crec_ctx {
+	int rc_warm, rc_off, rc_on;
+	int rc_bad_slot, rc_set, rc_unset;
+	uint32_t gid;
+	uint64_t id_on;
+	unsigned fills;
+	struct dtxn_fabric_counters off[PUB_MN], on[PUB_MN];
+	uint64_t verbs_off[DTXN_WR_OP_MAX], verbs_on[DTXN_WR_OP_MAX];
+	uint64_t vbytes_off, vbytes_on;
+};
+
+static void
+pub_crec_fill(void *arg, const struct dtxn_txn *t, void *rec)
+{
+	struct pub_crec_ctx *x = arg;
+	uint64_t *w = rec;
+
+	memset(rec, 0, DTXN_COMMIT_RECORD_BYTES);
+	w[0] = dtxn_txn_id(t);
+	w[7] = UINT64_C(0xc0ffee);
+	x->fills++;
+}
+
+/* big 7 += 1: measured by the worker's QPs and the coordinator's verbs */
+static int
+pub_crec_txn(struct dtxn_coord *c, struct dtxn_fabric_counters *d, uint64_t verbs[DTXN_WR_OP_MAX],
+	     uint64_t *vbytes, uint64_t *id)
+{
+	struct dtxn_fabric_counters b0[PUB_MN], b1[PUB_MN];
+	uint64_t v0[DTXN_WR_OP_MAX], v1[DTXN_WR_OP_MAX], vb0, vb1;
+	int rc;
+
+	pub_counters(c, b0);
+	dtxn_coord_verbs(c, v0, &vb0);
+	rc = ut_txn_add_u64(c, T_BIG, 7, 1, id);
+	pub_counters(c, b1);
+	dtxn_coord_verbs(c, v1, &vb1);
+	pub_delta(b0, b1, d);
+	for (unsigned op = 0; op < DTXN_WR_OP_MAX; op++)
+		verbs[op] = v1[op] - v0[op];
+	*vbytes = vb1 - vb0;
+	return rc;
+}
+
+static void
+co_pub_crec(struct dtxn_coord *c, void *arg)
+{
+	struct pub_crec_ctx *x = arg;
+
+	x->gid = c->gid;
+	x->rc_warm = ut_txn_add_u64(c, T_BIG, 7, 1, NULL); /* its address cached */
+	x->rc_off = pub_crec_txn(c, x->off, x->verbs_off, &x->vbytes_off, NULL);
+	x->rc_bad_slot = dtxn_coord_set_commit_record(c, g_cat->n_logs, pub_crec_fill, x);
+	x->rc_set = dtxn_coord_set_commit_record(c, c->gid, pub_crec_fill, x);
+	x->rc_on = pub_crec_txn(c, x->on, x->verbs_on, &x->vbytes_on, &x->id_on);
+	x->rc_unset = dtxn_coord_set_commit_record(c, c->gid, NULL, NULL);
+}
+
+static void
+test_pub_commit_record(void **state)
+{
+	const struct dtxn_table *big = dtxn_catalog_table(g_cat, T_BIG);
+	struct pub_crec_ctx x;
+	uint64_t touched = 0;
+
+	(void)state;
+	assert_int_equal(dtxn_coord_set_commit_record(NULL, 0, pub_crec_fill, NULL), -EINVAL);
+	for (uint16_t mn = 0; mn < PUB_MN; mn++)
+		for (uint32_t g = 0; g < N_COORDS; g++) {
+			dtxn_raddr_t at = dtxn_store_crec_raddr(g_cat, mn, g);
+
+			assert_true(at != 0);
+			memset((char *)dtxn_fabric_mn_base(g_f, mn) + DTXN_RADDR_OFF(at), 0,
+			       DTXN_STORE_CREC_BYTES);
+		}
+	memset(&x, 0, sizeof(x));
+	run_one(co_pub_crec, &x);
+	assert_int_equal(x.rc_warm, DTXN_OK);
+	assert_int_equal(x.rc_off, DTXN_OK);
+	assert_int_equal(x.rc_on, DTXN_OK);
+	assert_int_equal(x.rc_bad_slot, -EINVAL); /* no slot past the catalog's coordinators */
+	assert_int_equal(x.rc_set, 0);
+	assert_int_equal(x.rc_unset, 0);
+	assert_int_equal(x.fills, 1); /* one decisive batch, one fill */
+
+	/* big's replicas (MN 1, 2, 3) hold the record; MN 0, which the
+	 * commit round does not touch, has none (the record once went to MN 0
+	 * only, on a chain of its own) */
+	for (uint16_t r = 0; r < big->n_replicas; r++)
+		touched |= UINT64_C(1) << big->mn[r];
+	assert_int_equal(touched, 0xe);
+	for (uint16_t mn = 0; mn < PUB_MN; mn++) {
+		dtxn_raddr_t at = dtxn_store_crec_raddr(g_cat, mn, x.gid);
+		const uint64_t *w = (const uint64_t *)(const void *)
+			((const char *)dtxn_fabric_mn_base(g_f, mn) + DTXN_RADDR_OFF(at));
+
+		if (touched & (UINT64_C(1) << mn)) {
+			assert_int_equal(w[0], x.id_on);
+			assert_int_equal(w[7], 0xc0ffee);
+		} else {
+			for (unsigned k = 0; k < DTXN_STORE_CREC_BYTES / 8; k++)
+				assert_int_equal(w[k], 0);
+		}
+	}
+
+	/* the same verbs with and without the records (DTXN_WR_F_CONTROL):
+	 * on the fabric's QPs and in the coordinator's count */
+	for (uint16_t mn = 0; mn < PUB_MN; mn++)
+		for (unsigned op = 0; op < DTXN_WR_OP_MAX; op++) {
+			assert_int_equal(x.on[mn].ops[op], x.off[mn].ops[op]);
+			assert_int_equal(x.on[mn].bytes[op], x.off[mn].bytes[op]);
+		}
+	for (unsigned op = 0; op < DTXN_WR_OP_MAX; op++)
+		assert_int_equal(x.verbs_on[op], x.verbs_off[op]);
+	assert_int_equal(x.vbytes_on, x.vbytes_off);
+	assert_true(x.off[1].ops[DTXN_WR_WRITE] > 0);
+}
+
+
 static void
 test_pub_visible_reads_and_skew(void **state)
 {
@@ -1404,6 +1528,7 @@ main(void)
 	const struct CMUnitTest pub_tests[] = {
 		cmocka_unit_test(test_pub_geometry),
 		cmocka_unit_test(test_pub_verbs_and_log),
+		cmocka_unit_test(test_pub_commit_record),
 		cmocka_unit_test(test_pub_visible_reads_and_skew),
 	};
 

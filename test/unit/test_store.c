@@ -347,11 +347,16 @@ test_catalog_layout(void **state)
 	assert_true(cat.region_size <
 		    cat.log_off + 10 * 4096 + DTXN_STORE_LEASE_BYTES + DTXN_STORE_CTL_BYTES +
 			    10 * DTXN_STORE_CREC_BYTES + 4096);
-	/* the commit records: after the control area, one per coordinator (log) */
+	/* the commit records: after the control area, one per coordinator
+	 * (log), at the same offset on every MN */
 	assert_int_equal(cat.crec_off, cat.ctl_off + DTXN_STORE_CTL_BYTES);
-	assert_int_equal(dtxn_store_crec_raddr(&cat, 9),
-			 DTXN_RADDR(0, cat.crec_off + 9 * DTXN_STORE_CREC_BYTES));
-	assert_int_equal(dtxn_store_crec_raddr(&cat, 10), 0);
+	for (uint16_t m = 0; m < cat.n_mn; m++) {
+		assert_int_equal(dtxn_store_crec_raddr(&cat, m, 9),
+				 DTXN_RADDR(m, cat.crec_off + 9 * DTXN_STORE_CREC_BYTES));
+		assert_true(cat.crec_off + 10 * DTXN_STORE_CREC_BYTES <= cat.region_size);
+	}
+	assert_int_equal(dtxn_store_crec_raddr(&cat, 0, 10), 0);
+	assert_int_equal(dtxn_store_crec_raddr(&cat, cat.n_mn, 0), 0);
 
 	/* The lease area: after the logs, on MN 0, heartbeats then states. */
 	assert_int_equal(cat.lease_off, cat.log_off + 10 * 4096);

@@ -627,6 +627,93 @@ test_batch_build(void **state)
 	assert_int_equal(tc->wrs_used, 0);
 }
 
+/* Commit records (batch.c): on the chain to every MN of a decisive batch. */
+static unsigned g_crec_fills;
+
+static void
+crec_fill(void *arg, const struct dtxn_txn *t, void *rec)
+{
+	uint64_t *w = rec;
+
+	(void)arg;
+	memset(rec, 0, DTXN_COMMIT_RECORD_BYTES);
+	w[0] = dtxn_txn_id(t);
+	g_crec_fills++;
+}
+
+static void
+test_commit_record_chains(void **state)
+{
+	struct fixture *fx = *state;
+	struct dtxn_coord *c = &fx->tc[1].pub;
+	const struct dtxn_catalog *cat;
+	uint64_t old, buf[4] = { 0 };
+	struct dtxn_batch b;
+	struct dtxn_txn *t;
+	struct dtxn_wr *wr;
+
+	/* the slots exist once the db is laid out */
+	assert_int_equal(dtxn_coord_set_commit_record(c, 1, crec_fill, NULL), -EINVAL);
+	assert_int_equal(dtxn_db_layout(fx->db, NULL), 0);
+	cat = dtxn_db_catalog(fx->db);
+	assert_int_equal(dtxn_coord_set_commit_record(c, cat->n_logs, crec_fill, NULL), -EINVAL);
+	assert_int_equal(dtxn_coord_set_commit_record(c, 1, crec_fill, NULL), 0);
+	g_crec_fills = 0;
+	t = dtxn_txn_begin(c, DTXN_TXN_RW);
+	assert_non_null(t);
+
+	/* a decisive batch to MN 0 and MN 2 (not MN 1) */
+	dtxn_batch_init(&b, c);
+	dtxn_batch_write(&b, DTXN_RADDR(0, 128), buf, 16, false);
+	dtxn_batch_cas(&b, DTXN_RADDR(2, 64), &old, 0, 1, true);
+	dtxn_batch_write(&b, DTXN_RADDR(2, 256), buf, 8, false);
+	txn_batch_commit_record(&b, t);
+	assert_int_equal(b.error, 0);
+	assert_int_equal(g_crec_fills, 1); /* one record per batch, on every chain */
+	assert_int_equal(b.n_wr, 5);
+	assert_int_equal(b.n_signaled, 1);  /* the records are unsignaled */
+	assert_int_equal(b.mn_mask, 0x5);   /* no chain of its own anywhere */
+	assert_null(b.head[1]);
+	for (uint16_t mn = 0; mn < 3; mn += 2) {
+		wr = b.tail[mn];
+		assert_int_equal(wr->opcode, DTXN_WR_WRITE);
+		assert_int_equal(wr->raddr, dtxn_store_crec_raddr(cat, mn, 1));
+		assert_int_equal(DTXN_RADDR_MN(wr->raddr), mn);
+		assert_int_equal(wr->len, DTXN_COMMIT_RECORD_BYTES);
+		assert_true(wr->flags & DTXN_WR_F_CONTROL); /* not the protocol's verb */
+		assert_true(wr->flags & DTXN_WR_F_INLINE);
+		assert_false(wr->flags & DTXN_WR_F_SIGNALED);
+		assert_int_equal(((const uint64_t *)wr->local)[0], dtxn_txn_id(t));
+		assert_null(wr->next);
+	}
+	/* at the end of each chain, after the data */
+	assert_int_equal(b.head[0]->raddr, DTXN_RADDR(0, 128));
+	assert_ptr_equal(b.head[0]->next, b.tail[0]);
+	assert_int_equal(b.head[2]->opcode, DTXN_WR_CAS);
+	assert_int_equal(b.head[2]->next->raddr, DTXN_RADDR(2, 256));
+	assert_ptr_equal(b.head[2]->next->next, b.tail[2]);
+	assert_false(b.head[2]->next->flags & DTXN_WR_F_CONTROL);
+	dtxn_batch_done(&b);
+
+	/* a batch that touches no MN carries none */
+	dtxn_batch_init(&b, c);
+	txn_batch_commit_record(&b, t);
+	assert_int_equal(b.n_wr, 0);
+	assert_int_equal(b.mn_mask, 0);
+	assert_int_equal(g_crec_fills, 1);
+	dtxn_batch_done(&b);
+
+	/* turned off: none */
+	assert_int_equal(dtxn_coord_set_commit_record(c, 1, NULL, NULL), 0);
+	dtxn_batch_init(&b, c);
+	dtxn_batch_write(&b, DTXN_RADDR(1, 128), buf, 8, false);
+	txn_batch_commit_record(&b, t);
+	assert_int_equal(b.n_wr, 1);
+	assert_false(b.tail[1]->flags & DTXN_WR_F_CONTROL);
+	dtxn_batch_done(&b);
+	dtxn_txn_abort(t, DTXN_ABORT_APP);
+}
+
 int
 main(void)
 {
@@ -643,6 +730,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_bad_items_abort, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_arena, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_build, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_commit_record_chains, setup, teardown),
 	};
 	int rc;
 
