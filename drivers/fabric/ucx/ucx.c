@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_errno.h>
@@ -137,6 +138,26 @@ ucx_context_open(struct ucx_fabric *uf)
 	return 0;
 }
 
+/* *@p ns from environment variable @p name in microseconds (0..1 s), or @p dflt. */
+static int
+ucx_env_us(const char *name, uint64_t dflt, uint64_t *ns)
+{
+	const char *v = getenv(name);
+	unsigned long us = dflt;
+	char *end = NULL;
+
+	if (v != NULL) {
+		errno = 0;
+		us = strtoul(v, &end, 10);
+		if (*v == '\0' || *v == '-' || *end != '\0' || errno != 0 || us > 1000000) {
+			dtxn_fabric_open_error_set("%s '%s': expected 0..1000000 (microseconds)", name, v);
+			return -EINVAL;
+		}
+	}
+	*ns = (uint64_t)us * 1000;
+	return 0;
+}
+
 static struct dtxn_fabric *
 ucx_open(const struct dtxn_fabric_conf *conf)
 {
@@ -163,6 +184,13 @@ ucx_open(const struct dtxn_fabric_conf *conf)
 	uf->epfd = uf->stop_fd = -1;
 	for (i = 0; i < DTXN_MAX_NODES; i++)
 		uf->listen_fd[i] = -1;
+	/* before sleeping, an idle worker polls DTXN_UCX_SPIN_US (0: sleeps
+	 * at once); by default only where there are cores to spare */
+	rc_ = ucx_env_us("DTXN_UCX_SPIN_US",
+			 sysconf(_SC_NPROCESSORS_ONLN) >= UCX_SPIN_MIN_CPUS ? UCX_SPIN_US_DEFAULT : 0,
+			 &uf->spin_ns);
+	if (rc_ != 0)
+		goto fail;
 	uf->n_mn = conf->n_mn;
 	uf->n_nodes = conf->n_mn + conf->n_cn;
 	uf->serve_mask = rc != NULL && rc->serve != 0 ? rc->serve :

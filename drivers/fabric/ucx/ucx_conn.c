@@ -4,9 +4,12 @@
  *
  * The control thread owns the serve worker and one listening TCP socket
  * per node this process serves. It progresses the worker until it has
- * nothing to do, arms it (ucp_worker_arm) and sleeps in epoll_wait on the
- * worker's event fd, the listening sockets and a stop eventfd: an idle MN
- * costs no CPU, and wakes for a READ as fast as for any other operation.
+ * nothing to do for DTXN_UCX_SPIN_US (30 us by default on a host of 4 CPUs
+ * or more, so that a verb that follows its predecessor's answer finds it
+ * awake; 0 on a smaller one), arms it (ucp_worker_arm) and
+ * sleeps in epoll_wait on the worker's event fd, the listening sockets and
+ * a stop eventfd: an idle MN costs no CPU, and wakes for a READ as fast as
+ * for any other operation.
  *
  * A listening socket takes one connect message (HELLO) per connection and
  * answers ACCEPT (the serve worker's address; for an MN its region's base,
@@ -171,15 +174,32 @@ ctl_serve_conn(struct ucx_fabric *uf, int fd)
 		(void)ctl_io(fd, buf, (size_t)len, true);
 }
 
-/* Progresses the serve worker until idle and arms it. */
+/* Progresses the serve worker until it has been idle for spin_ns, and
+ * arms it. The spin keeps the MN awake between a verb's answer and the
+ * asker's next verb (a round trip later): a wake-up from epoll costs
+ * about as much as the round trip itself (doc/guides/ucx.md, "Figures"). */
 static void
 ctl_progress(struct ucx_fabric *uf)
 {
+	uint64_t idle_since = 0;
+
 	for (;;) {
-		while (ucp_worker_progress(uf->serve) != 0)
-			;
+		uint64_t now;
+
+		if (ucp_worker_progress(uf->serve) != 0) {
+			idle_since = 0;
+			continue;
+		}
+		if (uf->spin_ns != 0) {
+			now = dtxn_now_ns();
+			if (idle_since == 0)
+				idle_since = now;
+			if (now - idle_since < uf->spin_ns)
+				continue;
+		}
 		if (ucp_worker_arm(uf->serve) != UCS_ERR_BUSY)
 			return;
+		idle_since = 0;
 	}
 }
 

@@ -15,6 +15,7 @@
 
 #include <rte_common.h>
 
+#include "dtxn_sched.h"
 #include "ucx_private.h"
 
 /* The last request of slot @p s ended with @p st. */
@@ -126,8 +127,9 @@ ucx_qp_retire(struct ucx_qp *q)
 }
 
 /*
- * The lcore's worker found nothing UCX_IDLE_POLLS times in a row while
- * WRs are in flight: its coordinators wait on the network. Over TCP the
+ * The lcore's worker found nothing UCX_IDLE_POLLS times in a row, and for
+ * DTXN_UCX_SPIN_US, while WRs are in flight: its coordinators wait on the
+ * network. Over TCP the
  * targets' CPUs execute those WRs, and on a host with fewer cores than
  * busy threads a spinning CN starves them: arm the worker and sleep on
  * its event fd until a reply arrives, UCX_IDLE_SLEEP_MS at most (a
@@ -161,11 +163,17 @@ ucx_cq_poll(struct dtxn_cq *c, struct dtxn_cqe *cqes, unsigned n)
 		if (ucp_worker_progress(cq->w) != 0) {
 			cq->idle = 0;
 		} else if (cq->block && ++cq->idle >= UCX_IDLE_POLLS) {
-			TAILQ_FOREACH(q, &cq->qps, cq_next)
-				in_flight += q->in_flight;
-			if (in_flight != 0)
-				cq_idle(cq);
-			cq->idle = 0;
+			uint64_t now = dtxn_now_ns();
+
+			if (cq->idle == UCX_IDLE_POLLS)
+				cq->idle_since = now;
+			if (now - cq->idle_since >= cq->spin_ns) {
+				TAILQ_FOREACH(q, &cq->qps, cq_next)
+					in_flight += q->in_flight;
+				if (in_flight != 0)
+					cq_idle(cq);
+				cq->idle = 0;
+			}
 		}
 		TAILQ_FOREACH(q, &cq->qps, cq_next) {
 			/* a late peer announced itself: connect back, so that it may SEND */

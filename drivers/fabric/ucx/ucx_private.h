@@ -173,10 +173,21 @@ struct ucx_fabric {
 	uint64_t fenced;                      /**< CNs fenced at this process's MNs (bit = node) */
 	bool block;                           /**< CQs sleep on their event fd when idle
 					       *   (DTXN_UCX_BLOCK=0 turns it off) */
+	uint64_t spin_ns;                     /**< an idle worker (serve or CQ) polls this long
+					       *   before it sleeps (DTXN_UCX_SPIN_US) */
 };
 
-/** Empty polls in a row (WRs in flight) before a CQ's lcore sleeps on its event fd. */
+/** Empty polls in a row (WRs in flight), at least, before a CQ's lcore sleeps on its event fd. */
 #define UCX_IDLE_POLLS 256
+/** Default of DTXN_UCX_SPIN_US on a host of UCX_SPIN_MIN_CPUS CPUs or
+ *  more: about two round trips over TCP between namespaces (ucx_perftest's
+ *  8 B CAS P50: 13-15 us), so a verb that follows its predecessor's answer
+ *  finds the MN awake. On a smaller host the default is 0: there the MN
+ *  and CN processes of a cluster share the cores, and a spinning worker
+ *  takes the CPU the others need (doc/guides/ucx.md, "Figures"). */
+#define UCX_SPIN_US_DEFAULT 30
+/** CPUs online from which a worker spins by default. */
+#define UCX_SPIN_MIN_CPUS 4
 /** Longest such sleep, ms. */
 #define UCX_IDLE_SLEEP_MS 1
 
@@ -186,6 +197,8 @@ struct ucx_cq {
 	bool block;              /**< sleep when idle (struct ucx_fabric.block) */
 	int efd;                 /**< the worker's event fd once asked (-1: not yet, -2: none) */
 	uint32_t idle;           /**< empty polls in a row */
+	uint64_t idle_since;     /**< dtxn_now_ns() of the first of them */
+	uint64_t spin_ns;        /**< struct ucx_fabric.spin_ns */
 	uint64_t sleeps;         /**< times it slept (relaxed) */
 	TAILQ_HEAD(, ucx_qp) qps;
 };

@@ -34,6 +34,7 @@ ucx_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth)
 		return NULL;
 	TAILQ_INIT(&cq->qps);
 	cq->block = UCX_FABRIC(f)->block;
+	cq->spin_ns = UCX_FABRIC(f)->spin_ns;
 	cq->efd = -1;
 	st = ucp_worker_create(UCX_FABRIC(f)->ctx, &wp, &cq->w);
 	if (st == UCS_OK) { /* the MNs' answers to verbs carried as messages */
