@@ -96,6 +96,7 @@ struct app_conf {
 	uint64_t fault_mask;         /**< CN indices --fault kills (bit J) */
 	double fault_at_s;           /**< when, s since the run began (warm-up included; virtual on sim) */
 	double lease_ms;             /**< lease: a CN whose heartbeat has not moved this long is dead */
+	double fault_drop;           /**< test aid --fault-drop: P a killed CN's unstarted chain is lost (sim) */
 	char debug_crash_after[32];  /**< test aid: "none" (or ""), "backup-visible", "unlocked" (fault.c) */
 	/** --announce-restart "cnJ,...": restarts to come (role_conf.c; doc/guides/cluster.md,
 	 *  "Announced restarts"); "" none */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * --fault cnJ[,cnK...]@SECONDS and --lease-ms (doc/guides/cluster.md,
- * "Recovery"): which CNs a simulated run kills, and when; the CN lists of
+ * --fault cnJ[,cnK...]@SECONDS, --fault-drop and --lease-ms
+ * (doc/guides/cluster.md, "Recovery"; doc/guides/sim.md): which CNs a
+ * simulated run kills, when, and what of their posted WRs is lost; the CN lists of
  * --fault and --announce-restart (app_cn_list_parse()).
  */
 #include <errno.h>
@@ -114,6 +115,11 @@ app_fault_validate(struct app_conf *c)
 
 	c->fault_mask = 0;
 	c->fault_at_s = 0;
+	if (c->fault[0] == '\0' && c->fault_drop > 0) {
+		app_err("--fault-drop %g: only with --fault (it drops the posted WRs of the CNs --fault kills)",
+			c->fault_drop);
+		return -1;
+	}
 	if (c->fault[0] == '\0')
 		return fault_crash_validate(c);
 	if (strcmp(c->fabric, "sim") != 0) {

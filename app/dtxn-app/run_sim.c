@@ -202,6 +202,11 @@ sim_build_db(struct sim_run *r, uint32_t n_coords)
 	rc = app_fabric_open(c, r->db, &fc, r->n_threads, &r->fabric, &region);
 	if (rc != APP_EXIT_OK)
 		return rc;
+	/* test aid --fault-drop: before the protocols read dtxn_fabric_posted_survives() */
+	if (c->fault_drop > 0 && dtxn_sim_set_fault_drop(r->fabric, c->fault_drop, c->seed) != 0) {
+		app_err("internal error: the sim fabric refused --fault-drop %g", c->fault_drop);
+		return APP_EXIT_FAIL;
+	}
 	/* every node has the --nic model; CNs take --cn-nic when given */
 	if (c->cn_nic[0] != '\0') {
 		if (app_nic_model("--cn-nic", c->cn_nic_path, &cn_nic) != APP_EXIT_OK)
@@ -443,10 +448,23 @@ sim_sample(struct sim_run *r, uint64_t t, bool at_warm)
 		(void)dtxn_series_sample(&r->surv, (double)(t - r->t_start_ns) / 1e9, c, a, ab);
 }
 
-/* --fault: the CNs die where they are (locks held, logs half written). */
+/* --fault: the CNs die where they are (locks held, logs half written);
+ * with --fault-drop, some of what they posted dies with them. */
 static void
 sim_kill(struct sim_run *r)
 {
+	for (unsigned j = 0; j < r->conf->cn; j++) {
+		uint64_t wrs = 0;
+		int64_t n;
+
+		if (!(r->conf->fault_mask & (UINT64_C(1) << j)))
+			continue;
+		n = dtxn_sim_node_kill(r->fabric, (uint16_t)(r->conf->mn + j), &wrs);
+		if (n > 0) {
+			r->dropped_chains += (uint64_t)n;
+			r->dropped_wrs += wrs;
+		}
+	}
 	for (unsigned i = 0; i < r->n_threads; i++) {
 		struct sim_thread *th = &r->th[i];
 

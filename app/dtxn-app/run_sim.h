@@ -83,6 +83,8 @@ struct sim_run {
 	struct app_agent *agents;     /**< one per CN, NULL without agents */
 	uint64_t t_fault_ns;          /**< virtual time of the coming fault, UINT64_MAX: none (or done) */
 	struct dtxn_series surv;      /**< throughput of the CNs --fault spares, same intervals */
+	uint64_t dropped_chains;      /**< --fault-drop: posted chains lost with the killed CNs */
+	uint64_t dropped_wrs;         /**< their WRs */
 	double load_s;                /**< wall seconds of the load */
 	/* results */
 	uint64_t t_start_ns;          /**< virtual start */

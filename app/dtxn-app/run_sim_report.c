@@ -191,6 +191,8 @@ sim_report(struct sim_run *r)
 			dtxn_run_stats_totals(r->th[i].stats, &tc, &ta, &tab);
 			recov.dead_committed += tc;
 		}
+		recov.dropped_chains = r->dropped_chains;
+		recov.dropped_wrs = r->dropped_wrs;
 		rep->recovery = &recov;
 	}
 	for (unsigned i = 0; i < r->n_threads; i++)

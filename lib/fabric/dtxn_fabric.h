@@ -580,6 +580,31 @@ void *dtxn_fabric_shared_zone(const char *name, size_t len, int socket_id, bool 
  */
 int dtxn_fabric_drain_node(struct dtxn_fabric *f, uint16_t node);
 
+/**
+ * Whether the WRs a node has posted take effect even if the node dies
+ * right after posting them (doc/guides/cluster.md, "Recovery"): true where
+ * the NIC outlives the process, an RNIC (mlx5: what the RNIC accepted it
+ * executes; the rest is flushed with the QP, never half of one doorbell's
+ * chain to one MN), shm (the recoverer applies a dead process's posted WRs,
+ * dtxn_fabric_drain_node()) and sim (its simulated RNICs go on); false
+ * where the "NIC" lives in the posting process and dies with it: ucx (UCX
+ * over TCP loses what it had not sent) and sim with
+ * dtxn_sim_set_fault_drop() > 0, its test aid for that. When false, each
+ * chain (the WRs of one dtxn_qp_post() on one QP) of a dead node either
+ * lands whole or not at all, independently of the node's other chains: a
+ * decisive batch spanning several MNs may land on some of them only, and
+ * a protocol's recovery must then complete the txn from the MNs it reached
+ * or roll it back everywhere (Motor picks its MN-resident operation log
+ * by default, doc/guides/motor.md "Options").
+ *
+ * Any thread; constant from dtxn_fabric_open() on (sim: once its test
+ * aid is set, before the database attaches).
+ *
+ * @return true if posted WRs survive their poster's death; false for
+ *   @p f NULL.
+ */
+bool dtxn_fabric_posted_survives(const struct dtxn_fabric *f);
+
 /** The RNIC state of node @p node (busy fractions); NULL if not modelled. */
 const struct dtxn_nic_state *dtxn_fabric_nic_state(const struct dtxn_fabric *f,
 						   uint16_t node);

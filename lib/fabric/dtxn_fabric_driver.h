@@ -49,6 +49,12 @@ struct dtxn_fabric {
 	void *mn_mirror[DTXN_MAX_NODES];
 	/** The nodes this process serves (the conf's rdma->serve; 0: every node). */
 	uint64_t serve;
+	/** dtxn_fabric_posted_survives() is false: WRs a node posted may be
+	 *  lost, chain by chain, when that node dies. Set by a driver whose
+	 *  "NIC" lives in the posting process (ucx, in its open) or that
+	 *  models one (sim with dtxn_sim_set_fault_drop()); 0 (shm, mlx5,
+	 *  sim): posted WRs take effect whatever happens to their poster. */
+	bool posted_lost;
 };
 
 /**

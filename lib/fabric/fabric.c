@@ -231,6 +231,12 @@ dtxn_fabric_drain_node(struct dtxn_fabric *f, uint16_t node)
 }
 
 bool
+dtxn_fabric_posted_survives(const struct dtxn_fabric *f)
+{
+	return f != NULL && !f->posted_lost;
+}
+
+bool
 dtxn_fabric_partial(const struct dtxn_fabric *f)
 {
 	unsigned n;

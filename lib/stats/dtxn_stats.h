@@ -347,6 +347,8 @@ struct dtxn_report_recovery {
 	double low_tps;      /**< their lowest interval rate from the fault to back_ms */
 	double post_tps;     /**< their rate from back_ms to the end */
 	uint64_t dead_committed; /**< txns the dead CNs committed before the fault (kept, and counted in every figure) */
+	uint64_t dropped_chains; /**< sim, test aid --fault-drop: chains the dead CNs had posted that were lost with them */
+	uint64_t dropped_wrs;    /**< their WRs */
 	unsigned n_cn;
 	struct dtxn_report_recovery_cn cn[DTXN_MAX_NODES];
 	const struct dtxn_series *survivors; /**< the survivors' intervals; NULL: none */

@@ -25,6 +25,9 @@ stats_print_recovery(const struct dtxn_report *r, FILE *out)
 		fprintf(out, "  %s died at %.3f ms (%" PRIu64 " txns committed before, kept); lease %.3g ms; detected after %.3f ms; recovered in %.3f ms\n",
 			rc->dead, rc->fault_ms, rc->dead_committed, rc->lease_ms, rc->detect_ms,
 			rc->recovery_ms);
+	if (rc->dropped_chains != 0)
+		fprintf(out, "  lost with it (--fault-drop): %" PRIu64 " posted chains, %" PRIu64 " WRs\n",
+			rc->dropped_chains, rc->dropped_wrs);
 	for (unsigned i = 0; i < rc->n_cn; i++) {
 		const struct dtxn_report_recovery_cn *cn = &rc->cn[i];
 
@@ -114,6 +117,8 @@ stats_json_recovery(const struct dtxn_report *r)
 	ok &= stats_json_put(o, "survivors_low_tps", stats_json_num(rc->low_tps));
 	ok &= stats_json_put(o, "survivors_post_tps", stats_json_num(rc->post_tps));
 	ok &= stats_json_put(o, "dead_committed", stats_json_u64(rc->dead_committed));
+	ok &= stats_json_put(o, "dropped_chains", stats_json_u64(rc->dropped_chains));
+	ok &= stats_json_put(o, "dropped_wrs", stats_json_u64(rc->dropped_wrs));
 	ok &= stats_json_put(o, "cns", rec_cns(rc));
 	ok &= stats_json_put(o, "survivor_intervals", stats_json_intervals(rc->survivors));
 	if (!ok) {

@@ -4,7 +4,8 @@
  * (exact effect and completion times from the NIC model, RC order, atomics
  * serialized at the RNIC unit, SEND/RECV with RNR, flush, ties broken by
  * posting order) and CPU time in virtual time (cost model files, charges,
- * settling a debt, a busy thread that does not run). Every time asserted
+ * settling a debt, a busy thread that does not run), and the test aid that
+ * drops a dead node's posted chains. Every time asserted
  * here is virtual, hence exact.
  */
 #include <errno.h>
@@ -507,6 +508,91 @@ test_flush_and_room(void **state)
 	dtxn_fabric_close(f);
 }
 
+/*
+ * Test aid dtxn_sim_set_fault_drop() and dtxn_sim_node_kill() (dtxn-app
+ * --fault-drop): a dead node's chain that started at its MN runs whole;
+ * with p = 1 every other one is dropped whole (its WRs change nothing and
+ * complete with WR_FLUSH_ERR); with p = 0 nothing is; the fabric then says
+ * its posted WRs do not survive their poster (dtxn_fabric_posted_survives()).
+ */
+static void
+test_fault_drop(void **state)
+{
+	struct dtxn_fabric *f = ts_open("cx5", 2, 1);
+	struct dtxn_cq *cq = dtxn_cq_create(f, SOCKET_ID_ANY, 64);
+	struct dtxn_qp *qa = dtxn_qp_create(f, cq, 2, 0, 64);
+	struct dtxn_qp *qb = dtxn_qp_create(f, cq, 2, 1, 64);
+	uint64_t v = 7, t0 = 9000000, wrs = 0;
+	struct dtxn_wr a1b = {
+		.wr_id = 2, .opcode = DTXN_WR_WRITE, .flags = DTXN_WR_F_SIGNALED | DTXN_WR_F_INLINE,
+		.len = 8, .local = &v, .raddr = DTXN_RADDR(0, 8),
+	};
+	struct dtxn_wr a1 = {
+		.wr_id = 1, .opcode = DTXN_WR_WRITE, .flags = DTXN_WR_F_SIGNALED | DTXN_WR_F_INLINE,
+		.len = 8, .local = &v, .raddr = DTXN_RADDR(0, 0), .next = &a1b,
+	};
+	struct dtxn_wr a2 = {
+		.wr_id = 3, .opcode = DTXN_WR_WRITE, .flags = DTXN_WR_F_SIGNALED | DTXN_WR_F_INLINE,
+		.len = 8, .local = &v, .raddr = DTXN_RADDR(0, 16),
+	};
+	struct dtxn_wr b1 = {
+		.wr_id = 4, .opcode = DTXN_WR_WRITE, .flags = DTXN_WR_F_SIGNALED | DTXN_WR_F_INLINE,
+		.len = 8, .local = &v, .raddr = DTXN_RADDR(1, 0),
+	};
+	struct dtxn_cqe e[8];
+	unsigned n, flushed = 0;
+
+	(void)state;
+	assert_true(dtxn_fabric_posted_survives(f));
+	assert_false(dtxn_fabric_posted_survives(NULL));
+	assert_int_equal(dtxn_sim_set_fault_drop(f, 1.5, 1), -EINVAL);
+	assert_int_equal(dtxn_sim_set_fault_drop(f, -0.1, 1), -EINVAL);
+	assert_int_equal(dtxn_sim_node_kill(f, 9, NULL), -EINVAL);
+	/* p = 0: the simulated RNICs execute everything */
+	assert_int_equal(dtxn_sim_set_fault_drop(f, 0, 1), 0);
+	assert_true(dtxn_fabric_posted_survives(f));
+	dtxn_clock_set_virtual(t0);
+	assert_int_equal(dtxn_qp_post(qa, &a2), 0);
+	assert_int_equal(dtxn_sim_node_kill(f, 2, &wrs), 0);
+	assert_int_equal(wrs, 0);
+	ts_at(f, t0 + 1000000);
+	assert_int_equal(*ts_word(f, 0, 16), 7);
+	assert_int_equal(ts_poll(cq, e, 8), 1);
+	*ts_word(f, 0, 16) = 0;
+	/* p = 1: A1 started (its first WRITE took effect, not its second), B1
+	 * and A2 did not */
+	assert_int_equal(dtxn_sim_set_fault_drop(f, 1, 1), 0);
+	assert_false(dtxn_fabric_posted_survives(f));
+	t0 += 2000000;
+	dtxn_clock_set_virtual(t0);
+	assert_int_equal(dtxn_qp_post(qa, &a1), 0);
+	assert_int_equal(dtxn_qp_post(qa, &a2), 0);
+	dtxn_clock_advance(t0 + 1000);
+	assert_int_equal(dtxn_qp_post(qb, &b1), 0);
+	ts_at(f, dtxn_sim_next_event_ns(f));
+	assert_int_equal(*ts_word(f, 0, 0), 7);
+	assert_int_equal(*ts_word(f, 0, 8), 0);
+	assert_int_equal(dtxn_sim_node_kill(f, 2, &wrs), 2);
+	assert_int_equal(wrs, 2);
+	ts_at(f, t0 + 1000000);
+	assert_int_equal(*ts_word(f, 0, 8), 7);  /* the started chain ran whole */
+	assert_int_equal(*ts_word(f, 0, 16), 0); /* A2 dropped */
+	assert_int_equal(*ts_word(f, 1, 0), 0);  /* B1 dropped */
+	n = ts_poll(cq, e, 8);
+	assert_int_equal(n, 4);
+	for (unsigned i = 0; i < n; i++) {
+		bool lost = e[i].wr_id == 3 || e[i].wr_id == 4;
+
+		assert_int_equal(e[i].status, lost ? DTXN_WC_WR_FLUSH_ERR : DTXN_WC_SUCCESS);
+		flushed += lost;
+	}
+	assert_int_equal(flushed, 2);
+	dtxn_qp_destroy(qa);
+	dtxn_qp_destroy(qb);
+	dtxn_cq_destroy(cq);
+	dtxn_fabric_close(f);
+}
+
 /* The sim calls refuse a fabric of another driver. */
 static void
 test_not_sim(void **state)
@@ -547,6 +633,7 @@ main(void)
 		cmocka_unit_test(test_rc_order_and_ties),
 		cmocka_unit_test(test_send_recv),
 		cmocka_unit_test(test_flush_and_room),
+		cmocka_unit_test(test_fault_drop),
 	};
 	char path[128];
 	int rc;

@@ -62,6 +62,40 @@ const struct dtxn_nic_model *dtxn_sim_node_nic(const struct dtxn_fabric *f, uint
  */
 uint64_t dtxn_sim_node_drained_ns(const struct dtxn_fabric *f, uint16_t node);
 
+/**
+ * TEST AID (dtxn-app --fault-drop; doc/guides/sim.md, "A NIC that dies
+ * with its process"): from now on, dtxn_sim_node_kill() drops each chain
+ * of the dead node that has not started at its target, whole, with
+ * probability @p p, drawn from a stream seeded with @p seed (the run's
+ * --seed: the same run drops the same chains). This models a NIC that
+ * lives in the process (UCX over TCP, doc/guides/ucx.md) instead of an
+ * RNIC that executes what it was given. With @p p > 0,
+ * dtxn_fabric_posted_survives() is false; call it before the protocols
+ * read it (before dtxn_db_attach()).
+ *
+ * @return 0; -EINVAL (@p f not a sim fabric, @p p not in [0, 1]).
+ */
+int dtxn_sim_set_fault_drop(struct dtxn_fabric *f, double p, uint64_t seed);
+
+/**
+ * Node @p node dies now (fail-stop; dtxn-app --fault): what becomes of
+ * the WRs it posted that have not taken effect. Without the test aid
+ * (dtxn_sim_set_fault_drop() with p > 0) nothing: the simulated RNICs
+ * execute them, as RNICs do. With it, each chain (the WRs of one post
+ * call on one QP) whose first WR has not taken effect is dropped whole
+ * with probability p, else executed whole; a chain whose first WR took
+ * effect has started at its target and runs to its end. A dropped WR
+ * changes nothing at its target (a SEND does not arrive) and completes
+ * with DTXN_WC_WR_FLUSH_ERR in its QP's order (its NIC model time stays
+ * reserved: the only trace it leaves). Draws go QP by QP in creation
+ * order, chain by chain in posting order: deterministic.
+ *
+ * @param wrs_dropped  if not NULL, the WRs dropped.
+ * @return the chains dropped (>= 0); -EINVAL (@p f not sim, @p node out
+ *   of range).
+ */
+int64_t dtxn_sim_node_kill(struct dtxn_fabric *f, uint16_t node, uint64_t *wrs_dropped);
+
 /** @return virtual time of the earliest pending event, ns; UINT64_MAX when none. */
 uint64_t dtxn_sim_next_event_ns(const struct dtxn_fabric *f);
 

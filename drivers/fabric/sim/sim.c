@@ -179,6 +179,23 @@ sim_cq_kick(struct dtxn_cq *cq)
 		scq->notify(cq, scq->notify_arg);
 }
 
+int
+dtxn_sim_set_fault_drop(struct dtxn_fabric *f, double p, uint64_t seed)
+{
+	struct sim_fabric *sf = SIM_FABRIC(f);
+
+	if (!dtxn_sim_is(f) || !(p >= 0 && p <= 1))
+		return -EINVAL;
+	sf->drop_p = p;
+	/* a stream of its own: the workload's draws are not moved by it */
+	sf->drop_rng = seed ^ UINT64_C(0xd1b54a32d192ed03);
+	f->posted_lost = p > 0;
+	if (p > 0)
+		SIM_LOG(INFO, "fabric %s: a dead node's unstarted chains dropped with p = %g",
+			f->name, p);
+	return 0;
+}
+
 unsigned
 dtxn_sim_cq_pending(const struct dtxn_cq *cq)
 {

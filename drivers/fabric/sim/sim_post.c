@@ -53,6 +53,8 @@ sim_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 		w->status = DTXN_WC_SUCCESS;
 		w->owed = 0;
 		w->completed = 0;
+		w->chain_head = wr == wr_list;
+		w->dropped = 0;
 		dtxn_fabric_wr_time(&sf->model[rn], sf->modelled[rn] ? &sf->nic[rn] : NULL,
 				    &w->wr, now, &qp->last_effect_ns, &w->effect_ns, &w->done_ns);
 		(void)sim_event_push(sf, w->effect_ns, SIM_EV_EFFECT, qp->id, qp->tail);

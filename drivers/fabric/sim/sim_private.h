@@ -65,6 +65,8 @@ struct sim_wqe {
 	uint8_t status;      /**< enum dtxn_wc_status, set by the effect */
 	uint8_t owed;        /**< a CQE is owed (signaled, or failed) */
 	uint8_t completed;   /**< its completion event ran */
+	uint8_t chain_head;  /**< first WR of its post call (one doorbell's chain) */
+	uint8_t dropped;     /**< lost with its dead poster (dtxn_sim_node_kill()) */
 	uint8_t inl[DTXN_WR_INLINE_MAX] __rte_aligned(8);
 };
 
@@ -85,6 +87,9 @@ struct sim_fabric {
 	struct sim_qp **qps;
 	uint32_t n_qps, qps_cap;
 	uint32_t qp_seq[DTXN_MAX_NODES][DTXN_MAX_NODES];
+	/* test aid dtxn_sim_set_fault_drop(): a dead node's unstarted chains */
+	double drop_p;                             /**< probability a chain is dropped */
+	uint64_t drop_rng;                         /**< splitmix64 state */
 };
 
 struct sim_cq {

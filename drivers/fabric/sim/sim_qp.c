@@ -205,3 +205,54 @@ dtxn_sim_node_drained_ns(const struct dtxn_fabric *f, uint16_t node)
 	}
 	return t;
 }
+
+/* The next draw in [0, 1) of the fault-drop stream (splitmix64). */
+static double
+sim_drop_draw(struct sim_fabric *sf)
+{
+	uint64_t z = (sf->drop_rng += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	z ^= z >> 31;
+	return (double)(z >> 11) * 0x1.0p-53;
+}
+
+int64_t
+dtxn_sim_node_kill(struct dtxn_fabric *f, uint16_t node, uint64_t *wrs_dropped)
+{
+	struct sim_fabric *sf = SIM_FABRIC(f);
+	int64_t chains = 0;
+	uint64_t wrs = 0;
+
+	if (f == NULL || !dtxn_sim_is(f) || node >= sf->n_nodes)
+		return -EINVAL;
+	/* QPs by id and chains in posting order: the same draws every run */
+	for (uint32_t i = 0; sf->drop_p > 0 && i < sf->n_qps; i++) {
+		struct sim_qp *qp = sf->qps[i];
+		uint32_t k;
+		bool drop = false;
+
+		if (qp == NULL || qp->base.local_node != node)
+			continue;
+		/* a chain whose first WR took effect has started at its MN: it
+		 * runs to its end (k skips its rest); never split a chain */
+		for (k = qp->exec; k != qp->tail && !qp->sq[k & qp->mask].chain_head; k++)
+			;
+		for (; k != qp->tail; k++) {
+			struct sim_wqe *w = &qp->sq[k & qp->mask];
+
+			/* once a chain is lost, so is every later one of its QP: the
+			 * stream to that node was cut there (RC order: a later WR
+			 * never takes effect without the earlier ones) */
+			if (w->chain_head && !drop)
+				drop = sim_drop_draw(sf) < sf->drop_p;
+			chains += drop && w->chain_head;
+			w->dropped = drop;
+			wrs += drop;
+		}
+	}
+	if (wrs_dropped != NULL)
+		*wrs_dropped = wrs;
+	return chains;
+}

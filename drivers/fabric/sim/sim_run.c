@@ -4,6 +4,8 @@
  * through lib/fabric's dtxn_fabric_mem_exec(), shared with shm) or hands a
  * SEND's payload to the peer QP; it then schedules the WR's completion if a
  * CQE is owed (signaled, or failed). A completion puts the CQE in the CQ.
+ * A WR dropped with its dead poster (dtxn_sim_node_kill()) does nothing
+ * and completes with WR_FLUSH_ERR, in its QP's order.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -71,7 +73,9 @@ sim_effect(struct sim_fabric *sf, struct sim_qp *qp, uint32_t idx)
 			qp->base.local_node, qp->base.remote_node, idx, qp->exec);
 		return;
 	}
-	if (w->wr.opcode == DTXN_WR_SEND)
+	if (w->dropped)
+		w->status = DTXN_WC_WR_FLUSH_ERR; /* lost with its dead poster: never arrived */
+	else if (w->wr.opcode == DTXN_WR_SEND)
 		w->status = sim_send(qp, w);
 	else
 		w->status = dtxn_fabric_node_exec(&sf->base, qp->mn_base, qp->mn_size,
