@@ -11,12 +11,16 @@
  *    - if an entry is already released and carries X's version, X's
  *      unlocks had begun: its writes are complete, X rolls forward
  *      (nothing to write: its locks go in step 2);
- *    - else, if every entry carries X's version though X still holds
- *      every lock, its write round reached every primary and only its
- *      unlocks are missing (its coordinator may have seen the commit
+ *    - else, if every entry X still holds carries X's version and every
+ *      other one was released with a version other than its pre-image
+ *      (X's write landed there, then its unlock, then maybe a survivor's
+ *      write), its write round reached every primary and only (some of)
+ *      its unlocks are missing (its coordinator may have seen the commit
  *      return and recorded it; across hosts unsignaled unlocks can be
- *      lost with a cut-off CN's connections): X rolls forward, each
- *      primary's image copied to its backups;
+ *      lost with a cut-off CN's connections, and where posted WRs die
+ *      with their CN, dtxn_fabric_posted_survives(), its unlock round
+ *      may land on some MNs only): X rolls forward, each held primary's
+ *      image copied to its backups;
  *    - else every record X wrote is still locked by X, no reader could
  *      have validated against X's values: X rolls back, each entry it
  *      holds gets its pre-image back on every replica (the primary keeps
@@ -48,14 +52,18 @@
 #include "ford_private.h"
 
 /*
- * X holds every lock of record @p h and its write round reached every
- * primary (each carries X's version): roll X forward. Each primary's image
- * (READ) goes to its backups, unlocked as a commit leaves them, in case
- * the round did not reach them all; step 2 releases the primaries.
+ * X's write round reached every primary of record @p h (each entry X
+ * still holds carries X's version; the others X had released): roll X
+ * forward. Each held primary's image (READ) goes to its backups, unlocked
+ * as a commit leaves them, in case the round did not reach them all; step
+ * 2 releases the primaries. An entry X released is left alone: its unlock
+ * followed the whole write round, and a survivor may have written it since.
+ * @p word: each entry's primary {lock, version}, as READ.
  * @return 0 or -errno.
  */
 static int
-rec_roll_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_log_hdr *h)
+rec_roll_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_log_hdr *h,
+		 const uint64_t (*word)[2])
 {
 	const struct dtxn_catalog *cat = &c->worker->db->cat;
 	const char *p = (const char *)(h + 1);
@@ -68,7 +76,8 @@ rec_roll_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct d
 		struct ford_slot *img;
 
 		p += sizeof(*en) + en->slot_size;
-		if (t == NULL || en->slot_size != t->slot_size || t->n_replicas < 2)
+		if (t == NULL || en->slot_size != t->slot_size || t->n_replicas < 2 ||
+		    (word[e][0] & ~FORD_INVISIBLE) != h->txn_id)
 			continue;
 		img = rte_zmalloc("dtxn_recover_fwd", en->slot_size, 8);
 		if (img == NULL)
@@ -111,11 +120,26 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_log
 		p += sizeof(*en) + en->slot_size;
 	}
 	rc = dtxn_recovery_run(rec, &b);
+	p = (const char *)(h + 1);
 	for (uint32_t e = 0; e < h->n_entries && rc == 0; e++) {
-		held |= (word[e][0] & ~FORD_INVISIBLE) == x;
-		done |= (word[e][0] & ~FORD_INVISIBLE) != x && word[e][1] == x;
-		/* every entry carries X's version: its write round reached the primaries */
-		written &= word[e][1] == x;
+		const struct dtxn_log_entry *en = (const void *)p;
+		const struct ford_slot *pre = (const void *)(en + 1);
+		bool mine = (word[e][0] & ~FORD_INVISIBLE) == x;
+
+		p += sizeof(*en) + en->slot_size;
+		held |= mine;
+		done |= !mine && word[e][1] == x;
+		/*
+		 * X's write round reached this primary: it carries X's version,
+		 * or X released it with another version than X's pre-image
+		 * (a survivor wrote it after X's unlock landed; only X's unlock
+		 * round, posted once the whole write round completed, releases
+		 * a lock X logged and then wrote). Where posted WRs die with
+		 * their CN (dtxn_fabric_posted_survives()), that unlock round
+		 * may land on some MNs only: X then holds some locks, and the
+		 * records it released may already be overwritten.
+		 */
+		written &= word[e][1] == x || (!mine && word[e][1] != pre->version);
 	}
 	if (rc == 0 && !held && done) {
 		/* X's unlocks were all posted: complete, its coordinator may not have
@@ -135,7 +159,7 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_log
 		/* every lock held, every primary written: its commit may have
 		 * returned (its history says committed) and only its unlocks be
 		 * missing, lost with a cut-off CN's connections: forward */
-		rc = rec_roll_forward(c, rec, h);
+		rc = rec_roll_forward(c, rec, h, (const uint64_t (*)[2])word);
 		if (rc == 0) {
 			rec->rolled_forward++;
 			dtxn_recovery_note_visible(rec, x);
