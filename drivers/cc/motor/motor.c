@@ -46,6 +46,17 @@ motor_db_init(struct dtxn_db *db)
 		rte_free(sh);
 		return -EINVAL;
 	}
+	/*
+	 * oplog=cn's recovery trusts that a posted commit batch reaches every
+	 * replica (recover.c). Where posted WRs die with their CN (UCX over
+	 * TCP; sim's --fault-drop) a batch may land on some MNs only, and
+	 * only the MN-resident log lets a survivor finish it: the default
+	 * there is oplog=mn (doc/guides/motor.md, "Options").
+	 */
+	if (!sh->opts.oplog_given && !dtxn_fabric_posted_survives(db->fabric)) {
+		sh->opts.oplog = MOTOR_OPLOG_MN;
+		MOTOR_LOG(INFO, "oplog=mn: the fabric's posted WRs may die with their CN");
+	}
 	if (sh->opts.tso == MOTOR_TSO_CN) {
 		sh->tso_cn = dtxn_tso_cn_create_db(db, MOTOR_RPC_TS);
 		if (sh->tso_cn == NULL) {

@@ -337,7 +337,7 @@ enum motor_tso_kind {
 
 /** Where the operation log goes (option oplog). */
 enum motor_oplog_kind {
-	MOTOR_OPLOG_CN = 0, /**< the coordinator's local buffer (§5.3; default) */
+	MOTOR_OPLOG_CN = 0, /**< the coordinator's local buffer (§5.3; default where posted WRs survive their CN) */
 	MOTOR_OPLOG_MN = 1, /**< WRITEs to the coordinator's log region on the MNs */
 };
 
@@ -352,6 +352,7 @@ struct motor_opts {
 	uint8_t tso;    /**< enum motor_tso_kind */
 	uint8_t oplog;  /**< enum motor_oplog_kind */
 	uint8_t index;  /**< enum motor_index_kind */
+	uint8_t oplog_given; /**< oplog named in the options (else: the fabric's default, motor_db_init()) */
 	uint32_t bucket_slots; /**< slots per bucket of every table, 1..256; 0: lib/store's default (8) */
 };
 

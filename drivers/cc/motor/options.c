@@ -3,7 +3,8 @@
  * Motor's options (dtxn_db_conf.cc_options, dtxn-app --cc-opts;
  * doc/guides/motor.md, "Options"): "key=value" pairs separated by ',' or
  * ';'. Each key picks one of a few named choices; the first choice is the
- * default, which is what the paper does. bucket_slots takes a number
+ * default, which is what the paper does, but for oplog on a fabric whose
+ * posted WRs die with their CN (motor_db_init()). bucket_slots takes a number
  * (with index=direct, the Motor artifact's index geometry: motor.md
  * "Index geometry").
  */
@@ -55,6 +56,8 @@ opt_apply(char *tok, struct motor_opts *o, char *err, size_t errlen)
 	for (c = 0; c < RTE_DIM(g_keys[k].choices) && g_keys[k].choices[c] != NULL; c++)
 		if (strcmp(eq + 1, g_keys[k].choices[c]) == 0) {
 			*((uint8_t *)o + g_keys[k].off) = (uint8_t)c;
+			if (g_keys[k].off == offsetof(struct motor_opts, oplog))
+				o->oplog_given = 1;
 			return 0;
 		}
 	if (c > 2)
