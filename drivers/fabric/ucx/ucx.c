@@ -172,6 +172,7 @@ ucx_open(const struct dtxn_fabric_conf *conf)
 		return NULL;
 	}
 	uf->base.ops = &ucx_ops; /* ucx_close() before lib/fabric fills it */
+	uf->base.posted_lost = true; /* what UCX had not sent dies with the process: dtxn_fabric_posted_survives() */
 	/* an lcore whose WRs all wait sleeps on its worker's event fd: on by
 	 * default (TCP: the targets' CPUs need the cores); 0 keeps it spinning */
 	uf->block = getenv("DTXN_UCX_BLOCK") == NULL || strcmp(getenv("DTXN_UCX_BLOCK"), "0") != 0;
