@@ -44,14 +44,24 @@ app_cp_start(struct app_cp *cp)
 	if (cp->cf == NULL)
 		return app_cn_start(c, cp->ctl);
 	__atomic_store_n(&app_role_self(c, cp->ctl)->state, APP_NODE_READY, __ATOMIC_RELEASE);
-	if (app_role_self(c, cp->ctl)->incarnation != 0)
-		return APP_EXIT_OK; /* a restart joins a running cluster */
+	if (app_role_self(c, cp->ctl)->incarnation != 0) {
+		/* a restart joins a running cluster, once its dead incarnation is settled */
+		return app_cf_rejoin(cp->cf, app_role_self(c, cp->ctl)->incarnation) == 0 ?
+			       APP_EXIT_OK : APP_EXIT_UNREACHABLE;
+	}
 	switch (app_cf_start(cp->cf)) {
 	case 0:
 		return APP_EXIT_OK;
 	default:
 		return APP_EXIT_UNREACHABLE;
 	}
+}
+
+void
+app_cp_poll(struct app_cp *cp)
+{
+	if (cp->cf != NULL)
+		(void)app_cf_poll(cp->cf); /* a failure: app_cf_done() tries again, and says so */
 }
 
 int

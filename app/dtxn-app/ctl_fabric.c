@@ -30,6 +30,7 @@
 #include "dtxn_stats.h"
 #include "dtxn_store.h"
 #include "dtxn_txn.h"
+#include "dtxn_txn_driver.h"
 #include "role.h"
 
 /** Barrier polls: one READ of the header this often, us. */
@@ -76,6 +77,8 @@ struct app_cf {
 	struct dtxn_recovery noted[DTXN_MAX_NODES];
 	uint32_t n_noted;
 	uint32_t n_settled;
+	uint32_t inc;                    /* this process's incarnation of its CN (app_cf_rejoin()) */
+	uint64_t missed;                 /* announced restarts that did not claim their node in time */
 };
 
 static void
@@ -225,6 +228,9 @@ app_cf_area_init(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabri
 		return -ENXIO;
 	off = DTXN_RADDR_OFF(dtxn_store_ctl_raddr(cat, 0));
 	memset(base + off, 0, DTXN_STORE_CTL_BYTES);
+	/* restarts to come (dtxn-cluster run --restart): the CNs' end of run waits for them */
+	*(uint64_t *)(void *)(base + off + APP_CF_OFF_PENDING) =
+		c->announce_mask & (c->cn >= 64 ? UINT64_MAX : (UINT64_C(1) << c->cn) - 1);
 	/* last: a CN writes nothing before it reads the magic */
 	__atomic_store_n((uint64_t *)(void *)(base + off + APP_CF_OFF_MAGIC), APP_CF_MAGIC,
 			 __ATOMIC_RELEASE);
@@ -322,11 +328,20 @@ app_cf_start(struct app_cf *cf)
 	return 0;
 }
 
+/* cnJ's slot in buf->area (read with cf_read_area(cf, n > J)). */
+static const uint64_t *
+cf_slot(const struct app_cf *cf, unsigned j)
+{
+	return &cf->buf->area[(APP_CF_HDR_BYTES + j * APP_CF_SLOT_BYTES) / 8];
+}
+
 /*
  * With agents (--lease-ms): the CNs a survivor declared dead (their lease
- * state word says fenced or recovered): no counters will come from them.
- * 0 without agents, or when the READ fails (MN 0 lost: the caller's next
- * READ says so).
+ * state word says fenced or recovered, of an incarnation no older than
+ * the one their slot in buf->area names: a restart that claimed its node
+ * and has not taken its lease yet is not gone): no counters will come
+ * from them. 0 without agents, or when the READ fails (MN 0 lost: the
+ * caller's next READ says so).
  */
 static uint64_t
 cf_gone(struct app_cf *cf)
@@ -342,7 +357,8 @@ cf_gone(struct app_cf *cf)
 	for (unsigned j = 0; j < cf->c->cn; j++) {
 		unsigned st = DTXN_LEASE_WORD_STATE(cf->buf->lease[j]);
 
-		if (st == DTXN_LEASE_STATE_RECOVERED || st == DTXN_LEASE_STATE_FENCED)
+		if ((st == DTXN_LEASE_STATE_RECOVERED || st == DTXN_LEASE_STATE_FENCED) &&
+		    DTXN_LEASE_WORD_INC(cf->buf->lease[j]) >= cf_slot(cf, j)[APP_CF_SLOT_INC])
 			gone |= UINT64_C(1) << j;
 	}
 	return gone;
@@ -358,6 +374,14 @@ app_cf_note_recovery(struct app_cf *cf, const struct dtxn_recovery *rec)
 	cf->noted[n] = *rec;
 	__atomic_store_n(&cf->n_noted, n + 1, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/* The incarnation of the CN process whose coordinator began transaction
+ * @p id: its sequence numbers begin at inc << DTXN_TXN_SEQ_INC_SHIFT. */
+static uint64_t
+cf_txn_inc(uint64_t id)
+{
+	return (id & ((UINT64_C(1) << DTXN_TXN_SEQ_BITS) - 1)) >> DTXN_TXN_SEQ_INC_SHIFT;
 }
 
 /* Did the recovery @p rec keep transaction @p id (visible, or not undone)? */
@@ -437,11 +461,17 @@ cf_settle_one(struct app_cf *cf, const struct dtxn_recovery *rec)
 	int64_t acc[4] = { 0 };
 	unsigned written = 0, older = 0;
 	struct dtxn_wr wr[2];
+	uint64_t dead_inc;
 	int rc = 0;
 
 	if (rec->n_gids == 0 || n_mn == 0 || n_mn > DTXN_MAX_NODES ||
 	    dtxn_store_crec_raddr(cat, 0, rec->gid_first + rec->n_gids - 1) == 0)
 		return 0; /* no records for those gids: nothing to settle */
+	/* the dead incarnation (its slot names it once a restart claimed the
+	 * node): an earlier incarnation's records are in acc_prev already */
+	if (cf_read_area(cf, j + 1, "READ of a dead CN's slot") != 0)
+		return -EIO;
+	dead_inc = cf_slot(cf, j)[APP_CF_SLOT_INC];
 	/* r[m * n_gids + g]: gid_first + g's slot on MN m */
 	r = rte_malloc_socket("dtxn_cf_crec", (size_t)n_mn * rec->n_gids * sizeof(*r), 64,
 			      (int)rte_socket_id());
@@ -456,8 +486,11 @@ cf_settle_one(struct app_cf *cf, const struct dtxn_recovery *rec)
 	for (uint32_t g = 0; rc == 0 && g < rec->n_gids; g++) {
 		const struct dtxn_bench_record *newest;
 
-		for (uint16_t m = 0; m < n_mn; m++)
+		for (uint16_t m = 0; m < n_mn; m++) {
 			cand[m] = r[(size_t)m * rec->n_gids + g];
+			if (cf_txn_inc(cand[m].txn_id) < dead_inc)
+				cand[m].magic = 0; /* an earlier incarnation's: settled before */
+		}
 		newest = dtxn_bench_record_newest(cand, n_mn);
 		if (newest == NULL)
 			continue; /* committed nothing through bench_commit() */
@@ -507,12 +540,99 @@ cf_settle_noted(struct app_cf *cf)
 }
 
 int
+app_cf_poll(struct app_cf *cf)
+{
+	return cf_settle_noted(cf);
+}
+
+int
+app_cf_rejoin(struct app_cf *cf, uint32_t inc)
+{
+	const struct app_conf *c = cf->c;
+	const struct dtxn_catalog *cat = dtxn_db_catalog(cf->db);
+	unsigned j = c->node_idx;
+	uint64_t t0 = dtxn_now_ns(), deadline = t0 + (uint64_t)(c->connect_timeout_s * 1e9);
+	uint64_t *w = cf->buf->slot, pending;
+	const uint64_t *s;
+	struct dtxn_wr wr[3];
+	int64_t prev[4];
+	unsigned n = 0;
+
+	cf->inc = inc;
+	printf("dtxn: %s: incarnation %u (admitted by the MNs): waiting until a survivor has recovered and settled its previous incarnation\n",
+	       c->node, inc);
+	fflush(stdout);
+	for (;;) {
+		if (cf_read_area(cf, j + 1, "READ of its slot (restart)") != 0)
+			return -EIO;
+		s = cf_slot(cf, j);
+		if (cf_word(cf, APP_CF_OFF_CHECKER) != 0) {
+			app_err("--node %s: the cluster's run is over (the invariants are being checked): too late to rejoin",
+				c->node);
+			return -EALREADY;
+		}
+		if (cf_word(cf, APP_CF_OFF_MAGIC) == APP_CF_MAGIC &&
+		    (cf_word(cf, APP_CF_OFF_DONE) & cf->me) && s[APP_CF_SLOT_SETTLED] == 0 &&
+		    s[APP_CF_SLOT_INC] < inc) {
+			app_err("--node %s: its previous process ended its run and handed its counters over: this cluster's MNs already served a run; restart them (usertools/dtxn-cluster stop, start)",
+				c->node);
+			return -EALREADY;
+		}
+		if (cf_word(cf, APP_CF_OFF_MAGIC) == APP_CF_MAGIC &&
+		    (cf_word(cf, APP_CF_OFF_DONE) & cf->me) && s[APP_CF_SLOT_SETTLED] >= APP_CF_SETTLED_BY &&
+		    s[APP_CF_SLOT_INC] < inc)
+			break;
+		if (dtxn_now_ns() >= deadline) {
+			app_err("--node %s: its previous incarnation was not recovered and settled within %g s (--connect-timeout; recovery needs --lease-ms)",
+				c->node, c->connect_timeout_s);
+			return -ETIMEDOUT;
+		}
+		cf_sleep_us(APP_CF_DONE_POLL_US);
+	}
+	/* the dead incarnations' counters: the earlier ones', and the settled one's */
+	for (unsigned k = 0; k < RTE_DIM(prev); k++)
+		prev[k] = (int64_t)s[APP_CF_SLOT_PREV + k] + (int64_t)s[3 + k];
+	pending = cf_word(cf, APP_CF_OFF_PENDING);
+	memset(w, 0, sizeof(cf->buf->slot));
+	w[0] = inc;
+	memcpy(&w[1], prev, sizeof(prev));
+	/* one chain: the slot's incarnation and acc_prev, then the done bit
+	 * and the announcement away (RC order: the peers see the claim whole) */
+	memset(wr, 0, sizeof(wr));
+	wr[n] = (struct dtxn_wr){
+		.opcode = DTXN_WR_WRITE, .flags = DTXN_WR_F_INLINE, .len = 5 * 8, .local = w,
+		.raddr = dtxn_store_ctl_raddr(cat, APP_CF_HDR_BYTES + j * APP_CF_SLOT_BYTES +
+							   APP_CF_SLOT_INC * 8),
+	};
+	n++;
+	wr[n - 1].next = &wr[n];
+	wr[n] = (struct dtxn_wr){
+		.opcode = DTXN_WR_FAA, .len = 8, .local = &cf->buf->atom,
+		.raddr = dtxn_store_ctl_raddr(cat, APP_CF_OFF_DONE), .compare_add = -cf->me,
+	};
+	n++;
+	if (pending & cf->me) {
+		wr[n - 1].next = &wr[n];
+		wr[n] = (struct dtxn_wr){
+			.opcode = DTXN_WR_FAA, .len = 8, .local = &cf->buf->atom,
+			.raddr = dtxn_store_ctl_raddr(cat, APP_CF_OFF_PENDING), .compare_add = -cf->me,
+		};
+	}
+	if (cf_run(cf, wr, "claim of its node (restart)") != 0)
+		return -EIO;
+	printf("dtxn: %s: its previous incarnation was recovered and settled (waited %.1f ms): incarnation %u rejoins\n",
+	       c->node, (double)(dtxn_now_ns() - t0) / 1e6, inc);
+	fflush(stdout);
+	return 0;
+}
+
+int
 app_cf_done(struct app_cf *cf, const int64_t acc[4], uint64_t committed, uint64_t n_ctx)
 {
 	const struct app_conf *c = cf->c;
 	const struct dtxn_catalog *cat = dtxn_db_catalog(cf->db);
 	uint64_t *s = cf->buf->slot;
-	uint64_t deadline, done, gone = 0, gone_since = 0;
+	uint64_t deadline, done, gone = 0, gone_since = 0, pending = 0, all_since = 0;
 	struct dtxn_wr wr[2];
 	char names[256];
 
@@ -521,7 +641,7 @@ app_cf_done(struct app_cf *cf, const int64_t acc[4], uint64_t committed, uint64_
 		return -EIO;
 	memset(s, 0, sizeof(cf->buf->slot));
 	s[0] = APP_NODE_DONE;
-	s[1] = 0; /* incarnation: a restart across hosts is not supported here yet */
+	s[1] = cf->inc;
 	s[2] = committed;
 	memcpy(&s[3], acc, 4 * sizeof(int64_t));
 	s[7] = n_ctx;
@@ -545,11 +665,32 @@ app_cf_done(struct app_cf *cf, const int64_t acc[4], uint64_t committed, uint64_
 		/* a recovery this CN's agent ran after its own hand-over */
 		if (cf_settle_noted(cf) != 0)
 			return -EIO;
-		if (cf_read_area(cf, 0, "READ of the CNs' hand-over") != 0)
+		if (cf_read_area(cf, (unsigned)c->cn, "READ of the CNs' hand-over") != 0)
 			return -EIO;
 		done = cf_word(cf, APP_CF_OFF_DONE) | cf->me;
-		if ((done & cf->all) != cf->all)
-			gone = cf_gone(cf);
+		pending = cf_word(cf, APP_CF_OFF_PENDING) & cf->all;
+		gone = (done & cf->all) != cf->all ? cf_gone(cf) : 0;
+		if (((done | gone) & cf->all) == cf->all && pending != 0) {
+			/* an announced restart still to claim its node (doc/guides/cluster.md,
+			 * "Announced restarts"): up to --connect-timeout */
+			if (all_since == 0) {
+				all_since = dtxn_now_ns();
+				cf_names(pending, names, sizeof(names));
+				printf("dtxn: %s: waiting for the announced restart of %s (up to %g s, --connect-timeout)\n",
+				       c->node, names, c->connect_timeout_s);
+				fflush(stdout);
+			} else if (dtxn_now_ns() - all_since >= (uint64_t)(c->connect_timeout_s * 1e9)) {
+				cf_names(pending, names, sizeof(names));
+				printf("dtxn: %s: %s's announced restart did not claim its node within %g s (--connect-timeout): not waited for\n",
+				       c->node, names, c->connect_timeout_s);
+				cf->missed = pending;
+				pending = 0;
+				break;
+			}
+			cf_sleep_us(APP_CF_DONE_POLL_US);
+			continue;
+		}
+		all_since = 0;
 		if ((done & cf->all) == cf->all)
 			break;
 		/* a CN declared dead: its recoverer settles its slot right after
@@ -663,26 +804,41 @@ app_cf_counters(struct app_cf *cf, struct dtxn_bench *b, struct dtxn_bench_ctx *
 		struct dtxn_report *rep)
 {
 	const struct app_conf *c = cf->c;
-	uint64_t done, lost, settled = 0;
-	char inc[256], miss[256];
+	uint64_t done, lost, settled = 0, restarted = 0;
+	char inc[256], miss[256], res[256];
 	unsigned n = 0;
 
 	if (cf_read_area(cf, (unsigned)c->cn, "READ of the CNs' counters") != 0)
 		return -1;
 	done = (cf_word(cf, APP_CF_OFF_DONE) | cf->me) & cf->all;
 	for (unsigned j = 0; j < c->cn; j++) {
-		const uint64_t *s = &cf->buf->area[(APP_CF_HDR_BYTES + j * APP_CF_SLOT_BYTES) / 8];
+		const uint64_t *s = cf_slot(cf, j);
+
+		bool has = j != c->node_idx && (done & (UINT64_C(1) << j));
 
 		if ((done & (UINT64_C(1) << j)) && s[APP_CF_SLOT_SETTLED] >= APP_CF_SETTLED_BY)
 			settled |= UINT64_C(1) << j;
-		if (j == c->node_idx || !(done & (UINT64_C(1) << j)))
+		if (s[APP_CF_SLOT_INC] != 0)
+			restarted |= UINT64_C(1) << j;
+		if (!has && s[APP_CF_SLOT_INC] == 0)
 			continue; /* its own coordinators are the caller's; a lost peer: none */
+		/* one context per CN (room for --cn): a peer's handed-over (or
+		 * settled) counters, plus, for a restarted CN, its dead
+		 * incarnations' (acc_prev; this CN's own too) */
 		memset(&out[n], 0, sizeof(out[n]));
 		out[n].bench = b;
 		out[n].finished = true;
-		memcpy(out[n].acc, &s[3], sizeof(out[n].acc));
+		for (unsigned k = 0; k < RTE_DIM(out[n].acc); k++)
+			out[n].acc[k] = (int64_t)s[APP_CF_SLOT_PREV + k] + (has ? (int64_t)s[3 + k] : 0);
 		n++;
 	}
+	if (cf->missed != 0) {
+		cf_names(cf->missed, miss, sizeof(miss));
+		dtxn_report_check(rep, "announced_restart", false,
+				  "%s: its announced restart did not claim its node within %g s of the end of the run (--connect-timeout): the cluster closed without it",
+				  miss, c->connect_timeout_s);
+	}
+	cf_names(restarted, res, sizeof(res));
 	lost = cf->all & ~done;
 	cf_names(done, inc, sizeof(inc));
 	if (lost != 0) {
@@ -693,8 +849,13 @@ app_cf_counters(struct app_cf *cf, struct dtxn_bench *b, struct dtxn_bench_ctx *
 	} else if (settled != 0) {
 		cf_names(settled, miss, sizeof(miss));
 		dtxn_report_check(rep, "cluster_counters", true,
-				  "the counters of %s via mn0 (--control fabric); %s died: settled from its commit records by its recovery",
-				  inc, miss);
+				  "the counters of %s via mn0 (--control fabric); %s died: settled from its commit records by its recovery%s%s%s",
+				  inc, miss, restarted != 0 ? "; " : "", res,
+				  restarted != 0 ? " restarted" : "");
+	} else if (restarted != 0) {
+		dtxn_report_check(rep, "cluster_counters", true,
+				  "the counters of %s via mn0 (--control fabric); %s restarted: its dead incarnations' settled, the live one's handed over",
+				  inc, res);
 	} else {
 		dtxn_report_check(rep, "cluster_counters", true,
 				  "the counters of %s, handed over through mn0's control area (--control fabric)",

@@ -400,11 +400,23 @@ void app_cp_close(struct app_cp *cp);
  * Marks this CN READY and waits at the start barrier until every CN has
  * arrived (up to --connect-timeout), so the CNs start the measured
  * interval (and the warm-up) together. A restart (incarnation > 0) does
- * not wait. Main lcore (sleeps).
+ * not wait for its peers; with --control fabric it claims its node in
+ * MN 0's control area first (app_cf_rejoin(): it waits until its dead
+ * incarnation was recovered and settled). Main lcore (sleeps).
  * @return APP_EXIT_OK, or APP_EXIT_UNREACHABLE after one line naming the
- *   CNs that did not arrive, or the MN 0 that could not be reached.
+ *   CNs that did not arrive, or the MN 0 that could not be reached, or
+ *   (a restart) a predecessor nobody settled in time or a run already
+ *   being checked.
  */
 int app_cp_start(struct app_cp *cp);
+
+/**
+ * During the run, now and then (main lcore): with --control fabric,
+ * settles the dead peers this CN's agents recovered (app_cf_poll()), so
+ * that a restart of one rejoins without waiting for the end of this CN's
+ * run. --control shared: no-op (app_cn_settle_dead() settles at once).
+ */
+void app_cp_poll(struct app_cp *cp);
 
 /**
  * After the run: hands this CN's benchmark counters (the sum over
@@ -426,7 +438,9 @@ int app_cp_checker(struct app_cp *cp);
 
 /**
  * The checker's side: one finished context per peer CN whose counters
- * are final into @p out (room for --cn), and the report's account of
+ * are final into @p out (room for --cn; with --control fabric a
+ * restarted CN's context holds its dead incarnations' counters too, and
+ * this CN's own dead incarnations have one), and the report's account of
  * which CNs' counters are included (checks "cluster_counters",
  * "announced_restart") into @p rep. With --control fabric, also makes
  * every MN region this process does not map readable for the check (a
@@ -451,7 +465,11 @@ int app_cp_counters(struct app_cp *cp, struct dtxn_bench *b, struct dtxn_bench_c
  *                  order makes the slot visible first)
  *   24   checker   CN index + 1 of the CN that checks the invariants
  *                  (CAS 0 -> J + 1 by the lowest CN in done)
- *   32.. 255       reserved, zero
+ *   32   pending   bit J: a restart of cnJ is announced (--announce-restart,
+ *                  written by MN 0 with the magic) and has not claimed
+ *                  its node yet (its claim FAAs the bit away); the CNs'
+ *                  end of run waits for it (app_cf_done())
+ *   40.. 255       reserved, zero
  *   256 + J * 128  cnJ's slot (APP_CF_SLOT_BYTES):
  *        +0  state (enum app_node_state), +8 incarnation,
  *        +16 committed transactions, +24 acc[0..3] (the sum of its
@@ -459,7 +477,11 @@ int app_cp_counters(struct app_cp *cp, struct dtxn_bench *b, struct dtxn_bench_c
  *        +64 settled: 0, or APP_CF_SETTLED_BY + K when cnK's recovery
  *        of the dead cnJ wrote the slot from cnJ's coordinators' commit
  *        records (doc/guides/cluster.md, "Counters of a dead CN");
- *        +72.. reserved, zero
+ *        words 0..8 are what a hand-over or a settlement WRITEs;
+ *        +72 the incarnation serving cnJ (APP_CF_SLOT_INC) and +80
+ *        acc_prev[0..3] (APP_CF_SLOT_PREV: the counters of its dead,
+ *        settled incarnations), both WRITTEn by a restart's claim
+ *        (app_cf_rejoin()); +112.. reserved, zero
  *
  * Then, on EVERY MN (same offset), lib/store's commit-record slots
  * (dtxn_store_crec_raddr(cat, mn, gid): one per coordinator, struct
@@ -475,6 +497,7 @@ int app_cp_counters(struct app_cp *cp, struct dtxn_bench *b, struct dtxn_bench_c
 #define APP_CF_OFF_ARRIVED 8
 #define APP_CF_OFF_DONE 16
 #define APP_CF_OFF_CHECKER 24
+#define APP_CF_OFF_PENDING 32
 #define APP_CF_HDR_BYTES 256
 #define APP_CF_SLOT_BYTES 128
 /** A slot's words (8 B each) that app_cf_done() writes. */
@@ -483,6 +506,10 @@ int app_cp_counters(struct app_cp *cp, struct dtxn_bench *b, struct dtxn_bench_c
 #define APP_CF_SLOT_SETTLED 8
 /** APP_CF_SLOT_SETTLED's value base: + K for cnK. */
 #define APP_CF_SETTLED_BY UINT64_C(0x5e7700000000)
+/** The slot word of the incarnation serving the CN (a restart's claim writes it). */
+#define APP_CF_SLOT_INC 9
+/** The slot's first word of acc_prev[0..3]: the CN's dead incarnations' counters. */
+#define APP_CF_SLOT_PREV 10
 
 /**
  * Every MN role (--node mnI), once its region is open and before its load
@@ -497,7 +524,8 @@ int app_cf_crec_init(const struct app_conf *c, struct dtxn_db *db, struct dtxn_f
 
 /**
  * MN 0 role, after its load and before it is READY: zeroes the control
- * area in its region and writes APP_CF_MAGIC. Other MNs: no-op. MN CPU.
+ * area in its region, writes the announced restarts (--announce-restart)
+ * into its pending word, then APP_CF_MAGIC. Other MNs: no-op. MN CPU.
  * @return 0, or -ENXIO (MN 0's region not mapped here).
  */
 int app_cf_area_init(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f);
@@ -519,10 +547,39 @@ void app_cf_close(struct app_cf *cf);
 int app_cf_start(struct app_cf *cf);
 
 /**
+ * A restarted CN's claim of its node in the control area (incarnation
+ * @p inc > 0, as the MNs admitted it: dtxn_ucx_incarnation();
+ * doc/guides/cluster.md, "Across hosts"): waits (READ every few ms, up
+ * to --connect-timeout) until a survivor has recovered the dead
+ * incarnation and settled its slot (APP_CF_SLOT_SETTLED set, done bit
+ * J), so that this process's commit records never meet the dead one's
+ * before they were read; then WRITEs the slot's incarnation and
+ * acc_prev (its earlier acc_prev plus the settled counters), and FAAs
+ * its done bit and its announcement (pending) away, in one chain. Main
+ * lcore, before the workers run.
+ * @return 0; -ETIMEDOUT after one line (nobody settled it in time);
+ *   -EALREADY after one line (the invariant check was claimed: too late
+ *   to rejoin; or the previous process ended its run normally: the MNs
+ *   served a run already); -EIO after one line (MN 0 lost).
+ */
+int app_cf_rejoin(struct app_cf *cf, uint32_t inc);
+
+/**
+ * While the run goes on: settles the dead CNs this CN's agents recovered
+ * since the last call (their counters from their commit records, into
+ * their slots), so that a restart of one waits no longer than its
+ * recovery (app_cf_rejoin()). Main lcore.
+ * @return 0, or -EIO after one line (MN 0 lost: app_cf_done() tries again).
+ */
+int app_cf_poll(struct app_cf *cf);
+
+/**
  * WRITEs this CN's slot (DONE, @p committed, @p acc) and FAAs its done
  * bit, then waits (READ every few ms) until every CN is done or gone (its
- * lease state word, with agents: recovered, fenced or left), up to
- * --connect-timeout + --warmup + --duration. Main lcore.
+ * lease state word, with agents: recovered, fenced or left, of the
+ * incarnation its slot names) and no announced restart is pending (up to
+ * --connect-timeout after the rest is done), up to --connect-timeout +
+ * --warmup + --duration. Main lcore.
  * @return 0 (a CN still running at the bound is named, one line, and left
  *   out); -EIO after one line (MN 0 lost).
  */

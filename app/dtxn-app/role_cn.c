@@ -43,11 +43,40 @@
 
 #include "dtxn_bench.h"
 #include "dtxn_fabric.h"
+#ifdef DTXN_HAVE_UCX
+#include "dtxn_fabric_ucx.h"
+#endif
 #include "dtxn_sched.h"
 #include "dtxn_txn.h"
 #include "dtxn_txn_driver.h"
 #include "agent.h"
 #include "role.h"
+
+/*
+ * On a network fabric the control block is this process's own: its
+ * incarnation of the CN is the one the MNs admitted at connect (ucx: MN 0
+ * answers its first HELLO with the next one once its predecessor was
+ * fenced; doc/guides/ucx.md, "Connecting"). Into its slot, whence the
+ * lease gate, the coordinators' txn ids and the report take it; the
+ * control area claim follows (app_cf_rejoin()).
+ */
+static void
+cn_incarnation(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_fabric *f)
+{
+#ifdef DTXN_HAVE_UCX
+	uint32_t inc;
+
+	if (dtxn_ucx_incarnation(f, (uint16_t)(c->mn + c->node_idx), &inc) == 0 && inc != 0) {
+		app_role_self(c, ctl)->incarnation = inc;
+		printf("dtxn: %s: a restart: the MNs admitted this process as incarnation %u\n",
+		       c->node, inc);
+	}
+#else
+	RTE_SET_USED(c);
+	RTE_SET_USED(ctl);
+	RTE_SET_USED(f);
+#endif
+}
 
 int
 app_cn_connect(const struct app_conf *c, struct dtxn_bench *b, unsigned n_workers,
@@ -72,6 +101,8 @@ app_cn_connect(const struct app_conf *c, struct dtxn_bench *b, unsigned n_worker
 	rc = app_fabric_open(c, *db, &fc, n_workers, f, &region);
 	if (rc != APP_EXIT_OK)
 		return rc;
+	if (!app_role_shared(c))
+		cn_incarnation(c, *ctl, *f);
 	rc = dtxn_db_attach(*db, *f);
 	if (rc != 0) {
 		app_err("cannot attach the database to the MN regions: %s", strerror(-rc));

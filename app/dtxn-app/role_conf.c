@@ -206,8 +206,10 @@ bad:
 	return -1;
 }
 
-/* --announce-restart cnJ,...: CNs of the run, on --fabric shm (the
- * announcement lives in the control block the processes share). */
+/* --announce-restart cnJ,...: CNs of the run. The announcement lives in
+ * the control block the processes share (--control shared, shm) or in MN
+ * 0's control area (--control fabric: MN 0 writes it there,
+ * app_cf_area_init()). */
 static int
 role_announce(struct app_conf *c)
 {
@@ -216,10 +218,6 @@ role_announce(struct app_conf *c)
 	c->announce_mask = 0;
 	if (a[0] == '\0')
 		return 0;
-	if (strcmp(c->fabric, "shm") != 0) {
-		app_err("--announce-restart: only on --fabric shm (the processes share the control block there)");
-		return -1;
-	}
 	return app_cn_list_parse(c, "announce-restart", a, a, a + strlen(a), &c->announce_mask);
 }
 

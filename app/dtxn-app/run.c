@@ -424,6 +424,7 @@ supervise(struct app_run *r)
 			next_watch = now + APP_WATCH_NS;
 			if ((r->ctl != NULL && mn_gone(r)) || mn_lost(r))
 				break;
+			app_cp_poll(&r->cp); /* --control fabric: settle the peers recovered */
 		}
 		if (fenced(r))
 			break;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The ucx driver's connect message (drivers/fabric/ucx/ucx_pure.h): no
- * EAL, no UCX. Round trips of each kind, and refusal of every broken
- * field, a truncated or overlong buffer and another version. The verb
+ * EAL, no UCX. Round trips of each kind (the incarnation of version 2
+ * included), and refusal of every broken field, a truncated or overlong
+ * buffer and another version. The verb
  * message's checks (ucx_vmsg.h): its shape, and refusal of every broken
  * length, opcode and flag.
  */
@@ -58,6 +59,38 @@ test_round_trip(void **state)
 	assert_int_equal(len, UCX_MSG_HDR_BYTES);
 	assert_int_equal(ucx_msg_decode(buf, (size_t)len, &d), 0);
 	assert_int_equal(d.digest, hello.digest);
+	assert_int_equal(d.incarnation, 0);
+	/* incarnations: a HELLO's (UCX_INC_NEXT: the MN picks), the ACCEPT's
+	 * admitted one, the REFUSE FENCED's fenced one */
+	hello.incarnation = UCX_INC_NEXT;
+	len = ucx_msg_encode(buf, sizeof(buf), &hello);
+	assert_int_equal(ucx_msg_decode(buf, (size_t)len, &d), 0);
+	assert_int_equal(d.incarnation, UCX_INC_NEXT);
+	hello.incarnation = 2;
+	len = ucx_msg_encode(buf, sizeof(buf), &hello);
+	assert_int_equal(ucx_msg_decode(buf, (size_t)len, &d), 0);
+	assert_int_equal(d.incarnation, 2);
+	m.incarnation = 1;
+	len = ucx_msg_encode(buf, sizeof(buf), &m);
+	assert_int_equal(ucx_msg_decode(buf, (size_t)len, &d), 0);
+	assert_int_equal(d.incarnation, 1);
+	assert_memory_equal(d.rkey, g_rkey, sizeof(g_rkey));
+	m.incarnation = 0;
+	{
+		struct ucx_msg fenced = { .kind = UCX_MSG_REFUSE, .reason = UCX_REFUSE_FENCED,
+					  .src_node = 1, .dst_node = 3, .n_mn = 3, .n_cn = 2,
+					  .incarnation = 4 };
+
+		len = ucx_msg_encode(buf, sizeof(buf), &fenced);
+		assert_int_equal(ucx_msg_decode(buf, (size_t)len, &d), 0);
+		assert_int_equal(d.reason, UCX_REFUSE_FENCED);
+		assert_int_equal(d.incarnation, 4);
+		fenced.reason = UCX_REFUSE_PREDECESSOR; /* ask again: carries none */
+		fenced.incarnation = 0;
+		len = ucx_msg_encode(buf, sizeof(buf), &fenced);
+		assert_int_equal(ucx_msg_decode(buf, (size_t)len, &d), 0);
+		assert_int_equal(d.reason, UCX_REFUSE_PREDECESSOR);
+	}
 	len = ucx_msg_encode(buf, sizeof(buf), &refuse);
 	assert_int_equal(ucx_msg_decode(buf, (size_t)len, &d), 0);
 	assert_int_equal(d.reason, UCX_REFUSE_NOT_READY);
@@ -111,7 +144,9 @@ test_refused(void **state)
 	buf[0] ^= 1;
 	assert_int_equal(ucx_msg_decode(buf, (size_t)len, &d), -EPROTO);
 	buf[0] ^= 1;
-	buf[4] = 2;
+	buf[4] = 1; /* version 1: no incarnation */
+	assert_int_equal(ucx_msg_decode(buf, (size_t)len, &d), -EPROTONOSUPPORT);
+	buf[4] = 3;
 	assert_int_equal(ucx_msg_decode(buf, (size_t)len, &d), -EPROTONOSUPPORT);
 	buf[4] = UCX_MSG_VERSION;
 	buf[6] = 9;
@@ -121,6 +156,11 @@ test_refused(void **state)
 	buf[20] ^= 1;
 	assert_int_equal(ucx_msg_decode(buf, (size_t)len, &d), -EPROTO);
 	buf[20] ^= 1;
+	assert_int_equal(ucx_msg_decode(buf, (size_t)len, &d), 0);
+	/* the reserved word after the incarnation */
+	buf[52] = 1;
+	assert_int_equal(ucx_msg_decode(buf, (size_t)len, &d), -EPROTO);
+	buf[52] = 0;
 	assert_int_equal(ucx_msg_decode(buf, (size_t)len, &d), 0);
 	/* semantic checks, through the encoder */
 	m.src_node = m.dst_node;
@@ -145,6 +185,28 @@ test_refused(void **state)
 	m = (struct ucx_msg){ .kind = UCX_MSG_REFUSE, .src_node = 1, .dst_node = 2, .n_mn = 1,
 			      .n_cn = 2 }; /* a REFUSE without a reason */
 	assert_int_equal(ucx_msg_encode(buf, sizeof(buf), &m), -EINVAL);
+	/* an incarnation where none belongs: a REFUSE of another reason than
+	 * FENCED, a FENCE, a FENCED; UCX_INC_NEXT on anything but a HELLO */
+	m.reason = UCX_REFUSE_NOT_READY;
+	m.incarnation = 1;
+	assert_int_equal(ucx_msg_encode(buf, sizeof(buf), &m), -EINVAL);
+	m.reason = UCX_REFUSE_FENCED;
+	assert_int_equal(ucx_msg_encode(buf, sizeof(buf), &m), UCX_MSG_HDR_BYTES);
+	m.incarnation = UCX_INC_NEXT;
+	assert_int_equal(ucx_msg_encode(buf, sizeof(buf), &m), -EINVAL);
+	m = accept_msg();
+	m.incarnation = UCX_INC_NEXT;
+	assert_int_equal(ucx_msg_encode(buf, sizeof(buf), &m), -EINVAL);
+	m = (struct ucx_msg){ .kind = UCX_MSG_FENCE, .src_node = 3, .dst_node = 0, .n_mn = 3,
+			      .n_cn = 2, .base = 4, .incarnation = 1 };
+	assert_int_equal(ucx_msg_encode(buf, sizeof(buf), &m), -EINVAL);
+	m.kind = UCX_MSG_FENCED;
+	assert_int_equal(ucx_msg_encode(buf, sizeof(buf), &m), -EINVAL);
+	/* a decoded message with an incarnation where none belongs */
+	m.incarnation = 0;
+	len = ucx_msg_encode(buf, sizeof(buf), &m);
+	buf[48] = 1;
+	assert_int_equal(ucx_msg_decode(buf, (size_t)len, &d), -EPROTO);
 }
 
 /* Lays @p n descriptors then @p payload into @p buf; returns the length. */

@@ -5,7 +5,8 @@
 /**
  * @file
  * What the ucx fabric driver (drivers/fabric/ucx, doc/guides/ucx.md) shows
- * beyond lib/fabric's API: its own counters, for the report. Built only when UCX's headers are present (DTXN_HAVE_UCX).
+ * beyond lib/fabric's API: its own counters, for the report, and a CN
+ * process's incarnation as the MNs admitted it. Built only when UCX's headers are present (DTXN_HAVE_UCX).
  */
 
 #include <stdbool.h>
@@ -34,5 +35,22 @@ bool dtxn_ucx_is(const struct dtxn_fabric *f);
  * @return 0, or -EINVAL (@p f not a ucx fabric, @p s NULL).
  */
 int dtxn_ucx_stats_get(const struct dtxn_fabric *f, struct dtxn_ucx_stats *s);
+
+/**
+ * This process's incarnation of CN node @p node (doc/guides/ucx.md,
+ * "Connecting"): the one MN 0 admitted when the fabric opened (the
+ * process's first HELLO asks for the next one: 0 for the CN's first
+ * process, one more than the fenced incarnation after its predecessor was
+ * declared dead and fenced). Known once the fabric is open (a process
+ * that serves no MN connects to every MN in dtxn_fabric_open()). Any
+ * thread.
+ *
+ * @param f     an open ucx fabric.
+ * @param node  a CN's node id (n_mn + J) this process serves.
+ * @param inc   out: the incarnation (written on success only).
+ * @return 0, -EINVAL (@p f not a ucx fabric, @p inc NULL, @p node not a
+ *   CN), -ENOENT (no MN admitted @p node from this process yet).
+ */
+int dtxn_ucx_incarnation(const struct dtxn_fabric *f, uint16_t node, uint32_t *inc);
 
 #endif /* DTXN_FABRIC_UCX_H */

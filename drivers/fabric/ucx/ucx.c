@@ -304,6 +304,19 @@ dtxn_ucx_stats_get(const struct dtxn_fabric *f, struct dtxn_ucx_stats *s)
 	return 0;
 }
 
+int
+dtxn_ucx_incarnation(const struct dtxn_fabric *f, uint16_t node, uint32_t *inc)
+{
+	const struct ucx_fabric *uf = (const struct ucx_fabric *)f;
+
+	if (!dtxn_ucx_is(f) || inc == NULL || node < uf->n_mn || node >= uf->n_nodes)
+		return -EINVAL;
+	if (!(__atomic_load_n(&uf->self_inc_known, __ATOMIC_ACQUIRE) >> node & 1))
+		return -ENOENT;
+	*inc = uf->self_inc[node];
+	return 0;
+}
+
 static const struct dtxn_fabric_ops ucx_ops = {
 	.name = "ucx",
 	.open = ucx_open,

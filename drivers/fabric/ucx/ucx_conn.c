@@ -16,6 +16,8 @@
  * length and packed rkey) or REFUSE (ucx_pure.h). Until the process calls
  * dtxn_fabric_publish() its MNs answer REFUSE/NOT_READY, which the asking
  * side retries: a CN never reads a region that is still being loaded.
+ * An MN admits one incarnation of each CN at a time (ctl_admit()): a
+ * restarted CN's process is admitted once its predecessor was fenced.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -112,6 +114,51 @@ ctl_read_msg(int fd, uint8_t *buf)
 	return total;
 }
 
+/*
+ * MN side: which incarnation of CN @p cn a HELLO to one of this process's
+ * MNs may be (doc/guides/ucx.md, "Connecting"): never two at once, and
+ * none the fence refused. A HELLO of UCX_INC_NEXT (a process that does
+ * not know its own yet) is the CN's first incarnation (0) if none was
+ * admitted, or the one after the fenced one; an explicit one passes if it
+ * is the admitted one, or newer than the fenced one. A newer incarnation
+ * un-fences the CN: the fenced one's connections were cut, and its verbs
+ * carry its incarnation, which is no longer the admitted one
+ * (ucx_verb_serve()). The control thread.
+ * @return UCX_REFUSE_NONE with *@p inc the incarnation admitted, or
+ *   UCX_REFUSE_FENCED (*@p inc: the fenced one) or UCX_REFUSE_PREDECESSOR
+ *   (the admitted one is not fenced yet: ask again).
+ */
+static uint8_t
+ctl_admit(struct ucx_fabric *uf, uint16_t cn, uint32_t want, uint32_t *inc)
+{
+	uint64_t bit = UINT64_C(1) << cn;
+	bool seen = __atomic_load_n(&uf->admitted_mask, __ATOMIC_ACQUIRE) & bit;
+	bool fenced = __atomic_load_n(&uf->fenced, __ATOMIC_ACQUIRE) & bit;
+	uint32_t fenced_inc = __atomic_load_n(&uf->fenced_inc[cn], __ATOMIC_ACQUIRE);
+	uint32_t cur = __atomic_load_n(&uf->admitted[cn], __ATOMIC_ACQUIRE);
+	char name[16];
+
+	if (want == UCX_INC_NEXT)
+		want = !seen ? 0 : fenced ? fenced_inc + 1 : cur + 1;
+	if (fenced ? want <= fenced_inc : seen && want < cur) {
+		*inc = fenced ? fenced_inc : cur;
+		return UCX_REFUSE_FENCED;
+	}
+	if (!fenced && seen && want > cur)
+		return UCX_REFUSE_PREDECESSOR;
+	*inc = want;
+	if (seen && want == cur && !fenced)
+		return UCX_REFUSE_NONE;
+	__atomic_store_n(&uf->admitted[cn], want, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&uf->admitted_mask, bit, __ATOMIC_RELEASE);
+	if (fenced) {
+		__atomic_fetch_and(&uf->fenced, ~bit, __ATOMIC_RELEASE);
+		UCX_LOG(NOTICE, "%s: incarnation %u admitted (incarnation %u was fenced): un-fenced",
+			ctl_node_name(uf, cn, name, sizeof(name)), want, fenced_inc);
+	}
+	return UCX_REFUSE_NONE;
+}
+
 /* The listener's side of one connection: HELLO in, ACCEPT or REFUSE out;
  * or FENCE in (a survivor declared a CN dead), FENCED out. */
 static void
@@ -140,11 +187,16 @@ ctl_serve_conn(struct ucx_fabric *uf, int fd)
 		out.reason = UCX_REFUSE_DIGEST;
 	else if (in.dst_node >= uf->n_nodes || !(uf->serve_mask >> in.dst_node & 1))
 		out.reason = UCX_REFUSE_NODE;
-	else if (in.kind == UCX_MSG_HELLO &&
+	else if (in.kind == UCX_MSG_HELLO && in.dst_node >= uf->n_mn &&
 		 (__atomic_load_n(&uf->fenced, __ATOMIC_ACQUIRE) >> in.src_node & 1))
 		out.reason = UCX_REFUSE_FENCED;
 	else if (in.dst_node < uf->n_mn && !__atomic_load_n(&uf->published, __ATOMIC_ACQUIRE))
 		out.reason = UCX_REFUSE_NOT_READY;
+	else if (in.kind == UCX_MSG_HELLO && in.dst_node < uf->n_mn && in.src_node >= uf->n_mn &&
+		 in.src_node < uf->n_nodes)
+		out.reason = ctl_admit(uf, in.src_node, in.incarnation, &out.incarnation);
+	if (out.reason != UCX_REFUSE_NONE && out.reason != UCX_REFUSE_FENCED)
+		out.incarnation = 0;
 	if (out.reason == UCX_REFUSE_NOT_READY && in.kind == UCX_MSG_FENCE)
 		out.reason = UCX_REFUSE_NONE; /* fencing needs no loaded region */
 	if (out.reason == UCX_REFUSE_NONE && in.kind == UCX_MSG_FENCE) {
@@ -153,7 +205,7 @@ ctl_serve_conn(struct ucx_fabric *uf, int fd)
 		out.region_len = ucx_cut_node(uf, (uint16_t)in.base, fd);
 	} else if (out.reason != UCX_REFUSE_NONE) {
 		out.kind = UCX_MSG_REFUSE;
-		if (out.reason != UCX_REFUSE_NOT_READY)
+		if (out.reason != UCX_REFUSE_NOT_READY && out.reason != UCX_REFUSE_PREDECESSOR)
 			UCX_LOG(NOTICE, "node %u refused node %u: reason %u", in.dst_node, in.src_node,
 				out.reason);
 	} else {
@@ -406,6 +458,9 @@ ucx_cut_node(struct ucx_fabric *uf, uint16_t node, int keep_fd)
 
 	if (node < uf->n_mn || node >= uf->n_nodes)
 		return 0;
+	/* the incarnation admitted is the one fenced: a newer one's HELLO un-fences (ctl_admit()) */
+	__atomic_store_n(&uf->fenced_inc[node], __atomic_load_n(&uf->admitted[node], __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELEASE);
 	__atomic_fetch_or(&uf->fenced, UINT64_C(1) << node, __ATOMIC_RELEASE);
 	/* a connection is the node's only if no other node has its IP */
 	for (uint16_t i = 0; i < uf->n_nodes; i++)
@@ -484,6 +539,7 @@ ucx_remote_get(struct ucx_fabric *uf, uint16_t local, uint16_t node, bool once,
 		[UCX_REFUSE_SHAPE] = "it was started for another cluster shape (--mn/--cn)",
 		[UCX_REFUSE_NODE] = "the process at that address does not serve it",
 		[UCX_REFUSE_FENCED] = "it was fenced: declared dead by a survivor",
+		[UCX_REFUSE_PREDECESSOR] = "", /* retried */
 	};
 	uint8_t *buf = NULL;
 	struct ucx_remote *r = &uf->remote[node];
@@ -502,16 +558,41 @@ ucx_remote_get(struct ucx_fabric *uf, uint16_t local, uint16_t node, bool once,
 	}
 	for (;;) {
 		struct ucx_msg hello = ctl_msg(uf, UCX_MSG_HELLO, local, node);
+		bool know = uf->self_inc_known >> local & 1;
 
+		/* a CN to an MN: its incarnation, or the next one while it does
+		 * not know it (its first HELLO, to MN 0: ucx_open()) */
+		if (local >= uf->n_mn && node < uf->n_mn)
+			hello.incarnation = know ? uf->self_inc[local] : UCX_INC_NEXT;
+		else if (know)
+			hello.incarnation = uf->self_inc[local];
 		rc = ctl_exchange(uf, &hello, buf, &m);
 		if (rc == 0 && m.kind == UCX_MSG_ACCEPT)
 			break;
-		if (rc == 0 && m.reason != UCX_REFUSE_NOT_READY) {
+		if (rc == 0 && m.reason == UCX_REFUSE_FENCED && hello.incarnation != UCX_INC_NEXT) {
+			dtxn_fabric_open_error_set("--fabric ucx: %s at %s refused %s: its incarnation %u was fenced (incarnation %u is): declared dead by a survivor",
+						   ctl_node_name(uf, node, name, sizeof(name)),
+						   ctl_addr_str(&uf->addr[node], addr, sizeof(addr)),
+						   ctl_node_name(uf, local, self, sizeof(self)),
+						   hello.incarnation, m.incarnation);
+			rc = -ECONNREFUSED;
+			goto out;
+		}
+		if (rc == 0 && m.reason != UCX_REFUSE_NOT_READY && m.reason != UCX_REFUSE_PREDECESSOR) {
 			dtxn_fabric_open_error_set("--fabric ucx: %s at %s refused %s: %s",
 						   ctl_node_name(uf, node, name, sizeof(name)),
 						   ctl_addr_str(&uf->addr[node], addr, sizeof(addr)),
 						   ctl_node_name(uf, local, self, sizeof(self)), why[m.reason]);
 			rc = -ECONNREFUSED;
+			goto out;
+		}
+		if (rc == 0 && m.reason == UCX_REFUSE_PREDECESSOR && ctl_mono_ns() >= deadline) {
+			dtxn_fabric_open_error_set("--fabric ucx: %s at %s still serves %s's previous incarnation after %.1f s (--connect-timeout): nobody declared it dead (a restart needs --lease-ms and a survivor)",
+						   ctl_node_name(uf, node, name, sizeof(name)),
+						   ctl_addr_str(&uf->addr[node], addr, sizeof(addr)),
+						   ctl_node_name(uf, local, self, sizeof(self)),
+						   (double)uf->connect_timeout_ns / 1e9);
+			rc = -ETIMEDOUT;
 			goto out;
 		}
 		if (rc != 0 && rc != -EAGAIN) {
@@ -551,6 +632,15 @@ ucx_remote_get(struct ucx_fabric *uf, uint16_t local, uint16_t node, bool once,
 	r->rkey_len = m.rkey_len;
 	r->base = m.base;
 	r->len = m.region_len;
+	if (local >= uf->n_mn && node < uf->n_mn && !(uf->self_inc_known >> local & 1)) {
+		/* the incarnation this MN admitted: every other MN's HELLO says it */
+		uf->self_inc[local] = m.incarnation;
+		__atomic_fetch_or(&uf->self_inc_known, UINT64_C(1) << local, __ATOMIC_RELEASE);
+		if (m.incarnation != 0)
+			UCX_LOG(NOTICE, "%s: %s admitted this process as its incarnation %u",
+				ctl_node_name(uf, local, self, sizeof(self)),
+				ctl_node_name(uf, node, name, sizeof(name)), m.incarnation);
+	}
 	if (node < uf->n_mn && r->len == 0) {
 		rc = -EPROTO;
 		dtxn_fabric_open_error_set("--fabric ucx: %s answered without its region",

@@ -73,6 +73,13 @@ msg_check(const struct ucx_msg *m)
 		return -EPROTO;
 	if ((m->waddr_len != 0 && m->waddr == NULL) || (m->rkey_len != 0 && m->rkey == NULL))
 		return -EPROTO;
+	/* an incarnation: any on a HELLO (UCX_INC_NEXT too), an ACCEPT's
+	 * admitted one, a REFUSE FENCED's fenced one; none elsewhere */
+	if (m->kind != UCX_MSG_HELLO &&
+	    (m->incarnation == UCX_INC_NEXT ||
+	     (m->incarnation != 0 && m->kind != UCX_MSG_ACCEPT &&
+	      !(m->kind == UCX_MSG_REFUSE && m->reason == UCX_REFUSE_FENCED))))
+		return -EPROTO;
 	switch (m->kind) {
 	case UCX_MSG_HELLO:
 		if (m->reason != 0 || m->waddr_len != 0 || m->rkey_len != 0 || region)
@@ -128,6 +135,7 @@ ucx_msg_encode(uint8_t *buf, size_t len, const struct ucx_msg *m)
 	put64(buf + 24, m->digest);
 	put64(buf + 32, m->base);
 	put64(buf + 40, m->region_len);
+	put32(buf + 48, m->incarnation);
 	if (m->waddr_len != 0)
 		memcpy(buf + UCX_MSG_HDR_BYTES, m->waddr, m->waddr_len);
 	if (m->rkey_len != 0)
@@ -175,6 +183,9 @@ ucx_msg_decode(const uint8_t *buf, size_t len, struct ucx_msg *m)
 	d.digest = get64(buf + 24);
 	d.base = get64(buf + 32);
 	d.region_len = get64(buf + 40);
+	d.incarnation = get32(buf + 48);
+	if (get32(buf + 52) != 0)
+		return -EPROTO; /* reserved */
 	if ((size_t)total != UCX_MSG_HDR_BYTES + (size_t)d.waddr_len + d.rkey_len)
 		return -EPROTO;
 	d.waddr = d.waddr_len != 0 ? buf + UCX_MSG_HDR_BYTES : NULL;

@@ -171,6 +171,16 @@ struct ucx_fabric {
 	bool am_verbs;
 	bool published;                       /**< dtxn_fabric_publish(): MNs accept connects */
 	uint64_t fenced;                      /**< CNs fenced at this process's MNs (bit = node) */
+	/* incarnations (ucx_conn.c; doc/guides/ucx.md, "Connecting"). MN side,
+	 * written by the control thread (and ucx_cut_node()), read by the
+	 * serve thread's verb check (the same thread over TCP): */
+	uint64_t admitted_mask;               /**< CNs an incarnation of which was admitted (bit = node) */
+	uint32_t admitted[DTXN_MAX_NODES];    /**< that incarnation: its HELLOs and verbs pass */
+	uint32_t fenced_inc[DTXN_MAX_NODES];  /**< the incarnation the last fence refused */
+	/* CN side, under connect_lock: this process's incarnation of each CN
+	 * node it serves, as MN 0 admitted it (its first HELLO said UCX_INC_NEXT) */
+	uint64_t self_inc_known;              /**< bit = node: self_inc[node] is known */
+	uint32_t self_inc[DTXN_MAX_NODES];
 	bool block;                           /**< CQs sleep on their event fd when idle
 					       *   (DTXN_UCX_BLOCK=0 turns it off) */
 	uint64_t spin_ns;                     /**< an idle worker (serve or CQ) polls this long
@@ -257,13 +267,16 @@ void ucx_ctl_stop(struct ucx_fabric *uf);
  * @p local. @p once: one attempt, -EAGAIN if its listener does not answer
  * (yet); else retries until the connect timeout (-ETIMEDOUT). Also
  * -ECONNREFUSED, -EPROTO, -ENOMEM, with dtxn_fabric_open_error() set.
- * Control path; any thread.
+ * A CN's HELLO to an MN carries its incarnation, or UCX_INC_NEXT until an
+ * MN's ACCEPT named it (self_inc); "ask again" (NOT_READY, PREDECESSOR)
+ * is retried like a silent listener. Control path; any thread.
  */
 int ucx_remote_get(struct ucx_fabric *uf, uint16_t local, uint16_t node, bool once,
 		   const struct ucx_remote **out);
 void ucx_remote_forget(struct ucx_fabric *uf);
 /**
- * MN side of a fence: marks CN @p node fenced and shuts down every TCP
+ * MN side of a fence: marks CN @p node fenced (the incarnation admitted:
+ * a newer one's HELLO un-fences it) and shuts down every TCP
  * connection of this process whose peer has that node's IP address (but
  * @p keep_fd), if no other node shares the address. @return how many.
  */

@@ -17,14 +17,22 @@
  * and packed rkey) or REFUSE (a reason). A survivor that declared a CN
  * dead sends FENCE (the CN in @c base) to every MN, which cuts that CN's
  * connections and answers FENCED (doc/guides/ucx.md, "Fencing").
- * Layout, little-endian, version 1:
+ *
+ * Incarnations (version 2; doc/guides/ucx.md, "Connecting"): a CN's HELLO
+ * to an MN carries the incarnation of the process asking, or
+ * UCX_INC_NEXT when it does not know it yet (a CN process's first HELLO,
+ * to MN 0): the MN then admits the CN's first incarnation (0), or, once
+ * its admitted one was fenced, the next one, and says which in its
+ * ACCEPT. A REFUSE of reason FENCED carries the incarnation that was
+ * fenced. Layout, little-endian, version 2:
  *
  *    0 magic u32 "DXUC" | 4 version u16 | 6 kind u8 | 7 reason u8
  *    8 length u32 (whole message, bytes)
  *   12 src_node u16 | 14 dst_node u16 | 16 n_mn u16 | 18 n_cn u16
  *   20 waddr_len u16 | 22 rkey_len u16
  *   24 digest u64 | 32 base u64 | 40 region_len u64
- *   48 worker address (waddr_len bytes), then the packed rkey (rkey_len)
+ *   48 incarnation u32 | 52 reserved u32 (zero)
+ *   56 worker address (waddr_len bytes), then the packed rkey (rkey_len)
  */
 
 #include <stddef.h>
@@ -34,10 +42,13 @@
 
 /** "DXUC" read as a little-endian u32. */
 #define UCX_MSG_MAGIC UINT32_C(0x43555844)
-/** The only version this build speaks. */
-#define UCX_MSG_VERSION 1
+/** The only version this build speaks (2: the incarnation at 48). */
+#define UCX_MSG_VERSION 2
 /** Bytes before the variable part. */
-#define UCX_MSG_HDR_BYTES 48
+#define UCX_MSG_HDR_BYTES 56
+/** HELLO's incarnation of a CN process that does not know its own yet:
+ *  the MN admits the next one (ucx_pure.h's header comment). */
+#define UCX_INC_NEXT UINT32_MAX
 /** Largest UCP worker address carried, bytes (UCX 1.13 over TCP: ~100 B). */
 #define UCX_MSG_WADDR_MAX 4096
 /** Largest packed rkey carried, bytes. */
@@ -60,8 +71,11 @@ enum ucx_msg_reason {
 	UCX_REFUSE_SHAPE = 2,    /**< another count of MNs or CNs */
 	UCX_REFUSE_NODE = 3,     /**< the node asked for is not served by this process */
 	UCX_REFUSE_NOT_READY = 4,/**< an MN not published yet (still loading): ask again */
-	UCX_REFUSE_FENCED = 5,   /**< the asking node was fenced (declared dead) */
-	UCX_REFUSE_MAX = UCX_REFUSE_FENCED,
+	UCX_REFUSE_FENCED = 5,   /**< the asking node was fenced (declared dead), or is an
+				  *   incarnation older than the one admitted */
+	UCX_REFUSE_PREDECESSOR = 6, /**< another incarnation of the asking CN is admitted and not
+				     *   fenced yet (its death not declared): ask again */
+	UCX_REFUSE_MAX = UCX_REFUSE_PREDECESSOR,
 };
 
 /** A decoded message; waddr and rkey point into the buffer it was decoded from. */
@@ -75,6 +89,9 @@ struct ucx_msg {
 	uint64_t base;       /**< ACCEPT of an MN: remote address of region offset 0;
 			      *   FENCE, FENCED: the CN fenced */
 	uint64_t region_len; /**< ACCEPT of an MN: region bytes; FENCED: connections cut; 0 otherwise */
+	uint32_t incarnation;/**< HELLO: the asking process's incarnation of its node, or
+			      *   UCX_INC_NEXT; ACCEPT of an MN: the incarnation admitted;
+			      *   REFUSE FENCED: the one fenced; 0 otherwise */
 	const void *waddr;   /**< ACCEPT: UCP worker address, waddr_len bytes */
 	uint16_t waddr_len;
 	const void *rkey;    /**< ACCEPT of an MN: packed rkey, rkey_len bytes */
@@ -102,7 +119,9 @@ int ucx_msg_encode(uint8_t *buf, size_t len, const struct ucx_msg *m);
  *   address, keys or region, an ACCEPT without a worker address, a region
  *   of zero length or whose end overflows, an rkey without a region or a
  *   region without an rkey, a REFUSE with a payload or without a reason,
- *   a FENCE or FENCED with a payload, a reason or a node >= DTXN_MAX_NODES),
+ *   a FENCE or FENCED with a payload, a reason or a node >= DTXN_MAX_NODES,
+ *   an incarnation on a FENCE or FENCED, on a REFUSE of another reason than
+ *   FENCED, or UCX_INC_NEXT on any kind but HELLO, a reserved field not zero),
  *   -EPROTONOSUPPORT (another version). @p m is written only on success.
  */
 int ucx_msg_decode(const uint8_t *buf, size_t len, struct ucx_msg *m);

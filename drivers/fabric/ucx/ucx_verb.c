@@ -119,7 +119,8 @@ ucx_verb_post(struct ucx_qp *q, uint32_t first, uint32_t n)
 	m->n = n;
 	m->hdr.req = (struct ucx_vmsg_hdr){ .src_node = q->base.local_node,
 					    .dst_node = q->base.remote_node,
-					    .n = (uint16_t)n, .bytes = (uint32_t)len };
+					    .n = (uint16_t)n, .bytes = (uint32_t)len,
+					    .src_inc = uf->self_inc[q->base.local_node] };
 	at = m->data + (size_t)n * sizeof(struct ucx_vdesc);
 	for (uint32_t i = 0; i < n; i++) {
 		struct ucx_slot *s = vmsg_slot(q, first + i);
@@ -197,9 +198,13 @@ ucx_verb_serve(void *arg, const void *header, size_t header_length, void *data, 
 		return UCS_OK;
 	}
 	r = h.dst_node < uf->n_mn && uf->mn[h.dst_node].base != NULL ? &uf->mn[h.dst_node] : NULL;
-	/* fenced: its access is revoked, from this chain on */
+	/* fenced: its access is revoked, from this chain on; an incarnation
+	 * other than the one admitted (a fenced one, after its successor's
+	 * HELLO un-fenced the node): refused too */
 	refused = r == NULL || h.src_node >= uf->n_nodes ||
-		  (__atomic_load_n(&uf->fenced, __ATOMIC_ACQUIRE) >> h.src_node & 1);
+		  (__atomic_load_n(&uf->fenced, __ATOMIC_ACQUIRE) >> h.src_node & 1) ||
+		  ((__atomic_load_n(&uf->admitted_mask, __ATOMIC_ACQUIRE) >> h.src_node & 1) &&
+		   h.src_inc != __atomic_load_n(&uf->admitted[h.src_node], __ATOMIC_ACQUIRE));
 	for (uint32_t i = 0; i < h.n && !refused; i++) {
 		struct ucx_vdesc d;
 

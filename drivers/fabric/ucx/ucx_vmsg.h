@@ -40,7 +40,8 @@ struct ucx_vmsg_hdr {
 	uint16_t n;          /**< descriptors, 1..UCX_VMSG_MAX_VERBS */
 	uint16_t rsvd;
 	uint32_t bytes;      /**< the message's data length */
-	uint32_t rsvd2;
+	uint32_t src_inc;    /**< the posting process's incarnation of src_node: the MN
+			      *   refuses another than the one it admitted (ucx_conn.c) */
 };
 
 /** One verb of a verb message, 40 bytes. */
