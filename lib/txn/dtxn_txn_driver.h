@@ -639,7 +639,9 @@ int dtxn_recovery_unlock_scan_all(struct dtxn_coord *c, struct dtxn_recovery *re
  * @p buf + mn * @p len, for every MN, waited for. @p replicated: the
  * protocol writes each record to the MNs of its tables' replicas; when
  * every table has a replica on every MN, each MN holds every record and
- * only MN 0's copy is read. Coordinator's coroutine; yields.
+ * only MN 0's copy is read, unless the fabric's posted WRs may die with
+ * their CN (dtxn_fabric_posted_survives() false: a record may have
+ * reached some MNs only). Coordinator's coroutine; yields.
  * @return the MNs read (0 .. n-1), or -EIO.
  */
 int dtxn_recovery_read_logs(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t gid,

@@ -255,7 +255,9 @@ dtxn_recovery_read_logs(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_
 	struct dtxn_batch b;
 	int rc;
 
-	if (replicated) {
+	/* where posted WRs die with their CN, a record's chain may have
+	 * reached some MNs only: MN 0's copy need not hold the newest one */
+	if (replicated && dtxn_fabric_posted_survives(c->worker->db->fabric)) {
 		n = 1;
 		for (uint32_t id = 0; id < DTXN_MAX_TABLES; id++) {
 			const struct dtxn_table *t = dtxn_catalog_table(cat, id);
