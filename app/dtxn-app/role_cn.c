@@ -58,24 +58,34 @@
  * answers its first HELLO with the next one once its predecessor was
  * fenced; doc/guides/ucx.md, "Connecting"). Into its slot, whence the
  * lease gate, the coordinators' txn ids and the report take it; the
- * control area claim follows (app_cf_rejoin()).
+ * control area claim follows (app_cf_rejoin()). Lotus's rejoin needs the
+ * routing state the CN processes share on one host (its dead set,
+ * doc/guides/lotus.md "Rejoin"): refused across hosts.
+ * @return APP_EXIT_OK, or APP_EXIT_USAGE after one line.
  */
-static void
+static int
 cn_incarnation(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_fabric *f)
 {
 #ifdef DTXN_HAVE_UCX
 	uint32_t inc;
 
-	if (dtxn_ucx_incarnation(f, (uint16_t)(c->mn + c->node_idx), &inc) == 0 && inc != 0) {
-		app_role_self(c, ctl)->incarnation = inc;
-		printf("dtxn: %s: a restart: the MNs admitted this process as incarnation %u\n",
-		       c->node, inc);
+	if (dtxn_ucx_incarnation(f, (uint16_t)(c->mn + c->node_idx), &inc) != 0 || inc == 0)
+		return APP_EXIT_OK;
+	if (strcmp(c->protocol, "lotus") == 0) {
+		app_err("--node %s: a restart (incarnation %u) of a Lotus CN across hosts: Lotus's rejoin needs the routing state the CN processes share on one host (doc/guides/cluster.md, \"A restart across hosts\")",
+			c->node, inc);
+		return APP_EXIT_USAGE;
 	}
+	app_role_self(c, ctl)->incarnation = inc;
+	(void)dtxn_fabric_set_incarnation(f, inc); /* lib/tso: a rejoined client */
+	printf("dtxn: %s: a restart: the MNs admitted this process as incarnation %u\n", c->node,
+	       inc);
 #else
 	RTE_SET_USED(c);
 	RTE_SET_USED(ctl);
 	RTE_SET_USED(f);
 #endif
+	return APP_EXIT_OK;
 }
 
 int
@@ -101,8 +111,8 @@ app_cn_connect(const struct app_conf *c, struct dtxn_bench *b, unsigned n_worker
 	rc = app_fabric_open(c, *db, &fc, n_workers, f, &region);
 	if (rc != APP_EXIT_OK)
 		return rc;
-	if (!app_role_shared(c))
-		cn_incarnation(c, *ctl, *f);
+	if (!app_role_shared(c) && cn_incarnation(c, *ctl, *f) != APP_EXIT_OK)
+		return APP_EXIT_USAGE;
 	rc = dtxn_db_attach(*db, *f);
 	if (rc != 0) {
 		app_err("cannot attach the database to the MN regions: %s", strerror(-rc));

@@ -358,7 +358,9 @@ struct dtxn_fabric_conf {
 	 * "Rejoin"). shm names the inbound rings of its QPs with it (a dead
 	 * incarnation's stay, unused), re-pairs its peers' QPs with the new
 	 * ones, and drops every message sent by or to another incarnation of
-	 * a QP's peer instead of delivering it. 0 everywhere else.
+	 * a QP's peer instead of delivering it. On a network fabric the app
+	 * sets it after the open (dtxn_fabric_set_incarnation()) to the one
+	 * the MNs admitted. 0 everywhere else.
 	 */
 	uint32_t incarnation;
 };
@@ -401,6 +403,18 @@ const char *dtxn_fabric_driver_name(const struct dtxn_fabric *f);
 
 /** @return the configuration the fabric was opened with. */
 const struct dtxn_fabric_conf *dtxn_fabric_conf(const struct dtxn_fabric *f);
+
+/**
+ * Sets dtxn_fabric_conf(@p f)->incarnation to @p inc after the open, for
+ * a process whose incarnation the fabric itself told it: on a network
+ * fabric a restarted CN's is the one the MNs admitted at connect (ucx:
+ * dtxn_ucx_incarnation(); doc/guides/cluster.md, "A restart across
+ * hosts"), which what reads the conf then sees (lib/tso's rejoin, the
+ * workers' names). Nothing in the driver changes (shm names its rings at
+ * open). Main lcore, before the database attaches and any worker exists.
+ * @return 0, -EINVAL (@p f NULL).
+ */
+int dtxn_fabric_set_incarnation(struct dtxn_fabric *f, uint32_t inc);
 
 /**
  * The emulated RNICs' side of self-fencing (doc/guides/cluster.md,

@@ -270,6 +270,15 @@ dtxn_fabric_publish(struct dtxn_fabric *f)
 }
 
 int
+dtxn_fabric_set_incarnation(struct dtxn_fabric *f, uint32_t inc)
+{
+	if (f == NULL)
+		return -EINVAL;
+	f->conf.incarnation = inc;
+	return 0;
+}
+
+int
 dtxn_fabric_set_lease(struct dtxn_fabric *f, const uint64_t *until_ns, uint64_t slack_ns)
 {
 	if (f == NULL)

@@ -647,6 +647,7 @@ ucx_remote_get(struct ucx_fabric *uf, uint16_t local, uint16_t node, bool once,
 					   ctl_node_name(uf, node, name, sizeof(name)));
 		goto out;
 	}
+	r->gen++;
 	__atomic_store_n(&r->known, true, __ATOMIC_RELEASE);
 done:
 	*out = r;
@@ -654,6 +655,26 @@ done:
 out:
 	pthread_mutex_unlock(&uf->connect_lock);
 	free(buf);
+	return rc;
+}
+
+int
+ucx_remote_refresh(struct ucx_fabric *uf, uint16_t local, uint16_t node, uint32_t *gen,
+		   const struct ucx_remote **out)
+{
+	struct ucx_remote *r = &uf->remote[node];
+	int rc;
+
+	pthread_mutex_lock(&uf->connect_lock);
+	if (r->known && r->gen == *gen) {
+		/* the restarted process's: asked again; the old buffers stay */
+		r->known = false;
+		r->waddr = r->rkey = NULL;
+	}
+	pthread_mutex_unlock(&uf->connect_lock);
+	rc = ucx_remote_get(uf, local, node, false, out);
+	if (rc == 0)
+		*gen = (*out)->gen;
 	return rc;
 }
 

@@ -176,6 +176,9 @@ ucx_cq_poll(struct dtxn_cq *c, struct dtxn_cqe *cqes, unsigned n)
 			}
 		}
 		TAILQ_FOREACH(q, &cq->qps, cq_next) {
+			/* a restarted peer CN announced itself: connect to it instead */
+			if (unlikely(__atomic_load_n(&q->rejoin, __ATOMIC_ACQUIRE)))
+				ucx_qp_rejoin(q);
 			/* a late peer announced itself: connect back, so that it may SEND */
 			if (unlikely(q->ep == NULL) && !q->lost &&
 			    __atomic_load_n(&q->peer_up, __ATOMIC_ACQUIRE))

@@ -96,6 +96,8 @@ struct ucx_region {
 /** What the connect message told about a remote node (ucx_remote_get()). */
 struct ucx_remote {
 	bool known;
+	uint32_t gen;           /**< one more at each fetch: a CN peer's restart is fetched again
+				 *   (ucx_remote_refresh()) */
 	uint8_t *waddr;         /**< its serve worker's address (malloc) */
 	uint16_t waddr_len;
 	uint8_t *rkey;          /**< MN: packed rkey (malloc) */
@@ -245,6 +247,9 @@ struct ucx_qp {
 	uint32_t seq;
 	bool lost;                /**< the endpoint failed (peer lost) */
 	bool peer_up;             /**< its peer QP announced itself (atomic): SENDs may go */
+	bool rejoin;              /**< its peer announced itself again (atomic): a restarted CN
+				   *   process; the QP's lcore reconnects (ucx_qp_rejoin()) */
+	uint32_t rem_gen;         /**< struct ucx_remote.gen its endpoint was opened on */
 	struct ucx_am_hdr connect_hdr; /**< the CONNECT this QP sent at creation */
 	bool fatal_said;          /**< the first error completion went out */
 	/* send queue: head <= tail, free-running */
@@ -275,6 +280,16 @@ int ucx_remote_get(struct ucx_fabric *uf, uint16_t local, uint16_t node, bool on
 		   const struct ucx_remote **out);
 void ucx_remote_forget(struct ucx_fabric *uf);
 /**
+ * A CN peer restarted (its QP announced itself again): fetches @p node's
+ * connect message again, unless another QP did since generation *@p gen
+ * (its endpoint's), and sets *@p gen to the one returned. The old
+ * message's buffers are kept (another lcore may still read them; a few
+ * hundred bytes per restart). Returns as ucx_remote_get(). Control path;
+ * the QP's lcore.
+ */
+int ucx_remote_refresh(struct ucx_fabric *uf, uint16_t local, uint16_t node, uint32_t *gen,
+		       const struct ucx_remote **out);
+/**
  * MN side of a fence: marks CN @p node fenced (the incarnation admitted:
  * a newer one's HELLO un-fences it) and shuts down every TCP
  * connection of this process whose peer has that node's IP address (but
@@ -292,6 +307,12 @@ struct dtxn_qp *ucx_qp_create(struct dtxn_fabric *f, struct dtxn_cq *cq,
 void ucx_qp_destroy(struct dtxn_qp *qp);
 void ucx_route_deliver(struct ucx_fabric *uf, struct ucx_inmsg *m);
 int ucx_qp_connect_late(struct ucx_qp *q);
+/**
+ * @p q's peer CN restarted (a second CONNECT on its route): settles what
+ * the old endpoint carried (flushed, as a lost peer's), closes it, and
+ * connects to the new process. The QP's lcore.
+ */
+void ucx_qp_rejoin(struct ucx_qp *q);
 
 /* ucx_post.c */
 int ucx_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list);

@@ -97,6 +97,11 @@ ucx_route_deliver(struct ucx_fabric *uf, struct ucx_inmsg *m)
 	rte_spinlock_lock(&uf->lock);
 	r = route_find(uf, m->hdr.dst_node, m->hdr.src_node, m->hdr.seq, false);
 	if (r != NULL && m->hdr.kind == UCX_AM_CONNECT) {
+		/* a second CONNECT: the peer CN's process restarted (a new
+		 * incarnation's QP): its lcore reconnects the QP to it */
+		if (__atomic_load_n(&r->qp->peer_up, __ATOMIC_ACQUIRE) && r->qp->ep != NULL &&
+		    m->hdr.src_node >= uf->n_mn)
+			__atomic_store_n(&r->qp->rejoin, true, __ATOMIC_RELEASE);
 		__atomic_store_n(&r->qp->peer_up, true, __ATOMIC_RELEASE);
 		free(m);
 		m = NULL;
@@ -257,6 +262,8 @@ qp_connect(struct ucx_qp *q, const struct ucx_remote *rem)
 {
 	int rc = qp_ep_open(q, rem);
 
+	q->rem_gen = rem->gen;
+
 	if (rc == 0)
 		rc = qp_announce(q);
 	return rc;
@@ -278,6 +285,32 @@ ucx_qp_connect_late(struct ucx_qp *q)
 		q->lost = true;
 	}
 	return rc;
+}
+
+void
+ucx_qp_rejoin(struct ucx_qp *q)
+{
+	const struct ucx_remote *rem;
+	uint32_t gen = q->rem_gen;
+	int rc;
+
+	__atomic_store_n(&q->rejoin, false, __ATOMIC_RELEASE);
+	UCX_LOG(NOTICE, "node %u -> %u: its peer announced itself again (a restarted process): reconnecting",
+		q->base.local_node, q->base.remote_node);
+	qp_ep_close(q); /* in-flight requests complete (canceled) */
+	q->lost = true;  /* what the old endpoint carried: flushed */
+	ucx_qp_retire(q);
+	rc = ucx_remote_refresh(q->uf, q->base.local_node, q->base.remote_node, &gen, &rem);
+	q->fatal_said = false;
+	q->lost = false;
+	if (rc == 0)
+		rc = qp_connect(q, rem);
+	if (rc != 0) {
+		UCX_LOG(ERR, "node %u -> %u: reconnect to the restarted peer failed (%s)",
+			q->base.local_node, q->base.remote_node, strerror(-rc));
+		qp_ep_close(q);
+		q->lost = true;
+	}
 }
 
 struct dtxn_qp *
