@@ -540,6 +540,30 @@ cf_settle_noted(struct app_cf *cf)
 }
 
 int
+app_cf_withdraw(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f,
+		uint16_t node)
+{
+	struct app_cf *cf = app_cf_open(c, db, f, node);
+	int rc = -EIO;
+
+	if (cf == NULL)
+		return -EIO;
+	if (cf_read_area(cf, 0, "READ of the announced restarts") == 0) {
+		rc = 0;
+		if (cf_word(cf, APP_CF_OFF_MAGIC) == APP_CF_MAGIC &&
+		    (cf_word(cf, APP_CF_OFF_PENDING) & cf->me)) {
+			rc = cf_faa(cf, APP_CF_OFF_PENDING, -cf->me, "FAA of its announcement");
+			if (rc == 0)
+				printf("dtxn: %s: its announced restart is withdrawn (this process does not serve it)\n",
+				       c->node);
+			fflush(stdout);
+		}
+	}
+	app_cf_close(cf);
+	return rc;
+}
+
+int
 app_cf_poll(struct app_cf *cf)
 {
 	return cf_settle_noted(cf);

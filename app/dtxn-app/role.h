@@ -565,6 +565,17 @@ int app_cf_start(struct app_cf *cf);
 int app_cf_rejoin(struct app_cf *cf, uint32_t inc);
 
 /**
+ * A restarted CN process (--control fabric) that will not serve its node
+ * (refused after its fabric opened): FAAs its announcement (pending bit)
+ * away in MN 0's control area, on a QP of its own from fabric node
+ * @p node, so that the survivors do not wait for it (as
+ * role_announce_withdraw() on the shm block). Main lcore.
+ * @return 0 (withdrawn, or nothing to withdraw), or -EIO after one line.
+ */
+int app_cf_withdraw(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f,
+		    uint16_t node);
+
+/**
  * While the run goes on: settles the dead CNs this CN's agents recovered
  * since the last call (their counters from their commit records, into
  * their slots), so that a restart of one waits no longer than its

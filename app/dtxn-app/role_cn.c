@@ -60,11 +60,13 @@
  * lease gate, the coordinators' txn ids and the report take it; the
  * control area claim follows (app_cf_rejoin()). Lotus's rejoin needs the
  * routing state the CN processes share on one host (its dead set,
- * doc/guides/lotus.md "Rejoin"): refused across hosts.
+ * doc/guides/lotus.md "Rejoin"): refused across hosts, its announcement
+ * withdrawn (app_cf_withdraw()).
  * @return APP_EXIT_OK, or APP_EXIT_USAGE after one line.
  */
 static int
-cn_incarnation(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_fabric *f)
+cn_incarnation(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_db *db,
+	       struct dtxn_fabric *f)
 {
 #ifdef DTXN_HAVE_UCX
 	uint32_t inc;
@@ -72,6 +74,8 @@ cn_incarnation(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_fabric
 	if (dtxn_ucx_incarnation(f, (uint16_t)(c->mn + c->node_idx), &inc) != 0 || inc == 0)
 		return APP_EXIT_OK;
 	if (strcmp(c->protocol, "lotus") == 0) {
+		/* nobody waits for it (its line last: the launcher shows it) */
+		(void)app_cf_withdraw(c, db, f, (uint16_t)(c->mn + c->node_idx));
 		app_err("--node %s: a restart (incarnation %u) of a Lotus CN across hosts: Lotus's rejoin needs the routing state the CN processes share on one host (doc/guides/cluster.md, \"A restart across hosts\")",
 			c->node, inc);
 		return APP_EXIT_USAGE;
@@ -83,6 +87,7 @@ cn_incarnation(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_fabric
 #else
 	RTE_SET_USED(c);
 	RTE_SET_USED(ctl);
+	RTE_SET_USED(db);
 	RTE_SET_USED(f);
 #endif
 	return APP_EXIT_OK;
@@ -111,7 +116,7 @@ app_cn_connect(const struct app_conf *c, struct dtxn_bench *b, unsigned n_worker
 	rc = app_fabric_open(c, *db, &fc, n_workers, f, &region);
 	if (rc != APP_EXIT_OK)
 		return rc;
-	if (!app_role_shared(c) && cn_incarnation(c, *ctl, *f) != APP_EXIT_OK)
+	if (!app_role_shared(c) && cn_incarnation(c, *ctl, *db, *f) != APP_EXIT_OK)
 		return APP_EXIT_USAGE;
 	rc = dtxn_db_attach(*db, *f);
 	if (rc != 0) {

@@ -570,7 +570,7 @@ ucx_remote_get(struct ucx_fabric *uf, uint16_t local, uint16_t node, bool once,
 		if (rc == 0 && m.kind == UCX_MSG_ACCEPT)
 			break;
 		if (rc == 0 && m.reason == UCX_REFUSE_FENCED && hello.incarnation != UCX_INC_NEXT) {
-			dtxn_fabric_open_error_set("--fabric ucx: %s at %s refused %s: its incarnation %u was fenced (incarnation %u is): declared dead by a survivor",
+			dtxn_fabric_open_error_set("--fabric ucx: %s at %s refused %s's incarnation %u: it was fenced, declared dead by a survivor (the fenced incarnation there: %u)",
 						   ctl_node_name(uf, node, name, sizeof(name)),
 						   ctl_addr_str(&uf->addr[node], addr, sizeof(addr)),
 						   ctl_node_name(uf, local, self, sizeof(self)),
