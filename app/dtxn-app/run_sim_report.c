@@ -89,7 +89,8 @@ static void
 sim_report_sim(const struct sim_run *r, struct dtxn_report_sim *s,
 	       struct dtxn_report_busy *nic, struct dtxn_report_busy *thr)
 {
-	static const char *const units[] = { "rw", "atomic", "dm_atomic" };
+	/* NIC model v2 adds tx, the node's outbound pipeline (doc/guides/fabric.md) */
+	static const char *const units[] = { "rw", "atomic", "dm_atomic", "tx" };
 	const struct app_conf *c = r->conf;
 	unsigned n_nodes = (unsigned)(c->mn + c->cn);
 
@@ -100,16 +101,18 @@ sim_report_sim(const struct sim_run *r, struct dtxn_report_sim *s,
 	for (unsigned node = 0; node < n_nodes; node++) {
 		const struct dtxn_nic_state *st = dtxn_fabric_nic_state(r->fabric, (uint16_t)node);
 		const struct dtxn_nic_state *w0 = &r->warm_nic[node]; /* zeros without a warm-up */
-		const struct dtxn_nic_unit *u[3], *u0[3];
+		const struct dtxn_nic_unit *u[4], *u0[4];
 
 		if (st == NULL)
 			continue;
 		u[0] = &st->rw;
 		u[1] = &st->atomic;
 		u[2] = &st->dm_atomic;
+		u[3] = &st->tx;
 		u0[0] = &w0->rw;
 		u0[1] = &w0->atomic;
 		u0[2] = &w0->dm_atomic;
+		u0[3] = &w0->tx;
 		for (unsigned k = 0; k < RTE_DIM(units); k++) {
 			struct dtxn_report_busy *b = &nic[s->n_nic];
 
@@ -159,7 +162,7 @@ sim_report(struct sim_run *r)
 	const struct app_conf *c = r->conf;
 	unsigned n_nodes = (unsigned)(c->mn + c->cn), n = 0;
 	struct dtxn_report *rep = calloc(1, sizeof(*rep));
-	struct dtxn_report_busy *nic = calloc((size_t)n_nodes * 3, sizeof(*nic));
+	struct dtxn_report_busy *nic = calloc((size_t)n_nodes * 4, sizeof(*nic));
 	struct dtxn_report_busy *thr = calloc(r->n_threads + r->n_mn_threads, sizeof(*thr));
 	struct dtxn_bench_ctx **ctxs = calloc((size_t)r->n_threads * c->coroutines, sizeof(*ctxs));
 	struct dtxn_report_sim sim;

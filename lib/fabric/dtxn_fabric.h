@@ -149,17 +149,36 @@ struct dtxn_cqe {
 /* ------------------------------------------------------------------ */
 
 /**
- * Figures of one RNIC model (ARCHITECTURE.md, "NIC performance model").
- * All rates apply at the MN's RNIC; 0 means unlimited. Loaded from
- * config/nic/<name>.ini, section [nic].
+ * Figures of one RNIC model (ARCHITECTURE.md, "NIC performance model";
+ * doc/guides/fabric.md). All rates apply at the node's RNIC; 0 means
+ * unlimited. Loaded from config/nic/<name>.ini, section [nic].
+ *
+ * Model v1 (version 0 or 1: every preset before issue 29): an MN RNIC has
+ * a READ/WRITE/SEND unit (rw_ops_per_s, rw_bytes_per_s), a host-memory
+ * atomic unit (atomic_ops_per_s) and a device-memory atomic unit
+ * (dm_atomic_ops_per_s), each a queue of its own.
+ *
+ * Model v2 (version 2): one pipeline per RNIC serves every opcode, each at
+ * its own cost (read_ops_per_s for READ, rw_ops_per_s for WRITE/SEND,
+ * atomic_ops_per_s / dm_atomic_ops_per_s for atomics), bounded by the link
+ * (rw_bytes_per_s, payload plus header_bytes per packet of mtu_bytes);
+ * atomics on one 8 B word also serialize at atomic_same_ops_per_s (host
+ * memory) or dm_atomic_same_ops_per_s (device memory); the posting node's
+ * own RNIC is a second pipeline, at the same costs (outbound ops and bytes).
  */
 struct dtxn_nic_model {
 	char name[32];
+	uint8_t version;             /**< 0 or 1: model v1; 2: model v2 */
 	uint64_t rtt_ns;             /**< round-trip time of an 8 B READ, ns */
-	uint64_t rw_ops_per_s;       /**< READ/WRITE/SEND unit, ops/s */
-	uint64_t rw_bytes_per_s;     /**< READ/WRITE/SEND unit, bytes/s */
-	uint64_t atomic_ops_per_s;   /**< CAS/FAA/masked CAS unit, ops/s */
-	uint64_t dm_atomic_ops_per_s;/**< atomics on device memory, ops/s */
+	uint64_t rw_ops_per_s;       /**< v1: READ/WRITE/SEND unit; v2: WRITE/SEND cost, ops/s */
+	uint64_t rw_bytes_per_s;     /**< v1: READ/WRITE/SEND unit; v2: the link, bytes/s */
+	uint64_t atomic_ops_per_s;   /**< v1: CAS/FAA/masked CAS unit; v2: their pipeline cost, ops/s */
+	uint64_t dm_atomic_ops_per_s;/**< atomics on device memory (v1 unit, v2 pipeline cost), ops/s */
+	uint64_t read_ops_per_s;     /**< v2: READ pipeline cost, ops/s (v1: 0) */
+	uint64_t atomic_same_ops_per_s;    /**< v2: atomics on one host-memory word, ops/s */
+	uint64_t dm_atomic_same_ops_per_s; /**< v2: atomics on one device-memory word, ops/s */
+	uint32_t header_bytes;       /**< v2: link bytes added per packet */
+	uint32_t mtu_bytes;          /**< v2: payload bytes per packet (0: one packet per op) */
 };
 
 /** One service unit: the time until which it is busy, reserved atomically. */
@@ -169,11 +188,30 @@ struct dtxn_nic_unit {
 	uint64_t ops;           /**< ops served */
 };
 
-/** The units of one node's RNIC, in memory every CN of the cluster sees. */
+/** Slots of the v2 same-word atomic table of one RNIC (a power of 2). */
+#define DTXN_NIC_WORD_SLOTS 4096
+
+/** One slot of the v2 same-word table: the 8 B words that hash to it. */
+struct dtxn_nic_word {
+	uint64_t busy_until_ns; /**< atomically advanced */
+	uint64_t busy_ns;       /**< total read-modify-write time, ns */
+};
+
+/**
+ * The units of one node's RNIC, in memory every CN of the cluster sees.
+ * Model v1 uses rw, atomic and dm_atomic as three queues for inbound ops.
+ * Model v2 uses rw as the one pipeline of inbound ops, tx as the pipeline
+ * of the ops the node posts (outbound ops and bytes: a CN's own RNIC),
+ * words[] for same-word serialization, and atomic / dm_atomic as the
+ * statistics of the busiest slot: busy_ns is the largest busy_ns of one
+ * slot (host memory, device memory), ops every atomic served.
+ */
 struct dtxn_nic_state {
 	struct dtxn_nic_unit rw;
 	struct dtxn_nic_unit atomic;
 	struct dtxn_nic_unit dm_atomic;
+	struct dtxn_nic_unit tx;                         /**< v2 only */
+	struct dtxn_nic_word words[DTXN_NIC_WORD_SLOTS]; /**< v2 only */
 };
 
 struct dtxn_footprint;
@@ -200,7 +238,7 @@ void dtxn_fabric_footprint(const struct dtxn_fabric_conf *conf, struct dtxn_foot
 void dtxn_fabric_queue_footprint(unsigned n_qp, unsigned depth, struct dtxn_footprint *fp);
 
 /**
- * Fills @p m with the preset "none": zero RTT, every rate unlimited.
+ * Fills @p m with the preset "none": model v1, zero RTT, every rate unlimited.
  */
 void dtxn_nic_model_none(struct dtxn_nic_model *m);
 
@@ -216,18 +254,38 @@ void dtxn_nic_model_none(struct dtxn_nic_model *m);
 /** Largest rw_gbps: 10 Tbit/s. */
 #define DTXN_NIC_GBPS_MAX 1e4
 
+/** Largest header_bytes: 1 KiB per packet. */
+#define DTXN_NIC_HEADER_MAX 1024
+/** Smallest non-zero mtu_bytes: 256 B (the smallest InfiniBand MTU). */
+#define DTXN_NIC_MTU_MIN 256
+/** Largest mtu_bytes: 64 KiB. */
+#define DTXN_NIC_MTU_MAX 65536
+
 /**
  * Loads an RNIC model from an INI file (dtxn_ini.h: strict, errors name
- * file:line), section [nic] and no other, keys (a missing key means
- * unlimited; 0 too, except rtt_ns):
+ * file:line), section [nic] and no other. Key model selects the keys:
+ *   model           v1 (the default when missing) or v2.
+ * Model v1 keys (a missing key means unlimited; 0 too, except rtt_ns):
  *   rtt_ns          round trip, ns, [0, DTXN_NIC_RTT_MAX_NS];
  *   rw_mops         READ/WRITE/SEND rate, Mops/s, 0 or [DTXN_NIC_MOPS_MIN, DTXN_NIC_MOPS_MAX];
  *   rw_gbps         READ/WRITE/SEND bandwidth, Gbit/s, 0 or [DTXN_NIC_GBPS_MIN, DTXN_NIC_GBPS_MAX];
  *   atomic_mops     CAS/FAA rate, Mops/s, as rw_mops;
  *   dm_atomic_mops  device-memory atomic rate, Mops/s, as rw_mops.
- * The bounds keep every service time and latency finite and far from
- * overflowing 64-bit ns. The model's name is the file name without its
- * directory and ".ini".
+ * Model v2 keys (same ranges and "missing = unlimited" rule):
+ *   rtt_ns               unloaded round trip of an 8 B READ, ns, as v1;
+ *   read_mops            READ rate of the pipeline, Mops/s;
+ *   write_mops           WRITE and SEND rate of the pipeline, Mops/s;
+ *   atomic_mops          host-memory CAS/FAA/masked CAS rate of the pipeline (distinct words), Mops/s;
+ *   dm_atomic_mops       the same on device memory, Mops/s;
+ *   atomic_same_mops     atomics on one host-memory 8 B word, Mops/s;
+ *   dm_atomic_same_mops  atomics on one device-memory 8 B word, Mops/s;
+ *   link_gbps            link data rate, Gbit/s, as rw_gbps;
+ *   header_bytes         bytes per packet on the link, [0, DTXN_NIC_HEADER_MAX] (missing: 0);
+ *   mtu_bytes            payload bytes per packet, 0 (missing: one packet per op) or
+ *                        [DTXN_NIC_MTU_MIN, DTXN_NIC_MTU_MAX].
+ * A key of the other model is refused. The bounds keep every service time
+ * and latency finite and far from overflowing 64-bit ns. The model's name
+ * is the file name without its directory and ".ini".
  *
  * @param path  INI file.
  * @param m     filled on success; untouched on error.
@@ -236,16 +294,21 @@ void dtxn_nic_model_none(struct dtxn_nic_model *m);
  * @param errlen size of @p err, bytes.
  * @return 0, -ENOENT (no such file, or not a regular file), -EINVAL (a
  *   broken INI rule, no [nic] section or another section, a value out of
- *   its range, an unknown key in [nic]), -ENOMEM.
+ *   its range, an unknown key in [nic], a model other than v1 or v2, a key
+ *   of the other model), -ENOMEM.
  */
 int dtxn_nic_model_load(const char *path, struct dtxn_nic_model *m,
 			char *err, size_t errlen);
 
 /**
  * Service time of one op at a unit of the model, ns, rounded to the
- * nearest ns: READ/WRITE/SEND max(1e9/rw_ops_per_s, len*1e9/rw_bytes_per_s);
- * CAS/FAA/masked CAS 1e9/atomic_ops_per_s (dm_atomic_ops_per_s if @p dm);
- * RECV 0. A rate of 0 contributes 0 (unlimited).
+ * nearest ns. Model v1: READ/WRITE/SEND max(1e9/rw_ops_per_s,
+ * len*1e9/rw_bytes_per_s); CAS/FAA/masked CAS 1e9/atomic_ops_per_s
+ * (dm_atomic_ops_per_s if @p dm); RECV 0. Model v2, the pipeline's cost:
+ * max(1e9/rate, link bytes*1e9/rw_bytes_per_s), rate read_ops_per_s for
+ * READ, rw_ops_per_s for WRITE/SEND, atomic_ops_per_s (dm:
+ * dm_atomic_ops_per_s) for atomics, link bytes dtxn_nic_link_bytes() (an
+ * atomic's len is 8); RECV 0. A rate of 0 contributes 0 (unlimited).
  *
  * @param m       the model.
  * @param opcode  enum dtxn_wr_opcode.
@@ -268,6 +331,43 @@ uint64_t dtxn_nic_service_ns(const struct dtxn_nic_model *m, unsigned opcode,
  */
 uint64_t dtxn_nic_reserve(struct dtxn_nic_unit *u, uint64_t arrive_ns,
 			  uint64_t service_ns);
+
+/**
+ * Bytes one op of @p len payload bytes puts on a v2 model's link: len plus
+ * header_bytes per packet, max(1, ceil(len / mtu_bytes)) packets (one
+ * packet when mtu_bytes is 0). 0 for a v1 model.
+ */
+uint64_t dtxn_nic_link_bytes(const struct dtxn_nic_model *m, uint32_t len);
+
+/**
+ * Model v2: the read-modify-write time of one atomic on its 8 B word, ns,
+ * 1e9/atomic_same_ops_per_s (dm_atomic_same_ops_per_s if @p dm), rounded;
+ * atomics on one word take it one after the other. 0 for a v1 model, an
+ * unlimited rate or a non-atomic @p opcode.
+ */
+uint64_t dtxn_nic_rmw_ns(const struct dtxn_nic_model *m, unsigned opcode, bool dm);
+
+/**
+ * Model v2: the posting RNIC's own pipeline time for one outbound op, ns:
+ * dtxn_nic_service_ns() of the op on @p m, an atomic costing what an 8 B
+ * READ does there (the requester sends a request and takes a response; the
+ * read-modify-write is the remote RNIC's). 0 for a v1 model and RECV.
+ */
+uint64_t dtxn_nic_tx_ns(const struct dtxn_nic_model *m, unsigned opcode, uint32_t len);
+
+/**
+ * Model v2: reserves the same-word slot of @p s for an atomic on the word
+ * at MN offset @p off, ready (entering the pipeline) at @p ready_ns:
+ * start = max(ready, slot busy_until), busy_until = start + @p rmw_ns,
+ * atomically against other threads; adds @p rmw_ns to the slot's busy_ns,
+ * 1 to @p hot's ops, and raises @p hot's busy_ns to the slot's busy_ns if
+ * larger (the busiest slot). Words hash to DTXN_NIC_WORD_SLOTS slots: two
+ * words of one slot serialize too (rare; a modelling approximation).
+ *
+ * @return start + rmw_ns: when the atomic touches memory, ns.
+ */
+uint64_t dtxn_nic_word_reserve(struct dtxn_nic_state *s, struct dtxn_nic_unit *hot,
+			       uint64_t off, uint64_t ready_ns, uint64_t rmw_ns);
 
 /* ------------------------------------------------------------------ */
 /* Fabric, CQ, QP                                                     */

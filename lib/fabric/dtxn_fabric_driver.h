@@ -204,7 +204,11 @@ uint8_t dtxn_fabric_mem_exec(uint8_t *mn_base, uint64_t mn_size, const struct dt
 uint8_t dtxn_fabric_node_exec(struct dtxn_fabric *f, uint8_t *mn_base, uint64_t mn_size,
 			      uint16_t node, const struct dtxn_wr *wr);
 
-/** @return the unit of @p rnic that serves @p opcode (atomic unit for CAS/FAA/masked CAS, else rw). */
+/**
+ * @return the model v1 unit of @p rnic that serves @p opcode (atomic unit
+ *   for CAS/FAA/masked CAS, else rw). Model v2 serves every opcode on rw
+ *   (dtxn_fabric_wr_time_ex()).
+ */
 struct dtxn_nic_unit *dtxn_nic_unit_of(struct dtxn_nic_state *rnic, unsigned opcode);
 
 /**
@@ -226,6 +230,34 @@ struct dtxn_nic_unit *dtxn_nic_unit_of(struct dtxn_nic_state *rnic, unsigned opc
 void dtxn_fabric_wr_time(const struct dtxn_nic_model *m, struct dtxn_nic_state *rnic,
 			 const struct dtxn_wr *wr, uint64_t post_ns,
 			 uint64_t *last_effect_ns, uint64_t *effect_ns, uint64_t *done_ns);
+
+/**
+ * dtxn_fabric_wr_time() with the posting node's RNIC too, and model v2
+ * (ARCHITECTURE.md, "NIC performance model"; doc/guides/fabric.md):
+ * - if @p lm is a v2 model and @p lnic not NULL, the op first takes
+ *   dtxn_nic_tx_ns() of the poster's outbound pipeline: sent =
+ *   dtxn_nic_reserve(&lnic->tx, post, that), rtx = dtxn_nic_tx_ns() of an
+ *   8 B READ; else sent = post, rtx = 0;
+ * - if @p m is a v2 model and @p rnic not NULL: svc =
+ *   dtxn_nic_service_ns(); fly = max(0, rtt - rtx - the service of an 8 B
+ *   READ) (one flight for every opcode); served =
+ *   dtxn_nic_reserve(&rnic->rw, sent + fly/2, svc); an atomic also
+ *   dtxn_nic_word_reserve(rnic, atomic or dm_atomic unit, its offset,
+ *   served - svc, dtxn_nic_rmw_ns()) (device memory: an offset below
+ *   DTXN_FABRIC_DM_BYTES) and served = max(served, that); effect =
+ *   max(served, *last_effect_ns); done = effect + fly - fly/2. An unloaded
+ *   8 B READ completes rtt after its post;
+ * - else the v1 timing of dtxn_fabric_wr_time() from sent.
+ * A v1 @p lm (or NULL) and a v1 @p m give exactly dtxn_fabric_wr_time().
+ *
+ * @param lm    the posting node's model, or NULL.
+ * @param lnic  the posting node's units, or NULL when not modelled.
+ * Other parameters as dtxn_fabric_wr_time().
+ */
+void dtxn_fabric_wr_time_ex(const struct dtxn_nic_model *lm, struct dtxn_nic_state *lnic,
+			    const struct dtxn_nic_model *m, struct dtxn_nic_state *rnic,
+			    const struct dtxn_wr *wr, uint64_t post_ns, uint64_t *last_effect_ns,
+			    uint64_t *effect_ns, uint64_t *done_ns);
 
 /**
  * Delivers a message of @p len bytes into a posted RECV: copies it to

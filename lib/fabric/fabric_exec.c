@@ -148,10 +148,11 @@ dtxn_nic_unit_of(struct dtxn_nic_state *rnic, unsigned opcode)
 	}
 }
 
-void
-dtxn_fabric_wr_time(const struct dtxn_nic_model *m, struct dtxn_nic_state *rnic,
-		    const struct dtxn_wr *wr, uint64_t post_ns, uint64_t *last_effect_ns,
-		    uint64_t *effect_ns, uint64_t *done_ns)
+/* Model v1 timing (dtxn_fabric_wr_time()): from @p post_ns on, unchanged since v1. */
+static void
+exec_wr_time_v1(const struct dtxn_nic_model *m, struct dtxn_nic_state *rnic,
+		const struct dtxn_wr *wr, uint64_t post_ns, uint64_t *last_effect_ns,
+		uint64_t *effect_ns, uint64_t *done_ns)
 {
 	uint64_t out = m->rtt_ns / 2;
 	uint64_t effect = post_ns;
@@ -168,6 +169,69 @@ dtxn_fabric_wr_time(const struct dtxn_nic_model *m, struct dtxn_nic_state *rnic,
 	*last_effect_ns = effect;
 	*effect_ns = effect;
 	*done_ns = effect + (rnic != NULL ? m->rtt_ns - out : 0);
+}
+
+/*
+ * Model v2 timing at the remote RNIC, the op having left its poster at
+ * @p sent_ns. The flight is what the unloaded round trip of an 8 B READ
+ * leaves after its two pipeline costs (@p read_tx_ns at the poster, the
+ * READ's here), the same for every opcode so that ops arrive in the order
+ * they were sent; half out, half back. The pipeline serves every opcode;
+ * an atomic's read-modify-write of its word starts when the op enters the
+ * pipeline, once the word's previous atomic is done, and the op takes
+ * effect when both are done.
+ */
+static void
+exec_wr_time_v2(const struct dtxn_nic_model *m, struct dtxn_nic_state *rnic,
+		const struct dtxn_wr *wr, uint64_t sent_ns, uint64_t read_tx_ns,
+		uint64_t *last_effect_ns, uint64_t *effect_ns, uint64_t *done_ns)
+{
+	bool atomic = wr->opcode == DTXN_WR_CAS || wr->opcode == DTXN_WR_FAA ||
+		      wr->opcode == DTXN_WR_MASKED_CAS;
+	bool dm = atomic && DTXN_RADDR_OFF(wr->raddr) < DTXN_FABRIC_DM_BYTES;
+	uint64_t svc = dtxn_nic_service_ns(m, wr->opcode, wr->len, dm);
+	uint64_t base = read_tx_ns + dtxn_nic_service_ns(m, DTXN_WR_READ, 8, false);
+	uint64_t fly = m->rtt_ns > base ? m->rtt_ns - base : 0;
+	uint64_t effect;
+
+	effect = dtxn_nic_reserve(&rnic->rw, sent_ns + fly / 2, svc);
+	if (atomic)
+		effect = RTE_MAX(effect,
+				 dtxn_nic_word_reserve(rnic, dm ? &rnic->dm_atomic : &rnic->atomic,
+						       DTXN_RADDR_OFF(wr->raddr), effect - svc,
+						       dtxn_nic_rmw_ns(m, wr->opcode, dm)));
+	effect = RTE_MAX(effect, *last_effect_ns);
+	*last_effect_ns = effect;
+	*effect_ns = effect;
+	*done_ns = effect + (fly - fly / 2);
+}
+
+void
+dtxn_fabric_wr_time_ex(const struct dtxn_nic_model *lm, struct dtxn_nic_state *lnic,
+		       const struct dtxn_nic_model *m, struct dtxn_nic_state *rnic,
+		       const struct dtxn_wr *wr, uint64_t post_ns, uint64_t *last_effect_ns,
+		       uint64_t *effect_ns, uint64_t *done_ns)
+{
+	uint64_t sent = post_ns, read_tx = 0;
+
+	if (lm != NULL && lnic != NULL && lm->version == 2) {
+		sent = dtxn_nic_reserve(&lnic->tx, post_ns,
+					dtxn_nic_tx_ns(lm, wr->opcode, wr->len));
+		read_tx = dtxn_nic_tx_ns(lm, DTXN_WR_READ, 8);
+	}
+	if (rnic != NULL && m->version == 2)
+		exec_wr_time_v2(m, rnic, wr, sent, read_tx, last_effect_ns, effect_ns, done_ns);
+	else
+		exec_wr_time_v1(m, rnic, wr, sent, last_effect_ns, effect_ns, done_ns);
+}
+
+void
+dtxn_fabric_wr_time(const struct dtxn_nic_model *m, struct dtxn_nic_state *rnic,
+		    const struct dtxn_wr *wr, uint64_t post_ns, uint64_t *last_effect_ns,
+		    uint64_t *effect_ns, uint64_t *done_ns)
+{
+	dtxn_fabric_wr_time_ex(NULL, NULL, m, rnic, wr, post_ns, last_effect_ns, effect_ns,
+			       done_ns);
 }
 
 uint8_t

@@ -3,6 +3,9 @@
  * Unit tests of the RNIC performance model: preset figures and service
  * times, busy-until reservations, INI errors, and the model driving the
  * shm fabric (lower bounds on completion times only, never upper bounds).
+ * Model v2 (issue 29): a single op's latency, each unit's rate at
+ * saturation, same-word vs spread atomics, the shared pipeline's mixed
+ * rate, each asserted exactly and beside what model v1 gives instead.
  */
 #include <errno.h>
 #include <math.h>
@@ -24,6 +27,7 @@
 #include <rte_memory.h>
 
 #include "dtxn_fabric.h"
+#include "dtxn_fabric_driver.h"
 #include "dtxn_sched.h"
 #include "unit_eal.h"
 
@@ -455,12 +459,348 @@ test_outstanding_and_flush(void **state)
 	dtxn_fabric_close(f);
 }
 
+/* ---- model v2 (dtxn_fabric_wr_time_ex, pure timing, no fabric) ---- */
+
+/* A zeroed RNIC state (v2's same-word table makes it 64 KiB: not on the stack). */
+static struct dtxn_nic_state *
+tn_state(void)
+{
+	struct dtxn_nic_state *s = calloc(1, sizeof(*s));
+
+	assert_non_null(s);
+	return s;
+}
+
+static struct dtxn_wr
+tn_wr(unsigned opcode, uint64_t off, uint32_t len)
+{
+	struct dtxn_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = (uint8_t)opcode;
+	wr.raddr = DTXN_RADDR(0, off);
+	wr.len = opcode >= DTXN_WR_CAS && opcode <= DTXN_WR_MASKED_CAS ? 8 : len;
+	return wr;
+}
+
+/*
+ * Posts @p n ops at time 0, each on its own QP (no RC order between them),
+ * from no modelled poster (@p lnic NULL) or from @p lnic with model @p lm,
+ * to @p rnic with model @p m; op i is @p ops[i % n_ops] on word
+ * @p off + (@p spread ? 8 i : 0). @return the last effect time, ns.
+ */
+static uint64_t
+tn_burst(const struct dtxn_nic_model *lm, struct dtxn_nic_state *lnic,
+	 const struct dtxn_nic_model *m, struct dtxn_nic_state *rnic, const unsigned *ops,
+	 unsigned n_ops, unsigned n, uint64_t off, bool spread)
+{
+	uint64_t last = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct dtxn_wr wr = tn_wr(ops[i % n_ops], off + (spread ? 8ull * i : 0), 8);
+		uint64_t le = 0, eff, done;
+
+		dtxn_fabric_wr_time_ex(lm, lnic, m, rnic, &wr, 0, &le, &eff, &done);
+		last = RTE_MAX(last, eff);
+	}
+	return last;
+}
+
+static void
+test_v2_presets(void **state)
+{
+	const char *names[] = { "cx3-v2", "cx5-v2", "cx5-crest-v2", "cx6-v2" };
+	struct dtxn_nic_model m, v1;
+
+	(void)state;
+	/* cx3-v2: every figure of its file (Lotus l.63, HERD, IB spec) */
+	tn_load_ok(TN_PRESET("cx3-v2"), &m);
+	assert_int_equal(m.version, 2);
+	assert_int_equal(m.rtt_ns, 2000);
+	assert_int_equal(m.read_ops_per_s, 26000000);
+	assert_int_equal(m.rw_ops_per_s, 35000000);
+	assert_int_equal(m.atomic_ops_per_s, 2500000);
+	assert_int_equal(m.atomic_same_ops_per_s, 2500000);
+	assert_int_equal(m.header_bytes, 42);
+	assert_int_equal(m.mtu_bytes, 4096);
+	/* READ 1e9/26e6 = 38.5 ns (v1: 29, READ and WRITE alike); WRITE 29; CAS 400 */
+	assert_int_equal(dtxn_nic_service_ns(&m, DTXN_WR_READ, 8, false), 38);
+	assert_int_equal(dtxn_nic_service_ns(&m, DTXN_WR_WRITE, 8, false), 29);
+	assert_int_equal(dtxn_nic_service_ns(&m, DTXN_WR_CAS, 8, false), 400);
+	assert_int_equal(dtxn_nic_rmw_ns(&m, DTXN_WR_FAA, false), 400);
+	assert_int_equal(dtxn_nic_rmw_ns(&m, DTXN_WR_READ, false), 0);
+	/* the poster's side of an atomic costs an 8 B READ */
+	assert_int_equal(dtxn_nic_tx_ns(&m, DTXN_WR_CAS, 8), 38);
+	/* header bytes per packet: 64 KiB = 16 packets of 4 KiB, + 16 x 42 B */
+	assert_int_equal(dtxn_nic_link_bytes(&m, 65536), 65536 + 16 * 42);
+	assert_int_equal(dtxn_nic_link_bytes(&m, 0), 42);
+	assert_int_equal(dtxn_nic_service_ns(&m, DTXN_WR_WRITE, 65536, false),
+			 (uint64_t)llround((65536.0 + 16 * 42) * 1e9 / (double)m.rw_bytes_per_s));
+	tn_load_ok(TN_PRESET("cx3"), &v1);
+	assert_true(v1.version <= 1);
+	assert_int_equal(dtxn_nic_link_bytes(&v1, 65536), 0);
+	assert_int_equal(dtxn_nic_rmw_ns(&v1, DTXN_WR_CAS, false), 0);
+	assert_int_equal(dtxn_nic_tx_ns(&v1, DTXN_WR_READ, 8), 0);
+	assert_true(dtxn_nic_service_ns(&v1, DTXN_WR_WRITE, 65536, false) <
+		    dtxn_nic_service_ns(&m, DTXN_WR_WRITE, 65536, false));
+	assert_true(dtxn_nic_service_ns(&v1, DTXN_WR_READ, 8, false) <
+		    dtxn_nic_service_ns(&m, DTXN_WR_READ, 8, false));
+
+	/* cx5-v2: device memory 110 Mops (Scythe l.340) in the pipeline and on one word */
+	tn_load_ok(TN_PRESET("cx5-v2"), &m);
+	assert_int_equal(dtxn_nic_service_ns(&m, DTXN_WR_CAS, 8, true), 9);
+	assert_int_equal(dtxn_nic_rmw_ns(&m, DTXN_WR_CAS, true), 9);
+	assert_int_equal(dtxn_nic_service_ns(&m, DTXN_WR_CAS, 8, false), 125);
+	assert_int_equal(dtxn_nic_rmw_ns(&m, DTXN_WR_CAS, false), 400);
+	tn_load_ok(TN_PRESET("cx5-crest-v2"), &m);
+	assert_int_equal(m.rtt_ns, 3000);
+
+	for (unsigned i = 0; i < RTE_DIM(names); i++) {
+		char path[256];
+
+		snprintf(path, sizeof(path), DTXN_SRC_CONFIG_DIR "/nic/%s.ini", names[i]);
+		tn_load_ok(path, &m);
+		assert_string_equal(m.name, names[i]);
+		assert_int_equal(m.version, 2);
+		/* every v2 preset sets every key */
+		assert_true(m.rtt_ns > 0 && m.read_ops_per_s > 0 && m.rw_ops_per_s > 0 &&
+			    m.rw_bytes_per_s > 0 && m.atomic_ops_per_s > 0 &&
+			    m.dm_atomic_ops_per_s > 0 && m.atomic_same_ops_per_s > 0 &&
+			    m.dm_atomic_same_ops_per_s > 0 && m.header_bytes > 0 &&
+			    m.mtu_bytes > 0);
+		/* atomics cost more than READ, READ at least WRITE; one word no faster */
+		assert_true(m.atomic_ops_per_s < m.read_ops_per_s);
+		assert_true(m.read_ops_per_s <= m.rw_ops_per_s);
+		assert_true(m.atomic_same_ops_per_s <= m.atomic_ops_per_s);
+	}
+}
+
+static void
+test_v2_load_errors(void **state)
+{
+	struct dtxn_nic_model m;
+	char err[256];
+	const char *p;
+
+	(void)state;
+	p = tn_write("v3.ini", "[nic]\nrtt_ns = 2000\nmodel = v3\n");
+	assert_int_equal(dtxn_nic_model_load(p, &m, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, p));
+	assert_non_null(strstr(err, ":3:"));
+	assert_non_null(strstr(err, "v3"));
+	assert_null(strchr(err, '\n'));
+	/* a v1 key in a v2 file, a v2 key in a v1 file: refused, with the line */
+	p = tn_write("v1key.ini", "[nic]\nmodel = v2\nrw_mops = 35\n");
+	assert_int_equal(dtxn_nic_model_load(p, &m, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":3:"));
+	assert_non_null(strstr(err, "rw_mops"));
+	p = tn_write("v2key.ini", "[nic]\nread_mops = 26\n");
+	assert_int_equal(dtxn_nic_model_load(p, &m, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":2:"));
+	assert_non_null(strstr(err, "model = v2"));
+	p = tn_write("v2range.ini", "[nic]\nmodel = v2\nmtu_bytes = 100\n");
+	assert_int_equal(dtxn_nic_model_load(p, &m, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "mtu_bytes"));
+	p = tn_write("v2hdr.ini", "[nic]\nmodel = v2\nheader_bytes = 2000\n");
+	assert_int_equal(dtxn_nic_model_load(p, &m, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "header_bytes"));
+	/* model = v1 is today's model */
+	p = tn_write("v1.ini", "[nic]\nmodel = v1\nrw_mops = 35\n");
+	assert_int_equal(dtxn_nic_model_load(p, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.version, 1);
+	assert_int_equal(m.rw_ops_per_s, 35000000);
+}
+
+/* A single op's latency: v2 completes an unloaded READ exactly rtt after its post. */
+static void
+test_v2_latency(void **state)
+{
+	struct dtxn_nic_model m, v1;
+	struct dtxn_nic_state *cn = tn_state(), *mn = tn_state();
+	struct dtxn_wr wr;
+	uint64_t le = 0, eff, done;
+
+	(void)state;
+	tn_load_ok(TN_PRESET("cx3-v2"), &m);
+	tn_load_ok(TN_PRESET("cx3"), &v1);
+	wr = tn_wr(DTXN_WR_READ, 4096, 8);
+	dtxn_fabric_wr_time_ex(&m, cn, &m, mn, &wr, 1000, &le, &eff, &done);
+	/* 38 ns at the CN, (2000 - 76) / 2 out, 38 ns at the MN, 962 back */
+	assert_int_equal(eff, 1000 + 38 + 962 + 38);
+	assert_int_equal(done, 1000 + 2000);
+	assert_int_equal(le, eff);
+	assert_int_equal(cn->tx.ops, 1);
+	assert_int_equal(cn->tx.busy_ns, 38);
+	assert_int_equal(cn->rw.ops, 0);
+	assert_int_equal(mn->rw.ops, 1);
+	assert_int_equal(mn->rw.busy_ns, 38);
+	/* v1: rtt plus the MN's 29 ns, no CN unit */
+	memset(cn, 0, sizeof(*cn));
+	memset(mn, 0, sizeof(*mn));
+	le = 0;
+	dtxn_fabric_wr_time_ex(&v1, cn, &v1, mn, &wr, 1000, &le, &eff, &done);
+	assert_int_equal(done, 1000 + 2029);
+	assert_int_equal(cn->tx.ops, 0);
+
+	/* an unloaded CAS: rtt plus its read-modify-write on the word */
+	memset(cn, 0, sizeof(*cn));
+	memset(mn, 0, sizeof(*mn));
+	le = 0;
+	wr = tn_wr(DTXN_WR_CAS, 4096, 8);
+	dtxn_fabric_wr_time_ex(&m, cn, &m, mn, &wr, 1000, &le, &eff, &done);
+	/* 38 at the CN, 962 out, 400 of pipeline overlapping 400 on the word, 962 back */
+	assert_int_equal(eff, 1000 + 38 + 962 + 400);
+	assert_int_equal(done, 1000 + 2000 - 38 + 400);
+	assert_int_equal(mn->rw.busy_ns, 400);
+	assert_int_equal(mn->atomic.ops, 1);
+	assert_int_equal(mn->atomic.busy_ns, 400);
+	memset(mn, 0, sizeof(*mn));
+	le = 0;
+	dtxn_fabric_wr_time_ex(&v1, NULL, &v1, mn, &wr, 1000, &le, &eff, &done);
+	assert_int_equal(eff, 1000 + 1000 + 400); /* v1: the atomic unit, not rw */
+	assert_int_equal(mn->rw.ops, 0);
+	free(cn);
+	free(mn);
+}
+
+/* Each unit's rate at saturation: n ops at once, the last one's effect. */
+static void
+test_v2_rates(void **state)
+{
+	static const unsigned rd[] = { DTXN_WR_READ }, wrt[] = { DTXN_WR_WRITE },
+			      cas[] = { DTXN_WR_CAS };
+	struct dtxn_nic_model m, v1;
+	struct dtxn_nic_state *cn = tn_state(), *mn = tn_state();
+	const unsigned n = 1000;
+	uint64_t arrive;
+
+	(void)state;
+	tn_load_ok(TN_PRESET("cx3-v2"), &m);
+	tn_load_ok(TN_PRESET("cx3"), &v1);
+	/* MN pipeline, READ: 26 Mops = 38 ns each (no poster modelled: fly = rtt - 38) */
+	arrive = (2000 - 38) / 2;
+	assert_int_equal(tn_burst(NULL, NULL, &m, mn, rd, 1, n, 4096, true), arrive + n * 38);
+	assert_int_equal(mn->rw.busy_ns, n * 38);
+	memset(mn, 0, sizeof(*mn));
+	/* WRITE: 35 Mops = 29 ns */
+	assert_int_equal(tn_burst(NULL, NULL, &m, mn, wrt, 1, n, 4096, true), arrive + n * 29);
+	memset(mn, 0, sizeof(*mn));
+	/* CAS on distinct words: 2.5 Mops = 400 ns of pipeline (each word's 400 overlaps it) */
+	assert_int_equal(tn_burst(NULL, NULL, &m, mn, cas, 1, n, 4096, true), arrive + n * 400);
+	memset(mn, 0, sizeof(*mn));
+	/* v1: READ at the rw unit's 35 Mops, not 26 */
+	assert_int_equal(tn_burst(NULL, NULL, &v1, mn, rd, 1, n, 4096, true), 1000 + n * 29);
+	memset(mn, 0, sizeof(*mn));
+
+	/* the CN's own pipeline: one CN, READs to an unmodelled node, 38 ns each */
+	assert_int_equal(tn_burst(&m, cn, &m, NULL, rd, 1, n, 4096, true), n * 38);
+	assert_int_equal(cn->tx.ops, n);
+	assert_int_equal(cn->tx.busy_until_ns, n * 38);
+	memset(cn, 0, sizeof(*cn));
+	/* ... WRITEs leave it at 35 Mops, and bytes count: 4 KiB WRITEs are link-bound */
+	assert_int_equal(tn_burst(&m, cn, &m, NULL, wrt, 1, n, 4096, true), n * 29);
+	memset(cn, 0, sizeof(*cn));
+	/* ... a v1 CN model has no such unit: every op leaves at its post */
+	assert_int_equal(tn_burst(&v1, cn, &v1, NULL, rd, 1, n, 4096, true), 0);
+	assert_int_equal(cn->tx.ops, 0);
+
+	/* the link: 64 KiB WRITEs are byte-bound, headers included */
+	{
+		struct dtxn_wr wr = tn_wr(DTXN_WR_WRITE, 4096, 65536);
+		uint64_t svc = (uint64_t)llround((65536.0 + 16 * 42) * 1e9 /
+						 (double)m.rw_bytes_per_s);
+		uint64_t le, eff, done, first = 0;
+
+		memset(mn, 0, sizeof(*mn));
+		for (unsigned i = 0; i < 10; i++) {
+			le = 0;
+			dtxn_fabric_wr_time_ex(NULL, NULL, &m, mn, &wr, 0, &le, &eff, &done);
+			if (i == 0)
+				first = eff;
+		}
+		assert_int_equal(eff - first, 9 * svc);
+	}
+	free(cn);
+	free(mn);
+}
+
+/* Same-word atomics serialize at the word's rate; spread ones at the pipeline's. */
+static void
+test_v2_same_word(void **state)
+{
+	static const unsigned cas[] = { DTXN_WR_CAS }, faa[] = { DTXN_WR_FAA };
+	struct dtxn_nic_model m, v1;
+	struct dtxn_nic_state *mn = tn_state();
+	const unsigned n = 64;
+	uint64_t arrive, same, spread;
+
+	(void)state;
+	/* cx5-v2: 125 ns of pipeline per CAS (8 Mops), 400 ns per CAS on one word;
+	 * an 8 B READ's 14 ns (74 Mops) sets the flight: (2000 - 14) / 2 out */
+	tn_load_ok(TN_PRESET("cx5-v2"), &m);
+	arrive = (2000 - 14) / 2;
+	same = tn_burst(NULL, NULL, &m, mn, cas, 1, n, 4096, false);
+	assert_int_equal(same, arrive + n * 400);               /* 2.5 Mops */
+	assert_int_equal(mn->atomic.ops, n);
+	assert_int_equal(mn->atomic.busy_ns, n * 400);          /* the busiest word */
+	memset(mn, 0, sizeof(*mn));
+	spread = tn_burst(NULL, NULL, &m, mn, faa, 1, n, 4096, true);
+	assert_int_equal(spread, arrive + (n - 1) * 125 + 400); /* 8 Mops */
+	assert_int_equal(mn->atomic.busy_ns, 400);
+	memset(mn, 0, sizeof(*mn));
+	/* device memory (offsets below DTXN_FABRIC_DM_BYTES): 9 ns per CAS on one word */
+	assert_int_equal(tn_burst(NULL, NULL, &m, mn, cas, 1, n, 0, false), arrive + n * 9);
+	assert_int_equal(mn->dm_atomic.busy_ns, n * 9);
+	assert_int_equal(mn->atomic.ops, 0);
+	memset(mn, 0, sizeof(*mn));
+	/* v1: one word or many, the atomic unit's 125 ns each */
+	tn_load_ok(TN_PRESET("cx5"), &v1);
+	same = tn_burst(NULL, NULL, &v1, mn, cas, 1, n, 4096, false);
+	memset(mn, 0, sizeof(*mn));
+	spread = tn_burst(NULL, NULL, &v1, mn, cas, 1, n, 4096, true);
+	assert_int_equal(same, spread);
+	assert_int_equal(same, 1000 + n * 125);
+	free(mn);
+}
+
+/* The shared pipeline: 50% CAS + 50% READ saturate at the harmonic combination. */
+static void
+test_v2_mixed(void **state)
+{
+	static const unsigned mix[] = { DTXN_WR_CAS, DTXN_WR_READ };
+	struct dtxn_nic_model m, v1;
+	struct dtxn_nic_state *mn = tn_state();
+	const unsigned n = 1000;
+	uint64_t last, busy;
+	double rate;
+
+	(void)state;
+	tn_load_ok(TN_PRESET("cx3-v2"), &m);
+	last = tn_burst(NULL, NULL, &m, mn, mix, 2, n, 4096, true);
+	/* n/2 x 400 + n/2 x 38 ns of one pipeline: 2 / (400 + 38) ns = 4.57 Mops */
+	busy = mn->rw.busy_ns;
+	assert_int_equal(busy, n / 2 * 400 + n / 2 * 38);
+	assert_int_equal(mn->rw.ops, n);
+	rate = (double)n * 1e3 / (double)busy; /* Mops */
+	assert_true(fabs(rate - 2.0 / (1.0 / 2.5 + 1.0 / 26.0)) < 0.01);
+	assert_true(last >= busy);
+	memset(mn, 0, sizeof(*mn));
+	/* v1: CAS and READ on two units, bound by the atomic one alone: 5 Mops */
+	tn_load_ok(TN_PRESET("cx3"), &v1);
+	last = tn_burst(NULL, NULL, &v1, mn, mix, 2, n, 4096, true);
+	assert_int_equal(mn->rw.busy_ns, n / 2 * 29);
+	assert_int_equal(mn->atomic.busy_ns, n / 2 * 400);
+	assert_int_equal(last, 1000 + n / 2 * 400);
+	free(mn);
+}
+
 static void
 tn_rmtmp(void)
 {
 	static const char *const files[] = {
 		"badnum.ini", "neg.ini", "trailing.ini", "nosection.ini", "typo.ini",
-		"partial.ini",
+		"partial.ini", "v3.ini", "v1key.ini", "v2key.ini", "v2range.ini", "v2hdr.ini",
+		"v1.ini",
 	};
 	char path[160];
 	unsigned i;
@@ -482,6 +822,12 @@ main(void)
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_model_on_shm),
 		cmocka_unit_test(test_outstanding_and_flush),
+		cmocka_unit_test(test_v2_presets),
+		cmocka_unit_test(test_v2_load_errors),
+		cmocka_unit_test(test_v2_latency),
+		cmocka_unit_test(test_v2_rates),
+		cmocka_unit_test(test_v2_same_word),
+		cmocka_unit_test(test_v2_mixed),
 	};
 	int rc;
 

@@ -4,7 +4,8 @@
  * the NIC model at post time (ARCHITECTURE.md, "NIC performance model"):
  * arrive = now + rtt/2; served = reservation of the remote RNIC's unit;
  * effect = max(served, previous WR's effect on this QP) (RC order);
- * completion = effect + rtt/2. With the model "none" a WR takes effect
+ * completion = effect + rtt/2 (model v1; v2 also reserves the posting
+ * node's own RNIC: dtxn_fabric_wr_time_ex()). With the model "none" a WR takes effect
  * and completes at post time.
  */
 #include <errno.h>
@@ -18,8 +19,13 @@
 static void
 shm_wqe_time(struct shm_qp *qp, struct shm_wqe *w, uint64_t now)
 {
-	dtxn_fabric_wr_time(&qp->base.fabric->conf.nic, qp->rnic, &w->wr, now,
-			    &qp->last_effect_ns, &w->effect_ns, &w->done_ns);
+	const struct dtxn_nic_model *m = &qp->base.fabric->conf.nic;
+	/* the posting node's own RNIC: modelled whenever the remote one is */
+	struct dtxn_nic_state *lnic = qp->rnic != NULL ?
+		&SHM_FABRIC(qp->base.fabric)->nic[qp->base.local_node] : NULL;
+
+	dtxn_fabric_wr_time_ex(m, lnic, m, qp->rnic, &w->wr, now, &qp->last_effect_ns,
+			       &w->effect_ns, &w->done_ns);
 }
 
 int

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sim driver: posting and polling. A posted WR is timed at once by
- * lib/fabric's NIC model (dtxn_fabric_wr_time, with the model and units of
- * the node it goes to) and becomes an effect event; its completion event is
+ * lib/fabric's NIC model (dtxn_fabric_wr_time_ex, with the models and units
+ * of the node that posts it and of the node it goes to) and becomes an effect event; its completion event is
  * created when the effect runs (sim_run.c). Polling only reaps the CQ: the
  * events put the CQEs there when their time came.
  */
@@ -31,7 +31,7 @@ sim_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 {
 	struct sim_qp *qp = SIM_QP(q);
 	struct sim_fabric *sf = qp->sf;
-	uint16_t rn = q->remote_node;
+	uint16_t rn = q->remote_node, ln = q->local_node;
 	const struct dtxn_wr *wr;
 	uint32_t n, n_send;
 	uint64_t now;
@@ -55,8 +55,10 @@ sim_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 		w->completed = 0;
 		w->chain_head = wr == wr_list;
 		w->dropped = 0;
-		dtxn_fabric_wr_time(&sf->model[rn], sf->modelled[rn] ? &sf->nic[rn] : NULL,
-				    &w->wr, now, &qp->last_effect_ns, &w->effect_ns, &w->done_ns);
+		dtxn_fabric_wr_time_ex(&sf->model[ln], sf->modelled[ln] ? &sf->nic[ln] : NULL,
+				       &sf->model[rn], sf->modelled[rn] ? &sf->nic[rn] : NULL,
+				       &w->wr, now, &qp->last_effect_ns, &w->effect_ns,
+				       &w->done_ns);
 		(void)sim_event_push(sf, w->effect_ns, SIM_EV_EFFECT, qp->id, qp->tail);
 		qp->tail++;
 	}
