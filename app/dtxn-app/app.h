@@ -96,6 +96,7 @@ struct app_conf {
 	uint64_t fault_mask;         /**< CN indices --fault kills (bit J) */
 	double fault_at_s;           /**< when, s since the run began (warm-up included; virtual on sim) */
 	double lease_ms;             /**< lease: a CN whose heartbeat has not moved this long is dead */
+	bool lease_auto;             /**< failure detection on by default (app_lease_default()) */
 	double fault_drop;           /**< test aid --fault-drop: P a killed CN's unstarted chain is lost (sim) */
 	char debug_crash_after[32];  /**< test aid: "none" (or ""), "backup-visible", "unlocked" (fault.c) */
 	/** --announce-restart "cnJ,...": restarts to come (role_conf.c; doc/guides/cluster.md,
@@ -140,8 +141,28 @@ int app_cn_list_parse(const struct app_conf *c, const char *opt, const char *val
  */
 uint32_t app_fault_debug_flags(const struct app_conf *c);
 
-/** True if the run has cluster agents (heartbeats, failure detection): --fault or --lease-ms given. */
+/**
+ * True if the run has cluster agents (heartbeats, failure detection):
+ * --fault, --lease-ms given and not 0, or on by default
+ * (app_lease_default()).
+ */
 bool app_agents_on(const struct app_conf *c);
+
+/**
+ * Failure detection on by default wherever there is more than one process
+ * (issue 31; doc/guides/cluster.md, "Recovery"): with --role mn|cn, no
+ * --lease-ms and no --fault, and a protocol that can recover a dead CN
+ * with these --cc-opts (dtxn_protocol_can_recover()), sets the lease to
+ * APP_LEASE_MS_PROCESSES and lease_auto. Every process of a cluster
+ * decides alike (the layout depends on it). Called by app_validate()
+ * after app_role_validate().
+ */
+void app_lease_default(struct app_conf *c);
+
+/** The default lease of a multi-process run, ms: survives a loaded 2-core
+ *  host (a CN descheduled for a few hundred ms is not declared dead; beats
+ *  every lease / 5). */
+#define APP_LEASE_MS_PROCESSES 1000.0
 
 /**
  * Coordinator ids the CN agents of a run take after the benchmark's

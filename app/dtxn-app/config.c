@@ -362,6 +362,7 @@ app_validate(struct app_conf *c)
 		return -1;
 	if (app_role_validate(c) != 0) /* role.c: --role, --node, the cluster file's [nodes] */
 		return -1;
+	app_lease_default(c); /* fault.c: failure detection on by default across processes */
 	if (app_control_validate(c) != 0) /* --control */
 		return -1;
 	bops = dtxn_bench_find(c->bench);

@@ -16,7 +16,24 @@
 bool
 app_agents_on(const struct app_conf *c)
 {
-	return c->fault[0] != '\0' || app_conf_given(c, "lease_ms");
+	return c->fault[0] != '\0' || c->lease_auto ||
+	       (app_conf_given(c, "lease_ms") && c->lease_ms > 0);
+}
+
+void
+app_lease_default(struct app_conf *c)
+{
+	c->lease_auto = false;
+	if (app_conf_given(c, "lease_ms") || c->fault[0] != '\0' ||
+	    (strcmp(c->role, "mn") != 0 && strcmp(c->role, "cn") != 0))
+		return;
+	/* a protocol that cannot recover a dead CN (FORD published, Scythe's
+	 * CAS locks, CREST local without parallel commit) runs without: a
+	 * dead CN then fails the run's checks, as before */
+	if (!dtxn_protocol_can_recover(c->protocol, c->cc_opts))
+		return;
+	c->lease_ms = APP_LEASE_MS_PROCESSES;
+	c->lease_auto = true;
 }
 
 unsigned
@@ -115,6 +132,14 @@ app_fault_validate(struct app_conf *c)
 
 	c->fault_mask = 0;
 	c->fault_at_s = 0;
+	if (app_conf_given(c, "lease_ms") && c->lease_ms > 0 && c->lease_ms < 0.1) {
+		app_err("--lease-ms %g: at least 0.1, or 0 (failure detection off)", c->lease_ms);
+		return -1;
+	}
+	if (c->fault[0] != '\0' && app_conf_given(c, "lease_ms") && c->lease_ms == 0) {
+		app_err("--fault %s: needs failure detection, which --lease-ms 0 turns off", c->fault);
+		return -1;
+	}
 	if (c->fault[0] == '\0' && c->fault_drop > 0) {
 		app_err("--fault-drop %g: only with --fault (it drops the posted WRs of the CNs --fault kills)",
 			c->fault_drop);

@@ -698,6 +698,10 @@ fill_report(struct app_run *r, struct dtxn_report *rep, double seconds)
 	else
 		dtxn_report_conf(rep, "duration", "%g", c->duration_s);
 	dtxn_report_conf(rep, "seed", "%" PRIu64, c->seed);
+	if (app_agents_on(c)) /* failure detection (heartbeats, leases: agent.h) */
+		dtxn_report_conf(rep, "lease_ms", "%g%s", c->lease_ms, c->lease_auto ? " (default)" : "");
+	else if (strcmp(c->role, "cn") == 0)
+		dtxn_report_conf(rep, "lease_ms", "off");
 	app_report_bench_conf(rep, r->bench);
 	app_report_method(rep, c, &r->series);
 	app_report_begin(rep, r->bench, seconds, (uint16_t)c->mn);

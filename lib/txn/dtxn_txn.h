@@ -751,6 +751,16 @@ int dtxn_coord_history_end_open(struct dtxn_coord *c, bool committed);
 bool dtxn_db_can_recover(const struct dtxn_db *db);
 
 /**
+ * dtxn_db_can_recover() before a db exists: whether protocol @p protocol
+ * (a registered name) implements dtxn_coord_recover() with option string
+ * @p cc_options (dtxn_db_conf.cc_options; NULL: none). What a launcher
+ * needs to turn failure detection on by default only where a dead CN can
+ * be recovered (doc/guides/cluster.md, "Recovery"). Any thread.
+ * @return false also for an unknown protocol.
+ */
+bool dtxn_protocol_can_recover(const char *protocol, const char *cc_options);
+
+/**
  * @name CN failure detection: leases in MN memory (lease.c)
  * Each CN's cluster agent bumps its heartbeat word
  * (dtxn_store_lease_raddr()) every beat; survivors READ every

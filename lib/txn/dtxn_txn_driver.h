@@ -481,7 +481,9 @@ struct dtxn_cc_ops {
 	/**
 	 * Optional: whether @c recover works for db @p db's options (FORD's
 	 * published mode: no); none: it does. Any thread. Read by
-	 * dtxn_db_can_recover().
+	 * dtxn_db_can_recover() and, on a db that holds nothing but its
+	 * options and protocol, dtxn_protocol_can_recover(): it may read
+	 * @c db->conf.cc_options only.
 	 */
 	bool (*can_recover)(const struct dtxn_db *db);
 	/**

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include <rte_malloc.h>
 
 #include "txn_private.h"
@@ -17,6 +19,28 @@ dtxn_db_can_recover(const struct dtxn_db *db)
 {
 	return db != NULL && db->cc->recover != NULL &&
 	       (db->cc->can_recover == NULL || db->cc->can_recover(db));
+}
+
+bool
+dtxn_protocol_can_recover(const char *protocol, const char *cc_options)
+{
+	const struct dtxn_cc_ops *ops = protocol != NULL ? dtxn_cc_find(protocol) : NULL;
+	struct dtxn_db *db;
+	bool can;
+
+	if (ops == NULL || ops->recover == NULL)
+		return false;
+	if (ops->can_recover == NULL)
+		return true;
+	/* a db of options only: can_recover reads db->conf.cc_options alone */
+	db = calloc(1, sizeof(*db));
+	if (db == NULL)
+		return false;
+	db->conf.cc_options = cc_options != NULL ? cc_options : "";
+	db->cc = ops;
+	can = ops->can_recover(db);
+	free(db);
+	return can;
 }
 
 struct dtxn_recovery_step *
