@@ -8,6 +8,8 @@
 #  - as a CN writes its --series-out header and, every 20 ms for
 #    --duration S, the count of DROP rules in its namespace's iptables
 #    (--partition), then exits 0 without a report.
+node=""
+trap 'echo "fake: $node TERM"; exit 0' TERM
 prefix=""
 nopci=0
 mem=""
@@ -20,7 +22,7 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do
     shift
 done
 shift
-role=""; node=""; series=""; duration=1
+role=""; series=""; duration=1
 while [ $# -gt 0 ]; do
     case "$1" in
     --role) role=$2; shift ;;
@@ -35,7 +37,6 @@ echo "fake: node=$node pid=$$ netns=$ns prefix=$prefix nopci=$nopci mem=$mem ucx
 rt=/var/run/dpdk
 [ "$(id -u)" -eq 0 ] || rt=${XDG_RUNTIME_DIR:-/tmp}/dpdk
 mkdir -p "$rt/$prefix" && touch "$rt/$prefix/config"
-trap 'echo "fake: $node TERM"; exit 0' TERM
 if [ "$role" = mn ]; then
     echo "dtxn: $node ready: fake"
     while :; do sleep 0.05; done
