@@ -111,6 +111,7 @@ struct app_conf {
 	/** --debug-copy-regions (test aid, --control fabric): the checker READs every MN
 	 *  region into a local copy and checks over the copies, as where it maps none */
 	bool debug_copy_regions;
+	bool false_aborts;           /**< --false-aborts 1: FORD, Motor classify their aborts (dtxn_db_conf.false_aborts) */
 	unsigned n_bench_opts;
 	struct app_bench_opt bench_opts[APP_MAX_BENCH_OPTS];
 };
@@ -465,6 +466,7 @@ struct app_warm {
 	bool taken;                            /**< the warm-up ended (app_warm_take ran) */
 	struct dtxn_run_stats *stats;          /**< n snapshots */
 	struct dtxn_fabric_counters *per_mn;   /**< n x DTXN_MAX_NODES, worker-major: MNs, then peer CNs by node id */
+	uint64_t *cpu;                         /**< n x 2: dtxn_worker_cpu()'s busy and NIC ns */
 };
 
 /** Checks --retry and --warmup (not with --txns). @return 0 or -1 after one line. */

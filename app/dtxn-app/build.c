@@ -63,6 +63,7 @@ app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coords,
 		.log_bytes = c->log_kib * 1024,
 		.aux_chunk = (uint32_t)c->aux_chunk,
 		.versions = (uint32_t)c->versions,
+		.false_aborts = c->false_aborts,
 		.addr_cache_entries = addr_cache,
 		.debug_flags = app_check_debug_flags(c) | app_fault_debug_flags(c),
 		.debug_crash_cns = c->fault_mask << c->mn,
@@ -233,6 +234,8 @@ app_report_protocol(struct dtxn_report *rep, const struct app_conf *c, const str
 		dtxn_report_conf(rep, "cc_opts", "%s", c->cc_opts);
 	if (c->versions != 0)
 		dtxn_report_conf(rep, "versions", "%" PRIu64, c->versions);
+	if (c->false_aborts)
+		dtxn_report_conf(rep, "false_aborts", "classified");
 }
 
 void

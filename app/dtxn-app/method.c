@@ -48,7 +48,8 @@ app_warm_init(struct app_warm *w, const struct app_conf *c, unsigned n)
 		return 0;
 	w->stats = calloc(n, sizeof(*w->stats));
 	w->per_mn = calloc((size_t)n * DTXN_MAX_NODES, sizeof(*w->per_mn));
-	if (w->stats == NULL || w->per_mn == NULL) {
+	w->cpu = calloc((size_t)n * 2, sizeof(*w->cpu));
+	if (w->stats == NULL || w->per_mn == NULL || w->cpu == NULL) {
 		app_warm_fini(w);
 		app_err("out of memory for the warm-up counters of %u workers", n);
 		return -1;
@@ -66,6 +67,7 @@ app_warm_take(struct app_warm *w, unsigned i, const struct dtxn_run_stats *stats
 	dtxn_run_stats_snapshot(&w->stats[i], stats);
 	dtxn_worker_counters(wk, &w->per_mn[(size_t)i * DTXN_MAX_NODES]);
 	dtxn_worker_peer_counters(wk, &w->per_mn[(size_t)i * DTXN_MAX_NODES]); /* once: from zero */
+	dtxn_worker_cpu(wk, &w->cpu[2 * i], &w->cpu[2 * i + 1]);
 	w->taken = true;
 }
 
@@ -74,6 +76,7 @@ app_warm_fini(struct app_warm *w)
 {
 	free(w->stats);
 	free(w->per_mn);
+	free(w->cpu);
 	memset(w, 0, sizeof(*w));
 }
 

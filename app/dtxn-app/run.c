@@ -64,6 +64,7 @@ struct app_run {
 	/* the fabric driver's own counters (mlx5), for the report */
 	struct dtxn_report_driver driver;
 	char driver_dev[96];
+	struct dtxn_report_host host;      /* the worker lcores' CPU (report_host()) */
 	uint16_t cn_node0;                 /* fabric node id of the first CN here */
 	uint32_t gid0;                     /* cluster id of its first coordinator */
 	uint64_t n_coords;                 /* coordinators in the whole cluster */
@@ -208,6 +209,41 @@ end_warmup(struct app_run *r, uint64_t t0, uint64_t now)
 		app_warm_take(&r->warm, i, r->workers[i].stats, r->workers[i].w);
 	warm_totals(r, &cc, &ca, &cab);
 	(void)dtxn_series_end_warmup(&r->series, (double)(now - t0) / 1e9, cc, ca, cab);
+}
+
+/*
+ * The report's "host": CPU of the worker lcores per committed txn
+ * (dtxn_worker_cpu(): their loops' busy time, of which the emulated NIC's),
+ * less the warm-up's, over the commits the report counts.
+ */
+static void
+report_host(struct app_run *r, struct dtxn_report *rep, double seconds)
+{
+	uint64_t busy = 0, nic = 0, c, a, ab;
+	unsigned lcores = RTE_MIN(r->n_workers, r->n_lcores);
+
+	for (unsigned i = 0; i < r->n_workers; i++) {
+		uint64_t b, n;
+
+		dtxn_worker_cpu(r->workers[i].w, &b, &n);
+		if (r->warm.taken && i < r->warm.n) {
+			b -= RTE_MIN(b, r->warm.cpu[2 * i]);
+			n -= RTE_MIN(n, r->warm.cpu[2 * i + 1]);
+		}
+		busy += b;
+		nic += RTE_MIN(n, b);
+	}
+	dtxn_run_stats_totals(&rep->stats, &c, &a, &ab);
+	memset(&r->host, 0, sizeof(r->host));
+	if (c == 0 || busy == 0)
+		return;
+	r->host.has_cpu = true;
+	r->host.cpu_ns_per_txn = (double)busy / (double)c;
+	r->host.nic_ns_per_txn = (double)nic / (double)c;
+	r->host.coord_ns_per_txn = (double)(busy - nic) / (double)c;
+	if (seconds > 0 && lcores > 0)
+		r->host.cn_busy = RTE_MIN(1.0, (double)busy / 1e9 / (seconds * lcores));
+	rep->host = &r->host;
 }
 
 /* The live figures DPDK telemetry shows (telemetry.c): cumulative, per
@@ -710,6 +746,7 @@ fill_report(struct app_run *r, struct dtxn_report *rep, double seconds)
 		rep->has_mem = false; /* the MN processes hold (and print) the memory */
 	for (unsigned i = 0; i < r->n_workers; i++)
 		app_report_add_worker(rep, r->workers[i].stats, r->workers[i].w, &r->warm, i);
+	report_host(r, rep, seconds);
 }
 
 /* A restarted CN (incarnation > 0): when its agent took the new lease. */

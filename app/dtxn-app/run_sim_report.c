@@ -176,6 +176,7 @@ sim_report(struct sim_run *r)
 		goto out;
 	}
 	memset(&sim, 0, sizeof(sim));
+	memset(&host, 0, sizeof(host)); /* no CPU figures: the cost model's are in "sim" */
 	sim_report_conf(r, rep);
 	sim_report_stats(r, rep);
 	sim_report_sim(r, &sim, nic, thr);

@@ -814,6 +814,18 @@ unsigned dtxn_cq_poll(struct dtxn_cq *cq, struct dtxn_cqe *cqes, unsigned n);
  */
 void dtxn_cq_kick(struct dtxn_cq *cq);
 
+/**
+ * CPU the emulated NIC spent on the QPs of @p cq: TSC cycles
+ * (dtxn_cpu_cycles()) inside an emulating driver's execution of their WRs
+ * (shm: shm_qp_progress(), where WRs take effect on MN memory, complete
+ * and deliver messages, called from the post and the poll of the CQ's
+ * owning lcore); 0 for drivers whose NIC is hardware or another process
+ * (mlx5, ucx) and on sim (virtual time: the cost model counts there).
+ * The report's host.cn_cpu_ns_per_txn (doc/guides/report.md). Any thread
+ * may read it (relaxed); NULL: 0.
+ */
+uint64_t dtxn_cq_nic_cycles(const struct dtxn_cq *cq);
+
 /** @return the QP's per-opcode counters (posted WRs). */
 const struct dtxn_fabric_counters *dtxn_qp_counters(const struct dtxn_qp *qp);
 

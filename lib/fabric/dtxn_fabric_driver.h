@@ -83,6 +83,9 @@ struct dtxn_cq {
 	 *  allocated at the first one (depth entries). Owning lcore. */
 	struct dtxn_cqe *err_ring;
 	uint32_t err_head, err_tail;
+	/** dtxn_cq_nic_cycles(): an emulating driver adds the TSC cycles it
+	 *  spends executing WRs (owning lcore; relaxed stores) */
+	uint64_t nic_cycles;
 };
 
 /** Generic part of a QP; drivers embed it first. */

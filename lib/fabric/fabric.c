@@ -295,6 +295,12 @@ dtxn_cq_kick(struct dtxn_cq *cq)
 		cq->fabric->ops->cq_kick(cq);
 }
 
+uint64_t
+dtxn_cq_nic_cycles(const struct dtxn_cq *cq)
+{
+	return cq == NULL ? 0 : __atomic_load_n(&cq->nic_cycles, __ATOMIC_RELAXED);
+}
+
 int
 dtxn_fabric_cn_mr_reg(struct dtxn_fabric *f, uint16_t cn, void *base, uint64_t size,
 		      dtxn_fabric_write_fn on_write, void *arg)

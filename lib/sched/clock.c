@@ -4,7 +4,9 @@
  *
  * Real time is ns = (tsc - tsc_base) * mult >> shift with a 64x64->128-bit
  * product, so it neither overflows nor loses precision for centuries.
- * This file is the only place in dtxn that reads the TSC for time.
+ * This file and its inline readers in dtxn_sched.h (dtxn_clock_real_ns(),
+ * dtxn_cpu_cycles() for CPU accounting) are the only places in dtxn that
+ * read the TSC.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,8 +23,8 @@
 struct dtxn_clock g_dtxn_clock;
 
 /* (a * b) >> shift on the full 128-bit product, 0 <= shift < 64. */
-static inline uint64_t
-clock_mul_shift(uint64_t a, uint64_t b, uint32_t shift)
+uint64_t
+dtxn_clock_mul_shift(uint64_t a, uint64_t b, uint32_t shift)
 {
 #ifdef __SIZEOF_INT128__
 	return (uint64_t)(((unsigned __int128)a * b) >> shift);
@@ -41,11 +43,9 @@ clock_mul_shift(uint64_t a, uint64_t b, uint32_t shift)
 }
 
 uint64_t
-dtxn_clock_real_ns(void)
+dtxn_cycles_to_ns(uint64_t cycles)
 {
-	uint64_t d = rte_get_tsc_cycles() - g_dtxn_clock.tsc_base;
-
-	return clock_mul_shift(d, g_dtxn_clock.mult, g_dtxn_clock.shift);
+	return dtxn_clock_mul_shift(cycles, g_dtxn_clock.mult, g_dtxn_clock.shift);
 }
 
 int

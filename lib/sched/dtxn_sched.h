@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rte_cycles.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -40,8 +42,40 @@ struct dtxn_clock {
 };
 extern struct dtxn_clock g_dtxn_clock;
 
-/** @internal Reads the TSC-backed clock. */
-uint64_t dtxn_clock_real_ns(void);
+/** @internal (a * b) >> shift on the full 128-bit product (no __int128 only). */
+uint64_t dtxn_clock_mul_shift(uint64_t a, uint64_t b, uint32_t shift);
+
+/**
+ * @internal Reads the TSC-backed clock: ns = (tsc - tsc_base) * mult >>
+ * shift on the full 128-bit product (clock.c). Inline: the coordinator's
+ * hot path reads it a few times per WR batch.
+ */
+static inline uint64_t
+dtxn_clock_real_ns(void)
+{
+	uint64_t d = rte_get_tsc_cycles() - g_dtxn_clock.tsc_base;
+
+#ifdef __SIZEOF_INT128__
+	return (uint64_t)(((unsigned __int128)d * g_dtxn_clock.mult) >> g_dtxn_clock.shift);
+#else
+	return dtxn_clock_mul_shift(d, g_dtxn_clock.mult, g_dtxn_clock.shift);
+#endif
+}
+
+/**
+ * TSC cycles, for CPU accounting only (dtxn_sched_loop_busy_ns(), the
+ * emulated NIC's time: dtxn_cq_nic_cycles()): no clock (never virtual),
+ * read by the thread whose CPU it counts. dtxn_cycles_to_ns() converts a
+ * difference.
+ */
+static inline uint64_t
+dtxn_cpu_cycles(void)
+{
+	return rte_get_tsc_cycles();
+}
+
+/** @return @p cycles (a difference of dtxn_cpu_cycles()) in ns. */
+uint64_t dtxn_cycles_to_ns(uint64_t cycles);
 
 /**
  * Calibrates the real-time clock from the EAL's TSC frequency. Call once,
@@ -387,6 +421,20 @@ uint64_t dtxn_sched_busy_until_ns(const struct dtxn_sched *s);
 
 /** @return CPU time charged so far, ns (busy time; the busy fraction is this / elapsed). */
 uint64_t dtxn_sched_cpu_ns(const struct dtxn_sched *s);
+
+/**
+ * Real time: the thread's busy time in this scheduler's loop so far, ns
+ * (the report's host.cn_cpu_ns_per_txn): from an iteration that did work
+ * (a poller's events, wake-ups, coroutines resumed, with what they did:
+ * protocol, txn layer, the emulated NIC's execution of the WRs they post,
+ * a dtxn_co_spin_lc() busy poll) to the end of the next iteration that
+ * found none. Idle polling is not counted. Counted with one TSC read per
+ * busy/idle transition and per idle iteration (dtxn_sched_run_lc()), or
+ * two per step (dtxn_sched_step_lc()); the busy stretch under way is
+ * included. 0 in virtual time (the cost model's dtxn_sched_cpu_ns()
+ * counts there). Any thread may read it.
+ */
+uint64_t dtxn_sched_loop_busy_ns(const struct dtxn_sched *s);
 
 /**
  * @return units charged so far by kind (DTXN_CPU_OP_MAX entries; used to

@@ -284,9 +284,71 @@ sched_iterate(struct dtxn_sched *s)
 	return work;
 }
 
+/* The loop's busy time (dtxn_sched_loop_busy_ns()): the owner's updates. */
+static inline void
+lb_write_begin(struct dtxn_sched *s)
+{
+	__atomic_store_n(&s->lb_seq, s->lb_seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static inline void
+lb_write_end(struct dtxn_sched *s)
+{
+	__atomic_store_n(&s->lb_seq, s->lb_seq + 1, __ATOMIC_RELEASE);
+}
+
+static void
+lb_open(struct dtxn_sched *s, uint64_t t)
+{
+	lb_write_begin(s);
+	__atomic_store_n(&s->lb_since, t, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->lb_open, true, __ATOMIC_RELAXED);
+	lb_write_end(s);
+}
+
+static void
+lb_close(struct dtxn_sched *s, uint64_t t)
+{
+	lb_write_begin(s);
+	__atomic_store_n(&s->lb_cycles, s->lb_cycles + (t - s->lb_since), __ATOMIC_RELAXED);
+	__atomic_store_n(&s->lb_open, false, __ATOMIC_RELAXED);
+	lb_write_end(s);
+}
+
+uint64_t
+dtxn_sched_loop_busy_ns(const struct dtxn_sched *s)
+{
+	uint64_t cycles, since;
+	uint32_t q;
+	bool open;
+
+	if (s == NULL)
+		return 0;
+	for (;;) {
+		q = __atomic_load_n(&s->lb_seq, __ATOMIC_ACQUIRE);
+		if (q & 1)
+			continue;
+		cycles = __atomic_load_n(&s->lb_cycles, __ATOMIC_RELAXED);
+		since = __atomic_load_n(&s->lb_since, __ATOMIC_RELAXED);
+		open = __atomic_load_n(&s->lb_open, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&s->lb_seq, __ATOMIC_RELAXED) == q)
+			break;
+	}
+	if (open) {
+		uint64_t now = dtxn_cpu_cycles();
+
+		cycles += now > since ? now - since : 0;
+	}
+	return dtxn_cycles_to_ns(cycles);
+}
+
 unsigned
 dtxn_sched_step_lc(struct dtxn_sched *s)
 {
+	uint64_t t0;
+
 	if (s == NULL)
 		return 0;
 	if (s->in_loop) {
@@ -294,7 +356,16 @@ dtxn_sched_step_lc(struct dtxn_sched *s)
 		return s->alive;
 	}
 	s->in_loop = true;
-	sched_iterate(s);
+	if (unlikely(g_dtxn_clock.virtual_time)) {
+		sched_iterate(s);
+	} else {
+		/* one step of an lcore that steps several schedulers: its own time */
+		t0 = dtxn_cpu_cycles();
+		if (sched_iterate(s) != 0) {
+			lb_open(s, t0);
+			lb_close(s, dtxn_cpu_cycles());
+		}
+	}
 	s->in_loop = false;
 	return s->alive;
 }
@@ -302,6 +373,7 @@ dtxn_sched_step_lc(struct dtxn_sched *s)
 int
 dtxn_sched_run_lc(struct dtxn_sched *s)
 {
+	bool real;
 	int rc = 0;
 
 	if (s == NULL)
@@ -309,9 +381,19 @@ dtxn_sched_run_lc(struct dtxn_sched *s)
 	if (s->in_loop)
 		return -EBUSY;
 	s->in_loop = true;
+	/* busy time (dtxn_sched_loop_busy_ns()): a TSC read per busy/idle
+	 * transition and per idle iteration, none while busy */
+	real = !g_dtxn_clock.virtual_time;
 	while (s->alive > 0) {
-		if (sched_iterate(s) != 0)
+		uint64_t t0 = real && !s->lb_open ? dtxn_cpu_cycles() : 0;
+
+		if (sched_iterate(s) != 0) {
+			if (real && !s->lb_open)
+				lb_open(s, t0);
 			continue;
+		}
+		if (s->lb_open)
+			lb_close(s, dtxn_cpu_cycles());
 		if (s->ready_n == 0 && s->heap_n == 0 && s->n_pollers == 0) {
 			/* Everyone waits for a completion nobody can deliver. */
 			SCHED_LOG(ERR, "%s: %u coroutines wait and no poller can wake them",
@@ -321,6 +403,8 @@ dtxn_sched_run_lc(struct dtxn_sched *s)
 		}
 		rte_pause();
 	}
+	if (s->lb_open)
+		lb_close(s, dtxn_cpu_cycles());
 	s->in_loop = false;
 	return rc;
 }

@@ -166,6 +166,14 @@ struct dtxn_sched {
 	bool in_loop;                  /* inside run_lc()/step_lc() */
 	bool stop;                     /* atomic: dtxn_sched_stop() */
 
+	/* real time only (sched.c, dtxn_sched_loop_busy_ns()): the loop's busy
+	 * time in TSC cycles; written by the owner under lb_seq (odd while
+	 * written), read by any thread */
+	uint32_t lb_seq;
+	bool lb_open;                  /* a busy stretch is under way, since lb_since */
+	uint64_t lb_since;
+	uint64_t lb_cycles;            /* closed busy stretches */
+
 	/* virtual time only (sched_cpu.c): CPU charged by the cost model */
 	uint64_t debt_ns;              /* charged, not yet busy time */
 	uint64_t busy_until_ns;        /* thread computes until then; 0 in real time */

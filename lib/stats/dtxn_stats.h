@@ -278,13 +278,27 @@ struct dtxn_report_sim {
 };
 
 /**
- * Wall-clock figures of the machine that ran the simulation: JSON section
- * "host", the only part of a simulated run's report that differs between
- * two runs with the same seed.
+ * Figures of the machine that ran the job, which vary from run to run:
+ * JSON section "host", the only part of a simulated run's report that
+ * differs between two runs with the same seed (doc/guides/report.md).
+ * A simulated run (struct dtxn_report.sim set) shows its wall time and
+ * speed; a real-time run the CPU of its worker lcores.
  */
 struct dtxn_report_host {
-	double wall_seconds;             /**< wall time of the simulated run */
-	double events_per_wall_second;   /**< simulation speed */
+	double wall_seconds;             /**< sim: wall time of the simulated run */
+	double events_per_wall_second;   /**< sim: simulation speed */
+	/**
+	 * Real time: CPU of the worker lcores per committed txn, ns (JSON
+	 * "cn_cpu_ns_per_txn": total, coordinator, nic): their scheduler
+	 * loops' busy time over the measured seconds (dtxn_worker_cpu()),
+	 * split into the emulated NIC's execution of the WRs (nic) and the
+	 * rest (coordinator: protocol, txn layer, scheduler, fabric calls).
+	 */
+	bool has_cpu;
+	double cpu_ns_per_txn;
+	double coord_ns_per_txn;
+	double nic_ns_per_txn;
+	double cn_busy;                  /**< busy time / (worker lcores x seconds), 0..1 */
 };
 
 /** Most entries of a fabric driver's own counters (struct dtxn_report_driver). */

@@ -130,7 +130,7 @@ stats_json_mem(const struct dtxn_report *r)
 	ok &= stats_json_put(o, "row_overhead", stats_json_num(m.row_overhead));
 	ok &= stats_json_put(o, "in_use_overhead", stats_json_num(m.in_use_overhead));
 	/* wall clock: a simulated run shows it in "host" (its only wall-clock part) */
-	if (r->host == NULL)
+	if (r->host == NULL || r->sim == NULL)
 		ok &= stats_json_put(o, "load_seconds", stats_json_num(r->load_seconds));
 	if (!ok) {
 		json_decref(o);

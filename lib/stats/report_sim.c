@@ -4,7 +4,8 @@
  * doc/guides/report.md): section "sim" (virtual seconds, events, busy
  * fraction of every RNIC unit and CN thread, the bottleneck, CPU units
  * charged) and section "host" (wall seconds, events per wall second), in
- * the summary and in the JSON report.
+ * the summary and in the JSON report; a real-time run's "host" (the CPU of
+ * its worker lcores per committed txn) is formatted here too.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -90,10 +91,26 @@ stats_json_host(const struct dtxn_report *r)
 
 	if (r->host == NULL || (o = json_object()) == NULL)
 		return NULL;
-	ok = stats_json_put(o, "wall_seconds", stats_json_num(r->host->wall_seconds));
-	ok &= stats_json_put(o, "events_per_wall_second", stats_json_num(r->host->events_per_wall_second));
-	if (r->has_mem)
-		ok &= stats_json_put(o, "load_seconds", stats_json_num(r->load_seconds));
+	ok = true;
+	if (r->sim != NULL) {
+		ok &= stats_json_put(o, "wall_seconds", stats_json_num(r->host->wall_seconds));
+		ok &= stats_json_put(o, "events_per_wall_second",
+				     stats_json_num(r->host->events_per_wall_second));
+		if (r->has_mem)
+			ok &= stats_json_put(o, "load_seconds", stats_json_num(r->load_seconds));
+	}
+	if (r->host->has_cpu) {
+		json_t *cpu = json_object();
+
+		if (cpu != NULL) {
+			ok &= stats_json_put(cpu, "total", stats_json_num(r->host->cpu_ns_per_txn));
+			ok &= stats_json_put(cpu, "coordinator",
+					     stats_json_num(r->host->coord_ns_per_txn));
+			ok &= stats_json_put(cpu, "nic", stats_json_num(r->host->nic_ns_per_txn));
+		}
+		ok &= stats_json_put(o, "cn_cpu_ns_per_txn", cpu);
+		ok &= stats_json_put(o, "cn_busy", stats_json_num(r->host->cn_busy));
+	}
 	if (!ok) {
 		json_decref(o);
 		return NULL;
@@ -138,8 +155,13 @@ stats_print_sim(const struct dtxn_report *r, FILE *out)
 			fprintf(out, "    %-20s %6.1f%%\n", s->threads[shown[k]].name,
 				100.0 * s->threads[shown[k]].busy);
 	}
-	if (r->host != NULL)
+	if (r->host != NULL && s != NULL)
 		fprintf(out, "host (wall clock)\n  %-22s %.3f\n  %-22s %.0f\n", "wall seconds",
 			r->host->wall_seconds, "events per wall second",
 			r->host->events_per_wall_second);
+	if (r->host != NULL && r->host->has_cpu)
+		fprintf(out, "host CPU of the worker lcores (%.1f%% busy), ns per committed txn\n"
+			"  %-22s %.0f\n  %-22s %.0f\n  %-22s %.0f\n", 100.0 * r->host->cn_busy,
+			"total", r->host->cpu_ns_per_txn, "coordinator", r->host->coord_ns_per_txn,
+			"emulated NIC", r->host->nic_ns_per_txn);
 }

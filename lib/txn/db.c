@@ -178,7 +178,7 @@ dtxn_db_attach(struct dtxn_db *db, struct dtxn_fabric *f)
 			return rc;
 		}
 	}
-	if (db->cc->false_aborts) {
+	if (db->cc->false_aborts && db->conf.false_aborts) {
 		/* none on mlx5 (ENOTSUP): the CNs share no memory; nothing classified */
 		db->fa = dtxn_fa_create(db);
 		if (db->fa == NULL && rte_errno != ENOTSUP) {

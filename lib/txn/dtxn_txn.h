@@ -205,6 +205,15 @@ struct dtxn_db_conf {
 	 * without versions ignore it.
 	 */
 	uint32_t versions;
+	/**
+	 * FORD and Motor (dtxn_cc_ops.false_aborts): keep the side table of
+	 * lock takers' cells (lib/txn/false_abort.c, one append per record
+	 * lock taken) and classify their aborts as false or true, the
+	 * report's false_aborts (doc/guides/crest.md, "False aborts"). 0: no
+	 * table, no append; their conflicts all count true (false_aborts 0).
+	 * Record-level CREST counts its false aborts exactly either way.
+	 */
+	uint8_t false_aborts;
 };
 
 /**
@@ -509,6 +518,16 @@ void dtxn_worker_destroy(struct dtxn_worker *w);
 
 /** @return the worker's scheduler. */
 struct dtxn_sched *dtxn_worker_sched(struct dtxn_worker *w);
+
+/**
+ * The worker's CPU so far, ns (the report's host.cn_cpu_ns_per_txn): @p
+ * busy_ns, its scheduler loop's busy time (dtxn_sched_loop_busy_ns():
+ * coordinators, txn layer, protocol, fabric calls, and the emulated NIC);
+ * @p nic_ns, the part of it the emulated NIC spent executing the WRs of
+ * the worker's CQ (dtxn_cq_nic_cycles(); 0 on a hardware NIC). Real time
+ * only (0 on sim). Any thread.
+ */
+void dtxn_worker_cpu(const struct dtxn_worker *w, uint64_t *busy_ns, uint64_t *nic_ns);
 
 /** Sums the fabric counters of the worker's QPs into @p per_mn[n_mn]. */
 void dtxn_worker_counters(const struct dtxn_worker *w, struct dtxn_fabric_counters *per_mn);

@@ -444,7 +444,7 @@ loc_record_locked(const struct dtxn_item *it, const struct dtxn_loc *l)
 static bool
 loc_fa(const struct dtxn_txn *t, const struct dtxn_item *it)
 {
-	return it->lock_bits == 0 && t->coord->worker->db->cc->false_aborts;
+	return it->lock_bits == 0 && t->coord->worker->db->fa != NULL;
 }
 
 /* {CAS record lock, READ slot} (and the lock_issue WRs) came back. */

@@ -269,6 +269,13 @@ dtxn_worker_sched(struct dtxn_worker *w)
 }
 
 void
+dtxn_worker_cpu(const struct dtxn_worker *w, uint64_t *busy_ns, uint64_t *nic_ns)
+{
+	*busy_ns = w == NULL ? 0 : dtxn_sched_loop_busy_ns(w->sched);
+	*nic_ns = w == NULL ? 0 : dtxn_cycles_to_ns(dtxn_cq_nic_cycles(w->cq));
+}
+
+void
 dtxn_worker_counters(const struct dtxn_worker *w, struct dtxn_fabric_counters *per_mn)
 {
 	const struct txn_worker *tw = (const struct txn_worker *)w;

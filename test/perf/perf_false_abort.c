@@ -34,7 +34,8 @@ main(int argc, char **argv)
 	uint64_t n_rec = argc > 1 ? strtoull(argv[1], NULL, 0) : 100000;
 	uint64_t n_ops = argc > 2 ? strtoull(argv[2], NULL, 0) : 4000000;
 	struct dtxn_db_conf dc = { .size = sizeof(dc), .protocol = "ford", .n_mn = 1,
-				   .n_replicas = 1, .n_coords = 1, .log_bytes = 4096 };
+				   .n_replicas = 1, .n_coords = 1, .log_bytes = 4096,
+				   .false_aborts = 1 };
 	struct dtxn_table_def d = { .id = 0, .name = "t", .value_size = 32, .max_keys = 64 };
 	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 1, .n_cn = 1,
 				       .socket_id = SOCKET_ID_ANY, .name = "perffa" };

@@ -42,12 +42,13 @@ static unsigned g_gid;
 
 /* The db of a group: protocol @p proto (@p opts), its rows loaded. */
 static int
-db_setup(const char *proto, const char *opts, const char *name)
+db_setup_fa(const char *proto, const char *opts, const char *name, bool classify)
 {
 	struct dtxn_db_conf dc = {
 		.size = sizeof(dc), .protocol = proto, .isolation = DTXN_ISO_SR,
 		.n_mn = N_MN, .n_replicas = 2, .n_coords = N_COORDS,
 		.log_bytes = 4096, .addr_cache_entries = 4096, .cc_options = opts,
+		.false_aborts = classify,
 	};
 	struct dtxn_table_def row = { .id = T_ROW, .name = "row", .value_size = 32,
 				      .max_keys = 64, .n_columns = 4,
@@ -76,10 +77,31 @@ db_setup(const char *proto, const char *opts, const char *name)
 }
 
 static int
+db_setup(const char *proto, const char *opts, const char *name)
+{
+	return db_setup_fa(proto, opts, name, true);
+}
+
+static int
 setup_ford(void **state)
 {
 	(void)state;
 	return db_setup("ford", NULL, "utfaford");
+}
+
+/* dtxn_db_conf.false_aborts 0 (dtxn-app's default): no side table. */
+static int
+setup_ford_off(void **state)
+{
+	(void)state;
+	return db_setup_fa("ford", NULL, "utfafordoff", false);
+}
+
+static int
+setup_motor_off(void **state)
+{
+	(void)state;
+	return db_setup_fa("motor", "tso=mn", "utfamotoroff", false);
 }
 
 static int
@@ -235,6 +257,29 @@ test_false_conflicts(void **state)
 	}
 }
 
+/*
+ * Not classified (dtxn_db_conf.false_aborts 0): no side table, nothing
+ * appended; the same interleavings end the same, and every abort counts
+ * true (the report's false_aborts is 0).
+ */
+static void
+test_not_classified(void **state)
+{
+	(void)state;
+	assert_null(g_db->fa);
+	for (unsigned i = 0; i < RTE_DIM(g_cases); i++) {
+		const struct fa_case *k = &g_cases[i];
+		struct cell_arg x = k->x, y = k->y;
+		struct ut_coord_spec s[2] = { { k->x_reads ? co_cell_read : co_cell_inc, &x },
+					      { k->y_reads ? co_cell_read : co_cell_inc, &y } };
+
+		run_coords(s, 2);
+		if (x.rc != k->x_rc || y.rc != k->y_rc || x.false_abort || y.false_abort)
+			fail_msg("%s: rc %d %d (want %d %d), false %d %d (want 0 0)", k->what,
+				 x.rc, y.rc, k->x_rc, k->y_rc, x.false_abort, y.false_abort);
+	}
+}
+
 int
 main(void)
 {
@@ -246,12 +291,17 @@ main(void)
 	const struct CMUnitTest motor[] = {
 		cmocka_unit_test(test_false_conflicts),
 	};
+	const struct CMUnitTest off[] = {
+		cmocka_unit_test(test_not_classified),
+	};
 	int rc;
 
 	if (dtxn_unit_eal_init("ut_false_abort") != 0)
 		return 1;
 	rc = cmocka_run_group_tests_name("ford", ford, setup_ford, group_teardown);
 	rc |= cmocka_run_group_tests_name("motor", motor, setup_motor, group_teardown);
+	rc |= cmocka_run_group_tests_name("ford_off", off, setup_ford_off, group_teardown);
+	rc |= cmocka_run_group_tests_name("motor_off", off, setup_motor_off, group_teardown);
 	dtxn_unit_eal_fini();
 	return rc;
 }

@@ -1024,6 +1024,10 @@ test_json_memory_method(void **state)
 	(void)state;
 	struct dtxn_report *r = ut_report_full();
 	struct dtxn_report_host host = { .wall_seconds = 1, .events_per_wall_second = 2 };
+	struct dtxn_report_host rt_host = { .has_cpu = true, .cpu_ns_per_txn = 4000,
+					    .coord_ns_per_txn = 2500, .nic_ns_per_txn = 1500,
+					    .cn_busy = 0.75 };
+	struct dtxn_report_sim sim = { .virtual_seconds = 1, .bottleneck = { .name = "mn0.rw" } };
 	struct dtxn_series s;
 	char path[256];
 	FILE *f;
@@ -1092,12 +1096,30 @@ test_json_memory_method(void **state)
 	assert_non_null(strstr(buf, "fresh (a new transaction is drawn)"));
 	assert_non_null(strstr(buf, "20.0* 40.0")); /* 10 per 0.5 s in the warm-up, then 20 */
 
+	/* real-time run: "host" has the worker lcores' CPU, the load time stays */
+	r->host = &rt_host;
+	assert_int_equal(dtxn_report_write_json(r, path), 0);
+	j = ut_load(path);
+	ut_assert_near(ut_num(json_object_get(j, "memory"), "load_seconds"), 0.25);
+	assert_null(json_object_get(json_object_get(j, "host"), "load_seconds"));
+	assert_null(json_object_get(json_object_get(j, "host"), "wall_seconds"));
+	ut_assert_near(ut_num(json_object_get(json_object_get(j, "host"), "cn_cpu_ns_per_txn"),
+			      "total"), 4000);
+	ut_assert_near(ut_num(json_object_get(json_object_get(j, "host"), "cn_cpu_ns_per_txn"),
+			      "coordinator"), 2500);
+	ut_assert_near(ut_num(json_object_get(json_object_get(j, "host"), "cn_cpu_ns_per_txn"),
+			      "nic"), 1500);
+	ut_assert_near(ut_num(json_object_get(j, "host"), "cn_busy"), 0.75);
+	json_decref(j);
+
 	/* simulated run: the wall-clock load time moves to "host" */
 	r->host = &host;
+	r->sim = &sim;
 	assert_int_equal(dtxn_report_write_json(r, path), 0);
 	j = ut_load(path);
 	assert_null(json_object_get(json_object_get(j, "memory"), "load_seconds"));
 	ut_assert_near(ut_num(json_object_get(j, "host"), "load_seconds"), 0.25);
+	assert_null(json_object_get(json_object_get(j, "host"), "cn_cpu_ns_per_txn"));
 	json_decref(j);
 	assert_int_equal(unlink(path), 0);
 	dtxn_series_free(&s);

@@ -75,10 +75,13 @@ shm_cq_poll(struct dtxn_cq *c, struct dtxn_cqe *cqes, unsigned n)
 	struct shm_qp *qp;
 
 	if (dtxn_cqe_ring_count(&cq->core.ring) < n) {
-		uint64_t now = dtxn_now_ns();
+		/* model "none": every WR's times are 0 (shm_post.c) */
+		uint64_t now = SHM_FABRIC(c->fabric)->modelled ? dtxn_now_ns() : 0;
+		uint64_t t0 = dtxn_cpu_cycles();
 
 		TAILQ_FOREACH(qp, &cq->qps, cq_next)
 			shm_qp_progress(qp, now);
+		shm_cq_nic_add(cq, t0);
 	}
 	return dtxn_cqe_ring_pop(&cq->core.ring, cqes, n);
 }

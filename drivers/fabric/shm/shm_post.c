@@ -6,7 +6,9 @@
  * effect = max(served, previous WR's effect on this QP) (RC order);
  * completion = effect + rtt/2 (model v1; v2 also reserves the posting
  * node's own RNIC: dtxn_fabric_wr_time_ex()). With the model "none" a WR takes effect
- * and completes at post time.
+ * and completes at post time: its times are 0 (always due), so neither the
+ * post nor the poll reads the clock. The time spent executing them is the
+ * emulated NIC's (struct dtxn_cq.nic_cycles, dtxn_cq_nic_cycles()).
  */
 #include <errno.h>
 
@@ -34,14 +36,15 @@ shm_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 	struct shm_qp *qp = SHM_QP(q);
 	const struct dtxn_wr *wr;
 	uint32_t n, n_send, tail;
-	uint64_t now;
+	uint64_t now, t0;
 
 	n = dtxn_wr_chain_count(wr_list, &n_send);
 	if (n_send != 0 && __atomic_load_n(&qp->peer, __ATOMIC_ACQUIRE) == NULL)
 		return -ENOTCONN;
 	if (n > q->max_wr - (qp->tail - qp->head))
 		return -ENOBUFS;
-	now = dtxn_now_ns();
+	/* model "none" (no RNIC state): every WR is due at once, times 0 */
+	now = qp->rnic != NULL ? dtxn_now_ns() : 0;
 	tail = qp->tail;
 	for (wr = wr_list; wr != NULL; wr = wr->next) {
 		struct shm_wqe *w = &qp->sq[tail & qp->mask];
@@ -50,14 +53,19 @@ shm_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 		w->status = DTXN_WC_SUCCESS;
 		if (wr->opcode == DTXN_WR_SEND) /* checked above: paired */
 			w->dst_inc = __atomic_load_n(&qp->peer, __ATOMIC_ACQUIRE)->inc;
-		shm_wqe_time(qp, w, now);
+		if (qp->rnic != NULL)
+			shm_wqe_time(qp, w, now);
+		else
+			w->effect_ns = w->done_ns = 0;
 		tail++;
 	}
 	/* one doorbell: the chain is posted whole or not at all, so a process
 	 * killed while posting leaves none of it to dtxn_fabric_drain_node() */
 	__atomic_store_n(&qp->tail, tail, __ATOMIC_RELEASE);
 	/* Model "none": everything is due now. */
+	t0 = dtxn_cpu_cycles();
 	shm_qp_progress(qp, now);
+	shm_cq_nic_add(qp->cq, t0);
 	return 0;
 }
 

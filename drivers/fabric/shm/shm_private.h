@@ -33,6 +33,7 @@
 
 #include "dtxn_fabric.h"
 #include "dtxn_fabric_driver.h"
+#include "dtxn_sched.h"
 
 extern int dtxn_shm_logtype;
 #define SHM_LOG(level, fmt, ...) \
@@ -108,6 +109,15 @@ struct shm_cq {
 	TAILQ_HEAD(, shm_qp) qps;
 	uint64_t dropped;        /**< CQEs lost to an overrun at QP destroy */
 };
+
+/* The emulated NIC's time since @p t0 (dtxn_cpu_cycles()), by the CQ's owner. */
+static inline void
+shm_cq_nic_add(struct shm_cq *cq, uint64_t t0)
+{
+	uint64_t *c = &cq->core.base.nic_cycles;
+
+	__atomic_store_n(c, *c + (dtxn_cpu_cycles() - t0), __ATOMIC_RELAXED);
+}
 
 struct shm_qp {
 	struct dtxn_qp base;
