@@ -306,6 +306,22 @@ int app_control_validate(struct app_conf *c);
  */
 int app_role_validate(struct app_conf *c);
 
+/**
+ * Installs the crash report (crash.c): on SIGSEGV, SIGBUS, SIGILL, SIGFPE
+ * or SIGABRT, one line naming the signal, pid and thread and the thread's
+ * backtrace on stderr, then death by the same signal. Not under ASan or
+ * UBSan. Main thread, first thing in main(); threads created later
+ * inherit it (an alternate stack is per thread: theirs overflow silently).
+ */
+void app_crash_report_install(void);
+
+/**
+ * TEST AID: DTXN_TEST_RAISE=segv|abrt makes the process die of that
+ * signal here (tcl-badinput shows the crash report). @return 0 (unset),
+ * or -1 after one line (another value); it does not return when set.
+ */
+int app_crash_test_aid(void);
+
 /** Runs the configured job after rte_eal_init(). @return an APP_EXIT_* code. */
 int app_run(const struct app_conf *c);
 

@@ -156,6 +156,9 @@ main(int argc, char **argv)
 		return APP_EXIT_USAGE;
 	}
 
+	app_crash_report_install();
+	if (app_crash_test_aid() != 0)
+		return APP_EXIT_USAGE;
 	app_conf_defaults(&conf);
 	rc = app_parse_args(&conf, sep < argc ? argc - sep - 1 : 0, argv + sep + 1);
 	if (rc == 1)

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The crash report (issue 31, "every crash explained"; doc/guides/
+ * testing.md, "Crashes"): on SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGABRT,
+ * dtxn-app writes one line naming the signal, its pid and the thread,
+ * then the thread's backtrace, to stderr (the node's log under
+ * dtxn-cluster, which prints that block when a node dies by a signal),
+ * and dies of the same signal (the default action: a core dump where
+ * core_pattern and ulimit -c allow one). It runs on an alternate stack,
+ * so a stack overflow is reported too. Only async-signal-safe calls, but
+ * backtrace() itself, which is primed once at install (its first call
+ * loads libgcc and may allocate). Not installed under ASan or UBSan: the
+ * sanitizers report a crash with more than this.
+ */
+#include <execinfo.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
+#define CRASH_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
+#define CRASH_SANITIZED 1
+#endif
+#endif
+
+static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+
+/* Writes @p s to stderr (async-signal-safe). */
+static void
+crash_puts(const char *s)
+{
+	size_t len = strlen(s);
+
+	while (len > 0) {
+		ssize_t n = write(STDERR_FILENO, s, len);
+
+		if (n <= 0)
+			return;
+		s += n;
+		len -= (size_t)n;
+	}
+}
+
+/* Decimal of @p v into @p buf (async-signal-safe). */
+static const char *
+crash_dec(char buf[24], unsigned long v)
+{
+	char *p = buf + 23;
+
+	*p = '\0';
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	return p;
+}
+
+static void
+crash_handler(int sig)
+{
+	void *frames[64];
+	char num[24], name[16] = "";
+	int n;
+
+	(void)pthread_getname_np(pthread_self(), name, sizeof(name));
+	crash_puts("dtxn-app: fatal signal ");
+	crash_puts(crash_dec(num, (unsigned long)sig));
+	crash_puts(" (");
+	crash_puts(sigabbrev_np(sig) != NULL ? sigabbrev_np(sig) : "?");
+	crash_puts("), pid ");
+	crash_puts(crash_dec(num, (unsigned long)getpid()));
+	crash_puts(", thread ");
+	crash_puts(name[0] != '\0' ? name : "?");
+	crash_puts("; backtrace:\n");
+	n = backtrace(frames, (int)(sizeof(frames) / sizeof(frames[0])));
+	backtrace_symbols_fd(frames, n, STDERR_FILENO);
+	crash_puts("dtxn-app: end of backtrace\n");
+	/* SA_RESETHAND restored the default action: die of the same signal */
+	raise(sig);
+}
+
+void
+app_crash_report_install(void)
+{
+#ifndef CRASH_SANITIZED
+	static uint8_t altstack[64 * 1024];
+	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
+	struct sigaction sa;
+	void *prime[1];
+
+	(void)backtrace(prime, 1); /* loads libgcc now, not in the handler */
+	(void)sigaltstack(&ss, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = crash_handler;
+	sa.sa_flags = SA_RESETHAND | SA_ONSTACK | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]); i++)
+		(void)sigaction(crash_signals[i], &sa, NULL);
+#endif
+}
+
+int
+app_crash_test_aid(void)
+{
+	const char *v = getenv("DTXN_TEST_RAISE");
+
+	if (v == NULL || v[0] == '\0')
+		return 0;
+	if (strcmp(v, "segv") == 0)
+		raise(SIGSEGV);
+	else if (strcmp(v, "abrt") == 0)
+		abort();
+	app_err("DTXN_TEST_RAISE '%s': expected segv or abrt (a test aid: doc/guides/testing.md, \"Crashes\")", v);
+	return -1;
+}
