@@ -29,6 +29,7 @@
 #endif
 #endif
 
+#ifndef CRASH_SANITIZED
 static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
 
 /* Writes @p s to stderr (async-signal-safe). */
@@ -84,6 +85,7 @@ crash_handler(int sig)
 	/* SA_RESETHAND restored the default action: die of the same signal */
 	raise(sig);
 }
+#endif /* !CRASH_SANITIZED */
 
 void
 app_crash_report_install(void)
