@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -29,10 +33,36 @@ dtxn_unit_eal_init(const char *prefix)
 	return 0;
 }
 
+/* Removes the EAL's runtime folder (/var/run/dpdk/<prefix>: its config
+ * and fbarray files), which rte_eal_cleanup() leaves behind: every run
+ * removes its own (they once filled a disk). */
+static void
+unit_runtime_dir_remove(const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < sizeof(path))
+			(void)unlink(path);
+	}
+	closedir(d);
+	(void)rmdir(dir);
+}
+
 void
 dtxn_unit_eal_fini(void)
 {
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
+	unit_runtime_dir_remove(dir);
 }
 
 uint64_t
