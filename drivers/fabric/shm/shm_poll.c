@@ -77,11 +77,13 @@ shm_cq_poll(struct dtxn_cq *c, struct dtxn_cqe *cqes, unsigned n)
 	if (dtxn_cqe_ring_count(&cq->core.ring) < n) {
 		/* model "none": every WR's times are 0 (shm_post.c) */
 		uint64_t now = SHM_FABRIC(c->fabric)->modelled ? dtxn_now_ns() : 0;
-		uint64_t t0 = dtxn_cpu_cycles();
+		bool timed = shm_cq_nic_sample(cq);
+		uint64_t t0 = timed ? dtxn_cpu_cycles() : 0;
 
 		TAILQ_FOREACH(qp, &cq->qps, cq_next)
 			shm_qp_progress(qp, now);
-		shm_cq_nic_add(cq, t0);
+		if (timed)
+			shm_cq_nic_add(cq, t0);
 	}
 	return dtxn_cqe_ring_pop(&cq->core.ring, cqes, n);
 }

@@ -8,7 +8,8 @@
  * node's own RNIC: dtxn_fabric_wr_time_ex()). With the model "none" a WR takes effect
  * and completes at post time: its times are 0 (always due), so neither the
  * post nor the poll reads the clock. The time spent executing them is the
- * emulated NIC's (struct dtxn_cq.nic_cycles, dtxn_cq_nic_cycles()).
+ * emulated NIC's (struct dtxn_cq.nic_cycles, dtxn_cq_nic_cycles(); sampled:
+ * shm_cq_nic_sample()).
  */
 #include <errno.h>
 
@@ -63,9 +64,13 @@ shm_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 	 * killed while posting leaves none of it to dtxn_fabric_drain_node() */
 	__atomic_store_n(&qp->tail, tail, __ATOMIC_RELEASE);
 	/* Model "none": everything is due now. */
-	t0 = dtxn_cpu_cycles();
-	shm_qp_progress(qp, now);
-	shm_cq_nic_add(qp->cq, t0);
+	if (shm_cq_nic_sample(qp->cq)) {
+		t0 = dtxn_cpu_cycles();
+		shm_qp_progress(qp, now);
+		shm_cq_nic_add(qp->cq, t0);
+	} else {
+		shm_qp_progress(qp, now);
+	}
 	return 0;
 }
 
