@@ -218,6 +218,25 @@ vmsg_lay(uint8_t *buf, const struct ucx_vdesc *d, uint32_t n, const void *payloa
 	return n * sizeof(*d) + plen;
 }
 
+/* ucx_vmsg_check() of the 4 descriptors @p d laid out with 16 B of WRITE payload. */
+static int
+vmsg_check4(const struct ucx_vdesc *d)
+{
+	static uint8_t buf[4096];
+	static const uint8_t pay[16];
+
+	return ucx_vmsg_check(buf, vmsg_lay(buf, d, 4, pay, sizeof(pay)), 4, NULL);
+}
+
+/* A copy b of the 4 descriptors @p d, changed by @p change, is refused. */
+#define VMSG_BROKEN(d, change)                                                  \
+	do {                                                                    \
+		struct ucx_vdesc b[4];                                          \
+		memcpy(b, (d), sizeof(b));                                      \
+		change;                                                         \
+		assert_int_equal(vmsg_check4(b), -EPROTO);                      \
+	} while (0)
+
 /* The verb message (ucx_vmsg.h): a doorbell's verbs, checked whole. */
 static void
 test_vmsg(void **state)
@@ -246,34 +265,16 @@ test_vmsg(void **state)
 	assert_int_equal(ucx_vmsg_check(buf, len, 0, NULL), -EPROTO);
 	assert_int_equal(ucx_vmsg_check(buf, len, UCX_VMSG_MAX_VERBS + 1, NULL), -EPROTO);
 	assert_int_equal(ucx_vmsg_check(NULL, len, 4, NULL), -EPROTO);
-	/* a WRITE whose length runs past the message */
-	d[0].len = 4000;
-	len = vmsg_lay(buf, d, 4, pay, 16);
-	assert_int_equal(ucx_vmsg_check(buf, len, 4, NULL), -EPROTO);
-	d[0].len = 16;
-	/* an atomic of another size, or unaligned; a quiet READ; an unknown opcode */
-	d[2].len = 4;
-	len = vmsg_lay(buf, d, 4, pay, 16);
-	assert_int_equal(ucx_vmsg_check(buf, len, 4, NULL), -EPROTO);
-	d[2].len = 8;
-	d[3].off = 129;
-	len = vmsg_lay(buf, d, 4, pay, 16);
-	assert_int_equal(ucx_vmsg_check(buf, len, 4, NULL), -EPROTO);
-	d[3].off = 128;
-	d[1].quiet = 1;
-	len = vmsg_lay(buf, d, 4, pay, 16);
-	assert_int_equal(ucx_vmsg_check(buf, len, 4, NULL), -EPROTO);
-	d[1].quiet = 0;
-	d[1].opcode = DTXN_WR_SEND;
-	len = vmsg_lay(buf, d, 4, pay, 16);
-	assert_int_equal(ucx_vmsg_check(buf, len, 4, NULL), -EPROTO);
-	d[1].opcode = DTXN_WR_READ;
-	/* a READ whose answer would pass the bound */
-	d[1].len = UCX_VMSG_MAX_BYTES;
-	d[3].opcode = DTXN_WR_READ;
-	d[3].len = 8;
-	len = vmsg_lay(buf, d, 4, pay, 16);
-	assert_int_equal(ucx_vmsg_check(buf, len, 4, NULL), -EPROTO);
+	assert_int_equal(vmsg_check4(d), 0);
+	/* each broken field alone: a WRITE whose length runs past the
+	 * message, an atomic of another size or unaligned, a quiet READ, an
+	 * unknown opcode, a READ whose answer would pass the bound */
+	VMSG_BROKEN(d, b[0].len = 4000);
+	VMSG_BROKEN(d, b[2].len = 4);
+	VMSG_BROKEN(d, b[3].off = 129);
+	VMSG_BROKEN(d, b[1].quiet = 1);
+	VMSG_BROKEN(d, b[1].opcode = DTXN_WR_SEND);
+	VMSG_BROKEN(d, (b[1].len = UCX_VMSG_MAX_BYTES, b[3].opcode = DTXN_WR_READ, b[3].len = 8));
 	/* the region: inside, at its end, past it, not served */
 	d[1].off = 64;
 	d[1].len = 16;
