@@ -57,6 +57,13 @@ struct dtxn_fabric {
 	bool posted_lost;
 };
 
+/** @return the mask of nodes 0 .. @p n - 1 (bit = node id), @p n <= 64: every node of a cluster of @p n. */
+static inline uint64_t
+dtxn_fabric_node_mask(unsigned n)
+{
+	return n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+}
+
 /**
  * Whether WR @p wr may no longer change MN memory (drivers that execute WRs
  * on the posting host, shm: called as the WR takes effect): a WRITE, CAS,

@@ -220,10 +220,17 @@ dtxn_fabric_conf(const struct dtxn_fabric *f)
 	return &f->conf;
 }
 
+/* True if @p node is a CN of @p f. */
+static bool
+fabric_is_cn(const struct dtxn_fabric *f, unsigned node)
+{
+	return f != NULL && node >= f->conf.n_mn && node < (unsigned)f->conf.n_mn + f->conf.n_cn;
+}
+
 int
 dtxn_fabric_drain_node(struct dtxn_fabric *f, uint16_t node)
 {
-	if (f == NULL || node < f->conf.n_mn || node >= f->conf.n_mn + f->conf.n_cn)
+	if (!fabric_is_cn(f, node))
 		return -EINVAL;
 	if (f->ops->drain_node == NULL)
 		return -ENOTSUP;
@@ -246,13 +253,13 @@ dtxn_fabric_partial(const struct dtxn_fabric *f)
 	if (f->conf.multi_process)
 		return true;
 	n = f->conf.n_mn + f->conf.n_cn;
-	return f->serve != 0 && f->serve != (n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1);
+	return f->serve != 0 && f->serve != dtxn_fabric_node_mask(n);
 }
 
 int
 dtxn_fabric_fence_node(struct dtxn_fabric *f, uint16_t node)
 {
-	if (f == NULL || node < f->conf.n_mn || node >= f->conf.n_mn + f->conf.n_cn)
+	if (!fabric_is_cn(f, node))
 		return -EINVAL;
 	if (f->ops->fence_node == NULL)
 		return -ENOTSUP;
@@ -307,8 +314,7 @@ dtxn_fabric_cn_mr_reg(struct dtxn_fabric *f, uint16_t cn, void *base, uint64_t s
 {
 	struct dtxn_fabric_cn_mr *mr;
 
-	if (f == NULL || base == NULL || cn < f->conf.n_mn ||
-	    cn >= (unsigned)f->conf.n_mn + f->conf.n_cn || size == 0 ||
+	if (!fabric_is_cn(f, cn) || base == NULL || size == 0 ||
 	    size > DTXN_RADDR_OFF_MASK || ((uintptr_t)base & 7) != 0)
 		return -EINVAL;
 	mr = &f->cn_mr[cn];

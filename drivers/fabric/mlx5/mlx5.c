@@ -73,7 +73,7 @@ mlx5_open(const struct dtxn_fabric_conf *conf)
 	mf->n_mn = conf->n_mn;
 	mf->n_nodes = conf->n_mn + conf->n_cn;
 	mf->serve = rc != NULL && rc->serve != 0 ? rc->serve :
-		    (mf->n_nodes == 64 ? UINT64_MAX : (UINT64_C(1) << mf->n_nodes) - 1);
+		    dtxn_fabric_node_mask(mf->n_nodes);
 	for (i = 0; i < mf->n_nodes; i++) {
 		rc_ = dtxn_fabric_node_sockaddr(rc != NULL ? rc->node_addr[i] : NULL, (uint16_t)i, "mlx5",
 						&mf->addr[i]);

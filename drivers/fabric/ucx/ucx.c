@@ -195,7 +195,7 @@ ucx_open(const struct dtxn_fabric_conf *conf)
 	uf->n_mn = conf->n_mn;
 	uf->n_nodes = conf->n_mn + conf->n_cn;
 	uf->serve_mask = rc != NULL && rc->serve != 0 ? rc->serve :
-			 (uf->n_nodes == 64 ? UINT64_MAX : (UINT64_C(1) << uf->n_nodes) - 1);
+			 dtxn_fabric_node_mask(uf->n_nodes);
 	uf->digest = ucx_msg_digest(rc != NULL && rc->run_desc != NULL ? rc->run_desc : "");
 	uf->connect_timeout_ns = (uint64_t)(rc != NULL && rc->connect_timeout_ms != 0 ?
 					    rc->connect_timeout_ms : 10000) * 1000000;
