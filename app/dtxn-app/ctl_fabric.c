@@ -607,7 +607,7 @@ app_cf_rejoin(struct app_cf *cf, uint32_t inc)
 		    s[APP_CF_SLOT_INC] < inc)
 			break;
 		if (dtxn_now_ns() >= deadline) {
-			app_err("--node %s: its previous incarnation was not recovered and settled within %g s (--connect-timeout; recovery needs --lease-ms)",
+			app_err("--node %s: its previous incarnation was not recovered and settled within %g s (--connect-timeout; is failure detection off: --lease-ms 0?)",
 				c->node, c->connect_timeout_s);
 			return -ETIMEDOUT;
 		}

@@ -159,7 +159,7 @@ role_restart_wait(const struct app_conf *c, struct app_ctl *ctl, struct app_ctl_
 
 		rte_spinlock_unlock(&ctl->lock);
 		if (dtxn_now_ns() >= deadline) {
-			app_err("--node %s: its previous process (%d) died and no survivor recovered it within %g s (--connect-timeout; recovery needs --lease-ms)",
+			app_err("--node %s: its previous process (%d) died and no survivor recovered it within %g s (--connect-timeout; is failure detection off: --lease-ms 0?)",
 				c->node, (int)pid, c->connect_timeout_s);
 			return -1;
 		}
