@@ -238,17 +238,27 @@ static const struct fa_case g_cases[] = {
 	  { .key = 15, .cell = 1, .wait_for = 2, .then = 1 }, LREAD, DTXN_OK, false, false },
 };
 
+/* Runs case @p k's two coordinators, interleaved; their outcomes in @p x, @p y. */
+static void
+run_case(const struct fa_case *k, struct cell_arg *x, struct cell_arg *y)
+{
+	struct ut_coord_spec s[2] = { { k->x_reads ? co_cell_read : co_cell_inc, x },
+				      { k->y_reads ? co_cell_read : co_cell_inc, y } };
+
+	*x = k->x;
+	*y = k->y;
+	run_coords(s, 2);
+}
+
 static void
 test_false_conflicts(void **state)
 {
 	(void)state;
 	for (unsigned i = 0; i < RTE_DIM(g_cases); i++) {
 		const struct fa_case *k = &g_cases[i];
-		struct cell_arg x = k->x, y = k->y;
-		struct ut_coord_spec s[2] = { { k->x_reads ? co_cell_read : co_cell_inc, &x },
-					      { k->y_reads ? co_cell_read : co_cell_inc, &y } };
+		struct cell_arg x, y;
 
-		run_coords(s, 2);
+		run_case(k, &x, &y);
 		if (x.rc != k->x_rc || y.rc != k->y_rc || x.false_abort != k->x_false ||
 		    y.false_abort != k->y_false)
 			fail_msg("%s: rc %d %d (want %d %d), false %d %d (want %d %d)", k->what,
@@ -269,11 +279,9 @@ test_not_classified(void **state)
 	assert_null(g_db->fa);
 	for (unsigned i = 0; i < RTE_DIM(g_cases); i++) {
 		const struct fa_case *k = &g_cases[i];
-		struct cell_arg x = k->x, y = k->y;
-		struct ut_coord_spec s[2] = { { k->x_reads ? co_cell_read : co_cell_inc, &x },
-					      { k->y_reads ? co_cell_read : co_cell_inc, &y } };
+		struct cell_arg x, y;
 
-		run_coords(s, 2);
+		run_case(k, &x, &y);
 		if (x.rc != k->x_rc || y.rc != k->y_rc || x.false_abort || y.false_abort)
 			fail_msg("%s: rc %d %d (want %d %d), false %d %d (want 0 0)", k->what,
 				 x.rc, y.rc, k->x_rc, k->y_rc, x.false_abort, y.false_abort);
