@@ -20,6 +20,7 @@
  * low 12 bits of its s_id (s_id & 0xfff).
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -145,6 +146,9 @@ struct tatp_priv {
 	uint64_t nurand_a;        /* A of the s_id NURand (spec 2.x) */
 	/* what the loader wrote (checks) */
 	uint64_t loaded_ai, loaded_sf, loaded_cf;
+	/* the three counts hold: this process loaded, or replayed the loader
+	 * (tatp_count_loaded(): a CN process, whose MNs loaded) */
+	bool counted;
 };
 
 /** The s_id of a transaction: NURand(A, 1, P) (spec). */
@@ -177,6 +181,16 @@ uint64_t tatp_sub_nbr_value(const char nbr[TATP_SUB_NBR_LEN]);
 
 /** Loads the population (tatp_load.c). @return 0 or -errno, b->err set. */
 int tatp_load(struct dtxn_bench *b, struct dtxn_db *db);
+
+/**
+ * Sets the loaded_* counts of @p b's priv as tatp_load() would, without a
+ * db: it draws the loader's numbers (same seed) and writes nothing. For a
+ * process that checks the invariants but did not load (a CN process of a
+ * cluster: its MNs loaded; doc/guides/cluster.md). Milliseconds per
+ * 100,000 subscribers. Not thread-safe with other uses of @p b.
+ * @return 0, or -EINVAL (no priv: b->err set).
+ */
+int tatp_count_loaded(struct dtxn_bench *b);
 
 /* The transactions: one attempt each; DTXN_OK, an abort reason, or DTXN_BENCH_ROLLBACK. */
 int tatp_get_subscriber_data(struct dtxn_bench_ctx *ctx, const struct tatp_priv *p);

@@ -66,6 +66,17 @@ load_fail(struct dtxn_bench *b, const char *table, uint64_t s_id, int rc)
 	return rc;
 }
 
+/*
+ * dtxn_db_load(), or nothing when @p db is NULL: the count-only replay of
+ * tatp_count_loaded() draws the same numbers and writes no row.
+ */
+static int
+load_row(struct dtxn_db *db, uint32_t table, uint64_t key, const void *value)
+{
+	return db == NULL ? 0 : dtxn_db_load(db, table, key, value);
+}
+
+/* One subscriber's rows; @p db NULL: drawn and counted, not written. */
 static int
 load_subscriber(struct dtxn_bench *b, struct dtxn_db *db, struct dtxn_rng *r, uint64_t s)
 {
@@ -86,10 +97,10 @@ load_subscriber(struct dtxn_bench *b, struct dtxn_db *db, struct dtxn_rng *r, ui
 	}
 	sub.msc_location = (uint32_t)dtxn_rng_between(r, 1, UINT32_MAX);
 	sub.vlr_location = (uint32_t)dtxn_rng_between(r, 1, UINT32_MAX);
-	rc = dtxn_db_load(db, TATP_SUBSCRIBER, tatp_k_subscriber(s), &sub);
+	rc = load_row(db, TATP_SUBSCRIBER, tatp_k_subscriber(s), &sub);
 	if (rc != 0)
 		return load_fail(b, "subscriber", s, rc);
-	rc = dtxn_db_load(db, TATP_SEC_SUBSCRIBER, tatp_k_sec(tatp_sub_nbr_value(sub.sub_nbr)),
+	rc = load_row(db, TATP_SEC_SUBSCRIBER, tatp_k_sec(tatp_sub_nbr_value(sub.sub_nbr)),
 			  &sec);
 	if (rc != 0)
 		return load_fail(b, "sec_subscriber", s, rc);
@@ -103,7 +114,7 @@ load_subscriber(struct dtxn_bench *b, struct dtxn_db *db, struct dtxn_rng *r, ui
 		ai.data2 = (uint8_t)dtxn_rng_range(r, 256);
 		bench_text_upper(r, ai.data3, sizeof(ai.data3));
 		bench_text_upper(r, ai.data4, sizeof(ai.data4));
-		rc = dtxn_db_load(db, TATP_ACCESS_INFO, tatp_k_access_info(s, types[k]), &ai);
+		rc = load_row(db, TATP_ACCESS_INFO, tatp_k_access_info(s, types[k]), &ai);
 		if (rc != 0)
 			return load_fail(b, "access_info", s, rc);
 		p->loaded_ai++;
@@ -120,7 +131,7 @@ load_subscriber(struct dtxn_bench *b, struct dtxn_db *db, struct dtxn_rng *r, ui
 		sf.error_cntrl = (uint8_t)dtxn_rng_range(r, 256);
 		sf.data_a = (uint8_t)dtxn_rng_range(r, 256);
 		bench_text_upper(r, sf.data_b, sizeof(sf.data_b));
-		rc = dtxn_db_load(db, TATP_SPECIAL_FACILITY, tatp_k_special_facility(s, types[k]),
+		rc = load_row(db, TATP_SPECIAL_FACILITY, tatp_k_special_facility(s, types[k]),
 				  &sf);
 		if (rc != 0)
 			return load_fail(b, "special_facility", s, rc);
@@ -139,7 +150,7 @@ load_subscriber(struct dtxn_bench *b, struct dtxn_db *db, struct dtxn_rng *r, ui
 			starts[x] = t;
 			cf.end_time = (uint8_t)(starts[j] + dtxn_rng_between(r, 1, 8));
 			bench_text_digits(r, cf.numberx, sizeof(cf.numberx));
-			rc = dtxn_db_load(db, TATP_CALL_FORWARDING,
+			rc = load_row(db, TATP_CALL_FORWARDING,
 					  tatp_k_call_forwarding(s, types[k], starts[j]), &cf);
 			if (rc != 0)
 				return load_fail(b, "call_forwarding", s, rc);
@@ -149,16 +160,13 @@ load_subscriber(struct dtxn_bench *b, struct dtxn_db *db, struct dtxn_rng *r, ui
 	return 0;
 }
 
-int
-tatp_load(struct dtxn_bench *b, struct dtxn_db *db)
+/* Every subscriber's rows (@p db NULL: counted only); the counts from 0. */
+static int
+load_all(struct dtxn_bench *b, struct dtxn_db *db)
 {
 	struct tatp_priv *p = b->priv;
 	struct dtxn_rng r;
 
-	if (p == NULL) {
-		bench_set_err(b, "tatp: load before create");
-		return -EINVAL;
-	}
 	p->loaded_ai = p->loaded_sf = p->loaded_cf = 0;
 	dtxn_rng_seed(&r, b->seed ^ UINT64_C(0x746174706c6f6164)); /* "tatpload" */
 	for (uint64_t s = 1; s <= p->n; s++) {
@@ -167,5 +175,26 @@ tatp_load(struct dtxn_bench *b, struct dtxn_db *db)
 		if (rc != 0)
 			return rc;
 	}
+	p->counted = true;
 	return 0;
+}
+
+int
+tatp_load(struct dtxn_bench *b, struct dtxn_db *db)
+{
+	if (b->priv == NULL) {
+		bench_set_err(b, "tatp: load before create");
+		return -EINVAL;
+	}
+	return load_all(b, db);
+}
+
+int
+tatp_count_loaded(struct dtxn_bench *b)
+{
+	if (b->priv == NULL) {
+		bench_set_err(b, "tatp: count before create");
+		return -EINVAL;
+	}
+	return load_all(b, NULL);
 }
