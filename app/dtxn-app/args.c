@@ -161,7 +161,15 @@ app_usage(void)
 			for (char *p = flag; *p; p++)
 				if (*p == '_')
 					*p = '-';
-			if (ops->opts[i].def == DTXN_OPT_UNSET)
+			if (ops->opts[i].type == DTXN_OPT_NAME) {
+				const struct dtxn_opt *o = &ops->opts[i];
+
+				printf("  %-26s %s (default %s; one of", flag, o->help,
+				       dtxn_opt_name(o, (uint64_t)o->def));
+				for (unsigned k = 0; o->names[k] != NULL; k++)
+					printf("%s %s", k > 0 ? "," : "", o->names[k]);
+				printf(")\n");
+			} else if (ops->opts[i].def == DTXN_OPT_UNSET)
 				printf("  %-26s %s (default: not set)\n", flag, ops->opts[i].help);
 			else
 				printf("  %-26s %s (default %g)\n", flag, ops->opts[i].help,

@@ -247,11 +247,19 @@ app_report_bench_conf(struct dtxn_report *rep, const struct dtxn_bench *b)
 		const struct dtxn_opt *o = &bops->opts[k];
 		const char *p = (const char *)b->conf + o->offset;
 
-		if (o->type == DTXN_OPT_U64) {
+		if (o->type == DTXN_OPT_NAME) {
 			uint64_t v;
 
 			memcpy(&v, p, sizeof(v));
-			dtxn_report_conf(rep, o->name, "%" PRIu64, v);
+			dtxn_report_conf(rep, o->name, "%s", dtxn_opt_name(o, v));
+		} else if (o->type == DTXN_OPT_U64) {
+			uint64_t v;
+
+			memcpy(&v, p, sizeof(v));
+			if (o->def == DTXN_OPT_UNSET && v == DTXN_OPT_U64_UNSET)
+				dtxn_report_conf(rep, o->name, "off");
+			else
+				dtxn_report_conf(rep, o->name, "%" PRIu64, v);
 		} else {
 			double v;
 

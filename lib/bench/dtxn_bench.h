@@ -103,16 +103,26 @@ uint64_t dtxn_nurand(struct dtxn_rng *r, uint64_t A, uint64_t x, uint64_t y, uin
 enum dtxn_opt_type {
 	DTXN_OPT_U64,     /**< stored as uint64_t */
 	DTXN_OPT_DOUBLE,  /**< stored as double */
+	/**
+	 * One of the names of struct dtxn_opt.names, stored as its index
+	 * (uint64_t); def, min and max are indexes (min 0, max the last).
+	 */
+	DTXN_OPT_NAME,
 };
 
 /**
- * struct dtxn_opt.def of a DTXN_OPT_DOUBLE option that is off unless
- * given: it lies below every value the option accepts (its min must be
- * >= 0), so no input can set it, and the benchmark applies its own rule
+ * struct dtxn_opt.def of an option that is off unless given: no input can
+ * set the value it stands for, and the benchmark applies its own rule
  * instead (SmallBank's hot set and TPC-C's NURand item choice without
- * `theta`). dtxn-app's help says "not set" and its report "off".
+ * `theta`; TPC-C's mix_* entries, taken from its `mix` preset). A
+ * DTXN_OPT_DOUBLE option holds -1.0 (its min must be >= 0), a
+ * DTXN_OPT_U64 one DTXN_OPT_U64_UNSET (its max must be below it).
+ * dtxn-app's help says "not set" and its report "off".
  */
 #define DTXN_OPT_UNSET (-1.0)
+
+/** What a DTXN_OPT_U64 option whose def is DTXN_OPT_UNSET holds until given. */
+#define DTXN_OPT_U64_UNSET UINT64_MAX
 
 /** One benchmark option: --name VALUE on the command line, name = VALUE in INI. */
 struct dtxn_opt {
@@ -121,7 +131,15 @@ struct dtxn_opt {
 	size_t offset;         /**< in the benchmark's conf struct */
 	double def, min, max;  /**< default (or DTXN_OPT_UNSET) and inclusive range */
 	const char *help;
+	/** DTXN_OPT_NAME only: the accepted names, NULL-terminated, max + 1 of them. */
+	const char *const *names;
 };
+
+/**
+ * @return the name a DTXN_OPT_NAME option's stored index @p v stands for,
+ *   or NULL (not a DTXN_OPT_NAME option, or @p v out of range). Pure.
+ */
+const char *dtxn_opt_name(const struct dtxn_opt *o, uint64_t v);
 
 /**
  * Parses and range-checks an option value into @p conf.

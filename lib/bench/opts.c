@@ -110,6 +110,39 @@ opts_set_double(const struct dtxn_opt *o, void *conf, const char *value, char *e
 	return 0;
 }
 
+const char *
+dtxn_opt_name(const struct dtxn_opt *o, uint64_t v)
+{
+	if (o == NULL || o->type != DTXN_OPT_NAME || o->names == NULL || (double)v > o->max)
+		return NULL;
+	for (uint64_t i = 0; o->names[i] != NULL; i++)
+		if (i == v)
+			return o->names[i];
+	return NULL;
+}
+
+/* A DTXN_OPT_NAME value: exactly one of o->names (case matters). */
+static int
+opts_set_name(const struct dtxn_opt *o, void *conf, const char *value, char *err,
+	      size_t errlen)
+{
+	char list[256];
+	size_t off = 0;
+
+	for (uint64_t i = 0; o->names != NULL && o->names[i] != NULL; i++) {
+		if (strcmp(o->names[i], value) == 0) {
+			memcpy((char *)conf + o->offset, &i, sizeof(uint64_t));
+			return 0;
+		}
+		int n = snprintf(list + off, sizeof(list) - off, "%s%s", i > 0 ? ", " : "",
+				 o->names[i]);
+		if (n > 0 && (size_t)n < sizeof(list) - off)
+			off += (size_t)n;
+	}
+	list[off] = '\0';
+	return opts_fail(err, errlen, "--%s: '%s' is not one of %s", o->name, value, list);
+}
+
 int
 dtxn_opt_set(const struct dtxn_opt *o, void *conf, const char *value, char *err,
 	     size_t errlen)
@@ -124,6 +157,8 @@ dtxn_opt_set(const struct dtxn_opt *o, void *conf, const char *value, char *err,
 		return opts_set_u64(o, conf, value, err, errlen);
 	case DTXN_OPT_DOUBLE:
 		return opts_set_double(o, conf, value, err, errlen);
+	case DTXN_OPT_NAME:
+		return opts_set_name(o, conf, value, err, errlen);
 	}
 	return opts_fail(err, errlen, "--%s: unknown option type %d", o->name, (int)o->type);
 }

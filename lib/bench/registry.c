@@ -45,10 +45,12 @@ bench_conf_check(struct dtxn_bench *b)
 		const char *src = (const char *)b->conf + o->offset;
 		double v;
 
-		if (o->type == DTXN_OPT_U64) {
+		if (o->type != DTXN_OPT_DOUBLE) {
 			uint64_t u;
 
 			memcpy(&u, src, sizeof(u));
+			if (o->def == DTXN_OPT_UNSET && u == DTXN_OPT_U64_UNSET)
+				continue; /* off: not given */
 			v = (double)u;
 		} else {
 			memcpy(&v, src, sizeof(v));
@@ -96,7 +98,21 @@ bench_opts_valid(const struct dtxn_bench_ops *ops)
 			sz = sizeof(uint64_t);
 			if (o->min < 0.0)
 				return false;
+			/* an option off by default: no input may reach its marker */
+			if (o->def == DTXN_OPT_UNSET && o->max >= (double)DTXN_OPT_U64_UNSET)
+				return false;
 			break;
+		case DTXN_OPT_NAME: {
+			unsigned n = 0;
+
+			sz = sizeof(uint64_t);
+			while (o->names != NULL && o->names[n] != NULL)
+				n++;
+			if (n == 0 || o->min != 0.0 || o->max != (double)(n - 1) ||
+			    o->def == DTXN_OPT_UNSET)
+				return false;
+			break;
+		}
 		case DTXN_OPT_DOUBLE:
 			sz = sizeof(double);
 			/* an option off by default: no input may reach its default */
@@ -196,8 +212,11 @@ dtxn_bench_alloc(const struct dtxn_bench_ops *ops, uint64_t seed)
 		const struct dtxn_opt *o = &ops->opts[i];
 		char *dst = (char *)b->conf + o->offset;
 
-		if (o->type == DTXN_OPT_U64)
-			memcpy(dst, &(uint64_t){ (uint64_t)o->def }, sizeof(uint64_t));
+		if (o->type != DTXN_OPT_DOUBLE)
+			memcpy(dst,
+			       &(uint64_t){ o->def == DTXN_OPT_UNSET ? DTXN_OPT_U64_UNSET :
+					    (uint64_t)o->def },
+			       sizeof(uint64_t));
 		else
 			memcpy(dst, &o->def, sizeof(double));
 	}

@@ -31,6 +31,48 @@ static const char *const tpcc_type_names[TPCC_N_TYPES] = {
 	"new_order", "payment", "order_status", "delivery", "stock_level",
 };
 
+/*
+ * The mix presets (doc/guides/tpcc.md, "Mix presets"): percent of
+ * NewOrder, Payment, OrderStatus, Delivery, StockLevel.
+ * - standard: TPC-C 5.11 clause 5.2.3 (the minimums 43/4/4/4, NewOrder
+ *   the rest).
+ * - ford, motor: the artifacts' FREQUENCY_* (FORD's and Motor's
+ *   tpcc_table.h; shared/papers/bench-specs.md §4 "Mix"): the standard mix.
+ * - lotus: Lotus has no public code; its paper runs TPC-C "[tpccspec]"
+ *   (Lotus l.261) with StockLevel in the mix (l.343): the standard mix.
+ * - crest: CREST's artifact, benchmark/TPCC/TpccConstant.h FREQUENCY_*
+ *   (50/46/0/4/0 in its own order), and its FORD and Motor baselines'
+ *   TPCC_NP mix (issue 29 cause 3): no Delivery, no StockLevel.
+ */
+static const char *const tpcc_mix_names[TPCC_N_MIX_PRESETS + 1] = {
+	[TPCC_MIX_STANDARD] = "standard", [TPCC_MIX_FORD] = "ford",
+	[TPCC_MIX_MOTOR] = "motor",       [TPCC_MIX_LOTUS] = "lotus",
+	[TPCC_MIX_CREST] = "crest",       [TPCC_N_MIX_PRESETS] = NULL,
+};
+
+static const uint64_t tpcc_mix_presets[TPCC_N_MIX_PRESETS][TPCC_N_TYPES] = {
+	[TPCC_MIX_STANDARD] = { 45, 43, 4, 4, 4 },
+	[TPCC_MIX_FORD] = { 45, 43, 4, 4, 4 },
+	[TPCC_MIX_MOTOR] = { 45, 43, 4, 4, 4 },
+	[TPCC_MIX_LOTUS] = { 45, 43, 4, 4, 4 },
+	[TPCC_MIX_CREST] = { 50, 46, 4, 0, 0 },
+};
+
+uint64_t
+tpcc_mix_resolve(struct tpcc_conf *conf)
+{
+	const uint64_t *preset = tpcc_mix_presets[conf->mix_preset < TPCC_N_MIX_PRESETS ?
+						  conf->mix_preset : TPCC_MIX_STANDARD];
+	uint64_t sum = 0;
+
+	for (unsigned i = 0; i < TPCC_N_TYPES; i++) {
+		if (conf->mix[i] == DTXN_OPT_U64_UNSET)
+			conf->mix[i] = preset[i];
+		sum += conf->mix[i];
+	}
+	return sum;
+}
+
 static const struct dtxn_opt tpcc_opts[] = {
 	{ "warehouses", DTXN_OPT_U64, offsetof(struct tpcc_conf, warehouses), 1, 1,
 	  TPCC_MAX_WAREHOUSES, "warehouses (W); the warehouse id is the key's locality field" },
@@ -38,16 +80,19 @@ static const struct dtxn_opt tpcc_opts[] = {
 	  "divides items, stock and customers per district (10: the papers' population)" },
 	{ "max_new_orders", DTXN_OPT_U64, offsetof(struct tpcc_conf, max_new_orders), 25000, 0,
 	  1e9, "NewOrders (and Payments) the growing tables have room for, whole run" },
-	{ "mix_new_order", DTXN_OPT_U64, offsetof(struct tpcc_conf, mix[TPCC_NEW_ORDER_TXN]), 45,
-	  0, 100, "percent of NewOrder (the five mix_* sum to 100)" },
-	{ "mix_payment", DTXN_OPT_U64, offsetof(struct tpcc_conf, mix[TPCC_PAYMENT_TXN]), 43, 0,
-	  100, "percent of Payment" },
+	{ "mix", DTXN_OPT_NAME, offsetof(struct tpcc_conf, mix_preset), TPCC_MIX_STANDARD, 0,
+	  TPCC_N_MIX_PRESETS - 1, "the mix an artifact runs; a mix_* given replaces its share",
+	  tpcc_mix_names },
+	{ "mix_new_order", DTXN_OPT_U64, offsetof(struct tpcc_conf, mix[TPCC_NEW_ORDER_TXN]),
+	  DTXN_OPT_UNSET, 0, 100, "percent of NewOrder (the five shares sum to 100; not set: mix's)" },
+	{ "mix_payment", DTXN_OPT_U64, offsetof(struct tpcc_conf, mix[TPCC_PAYMENT_TXN]),
+	  DTXN_OPT_UNSET, 0, 100, "percent of Payment" },
 	{ "mix_order_status", DTXN_OPT_U64, offsetof(struct tpcc_conf, mix[TPCC_ORDER_STATUS_TXN]),
-	  4, 0, 100, "percent of OrderStatus" },
-	{ "mix_delivery", DTXN_OPT_U64, offsetof(struct tpcc_conf, mix[TPCC_DELIVERY_TXN]), 4, 0,
-	  100, "percent of Delivery" },
-	{ "mix_stock_level", DTXN_OPT_U64, offsetof(struct tpcc_conf, mix[TPCC_STOCK_LEVEL_TXN]), 4,
-	  0, 100, "percent of StockLevel" },
+	  DTXN_OPT_UNSET, 0, 100, "percent of OrderStatus" },
+	{ "mix_delivery", DTXN_OPT_U64, offsetof(struct tpcc_conf, mix[TPCC_DELIVERY_TXN]),
+	  DTXN_OPT_UNSET, 0, 100, "percent of Delivery" },
+	{ "mix_stock_level", DTXN_OPT_U64, offsetof(struct tpcc_conf, mix[TPCC_STOCK_LEVEL_TXN]),
+	  DTXN_OPT_UNSET, 0, 100, "percent of StockLevel" },
 	BENCH_THETA_OPT(struct tpcc_conf, theta,
 			"zipf skew of NewOrder's item ids, replacing NURand(8191); 0 is uniform"),
 };
@@ -55,18 +100,20 @@ static const struct dtxn_opt tpcc_opts[] = {
 static int
 tpcc_create(struct dtxn_bench *b)
 {
-	const struct tpcc_conf *conf = b->conf;
+	struct tpcc_conf *conf = b->conf;
 	struct tpcc_priv *p;
-	uint64_t sum = 0;
+	uint64_t sum;
 	int rc = bench_conf_check(b);
 
 	if (rc != 0)
 		return rc;
-	for (unsigned i = 0; i < TPCC_N_TYPES; i++)
-		sum += conf->mix[i];
+	/* The preset's shares, each mix_* given in its place; written back
+	 * into b->conf, so the report's config shows the mix that runs. */
+	sum = tpcc_mix_resolve(conf);
 	if (sum != 100) {
-		bench_set_err(b, "tpcc: mix_new_order + mix_payment + mix_order_status + mix_delivery + mix_stock_level = %" PRIu64 ", must be 100",
-			      sum);
+		bench_set_err(b, "tpcc: mix %s with the mix_* given: new_order %" PRIu64 " + payment %" PRIu64 " + order_status %" PRIu64 " + delivery %" PRIu64 " + stock_level %" PRIu64 " = %" PRIu64 ", must be 100",
+			      tpcc_mix_names[conf->mix_preset], conf->mix[0], conf->mix[1],
+			      conf->mix[2], conf->mix[3], conf->mix[4], sum);
 		return -EINVAL;
 	}
 	p = rte_zmalloc("tpcc_priv", sizeof(*p), 0);

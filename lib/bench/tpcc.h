@@ -302,9 +302,31 @@ struct tpcc_conf {
 	uint64_t warehouses;
 	uint64_t tpcc_scale;
 	uint64_t max_new_orders;
-	uint64_t mix[TPCC_N_TYPES];
+	uint64_t mix_preset;   /* enum tpcc_mix_preset (option `mix`) */
+	uint64_t mix[TPCC_N_TYPES]; /* DTXN_OPT_U64_UNSET: the preset's share */
 	double theta;          /* DTXN_OPT_UNSET: NURand items */
 };
+
+/*
+ * The mix presets (option `mix`; doc/guides/tpcc.md, "Mix presets"), each
+ * the mix an artifact runs. tpcc.c holds their shares and sources.
+ */
+enum tpcc_mix_preset {
+	TPCC_MIX_STANDARD = 0, /* clause 5.2.3's minimums: 45/43/4/4/4 */
+	TPCC_MIX_FORD,         /* FORD's artifact: the standard mix */
+	TPCC_MIX_MOTOR,        /* Motor's artifact: the standard mix */
+	TPCC_MIX_LOTUS,        /* Lotus (no public code): the standard mix */
+	TPCC_MIX_CREST,        /* CREST's artifact and its FORD and Motor: 50/46/4/0/0 */
+	TPCC_N_MIX_PRESETS,
+};
+
+/*
+ * Resolves the mix of @p conf: the preset's shares, each replaced by its
+ * mix_* option where one was given (not DTXN_OPT_U64_UNSET), into
+ * conf->mix[]. Create time (tpcc.c).
+ * @return the sum of the five shares (a valid mix sums to 100).
+ */
+uint64_t tpcc_mix_resolve(struct tpcc_conf *conf);
 
 /* The run-time constants C of NURand (clause 2.1.6). */
 struct tpcc_nurand_c {

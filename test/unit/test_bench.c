@@ -662,6 +662,51 @@ test_theta_options(void **state)
 	bad.conf_size = sizeof(double);
 	assert_int_equal(dtxn_bench_register(&bad), -EINVAL);
 	assert_null(dtxn_bench_find("ut_unset"));
+
+	/* A U64 option off by default whose max reaches its marker is refused too. */
+	struct dtxn_opt bad_u64 = { "ut_n", DTXN_OPT_U64, 0, DTXN_OPT_UNSET, 0, 0x1p64, "x" };
+
+	bad.opts = &bad_u64;
+	bad.conf_size = sizeof(uint64_t);
+	assert_int_equal(dtxn_bench_register(&bad), -EINVAL);
+	assert_null(dtxn_bench_find("ut_unset"));
+}
+
+/* DTXN_OPT_NAME options: a name is stored as its index; the table must
+ * list max + 1 names, min 0 and a default among them. */
+static void
+test_opt_name(void **state)
+{
+	static const char *const names[] = { "alpha", "beta", NULL };
+	struct dtxn_opt o = { "ut_pick", DTXN_OPT_NAME, 0, 1, 0, 1, "x", names };
+	struct dtxn_bench_ops bad = fake_ops;
+	uint64_t v = 7;
+	char err[160];
+
+	(void)state;
+	assert_int_equal(dtxn_opt_set(&o, &v, "alpha", err, sizeof(err)), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(dtxn_opt_set(&o, &v, "beta", err, sizeof(err)), 0);
+	assert_int_equal(v, 1);
+	expect_opt_error(&o, &v, "gamma", "--ut_pick: 'gamma' is not one of alpha, beta");
+	expect_opt_error(&o, &v, "1", "--ut_pick: '1' is not one of alpha, beta");
+	assert_int_equal(v, 1);
+	assert_string_equal(dtxn_opt_name(&o, 0), "alpha");
+	assert_null(dtxn_opt_name(&o, 2));
+
+	bad.name = "ut_name";
+	bad.opts = &o;
+	bad.n_opts = 1;
+	bad.conf_size = sizeof(uint64_t);
+	o.max = 2; /* more than the names */
+	assert_int_equal(dtxn_bench_register(&bad), -EINVAL);
+	o.max = 1;
+	o.names = NULL;
+	assert_int_equal(dtxn_bench_register(&bad), -EINVAL);
+	o.names = names;
+	o.def = DTXN_OPT_UNSET;
+	assert_int_equal(dtxn_bench_register(&bad), -EINVAL);
+	assert_null(dtxn_bench_find("ut_name"));
 }
 
 static void
@@ -1223,6 +1268,7 @@ main(void)
 		cmocka_unit_test(test_kvs_mix),
 		cmocka_unit_test(test_create_rejects),
 		cmocka_unit_test(test_theta_options),
+		cmocka_unit_test(test_opt_name),
 		cmocka_unit_test(test_theta_smallbank),
 		cmocka_unit_test(test_theta_tpcc_items),
 		cmocka_unit_test(test_runner),

@@ -146,6 +146,102 @@ test_mix_and_options(void **state)
 	dtxn_bench_free(b);
 }
 
+/* Draws @p draws types from @p b and compares each share with want[] (percent). */
+static void
+assert_mix_drawn(struct dtxn_bench *b, const uint64_t want[TPCC_N_TYPES])
+{
+	unsigned hist[TPCC_N_TYPES] = { 0 };
+	const unsigned draws = 100000;
+	struct dtxn_rng r;
+
+	dtxn_rng_seed(&r, 5);
+	for (unsigned i = 0; i < draws; i++)
+		hist[b->ops->pick(b, &r)]++;
+	for (unsigned t = 0; t < TPCC_N_TYPES; t++) {
+		if (want[t] == 0)
+			assert_int_equal(hist[t], 0);
+		else
+			assert_true(fabs((double)hist[t] / draws - (double)want[t] / 100) < 0.006);
+	}
+}
+
+/* The `mix` presets (doc/guides/tpcc.md, "Mix presets"): each artifact's
+ * shares; a mix_* given replaces its share of the preset; a bad sum names
+ * the preset and every share; a name not among the presets is refused. */
+static void
+test_mix_presets(void **state)
+{
+	const struct dtxn_bench_ops *ops = dtxn_bench_find("tpcc");
+	const struct dtxn_opt *mix = NULL;
+	static const uint64_t crest[TPCC_N_TYPES] = { 50, 46, 4, 0, 0 };
+	static const uint64_t standard[TPCC_N_TYPES] = { 45, 43, 4, 4, 4 };
+	static const char *const std_names[] = { "standard", "ford", "motor", "lotus" };
+	const struct tpcc_conf *conf;
+	struct dtxn_bench *b;
+	char err[160];
+
+	(void)state;
+	for (unsigned i = 0; i < ops->n_opts; i++)
+		if (strcmp(ops->opts[i].name, "mix") == 0)
+			mix = &ops->opts[i];
+	assert_non_null(mix);
+	assert_int_equal(mix->type, DTXN_OPT_NAME);
+
+	/* the default is the standard mix, every mix_* resolved into the conf */
+	b = small_tpcc(1, "1000");
+	conf = b->conf;
+	assert_string_equal(dtxn_opt_name(mix, conf->mix_preset), "standard");
+	assert_memory_equal(conf->mix, standard, sizeof(standard));
+	assert_mix_drawn(b, standard);
+	dtxn_bench_free(b);
+
+	/* CREST's artifact: NewOrder 50 / Payment 46 / OrderStatus 4, never Delivery or StockLevel */
+	b = dtxn_bench_alloc(ops, 1);
+	set_opt(b, "mix", "crest");
+	assert_int_equal(ops->create(b), 0);
+	conf = b->conf;
+	assert_memory_equal(conf->mix, crest, sizeof(crest));
+	assert_mix_drawn(b, crest);
+	dtxn_bench_free(b);
+
+	/* FORD's, Motor's and Lotus's artifacts run the standard mix */
+	for (unsigned k = 0; k < RTE_DIM(std_names); k++) {
+		b = dtxn_bench_alloc(ops, 1);
+		set_opt(b, "mix", std_names[k]);
+		assert_int_equal(ops->create(b), 0);
+		assert_memory_equal(((const struct tpcc_conf *)b->conf)->mix, standard,
+				    sizeof(standard));
+		dtxn_bench_free(b);
+	}
+
+	/* a mix_* given replaces the preset's share: crest with 4% StockLevel from Payment */
+	b = dtxn_bench_alloc(ops, 1);
+	set_opt(b, "mix", "crest");
+	set_opt(b, "mix_payment", "42");
+	set_opt(b, "mix_stock_level", "4");
+	assert_int_equal(ops->create(b), 0);
+	assert_mix_drawn(b, (const uint64_t[TPCC_N_TYPES]){ 50, 42, 4, 0, 4 });
+	dtxn_bench_free(b);
+
+	/* a replaced share that breaks the sum: one line naming the preset and the shares */
+	b = dtxn_bench_alloc(ops, 1);
+	set_opt(b, "mix", "crest");
+	set_opt(b, "mix_delivery", "4");
+	assert_int_equal(ops->create(b), -EINVAL);
+	assert_non_null(strstr(b->err, "mix crest"));
+	assert_non_null(strstr(b->err, "delivery 4"));
+	assert_non_null(strstr(b->err, "= 104, must be 100"));
+	dtxn_bench_free(b);
+
+	/* a name that is no preset */
+	b = dtxn_bench_alloc(ops, 1);
+	assert_int_equal(dtxn_opt_set(mix, b->conf, "Crest", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--mix: 'Crest' is not one of standard, ford, motor, lotus, crest"));
+	assert_int_equal(dtxn_opt_set(mix, b->conf, "", err, sizeof(err)), -EINVAL);
+	assert_null(dtxn_opt_name(mix, TPCC_N_MIX_PRESETS));
+	dtxn_bench_free(b);
+}
+
 /* bench_room_buckets: with the buckets it returns, about p_full of the
  * buckets are full once the table holds its rows (simulated). */
 static void
@@ -384,6 +480,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inputs),
 		cmocka_unit_test(test_mix_and_options),
+		cmocka_unit_test(test_mix_presets),
 		cmocka_unit_test(test_room_sizing),
 		cmocka_unit_test(test_run_and_teeth),
 		cmocka_unit_test(test_full_tables),
