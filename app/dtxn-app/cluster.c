@@ -7,7 +7,10 @@
  * template (doc/guides/cluster.md, "Across hosts"), which dtxn-app
  * accepts and ignores. A key
  * applies unless the same option was given on the command line or in the
- * --config INI, so a sweep can vary one figure of a preset. Then the CPU
+ * --config INI, so a sweep can vary one figure of a preset; a --nic given
+ * there replaces the preset's cn_nic too (the CNs take --nic unless
+ * --cn-nic is given: `--cluster lotus --nic cx3` is model v1 on every
+ * node, doc/guides/fabric.md, "NIC model v2"). Then the CPU
  * model (--cpu) and the CN RNIC model (--cn-nic) are resolved and loaded,
  * so that a bad file is reported before the EAL starts.
  */
@@ -74,6 +77,7 @@ static int
 cluster_apply(struct app_conf *c)
 {
 	const uint64_t given = c->given;
+	const bool own_nic = app_conf_given(c, "nic"); /* before the preset sets it */
 	bool seen[RTE_DIM(g_cluster_keys)] = { false };
 	const char *path = c->cluster_path;
 	char err[APP_ORIGIN_MAX];
@@ -106,6 +110,8 @@ cluster_apply(struct app_conf *c)
 		snprintf(origin, sizeof(origin), "--cluster %.4000s:%u: %s", path, e->line, e->name);
 		if (app_conf_given(c, g_cluster_keys[k]))
 			continue; /* the command line or --config wins */
+		if (strcmp(g_cluster_keys[k], "cn_nic") == 0 && own_nic)
+			continue; /* a --nic of one's own is every node's, unless --cn-nic */
 		if (app_conf_set(c, g_cluster_keys[k], e->value, origin) != 0)
 			goto out;
 	}
