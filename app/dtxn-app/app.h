@@ -322,6 +322,17 @@ void app_crash_report_install(void);
  */
 int app_crash_test_aid(void);
 
+/**
+ * TEST AID: DTXN_TEST_STOP_IN=LOCK or LOCK@NODE arms the plock test aid
+ * (dtxn_plock_test_stop_in()) in this process, or only in the process
+ * whose --node is NODE: from here on, it stops for good inside the first
+ * critical section of the plock named LOCK ("ctl", "qpdir") it enters,
+ * to be SIGKILLed there (usertools/dtxn-cluster --kill NODE@aid). A CN
+ * calls it as its run begins, after the start barrier, so that the
+ * acquisitions of its start-up do not stop it. Main thread.
+ */
+void app_stop_in_test_aid(const struct app_conf *c);
+
 /** Runs the configured job after rte_eal_init(). @return an APP_EXIT_* code. */
 int app_run(const struct app_conf *c);
 

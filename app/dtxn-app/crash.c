@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "dtxn_plock.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
 #define CRASH_SANITIZED 1
@@ -120,4 +121,23 @@ app_crash_test_aid(void)
 		abort();
 	app_err("DTXN_TEST_RAISE '%s': expected segv or abrt (a test aid: doc/guides/testing.md, \"Crashes\")", v);
 	return -1;
+}
+
+void
+app_stop_in_test_aid(const struct app_conf *c)
+{
+	static char lock[64];
+	const char *v = getenv("DTXN_TEST_STOP_IN");
+	const char *at;
+	size_t n;
+
+	if (v == NULL || v[0] == '\0')
+		return;
+	at = strchr(v, '@');
+	n = at != NULL ? (size_t)(at - v) : strlen(v);
+	if ((at != NULL && strcmp(at + 1, c->node) != 0) || n == 0 || n >= sizeof(lock))
+		return;
+	memcpy(lock, v, n);
+	lock[n] = '\0';
+	dtxn_plock_test_stop_in(lock);
 }

@@ -95,6 +95,19 @@ app_cp_checker(struct app_cp *cp)
 	return app_cn_checker(cp->c, cp->ctl);
 }
 
+int
+app_cp_checker_wait(struct app_cp *cp, int checker)
+{
+	return cp->cf != NULL ? checker : app_cn_checker_wait(cp->c, cp->ctl, checker);
+}
+
+void
+app_cp_checked(struct app_cp *cp)
+{
+	if (cp->cf == NULL)
+		app_cn_checked(cp->ctl);
+}
+
 /* The shm control block's account of the peers' counters (run.c's, as it was). */
 static int
 cp_shared_counters(struct app_cp *cp, struct dtxn_bench *b, struct dtxn_bench_ctx *out,

@@ -18,64 +18,11 @@
 #include <rte_memzone.h>
 
 #include "dtxn_bench.h"
+#include "dtxn_plock.h"
 #include "dtxn_sched.h"
 #include "role.h"
 
 #define ROLE_CTL_ZONE "dtxn_ctl"
-
-bool
-app_role_alive(int32_t pid)
-{
-	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
-}
-
-/* Whether /proc/@p pid/status shows SIGKILL pending (@p field "ShdPnd:" or "SigPnd:"). */
-static bool
-role_kill_pending(FILE *f, const char *field)
-{
-	char line[128];
-	size_t n = strlen(field);
-
-	rewind(f);
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (strncmp(line, field, n) == 0)
-			return (strtoull(line + n, NULL, 16) >> (SIGKILL - 1)) & 1;
-	return false;
-}
-
-enum app_proc_state
-app_role_proc_state(int32_t pid)
-{
-	char path[64], buf[512], state = 0;
-	enum app_proc_state ps = APP_PROC_LIVE;
-	const char *rp;
-	size_t n;
-	FILE *f;
-
-	if (!app_role_alive(pid))
-		return APP_PROC_GONE;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return errno == ENOENT ? APP_PROC_GONE : APP_PROC_LIVE;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* "pid (comm) S ...": the state follows the last ')' (comm may hold one) */
-	rp = strrchr(buf, ')');
-	if (rp != NULL && rp[1] == ' ')
-		state = rp[2];
-	if (state == 'Z' || state == 'X' || state == 'x')
-		return APP_PROC_GONE; /* no thread left: it executes nothing more */
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return errno == ENOENT ? APP_PROC_GONE : APP_PROC_LIVE;
-	if (role_kill_pending(f, "ShdPnd:") || role_kill_pending(f, "SigPnd:"))
-		ps = APP_PROC_DYING;
-	fclose(f);
-	return ps;
-}
 
 /* The run every process must agree on: what shapes the catalog and the
  * layout of MN memory, and what the CNs split between them. */
@@ -119,7 +66,7 @@ role_ctl_get(void)
 bool
 app_role_slot_dead(const struct app_ctl_node *n)
 {
-	return n->pid != 0 && n->pid != getpid() && !app_role_alive(n->pid) &&
+	return n->pid != 0 && n->pid != getpid() && !dtxn_proc_alive(n->pid) &&
 	       (n->state == APP_NODE_STARTING || n->state == APP_NODE_READY);
 }
 
@@ -151,26 +98,26 @@ role_restart_wait(const struct app_conf *c, struct app_ctl *ctl, struct app_ctl_
 		int32_t pid = self->pid;
 
 		if (role_run_over(ctl)) {
-			rte_spinlock_unlock(&ctl->lock);
+			dtxn_plock_unlock(&ctl->lock);
 			app_err("--node %s: the cluster's run is over (every CN is done or gone; the invariants are being checked): too late to rejoin",
 				c->node);
 			return -1;
 		}
 
-		rte_spinlock_unlock(&ctl->lock);
+		dtxn_plock_unlock(&ctl->lock);
 		if (dtxn_now_ns() >= deadline) {
 			app_err("--node %s: its previous process (%d) died and no survivor recovered it within %g s (--connect-timeout; is failure detection off: --lease-ms 0?)",
 				c->node, (int)pid, c->connect_timeout_s);
 			return -1;
 		}
 		nanosleep(&ts, NULL);
-		rte_spinlock_lock(&ctl->lock);
+		dtxn_plock_lock(&ctl->lock, "ctl");
 		if (self->settled)
 			printf("dtxn: %s: its previous process was recovered; waited %.1f ms\n",
 			       c->node, (double)(dtxn_now_ns() - t0) / 1e6);
 	}
 	if (app_role_slot_dead(self) && role_run_over(ctl)) {
-		rte_spinlock_unlock(&ctl->lock);
+		dtxn_plock_unlock(&ctl->lock);
 		app_err("--node %s: the cluster's run is over (every CN is done or gone; the invariants are being checked): too late to rejoin",
 			c->node);
 		return -1;
@@ -212,13 +159,13 @@ role_announce_withdraw(const struct app_conf *c, struct app_ctl *ctl)
 
 	if (strcmp(c->role, "cn") != 0)
 		return;
-	rte_spinlock_lock(&ctl->lock);
+	dtxn_plock_lock(&ctl->lock, "ctl");
 	if (ctl->restart_pending & bit) {
 		ctl->restart_pending &= ~bit;
 		printf("dtxn: %s: its announced restart is withdrawn (this process does not serve it)\n",
 		       c->node);
 	}
-	rte_spinlock_unlock(&ctl->lock);
+	dtxn_plock_unlock(&ctl->lock);
 }
 
 static struct app_ctl *role_claim(const struct app_conf *c, struct app_ctl *ctl, int *rc);
@@ -249,7 +196,7 @@ role_claim(const struct app_conf *c, struct app_ctl *ctl, int *rc)
 	int32_t holder;
 
 	app_role_desc(c, desc, sizeof(desc));
-	rte_spinlock_lock(&ctl->lock);
+	dtxn_plock_lock(&ctl->lock, "ctl");
 	if (ctl->magic != APP_CTL_MAGIC) {
 		snprintf(ctl->version, sizeof(ctl->version), "%s", DTXN_VERSION);
 		snprintf(ctl->desc, sizeof(ctl->desc), "%s", desc);
@@ -257,14 +204,14 @@ role_claim(const struct app_conf *c, struct app_ctl *ctl, int *rc)
 		ctl->magic = APP_CTL_MAGIC;
 	}
 	if (strcmp(ctl->version, DTXN_VERSION) != 0) {
-		rte_spinlock_unlock(&ctl->lock);
+		dtxn_plock_unlock(&ctl->lock);
 		app_err("--node %s: version mismatch: this dtxn-app is %s, the cluster runs %s",
 			c->node, DTXN_VERSION, ctl->version);
 		*rc = APP_EXIT_USAGE;
 		return NULL;
 	}
 	if (strcmp(ctl->desc, desc) != 0) {
-		rte_spinlock_unlock(&ctl->lock);
+		dtxn_plock_unlock(&ctl->lock);
 		app_err("--node %s: catalog mismatch: this process runs '%s', the cluster '%s'",
 			c->node, desc, ctl->desc);
 		*rc = APP_EXIT_USAGE;
@@ -276,14 +223,14 @@ role_claim(const struct app_conf *c, struct app_ctl *ctl, int *rc)
 		return NULL; /* unlocked, one line */
 	}
 	holder = self->pid;
-	if (holder != getpid() && app_role_alive(holder)) {
-		rte_spinlock_unlock(&ctl->lock);
+	if (holder != getpid() && dtxn_proc_alive(holder)) {
+		dtxn_plock_unlock(&ctl->lock);
 		app_err("--node %s: already served by process %d", c->node, (int)holder);
 		*rc = APP_EXIT_USAGE;
 		return NULL;
 	}
 	if (strcmp(c->role, "cn") == 0 && self->state == APP_NODE_DONE) {
-		rte_spinlock_unlock(&ctl->lock);
+		dtxn_plock_unlock(&ctl->lock);
 		app_err("--node %s: this cluster's MNs already served a run; restart them (usertools/dtxn-cluster stop, start)",
 			c->node);
 		*rc = APP_EXIT_USAGE;
@@ -297,7 +244,7 @@ role_claim(const struct app_conf *c, struct app_ctl *ctl, int *rc)
 			ctl->restart_pending &= ~bit;
 		ctl->cn_claimed |= bit;
 	}
-	rte_spinlock_unlock(&ctl->lock);
+	dtxn_plock_unlock(&ctl->lock);
 	return ctl;
 }
 
@@ -309,13 +256,13 @@ app_role_release(const struct app_conf *c, struct app_ctl *ctl)
 	if (ctl == NULL)
 		return;
 	self = app_role_self(c, ctl);
-	rte_spinlock_lock(&ctl->lock);
+	dtxn_plock_lock(&ctl->lock, "ctl");
 	if (self->pid == getpid()) {
 		self->pid = 0;
 		if (self->state != APP_NODE_DONE)
 			self->state = APP_NODE_FREE;
 	}
-	rte_spinlock_unlock(&ctl->lock);
+	dtxn_plock_unlock(&ctl->lock);
 }
 
 /*
@@ -334,7 +281,7 @@ role_wait(const struct app_conf *c, struct app_ctl_node *nodes, unsigned n, cons
 	for (;;) {
 		for (i = 0; i < n; i++) {
 			bool has = __atomic_load_n(&nodes[i].state, __ATOMIC_ACQUIRE) >= (uint32_t)state;
-			bool alive = app_role_alive(__atomic_load_n(&nodes[i].pid, __ATOMIC_RELAXED));
+			bool alive = dtxn_proc_alive(__atomic_load_n(&nodes[i].pid, __ATOMIC_RELAXED));
 
 			if (gone_ok ? !has && alive : !has || !alive)
 				break;

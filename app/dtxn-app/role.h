@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <rte_spinlock.h>
+#include "dtxn_plock.h"
 
 #include "dtxn_fabric.h"
 #include "app.h"
@@ -90,10 +90,11 @@ struct app_ctl_node {
 /** The control block (memzone "dtxn_ctl"). */
 struct app_ctl {
 	uint64_t magic;                    /**< APP_CTL_MAGIC once initialised */
-	rte_spinlock_t lock;
+	dtxn_plock_t lock;                 /**< a plock (dtxn_plock.h): a holder killed inside is taken over */
 	char version[64];                  /**< dtxn version of the first process */
 	char desc[APP_CTL_DESC_MAX];       /**< the run every process must agree on */
 	uint32_t checker_taken;            /**< CN index + 1 of the one that checks the invariants (app_cn_checker()), 0: none yet */
+	uint32_t checked;                  /**< 1 once the checker wrote its report (app_cn_checked()) */
 	/**
 	 * 1 once a CN ended its run and found every CN DONE or gone, under
 	 * @c lock (app_cn_done()): the invariant check is about to read the
@@ -188,25 +189,6 @@ const char *app_cluster_name(const struct app_conf *c);
  */
 bool app_role_slot_dead(const struct app_ctl_node *n);
 
-/** @return true if process @p pid lives (kill(pid, 0)): a zombie too. */
-bool app_role_alive(int32_t pid);
-
-/** What app_role_proc_state() found of a process. */
-enum app_proc_state {
-	APP_PROC_GONE,  /**< no such process, or a zombie: none of its threads runs */
-	APP_PROC_DYING, /**< SIGKILL pending: its threads are being torn down */
-	APP_PROC_LIVE,  /**< running, sleeping or stopped (SIGSTOP): it may run again */
-};
-
-/**
- * How far process @p pid is from gone, from /proc/PID/stat (state Z or X:
- * gone) and /proc/PID/status (SIGKILL in ShdPnd or SigPnd: dying). A
- * SIGKILLed process with gigabytes of hugepages mapped takes a while to
- * tear down, and its parent reaps it when it is scheduled: kill(pid, 0)
- * says it lives until then. Linux only; an unreadable /proc says LIVE.
- * Thread-safe (no state).
- */
-enum app_proc_state app_role_proc_state(int32_t pid);
 
 /** @return true for --role mn or cn. */
 bool app_role_split(const struct app_conf *c);
@@ -290,6 +272,21 @@ void app_cn_done(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_benc
  * @return the checker's CN index (0 for cn0), or -1 if no CN is DONE.
  */
 int app_cn_checker(const struct app_conf *c, struct app_ctl *ctl);
+
+/**
+ * A CN that is not the checker (@p checker, from app_cn_checker()) waits
+ * until the checker has written its report (app_cn_checked()). If the
+ * checker's process is gone first (killed after it handed its counters
+ * over, before or during its check), the lowest CN that is DONE and alive
+ * claims checker_taken from it with one CAS (one line): no invariant goes
+ * unchecked because the checker died. Main lcore; sleeps 10 ms between
+ * looks, as long as a live checker takes.
+ * @return the checker's CN index: this CN's own when it took over.
+ */
+int app_cn_checker_wait(const struct app_conf *c, struct app_ctl *ctl, int checker);
+
+/** The checker wrote its report: its peers waiting in app_cn_checker_wait() may go. */
+void app_cn_checked(struct app_ctl *ctl);
 
 /**
  * The peer CNs that never handed over their counters (killed before
@@ -435,6 +432,17 @@ int app_cp_done(struct app_cp *cp, struct dtxn_bench_ctx *const *ctxs, unsigned 
  * @return its CN index, or -1 if none did.
  */
 int app_cp_checker(struct app_cp *cp);
+
+/**
+ * app_cn_checker_wait() on the shm control block; across hosts (the
+ * fabric's control area) it returns @p checker at once: a checker that
+ * dies there leaves the invariants unchecked (a failed check, not a
+ * silent pass).
+ */
+int app_cp_checker_wait(struct app_cp *cp, int checker);
+
+/** app_cn_checked() on the shm control block; nothing across hosts. */
+void app_cp_checked(struct app_cp *cp);
 
 /**
  * The checker's side: one finished context per peer CN whose counters

@@ -174,9 +174,9 @@ cn_close(const struct app_conf *c, struct app_ctl *ctl, bool force, bool expired
 	bool all = true;
 	uint64_t missed = 0;
 
-	rte_spinlock_lock(&ctl->lock);
+	dtxn_plock_lock(&ctl->lock, "ctl");
 	for (unsigned j = 0; j < c->cn && !force; j++)
-		if (ctl->cn[j].state != APP_NODE_DONE && app_role_alive(ctl->cn[j].pid))
+		if (ctl->cn[j].state != APP_NODE_DONE && dtxn_proc_alive(ctl->cn[j].pid))
 			all = false; /* running, or a restart that claimed its node meanwhile */
 	if (force || expired) {
 		missed = ctl->restart_pending;
@@ -187,7 +187,7 @@ cn_close(const struct app_conf *c, struct app_ctl *ctl, bool force, bool expired
 		all = false;
 	if (all || force)
 		__atomic_store_n(&ctl->closed, 1, __ATOMIC_RELEASE);
-	rte_spinlock_unlock(&ctl->lock);
+	dtxn_plock_unlock(&ctl->lock);
 	for (unsigned j = 0; j < c->cn; j++)
 		if (missed & (UINT64_C(1) << j))
 			printf("dtxn: %s: cn%u's announced restart did not claim its node within %g s (--connect-timeout): the cluster closes without it\n",
@@ -297,7 +297,7 @@ peers_named(const struct app_conf *c, struct app_ctl *ctl, int kind, char *names
 int
 app_cn_checker(const struct app_conf *c, struct app_ctl *ctl)
 {
-	uint32_t want = 0;
+	uint32_t want = 0, taken;
 
 	for (unsigned j = 0; j < c->cn && want == 0; j++)
 		if (__atomic_load_n(&ctl->cn[j].state, __ATOMIC_ACQUIRE) == APP_NODE_DONE)
@@ -311,7 +311,55 @@ app_cn_checker(const struct app_conf *c, struct app_ctl *ctl)
 		(void)__atomic_compare_exchange_n(&ctl->checker_taken, &none, want, false,
 						  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	}
-	return (int)__atomic_load_n(&ctl->checker_taken, __ATOMIC_ACQUIRE) - 1;
+	/* not claimed yet: the lowest DONE one will (app_cn_checker_wait() if it died) */
+	taken = __atomic_load_n(&ctl->checker_taken, __ATOMIC_ACQUIRE);
+	return (int)(taken != 0 ? taken : want) - 1;
+}
+
+int
+app_cn_checker_wait(const struct app_conf *c, struct app_ctl *ctl, int checker)
+{
+	const struct timespec nap = { 0, 10 * 1000 * 1000 };
+
+	while (checker >= 0 && checker != (int)c->node_idx &&
+	       !__atomic_load_n(&ctl->checked, __ATOMIC_ACQUIRE)) {
+		int32_t pid = __atomic_load_n(&ctl->cn[checker].pid, __ATOMIC_ACQUIRE);
+		uint32_t was = (uint32_t)checker + 1, want = 0, taken;
+
+		if (pid != 0 && dtxn_proc_state(pid) != DTXN_PROC_GONE) {
+			nanosleep(&nap, NULL);
+			continue;
+		}
+		if (__atomic_load_n(&ctl->checked, __ATOMIC_ACQUIRE))
+			break; /* it wrote its report, then exited */
+		/* gone before its report: the lowest live DONE CN checks instead */
+		for (unsigned j = 0; j < c->cn && want == 0; j++)
+			if (__atomic_load_n(&ctl->cn[j].state, __ATOMIC_ACQUIRE) == APP_NODE_DONE &&
+			    j + 1 != was &&
+			    (j == c->node_idx || dtxn_proc_state(ctl->cn[j].pid) != DTXN_PROC_GONE))
+				want = j + 1;
+		if (want == 0)
+			break; /* none left that could: unchecked, and the report says so */
+		taken = __atomic_load_n(&ctl->checker_taken, __ATOMIC_ACQUIRE);
+		if (want == c->node_idx + 1 && (taken == 0 || taken == was))
+			(void)__atomic_compare_exchange_n(&ctl->checker_taken, &taken, want, false,
+							  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+		taken = __atomic_load_n(&ctl->checker_taken, __ATOMIC_ACQUIRE);
+		if (taken == 0 || taken == was) {
+			nanosleep(&nap, NULL); /* the next one's claim is due */
+			continue;
+		}
+		printf("dtxn: %s: cn%d died before it checked the invariants; cn%u checks them\n",
+		       c->node, checker, taken - 1);
+		checker = (int)taken - 1;
+	}
+	return checker;
+}
+
+void
+app_cn_checked(struct app_ctl *ctl)
+{
+	__atomic_store_n(&ctl->checked, 1, __ATOMIC_RELEASE);
 }
 
 unsigned
@@ -390,7 +438,7 @@ app_cn_settle_dead(const struct app_conf *c, struct app_ctl *ctl, const struct d
 
 	if (__atomic_load_n(&dead->settled, __ATOMIC_ACQUIRE))
 		return 0;
-	if (app_role_alive(__atomic_load_n(&dead->pid, __ATOMIC_ACQUIRE)))
+	if (dtxn_proc_alive(__atomic_load_n(&dead->pid, __ATOMIC_ACQUIRE)))
 		return -EAGAIN; /* fenced but not gone yet: its stores are not final */
 
 	/* the dead process stores no more (fail-stop): its last stores are final */
@@ -411,7 +459,7 @@ app_cn_dead_mn(const struct app_conf *c, const struct app_ctl *ctl)
 	if (!app_role_shared(c))
 		return -1; /* mlx5: no MN pids here; a lost MN fails WRs instead */
 	for (unsigned i = 0; i < c->mn; i++)
-		if (!app_role_alive(__atomic_load_n(&ctl->mn[i].pid, __ATOMIC_RELAXED)))
+		if (!dtxn_proc_alive(__atomic_load_n(&ctl->mn[i].pid, __ATOMIC_RELAXED)))
 			return (int)i;
 	return -1;
 }

@@ -590,14 +590,14 @@ cn_drain_dead(void *arg, uint16_t node)
 	const uint64_t now = dtxn_now_ns();
 	int n;
 
-	enum app_proc_state ps = app_role_proc_state(__atomic_load_n(&dead->pid, __ATOMIC_ACQUIRE));
+	enum dtxn_proc_state ps = dtxn_proc_state(__atomic_load_n(&dead->pid, __ATOMIC_ACQUIRE));
 
-	if (ps != APP_PROC_DYING)
+	if (ps != DTXN_PROC_DYING)
 		r->dying_since[node] = 0; /* a later death of the node (a restart) waits afresh */
 	switch (ps) {
-	case APP_PROC_LIVE:
+	case DTXN_PROC_LIVE:
 		return 0;
-	case APP_PROC_DYING:
+	case DTXN_PROC_DYING:
 		if (r->dying_since[node] == 0) {
 			r->dying_since[node] = now;
 			printf("dtxn: %s: node %u's process is still being torn down: its recovery waits for it\n",
@@ -609,7 +609,7 @@ cn_drain_dead(void *arg, uint16_t node)
 		       r->conf->node, node, (double)APP_DYING_MAX_NS / 1e9);
 		r->dying_since[node] = 0;
 		return 0;
-	case APP_PROC_GONE:
+	case DTXN_PROC_GONE:
 		break;
 	}
 	n = dtxn_fabric_drain_node(r->fabric, node);
@@ -795,6 +795,7 @@ check_and_report(struct app_run *r, double seconds)
 		dtxn_report_conf(rep, "node", "%s", c->node);
 		cn_report_rejoin(r, rep);
 		checker = app_cp_checker(&r->cp);
+		checker = app_cp_checker_wait(&r->cp, checker); /* a checker that died: another */
 		invariants = checker == (int)c->node_idx;
 		if (invariants) {
 			int np = app_cp_counters(&r->cp, r->bench, peers, rep);
@@ -824,6 +825,8 @@ check_and_report(struct app_run *r, double seconds)
 		}
 	rc = app_report_finish(c, r->bench, r->db, (struct dtxn_bench_ctx *const *)ctxs, n,
 			       invariants, rep);
+	if (r->ctl != NULL && invariants)
+		app_cp_checked(&r->cp); /* the peers waiting for this check may go */
 	free(recov);
 	free(ctxs);
 	free(peers);
@@ -996,6 +999,7 @@ app_run(const struct app_conf *c)
 		       RTE_MIN(r.n_lcores, r.n_workers));
 	fflush(stdout);
 
+	app_stop_in_test_aid(c); /* armed from here: a test stops it inside a lock during the run */
 	if (c->cn == 1 && r.ctl == NULL) {
 		for (unsigned wi = 0; wi < r.n_workers; wi++)
 			rte_eal_remote_launch(app_worker_main, &r.workers[wi], r.workers[wi].lcore);

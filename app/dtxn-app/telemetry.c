@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <rte_telemetry.h>
 
 #include "role.h"

@@ -60,6 +60,10 @@ shm_qp_drain(struct shm_fabric *sf, struct shm_qp *qp, unsigned *applied, unsign
 		}
 		w->status = dtxn_fabric_node_exec(&sf->base, qp->mn_base, qp->mn_size,
 						  qp->base.remote_node, wr);
+		/* recorded WR by WR: a survivor that takes the drain over from a
+		 * drainer killed here (the directory's lock, dtxn_plock.h) redoes
+		 * at most this one WR (idempotent but for a FAA) */
+		__atomic_store_n(&qp->exec, exec + 1, __ATOMIC_RELEASE);
 		(*applied)++;
 	}
 	__atomic_store_n(&qp->exec, tail, __ATOMIC_RELEASE);
@@ -74,14 +78,14 @@ shm_drain_node(struct dtxn_fabric *f, uint16_t node)
 
 	if (node < sf->n_mn || node >= sf->n_nodes)
 		return -EINVAL;
-	rte_spinlock_lock(&d->lock);
+	dtxn_plock_lock(&d->lock, "qpdir");
 	for (unsigned i = 0; i < SHM_QPDIR_SIZE; i++) {
-		struct shm_qp *qp = d->ent[i].qp;
+		struct shm_qp *qp = __atomic_load_n(&d->ent[i].qp, __ATOMIC_ACQUIRE);
 
 		if (qp != NULL && d->ent[i].local == node)
 			shm_qp_drain(sf, qp, &applied, &dropped);
 	}
-	rte_spinlock_unlock(&d->lock);
+	dtxn_plock_unlock(&d->lock);
 	if (applied + dropped != 0)
 		SHM_LOG(INFO, "node %u's dead process: %u posted WRs applied, %u dropped (READ, SEND, private payload)",
 			node, applied, dropped);

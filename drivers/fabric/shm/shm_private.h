@@ -31,6 +31,8 @@
 #include <rte_log.h>
 #include <rte_spinlock.h>
 
+#include "dtxn_plock.h"
+
 #include "dtxn_fabric.h"
 #include "dtxn_fabric_driver.h"
 #include "dtxn_sched.h"
@@ -73,12 +75,15 @@ struct shm_wqe {
  * cluster shares ("<name>_qpdir"): QPs between two CNs, by (local, remote,
  * k). A QP looks for its peer here and registers itself, in place of a
  * dead incarnation's QP of the same (local, remote, k); control path
- * only (the lock is a shared-memory spinlock, so it works across
- * processes). The QP structures are DPDK heap memory, mapped at the same
- * address in every process of one --file-prefix.
+ * only. The lock is a plock (dtxn_plock.h): a process killed while it
+ * holds it (registering a QP at its start or restart, or draining a dead
+ * CN's QPs as the survivor that recovers it) is taken over by the next
+ * one. An entry's qp pointer is stored last and cleared first, so a dead
+ * holder leaves no entry half written. The QP structures are DPDK heap
+ * memory, mapped at the same address in every process of one --file-prefix.
  */
 struct shm_qpdir {
-	rte_spinlock_t lock;
+	dtxn_plock_t lock;
 	struct shm_qpdir_ent {
 		uint16_t local, remote;   /**< both 0: a free entry */
 		uint32_t seq;

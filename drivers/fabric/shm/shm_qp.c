@@ -60,11 +60,11 @@ shm_qp_pair(struct shm_fabric *sf, struct shm_qp *qp)
 	struct shm_qpdir_ent *free_ent = NULL;
 	int rc = 0;
 
-	rte_spinlock_lock(&d->lock);
+	dtxn_plock_lock(&d->lock, "qpdir");
 	for (unsigned i = 0; i < SHM_QPDIR_SIZE; i++) {
 		struct shm_qpdir_ent *e = &d->ent[i];
 
-		if (e->qp == NULL) {
+		if (__atomic_load_n(&e->qp, __ATOMIC_ACQUIRE) == NULL) {
 			if (free_ent == NULL)
 				free_ent = e;
 			continue;
@@ -81,12 +81,19 @@ shm_qp_pair(struct shm_fabric *sf, struct shm_qp *qp)
 			__atomic_store_n(&e->qp->peer, qp, __ATOMIC_RELEASE);
 		}
 	}
-	if (free_ent != NULL)
-		*free_ent = (struct shm_qpdir_ent){ qp->base.local_node, qp->base.remote_node,
-						    qp->seq, qp };
-	else
+	if (free_ent != NULL) {
+		/* the pointer last (and first cleared, unpair): a holder killed
+		 * between these stores leaves a free entry or the old one, never
+		 * a pointer with another QP's ids */
+		__atomic_store_n(&free_ent->qp, NULL, __ATOMIC_RELEASE);
+		free_ent->local = qp->base.local_node;
+		free_ent->remote = qp->base.remote_node;
+		free_ent->seq = qp->seq;
+		__atomic_store_n(&free_ent->qp, qp, __ATOMIC_RELEASE);
+	} else {
 		rc = -ENOSPC;
-	rte_spinlock_unlock(&d->lock);
+	}
+	dtxn_plock_unlock(&d->lock);
 	return rc;
 }
 
@@ -97,14 +104,16 @@ shm_qp_unpair(struct shm_fabric *sf, struct shm_qp *qp)
 	struct shm_qpdir *d = sf->qpdir;
 	struct shm_qp *peer;
 
-	rte_spinlock_lock(&d->lock);
+	dtxn_plock_lock(&d->lock, "qpdir");
 	for (unsigned i = 0; i < SHM_QPDIR_SIZE; i++)
-		if (d->ent[i].qp == qp)
+		if (__atomic_load_n(&d->ent[i].qp, __ATOMIC_ACQUIRE) == qp) {
+			__atomic_store_n(&d->ent[i].qp, NULL, __ATOMIC_RELEASE);
 			memset(&d->ent[i], 0, sizeof(d->ent[i]));
+		}
 	peer = qp->peer;
 	if (peer != NULL)
 		__atomic_store_n(&peer->peer, NULL, __ATOMIC_RELEASE);
-	rte_spinlock_unlock(&d->lock);
+	dtxn_plock_unlock(&d->lock);
 }
 
 struct dtxn_qp *
