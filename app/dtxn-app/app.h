@@ -66,6 +66,8 @@ struct app_conf {
 	uint64_t aux_chunk;          /**< aux areas per FAA (struct dtxn_db_conf aux_chunk) */
 	uint64_t versions;           /**< versions per written table's record; 0: the benchmark's (struct dtxn_db_conf versions) */
 	uint64_t addr_cache;         /**< entries per worker */
+	/** --table-mn NAME=MN[,NAME=MN...]: those tables' primaries (table_mn.c); "" none */
+	char table_mn[256];
 	bool live;                   /**< print the live line each second */
 	/* method (build.c; doc/guides/report.md, "Method") */
 	double warmup_s;             /**< run first, counted in no figure (virtual s on sim) */
@@ -123,6 +125,22 @@ struct app_conf {
  * the run. @return 0, or -1 after one line.
  */
 int app_fault_validate(struct app_conf *c);
+
+/**
+ * Checks the syntax of --table-mn (table_mn.c): NAME=MN[,NAME=MN...],
+ * each name once, at most 16, MN a number below DTXN_MAX_NODES.
+ * @return 0, or -1 after one line.
+ */
+int app_table_mn_check(const char *s);
+
+/**
+ * Moves the primaries --table-mn names (dtxn_db_set_table_mn()), once the
+ * benchmark has added its tables to @p db (app_db_make()).
+ * @return 0, or -1 after one line naming the option (a table the
+ *   benchmark does not have, with its tables; an MN not below the run's).
+ */
+struct dtxn_db;
+int app_table_mn_apply(const struct app_conf *c, struct dtxn_db *db);
 
 /**
  * Parses a list of CN names, "cnJ[,cnK...]", from @p list up to @p end

@@ -89,6 +89,8 @@ app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coords,
 		app_err("--bench %s: %s", c->bench, b->err[0] ? b->err : strerror(-rc));
 		return APP_EXIT_USAGE;
 	}
+	if (app_table_mn_apply(c, *out) != 0)
+		return APP_EXIT_USAGE;
 	return APP_EXIT_OK;
 }
 
@@ -236,6 +238,8 @@ app_report_protocol(struct dtxn_report *rep, const struct app_conf *c, const str
 		dtxn_report_conf(rep, "versions", "%" PRIu64, c->versions);
 	if (c->false_aborts)
 		dtxn_report_conf(rep, "false_aborts", "classified");
+	if (c->table_mn[0] != '\0')
+		dtxn_report_conf(rep, "table_mn", "%s", c->table_mn);
 }
 
 void

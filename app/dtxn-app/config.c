@@ -453,6 +453,8 @@ app_validate(struct app_conf *c)
 		return -1;
 	if (app_fault_validate(c) != 0) /* fault.c: --fault, --lease-ms */
 		return -1;
+	if (app_table_mn_check(c->table_mn) != 0) /* table_mn.c: --table-mn */
+		return -1;
 	if (check_outputs(c) != 0)
 		return -1;
 	return app_nic_resolve("nic", c->nic, c->nic_path, sizeof(c->nic_path));

@@ -201,6 +201,22 @@ dtxn_catalog_set_delta(struct dtxn_catalog *cat, uint32_t id, uint32_t delta_siz
 	return 0;
 }
 
+int
+dtxn_catalog_set_primary(struct dtxn_catalog *cat, uint32_t id, uint16_t mn)
+{
+	struct dtxn_table *t;
+
+	if (cat == NULL || id >= DTXN_MAX_TABLES || !cat->present[id])
+		return -EINVAL;
+	if (mn >= cat->n_mn)
+		return -ERANGE;
+	t = &cat->tables[id];
+	for (uint16_t r = 0; r < t->n_replicas; r++)
+		t->mn[r] = (uint16_t)((mn + r) % cat->n_mn);
+	cat->region_size = 0;
+	return 0;
+}
+
 /*
  * Areas of a heap of @p t: the rows it must hold and a chunk per
  * coordinator. An aux heap never has more than slots (a slot keeps its

@@ -563,6 +563,19 @@ int dtxn_catalog_add_table_aux(struct dtxn_catalog *cat, const struct dtxn_table
  */
 int dtxn_catalog_set_delta(struct dtxn_catalog *cat, uint32_t id, uint32_t delta_size);
 
+/**
+ * Moves table @p id's primary to MN @p mn, its backups to the MNs after
+ * it: replica r on MN (mn + r) % n_mn, in place of the default rule's
+ * (id + r) % n_mn (a per-table override: CREST's artifact puts TPC-C's
+ * stock on MN 1, doc/guides/store.md "A table's MN"). Resets the layout
+ * (region_size 0). Setup only: after dtxn_catalog_add_table(), before
+ * dtxn_catalog_layout(); main lcore.
+ *
+ * @return 0; -EINVAL (@p cat NULL or no table @p id); -ERANGE (@p mn not
+ *   below cat->n_mn).
+ */
+int dtxn_catalog_set_primary(struct dtxn_catalog *cat, uint32_t id, uint16_t mn);
+
 /** Bytes of a record key (the "key" part of a record's raw bytes). */
 #define DTXN_KEY_BYTES 8
 

@@ -129,6 +129,18 @@ dtxn_db_add_table(struct dtxn_db *db, const struct dtxn_table_def *def)
 }
 
 int
+dtxn_db_set_table_mn(struct dtxn_db *db, const char *name, uint16_t mn)
+{
+	if (db == NULL || name == NULL || db->fabric != NULL)
+		return -EINVAL;
+	for (uint32_t id = 0; id < DTXN_MAX_TABLES; id++)
+		if (db->cat.present[id] &&
+		    strncmp(db->cat.tables[id].def.name, name, DTXN_TABLE_NAME_MAX) == 0)
+			return dtxn_catalog_set_primary(&db->cat, id, mn);
+	return -ENOENT;
+}
+
+int
 dtxn_db_heap_census(struct dtxn_db *db)
 {
 	if (db == NULL || db->fabric == NULL)

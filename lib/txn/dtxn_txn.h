@@ -237,6 +237,16 @@ void dtxn_db_destroy(struct dtxn_db *db);
 int dtxn_db_add_table(struct dtxn_db *db, const struct dtxn_table_def *def);
 
 /**
+ * Moves the primary of the table named @p name to MN @p mn, its backups
+ * to the MNs after it (dtxn_catalog_set_primary(); dtxn-app's
+ * --table-mn, doc/guides/store.md "A table's MN"). After the table was
+ * added, before dtxn_db_layout(); main lcore.
+ * @return 0; -ENOENT (no table of that name); -ERANGE (@p mn not below
+ *   the db's MNs); -EINVAL (@p db or @p name NULL, or the fabric is open).
+ */
+int dtxn_db_set_table_mn(struct dtxn_db *db, const char *name, uint16_t mn);
+
+/**
  * Lays the MN regions out (dtxn_catalog_layout()).
  * @param region_size  out: bytes each MN region needs.
  * @return 0, -EINVAL, -E2BIG.

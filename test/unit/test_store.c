@@ -285,6 +285,54 @@ test_catalog_placement(void **state)
 	assert_int_equal(dtxn_catalog_table(&cat, 12)->mn[1], 3);
 }
 
+/* A table's primary moved (dtxn_catalog_set_primary(), --table-mn): its
+ * replicas follow it round robin, the other tables keep the default
+ * rule, and the layout puts its bytes on the new MNs. */
+static void
+test_catalog_set_primary(void **state)
+{
+	struct dtxn_catalog cat;
+	struct dtxn_table_def d;
+	const struct dtxn_table *t;
+
+	(void)state;
+	assert_int_equal(dtxn_catalog_init(&cat, 3, 2), 0);
+	d = mkdef(0, "t0", 8, 100);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	d = mkdef(2, "t2", 8, 100000);
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	assert_int_equal(dtxn_catalog_layout(&cat, 0, 0), 0);
+	assert_int_not_equal(cat.region_size, 0);
+	/* default: t2 on MNs 2 and 0 */
+	t = dtxn_catalog_table(&cat, 2);
+	assert_int_equal(t->mn[0], 2);
+	assert_int_equal(t->mn[1], 0);
+	const uint64_t mn1_before = cat.mn_used[1];
+
+	/* moved to MN 1: replicas on MNs 1 and 2; the layout is reset */
+	assert_int_equal(dtxn_catalog_set_primary(&cat, 2, 1), 0);
+	assert_int_equal(cat.region_size, 0);
+	assert_int_equal(t->mn[0], 1);
+	assert_int_equal(t->mn[1], 2);
+	assert_int_equal(dtxn_catalog_table(&cat, 0)->mn[0], 0);
+	assert_int_equal(dtxn_catalog_table(&cat, 0)->mn[1], 1);
+	assert_int_equal(dtxn_catalog_layout(&cat, 0, 0), 0);
+	/* MN 1 now holds t2's primary beside t0's backup */
+	assert_true(cat.mn_used[1] > mn1_before + 100000 * 24);
+	assert_true(t->off[0] + t->n_buckets * t->bucket_size <= cat.mn_used[1]);
+	/* the last MN wraps: replicas on MNs 2 and 0 again */
+	assert_int_equal(dtxn_catalog_set_primary(&cat, 2, 2), 0);
+	assert_int_equal(t->mn[0], 2);
+	assert_int_equal(t->mn[1], 0);
+
+	/* an MN not below n_mn, a table not there */
+	assert_int_equal(dtxn_catalog_set_primary(&cat, 2, 3), -ERANGE);
+	assert_int_equal(t->mn[0], 2);
+	assert_int_equal(dtxn_catalog_set_primary(&cat, 1, 0), -EINVAL);
+	assert_int_equal(dtxn_catalog_set_primary(&cat, DTXN_MAX_TABLES, 0), -EINVAL);
+	assert_int_equal(dtxn_catalog_set_primary(NULL, 2, 0), -EINVAL);
+}
+
 struct interval {
 	uint64_t lo, hi;
 };
@@ -1585,6 +1633,7 @@ main(void)
 		cmocka_unit_test(test_catalog_add_errors),
 		cmocka_unit_test(test_columns_cells),
 		cmocka_unit_test(test_catalog_placement),
+		cmocka_unit_test(test_catalog_set_primary),
 		cmocka_unit_test(test_catalog_layout),
 		cmocka_unit_test(test_catalog_layout_e2big),
 		cmocka_unit_test(test_catalog_mem),
