@@ -14,14 +14,22 @@
  * (the counter at its start incremented, the rest left as loaded);
  * otherwise a "read": a read-only txn reading every cell of every record.
  *
+ * With `tables` N > 1 (CREST's YCSB key split, issue 29 part 2;
+ * doc/guides/benchmarks.md "KVS"), the records are split over N tables
+ * "kvs0".."kvs<N-1>" (ids 0..N-1): record id i lives in table i % N, so
+ * with the default placement (table t's primary on MN t % n_mn) and N =
+ * the MNs, key i's primary is MN i % n_mn: CREST's artifact puts key k on
+ * MN k % 2. Keys, values and draws are those of one table.
+ *
  * Invariant: sum of all counters == committed update-records (ctx->acc[0]
- * summed over coordinators); record count == keys; every other byte of
- * every value still holds the loader's pattern.
+ * summed over coordinators); record count == keys, each record in its
+ * table; every other byte of every value still holds the loader's pattern.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -31,7 +39,6 @@
 #include "bench_private.h"
 #include "dtxn_bench.h"
 
-#define KVS_TABLE 0
 #define KVS_MAX_RECORDS 64
 /** YCSB cells (issue 15): at most four, of 40 B. */
 #define KVS_CELLS 4
@@ -51,6 +58,7 @@ struct kvs_conf {
 	double theta;
 	uint64_t write_ratio;
 	uint64_t records;
+	uint64_t tables;
 };
 
 struct kvs_priv {
@@ -73,12 +81,21 @@ static const struct dtxn_opt kvs_opts[] = {
 	  "percent of transactions that update all their records" },
 	{ "records", DTXN_OPT_U64, offsetof(struct kvs_conf, records), 1, 1, KVS_MAX_RECORDS,
 	  "distinct records per transaction" },
+	{ "tables", DTXN_OPT_U64, offsetof(struct kvs_conf, tables), 1, 1, DTXN_MAX_TABLES,
+	  "tables the records are split over, record i in table i % tables (= the MNs: key i's primary on MN i % MNs, CREST's YCSB)" },
 };
 
 static inline uint64_t
 kvs_key(uint64_t id)
 {
 	return dtxn_key_make(id, id & DTXN_KEY_SHARD_MASK);
+}
+
+/* The table of record @p id (its id, 0..tables-1). */
+static inline uint32_t
+kvs_table(const struct kvs_conf *conf, uint64_t id)
+{
+	return (uint32_t)(id % conf->tables);
 }
 
 /* The loader's byte at offset i of record id, before the payload mask. */
@@ -135,6 +152,11 @@ kvs_create(struct dtxn_bench *b)
 
 	if (rc != 0)
 		return rc;
+	if (conf->tables > conf->keys) {
+		bench_set_err(b, "kvs: tables (%" PRIu64 ") exceeds keys (%" PRIu64 "): a table would be empty",
+			      conf->tables, conf->keys);
+		return -EINVAL;
+	}
 	if (conf->records > conf->keys) {
 		bench_set_err(b, "kvs: records (%" PRIu64 ") exceeds keys (%" PRIu64 ")",
 			      conf->records, conf->keys);
@@ -168,11 +190,9 @@ static int
 kvs_define(struct dtxn_bench *b, struct dtxn_db *db)
 {
 	const struct kvs_priv *p = b->priv;
+	const uint64_t n_tables = p->conf.tables;
 	struct dtxn_table_def def = {
-		.id = KVS_TABLE,
-		.name = "kvs",
 		.value_size = (uint32_t)p->conf.value_size,
-		.max_keys = p->conf.keys,
 		.n_versions = 4, /* MVCC protocols: Motor's VNum for KVS (§7.2) */
 	};
 	uint32_t off[KVS_CELLS];
@@ -185,12 +205,24 @@ kvs_define(struct dtxn_bench *b, struct dtxn_db *db)
 		def.updates[c] = (struct dtxn_update_shape){ DTXN_CELL(c), (uint16_t)(1000 / n) };
 	}
 	rc = dtxn_table_def_set_columns(&def, off, n);
+	if (rc != 0) {
+		bench_set_err(b, "kvs: declaring the cells failed: %s", rte_strerror(-rc));
+		return rc;
+	}
 	def.n_updates = n;
-	if (rc == 0)
+	for (uint32_t t = 0; rc == 0 && t < n_tables; t++) {
+		def.id = t;
+		if (n_tables == 1)
+			snprintf(def.name, sizeof(def.name), "kvs");
+		else
+			snprintf(def.name, sizeof(def.name), "kvs%u", t);
+		/* ids t, t + N, ...: ceil((keys - t) / N) of them */
+		def.max_keys = (p->conf.keys - t + n_tables - 1) / n_tables;
 		rc = dtxn_db_add_table(db, &def);
-
-	if (rc != 0)
-		bench_set_err(b, "kvs: adding table kvs failed: %s", rte_strerror(-rc));
+		if (rc != 0)
+			bench_set_err(b, "kvs: adding table %s failed: %s", def.name,
+				      rte_strerror(-rc));
+	}
 	return rc;
 }
 
@@ -209,9 +241,10 @@ kvs_load(struct dtxn_bench *b, struct dtxn_db *db)
 	for (uint64_t id = 0; id < p->conf.keys; id++) {
 		/* its bucket's misses overlap the loads of the keys before it */
 		if (id + KVS_LOAD_AHEAD < p->conf.keys)
-			dtxn_db_load_prefetch(db, KVS_TABLE, kvs_key(id + KVS_LOAD_AHEAD));
+			dtxn_db_load_prefetch(db, kvs_table(&p->conf, id + KVS_LOAD_AHEAD),
+					      kvs_key(id + KVS_LOAD_AHEAD));
 		kvs_fill_value(p, id, value);
-		rc = dtxn_db_load(db, KVS_TABLE, kvs_key(id), value);
+		rc = dtxn_db_load(db, kvs_table(&p->conf, id), kvs_key(id), value);
 		if (rc != 0) {
 			bench_set_err(b, "kvs: loading key %" PRIu64 " failed: %s", id,
 				      rte_strerror(-rc));
@@ -254,15 +287,18 @@ kvs_run(struct dtxn_bench_ctx *ctx, unsigned type)
 	kvs_draw_ids(p, &ctx->rng, ids, n);
 	/* routing (dtxn_bench.h): an update runs on the owner of its first key */
 	for (unsigned k = 1; update && k < DTXN_BENCH_ROUTE_TRIES &&
-			     !dtxn_bench_routes_here(ctx, KVS_TABLE, kvs_key(ids[0])); k++)
+			     !dtxn_bench_routes_here(ctx, kvs_table(&p->conf, ids[0]),
+						     kvs_key(ids[0])); k++)
 		kvs_draw_ids(p, &ctx->rng, ids, n);
 	t = dtxn_txn_begin(ctx->coord, update ? DTXN_TXN_RW : DTXN_TXN_RO);
 	for (unsigned i = 0; i < n; i++) {
 		/* one random cell per updated record (drawn only with several) */
 		cell[i] = update && n_cells > 1 ? (unsigned)dtxn_rng_range(&ctx->rng, n_cells) : 0;
-		it[i] = update ? dtxn_txn_add_rw_cells(t, KVS_TABLE, kvs_key(ids[i]), 0,
+		const uint32_t tab = kvs_table(&p->conf, ids[i]);
+
+		it[i] = update ? dtxn_txn_add_rw_cells(t, tab, kvs_key(ids[i]), 0,
 						       DTXN_CELL(cell[i])) :
-				 dtxn_txn_add_ro(t, KVS_TABLE, kvs_key(ids[i]));
+				 dtxn_txn_add_ro(t, tab, kvs_key(ids[i]));
 	}
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
@@ -285,9 +321,10 @@ kvs_run(struct dtxn_bench_ctx *ctx, unsigned type)
 struct kvs_scan {
 	const struct kvs_priv *p;
 	const struct kvs_conf *conf;
+	uint32_t table;        /* the table scanned */
 	uint64_t count;
 	uint64_t sum;
-	uint64_t bad_key;      /* id out of range or shard field wrong */
+	uint64_t bad_key;      /* id out of range, shard field wrong, or in another table */
 	uint64_t bad_payload;  /* bytes 8.. differ from the loader's */
 };
 
@@ -304,7 +341,7 @@ kvs_visit(uint64_t key, const void *value, void *arg)
 		memcpy(&cnt, v + c * KVS_CELL_SIZE, sizeof(cnt));
 		s->sum += cnt;
 	}
-	if (id >= s->conf->keys || key != kvs_key(id))
+	if (id >= s->conf->keys || key != kvs_key(id) || kvs_table(s->conf, id) != s->table)
 		s->bad_key++;
 	if (!kvs_payload_ok(s->p, id, v))
 		s->bad_payload++;
@@ -322,10 +359,13 @@ kvs_check(struct dtxn_bench *b, struct dtxn_db *db, struct dtxn_bench_ctx *const
 
 	for (unsigned i = 0; i < n_ctx; i++)
 		expected += ctxs[i]->acc[0];
-	rc = dtxn_db_scan(db, KVS_TABLE, kvs_visit, &s);
-	if (rc != 0) {
-		bench_set_err(b, "kvs: scanning table kvs failed: %s", rte_strerror(rc < 0 ? -rc : rc));
-		return rc < 0 ? rc : -EIO;
+	for (s.table = 0; s.table < p->conf.tables; s.table++) {
+		rc = dtxn_db_scan(db, s.table, kvs_visit, &s);
+		if (rc != 0) {
+			bench_set_err(b, "kvs: scanning table %u failed: %s", s.table,
+				      rte_strerror(rc < 0 ? -rc : rc));
+			return rc < 0 ? rc : -EIO;
+		}
 	}
 	dtxn_report_check(r, "kvs_counter_sum", s.sum == (uint64_t)expected,
 			  "sum=%" PRIu64 " expected=%" PRId64, s.sum, expected);

@@ -1151,6 +1151,90 @@ test_kvs_run(void **state)
 	dtxn_bench_free(b);
 }
 
+/* Counts the records dtxn_db_scan() visits and those whose id is odd. */
+static int
+count_odd(uint64_t key, const void *value, void *arg)
+{
+	uint64_t *n = arg;
+
+	(void)value;
+	n[0]++;
+	n[1] += dtxn_key_id(key) & 1;
+	return 0;
+}
+
+/* `tables` N (CREST's YCSB split, doc/guides/benchmarks.md "KVS"): record
+ * i in table i % N, "kvs0".."kvs<N-1>", table t's primary on MN t (the
+ * default placement), so key i's primary is MN i % N; a run keeps the
+ * invariants, each record in its table. */
+static void
+test_kvs_split(void **state)
+{
+	const struct dtxn_bench_ops *ops = dtxn_bench_find("kvs");
+	struct dtxn_db_conf dc = {
+		.size = sizeof(dc), .protocol = "ford", .isolation = DTXN_ISO_SR,
+		.n_mn = 2, .n_replicas = 1, .n_coords = 1,
+	};
+	struct dtxn_bench *b = dtxn_bench_alloc(ops, 5);
+	const struct dtxn_catalog *cat;
+	struct ut_cluster u;
+	struct dtxn_db *db;
+	uint64_t n[2];
+
+	(void)state;
+	set_opt(b, "keys", "1001");
+	set_opt(b, "tables", "2");
+	assert_int_equal(ops->create(b), 0);
+	db = dtxn_db_create(&dc);
+	if (db == NULL) {
+		dtxn_bench_free(b);
+		skip();
+	}
+	assert_int_equal(ops->define(b, db), 0);
+	cat = dtxn_db_catalog(db);
+	assert_int_equal(cat->n_tables, 2);
+	assert_string_equal(cat->tables[0].def.name, "kvs0");
+	assert_string_equal(cat->tables[1].def.name, "kvs1");
+	assert_int_equal(cat->tables[0].def.max_keys, 501); /* ids 0, 2, .. 1000 */
+	assert_int_equal(cat->tables[1].def.max_keys, 500); /* ids 1, 3, .. 999 */
+	assert_int_equal(cat->tables[0].mn[0], 0);
+	assert_int_equal(cat->tables[1].mn[0], 1);
+	dtxn_db_destroy(db);
+	dtxn_bench_free(b);
+
+	/* more tables than keys: one line */
+	b = dtxn_bench_alloc(ops, 5);
+	set_opt(b, "keys", "2");
+	set_opt(b, "tables", "3");
+	assert_int_equal(ops->create(b), -EINVAL);
+	assert_non_null(strstr(b->err, "tables (3) exceeds keys (2)"));
+	dtxn_bench_free(b);
+
+	/* a run over two tables (one MN here): every check holds, odd ids in kvs1 */
+	b = dtxn_bench_alloc(ops, 21);
+	set_opt(b, "keys", "2000");
+	set_opt(b, "records", "4");
+	set_opt(b, "write_ratio", "50");
+	set_opt(b, "tables", "2");
+	assert_int_equal(ops->create(b), 0);
+	if (!cluster_up(&u, b)) {
+		dtxn_bench_free(b);
+		skip();
+	}
+	cluster_run(&u, 200);
+	assert_true(u.stats->type[1].commits > 0);
+	assert_int_equal(ops->check(b, u.db, u.ctxp, UT_COORDS, u.rep), 0);
+	expect_checks_pass(u.rep, 3);
+	for (uint32_t t = 0; t < 2; t++) {
+		n[0] = n[1] = 0;
+		assert_int_equal(dtxn_db_scan(u.db, t, count_odd, n), 0);
+		assert_int_equal(n[0], 1000);
+		assert_int_equal(n[1], t == 0 ? 0 : 1000);
+	}
+	cluster_down(&u);
+	dtxn_bench_free(b);
+}
+
 static void
 test_smallbank_run(void **state)
 {
@@ -1274,6 +1358,7 @@ main(void)
 		cmocka_unit_test(test_runner),
 		cmocka_unit_test(test_runner_fresh),
 		cmocka_unit_test(test_kvs_run),
+		cmocka_unit_test(test_kvs_split),
 		cmocka_unit_test(test_smallbank_run),
 		cmocka_unit_test(test_record_newest),
 	};
