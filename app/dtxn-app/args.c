@@ -105,7 +105,7 @@ static const struct app_opt g_opts[] = {
 	{ "log_kib", OPT_U64, N(log_kib), 4, 1 << 20, "KIB", "undo log per coordinator per MN (default 64)" },
 	{ "aux_chunk", OPT_U64, N(aux_chunk), 1, DTXN_AUX_CHUNK_MAX, "AREAS", "Motor, Lotus: value areas (Lotus: and later versions' records) a coordinator takes from a table's heaps with one FAA (default 32; doc/guides/store.md)" },
 	{ "versions", OPT_U64, N(versions), 2, 64, "N", "Motor, Lotus: versions per record of every table the workload writes (default: the benchmark's, Motor's VNum per workload; the Lotus paper runs both with 2)" },
-	{ "addr_cache", OPT_U64, N(addr_cache), 1024, 1 << 28, "N", "address cache entries per worker (default 1Mi)" },
+	{ "addr_cache", OPT_U64, N(addr_cache), 0, 1 << 28, "N", "address cache entries per worker (default 1Mi; sim: the tables' keys, at most 1Mi); 0: unbounded, room for every record of the tables (the artifacts'; doc/guides/store.md, \"Address cache\")" },
 	{ "table_mn", OPT_STR, S(table_mn), 0, 0, "NAME=MN,...", "these tables' primaries on these MNs, their backups on the next MNs, in place of MN id % MNs (CREST's artifact: stock=1; doc/guides/store.md, \"A table's MN\")" },
 	{ "live", OPT_BOOL, N(live), 0, 1, "0|1", "print a live line each second (default 1)" },
 	{ "cluster", OPT_STR, S(cluster), 0, 0, "FILE|NAME", "sim: cluster, an INI path or a preset:", "cluster" },

@@ -64,7 +64,8 @@ app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coords,
 		.aux_chunk = (uint32_t)c->aux_chunk,
 		.versions = (uint32_t)c->versions,
 		.false_aborts = c->false_aborts,
-		.addr_cache_entries = addr_cache,
+		/* --addr-cache 0: unbounded (dtxn_db_addr_cache_entries()) */
+		.addr_cache_entries = addr_cache == 0 ? DTXN_ADDR_CACHE_UNBOUNDED : addr_cache,
 		.debug_flags = app_check_debug_flags(c) | app_fault_debug_flags(c),
 		.debug_crash_cns = c->fault_mask << c->mn,
 		.cc_options = c->cc_opts,
@@ -240,6 +241,10 @@ app_report_protocol(struct dtxn_report *rep, const struct app_conf *c, const str
 		dtxn_report_conf(rep, "false_aborts", "classified");
 	if (c->table_mn[0] != '\0')
 		dtxn_report_conf(rep, "table_mn", "%s", c->table_mn);
+	if (app_conf_given(c, "addr_cache") && c->addr_cache == 0)
+		dtxn_report_conf(rep, "addr_cache", "unbounded");
+	else if (app_conf_given(c, "addr_cache"))
+		dtxn_report_conf(rep, "addr_cache", "%" PRIu64, c->addr_cache);
 }
 
 void

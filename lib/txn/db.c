@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <rte_errno.h>
+#include <rte_hash.h>
 #include <rte_malloc.h>
 
 #include "txn_private.h"
@@ -138,6 +139,21 @@ dtxn_db_set_table_mn(struct dtxn_db *db, const char *name, uint16_t mn)
 		    strncmp(db->cat.tables[id].def.name, name, DTXN_TABLE_NAME_MAX) == 0)
 			return dtxn_catalog_set_primary(&db->cat, id, mn);
 	return -ENOENT;
+}
+
+uint32_t
+dtxn_db_addr_cache_entries(const struct dtxn_db *db)
+{
+	uint64_t keys = 0;
+
+	if (db == NULL)
+		return 0;
+	if (db->conf.addr_cache_entries != DTXN_ADDR_CACHE_UNBOUNDED)
+		return db->conf.addr_cache_entries;
+	for (uint32_t id = 0; id < DTXN_MAX_TABLES; id++)
+		if (db->cat.present[id])
+			keys += db->cat.tables[id].def.max_keys;
+	return (uint32_t)RTE_MIN(RTE_MAX(keys, UINT64_C(8)), (uint64_t)RTE_HASH_ENTRIES_MAX);
 }
 
 int

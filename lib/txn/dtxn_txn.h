@@ -154,7 +154,7 @@ struct dtxn_db_conf {
 	uint16_t n_replicas;          /**< copies per table */
 	uint32_t n_coords;            /**< coordinators in the cluster (log regions) */
 	uint64_t log_bytes;           /**< log bytes per coordinator per MN; 0: 64 KiB */
-	uint32_t addr_cache_entries;  /**< per worker; 0: 1 Mi */
+	uint32_t addr_cache_entries;  /**< per worker; 0: 1 Mi; DTXN_ADDR_CACHE_UNBOUNDED: every record */
 	/**
 	 * DTXN_DEBUG_* test aids (planted defects, --debug-weaken); 0 in
 	 * production. dtxn_db_create() refuses a flag the protocol does not
@@ -245,6 +245,24 @@ int dtxn_db_add_table(struct dtxn_db *db, const struct dtxn_table_def *def);
  *   the db's MNs); -EINVAL (@p db or @p name NULL, or the fabric is open).
  */
 int dtxn_db_set_table_mn(struct dtxn_db *db, const char *name, uint16_t mn);
+
+/**
+ * struct dtxn_db_conf.addr_cache_entries of an unbounded address cache
+ * (dtxn-app's --addr-cache 0; the papers' artifacts: CREST's, and every
+ * system of Lotus's evaluation, cache without a bound): each worker's cache
+ * gets room for every record the db's tables can hold (the sum of their
+ * max_keys, inserts included), so no entry is ever dropped for room.
+ * Counted in dtxn_worker_footprint() like any other size.
+ */
+#define DTXN_ADDR_CACHE_UNBOUNDED UINT32_MAX
+
+/**
+ * Entries of each worker's address cache: the db's addr_cache_entries,
+ * or with DTXN_ADDR_CACHE_UNBOUNDED the sum of the tables' max_keys (at
+ * least 8, at most 2^30, rte_hash's limit), known once the tables were
+ * added. @return the entries; 0 if @p db is NULL. Main lcore.
+ */
+uint32_t dtxn_db_addr_cache_entries(const struct dtxn_db *db);
 
 /**
  * Lays the MN regions out (dtxn_catalog_layout()).

@@ -110,7 +110,7 @@ dtxn_worker_footprint(const struct dtxn_db *db, unsigned max_coords, struct dtxn
 		     (uint64_t)max_coords * sizeof(struct txn_coord *) + slack;
 	dtxn_sched_footprint(max_coords, 0, fp);
 	dtxn_fabric_queue_footprint(db->conf.n_mn, depth, fp);
-	dtxn_addr_cache_footprint(db->conf.addr_cache_entries, fp);
+	dtxn_addr_cache_footprint(dtxn_db_addr_cache_entries(db), fp);
 	/* + a CN copy of the coordinator's log (Motor's op log in CN memory,
 	 * FORD-as-published's log mirror: up to log_bytes each) */
 	fp->bytes += (uint64_t)max_coords *
@@ -186,7 +186,7 @@ dtxn_worker_create(struct dtxn_db *db, uint16_t cn_node, unsigned index,
 		}
 	}
 	snprintf(name, sizeof(name), "ac%u.%u.%u", cn_node, index, inc);
-	w->addr_cache = dtxn_addr_cache_create(name, db->conf.addr_cache_entries, socket_id);
+	w->addr_cache = dtxn_addr_cache_create(name, dtxn_db_addr_cache_entries(db), socket_id);
 	if (w->addr_cache == NULL) {
 		err = rte_errno;
 		goto fail;

@@ -1235,6 +1235,56 @@ test_kvs_split(void **state)
 	dtxn_bench_free(b);
 }
 
+/* --addr-cache 0 (DTXN_ADDR_CACHE_UNBOUNDED): each worker's address cache
+ * has room for every record the tables can hold, and the memory estimate
+ * counts it; a bounded size is taken as given, 0 is the 1 Mi default. */
+static void
+test_addr_cache_unbounded(void **state)
+{
+	const struct dtxn_bench_ops *ops = dtxn_bench_find("kvs");
+	struct dtxn_db_conf dc = {
+		.size = sizeof(dc), .protocol = "ford", .isolation = DTXN_ISO_SR,
+		.n_mn = 2, .n_replicas = 1, .n_coords = 1,
+		.addr_cache_entries = DTXN_ADDR_CACHE_UNBOUNDED,
+	};
+	struct dtxn_footprint unbounded = { 0 }, small = { 0 };
+	struct dtxn_bench *b = dtxn_bench_alloc(ops, 5);
+	struct dtxn_db *db;
+
+	(void)state;
+	set_opt(b, "keys", "300001");
+	set_opt(b, "tables", "2");
+	assert_int_equal(ops->create(b), 0);
+	db = dtxn_db_create(&dc);
+	if (db == NULL) {
+		dtxn_bench_free(b);
+		skip();
+	}
+	assert_int_equal(ops->define(b, db), 0);
+	/* every record of both tables: 150001 + 150000 */
+	assert_int_equal(dtxn_db_addr_cache_entries(db), 300001);
+	assert_int_equal(dtxn_worker_footprint(db, 4, &unbounded), 0);
+	dtxn_db_destroy(db);
+
+	dc.addr_cache_entries = 1024;
+	db = dtxn_db_create(&dc);
+	assert_non_null(db);
+	assert_int_equal(ops->define(b, db), 0);
+	assert_int_equal(dtxn_db_addr_cache_entries(db), 1024);
+	assert_int_equal(dtxn_worker_footprint(db, 4, &small), 0);
+	/* the estimate grows by at least the 300k entries' 32 B key slots */
+	assert_true(unbounded.bytes > small.bytes + (300001 - 1024) * 32);
+	dtxn_db_destroy(db);
+
+	dc.addr_cache_entries = 0;
+	db = dtxn_db_create(&dc);
+	assert_non_null(db);
+	assert_int_equal(dtxn_db_addr_cache_entries(db), 1u << 20);
+	dtxn_db_destroy(db);
+	assert_int_equal(dtxn_db_addr_cache_entries(NULL), 0);
+	dtxn_bench_free(b);
+}
+
 static void
 test_smallbank_run(void **state)
 {
@@ -1359,6 +1409,7 @@ main(void)
 		cmocka_unit_test(test_runner_fresh),
 		cmocka_unit_test(test_kvs_run),
 		cmocka_unit_test(test_kvs_split),
+		cmocka_unit_test(test_addr_cache_unbounded),
 		cmocka_unit_test(test_smallbank_run),
 		cmocka_unit_test(test_record_newest),
 	};
