@@ -252,13 +252,16 @@ dtxn_check_print(const struct dtxn_check_report *r, FILE *out)
 		" items; edges ww %" PRIu64 " wr %" PRIu64 " rw %" PRIu64 "; unresolved %" PRIu64
 		"%s\n", dtxn_check_level_name(r->level), r->committed, r->aborted, r->items,
 		r->edges[DTXN_DEP_WW], r->edges[DTXN_DEP_WR], r->edges[DTXN_DEP_RW], r->unresolved,
-		r->dropped || r->cut ? "; TRUNCATED" : "");
+		r->dropped || r->cut ? "; TRUNCATED" : r->partial ? "; PARTIAL" : "");
 	if (r->dropped)
 		fprintf(out, "  %" PRIu64 " transactions were dropped while recording: reads of "
 			"their versions are unresolved\n", r->dropped);
 	if (r->cut)
 		fprintf(out, "  %" PRIu64 " history files were cut short (their writer died): reads of "
 			"versions no recorded txn wrote are unresolved\n", r->cut);
+	if (r->partial)
+		fprintf(out, "  one CN's part of the cluster's history: reads of versions its peers "
+			"wrote, and of absent keys, are unresolved (the CNs' files as one: dtxn-check)\n");
 	for (unsigned a = 0; a < DTXN_ANOM_MAX; a++) {
 		bool forbidden = dtxn_anomaly_forbidden(r->level, (enum dtxn_anomaly)a);
 		const char *verdict = r->anom[a].count == 0 ? "PASS" : forbidden ? "FAIL" : "allowed";

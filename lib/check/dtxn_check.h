@@ -203,6 +203,23 @@ uint64_t dtxn_history_dropped(const struct dtxn_history *h);
 unsigned dtxn_history_cut(const struct dtxn_history *h);
 
 /**
+ * Marks @p h as one part of a larger history by design: the transactions
+ * of one CN process of a cluster (--role cn), whose peers' are recorded in
+ * their own processes (checked as one by dtxn-check of every CN's file,
+ * doc/guides/cluster.md). Like a history with dropped txns or cut-short
+ * files, the checker then leaves unresolved what missing transactions
+ * could change: reads of versions no recorded txn wrote (a peer's) and
+ * reads of an absent key (a peer may have inserted or deleted it between
+ * the read and the insert recorded here). dtxn_history_merge() keeps the
+ * mark. Not thread-safe with other uses of @p h.
+ * @param h  the history; NULL: nothing.
+ */
+void dtxn_history_set_partial(struct dtxn_history *h);
+
+/** @return whether @p h was marked partial (dtxn_history_set_partial()); false for NULL. */
+bool dtxn_history_partial(const struct dtxn_history *h);
+
+/**
  * @return what reading @p h noted without refusing it, one line per file
  *   ("cn1.hist: cut short (no 'end' line: its writer died); a last line
  *   of 37 bytes without newline ignored"), "" if nothing. Owned by @p h.
@@ -404,11 +421,13 @@ struct dtxn_check_report {
 	 * Reads and writes the checker could not place in their key's version
 	 * order (a read of an absent key that was deleted and re-inserted, a
 	 * blind write with an unknown overwritten version, a read of an
-	 * unknown writer in a truncated history): no edge is drawn for them.
+	 * unknown writer or of an absent key in an incomplete history:
+	 * dropped, cut or partial): no edge is drawn for them.
 	 */
 	uint64_t unresolved;
 	uint64_t dropped;          /**< txns dropped while recording */
 	uint64_t cut;              /**< history files cut short (dtxn_history_cut()) */
+	bool partial;              /**< one CN's part of a cluster's (dtxn_history_set_partial()) */
 	struct dtxn_check_anomaly anom[DTXN_ANOM_MAX];
 	char error[160];           /**< on -EINVAL from dtxn_check_run(): why */
 };

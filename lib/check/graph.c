@@ -11,8 +11,9 @@
  *   wr  writer of the version read -> reader;
  *   rw  reader of version v -> the first writer over v (anti-dependency).
  * A read of an absent key anti-depends on the insert that followed only
- * when that is unambiguous (one insert over "absent" and no delete of the
- * key); otherwise it is counted as unresolved and draws no edge. A txn
+ * when that is unambiguous (one insert over "absent", no delete of the
+ * key, and a complete history); otherwise it is counted as unresolved and
+ * draws no edge. A txn
  * that reads or overwrites its own version (its id) is garbage: that
  * version exists only once it committed.
  *
@@ -400,6 +401,14 @@ gb_ww(struct gb *b)
 	return rc;
 }
 
+/* Whether transactions may be missing from the history: dropped while
+ * recording, in a file cut short, or by design (partial). */
+static inline bool
+incomplete(const struct dtxn_check_report *rep)
+{
+	return rep->dropped != 0 || rep->cut != 0 || rep->partial;
+}
+
 /* wr and rw edges of one read, and the read anomalies. */
 static int
 gb_read(struct gb *b, uint32_t ti, const struct dtxn_hist_item *it)
@@ -420,7 +429,10 @@ gb_read(struct gb *b, uint32_t ti, const struct dtxn_hist_item *it)
 		grp = find_group(g, it->table, it->key, DTXN_HIST_VER_ABSENT);
 		if (grp == SIZE_MAX)
 			return 0; /* never inserted */
-		if (g->w[grp].key_has_delete ||
+		/* an incomplete history may lack a delete and re-insert of the
+		 * key between the read and the insert it holds (a peer CN's, a
+		 * dead CN's last commit): the insert is not known to follow */
+		if (g->w[grp].key_has_delete || incomplete(b->rep) ||
 		    (grp + 1 < g->n_w && g->w[grp + 1].table == it->table &&
 		     g->w[grp + 1].key == it->key && g->w[grp + 1].pre == DTXN_HIST_VER_ABSENT)) {
 			b->rep->unresolved++;
@@ -431,7 +443,7 @@ gb_read(struct gb *b, uint32_t ti, const struct dtxn_hist_item *it)
 	if (it->ver != DTXN_HIST_VER_INIT) {
 		w = chk_idmap_find(&g->map, it->ver);
 		if (w == NULL) {
-			if (b->rep->dropped != 0 || b->rep->cut != 0)
+			if (incomplete(b->rep))
 				b->rep->unresolved++;
 			else
 				note_read_anom(&g->garbage, ti, it->ver, it);
@@ -515,6 +527,7 @@ chk_graph_build(struct chk_graph *g, const struct dtxn_history *h,
 	g->rep = rep;
 	rep->dropped = dtxn_history_dropped(h);
 	rep->cut = dtxn_history_cut(h);
+	rep->partial = dtxn_history_partial(h);
 	if (n >= CHK_MAX_TXNS)
 		return -E2BIG;
 	g->txn = malloc((n ? n : 1) * sizeof(*g->txn));

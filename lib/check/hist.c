@@ -42,6 +42,7 @@ struct dtxn_history {
 	unsigned n_bufs;
 	unsigned cap_bufs;
 	unsigned cut;              /**< files read that were cut short */
+	bool partial;              /**< one CN's part of a cluster's history */
 	char *note;                /**< notes of reading (malloc'd lines), NULL: none */
 	unsigned n_meta;
 	char meta_key[HIST_MAX_META][HIST_META_KEY_MAX];
@@ -266,6 +267,19 @@ dtxn_history_cut(const struct dtxn_history *h)
 	return h == NULL ? 0 : h->cut;
 }
 
+void
+dtxn_history_set_partial(struct dtxn_history *h)
+{
+	if (h != NULL)
+		h->partial = true;
+}
+
+bool
+dtxn_history_partial(const struct dtxn_history *h)
+{
+	return h != NULL && h->partial;
+}
+
 const char *
 dtxn_history_note(const struct dtxn_history *h)
 {
@@ -314,6 +328,7 @@ dtxn_history_merge(struct dtxn_history *dst, struct dtxn_history *src)
 	src->n_bufs = 0;
 	dst->cut += src->cut;
 	src->cut = 0;
+	dst->partial = dst->partial || src->partial;
 	for (unsigned i = 0; hist_meta_at(src, i, &k, &v); i++)
 		if (dtxn_history_meta(dst, k) == NULL)
 			(void)dtxn_history_set_meta(dst, k, v); /* both valid; full: dropped */
