@@ -31,31 +31,36 @@ aux_heap(const struct dtxn_table *t, enum dtxn_heap_kind h, uint32_t *size, uint
 
 dtxn_raddr_t
 dtxn_store_heap_area_raddr(const struct dtxn_table *t, enum dtxn_heap_kind h, uint16_t r,
-			   uint32_t n)
+			   dtxn_raddr_t at, uint32_t n)
 {
 	const uint64_t *off;
 	uint64_t areas;
 	uint32_t size;
+	int s;
 
 	if (t == NULL || r >= t->n_replicas)
 		return 0;
 	aux_heap(t, h, &size, &areas, &off);
-	if (size == 0 || n == 0 || n > areas)
+	s = dtxn_store_stripe_of(t, at);
+	if (size == 0 || n == 0 || n > areas || s < 0)
 		return 0;
-	return DTXN_RADDR(t->mn[r], off[r] + DTXN_AUX_HEAP_HDR + (uint64_t)(n - 1) * size);
+	return DTXN_RADDR(store_stripe_mn(t, r, (uint64_t)s),
+			  off[r] + DTXN_AUX_HEAP_HDR + (uint64_t)(n - 1) * size);
 }
 
 dtxn_raddr_t
-dtxn_store_heap_bump_raddr(const struct dtxn_table *t, enum dtxn_heap_kind h)
+dtxn_store_heap_bump_raddr(const struct dtxn_table *t, enum dtxn_heap_kind h, dtxn_raddr_t at)
 {
 	const uint64_t *off;
 	uint64_t areas;
 	uint32_t size;
+	int s;
 
 	if (t == NULL)
 		return 0;
 	aux_heap(t, h, &size, &areas, &off);
-	return size == 0 ? 0 : DTXN_RADDR(t->mn[0], off[0]);
+	s = dtxn_store_stripe_of(t, at);
+	return size == 0 || s < 0 ? 0 : DTXN_RADDR(store_stripe_mn(t, 0, (uint64_t)s), off[0]);
 }
 
 int

@@ -34,6 +34,45 @@ dtxn_catalog_init(struct dtxn_catalog *cat, uint16_t n_mn, uint16_t n_replicas)
 	return 0;
 }
 
+int
+dtxn_catalog_set_placement(struct dtxn_catalog *cat, enum dtxn_placement p)
+{
+	if (cat == NULL || dtxn_placement_name(p) == NULL)
+		return -EINVAL;
+	if (cat->n_tables != 0) {
+		STORE_LOG(ERR, "catalog: placement set after %u tables were added", cat->n_tables);
+		return -EBUSY;
+	}
+	cat->placement = p;
+	return 0;
+}
+
+const char *
+dtxn_placement_name(enum dtxn_placement p)
+{
+	switch (p) {
+	case DTXN_PLACEMENT_TABLE:
+		return "table";
+	case DTXN_PLACEMENT_KEY:
+		return "key";
+	}
+	return NULL;
+}
+
+int
+dtxn_placement_parse(const char *name, enum dtxn_placement *out)
+{
+	if (name == NULL || out == NULL)
+		return -EINVAL;
+	if (strcmp(name, "table") == 0)
+		*out = DTXN_PLACEMENT_TABLE;
+	else if (strcmp(name, "key") == 0)
+		*out = DTXN_PLACEMENT_KEY;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 /* Bytes before a bucket's first slot: the header, and the reclaim watermark if declared. */
 static uint32_t
 catalog_bucket_hdr_size(const struct dtxn_table_def *def)
@@ -174,6 +213,10 @@ dtxn_catalog_add_table_aux(struct dtxn_catalog *cat, const struct dtxn_table_def
 	/* FORD's rule: primary on id % n_mn, backups on the next MNs. */
 	for (r = 0; r < cat->n_replicas; r++)
 		t->mn[r] = (uint16_t)((def->id + r) % cat->n_mn);
+	/* --placement key: n_mn stripes of consecutive buckets, stripe s on MN mn[r] + s */
+	t->n_mn = cat->n_mn;
+	t->n_stripes = cat->placement == DTXN_PLACEMENT_KEY ? cat->n_mn : 1;
+	t->stripe_buckets = (n_buckets + t->n_stripes - 1) / t->n_stripes;
 	cat->present[def->id] = true;
 	cat->n_tables++;
 	/* A new table invalidates an earlier layout. */
@@ -229,9 +272,13 @@ static int
 catalog_heap_areas(const struct dtxn_table *t, uint32_t n_logs, uint32_t chunk, bool cap_slots,
 		   uint64_t *areas)
 {
-	uint64_t slots = t->n_buckets * t->def.slots_per_bucket;
+	uint64_t slots = t->stripe_buckets * t->def.slots_per_bucket; /* of one stripe */
+	uint64_t rows = t->def.max_keys;
 
-	*areas = t->def.max_keys + (uint64_t)n_logs * chunk;
+	/* a stripe's delta heap serves the rows its slots can hold */
+	if (t->n_stripes > 1)
+		rows = RTE_MIN(rows, slots);
+	*areas = rows + (uint64_t)n_logs * chunk;
 	if (cap_slots)
 		*areas = RTE_MIN(slots, *areas);
 	if (*areas > UINT32_MAX) {
@@ -254,6 +301,38 @@ catalog_place_heap(const struct dtxn_table *t, uint16_t m, uint64_t *cursor, uin
 		return -E2BIG;
 	}
 	*cursor = *off + bytes;
+	return 0;
+}
+
+/*
+ * DTXN_PLACEMENT_KEY: every MN holds one stripe of @p t per replica role,
+ * each with its heaps, at the same offsets on every MN (after the
+ * furthest cursor), so off[r], aux_off[r] and delta_off[r] serve every
+ * stripe.
+ */
+static int
+catalog_layout_stripes(const struct dtxn_catalog *cat, struct dtxn_table *t, uint64_t *cursor)
+{
+	uint64_t at = 0;
+
+	for (uint16_t m = 0; m < cat->n_mn; m++)
+		at = RTE_MAX(at, cursor[m]);
+	for (uint16_t r = 0; r < t->n_replicas; r++) {
+		t->off[r] = store_align(at, STORE_TABLE_ALIGN);
+		if (store_table_bytes(t) > DTXN_RADDR_OFF_MASK - t->off[r]) {
+			STORE_LOG(ERR, "layout: table %s does not fit a 48-bit region", t->def.name);
+			return -E2BIG;
+		}
+		at = t->off[r] + store_table_bytes(t);
+		if (t->aux_size != 0 &&
+		    catalog_place_heap(t, t->mn[r], &at, store_aux_bytes(t), &t->aux_off[r]) != 0)
+			return -E2BIG;
+		if (t->delta_size != 0 &&
+		    catalog_place_heap(t, t->mn[r], &at, store_delta_bytes(t), &t->delta_off[r]) != 0)
+			return -E2BIG;
+	}
+	for (uint16_t m = 0; m < cat->n_mn; m++)
+		cursor[m] = at;
 	return 0;
 }
 
@@ -301,6 +380,11 @@ dtxn_catalog_layout(struct dtxn_catalog *cat, uint32_t n_logs, uint64_t log_byte
 		else if (t->delta_size != 0 &&
 			 catalog_heap_areas(t, n_logs, cat->aux_chunk, false, &t->delta_areas) != 0)
 			return -E2BIG;
+		if (t->n_stripes > 1) {
+			if (catalog_layout_stripes(cat, t, cursor) != 0)
+				return -E2BIG;
+			continue;
+		}
 		for (uint16_t r = 0; r < t->n_replicas; r++) {
 			uint16_t m = t->mn[r];
 			uint64_t off = store_align(cursor[m], STORE_TABLE_ALIGN);

@@ -342,8 +342,32 @@ struct dtxn_table {
 	uint32_t bucket_hdr_size;
 	uint64_t n_buckets;
 	uint16_t n_replicas;        /**< primary + backups */
-	uint16_t mn[DTXN_MAX_REPLICAS];   /**< mn[0] is the primary */
-	uint64_t off[DTXN_MAX_REPLICAS];  /**< table's offset in each replica's region */
+	/**
+	 * Stripe 0's MNs: mn[0] its primary, mn[r] its replica r
+	 * (dtxn_catalog_add_table()). Stripe s's replica r is on MN
+	 * (mn[r] + s) % n_mn.
+	 */
+	uint16_t mn[DTXN_MAX_REPLICAS];
+	/**
+	 * Offset of replica r's buckets in its region. With
+	 * DTXN_PLACEMENT_KEY the same on every MN: each MN holds, for each
+	 * replica role r, one stripe at off[r] (and its heaps at aux_off[r],
+	 * delta_off[r]).
+	 */
+	uint64_t off[DTXN_MAX_REPLICAS];
+	/**
+	 * Placement (struct dtxn_catalog placement, doc/guides/store.md
+	 * "Placement"): the buckets are cut into n_stripes stripes of
+	 * stripe_buckets consecutive buckets; bucket b is bucket b %
+	 * stripe_buckets of stripe b / stripe_buckets. DTXN_PLACEMENT_TABLE:
+	 * one stripe of n_buckets. DTXN_PLACEMENT_KEY: n_mn stripes of
+	 * ceil(n_buckets / n_mn) (the last ones may be short or empty). Each
+	 * stripe has its own aux and delta heaps with their own bump words;
+	 * a row's areas are in the heaps of its slot's stripe.
+	 */
+	uint16_t n_stripes;
+	uint16_t n_mn;              /**< the catalog's MNs (stripe MNs wrap modulo it) */
+	uint64_t stripe_buckets;
 	/**
 	 * Aux areas (dtxn_catalog_add_table_aux()): bytes per area, a
 	 * multiple of 8; 0 when the table has none. Each replica has an aux
@@ -359,7 +383,7 @@ struct dtxn_table {
 	/**
 	 * Areas in each replica's heap (dtxn_catalog_layout()): the table's
 	 * max_keys plus a chunk per coordinator (cat->aux_chunk), at most one
-	 * per slot. 0 without an aux area.
+	 * per slot (of a stripe: its heap's slots). 0 without an aux area.
 	 */
 	uint64_t aux_areas;
 	/**
@@ -408,9 +432,25 @@ struct dtxn_table {
 	bool copies_deferred;
 };
 
+/**
+ * Where a table's records live (doc/guides/store.md, "Placement";
+ * dtxn_catalog_set_placement()).
+ */
+enum dtxn_placement {
+	/** The artifacts' rule (FORD, Motor): a table's primary on MN id % n_mn, replica r on the next r-th. */
+	DTXN_PLACEMENT_TABLE = 0,
+	/**
+	 * Each key's primary hashed across the MNs: stripe s (buckets [s K,
+	 * (s + 1) K), K = ceil(n_buckets / n_mn)) of table id has its
+	 * primary on MN (id + s) % n_mn, replica r on (id + s + r) % n_mn.
+	 */
+	DTXN_PLACEMENT_KEY = 1,
+};
+
 /** The catalog and the layout of every MN region. */
 struct dtxn_catalog {
 	uint16_t n_mn;
+	enum dtxn_placement placement;   /**< dtxn_catalog_set_placement(); default TABLE */
 	uint16_t n_replicas;            /**< per table, 1..min(n_mn, DTXN_MAX_REPLICAS) */
 	uint32_t n_tables;
 	struct dtxn_table tables[DTXN_MAX_TABLES];
@@ -480,8 +520,30 @@ struct dtxn_heap_chunk {
 int dtxn_catalog_init(struct dtxn_catalog *cat, uint16_t n_mn, uint16_t n_replicas);
 
 /**
- * Adds a table. Placement: primary on MN (id % n_mn), backups on the next
- * n_replicas-1 MNs, round robin (FORD's rule, ford.md §1).
+ * Chooses where the tables added next live (enum dtxn_placement;
+ * doc/guides/store.md, "Placement"). DTXN_PLACEMENT_TABLE is the
+ * default of dtxn_catalog_init(). Call before any table is added.
+ *
+ * @return 0; -EINVAL (NULL catalog, unknown placement); -EBUSY (the
+ *   catalog already has a table).
+ */
+int dtxn_catalog_set_placement(struct dtxn_catalog *cat, enum dtxn_placement p);
+
+/** @return the placement's name ("table", "key"), or NULL if unknown. */
+const char *dtxn_placement_name(enum dtxn_placement p);
+
+/**
+ * The placement named @p name ("table" or "key").
+ * @return 0 with *out set; -EINVAL (NULL argument, unknown name).
+ */
+int dtxn_placement_parse(const char *name, enum dtxn_placement *out);
+
+/**
+ * Adds a table. Placement (cat->placement): DTXN_PLACEMENT_TABLE: primary
+ * on MN (id % n_mn), backups on the next n_replicas-1 MNs, round robin
+ * (FORD's rule, ford.md §1); DTXN_PLACEMENT_KEY: n_mn stripes of
+ * ceil(n_buckets / n_mn) buckets, stripe s's primary on MN (id + s) %
+ * n_mn and its backups on the next MNs (struct dtxn_table n_stripes).
  *
  * @param slot_size  the protocol's slot size for def->value_size, bytes,
  *                   multiple of 8, >= DTXN_SLOT_HDR_SIZE + value_size.
@@ -510,6 +572,11 @@ int dtxn_catalog_add_table(struct dtxn_catalog *cat, const struct dtxn_table_def
  * address is 0. A table with aux areas gets, after each replica's
  * buckets, an aux heap of t->aux_areas = min(slots, max_keys + n_logs x
  * cat->aux_chunk) areas (cat->aux_chunk 0: DTXN_AUX_CHUNK_DEFAULT).
+ * DTXN_PLACEMENT_KEY: every MN gets, at the same offsets, one stripe per
+ * replica role of each table (off[r], aux_off[r], delta_off[r]), each
+ * with heaps of its own: aux areas min(the stripe's slots, max_keys +
+ * n_logs x aux_chunk), delta areas min(max_keys, the stripe's slots) +
+ * n_logs x aux_chunk.
  *
  * @param n_logs     coordinators in the cluster.
  * @param log_bytes  log bytes per coordinator on every MN, multiple of 64.
@@ -745,17 +812,27 @@ uint64_t dtxn_store_bucket_of(const struct dtxn_table *t, uint64_t key);
 
 /**
  * Remote address of bucket @p b (wrapped modulo n_buckets) on replica @p r
- * (0 = primary); 0 if r >= n_replicas.
+ * (0 = primary): in stripe b / stripe_buckets, on that stripe's replica-r
+ * MN; 0 if r >= n_replicas.
  */
 dtxn_raddr_t dtxn_store_bucket_raddr(const struct dtxn_table *t, uint16_t r, uint64_t b);
 
 /**
+ * MN of replica @p r of the stripe of @p t that holds the primary address
+ * @p at (a row's slot): where that row's copies live. With one stripe
+ * t->mn[r] (@p at is not looked at). Pure; any thread.
+ * @return the MN, or UINT16_MAX (r >= n_replicas, @p at in no primary stripe).
+ */
+uint16_t dtxn_store_row_mn(const struct dtxn_table *t, uint16_t r, dtxn_raddr_t at);
+
+/**
  * Remote address on replica @p r of the slot whose primary address is
- * @p primary (backups have the same layout at their own offset). Also
- * maps an address inside the table's primary aux heap
+ * @p primary (backups have the same layout at their own offset; with
+ * DTXN_PLACEMENT_KEY, the replica of the stripe @p primary is in). Also
+ * maps an address inside a primary aux or delta heap
  * (dtxn_catalog_add_table_aux()) to the same byte of replica @p r's heap.
- * @return the address, or 0 if r >= n_replicas or @p primary is not in the
- *   table's primary replica (buckets or aux heap).
+ * @return the address, or 0 if r >= n_replicas or @p primary is not in a
+ *   primary stripe of the table (buckets or heaps).
  */
 dtxn_raddr_t dtxn_store_replica_raddr(const struct dtxn_table *t, uint16_t r,
 				      dtxn_raddr_t primary);
@@ -771,22 +848,36 @@ dtxn_store_slot_aux(const void *slot)
 }
 
 /**
- * Remote address of area @p n (1-based) of heap @p h of table @p t on
- * replica @p r (every replica's heap has the same layout: one number
- * serves every replica). Any thread.
- * @return the address, or 0 if the table has no such heap, r >=
- *   n_replicas, or @p n is 0 or over the heap's areas.
+ * The stripe (struct dtxn_table n_stripes) that holds the primary
+ * address @p at (a slot, a bucket, a heap byte): 0 with
+ * DTXN_PLACEMENT_TABLE (@p at is not looked at). Pure; any thread.
+ * @return the stripe, or -EINVAL (@p at is on no MN of a primary stripe).
  */
-dtxn_raddr_t dtxn_store_heap_area_raddr(const struct dtxn_table *t, enum dtxn_heap_kind h,
-					uint16_t r, uint32_t n);
+int dtxn_store_stripe_of(const struct dtxn_table *t, dtxn_raddr_t at);
 
 /**
- * Remote address of the bump word of heap @p h of @p t on the primary:
- * the count of areas handed out, which a coordinator FAAs by its chunk
- * size (dtxn_store_heap_chunk()). Any thread.
- * @return the address; 0 if the table has no such heap.
+ * Remote address of area @p n (1-based) of heap @p h of table @p t on
+ * replica @p r, in the heap of the stripe that holds the primary address
+ * @p at (the row's slot, or its bucket; ignored with one stripe). Every
+ * replica's heap has the same layout: one number serves every replica.
+ * Any thread.
+ * @return the address, or 0 if the table has no such heap, r >=
+ *   n_replicas, @p n is 0 or over the heap's areas, or @p at is in no
+ *   primary stripe.
  */
-dtxn_raddr_t dtxn_store_heap_bump_raddr(const struct dtxn_table *t, enum dtxn_heap_kind h);
+dtxn_raddr_t dtxn_store_heap_area_raddr(const struct dtxn_table *t, enum dtxn_heap_kind h,
+					uint16_t r, dtxn_raddr_t at, uint32_t n);
+
+/**
+ * Remote address of the bump word of heap @p h of @p t on the primary of
+ * the stripe that holds the primary address @p at (ignored with one
+ * stripe): the count of areas handed out, which a coordinator FAAs by its
+ * chunk size (dtxn_store_heap_chunk()). Any thread.
+ * @return the address; 0 if the table has no such heap or @p at is in
+ *   no primary stripe.
+ */
+dtxn_raddr_t dtxn_store_heap_bump_raddr(const struct dtxn_table *t, enum dtxn_heap_kind h,
+					dtxn_raddr_t at);
 
 /**
  * The chunk of heap @p h's areas a FAA of @p n on its bump word (the
@@ -800,16 +891,16 @@ int dtxn_store_heap_chunk(const struct dtxn_table *t, enum dtxn_heap_kind h, uin
 
 /** dtxn_store_heap_area_raddr() of the aux heap: area @p aux, a slot header's aux. */
 static inline dtxn_raddr_t
-dtxn_store_aux_area_raddr(const struct dtxn_table *t, uint16_t r, uint32_t aux)
+dtxn_store_aux_area_raddr(const struct dtxn_table *t, uint16_t r, dtxn_raddr_t at, uint32_t aux)
 {
-	return dtxn_store_heap_area_raddr(t, DTXN_HEAP_AUX, r, aux);
+	return dtxn_store_heap_area_raddr(t, DTXN_HEAP_AUX, r, at, aux);
 }
 
 /** dtxn_store_heap_bump_raddr() of the aux heap. */
 static inline dtxn_raddr_t
-dtxn_store_aux_bump_raddr(const struct dtxn_table *t)
+dtxn_store_aux_bump_raddr(const struct dtxn_table *t, dtxn_raddr_t at)
 {
-	return dtxn_store_heap_bump_raddr(t, DTXN_HEAP_AUX);
+	return dtxn_store_heap_bump_raddr(t, DTXN_HEAP_AUX, at);
 }
 
 /** dtxn_store_heap_chunk() of the aux heap. */
@@ -852,13 +943,16 @@ void *dtxn_store_aux_ptr(struct dtxn_fabric *f, const struct dtxn_table *t, uint
 /**
  * MN-side pointer (the MN role's CPU: loading, invariant checks) to area
  * @p n (1-based) of heap @p h of table @p t on replica @p r in this
- * process: what dtxn_store_heap_area_raddr() addresses (Lotus's records
- * of a row's later versions, in its delta area). Any thread.
- * @return the pointer, or NULL (no such heap or area, region not mapped
- *   here or too small for the table's heaps).
+ * process, in the heap of the stripe of the slot at @p slot (a pointer
+ * into replica @p r's buckets, as for dtxn_store_aux_ptr()): what
+ * dtxn_store_heap_area_raddr() addresses (Lotus's records of a row's
+ * later versions, in its delta area). Any thread.
+ * @return the pointer, or NULL (no such heap or area, @p slot not in
+ *   the table's replica @p r here, region not mapped here or too small
+ *   for the table's heaps).
  */
 void *dtxn_store_heap_area_ptr(struct dtxn_fabric *f, const struct dtxn_table *t,
-			       enum dtxn_heap_kind h, uint16_t r, uint32_t n);
+			       enum dtxn_heap_kind h, uint16_t r, const void *slot, uint32_t n);
 
 /**
  * Finds a key in a bucket copy.
@@ -889,8 +983,8 @@ bool dtxn_store_slot_matches(const struct dtxn_table *t, const void *slot, uint6
 dtxn_raddr_t dtxn_store_bucket_of_slot(const struct dtxn_table *t, dtxn_raddr_t slot);
 
 /**
- * Whether @p slot is the primary address of a slot of table @p t (on its
- * primary MN, inside its buckets, at a slot boundary): how a recovery
+ * Whether @p slot is the primary address of a slot of table @p t (on a
+ * stripe's primary MN, inside its buckets, at a slot boundary): how a recovery
  * checks an address read from a log record before it acts on it. Pure.
  */
 bool dtxn_store_slot_ok(const struct dtxn_table *t, dtxn_raddr_t slot);

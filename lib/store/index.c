@@ -41,23 +41,46 @@ dtxn_store_bucket_raddr(const struct dtxn_table *t, uint16_t r, uint64_t b)
 	if (r >= t->n_replicas)
 		return 0;
 	b %= t->n_buckets;
-	return DTXN_RADDR(t->mn[r], t->off[r] + b * t->bucket_size);
+	return DTXN_RADDR(store_stripe_mn(t, r, b / t->stripe_buckets),
+			  t->off[r] + (b % t->stripe_buckets) * t->bucket_size);
+}
+
+int
+dtxn_store_stripe_of(const struct dtxn_table *t, dtxn_raddr_t at)
+{
+	int s;
+
+	if (t->n_stripes == 1)
+		return 0;
+	s = store_stripe_on(t, 0, DTXN_RADDR_MN(at));
+	return s < 0 || s >= t->n_stripes ? -EINVAL : s;
+}
+
+uint16_t
+dtxn_store_row_mn(const struct dtxn_table *t, uint16_t r, dtxn_raddr_t at)
+{
+	int s = dtxn_store_stripe_of(t, at);
+
+	return r >= t->n_replicas || s < 0 ? UINT16_MAX : store_stripe_mn(t, r, (uint64_t)s);
 }
 
 dtxn_raddr_t
 dtxn_store_replica_raddr(const struct dtxn_table *t, uint16_t r, dtxn_raddr_t primary)
 {
 	uint64_t off = DTXN_RADDR_OFF(primary);
+	int s = store_stripe_on(t, 0, DTXN_RADDR_MN(primary));
+	uint16_t m;
 
-	if (r >= t->n_replicas || DTXN_RADDR_MN(primary) != t->mn[0])
+	if (r >= t->n_replicas || s < 0)
 		return 0;
+	m = store_stripe_mn(t, r, (uint64_t)s);
 	if (off >= t->off[0] && off - t->off[0] < store_table_bytes(t))
-		return DTXN_RADDR(t->mn[r], t->off[r] + (off - t->off[0]));
+		return DTXN_RADDR(m, t->off[r] + (off - t->off[0]));
 	if (t->aux_size != 0 && off >= t->aux_off[0] && off - t->aux_off[0] < store_aux_bytes(t))
-		return DTXN_RADDR(t->mn[r], t->aux_off[r] + (off - t->aux_off[0]));
+		return DTXN_RADDR(m, t->aux_off[r] + (off - t->aux_off[0]));
 	if (t->delta_size != 0 && off >= t->delta_off[0] &&
 	    off - t->delta_off[0] < store_delta_bytes(t))
-		return DTXN_RADDR(t->mn[r], t->delta_off[r] + (off - t->delta_off[0]));
+		return DTXN_RADDR(m, t->delta_off[r] + (off - t->delta_off[0]));
 	return 0;
 }
 
@@ -74,19 +97,24 @@ dtxn_raddr_t
 dtxn_store_bucket_of_slot(const struct dtxn_table *t, dtxn_raddr_t slot)
 {
 	uint64_t rel = DTXN_RADDR_OFF(slot) - t->off[0];
+	int s = store_stripe_on(t, 0, DTXN_RADDR_MN(slot));
 
-	return dtxn_store_bucket_raddr(t, 0, rel / t->bucket_size);
+	return dtxn_store_bucket_raddr(t, 0, (uint64_t)RTE_MAX(s, 0) * t->stripe_buckets +
+					       rel / t->bucket_size);
 }
 
 bool
 dtxn_store_slot_ok(const struct dtxn_table *t, dtxn_raddr_t slot)
 {
 	uint64_t off = DTXN_RADDR_OFF(slot);
+	int s = store_stripe_on(t, 0, DTXN_RADDR_MN(slot));
 
-	if (DTXN_RADDR_MN(slot) != t->mn[0] || off < t->off[0])
+	if (s < 0 || off < t->off[0])
 		return false;
 	off -= t->off[0];
-	return off / t->bucket_size < t->n_buckets && off % t->bucket_size >= t->bucket_hdr_size &&
+	return off / t->bucket_size < t->stripe_buckets &&
+	       (uint64_t)s * t->stripe_buckets + off / t->bucket_size < t->n_buckets &&
+	       off % t->bucket_size >= t->bucket_hdr_size &&
 	       (off % t->bucket_size - t->bucket_hdr_size) % t->slot_size == 0;
 }
 

@@ -7,6 +7,7 @@
  * record: millions of records load in seconds.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -14,12 +15,22 @@
 
 #include "store_private.h"
 
-/* Base of replica r's table in this process, or NULL (not mapped, too small). */
+/*
+ * One replica of a table as this process maps it: the base of each
+ * stripe's buckets (one stripe with DTXN_PLACEMENT_TABLE; stripe s of
+ * replica r is on MN (mn[r] + s) % n_mn with DTXN_PLACEMENT_KEY).
+ */
+struct loader_rep {
+	uint16_t r;
+	char *stripe[DTXN_MAX_NODES];
+};
+
+/* Base of stripe @p s of replica r's buckets in this process, or NULL (not mapped, too small). */
 static char *
-loader_table_base(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r)
+loader_table_base(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r, uint16_t s)
 {
 	const struct dtxn_fabric_conf *conf = dtxn_fabric_conf(f);
-	char *base = dtxn_fabric_mn_base(f, t->mn[r]);
+	char *base = dtxn_fabric_mn_base(f, store_stripe_mn(t, r, s));
 
 	if (base == NULL || conf == NULL ||
 	    t->off[r] + store_table_bytes(t) > conf->mn_region_size ||
@@ -29,62 +40,96 @@ loader_table_base(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r)
 	return base + t->off[r];
 }
 
-/* Aux heap of replica r (the table has one), given its buckets' base. */
-static inline char *
-loader_heap(const struct dtxn_table *t, char *table, uint16_t r)
+/* Maps every stripe of replica @p r into @p rep: 0, or -ENXIO if one is not mapped here. */
+static int
+loader_rep_map(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r,
+	       struct loader_rep *rep)
 {
-	return table - t->off[r] + t->aux_off[r];
+	rep->r = r;
+	for (uint16_t s = 0; s < t->n_stripes; s++) {
+		rep->stripe[s] = loader_table_base(f, t, r, s);
+		if (rep->stripe[s] == NULL)
+			return -ENXIO;
+	}
+	return 0;
+}
+
+/* Stripe of @p rep that holds the slot at @p slot, or -1. */
+static int
+loader_stripe_of_ptr(const struct dtxn_table *t, const struct loader_rep *rep, const void *slot)
+{
+	for (uint16_t s = 0; s < t->n_stripes; s++)
+		if ((const char *)slot >= rep->stripe[s] &&
+		    store_slot_index(t, (uint64_t)((const char *)slot - rep->stripe[s])) != UINT64_MAX)
+			return s;
+	return -1;
+}
+
+/* Aux heap of stripe @p s of a replica (the table has one). */
+static inline char *
+loader_heap(const struct dtxn_table *t, const struct loader_rep *rep, uint64_t s)
+{
+	return rep->stripe[s] - t->off[rep->r] + t->aux_off[rep->r];
 }
 
 /* The heap's bump word: areas handed out (dtxn_store_aux_bump_raddr()). */
 static inline uint64_t *
-loader_bump(const struct dtxn_table *t, char *table, uint16_t r)
+loader_bump(const struct dtxn_table *t, const struct loader_rep *rep, uint64_t s)
 {
-	return (uint64_t *)(void *)loader_heap(t, table, r);
+	return (uint64_t *)(void *)loader_heap(t, rep, s);
 }
 
-/* Aux area @p n (1..aux_areas) on replica r, given its buckets' base. */
+/* Aux area @p n (1..aux_areas) of stripe @p s of a replica. */
 static inline char *
-loader_aux(const struct dtxn_table *t, char *table, uint16_t r, uint64_t n)
+loader_aux(const struct dtxn_table *t, const struct loader_rep *rep, uint64_t s, uint64_t n)
 {
-	return loader_heap(t, table, r) + store_aux_area_off(t, n);
+	return loader_heap(t, rep, s) + store_aux_area_off(t, n);
 }
 
 void *
 dtxn_store_aux_ptr(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r,
 		   const void *slot)
 {
-	char *table;
+	struct loader_rep rep;
 	uint32_t n;
+	int s;
 
-	if (f == NULL || t == NULL || slot == NULL || t->aux_size == 0 || r >= t->n_replicas)
+	if (f == NULL || t == NULL || slot == NULL || t->aux_size == 0 || r >= t->n_replicas ||
+	    loader_rep_map(f, t, r, &rep) != 0)
 		return NULL;
-	table = loader_table_base(f, t, r);
-	if (table == NULL || (const char *)slot < table ||
-	    store_slot_index(t, (uint64_t)((const char *)slot - table)) == UINT64_MAX)
+	s = loader_stripe_of_ptr(t, &rep, slot);
+	if (s < 0)
 		return NULL;
 	n = dtxn_store_slot_aux(slot);
-	return n == 0 || n > t->aux_areas ? NULL : loader_aux(t, table, r, n);
+	return n == 0 || n > t->aux_areas ? NULL : loader_aux(t, &rep, (uint64_t)s, n);
 }
 
 void *
 dtxn_store_heap_area_ptr(struct dtxn_fabric *f, const struct dtxn_table *t, enum dtxn_heap_kind h,
-			 uint16_t r, uint32_t n)
+			 uint16_t r, const void *slot, uint32_t n)
 {
+	struct loader_rep rep;
 	dtxn_raddr_t a;
-	char *table;
+	int s;
 
-	if (f == NULL || t == NULL)
+	if (f == NULL || t == NULL || slot == NULL || r >= t->n_replicas ||
+	    loader_rep_map(f, t, r, &rep) != 0)
 		return NULL;
-	a = dtxn_store_heap_area_raddr(t, h, r, n);
-	table = a == 0 ? NULL : loader_table_base(f, t, r); /* checks every heap fits */
-	return table == NULL ? NULL : table - t->off[r] + DTXN_RADDR_OFF(a);
+	s = loader_stripe_of_ptr(t, &rep, slot);
+	if (s < 0)
+		return NULL;
+	a = dtxn_store_heap_area_raddr(t, h, r, DTXN_RADDR(store_stripe_mn(t, 0, (uint64_t)s), 0), n);
+	return a == 0 ? NULL : rep.stripe[s] - t->off[r] + DTXN_RADDR_OFF(a);
 }
 
 static inline struct dtxn_bucket_hdr *
-loader_bucket(const struct dtxn_table *t, char *table, uint64_t b)
+loader_bucket(const struct dtxn_table *t, const struct loader_rep *rep, uint64_t b)
 {
-	return (struct dtxn_bucket_hdr *)(table + (b % t->n_buckets) * t->bucket_size);
+	b %= t->n_buckets;
+	if (t->n_stripes == 1)
+		return (struct dtxn_bucket_hdr *)(rep->stripe[0] + b * t->bucket_size);
+	return (struct dtxn_bucket_hdr *)(rep->stripe[b / t->stripe_buckets] +
+					  (b % t->stripe_buckets) * t->bucket_size);
 }
 
 /* Buckets a key may live in: its home and the next ones, never wrapping onto itself. */
@@ -97,7 +142,7 @@ loader_window(const struct dtxn_table *t)
 /* Sets the overflow flag on the @p dist buckets from @p home on, on every
  * replica being written (table[r] NULL: not mapped here, or deferred). */
 static void
-loader_mark_overflow(const struct dtxn_table *t, char *const *table, uint64_t home,
+loader_mark_overflow(const struct dtxn_table *t, struct loader_rep *const *table, uint64_t home,
 		     uint64_t dist)
 {
 	for (uint16_t r = 0; r < t->n_replicas; r++)
@@ -105,25 +150,66 @@ loader_mark_overflow(const struct dtxn_table *t, char *const *table, uint64_t ho
 			loader_bucket(t, table[r], home + p)->version |= DTXN_BUCKET_OVERFLOW;
 }
 
-/* Moves the record in slot @p ss of bucket @p sb to slot @p ds of bucket @p db, on every replica. */
-static void
-loader_move(const struct dtxn_table *t, char *const *table, uint16_t ref, uint64_t sb,
-	    unsigned ss, uint64_t db, unsigned ds)
+/*
+ * A fresh area of stripe @p s's aux heap for a record: the next of the
+ * reference copy's heap, its bump word mirrored on every replica written.
+ * @return the area, or 0 (the heap is full).
+ */
+static uint32_t
+loader_aux_take(const struct dtxn_table *t, struct loader_rep *const *table, uint16_t ref,
+		uint64_t s)
 {
+	uint64_t *bump = loader_bump(t, table[ref], s);
+
+	if (*bump >= t->aux_areas)
+		return 0;
+	++*bump;
+	for (uint16_t r = 0; r < t->n_replicas; r++)
+		if (r != ref && table[r] != NULL)
+			*loader_bump(t, table[r], s) = *bump;
+	return (uint32_t)*bump;
+}
+
+/*
+ * Moves the record in slot @p ss of bucket @p sb to slot @p ds of bucket
+ * @p db, on every replica. A row's aux area is in its slot's stripe: a
+ * move to another stripe copies the area into a fresh one there.
+ * @return 0, or -ENOSPC (that stripe's aux heap is full; nothing moved).
+ */
+static int
+loader_move(const struct dtxn_table *t, struct loader_rep *const *table, uint16_t ref,
+	    uint64_t sb, unsigned ss, uint64_t db, unsigned ds)
+{
+	uint64_t s_src = (sb % t->n_buckets) / t->stripe_buckets;
+	uint64_t s_dst = (db % t->n_buckets) / t->stripe_buckets;
 	struct dtxn_slot_hdr h;
+	uint32_t naux = 0;
 	uint64_t home;
 
 	store_slot_hdr_get(t, loader_bucket(t, table[ref], sb), ss, &h);
 	home = dtxn_store_bucket_of(t, h.key);
+	if (t->aux_size != 0 && h.aux != 0 && s_src != s_dst) {
+		naux = loader_aux_take(t, table, ref, s_dst);
+		if (naux == 0)
+			return -ENOSPC;
+	}
 	for (uint16_t r = 0; r < t->n_replicas; r++) {
+		void *dst;
+
 		if (table[r] == NULL)
 			continue;
 		/* the slot header carries its aux area's number: the area stays */
-		memcpy(dtxn_store_bucket_slot(t, loader_bucket(t, table[r], db), ds),
-		       dtxn_store_bucket_slot(t, loader_bucket(t, table[r], sb), ss),
+		dst = dtxn_store_bucket_slot(t, loader_bucket(t, table[r], db), ds);
+		memcpy(dst, dtxn_store_bucket_slot(t, loader_bucket(t, table[r], sb), ss),
 		       t->slot_size);
+		if (naux != 0) {
+			memcpy(loader_aux(t, table[r], s_dst, naux),
+			       loader_aux(t, table[r], s_src, h.aux), t->aux_size);
+			memcpy((char *)dst + offsetof(struct dtxn_slot_hdr, aux), &naux, sizeof(naux));
+		}
 	}
 	loader_mark_overflow(t, table, home, (db + t->n_buckets - home) % t->n_buckets);
+	return 0;
 }
 
 /*
@@ -178,8 +264,8 @@ struct loader_hop {
  * @return 0 with *out_b / *out_slot freed for the new key, or -ENOSPC.
  */
 static int
-loader_make_room(const struct dtxn_table *t, char *const *table, uint16_t ref, uint64_t home,
-		 uint64_t *out_b, unsigned *out_slot)
+loader_make_room(const struct dtxn_table *t, struct loader_rep *const *table, uint16_t ref,
+		 uint64_t home, uint64_t *out_b, unsigned *out_slot)
 {
 	struct loader_hop q[LOADER_BFS_MAX];
 	uint64_t win = loader_window(t);
@@ -198,7 +284,9 @@ loader_make_room(const struct dtxn_table *t, char *const *table, uint16_t ref, u
 			while (q[i].parent >= 0) {
 				unsigned par = (unsigned)q[i].parent;
 
-				loader_move(t, table, ref, q[par].b, q[i].slot, q[i].b, dst);
+				if (loader_move(t, table, ref, q[par].b, q[i].slot, q[i].b,
+						dst) != 0)
+					return -ENOSPC;
 				dst = q[i].slot;
 				i = par;
 			}
@@ -227,22 +315,25 @@ loader_make_room(const struct dtxn_table *t, char *const *table, uint16_t ref, u
 }
 
 /*
- * The replicas of @p t mapped in this process (table[r], NULL if not) and
- * the first of them (*ref; UINT16_MAX: none). All of them in the embedded
- * run; an MN process (--role mn) writes its own and skips the others,
- * which their MN processes fill with the same bytes (the load is
- * deterministic: same records, same order, same slots). -ENXIO when a
- * single-process run misses one.
+ * The replicas of @p t mapped in this process (table[r] pointing into
+ * @p reps, NULL if not) and the first of them (*ref; UINT16_MAX: none).
+ * All of them in the embedded run; an MN process (--role mn) writes its
+ * own and skips the others, which their MN processes fill with the same
+ * bytes (the load is deterministic: same records, same order, same
+ * slots). -ENXIO when a single-process run misses one, and with more
+ * than one stripe when one is not mapped here (a stripe's records depend
+ * on its neighbours': DTXN_PLACEMENT_KEY loads in one process only).
  */
 static int
-loader_replicas(struct dtxn_fabric *f, const struct dtxn_table *t, char **table, uint16_t *ref)
+loader_replicas(struct dtxn_fabric *f, const struct dtxn_table *t, struct loader_rep *reps,
+		struct loader_rep **table, uint16_t *ref)
 {
 	*ref = UINT16_MAX;
 	for (uint16_t r = 0; r < t->n_replicas; r++) {
-		table[r] = loader_table_base(f, t, r);
+		table[r] = loader_rep_map(f, t, r, &reps[r]) == 0 ? &reps[r] : NULL;
 		if (table[r] != NULL && *ref == UINT16_MAX)
 			*ref = r;
-		else if (table[r] == NULL && !dtxn_fabric_partial(f))
+		else if (table[r] == NULL && (!dtxn_fabric_partial(f) || t->n_stripes > 1))
 			return -ENXIO;
 	}
 	return *ref == UINT16_MAX && !dtxn_fabric_partial(f) ? -ENXIO : 0;
@@ -252,9 +343,9 @@ int
 dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 		const void *value, dtxn_slot_format_fn fmt, void *arg)
 {
-	char *table[DTXN_MAX_REPLICAS];
+	struct loader_rep reps[DTXN_MAX_REPLICAS], *table[DTXN_MAX_REPLICAS];
 	struct dtxn_slot_hdr hdr;
-	uint64_t home, win, at_b = 0;
+	uint64_t home, win, at_b = 0, at_s;
 	unsigned at_slot = 0;
 	bool found = false;
 	uint16_t ref = UINT16_MAX;
@@ -263,7 +354,7 @@ dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 	if (f == NULL || t == NULL || fmt == NULL || t->n_replicas == 0 ||
 	    t->n_replicas > DTXN_MAX_REPLICAS || t->n_buckets == 0)
 		return -EINVAL;
-	if (loader_replicas(f, t, table, &ref) != 0)
+	if (loader_replicas(f, t, reps, table, &ref) != 0)
 		return -ENXIO;
 	if (ref == UINT16_MAX)
 		return 0;
@@ -294,10 +385,13 @@ dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 		if (found && !dtxn_bucket_overflows(b))
 			break;
 	}
-	if (t->aux_size != 0 && *loader_bump(t, table[ref], ref) >= t->aux_areas)
+	if (t->aux_size != 0 && t->n_stripes == 1 && *loader_bump(t, table[ref], 0) >= t->aux_areas)
 		return -ENOSPC; /* aux heap full */
 	if (!found && loader_make_room(t, table, ref, home, &at_b, &at_slot) != 0)
 		return -ENOSPC;
+	at_s = at_b / t->stripe_buckets; /* the row's aux area is in its slot's stripe */
+	if (t->aux_size != 0 && *loader_bump(t, table[ref], at_s) >= t->aux_areas)
+		return -ENOSPC; /* aux heap full */
 
 	/* Reference copy: mark the spill path, fill the header, let the protocol format. */
 	loader_mark_overflow(t, table, home, (at_b + t->n_buckets - home) % t->n_buckets);
@@ -308,10 +402,10 @@ dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 	hdr.flags = DTXN_SLOT_VALID;
 	/* a fresh area, always: a slot a displacement emptied still names
 	 * the area its record took along */
-	hdr.aux = t->aux_size != 0 ? (uint32_t)++*loader_bump(t, table[ref], ref) : 0;
+	hdr.aux = t->aux_size != 0 ? (uint32_t)++*loader_bump(t, table[ref], at_s) : 0;
 	memcpy(dst, &hdr, sizeof(hdr));
 	if (t->aux_size != 0)
-		memset(loader_aux(t, table[ref], ref, hdr.aux), 0, t->aux_size);
+		memset(loader_aux(t, table[ref], at_s, hdr.aux), 0, t->aux_size);
 	fmt(t, dst, value, arg);
 
 	/* The other copies mirror it: same bucket, same slot, same bytes. */
@@ -321,9 +415,9 @@ dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 		memcpy(dtxn_store_bucket_slot(t, loader_bucket(t, table[r], at_b), at_slot),
 		       dst, t->slot_size);
 		if (t->aux_size != 0) {
-			memcpy(loader_aux(t, table[r], r, hdr.aux), loader_aux(t, table[ref], ref, hdr.aux),
-			       t->aux_size);
-			*loader_bump(t, table[r], r) = hdr.aux;
+			memcpy(loader_aux(t, table[r], at_s, hdr.aux),
+			       loader_aux(t, table[ref], at_s, hdr.aux), t->aux_size);
+			*loader_bump(t, table[r], at_s) = hdr.aux;
 		}
 	}
 	return 0;
@@ -337,12 +431,12 @@ dtxn_store_load(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key,
 void
 dtxn_store_load_prefetch(struct dtxn_fabric *f, const struct dtxn_table *t, uint64_t key)
 {
-	char *table[DTXN_MAX_REPLICAS];
+	struct loader_rep reps[DTXN_MAX_REPLICAS], *table[DTXN_MAX_REPLICAS];
 	uint16_t ref;
 	const char *b;
 
 	if (f == NULL || t == NULL || t->n_buckets == 0 || t->n_replicas == 0 ||
-	    t->n_replicas > DTXN_MAX_REPLICAS || loader_replicas(f, t, table, &ref) != 0 ||
+	    t->n_replicas > DTXN_MAX_REPLICAS || loader_replicas(f, t, reps, table, &ref) != 0 ||
 	    ref == UINT16_MAX)
 		return;
 	b = (const char *)loader_bucket(t, table[ref], dtxn_store_bucket_of(t, key));
@@ -364,23 +458,25 @@ dtxn_catalog_defer_copies(struct dtxn_catalog *cat, bool on)
 int
 dtxn_store_copy_replicas(struct dtxn_fabric *f, struct dtxn_table *t)
 {
-	char *table[DTXN_MAX_REPLICAS];
+	struct loader_rep reps[DTXN_MAX_REPLICAS], *table[DTXN_MAX_REPLICAS];
 	uint16_t ref = UINT16_MAX;
 
 	if (f == NULL || t == NULL || t->n_replicas > DTXN_MAX_REPLICAS)
 		return -EINVAL;
 	if (!t->copies_deferred)
 		return 0;
-	if (loader_replicas(f, t, table, &ref) != 0)
+	if (loader_replicas(f, t, reps, table, &ref) != 0)
 		return -ENXIO;
 	for (uint16_t r = 0; ref != UINT16_MAX && r < t->n_replicas; r++) {
 		if (r == ref || table[r] == NULL)
 			continue;
-		/* glibc's memcpy streams copies this large (non-temporal stores) */
-		memcpy(table[r], table[ref], store_table_bytes(t));
-		if (t->aux_size != 0) /* the heap's header and the areas handed out */
-			memcpy(loader_heap(t, table[r], r), loader_heap(t, table[ref], ref),
-			       store_aux_area_off(t, *loader_bump(t, table[ref], ref) + 1));
+		for (uint16_t s = 0; s < t->n_stripes; s++) {
+			/* glibc's memcpy streams copies this large (non-temporal stores) */
+			memcpy(table[r]->stripe[s], table[ref]->stripe[s], store_table_bytes(t));
+			if (t->aux_size != 0) /* the heap's header and the areas handed out */
+				memcpy(loader_heap(t, table[r], s), loader_heap(t, table[ref], s),
+				       store_aux_area_off(t, *loader_bump(t, table[ref], s) + 1));
+		}
 	}
 	t->copies_deferred = false;
 	return 0;
@@ -391,15 +487,14 @@ dtxn_store_scan(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r,
 		dtxn_slot_visit_fn visit, void *arg)
 {
 	struct dtxn_slot_hdr h;
-	char *table;
+	struct loader_rep rep;
 
 	if (f == NULL || t == NULL || visit == NULL || r >= t->n_replicas)
 		return -EINVAL;
-	table = loader_table_base(f, t, r);
-	if (table == NULL)
+	if (loader_rep_map(f, t, r, &rep) != 0)
 		return -ENXIO;
 	for (uint64_t b = 0; b < t->n_buckets; b++) {
-		char *bucket = table + b * t->bucket_size;
+		char *bucket = (char *)loader_bucket(t, &rep, b);
 
 		for (unsigned i = 0; i < t->def.slots_per_bucket; i++) {
 			int rc;

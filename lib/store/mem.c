@@ -115,6 +115,19 @@ dtxn_catalog_mem(const struct dtxn_catalog *cat, uint16_t mn, struct dtxn_store_
 
 		if (!cat->present[id])
 			continue;
+		if (t->n_stripes > 1) {
+			/* a stripe per replica role on every MN: its share of the rows */
+			struct dtxn_table ts = *t;
+
+			ts.n_buckets = t->stripe_buckets;
+			ts.loaded_rows /= t->n_stripes;
+			ts.loaded_raw_bytes /= t->n_stripes;
+			ts.aux_held /= t->n_stripes;
+			ts.delta_used /= t->n_stripes;
+			for (uint16_t r = 0; r < t->n_replicas; r++)
+				mem_add_replica(&ts, out, store_stripe_on(t, r, mn) == 0 && r == 0);
+			continue;
+		}
 		for (uint16_t r = 0; r < t->n_replicas; r++)
 			if (t->mn[r] == mn)
 				mem_add_replica(t, out, r == 0);
@@ -128,10 +141,10 @@ dtxn_catalog_mem(const struct dtxn_catalog *cat, uint16_t mn, struct dtxn_store_
  * into @p aux, those whose delta area is in use (DTXN_SLOT_DELTA, tables
  * with DTXN_TABLE_F_DELTA_BY_SLOT) into @p delta. */
 static void
-census_slots(const struct dtxn_table *t, const char *table, uint64_t *aux, uint64_t *delta)
+census_slots(const struct dtxn_table *t, const char *table, uint64_t buckets, uint64_t *aux,
+	     uint64_t *delta)
 {
-	*aux = *delta = 0;
-	for (uint64_t b = 0; b < t->n_buckets; b++)
+	for (uint64_t b = 0; b < buckets; b++)
 		for (uint32_t i = 0; i < t->def.slots_per_bucket; i++) {
 			struct dtxn_slot_hdr h;
 
@@ -139,6 +152,57 @@ census_slots(const struct dtxn_table *t, const char *table, uint64_t *aux, uint6
 			*aux += h.aux != 0;
 			*delta += (h.flags & DTXN_SLOT_DELTA) != 0;
 		}
+}
+
+/*
+ * Adds stripe @p s of @p t's primary (base @p base of its MN) to the
+ * census: its slots that name an aux area and use a delta area, its delta
+ * bump word. @return false if the region is too small for the table.
+ */
+static bool
+census_stripe(const struct dtxn_table *t, const struct dtxn_fabric_conf *conf, const char *base,
+	      uint64_t s, uint64_t *aux, uint64_t *by_slot, uint64_t *bump)
+{
+	uint64_t first = s * t->stripe_buckets;
+	uint64_t n = first < t->n_buckets ? RTE_MIN(t->stripe_buckets, t->n_buckets - first) : 0;
+
+	if (t->off[0] + store_table_bytes(t) > conf->mn_region_size)
+		return false;
+	if (t->aux_size != 0)
+		census_slots(t, base + t->off[0], n, aux, by_slot);
+	if (t->delta_size != 0 && t->delta_off[0] + store_delta_bytes(t) <= conf->mn_region_size)
+		*bump += RTE_MIN(__atomic_load_n((const uint64_t *)(const void *)(base + t->delta_off[0]),
+						 __ATOMIC_ACQUIRE), t->delta_areas);
+	return true;
+}
+
+/* dtxn_store_heap_census() of a table of several stripes: @return 1 if counted, else 0. */
+static int
+census_striped(struct dtxn_fabric *f, const struct dtxn_catalog *cat,
+	       const struct dtxn_fabric_conf *conf, struct dtxn_table *t)
+{
+	uint64_t by_slot = 0, bump = 0, aux = 0;
+
+	for (uint16_t s = 0; s < t->n_stripes; s++) {
+		const char *base = dtxn_fabric_mn_base(f, store_stripe_mn(t, 0, s));
+
+		if (base == NULL || !census_stripe(t, conf, base, s, &aux, &by_slot, &bump))
+			return 0;
+	}
+	if (t->aux_size != 0) {
+		t->aux_held = aux;
+		t->aux_census = true;
+	}
+	if (t->delta_size == 0)
+		return 0;
+	if (t->def.flags & DTXN_TABLE_F_DELTA_BY_SLOT) {
+		t->delta_used = by_slot;
+		t->delta_faas = 0;
+	} else {
+		t->delta_used = bump; /* per stripe, its heap's areas at most */
+		t->delta_faas = cat->aux_chunk != 0 ? bump / cat->aux_chunk : 0;
+	}
+	return 1;
 }
 
 int
@@ -157,12 +221,17 @@ dtxn_store_heap_census(struct dtxn_fabric *f, struct dtxn_catalog *cat)
 
 		if (!cat->present[id] || (t->delta_size == 0 && t->aux_size == 0))
 			continue;
+		if (t->n_stripes > 1) {
+			n += conf != NULL ? census_striped(f, cat, conf, t) : 0;
+			continue;
+		}
 		base = dtxn_fabric_mn_base(f, t->mn[0]);
 		if (base == NULL || conf == NULL ||
 		    t->off[0] + store_table_bytes(t) > conf->mn_region_size)
 			continue;
 		if (t->aux_size != 0) {
-			census_slots(t, base + t->off[0], &t->aux_held, &by_slot);
+			t->aux_held = 0;
+			census_slots(t, base + t->off[0], t->n_buckets, &t->aux_held, &by_slot);
 			t->aux_census = true;
 		}
 		if (t->delta_size == 0 || t->delta_off[0] + store_delta_bytes(t) > conf->mn_region_size)

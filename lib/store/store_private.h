@@ -48,11 +48,27 @@ store_align(uint64_t x, uint64_t a)
 	return (x + a - 1) & ~(a - 1);
 }
 
-/** Bytes of one replica of a table. */
+/** Bytes of one stripe of one replica of a table (the whole replica with one stripe). */
 static inline uint64_t
 store_table_bytes(const struct dtxn_table *t)
 {
-	return t->n_buckets * t->bucket_size;
+	return t->stripe_buckets * t->bucket_size;
+}
+
+/** MN of stripe @p s of replica @p r of @p t. */
+static inline uint16_t
+store_stripe_mn(const struct dtxn_table *t, uint16_t r, uint64_t s)
+{
+	return t->n_stripes == 1 ? t->mn[r] : (uint16_t)((t->mn[r] + s) % t->n_mn);
+}
+
+/** The stripe whose replica @p r is on MN @p mn (every MN has one per role), or -1. */
+static inline int
+store_stripe_on(const struct dtxn_table *t, uint16_t r, uint16_t mn)
+{
+	if (t->n_stripes == 1)
+		return mn == t->mn[r] ? 0 : -1;
+	return mn < t->n_mn ? (int)((mn + t->n_mn - t->mn[r]) % t->n_mn) : -1;
 }
 
 /** Largest aux area per slot, bytes (dtxn_catalog_add_table_aux). */
@@ -80,15 +96,16 @@ store_aux_area_off(const struct dtxn_table *t, uint64_t n)
 }
 
 /**
- * Slot number (bucket * slots_per_bucket + slot) of the slot starting at
- * byte @p rel of a replica's buckets, or UINT64_MAX if no slot starts there.
+ * Slot number (bucket * slots_per_bucket + slot, bucket within the
+ * stripe) of the slot starting at byte @p rel of a stripe's buckets, or
+ * UINT64_MAX if no slot starts there.
  */
 static inline uint64_t
 store_slot_index(const struct dtxn_table *t, uint64_t rel)
 {
 	uint64_t b = rel / t->bucket_size, in = rel % t->bucket_size;
 
-	if (b >= t->n_buckets || in < t->bucket_hdr_size ||
+	if (b >= t->stripe_buckets || in < t->bucket_hdr_size ||
 	    (in - t->bucket_hdr_size) % t->slot_size != 0 ||
 	    (in - t->bucket_hdr_size) / t->slot_size >= t->def.slots_per_bucket)
 		return UINT64_MAX;

@@ -24,16 +24,44 @@
 
 #include "txn_private.h"
 
-bool
-txn_aux_take(struct txn_coord *tc, const struct dtxn_table *t, uint32_t *aux)
+/* The stripe of @p t holding @p at: 0 when it is in none (callers pass a primary slot). */
+static unsigned
+aux_stripe(const struct dtxn_table *t, dtxn_raddr_t at)
 {
-	return dtxn_heap_chunk_take(&tc->aux[t->def.id].chunk, aux);
+	int s = dtxn_store_stripe_of(t, at);
+
+	return s < 0 ? 0 : (unsigned)s;
+}
+
+struct txn_aux_heap *
+txn_aux_heap_of(struct txn_coord *tc, const struct dtxn_table *t, dtxn_raddr_t at)
+{
+	unsigned s = aux_stripe(t, at);
+
+	return s == 0 ? &tc->aux[t->def.id] : &tc->aux_stripes[(s - 1) * DTXN_MAX_TABLES + t->def.id];
+}
+
+/* The coordinator's chunk of the delta heap of @p t's stripe holding @p at. */
+static struct dtxn_heap_chunk *
+aux_delta_of(struct txn_coord *tc, const struct dtxn_table *t, dtxn_raddr_t at)
+{
+	unsigned s = aux_stripe(t, at);
+
+	return s == 0 ? &tc->delta[t->def.id] :
+			&tc->delta_stripes[(s - 1) * DTXN_MAX_TABLES + t->def.id];
+}
+
+bool
+txn_aux_take(struct txn_coord *tc, const struct dtxn_table *t, dtxn_raddr_t at, uint32_t *aux)
+{
+	return dtxn_heap_chunk_take(&txn_aux_heap_of(tc, t, at)->chunk, aux);
 }
 
 void
-txn_aux_refill(struct txn_coord *tc, const struct dtxn_table *t, uint32_t first, uint32_t end)
+txn_aux_refill(struct txn_coord *tc, const struct dtxn_table *t, dtxn_raddr_t at, uint32_t first,
+	       uint32_t end)
 {
-	dtxn_heap_chunk_refill(&tc->aux[t->def.id].chunk, first, end);
+	dtxn_heap_chunk_refill(&txn_aux_heap_of(tc, t, at)->chunk, first, end);
 }
 
 void
@@ -49,9 +77,9 @@ txn_aux_share(const struct dtxn_coord *c, const struct dtxn_table *t, uint64_t l
 }
 
 void
-txn_aux_put(struct txn_coord *tc, const struct dtxn_table *t, uint32_t aux)
+txn_aux_put(struct txn_coord *tc, const struct dtxn_table *t, dtxn_raddr_t at, uint32_t aux)
 {
-	dtxn_heap_chunk_put(&tc->aux[t->def.id].chunk, aux);
+	dtxn_heap_chunk_put(&txn_aux_heap_of(tc, t, at)->chunk, aux);
 }
 
 void
@@ -72,14 +100,15 @@ txn_aux_end(struct dtxn_txn *t, bool committed)
 			continue;
 		it->flags &= ~DTXN_ITEM_F_AUX_NEW;
 		if (!committed)
-			txn_aux_put(tc, it->table, it->aux);
+			txn_aux_put(tc, it->table, it->slot_raddr, it->aux);
 	}
 }
 
 int
-dtxn_txn_delta_take(struct dtxn_txn *t, const struct dtxn_table *tab, uint32_t *n)
+dtxn_txn_delta_take(struct dtxn_txn *t, const struct dtxn_table *tab, dtxn_raddr_t at,
+		    uint32_t *n)
 {
-	struct dtxn_heap_chunk *c = &txn_coord_of(t->coord)->delta[tab->def.id];
+	struct dtxn_heap_chunk *c = aux_delta_of(txn_coord_of(t->coord), tab, at);
 	uint32_t chunk = t->coord->worker->db->cat.aux_chunk, first, end;
 	struct dtxn_batch b;
 	uint64_t *old;
@@ -87,13 +116,13 @@ dtxn_txn_delta_take(struct dtxn_txn *t, const struct dtxn_table *tab, uint32_t *
 
 	if (dtxn_heap_chunk_take(c, n))
 		return DTXN_OK;
-	if (dtxn_store_heap_bump_raddr(tab, DTXN_HEAP_DELTA) == 0)
+	if (dtxn_store_heap_bump_raddr(tab, DTXN_HEAP_DELTA, at) == 0)
 		return DTXN_ABORT(DTXN_ABORT_DELTA_FULL); /* the table has no delta heap */
 	old = dtxn_txn_alloc(t, sizeof(*old));
 	if (old == NULL)
 		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
 	dtxn_batch_init(&b, t->coord);
-	dtxn_batch_faa(&b, dtxn_store_heap_bump_raddr(tab, DTXN_HEAP_DELTA), old, chunk, true);
+	dtxn_batch_faa(&b, dtxn_store_heap_bump_raddr(tab, DTXN_HEAP_DELTA, at), old, chunk, true);
 	rc = dtxn_batch_run_reason(&b);
 	if (rc != DTXN_OK)
 		return rc;
@@ -108,7 +137,7 @@ dtxn_txn_delta_take(struct dtxn_txn *t, const struct dtxn_table *tab, uint32_t *
 }
 
 void
-dtxn_txn_delta_put(struct dtxn_txn *t, const struct dtxn_table *tab, uint32_t n)
+dtxn_txn_delta_put(struct dtxn_txn *t, const struct dtxn_table *tab, dtxn_raddr_t at, uint32_t n)
 {
-	dtxn_heap_chunk_put(&txn_coord_of(t->coord)->delta[tab->def.id], n);
+	dtxn_heap_chunk_put(aux_delta_of(txn_coord_of(t->coord), tab, at), n);
 }

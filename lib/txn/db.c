@@ -80,7 +80,8 @@ dtxn_db_create(const struct dtxn_db_conf *conf)
 			DTXN_TABLE_MAX_VERSIONS);
 		goto fail;
 	}
-	if (dtxn_catalog_init(&db->cat, db->conf.n_mn, db->conf.n_replicas) != 0)
+	if (dtxn_catalog_init(&db->cat, db->conf.n_mn, db->conf.n_replicas) != 0 ||
+	    dtxn_catalog_set_placement(&db->cat, (enum dtxn_placement)db->conf.placement) != 0)
 		goto fail;
 	db->cat.aux_chunk = db->conf.aux_chunk;
 	return db;

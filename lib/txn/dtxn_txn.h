@@ -214,6 +214,13 @@ struct dtxn_db_conf {
 	 * Record-level CREST counts its false aborts exactly either way.
 	 */
 	uint8_t false_aborts;
+	/**
+	 * Where records live (enum dtxn_placement, lib/store;
+	 * doc/guides/store.md "Placement"): DTXN_PLACEMENT_TABLE (0, the
+	 * artifacts' rule) or DTXN_PLACEMENT_KEY (each key's primary hashed
+	 * across the MNs). Any other value: dtxn_db_create() fails (EINVAL).
+	 */
+	uint8_t placement;
 };
 
 /**

@@ -968,27 +968,32 @@ void dtxn_fa_writers(struct dtxn_txn *t, const struct dtxn_item *it, uint64_t se
  * doc/guides/store.md "Delta heaps") for txn @p t: one its coordinator
  * was given back, else the next of its chunk; when the chunk is used up,
  * a new one of cat->aux_chunk areas with one FAA on the heap's bump word
- * on the primary (one round trip: yields). The protocol names the area
- * in its record (Lotus: the cells' Address) in the write that first
- * uses it; an area once written is the record's for good, and one whose
+ * on the primary (one round trip: yields). With several stripes
+ * (DTXN_PLACEMENT_KEY) the area is in the heap of the stripe of @p at,
+ * the row's primary slot address, and each stripe has its own chunk.
+ * The protocol names the area in its record (Lotus: the cells' Address)
+ * in the write that first uses it; an area once written is the record's for good, and one whose
  * write is never posted goes back with dtxn_txn_delta_put(). Calling
  * coordinator's coroutine.
  *
+ * @param at the row's primary slot address (its stripe's heap).
  * @param n  out: the area's number, 1..tab->delta_areas
- *           (dtxn_store_heap_area_raddr(tab, DTXN_HEAP_DELTA, r, n)).
+ *           (dtxn_store_heap_area_raddr(tab, DTXN_HEAP_DELTA, r, at, n)).
  * @return DTXN_OK; DTXN_ABORT(DTXN_ABORT_DELTA_FULL) when the heap is
  *   used up or the table has none (nothing was written);
  *   DTXN_ABORT_TOO_LARGE (arena or WR pool), DTXN_ABORT_FABRIC (the FAA
  *   failed) as dtxn_batch_run_reason().
  */
-int dtxn_txn_delta_take(struct dtxn_txn *t, const struct dtxn_table *tab, uint32_t *n);
+int dtxn_txn_delta_take(struct dtxn_txn *t, const struct dtxn_table *tab, dtxn_raddr_t at,
+			uint32_t *n);
 
 /**
  * Gives delta area @p n of @p tab, taken by dtxn_txn_delta_take() and
  * never written, back to @p t's coordinator (a later take returns it).
  * Calling coordinator's coroutine; no WR.
  */
-void dtxn_txn_delta_put(struct dtxn_txn *t, const struct dtxn_table *tab, uint32_t n);
+void dtxn_txn_delta_put(struct dtxn_txn *t, const struct dtxn_table *tab, dtxn_raddr_t at,
+			uint32_t n);
 
 /**
  * The commit of insert item @p it is about to post the slot header that

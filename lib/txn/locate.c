@@ -349,10 +349,10 @@ loc_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 		break;
 	case DTXN_LOC_INS_AUX:
 		if (ops->aux_share) /* no MN atomic: where the load stopped */
-			dtxn_batch_read(b, dtxn_store_aux_bump_raddr(tab), &l->aux_old,
+			dtxn_batch_read(b, dtxn_store_aux_bump_raddr(tab, it->slot_raddr), &l->aux_old,
 					sizeof(l->aux_old), true);
 		else
-			dtxn_batch_faa(b, dtxn_store_aux_bump_raddr(tab), &l->aux_old,
+			dtxn_batch_faa(b, dtxn_store_aux_bump_raddr(tab, it->slot_raddr), &l->aux_old,
 				       t->coord->worker->db->cat.aux_chunk, true);
 		break;
 	case DTXN_LOC_DONE:
@@ -509,11 +509,11 @@ loc_ins_slot(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 					    &l->reuse);
 	if (l->slot_idx < 0)
 		return DTXN_OK; /* index_full, unless the key turns out to exist */
-	it->slot_raddr = dtxn_store_slot_raddr(tab, it->bucket_raddr, (unsigned)l->slot_idx);
 	if (it->flags & DTXN_ITEM_F_AUX_NEW) { /* a slot taken before: its new area back */
-		txn_aux_put(txn_coord_of(t->coord), tab, it->aux);
+		txn_aux_put(txn_coord_of(t->coord), tab, it->slot_raddr, it->aux);
 		it->flags &= ~DTXN_ITEM_F_AUX_NEW;
 	}
+	it->slot_raddr = dtxn_store_slot_raddr(tab, it->bucket_raddr, (unsigned)l->slot_idx);
 	loc_aux_seen(it, dtxn_store_bucket_slot(tab, it->bucket, (unsigned)l->slot_idx));
 	if (ops->ins_slot == NULL)
 		return DTXN_OK;
@@ -561,9 +561,9 @@ loc_on_insert(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 		return ops->ins_reuse(t, i);
 	if (it->table->aux_size != 0 && it->aux == 0) {
 		/* a slot never used: a new area, from the coordinator's chunk */
-		if (!txn_aux_take(txn_coord_of(t->coord), it->table, &it->aux)) {
+		if (!txn_aux_take(txn_coord_of(t->coord), it->table, it->slot_raddr, &it->aux)) {
 			if (ops->aux_share &&
-			    txn_coord_of(t->coord)->aux[it->table->def.id].shared)
+			    txn_aux_heap_of(txn_coord_of(t->coord), it->table, it->slot_raddr)->shared)
 				return loc_aux_full(it); /* the share is used up */
 			l->step = DTXN_LOC_INS_AUX; /* used up: FAA another */
 			return DTXN_OK;
@@ -583,9 +583,9 @@ loc_on_aux(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 	struct txn_coord *tc = txn_coord_of(t->coord);
 	uint32_t first, end;
 
-	if (ops->aux_share && tc->aux[it->table->def.id].shared) {
+	if (ops->aux_share && txn_aux_heap_of(tc, it->table, it->slot_raddr)->shared) {
 		/* another insert of the round took the share first: take from it */
-		if (!txn_aux_take(tc, it->table, &it->aux))
+		if (!txn_aux_take(tc, it->table, it->slot_raddr, &it->aux))
 			return loc_aux_full(it);
 		it->flags |= DTXN_ITEM_F_AUX_NEW;
 		l->step = DTXN_LOC_DONE;
@@ -593,7 +593,7 @@ loc_on_aux(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 	}
 	if (ops->aux_share) {
 		txn_aux_share(t->coord, it->table, l->aux_old, &first, &end);
-		tc->aux[it->table->def.id].shared = true;
+		txn_aux_heap_of(tc, it->table, it->slot_raddr)->shared = true;
 		if (first == end)
 			return loc_aux_full(it);
 	} else if (dtxn_store_aux_chunk(it->table, l->aux_old, t->coord->worker->db->cat.aux_chunk,
@@ -602,7 +602,7 @@ loc_on_aux(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 	}
 	it->aux = first;
 	it->flags |= DTXN_ITEM_F_AUX_NEW;
-	txn_aux_refill(tc, it->table, first + 1, end);
+	txn_aux_refill(tc, it->table, it->slot_raddr, first + 1, end);
 	l->step = DTXN_LOC_DONE;
 	return DTXN_OK;
 }

@@ -46,8 +46,11 @@ dtxn_txn_log_build(struct dtxn_txn *t, dtxn_log_image_fn image, void **recp,
 		if (!dtxn_item_writes(it))
 			continue;
 		bytes += sizeof(struct dtxn_log_entry) + it->table->slot_size;
-		for (unsigned r = 0; r < it->table->n_replicas; r++)
-			mask |= UINT64_C(1) << it->table->mn[r];
+		for (uint16_t r = 0; r < it->table->n_replicas; r++) { /* the row's stripe's MNs */
+			uint16_t m = dtxn_store_row_mn(it->table, r, it->slot_raddr);
+
+			mask |= m < DTXN_MAX_NODES ? UINT64_C(1) << m : 0;
+		}
 		n++;
 	}
 	if (n == 0)

@@ -212,7 +212,9 @@ scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t lock_off, uint64_
 			break;
 		}
 		while (done < t->n_buckets && rc == 0) {
-			uint64_t n = RTE_MIN(per, t->n_buckets - done);
+			/* one READ stays within a stripe (contiguous on its MN) */
+			uint64_t n = RTE_MIN(RTE_MIN(per, t->n_buckets - done),
+					     t->stripe_buckets - done % t->stripe_buckets);
 			dtxn_raddr_t ra = dtxn_store_bucket_raddr(t, 0, done);
 			struct dtxn_batch b;
 

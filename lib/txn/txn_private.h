@@ -76,8 +76,14 @@ struct txn_coord {
 	struct dtxn_hist_buf *hist;    /**< history recording (history.c); NULL: off */
 	const struct dtxn_loc_ops *loc_ops; /**< protocol's locating ops in dtxn_loc_rounds() */
 	uint64_t sink;                 /**< old values of fire-and-forget masked unlocks */
-	struct txn_aux_heap aux[DTXN_MAX_TABLES]; /**< aux areas for inserts (aux.c) */
-	struct dtxn_heap_chunk delta[DTXN_MAX_TABLES]; /**< delta areas (aux.c, dtxn_txn_delta_take()) */
+	struct txn_aux_heap aux[DTXN_MAX_TABLES]; /**< aux areas for inserts (aux.c), stripe 0 */
+	struct dtxn_heap_chunk delta[DTXN_MAX_TABLES]; /**< delta areas (aux.c, dtxn_txn_delta_take()), stripe 0 */
+	/**
+	 * The same for stripes 1.. of each table (DTXN_PLACEMENT_KEY):
+	 * (stripe - 1) * DTXN_MAX_TABLES + table id; NULL with one stripe.
+	 */
+	struct txn_aux_heap *aux_stripes;
+	struct dtxn_heap_chunk *delta_stripes;
 	bool lease_exempt;             /**< posts past the worker's lease gate (the agent) */
 	const uint32_t *linger;        /**< dtxn_coord_set_linger(); NULL: none */
 };
@@ -146,11 +152,26 @@ void txn_history_record(const struct dtxn_txn *t, bool committed);
  * aux.c: an aux area of table @p t for an insert, from the coordinator's
  * free list or chunk. @return false when both are empty (FAA a chunk).
  */
-bool txn_aux_take(struct txn_coord *tc, const struct dtxn_table *t, uint32_t *aux);
+bool txn_aux_take(struct txn_coord *tc, const struct dtxn_table *t, dtxn_raddr_t at,
+		  uint32_t *aux);
+
+/**
+ * aux.c: the coordinator's state of the aux heap of @p t's stripe that
+ * holds the primary address @p at (the slot the area is for: a row's
+ * areas are in its slot's stripe).
+ */
+struct txn_aux_heap *txn_aux_heap_of(struct txn_coord *tc, const struct dtxn_table *t,
+				     dtxn_raddr_t at);
+
+/**
+ * worker.c: the per-stripe heap states of @p tc for a catalog of @p
+ * n_stripes stripes per table (none for 1). @return 0 or -ENOMEM.
+ */
+int txn_coord_stripes_alloc(struct txn_coord *tc, uint16_t n_stripes, int socket_id);
 
 /** aux.c: areas [first, end) of a chunk just taken become the coordinator's. */
-void txn_aux_refill(struct txn_coord *tc, const struct dtxn_table *t, uint32_t first,
-		    uint32_t end);
+void txn_aux_refill(struct txn_coord *tc, const struct dtxn_table *t, dtxn_raddr_t at,
+		    uint32_t first, uint32_t end);
 
 /**
  * aux.c: the coordinator's fixed share of @p t's insert room
@@ -161,7 +182,7 @@ void txn_aux_share(const struct dtxn_coord *c, const struct dtxn_table *t, uint6
 		   uint32_t *first, uint32_t *end);
 
 /** aux.c: area @p aux of @p t goes back to the coordinator (an insert did not use it). */
-void txn_aux_put(struct txn_coord *tc, const struct dtxn_table *t, uint32_t aux);
+void txn_aux_put(struct txn_coord *tc, const struct dtxn_table *t, dtxn_raddr_t at, uint32_t aux);
 
 /** aux.c: at the end of @p t, an aborted txn's inserts give their new areas back (but kept ones, dtxn_txn_aux_keep()). */
 void txn_aux_end(struct dtxn_txn *t, bool committed);

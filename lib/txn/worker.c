@@ -78,6 +78,13 @@ dtxn_worker_error_inject(struct dtxn_worker *w, uint16_t node)
 	return qp == NULL ? -ENOENT : dtxn_qp_error_inject(qp);
 }
 
+/* Stripes per table of @p db's catalog: the per-stripe heap chunks each coordinator keeps. */
+static uint16_t
+worker_stripes(const struct dtxn_db *db)
+{
+	return db->cat.placement == DTXN_PLACEMENT_KEY ? db->cat.n_mn : 1;
+}
+
 /* CQ and QP depth: room for every coordinator's usual outstanding WRs. */
 static unsigned
 worker_depth(unsigned max_coords)
@@ -117,6 +124,12 @@ dtxn_worker_footprint(const struct dtxn_db *db, unsigned max_coords, struct dtxn
 		     (sizeof(struct txn_coord) + sizeof(struct dtxn_txn) +
 		      TXN_COORD_WRS * sizeof(struct dtxn_wr) + TXN_ARENA_INIT +
 		      TXN_CC_COORD_FOOTPRINT + db->cat.log_bytes + 6 * slack);
+	/* per-stripe heap chunks (--placement key) */
+	if (worker_stripes(db) > 1)
+		fp->bytes += (uint64_t)max_coords * ((uint64_t)(worker_stripes(db) - 1) *
+						     DTXN_MAX_TABLES *
+						     (sizeof(struct txn_aux_heap) +
+						      sizeof(struct dtxn_heap_chunk)) + 2 * slack);
 	return 0;
 }
 
@@ -228,9 +241,25 @@ coord_free(struct txn_coord *tc)
 	if (db->cc->coord_fini != NULL && c->cc_priv != NULL)
 		db->cc->coord_fini(c);
 	txn_arena_free(tc);
+	rte_free(tc->aux_stripes);
+	rte_free(tc->delta_stripes);
 	rte_free(c->wrs);
 	rte_free(c->txn);
 	rte_free(tc);
+}
+
+int
+txn_coord_stripes_alloc(struct txn_coord *tc, uint16_t n_stripes, int socket_id)
+{
+	size_t n = (size_t)(n_stripes - 1) * DTXN_MAX_TABLES;
+
+	if (n_stripes <= 1)
+		return 0;
+	tc->aux_stripes = rte_zmalloc_socket("dtxn_aux_stripes", n * sizeof(*tc->aux_stripes), 0,
+					     socket_id);
+	tc->delta_stripes = rte_zmalloc_socket("dtxn_delta_stripes",
+					       n * sizeof(*tc->delta_stripes), 0, socket_id);
+	return tc->aux_stripes == NULL || tc->delta_stripes == NULL ? -ENOMEM : 0;
 }
 
 void
@@ -371,6 +400,8 @@ dtxn_coord_create(struct dtxn_worker *w, uint32_t gid, dtxn_coord_fn fn, void *a
 	txn_arena_reset(tc);
 	if (c->arena == NULL)
 		goto fail;
+	if (txn_coord_stripes_alloc(tc, worker_stripes(w->db), w->socket_id) != 0)
+		goto fail;
 	if (w->db->cc->coord_init != NULL) {
 		int rc = w->db->cc->coord_init(c);
 		if (rc != 0) {
@@ -391,6 +422,8 @@ dtxn_coord_create(struct dtxn_worker *w, uint32_t gid, dtxn_coord_fn fn, void *a
 fail:
 	if (tc != NULL) {
 		txn_arena_free(tc);
+		rte_free(tc->aux_stripes);
+		rte_free(tc->delta_stripes);
 		rte_free(c->wrs);
 		rte_free(c->txn);
 		rte_free(tc);

@@ -1098,7 +1098,7 @@ test_delta_area(void **state)
 			assert_int_equal(c->cells[0].addr, 0);
 			assert_int_equal(c->cells[1].addr, LOTUS_ADDR_DELTA | n);
 			assert_int_equal(c->cells[2].addr, LOTUS_ADDR_DELTA | n);
-			rec = dtxn_store_heap_area_ptr(f, t, DTXN_HEAP_DELTA, r, n);
+			rec = dtxn_store_heap_area_ptr(f, t, DTXN_HEAP_DELTA, r, c, n);
 			assert_non_null(rec);
 			assert_int_equal(lotus_rec_unpack(t, rec + lotus_rec_off(t, 1),
 							  lotus_meta_cv(c->cells[1].meta), &w, &v), 0);

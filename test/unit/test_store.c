@@ -1205,14 +1205,14 @@ test_delta_heap(void **state)
 	assert_true(cat.mn_used[t->mn[0]] >= t->delta_off[0] + DTXN_AUX_HEAP_HDR + 132 * 48);
 
 	/* addresses, bump word, chunks and replicas: as the aux heap's */
-	assert_int_equal(dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, 0, 0), 0);
-	assert_int_equal(dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, 0, 133), 0);
-	assert_int_equal(dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, 2, 1), 0);
-	assert_int_equal(dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, 0, 2),
+	assert_int_equal(dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, 0, 0, 0), 0);
+	assert_int_equal(dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, 0, 0, 133), 0);
+	assert_int_equal(dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, 2, 0, 1), 0);
+	assert_int_equal(dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, 0, 0, 2),
 			 DTXN_RADDR(t->mn[0], t->delta_off[0] + DTXN_AUX_HEAP_HDR + 48));
-	assert_int_equal(dtxn_store_replica_raddr(t, 1, dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, 0, 9) + 8),
-			 dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, 1, 9) + 8);
-	assert_int_equal(dtxn_store_heap_bump_raddr(t, DTXN_HEAP_DELTA),
+	assert_int_equal(dtxn_store_replica_raddr(t, 1, dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, 0, 0, 9) + 8),
+			 dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, 1, 0, 9) + 8);
+	assert_int_equal(dtxn_store_heap_bump_raddr(t, DTXN_HEAP_DELTA, 0),
 			 DTXN_RADDR(t->mn[0], t->delta_off[0]));
 	assert_int_equal(dtxn_store_heap_chunk(t, DTXN_HEAP_DELTA, 120, 16, &first, &end), 0);
 	assert_int_equal(first, 121);
@@ -1315,17 +1315,17 @@ test_aux_heap(void **state)
 	assert_true(t->aux_off[0] >= t->off[0] + t->n_buckets * t->bucket_size);
 
 	/* addresses: area 1 after the header, the same place on each replica */
-	assert_int_equal(dtxn_store_aux_area_raddr(t, 0, 0), 0);
-	assert_int_equal(dtxn_store_aux_area_raddr(t, 0, 133), 0);
-	assert_int_equal(dtxn_store_aux_area_raddr(t, 2, 1), 0);
-	assert_int_equal(dtxn_store_aux_area_raddr(t, 0, 1),
+	assert_int_equal(dtxn_store_aux_area_raddr(t, 0, 0, 0), 0);
+	assert_int_equal(dtxn_store_aux_area_raddr(t, 0, 0, 133), 0);
+	assert_int_equal(dtxn_store_aux_area_raddr(t, 2, 0, 1), 0);
+	assert_int_equal(dtxn_store_aux_area_raddr(t, 0, 0, 1),
 			 DTXN_RADDR(t->mn[0], t->aux_off[0] + DTXN_AUX_HEAP_HDR));
 	for (uint32_t n = 1; n <= 132; n += 131)
-		assert_int_equal(DTXN_RADDR_OFF(dtxn_store_aux_area_raddr(t, 1, n)) - t->aux_off[1],
-				 DTXN_RADDR_OFF(dtxn_store_aux_area_raddr(t, 0, n)) - t->aux_off[0]);
-	assert_int_equal(dtxn_store_replica_raddr(t, 1, dtxn_store_aux_area_raddr(t, 0, 7)),
-			 dtxn_store_aux_area_raddr(t, 1, 7));
-	assert_int_equal(dtxn_store_aux_bump_raddr(t), DTXN_RADDR(t->mn[0], t->aux_off[0]));
+		assert_int_equal(DTXN_RADDR_OFF(dtxn_store_aux_area_raddr(t, 1, 0, n)) - t->aux_off[1],
+				 DTXN_RADDR_OFF(dtxn_store_aux_area_raddr(t, 0, 0, n)) - t->aux_off[0]);
+	assert_int_equal(dtxn_store_replica_raddr(t, 1, dtxn_store_aux_area_raddr(t, 0, 0, 7)),
+			 dtxn_store_aux_area_raddr(t, 1, 0, 7));
+	assert_int_equal(dtxn_store_aux_bump_raddr(t, 0), DTXN_RADDR(t->mn[0], t->aux_off[0]));
 
 	/* chunks: a FAA's old value names them, cut at the heap's end */
 	assert_int_equal(dtxn_store_aux_chunk(t, 0, 16, &first, &end), 0);
@@ -1427,6 +1427,278 @@ test_load_deferred_copies(void **state)
 	assert_memory_equal(p1 + t->off[1], (char *)dtxn_fabric_mn_base(g, t->mn[1]) + t->off[1],
 			    tb);
 	assert_int_equal(dtxn_store_copy_replicas(f, t), 0); /* nothing deferred: no-op */
+	dtxn_fabric_close(g);
+	dtxn_fabric_close(f);
+}
+
+/* ------------------------------------------------------------------ */
+/* --placement key (store.md "Placement")                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * DTXN_PLACEMENT_KEY: the option's names, set before any table only;
+ * stripes of ceil(n_buckets / n_mn) buckets, stripe s of table id on MN
+ * (id + s + r) % n_mn for replica r, at the same offsets on every MN;
+ * every bucket's address, the replica mapping, the bucket of a slot and
+ * slot_ok across stripes (the last one short); the stripes of all tables
+ * and roles disjoint on each MN; heap areas and bump words per stripe.
+ */
+static void
+test_placement_key_layout(void **state)
+{
+	struct dtxn_catalog cat;
+	struct dtxn_table_def d;
+	const struct dtxn_table *t;
+	enum dtxn_placement p;
+
+	(void)state;
+	assert_int_equal(dtxn_placement_parse("key", &p), 0);
+	assert_int_equal(p, DTXN_PLACEMENT_KEY);
+	assert_int_equal(dtxn_placement_parse("table", &p), 0);
+	assert_int_equal(p, DTXN_PLACEMENT_TABLE);
+	assert_int_equal(dtxn_placement_parse("keys", &p), -EINVAL);
+	assert_int_equal(dtxn_placement_parse(NULL, &p), -EINVAL);
+	assert_string_equal(dtxn_placement_name(DTXN_PLACEMENT_KEY), "key");
+	assert_null(dtxn_placement_name((enum dtxn_placement)7));
+
+	assert_int_equal(dtxn_catalog_init(&cat, 3, 3), 0);
+	assert_int_equal(cat.placement, DTXN_PLACEMENT_TABLE);
+	assert_int_equal(dtxn_catalog_set_placement(NULL, DTXN_PLACEMENT_KEY), -EINVAL);
+	assert_int_equal(dtxn_catalog_set_placement(&cat, (enum dtxn_placement)7), -EINVAL);
+	assert_int_equal(dtxn_catalog_set_placement(&cat, DTXN_PLACEMENT_KEY), 0);
+	d = mkdef(1, "ten", 16, 60);
+	d.n_buckets = 10; /* stripes of 4, 4 and 2 buckets */
+	assert_int_equal(dtxn_catalog_add_table_aux(&cat, &d, 32, 16), 0);
+	assert_int_equal(dtxn_catalog_set_delta(&cat, 1, 24), 0);
+	d = mkdef(2, "one", 8, 4);
+	d.n_buckets = 1;  /* stripes of 1 bucket, two of them empty */
+	assert_int_equal(dtxn_catalog_add_table(&cat, &d, 24), 0);
+	assert_int_equal(dtxn_catalog_set_placement(&cat, DTXN_PLACEMENT_TABLE), -EBUSY);
+	cat.aux_chunk = 4;
+	assert_int_equal(dtxn_catalog_layout(&cat, 2, 1024), 0);
+
+	t = dtxn_catalog_table(&cat, 1);
+	assert_int_equal(t->n_stripes, 3);
+	assert_int_equal(t->stripe_buckets, 4);
+	/* a stripe's heaps: its slots (4 x 8) cap the aux heap, they and
+	 * max_keys the delta heap's rows, plus the coordinators' chunks */
+	assert_int_equal(t->aux_areas, 32);
+	assert_int_equal(t->delta_areas, 32 + 2 * 4);
+	for (uint64_t b = 0; b < 12; b++) {
+		dtxn_raddr_t prim = dtxn_store_bucket_raddr(t, 0, b);
+
+		for (uint16_t r = 0; r < 3; r++) {
+			dtxn_raddr_t br = dtxn_store_bucket_raddr(t, r, b);
+			dtxn_raddr_t s = dtxn_store_slot_raddr(t, prim, 7);
+
+			assert_int_equal(DTXN_RADDR_MN(br), (1 + (b % 10) / 4 + r) % 3);
+			assert_int_equal(DTXN_RADDR_OFF(br), t->off[r] + (b % 10 % 4) * t->bucket_size);
+			assert_int_equal(dtxn_store_replica_raddr(t, r, prim), br);
+			assert_int_equal(dtxn_store_row_mn(t, r, s), DTXN_RADDR_MN(br));
+			assert_int_equal(dtxn_store_replica_raddr(t, r, s),
+					 dtxn_store_slot_raddr(t, br, 7));
+			/* the row's heap areas: on its stripe's replica-r MN */
+			assert_int_equal(dtxn_store_aux_area_raddr(t, r, s, 3),
+					 DTXN_RADDR(DTXN_RADDR_MN(br), t->aux_off[r] + DTXN_AUX_HEAP_HDR +
+								     2 * 16));
+			assert_int_equal(dtxn_store_replica_raddr(t, r, dtxn_store_aux_area_raddr(t, 0, s, 3)),
+					 dtxn_store_aux_area_raddr(t, r, s, 3));
+			assert_int_equal(dtxn_store_replica_raddr(t, r, dtxn_store_heap_area_raddr(
+									     t, DTXN_HEAP_DELTA, 0, s, 40)),
+					 dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, r, s, 40));
+		}
+		assert_int_equal(dtxn_store_stripe_of(t, prim), (int)((b % 10) / 4));
+		assert_int_equal(dtxn_store_aux_bump_raddr(t, prim),
+				 DTXN_RADDR(DTXN_RADDR_MN(prim), t->aux_off[0]));
+		assert_int_equal(dtxn_store_heap_bump_raddr(t, DTXN_HEAP_DELTA, prim),
+				 DTXN_RADDR(DTXN_RADDR_MN(prim), t->delta_off[0]));
+		assert_true(dtxn_store_slot_ok(t, dtxn_store_slot_raddr(t, prim, 0)));
+		assert_false(dtxn_store_slot_ok(t, prim)); /* a bucket header, not a slot */
+		assert_int_equal(dtxn_store_bucket_of_slot(t, dtxn_store_slot_raddr(t, prim, 5)), prim);
+	}
+	/* the last stripe has 2 buckets: its 3rd and 4th hold no slot */
+	assert_false(dtxn_store_slot_ok(t, DTXN_RADDR((1 + 2) % 3, t->off[0] + 2 * t->bucket_size +
+							      t->bucket_hdr_size)));
+	assert_false(dtxn_store_slot_ok(t, DTXN_RADDR(3, t->off[0] + t->bucket_hdr_size)));
+	assert_int_equal(dtxn_store_stripe_of(t, DTXN_RADDR(3, t->off[0])), -EINVAL);
+	assert_int_equal(dtxn_store_replica_raddr(t, 1, DTXN_RADDR(0, t->off[0] - 8)), 0);
+	assert_int_equal(dtxn_store_aux_area_raddr(t, 0, DTXN_RADDR(5, 0), 1), 0);
+	assert_int_equal(dtxn_store_row_mn(t, 3, dtxn_store_bucket_raddr(t, 0, 0)), UINT16_MAX);
+
+	t = dtxn_catalog_table(&cat, 2);
+	assert_int_equal(t->n_stripes, 3);
+	assert_int_equal(t->stripe_buckets, 1);
+	assert_int_equal(dtxn_store_bucket_raddr(t, 0, 1), dtxn_store_bucket_raddr(t, 0, 0));
+	assert_int_equal(DTXN_RADDR_MN(dtxn_store_bucket_raddr(t, 1, 0)), 0);
+	assert_false(dtxn_store_slot_ok(t, DTXN_RADDR(0, t->off[0] + t->bucket_hdr_size)));
+
+	/* every MN: each table's stripes (one per role) and heaps apart, below mn_used */
+	for (uint16_t m = 0; m < 3; m++) {
+		uint64_t lo[16], hi[16];
+		unsigned n = 0;
+
+		for (uint32_t id = 1; id <= 2; id++) {
+			t = dtxn_catalog_table(&cat, id);
+			for (uint16_t r = 0; r < 3; r++) {
+				lo[n] = t->off[r];
+				hi[n++] = t->off[r] + t->stripe_buckets * t->bucket_size;
+				if (t->aux_size != 0) {
+					lo[n] = t->aux_off[r];
+					hi[n++] = t->aux_off[r] + DTXN_AUX_HEAP_HDR + t->aux_areas * t->aux_size;
+				}
+				if (t->delta_size != 0) {
+					lo[n] = t->delta_off[r];
+					hi[n++] = t->delta_off[r] + DTXN_AUX_HEAP_HDR +
+						  t->delta_areas * t->delta_size;
+				}
+			}
+		}
+		for (unsigned i = 0; i < n; i++) {
+			assert_true(lo[i] >= DTXN_STORE_RSVD_BYTES);
+			assert_true(hi[i] <= cat.mn_used[m]);
+			for (unsigned j = i + 1; j < n; j++)
+				assert_true(hi[i] <= lo[j] || hi[j] <= lo[i]);
+		}
+		assert_true(cat.log_off >= cat.mn_used[m]);
+	}
+
+	/* one MN: the same layout as DTXN_PLACEMENT_TABLE */
+	{
+		struct dtxn_catalog a, b;
+
+		assert_int_equal(dtxn_catalog_init(&a, 1, 1), 0);
+		assert_int_equal(dtxn_catalog_init(&b, 1, 1), 0);
+		assert_int_equal(dtxn_catalog_set_placement(&b, DTXN_PLACEMENT_KEY), 0);
+		d = mkdef(0, "solo", 16, 100);
+		assert_int_equal(dtxn_catalog_add_table_aux(&a, &d, 32, 16), 0);
+		assert_int_equal(dtxn_catalog_add_table_aux(&b, &d, 32, 16), 0);
+		assert_int_equal(dtxn_catalog_layout(&a, 2, 1024), 0);
+		assert_int_equal(dtxn_catalog_layout(&b, 2, 1024), 0);
+		assert_int_equal(a.region_size, b.region_size);
+		assert_int_equal(a.tables[0].off[0], b.tables[0].off[0]);
+		assert_int_equal(a.tables[0].aux_off[0], b.tables[0].aux_off[0]);
+		assert_int_equal(b.tables[0].n_stripes, 1);
+	}
+}
+
+/* Scan visitor of test_placement_key_load: each row once, its aux area the format's bytes. */
+struct key_scan {
+	struct dtxn_fabric *f;
+	uint16_t r;
+	uint64_t n;
+	uint8_t *seen;
+};
+
+static int
+key_scan_visit(const struct dtxn_table *t, const void *slot, void *arg)
+{
+	struct key_scan *x = arg;
+	struct dtxn_slot_hdr h;
+	const uint8_t *aux = dtxn_store_aux_ptr(x->f, t, x->r, slot);
+
+	memcpy(&h, slot, sizeof(h));
+	assert_non_null(aux);
+	assert_int_equal(x->seen[h.key], 0);
+	x->seen[h.key] = 1;
+	x->n++;
+	for (unsigned i = 0; i < t->def.value_size; i++)
+		assert_int_equal(aux[i], (uint8_t)~((const uint8_t *)slot)[DTXN_SLOT_HDR_SIZE + i]);
+	return 0;
+}
+
+/*
+ * Loading a key-placed table with aux areas to its first -ENOSPC (records
+ * displaced, some across stripes, which moves their areas): every key is
+ * found from its home bucket on every replica, on the MNs its stripe
+ * names; its area, addressed from its slot, holds its bytes; each
+ * stripe's bump word counts the areas its slots took; the scan visits
+ * every key once; the rows spread over every MN; a deferred load copied
+ * afterwards is the same bytes; the census counts every area.
+ */
+static void
+test_placement_key_load(void **state)
+{
+	struct dtxn_catalog cat, ref_cat;
+	struct dtxn_table_def d;
+	struct dtxn_table *t;
+	struct dtxn_fabric *f, *g;
+	uint64_t n, per_mn[3] = { 0 }, areas = 0;
+	uint8_t value[16], slot[64], area[16];
+	struct key_scan x;
+
+	(void)state;
+	assert_int_equal(dtxn_catalog_init(&cat, 3, 3), 0);
+	assert_int_equal(dtxn_catalog_set_placement(&cat, DTXN_PLACEMENT_KEY), 0);
+	d = mkdef(0, "keyed", 16, 100 * 8);
+	d.n_buckets = 100; /* stripes of 34, 34 and 32 */
+	assert_int_equal(dtxn_catalog_add_table_aux(&cat, &d, 32, 16), 0);
+	assert_int_equal(dtxn_catalog_layout(&cat, 0, 0), 0);
+	ref_cat = cat;
+	t = &cat.tables[0];
+	f = open_fabric("utst_pk", 3, cat.region_size);
+	g = open_fabric("utst_pl", 3, cat.region_size);
+	if (f == NULL || g == NULL)
+		fail_msg("shm fabric: %s", rte_strerror(rte_errno));
+	assert_int_equal(dtxn_catalog_defer_copies(&cat, true), 0);
+	n = fill_aux_table(f, &cat);
+	assert_int_equal(fill_aux_table(g, &ref_cat), n);
+	assert_true(n * 100 >= t->n_buckets * t->def.slots_per_bucket * 80);
+	/* the deferred load wrote one replica: copy, then it is the per-record load's bytes */
+	assert_int_equal(dtxn_store_copy_replicas(f, t), 0);
+	for (uint16_t m = 0; m < 3; m++)
+		assert_memory_equal(dtxn_fabric_mn_base(f, m), dtxn_fabric_mn_base(g, m),
+				    cat.mn_used[m]);
+
+	for (uint64_t k = 0; k < n; k++) {
+		dtxn_raddr_t sa0 = 0;
+
+		make_value(k, value, sizeof(value));
+		for (uint16_t r = 0; r < 3; r++) {
+			dtxn_raddr_t sr = 0, ar;
+			uint32_t aux;
+
+			assert_true(remote_lookup(f, t, r, k, &sr, slot) >= 1);
+			assert_memory_equal(slot + DTXN_SLOT_HDR_SIZE, value, sizeof(value));
+			if (r == 0) {
+				sa0 = sr;
+				per_mn[DTXN_RADDR_MN(sr)]++;
+			} else {
+				assert_int_equal(dtxn_store_replica_raddr(t, r, sa0), sr);
+			}
+			assert_int_equal(DTXN_RADDR_MN(sr), dtxn_store_row_mn(t, r, sa0));
+			aux = dtxn_store_slot_aux(slot);
+			ar = dtxn_store_aux_area_raddr(t, r, sa0, aux);
+			assert_int_not_equal(ar, 0);
+			assert_int_equal(DTXN_RADDR_MN(ar), DTXN_RADDR_MN(sr));
+			memcpy(area, (char *)dtxn_fabric_mn_base(f, DTXN_RADDR_MN(ar)) + DTXN_RADDR_OFF(ar),
+			       sizeof(area));
+			for (unsigned i = 0; i < sizeof(area); i++)
+				assert_int_equal(area[i], (uint8_t)~value[i]);
+		}
+	}
+	for (uint16_t m = 0; m < 3; m++) {
+		uint64_t bump;
+
+		assert_true(per_mn[m] * 4 >= n); /* each MN is primary of about a third */
+		memcpy(&bump, (char *)dtxn_fabric_mn_base(f, m) + t->aux_off[0], 8);
+		assert_true(bump >= per_mn[m]); /* a row moved across stripes left an area behind */
+		assert_true(bump <= t->aux_areas);
+		areas += bump;
+	}
+	assert_true(areas >= n);
+	for (uint16_t r = 0; r < 3; r++) {
+		memset(&x, 0, sizeof(x));
+		x.f = f;
+		x.r = r;
+		x.seen = calloc(n, 1);
+		assert_non_null(x.seen);
+		assert_int_equal(dtxn_store_scan(f, t, r, key_scan_visit, &x), 0);
+		assert_int_equal(x.n, n);
+		free(x.seen);
+	}
+	assert_int_equal(dtxn_store_heap_census(f, &cat), 0); /* no delta heap */
+	assert_true(t->aux_census);
+	assert_int_equal(t->aux_held, n);
 	dtxn_fabric_close(g);
 	dtxn_fabric_close(f);
 }
@@ -1648,6 +1920,8 @@ main(void)
 		cmocka_unit_test(test_load_tiny_table),
 		cmocka_unit_test(test_load_displace),
 		cmocka_unit_test(test_direct_index),
+		cmocka_unit_test(test_placement_key_layout),
+		cmocka_unit_test(test_placement_key_load),
 		cmocka_unit_test(test_load_speed),
 		cmocka_unit_test(test_addr_cache),
 	};

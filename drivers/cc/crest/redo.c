@@ -154,8 +154,11 @@ crest_redo_add(struct dtxn_txn *t, struct dtxn_batch *b)
 		if (len == 0)
 			continue;
 		bytes += sizeof(struct crest_redo_mod) + RTE_ALIGN_CEIL(len, 8);
-		for (uint16_t r = 0; r < it->table->n_replicas; r++)
-			mns |= UINT64_C(1) << it->table->mn[r];
+		for (uint16_t r = 0; r < it->table->n_replicas; r++) { /* the row's stripe's MNs */
+			uint16_t m = dtxn_store_row_mn(it->table, r, it->slot_raddr);
+
+			mns |= m < DTXN_MAX_NODES ? UINT64_C(1) << m : 0;
+		}
 		n++;
 	}
 	if (n == 0)

@@ -128,7 +128,7 @@ commit_delta_back(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *l
 
 	if (!li->delta_new)
 		return;
-	dtxn_txn_delta_put(t, it->table, lotus_cvt_delta(it->table, cvt));
+	dtxn_txn_delta_put(t, it->table, it->slot_raddr, lotus_cvt_delta(it->table, cvt));
 	for (uint32_t i = 1; i < lotus_vnum(it->table); i++)
 		cvt->cells[i].addr = 0;
 	li->delta_new = 0;
@@ -144,11 +144,11 @@ commit_delta(struct dtxn_txn *t, struct dtxn_item *it, struct lotus_item *li, in
 
 	if (c == 0 || lotus_cvt_delta(it->table, cvt) != 0)
 		return DTXN_OK;
-	rc = dtxn_txn_delta_take(t, it->table, &n);
+	rc = dtxn_txn_delta_take(t, it->table, it->slot_raddr, &n);
 	if (rc != DTXN_OK)
 		return rc;
 	if ((n & LOTUS_ADDR_DELTA) != 0) {
-		dtxn_txn_delta_put(t, it->table, n); /* 2^31 areas: not addressable */
+		dtxn_txn_delta_put(t, it->table, it->slot_raddr, n); /* 2^31 areas: not addressable */
 		return DTXN_ABORT(DTXN_ABORT_DELTA_FULL);
 	}
 	for (uint32_t i = 1; i < lotus_vnum(it->table); i++)
@@ -215,6 +215,7 @@ commit_log(struct dtxn_txn *t, struct dtxn_batch *b)
 	struct lotus_coord *lc = t->coord->cc_priv;
 	const struct dtxn_catalog *cat = &t->coord->worker->db->cat;
 	const struct dtxn_table *first = NULL;
+	dtxn_raddr_t first_slot = 0;
 	struct log_hdr *h;
 	struct log_ent *e;
 	uint32_t n = 0, bytes;
@@ -223,8 +224,10 @@ commit_log(struct dtxn_txn *t, struct dtxn_batch *b)
 
 	for (uint32_t i = 0; i < t->n_items; i++)
 		if (lotus_is_write(&t->items[i])) {
-			if (first == NULL)
+			if (first == NULL) {
 				first = t->items[i].table;
+				first_slot = t->items[i].slot_raddr;
+			}
 			n++;
 		}
 	bytes = (uint32_t)RTE_ALIGN_CEIL(sizeof(*h) + n * sizeof(*e) + 8, 64);
@@ -256,7 +259,9 @@ commit_log(struct dtxn_txn *t, struct dtxn_batch *b)
 	if (lc->log_head + bytes > room)
 		lc->log_head = 0;
 	for (uint16_t r = 0; r < first->n_replicas; r++) {
-		dtxn_raddr_t ra = dtxn_store_log_raddr(cat, t->coord->gid, first->mn[r]);
+		/* the MNs of the first written row (of its stripe, --placement key) */
+		dtxn_raddr_t ra = dtxn_store_log_raddr(cat, t->coord->gid,
+						       dtxn_store_row_mn(first, r, first_slot));
 
 		if (ra != 0)
 			dtxn_batch_write(b, ra + lc->log_head, rec, bytes, false);

@@ -211,7 +211,7 @@ lotus_mn_value(struct dtxn_db *db, const struct dtxn_table *t, void *mn_slot)
 	if (n == 0)
 		rec = dtxn_store_aux_ptr(db->fabric, t, 0, mn_slot);
 	else
-		rec = dtxn_store_heap_area_ptr(db->fabric, t, DTXN_HEAP_DELTA, 0,
+		rec = dtxn_store_heap_area_ptr(db->fabric, t, DTXN_HEAP_DELTA, 0, mn_slot,
 					       cvt->cells[n].addr & ~LOTUS_ADDR_DELTA);
 	if (rec == NULL || lotus_rec_unpack(t, rec + lotus_rec_off(t, (unsigned)n),
 					    lotus_meta_cv(m), NULL, sh->scratch) != 0)

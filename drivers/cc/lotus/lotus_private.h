@@ -318,19 +318,20 @@ lotus_rec_off(const struct dtxn_table *t, unsigned cell)
 
 /**
  * Address on replica @p r of the record of cell @p cell (< VNum) of a
- * row of @p t whose slot header names aux area @p aux and whose cell is
- * @p c. @return the address, or 0 (no such area: a cell with no record).
+ * row of @p t (primary slot address @p slot: its stripe's heaps) whose
+ * slot header names aux area @p aux and whose cell is @p c. @return the address, or 0 (no such area: a cell with no record).
  */
 static inline dtxn_raddr_t
-lotus_rec_raddr_at(const struct dtxn_table *t, uint16_t r, uint32_t aux,
+lotus_rec_raddr_at(const struct dtxn_table *t, uint16_t r, dtxn_raddr_t slot, uint32_t aux,
 		   const struct lotus_cell *c, unsigned cell)
 {
 	dtxn_raddr_t a;
 
 	if (cell == 0)
-		a = dtxn_store_aux_area_raddr(t, r, aux);
+		a = dtxn_store_aux_area_raddr(t, r, slot, aux);
 	else if ((c->addr & LOTUS_ADDR_DELTA) != 0)
-		a = dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, r, c->addr & ~LOTUS_ADDR_DELTA);
+		a = dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, r, slot,
+					       c->addr & ~LOTUS_ADDR_DELTA);
 	else
 		a = 0;
 	return a == 0 ? 0 : a + lotus_rec_off(t, cell);
@@ -340,7 +341,7 @@ lotus_rec_raddr_at(const struct dtxn_table *t, uint16_t r, uint32_t aux,
 static inline dtxn_raddr_t
 lotus_rec_raddr(const struct dtxn_item *it, const struct lotus_cvt *cvt, unsigned cell)
 {
-	return lotus_rec_raddr_at(it->table, 0, it->aux, &cvt->cells[cell], cell);
+	return lotus_rec_raddr_at(it->table, 0, it->slot_raddr, it->aux, &cvt->cells[cell], cell);
 }
 
 /** Result of choosing a version at a timestamp. */

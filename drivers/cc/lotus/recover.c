@@ -286,7 +286,7 @@ log_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rlog_hdr
 			continue;
 		for (uint16_t r = 0; r < t->n_replicas; r++) {
 			/* 0: an insert that reached no replica, or no record: nothing of it */
-			dtxn_raddr_t ra = lotus_rec_raddr_at(t, r, sh[i].aux, &cell[i][r],
+			dtxn_raddr_t ra = lotus_rec_raddr_at(t, r, e[i].slot, sh[i].aux, &cell[i][r],
 							     (unsigned)e[i].cell);
 
 			if ((lotus_meta_flags(cell[i][r].meta) & LOTUS_CELL_VALID) && ra != 0)

@@ -167,7 +167,7 @@ motor_cvt_of(void *slot)
 static inline dtxn_raddr_t
 motor_vpkg_raddr(const struct dtxn_item *it)
 {
-	return dtxn_store_aux_area_raddr(it->table, 0, it->aux);
+	return dtxn_store_aux_area_raddr(it->table, 0, it->slot_raddr, it->aux);
 }
 
 /**
@@ -178,7 +178,7 @@ motor_vpkg_raddr(const struct dtxn_item *it)
 static inline dtxn_raddr_t
 motor_bar_raddr(const struct dtxn_item *it)
 {
-	return dtxn_store_heap_area_raddr(it->table, DTXN_HEAP_DELTA, 0, it->aux);
+	return dtxn_store_heap_area_raddr(it->table, DTXN_HEAP_DELTA, 0, it->slot_raddr, it->aux);
 }
 
 /** The local Vpkg image that follows the local slot copy (its value

@@ -97,13 +97,8 @@ rec_check(const char *log, uint64_t log_bytes, uint32_t gid)
 static dtxn_raddr_t
 entry_slot(const struct dtxn_table *t, dtxn_raddr_t lock)
 {
-	uint64_t off = DTXN_RADDR_OFF(lock) - MOTOR_LOCK_OFF;
-
-	if (DTXN_RADDR_MN(lock) != t->mn[0] || DTXN_RADDR_OFF(lock) < t->off[0] + MOTOR_LOCK_OFF)
-		return 0;
-	off -= t->off[0];
-	if (off % t->bucket_size < t->bucket_hdr_size ||
-	    (off % t->bucket_size - t->bucket_hdr_size) % t->slot_size != 0)
+	/* a slot of any of the table's primary stripes */
+	if (DTXN_RADDR_OFF(lock) < MOTOR_LOCK_OFF || !dtxn_store_slot_ok(t, lock - MOTOR_LOCK_OFF))
 		return 0;
 	return lock - MOTOR_LOCK_OFF;
 }
@@ -144,9 +139,10 @@ rec_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_t
 	bar = (((const struct motor_cvt *)(const void *)(buf + src * ss))->hdr.flags &
 	       DTXN_SLOT_DELTA) ? aux : 0;
 	dtxn_batch_init(&b, c);
-	dtxn_batch_read(&b, dtxn_store_aux_area_raddr(t, (uint16_t)src, aux), vbuf, as, true);
+	dtxn_batch_read(&b, dtxn_store_aux_area_raddr(t, (uint16_t)src, slot, aux), vbuf, as, true);
 	if (bar != 0)
-		dtxn_batch_read(&b, dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, (uint16_t)src, bar),
+		dtxn_batch_read(&b, dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, (uint16_t)src, slot,
+								bar),
 				bbuf, ds, true);
 	rc = dtxn_recovery_run(rec, &b);
 	if (rc != 0)
@@ -165,9 +161,9 @@ rec_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_t
 			continue;
 		img->lock = r == 0 ? lock : 0; /* the primary's lock goes in the unlock round */
 		dtxn_batch_init(&b, c);
-		dtxn_batch_write(&b, dtxn_store_aux_area_raddr(t, r, aux), vbuf, as, true);
+		dtxn_batch_write(&b, dtxn_store_aux_area_raddr(t, r, slot, aux), vbuf, as, true);
 		if (bar != 0)
-			dtxn_batch_write(&b, dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, r, bar),
+			dtxn_batch_write(&b, dtxn_store_heap_area_raddr(t, DTXN_HEAP_DELTA, r, slot, bar),
 					 bbuf, ds, true);
 		dtxn_batch_write(&b, dtxn_store_replica_raddr(t, r, slot), img, ss, true);
 		rc = dtxn_recovery_run(rec, &b);

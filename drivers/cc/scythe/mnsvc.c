@@ -97,21 +97,15 @@ mn_mark_cancelled(struct scythe_mn *m, uint32_t gid, uint64_t ts, uint64_t off, 
 					 __ATOMIC_RELEASE);
 }
 
-/* Whether @p off is the offset of a slot of table @p tid whose primary is this MN. */
+/* Whether @p off is the offset of a slot of table @p tid whose primary
+ * (of its stripe, --placement key) is this MN. */
 static bool
 mn_slot_ok(const struct scythe_mn *m, uint8_t tid, uint64_t off)
 {
 	const struct dtxn_table *tab = dtxn_catalog_table(&m->db->cat, tid);
-	uint64_t rel, in_bkt;
 
-	if (tab == NULL || tab->mn[0] != m->mn || off < tab->off[0])
-		return false;
-	rel = off - tab->off[0];
-	if (rel / tab->bucket_size >= tab->n_buckets)
-		return false;
-	in_bkt = rel % tab->bucket_size;
-	return in_bkt >= tab->bucket_hdr_size &&
-	       (in_bkt - tab->bucket_hdr_size) % tab->slot_size == 0;
+	return tab != NULL && off <= DTXN_RADDR_OFF_MASK &&
+	       dtxn_store_slot_ok(tab, DTXN_RADDR(m->mn, off));
 }
 
 /* Serves one request: Lock(ts, mode) of Fig. 14. */
