@@ -114,6 +114,9 @@ struct app_conf {
 	 *  region into a local copy and checks over the copies, as where it maps none */
 	bool debug_copy_regions;
 	bool false_aborts;           /**< --false-aborts 1: FORD, Motor classify their aborts (dtxn_db_conf.false_aborts) */
+	/** --placement: "table" (default: a table's primary on MN id % n_mn) or "key" (each
+	 *  key's primary hashed across the MNs; dtxn_db_conf.placement, doc/guides/store.md) */
+	char placement[8];
 	unsigned n_bench_opts;
 	struct app_bench_opt bench_opts[APP_MAX_BENCH_OPTS];
 };

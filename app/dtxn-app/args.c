@@ -116,6 +116,7 @@ static const struct app_opt g_opts[] = {
 	{ "clock_drift_ppm", OPT_U64, N(clock_drift_ppm), 0, 999999, "PPM", "sim: CN clocks run PPM parts per million slow (even CNs) or fast (odd CNs) (default 0)" },
 	{ "cn_nic", OPT_STR, S(cn_nic), 0, 0, "MODEL", "sim: RNIC model of the CNs (default: --nic), as --nic:", "nic" },
 	{ "false_aborts", OPT_BOOL, N(false_aborts), 0, 1, "0|1", "FORD, Motor: classify each abort as false or true (the report's false_aborts, CREST's Fig. 3) with a side table of lock takers' cells, written at every record lock (default 0: not classified, false_aborts 0; record-level CREST counts them either way; doc/guides/crest.md, \"False aborts\")" },
+	{ "placement", OPT_STR, S(placement), 0, 0, "table|key", "where records live: table (default, the artifacts' rule: a table's primary on MN id % MNs, its backups on the next MNs) or key (each key's primary hashed across the MNs, its backups on the next MNs: the buckets cut into one stripe per MN); every protocol, one process (--role all) (doc/guides/store.md, \"Placement\")" },
 	{ "check", OPT_STR, S(check), 0, 0, "none|history", "record every txn, check the history for isolation anomalies (default none)" },
 	{ "history", OPT_STR, S(history), 0, 0, "FILE", "record every txn, save the history to FILE for dtxn-check" },
 	{ "cc_opts", OPT_STR, S(cc_opts), 0, 0, "K=V,...", "protocol options, e.g. ford: published=1 (doc/guides/ford.md); lotus: ablation=lock-sharding,vt_cache=0 (doc/guides/lotus.md); oocc: lease_ns=7000,write_unlock=0 (doc/guides/oocc.md)" },

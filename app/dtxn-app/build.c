@@ -64,6 +64,8 @@ app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coords,
 		.aux_chunk = (uint32_t)c->aux_chunk,
 		.versions = (uint32_t)c->versions,
 		.false_aborts = c->false_aborts,
+		.placement = (uint8_t)(strcmp(c->placement, "key") == 0 ? DTXN_PLACEMENT_KEY :
+									  DTXN_PLACEMENT_TABLE),
 		/* --addr-cache 0: unbounded (dtxn_db_addr_cache_entries()) */
 		.addr_cache_entries = addr_cache == 0 ? DTXN_ADDR_CACHE_UNBOUNDED : addr_cache,
 		.debug_flags = app_check_debug_flags(c) | app_fault_debug_flags(c),
@@ -245,6 +247,8 @@ app_report_protocol(struct dtxn_report *rep, const struct app_conf *c, const str
 		dtxn_report_conf(rep, "addr_cache", "unbounded");
 	else if (app_conf_given(c, "addr_cache"))
 		dtxn_report_conf(rep, "addr_cache", "%" PRIu64, c->addr_cache);
+	if (strcmp(c->placement, "key") == 0) /* the default (table) is not written */
+		dtxn_report_conf(rep, "placement", "key");
 }
 
 void

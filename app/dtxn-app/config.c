@@ -338,6 +338,25 @@ app_control_validate(struct app_conf *c)
 	return 0;
 }
 
+/* --placement: table (default) or key; key loads in one process only (lib/store's loader). */
+static int
+app_placement_validate(struct app_conf *c)
+{
+	enum dtxn_placement p;
+
+	if (c->placement[0] == '\0')
+		snprintf(c->placement, sizeof(c->placement), "table");
+	if (dtxn_placement_parse(c->placement, &p) != 0) {
+		app_err("--placement: unknown placement '%s' (table, key)", c->placement);
+		return -1;
+	}
+	if (p == DTXN_PLACEMENT_KEY && strcmp(c->role, "all") != 0) {
+		app_err("--placement key: only with --role all for now (an MN process cannot load its stripes alone: a stripe's records depend on its neighbours' on the other MNs)");
+		return -1;
+	}
+	return 0;
+}
+
 int
 app_validate(struct app_conf *c)
 {
@@ -364,6 +383,8 @@ app_validate(struct app_conf *c)
 		return -1;
 	app_lease_default(c); /* fault.c: failure detection on by default across processes */
 	if (app_control_validate(c) != 0) /* --control */
+		return -1;
+	if (app_placement_validate(c) != 0) /* --placement */
 		return -1;
 	bops = dtxn_bench_find(c->bench);
 	if (bops == NULL) {
