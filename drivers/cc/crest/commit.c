@@ -250,11 +250,13 @@ crest_commit(struct dtxn_txn *t)
 		reason = crest_validate(t);
 	if (reason == DTXN_OK && writes)
 		reason = commit_write_round(t);
-	if (reason != DTXN_OK)
-		crest_release(t);
-	else if (local)
+	if (reason != DTXN_OK) {
+		crest_release(t); /* and leaves the fence: lib/txn calls no crest_abort() */
+		return reason;
+	}
+	if (local)
 		crest_local_end(t, true);
-	crest_fence_leave(t); /* after a failed commit too: it calls no crest_abort() */
+	crest_fence_leave(t);
 	return reason;
 }
 
@@ -262,5 +264,4 @@ void
 crest_abort(struct dtxn_txn *t)
 {
 	crest_release(t);
-	crest_fence_leave(t);
 }

@@ -423,7 +423,14 @@ int crest_snapshot_take(struct dtxn_txn *t, uint32_t i, uint32_t cells, uint64_t
 			bool *again);
 /** dtxn_cc_ops.block_end: local=1 ends the execution block (local.c); else nothing. */
 int crest_block_end(struct dtxn_txn *t);
-/** Releases every lock the txn holds (fire-and-forget). */
+/**
+ * Ends a txn that does not commit: releases every lock it holds
+ * (fire-and-forget) and leaves the recovery fence (crest_fence_leave()).
+ * Every failed step (execute, block end, commit) and crest_abort() end
+ * here; before, a failed execute left the fence busy until the
+ * coordinator's next begin, and one that never came (the run's end) made
+ * a recovery's fence wait for ever (recover.c, found by dtxn-soak).
+ */
 void crest_release(struct dtxn_txn *t);
 
 /* validate.c */

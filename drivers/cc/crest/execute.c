@@ -199,6 +199,9 @@ crest_release(struct dtxn_txn *t)
 		crest_local_end(t, false);
 	}
 	dtxn_txn_release_held(t);
+	/* the txn is over: a recovery's fence no longer waits for it (every
+	 * failed step ends here, and lib/txn calls no crest_abort() after one) */
+	crest_fence_leave(t);
 }
 
 int
