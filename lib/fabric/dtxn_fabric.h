@@ -719,6 +719,20 @@ int dtxn_fabric_drain_node(struct dtxn_fabric *f, uint16_t node);
  */
 bool dtxn_fabric_posted_survives(const struct dtxn_fabric *f);
 
+/**
+ * Whether this process's DPDK heap (rte_malloc(), memzones) is shared
+ * with the other processes of the cluster: true on shm across processes
+ * (DPDK multi-process: one heap in the hugepages every process maps),
+ * false where each process is its own DPDK primary (mlx5, ucx), in one
+ * process (shm, sim) and for @p f NULL. DPDK's heap lock is a plain
+ * spinlock with no owner, so a process killed inside rte_malloc() or
+ * rte_free() leaves it held for every other one: where this is true,
+ * nothing may allocate from it while the cluster runs (recovery takes its
+ * scratch elsewhere, dtxn_recovery_alloc(); doc/guides/testing.md
+ * "Shared locks"). Any thread; constant from dtxn_fabric_open() on.
+ */
+bool dtxn_fabric_heap_shared(const struct dtxn_fabric *f);
+
 /** The RNIC state of node @p node (busy fractions); NULL if not modelled. */
 const struct dtxn_nic_state *dtxn_fabric_nic_state(const struct dtxn_fabric *f,
 						   uint16_t node);

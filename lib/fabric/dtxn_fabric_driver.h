@@ -55,6 +55,10 @@ struct dtxn_fabric {
 	 *  models one (sim with dtxn_sim_set_fault_drop()); 0 (shm, mlx5,
 	 *  sim): posted WRs take effect whatever happens to their poster. */
 	bool posted_lost;
+	/** dtxn_fabric_heap_shared(): this process's DPDK heap is the one
+	 *  every process of the cluster allocates from (shm across processes:
+	 *  DPDK multi-process). Set by the driver in its open. */
+	bool heap_shared;
 };
 
 /** @return the mask of nodes 0 .. @p n - 1 (bit = node id), @p n <= 64: every node of a cluster of @p n. */

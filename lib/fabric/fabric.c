@@ -238,6 +238,12 @@ dtxn_fabric_drain_node(struct dtxn_fabric *f, uint16_t node)
 }
 
 bool
+dtxn_fabric_heap_shared(const struct dtxn_fabric *f)
+{
+	return f != NULL && f->heap_shared;
+}
+
+bool
 dtxn_fabric_posted_survives(const struct dtxn_fabric *f)
 {
 	return f != NULL && !f->posted_lost;

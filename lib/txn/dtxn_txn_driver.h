@@ -637,6 +637,38 @@ int dtxn_recovery_unlock_scan_all(struct dtxn_coord *c, struct dtxn_recovery *re
 				  uint32_t lock_off, uint64_t keep_mask);
 
 /**
+ * Scratch memory of a recovery (the buffers its WRs read into or write
+ * from, its tables), taken while the cluster runs. Where the DPDK heap is
+ * shared by the processes of the cluster (dtxn_fabric_heap_shared(): shm
+ * across processes) it comes from the C library instead: DPDK's heap lock
+ * is a spinlock without an owner, and a process killed inside rte_malloc()
+ * would leave it held for every survivor (doc/guides/testing.md "Shared
+ * locks"). Elsewhere it is rte_malloc() memory (registered on a network
+ * fabric). A WR of the recoverer's that names this memory and is still
+ * posted when the recoverer dies is dropped by the next recoverer's drain
+ * (dtxn_fabric_drain_node(): private memory), which redoes the recovery
+ * from its start.
+ *
+ * @param c     the recovering coordinator (its database's fabric decides).
+ * @param size  bytes, > 0.
+ * @param zero  true: zero-filled.
+ * @return 64-byte-aligned memory, or NULL (out of memory, @p size 0).
+ *   Free it with dtxn_recovery_free(). Any thread.
+ */
+void *dtxn_recovery_alloc(const struct dtxn_coord *c, size_t size, bool zero);
+
+/**
+ * Resizes @p p (NULL: allocates) from dtxn_recovery_alloc() to @p size
+ * bytes, keeping its first bytes, as realloc() does; the new memory is not
+ * zeroed and is 8-byte aligned at least. @return the memory, or NULL (out
+ * of memory: @p p is left as it was). Any thread.
+ */
+void *dtxn_recovery_realloc(const struct dtxn_coord *c, void *p, size_t size);
+
+/** Frees @p p from dtxn_recovery_alloc() by @p c (or a coordinator of the same database); NULL: no-op. */
+void dtxn_recovery_free(const struct dtxn_coord *c, void *p);
+
+/**
  * READs the first @p len bytes of coordinator @p gid's log region into
  * @p buf + mn * @p len, for every MN, waited for. @p replicated: the
  * protocol writes each record to the MNs of its tables' replicas; when

@@ -10,7 +10,6 @@
 
 #include <stdlib.h>
 
-#include <rte_malloc.h>
 
 #include "txn_private.h"
 
@@ -191,7 +190,7 @@ scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t lock_off, uint64_
 	const struct scan_visit v = { .fn = visit, .arg = arg };
 	const struct dtxn_catalog *cat = &c->worker->db->cat;
 	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "unlock", "locks");
-	char *buf = rte_malloc("dtxn_recover", RECOVER_SCAN_CHUNK, 64);
+	char *buf = dtxn_recovery_alloc(c, RECOVER_SCAN_CHUNK, false);
 	int rc = 0;
 
 	if (buf == NULL)
@@ -226,7 +225,7 @@ scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t lock_off, uint64_
 			done += n;
 		}
 	}
-	rte_free(buf);
+	dtxn_recovery_free(c, buf);
 	rec->locks_released += st->work;
 	dtxn_recovery_step_end(st);
 	return rc;
@@ -346,7 +345,7 @@ dtxn_recovery_chains_apply(struct dtxn_coord *c, struct dtxn_recovery *rec,
 	const uint32_t g_first = f->gid_end != 0 ? 0 : rec->gid_first;
 	const uint32_t g_end = f->gid_end != 0 ? f->gid_end : rec->gid_first + rec->n_gids;
 	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, f->step, f->unit);
-	char *logs = rte_malloc("dtxn_recover", room * cat->n_mn, 64);
+	char *logs = dtxn_recovery_alloc(c, room * cat->n_mn, false);
 	int rc = logs == NULL ? -ENOMEM : 0;
 
 	for (uint32_t g = g_first; g < g_end && rc == 0; g++) {
@@ -372,7 +371,7 @@ dtxn_recovery_chains_apply(struct dtxn_coord *c, struct dtxn_recovery *rec,
 			rc = f->apply(c, rec, newest, f->arg);
 		}
 	}
-	rte_free(logs);
+	dtxn_recovery_free(c, logs);
 	dtxn_recovery_step_end(st);
 	return rc;
 }

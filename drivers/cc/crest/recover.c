@@ -453,8 +453,8 @@ rec_redo(struct dtxn_coord *c, struct dtxn_recovery *rec)
 	for (uint32_t g = 0; g < n_coords; g++)
 		n_dead += dtxn_recovery_gid_dead(rec, cat->n_mn, g);
 	x.buf_img = slot_max;
-	x.buf = rte_malloc("dtxn_recover", 2 * slot_max, 64);
-	logs = rte_malloc("dtxn_recover", RTE_MAX(n_dead, 1u) * cat->n_mn * room, 64);
+	x.buf = dtxn_recovery_alloc(c, 2 * slot_max, false);
+	logs = dtxn_recovery_alloc(c, RTE_MAX(n_dead, 1u) * cat->n_mn * room, false);
 	if (x.buf == NULL || logs == NULL)
 		rc = -ENOMEM;
 	for (uint32_t g = 0; g < n_coords && rc == 0; g++, k++) {
@@ -497,8 +497,8 @@ rec_redo(struct dtxn_coord *c, struct dtxn_recovery *rec)
 		  x.n_ents, x.n_defs, x.n_def_cells);
 	free(x.done);
 	free(x.defs);
-	rte_free(logs);
-	rte_free(x.buf);
+	dtxn_recovery_free(c, logs);
+	dtxn_recovery_free(c, x.buf);
 	dtxn_recovery_step_end(st);
 	return rc;
 }

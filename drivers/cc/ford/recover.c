@@ -47,7 +47,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include <rte_malloc.h>
 
 #include "ford_private.h"
 
@@ -79,7 +78,7 @@ rec_roll_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct d
 		if (t == NULL || en->slot_size != t->slot_size || t->n_replicas < 2 ||
 		    (word[e][0] & ~FORD_INVISIBLE) != h->txn_id)
 			continue;
-		img = rte_zmalloc("dtxn_recover_fwd", en->slot_size, 8);
+		img = dtxn_recovery_alloc(c, en->slot_size, true);
 		if (img == NULL)
 			return -ENOMEM;
 		dtxn_batch_init(&b, c);
@@ -93,7 +92,7 @@ rec_roll_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct d
 						 en->slot_size, true);
 			rc = dtxn_recovery_run(rec, &b);
 		}
-		rte_free(img);
+		dtxn_recovery_free(c, img);
 	}
 	return rc;
 }
@@ -104,7 +103,7 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_log
 {
 	const struct dtxn_catalog *cat = &c->worker->db->cat;
 	const uint64_t x = h->txn_id;
-	uint64_t (*word)[2] = rte_zmalloc("dtxn_recover", sizeof(*word) * h->n_entries, 8);
+	uint64_t (*word)[2] = dtxn_recovery_alloc(c, sizeof(*word) * h->n_entries, true);
 	const char *p = (const char *)(h + 1);
 	bool held = false, done = false, written = true;
 	struct dtxn_batch b;
@@ -195,7 +194,7 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_log
 	rec->rolled_back++;
 	dtxn_recovery_note_undone(rec, x); /* its write round may have been posted (decided) */
 out:
-	rte_free(word);
+	dtxn_recovery_free(c, word);
 	return rc;
 }
 

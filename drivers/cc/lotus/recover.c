@@ -43,7 +43,6 @@
 #include <string.h>
 
 #include <rte_hash.h>
-#include <rte_malloc.h>
 
 #include "lotus_private.h"
 
@@ -253,9 +252,9 @@ log_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rlog_hdr
 	struct dtxn_batch b;
 	int rc;
 
-	cell = rte_zmalloc("dtxn_recover", sizeof(*cell) * h->n, 8);
-	head = rte_zmalloc("dtxn_recover", sizeof(*head) * h->n, 8);
-	sh = rte_zmalloc("dtxn_recover", sizeof(*sh) * h->n, 8);
+	cell = dtxn_recovery_alloc(c, sizeof(*cell) * h->n, true);
+	head = dtxn_recovery_alloc(c, sizeof(*head) * h->n, true);
+	sh = dtxn_recovery_alloc(c, sizeof(*sh) * h->n, true);
 	if (cell == NULL || head == NULL || sh == NULL) {
 		rc = -ENOMEM;
 		goto out;
@@ -344,9 +343,9 @@ log_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rlog_hdr
 		rec->rolled_back++;
 	}
 out:
-	rte_free(sh);
-	rte_free(head);
-	rte_free(cell);
+	dtxn_recovery_free(c, sh);
+	dtxn_recovery_free(c, head);
+	dtxn_recovery_free(c, cell);
 	return rc;
 }
 

@@ -39,7 +39,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include <rte_malloc.h>
 
 #include "motor_private.h"
 
@@ -179,7 +178,7 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rec_hdr 
 {
 	const struct dtxn_catalog *cat = &c->worker->db->cat;
 	const struct rec_entry *e = (const void *)(h + 1);
-	uint64_t *old = rte_malloc("dtxn_recover", sizeof(*old) * h->n, 8);
+	uint64_t *old = dtxn_recovery_alloc(c, sizeof(*old) * h->n, false);
 	bool fwd = false;
 	struct dtxn_batch b;
 	uint64_t held = 0;
@@ -201,7 +200,7 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rec_hdr 
 		rc = dtxn_recovery_run(rec, &b);
 	for (uint32_t i = 0; i < h->n && rc == 0; i++)
 		held += old[i] == h->txn_id;
-	rte_free(old);
+	dtxn_recovery_free(c, old);
 	if (rc != 0)
 		return rc;
 	rec->locks_released += held;
@@ -240,8 +239,8 @@ recover_oplog(struct dtxn_coord *c, struct dtxn_recovery *rec)
 			scratch = RTE_MAX(scratch, (uint64_t)DTXN_MAX_REPLICAS * t->slot_size +
 							   t->aux_size + motor_abs(t));
 	}
-	logs = rte_malloc("dtxn_recover", cat->log_bytes * cat->n_mn, 64);
-	buf = rte_malloc("dtxn_recover", scratch, 64);
+	logs = dtxn_recovery_alloc(c, cat->log_bytes * cat->n_mn, false);
+	buf = dtxn_recovery_alloc(c, scratch, false);
 	if (logs == NULL || buf == NULL) {
 		rc = -ENOMEM;
 		goto out;
@@ -266,8 +265,8 @@ recover_oplog(struct dtxn_coord *c, struct dtxn_recovery *rec)
 		}
 	}
 out:
-	rte_free(buf);
-	rte_free(logs);
+	dtxn_recovery_free(c, buf);
+	dtxn_recovery_free(c, logs);
 	dtxn_recovery_step_end(st);
 	return rc;
 }
@@ -303,13 +302,13 @@ motor_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 		return rc;
 	if (sh->opts.oplog == MOTOR_OPLOG_MN)
 		return recover_oplog(c, rec);
-	newest = rte_zmalloc("dtxn_recover", sizeof(*newest) * RTE_MAX(rec->n_gids, 1u), 8);
+	newest = dtxn_recovery_alloc(c, sizeof(*newest) * RTE_MAX(rec->n_gids, 1u), true);
 	if (newest == NULL)
 		return -ENOMEM;
 	rc = dtxn_recovery_unlock_scan(c, rec, MOTOR_LOCK_OFF, UINT64_MAX, scan_writers, newest);
 	for (uint32_t g = 0; g < rec->n_gids && rc == 0; g++)
 		if (newest[g] != 0)
 			dtxn_recovery_note_visible(rec, newest[g]);
-	rte_free(newest);
+	dtxn_recovery_free(c, newest);
 	return rc;
 }

@@ -35,7 +35,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include <rte_malloc.h>
 
 #include "oocc_private.h"
 
@@ -182,7 +181,7 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_log
 	const struct dtxn_catalog *cat = &c->worker->db->cat;
 	const uint64_t x = h->txn_id;
 	const char *p = (const char *)(h + 1);
-	struct rec_ent *e = rte_zmalloc("dtxn_recover", sizeof(*e) * h->n_entries, 8);
+	struct rec_ent *e = dtxn_recovery_alloc(c, sizeof(*e) * h->n_entries, true);
 	uint64_t img_bytes = 0;
 	bool fwd = false, held = false;
 	uint32_t n = 0;
@@ -203,9 +202,9 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_log
 		img_bytes += (uint64_t)t->n_replicas * t->slot_size;
 		n++;
 	}
-	imgs = rte_malloc("dtxn_recover", RTE_MAX(img_bytes, (uint64_t)64), 64);
+	imgs = dtxn_recovery_alloc(c, RTE_MAX(img_bytes, (uint64_t)64), false);
 	if (imgs == NULL) {
-		rte_free(e);
+		dtxn_recovery_free(c, e);
 		return -ENOMEM;
 	}
 	for (uint32_t i = 0, off = 0; i < n; i++) {
@@ -230,8 +229,8 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_log
 			dtxn_recovery_note_undone(rec, x); /* posted but refused: not committed */
 		}
 	}
-	rte_free(imgs);
-	rte_free(e);
+	dtxn_recovery_free(c, imgs);
+	dtxn_recovery_free(c, e);
 	return rc;
 }
 

@@ -28,7 +28,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include <rte_malloc.h>
 
 #include "scythe_private.h"
 
@@ -59,9 +58,9 @@ rec_tables(struct dtxn_coord *c, struct dtxn_recovery *rec, struct rec_ticket **
 	char *ents;
 	int rc;
 
-	gids = rte_malloc("dtxn_recover", sizeof(*gids) * n_coords, 8);
-	hdr = rte_malloc("dtxn_recover", sizeof(*hdr) * n_coords * cat->n_mn, 8);
-	ents = rte_malloc("dtxn_recover", cat->log_bytes, 64);
+	gids = dtxn_recovery_alloc(c, sizeof(*gids) * n_coords, false);
+	hdr = dtxn_recovery_alloc(c, sizeof(*hdr) * n_coords * cat->n_mn, false);
+	ents = dtxn_recovery_alloc(c, cat->log_bytes, false);
 	if (gids == NULL || hdr == NULL || ents == NULL) {
 		rc = -ENOMEM;
 		goto out;
@@ -88,7 +87,7 @@ rec_tables(struct dtxn_coord *c, struct dtxn_recovery *rec, struct rec_ticket **
 				k * (uint32_t)sizeof(hdr->ent[0]), true);
 		rc = dtxn_recovery_run(rec, &b);
 		if (rc == 0 && n + k > cap) {
-			struct rec_ticket *nt = rte_realloc(tk, sizeof(*tk) * (n + k) * 2, 8);
+			struct rec_ticket *nt = dtxn_recovery_realloc(c, tk, sizeof(*tk) * (n + k) * 2);
 
 			if (nt == NULL)
 				rc = -ENOMEM;
@@ -107,11 +106,11 @@ rec_tables(struct dtxn_coord *c, struct dtxn_recovery *rec, struct rec_ticket **
 		}
 	}
 out:
-	rte_free(ents);
-	rte_free(hdr);
-	rte_free(gids);
+	dtxn_recovery_free(c, ents);
+	dtxn_recovery_free(c, hdr);
+	dtxn_recovery_free(c, gids);
 	if (rc != 0) {
-		rte_free(tk);
+		dtxn_recovery_free(c, tk);
 		return rc;
 	}
 	*tkp = tk;
@@ -170,7 +169,7 @@ scythe_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 
 	if (rc >= 0)
 		rc = rec_serve(c, rec, st, tk, (uint32_t)rc);
-	rte_free(tk);
+	dtxn_recovery_free(c, tk);
 	rec->locks_released += st->work;
 	dtxn_recovery_step_end(st);
 	if (rc != 0)

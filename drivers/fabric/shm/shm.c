@@ -234,6 +234,7 @@ shm_open(const struct dtxn_fabric_conf *conf)
 	sf->n_nodes = conf->n_mn + conf->n_cn;
 	sf->n_mn = conf->n_mn;
 	sf->multi_process = conf->multi_process != 0;
+	sf->base.heap_shared = sf->multi_process; /* DPDK multi-process: one heap (dtxn_fabric_heap_shared()) */
 	sf->modelled = !shm_model_is_none(&conf->nic);
 	for (i = 0; i < conf->n_mn; i++)
 		if (shm_region_open(sf, conf, i) != 0)
