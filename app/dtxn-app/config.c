@@ -338,7 +338,7 @@ app_control_validate(struct app_conf *c)
 	return 0;
 }
 
-/* --placement: table (default) or key; key loads in one process only (lib/store's loader). */
+/* --placement: table (default) or key. */
 static int
 app_placement_validate(struct app_conf *c)
 {
@@ -348,10 +348,6 @@ app_placement_validate(struct app_conf *c)
 		snprintf(c->placement, sizeof(c->placement), "table");
 	if (dtxn_placement_parse(c->placement, &p) != 0) {
 		app_err("--placement: unknown placement '%s' (table, key)", c->placement);
-		return -1;
-	}
-	if (p == DTXN_PLACEMENT_KEY && strcmp(c->role, "all") != 0) {
-		app_err("--placement key: only with --role all for now (an MN process cannot load its stripes alone: a stripe's records depend on its neighbours' on the other MNs)");
 		return -1;
 	}
 	return 0;

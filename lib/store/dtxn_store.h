@@ -430,6 +430,15 @@ struct dtxn_table {
 	 * replica only and dtxn_store_copy_replicas() copies it to the others.
 	 */
 	bool copies_deferred;
+	/**
+	 * MN side, with more than one stripe in a process that maps only
+	 * some MN regions (dtxn_fabric_partial(): --role mn): the process's
+	 * own copy of the whole primary (every stripe's buckets and heaps),
+	 * which dtxn_store_load() fills while copies are deferred and
+	 * dtxn_store_copy_replicas() copies to the stripes of every replica
+	 * mapped here, then frees. NULL otherwise.
+	 */
+	void *load_scratch;
 };
 
 /**

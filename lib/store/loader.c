@@ -8,6 +8,8 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -40,12 +42,18 @@ loader_table_base(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r,
 	return base + t->off[r];
 }
 
-/* Maps every stripe of replica @p r into @p rep: 0, or -ENXIO if one is not mapped here. */
+/* Maps every stripe of replica @p r into @p rep (replica 0 of a load in
+ * scratch: the scratch copy): 0, or -ENXIO if one is not mapped here. */
 static int
 loader_rep_map(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r,
 	       struct loader_rep *rep)
 {
 	rep->r = r;
+	if (r == 0 && t->load_scratch != NULL) {
+		for (uint16_t s = 0; s < t->n_stripes; s++)
+			rep->stripe[s] = (char *)t->load_scratch + s * store_stripe_span(t);
+		return 0;
+	}
 	for (uint16_t s = 0; s < t->n_stripes; s++) {
 		rep->stripe[s] = loader_table_base(f, t, r, s);
 		if (rep->stripe[s] == NULL)
@@ -315,6 +323,22 @@ loader_make_room(const struct dtxn_table *t, struct loader_rep *const *table, ui
 }
 
 /*
+ * The scratch copy of @p t's primary (struct dtxn_table load_scratch)
+ * for an MN process that maps only some stripes: every stripe's span,
+ * zeroed as the fabric zeroes a region. @return 0 or -ENOMEM.
+ */
+static int
+loader_scratch(struct dtxn_fabric *f, struct dtxn_table *t)
+{
+	const struct dtxn_fabric_conf *conf = dtxn_fabric_conf(f);
+
+	if (conf == NULL || t->off[0] + store_stripe_span(t) > conf->mn_region_size)
+		return -ENXIO;
+	t->load_scratch = calloc(t->n_stripes, store_stripe_span(t));
+	return t->load_scratch == NULL ? -ENOMEM : 0;
+}
+
+/*
  * The replicas of @p t mapped in this process (table[r] pointing into
  * @p reps, NULL if not) and the first of them (*ref; UINT16_MAX: none).
  * All of them in the embedded run; an MN process (--role mn) writes its
@@ -329,6 +353,16 @@ loader_replicas(struct dtxn_fabric *f, const struct dtxn_table *t, struct loader
 		struct loader_rep **table, uint16_t *ref)
 {
 	*ref = UINT16_MAX;
+	if (t->n_stripes > 1 && dtxn_fabric_partial(f) && t->copies_deferred) {
+		/* an MN process: the whole primary in scratch, its stripes copied at the end */
+		if (t->load_scratch == NULL && loader_scratch(f, (struct dtxn_table *)(uintptr_t)t) != 0)
+			return -ENOMEM;
+		for (uint16_t r = 0; r < t->n_replicas; r++)
+			table[r] = NULL;
+		*ref = 0;
+		table[0] = &reps[0];
+		return loader_rep_map(f, t, 0, &reps[0]);
+	}
 	for (uint16_t r = 0; r < t->n_replicas; r++) {
 		table[r] = loader_rep_map(f, t, r, &reps[r]) == 0 ? &reps[r] : NULL;
 		if (table[r] != NULL && *ref == UINT16_MAX)
@@ -455,6 +489,33 @@ dtxn_catalog_defer_copies(struct dtxn_catalog *cat, bool on)
 	return 0;
 }
 
+/*
+ * A load in scratch ends: each stripe mapped here (of any replica) gets
+ * its bytes from the scratch copy's stripe, which every replica's has the
+ * same layout as; the scratch is freed.
+ */
+static void
+loader_scratch_copy(struct dtxn_fabric *f, struct dtxn_table *t)
+{
+	const struct dtxn_fabric_conf *conf = dtxn_fabric_conf(f);
+	uint64_t span = store_stripe_span(t);
+
+	for (uint16_t m = 0; conf != NULL && m < t->n_mn; m++) {
+		char *base = dtxn_fabric_mn_base(f, m);
+
+		for (uint16_t r = 0; base != NULL && r < t->n_replicas; r++) {
+			int s = store_stripe_on(t, r, m);
+
+			if (s >= 0 && t->off[r] + span <= conf->mn_region_size)
+				memcpy(base + t->off[r], (char *)t->load_scratch + (uint64_t)s * span,
+				       span);
+		}
+	}
+	free(t->load_scratch);
+	t->load_scratch = NULL;
+	t->copies_deferred = false;
+}
+
 int
 dtxn_store_copy_replicas(struct dtxn_fabric *f, struct dtxn_table *t)
 {
@@ -465,6 +526,10 @@ dtxn_store_copy_replicas(struct dtxn_fabric *f, struct dtxn_table *t)
 		return -EINVAL;
 	if (!t->copies_deferred)
 		return 0;
+	if (t->load_scratch != NULL) {
+		loader_scratch_copy(f, t);
+		return 0;
+	}
 	if (loader_replicas(f, t, reps, table, &ref) != 0)
 		return -ENXIO;
 	for (uint16_t r = 0; ref != UINT16_MAX && r < t->n_replicas; r++) {

@@ -88,6 +88,22 @@ store_delta_bytes(const struct dtxn_table *t)
 	return t->delta_size == 0 ? 0 : DTXN_AUX_HEAP_HDR + t->delta_areas * (uint64_t)t->delta_size;
 }
 
+/**
+ * Bytes of one stripe of replica 0 with its heaps (from off[0] to the end
+ * of its last heap); every replica's stripe has the same layout.
+ */
+static inline uint64_t
+store_stripe_span(const struct dtxn_table *t)
+{
+	uint64_t end = t->off[0] + store_table_bytes(t);
+
+	if (t->aux_size != 0)
+		end = t->aux_off[0] + store_aux_bytes(t);
+	if (t->delta_size != 0)
+		end = t->delta_off[0] + store_delta_bytes(t);
+	return end - t->off[0];
+}
+
 /** Offset of aux area @p n (1-based) from its heap's start. */
 static inline uint64_t
 store_aux_area_off(const struct dtxn_table *t, uint64_t n)
