@@ -783,7 +783,9 @@ struct dtxn_recovery {
  * @return 0; -EINVAL (NULL argument, a CN id that is no CN of the
  *   fabric, @p c's own CN, gids out of range); -ENOTSUP (the protocol
  *   has no recovery); -EBUSY (a transaction is open on @p c); -EIO (a
- *   WR failed: call again, recovery is idempotent).
+ *   WR failed: call again, recovery is idempotent); -EINTR (@p c
+ *   stopped while the recovery waited for the survivors' transactions:
+ *   Lotus's acks, CREST's fence; not finished, call again).
  */
 int dtxn_coord_recover(struct dtxn_coord *c, struct dtxn_recovery *rec);
 

@@ -803,7 +803,7 @@ struct crest_cn_lc {
  * @return the slot, or NULL (@p cn_node out of range).
  */
 struct crest_cn_lc *crest_cn_lc_of(const struct dtxn_db *db, uint16_t cn_node);
-/** dtxn_cc_ops.recover: fence, redo entries, unlock (doc/guides/crest.md, "Recovery"). */
+/** dtxn_cc_ops.recover: fence, redo entries, unlock (doc/guides/crest.md, "Recovery"); -EINTR: gave up at the fence after @p c stopped. */
 int crest_recover(struct dtxn_coord *c, struct dtxn_recovery *rec);
 
 #endif /* DTXN_CREST_PRIVATE_H */

@@ -12,7 +12,10 @@
  *    coordinator has a txn open: new txns wait at begin
  *    (crest_fence_enter()), txns in flight end on their own (CREST
  *    aborts on a lock conflict, it never waits for a lock). From then on
- *    every lock bit set in MN memory is a dead txn's.
+ *    every lock bit set in MN memory is a dead txn's. Every way a txn
+ *    ends leaves the fence (crest_release(), crest_commit()); should one
+ *    stay open FENCE_STOP_NS after the recoverer stops, the recovery
+ *    gives up (-EINTR, one line) instead of waiting forever.
  * 2. "redo": every whole entry of each coordinator of every CN known
  *    dead (struct dtxn_recovery.dead_mask: the unlock below clears their
  *    bits too), in each MN's copy of its segment: the chain from offset 0
@@ -60,6 +63,13 @@
 #define CREST_FENCE_MZ "dtxn_crest_fence"
 /** Wait of a txn at a raised fence, and of the recoverer for the live txns, ns. */
 #define FENCE_WAIT_NS 2000u
+/**
+ * How long the recoverer's fence still waits once its coordinator stops,
+ * ns: every live txn ends in far less then (a stopping coordinator's
+ * lease hold returns, CREST waits for no lock), so one still open is
+ * one that will never end: the recovery gives up rather than hang.
+ */
+#define FENCE_STOP_NS 100000000ull
 
 int
 crest_fence_init(struct crest_shared_rec *r, uint32_t n_coords, bool multi_process)
@@ -108,30 +118,46 @@ crest_fence_leave(struct dtxn_txn *t)
 			 __ATOMIC_RELEASE);
 }
 
-/* Step "fence": raises it and waits until no live coordinator has a txn open. */
-static void
+/*
+ * Step "fence": raises it and waits until no live coordinator has a txn
+ * open. 0, or -EINTR: @p c stopped (its CN closes the run) and a txn was
+ * still open FENCE_STOP_NS later (one line names its coordinator).
+ */
+static int
 rec_fence(struct dtxn_coord *c, struct dtxn_recovery *rec)
 {
 	const struct crest_shared_rec *r = ((struct crest_coord *)c->cc_priv)->rec;
 	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "fence", "txns");
 	const uint16_t n_mn = c->worker->db->cat.n_mn;
+	uint64_t stop_ns = 0;
 	bool first = true;
+	int rc = 0;
 
 	__atomic_store_n(&r->fence->on, 1, __ATOMIC_SEQ_CST);
 	for (;;) {
-		uint32_t open = 0;
+		uint32_t open = 0, gid = 0;
 
 		for (uint32_t g = 0; g < r->n_coords; g++)
-			open += !dtxn_recovery_gid_dead(rec, n_mn, g) &&
-				__atomic_load_n(&r->fence->busy[g], __ATOMIC_SEQ_CST);
+			if (!dtxn_recovery_gid_dead(rec, n_mn, g) &&
+			    __atomic_load_n(&r->fence->busy[g], __ATOMIC_SEQ_CST))
+				gid = open++ == 0 ? g : gid;
 		if (first)
 			st->work = open;
 		first = false;
 		if (open == 0)
 			break;
+		if (dtxn_coord_stopping(c) && stop_ns == 0)
+			stop_ns = dtxn_now_ns();
+		if (stop_ns != 0 && dtxn_now_ns() - stop_ns > FENCE_STOP_NS) {
+			CREST_LOG(ERR, "recovery of node %u: gave up at the fence: %u live coordinators (gid %u first) still have a txn open %.0f ms after the stop",
+				  rec->dead_cn, open, gid, FENCE_STOP_NS / 1e6);
+			rc = -EINTR;
+			break;
+		}
 		dtxn_co_sleep_until_lc(dtxn_coord_co(c), dtxn_now_ns() + FENCE_WAIT_NS);
 	}
 	dtxn_recovery_step_end(st);
+	return rc;
 }
 
 /*
@@ -509,8 +535,9 @@ crest_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 	const struct crest_shared_rec *r = ((struct crest_coord *)c->cc_priv)->rec;
 	int rc;
 
-	rec_fence(c, rec);
-	rc = rec_redo(c, rec);
+	rc = rec_fence(c, rec);
+	if (rc == 0)
+		rc = rec_redo(c, rec);
 	if (rc == 0)
 		rc = dtxn_recovery_unlock_scan_all(c, rec, CREST_LOCK_OFF, CREST_LOCK_DELETED);
 	__atomic_store_n(&r->fence->on, 0, __ATOMIC_SEQ_CST);
