@@ -1,14 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * CN side: the address cache, key -> primary slot raddr, one per lcore.
- * An rte_hash without multi-writer or read-write concurrency flags: only
- * its owning lcore touches it. The raddr is kept in the data pointer.
+ * CN side: the address cache, (table, key) -> primary slot raddr, one per
+ * lcore (only its owner touches it: no atomics, no locks).
+ *
+ * Open addressing with linear probing over 16-byte entries, four to a
+ * cache line, at most half full: a lookup costs one line, where an
+ * rte_hash costs two (its bucket of signatures, then the key slot), and
+ * this lookup runs for every item of every transaction (issue 30: 17% of
+ * the main job's time was in rte_hash). An entry is the key and one word
+ * that packs the table id and the raddr (its MN id fits in 8 bits:
+ * DTXN_MAX_NODES) with a used bit; 0 is a free entry. Deletion shifts the
+ * following run back (no tombstones), so probes stay short under
+ * invalidations. When full (entries reached), inserts are dropped.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <rte_errno.h>
-#include <rte_hash.h>
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
 
@@ -16,32 +26,46 @@
 #include "store_private.h"
 
 #define ADDR_CACHE_NAME_MAX 24
-/* rte_hash_create() refuses fewer entries than one bucket holds (8). */
-#define ADDR_CACHE_MIN_ENTRIES 8u
+/** Used bit of an entry's word. */
+#define AC_USED (UINT64_C(1) << 63)
+/** Table id's place in an entry's word (4 bits: DTXN_MAX_TABLES). */
+#define AC_TABLE_SHIFT 56
+/** The raddr bits an entry keeps: its MN id's low 8 bits and the offset. */
+#define AC_RADDR_MASK ((UINT64_C(1) << AC_TABLE_SHIFT) - 1)
 
-struct addr_cache_key {
+_Static_assert(DTXN_MAX_TABLES <= 16, "a table id fits in 4 bits of an entry");
+_Static_assert(DTXN_MAX_NODES <= 256 && DTXN_RADDR_OFF_BITS == 48,
+	       "an MN id fits in the 8 bits between the offset and the table id");
+
+struct ac_entry {
 	uint64_t key;
-	uint32_t table_id;
-	uint32_t pad;        /* always 0: the hash covers all 16 bytes */
+	uint64_t w;  /**< AC_USED | table id << AC_TABLE_SHIFT | raddr; 0: free */
 };
-_Static_assert(sizeof(struct addr_cache_key) == 16, "address cache key");
-_Static_assert(sizeof(void *) >= sizeof(dtxn_raddr_t), "raddr in a data pointer");
 
 struct dtxn_addr_cache {
-	struct rte_hash *h;
+	struct ac_entry *e;
+	uint64_t mask;     /**< slots - 1 (slots: a power of two >= 2 x entries) */
+	uint32_t n;        /**< entries in use */
+	uint32_t max;      /**< capacity (entries) */
 };
+
+/* Slots for a capacity of @p entries: a power of two, at most half full. */
+static uint64_t
+ac_slots(uint32_t entries)
+{
+	return rte_align64pow2(2 * (uint64_t)RTE_MAX(entries, 4u));
+}
 
 struct dtxn_addr_cache *
 dtxn_addr_cache_create(const char *name, uint32_t entries, int socket_id)
 {
 	struct dtxn_addr_cache *c = NULL;
-	struct rte_hash_parameters p;
+	uint64_t slots = ac_slots(entries);
 	size_t len;
 	int err;
 
 	len = name != NULL ? strnlen(name, ADDR_CACHE_NAME_MAX + 1) : 0;
-	if (len == 0 || len > ADDR_CACHE_NAME_MAX || entries == 0 ||
-	    entries > RTE_HASH_ENTRIES_MAX) {
+	if (len == 0 || len > ADDR_CACHE_NAME_MAX || entries == 0) {
 		err = EINVAL;
 		goto fail;
 	}
@@ -50,27 +74,18 @@ dtxn_addr_cache_create(const char *name, uint32_t entries, int socket_id)
 		err = ENOMEM;
 		goto fail;
 	}
-	if (rte_hash_find_existing(name) != NULL) {
-		err = EEXIST;
+	c->e = rte_zmalloc_socket(name, slots * sizeof(*c->e), RTE_CACHE_LINE_SIZE, socket_id);
+	if (c->e == NULL) {
+		err = ENOMEM;
 		goto fail;
 	}
-	memset(&p, 0, sizeof(p));
-	p.name = name;
-	p.entries = RTE_MAX(entries, ADDR_CACHE_MIN_ENTRIES);
-	p.key_len = sizeof(struct addr_cache_key);
-	p.hash_func = rte_hash_crc;
-	p.hash_func_init_val = 0;
-	p.socket_id = socket_id;
-	p.extra_flag = 0;
-	c->h = rte_hash_create(&p);
-	if (c->h == NULL) {
-		err = rte_errno == EEXIST ? EEXIST : ENOMEM;
-		goto fail;
-	}
+	c->mask = slots - 1;
+	c->max = entries;
 	return c;
 fail:
 	if (err == ENOMEM)
-		STORE_LOG(ERR, "address cache %s: %s", name, rte_strerror(err));
+		STORE_LOG(ERR, "address cache %s: %" PRIu64 " entries of %zu B: %s",
+			  name, slots, sizeof(struct ac_entry), rte_strerror(err));
 	rte_free(c);
 	rte_errno = err;
 	return NULL;
@@ -79,19 +94,8 @@ fail:
 void
 dtxn_addr_cache_footprint(uint32_t entries, struct dtxn_footprint *fp)
 {
-	/* rte_hash: entries + 1 key slots of (pointer + key) rounded to 16 B;
-	 * buckets of 8 slots (a cache line of signatures and indexes, the
-	 * same for the extension table bound); a ring of 4-byte free slot
-	 * indexes rounded up to a power of two. */
-	uint64_t n = RTE_MAX(entries, ADDR_CACHE_MIN_ENTRIES);
-	uint64_t slots = n + 1;
-	uint64_t key = RTE_ALIGN_CEIL(sizeof(void *) + sizeof(struct addr_cache_key), 16);
-	uint64_t buckets = rte_align64pow2(n) / 8;
-
-	fp->bytes += sizeof(struct dtxn_addr_cache) + slots * key +
-		     buckets * 2 * RTE_CACHE_LINE_SIZE + rte_align64pow2(slots) * 4 +
-		     8 * DTXN_FOOTPRINT_ALLOC_SLACK + RTE_PGSIZE_4K;
-	fp->memzones += 1;
+	fp->bytes += sizeof(struct dtxn_addr_cache) + ac_slots(entries) * sizeof(struct ac_entry) +
+		     2 * DTXN_FOOTPRINT_ALLOC_SLACK;
 }
 
 void
@@ -114,47 +118,95 @@ dtxn_addr_cache_destroy(struct dtxn_addr_cache *c)
 {
 	if (c == NULL)
 		return;
-	rte_hash_free(c->h);
+	rte_free(c->e);
 	rte_free(c);
 }
 
-static inline struct addr_cache_key
-addr_cache_key_make(uint32_t table_id, uint64_t key)
+/* The home slot of (@p table_id, @p key). */
+static inline uint64_t
+ac_home(const struct dtxn_addr_cache *c, uint32_t table_id, uint64_t key)
 {
-	struct addr_cache_key k = { .key = key, .table_id = table_id, .pad = 0 };
+	return rte_hash_crc_8byte(key, rte_hash_crc_4byte(table_id, 0)) & c->mask;
+}
 
-	return k;
+/* The entry of (@p table_id, @p key), or the free one that ends its probe. */
+static inline struct ac_entry *
+ac_find(const struct dtxn_addr_cache *c, uint32_t table_id, uint64_t key)
+{
+	const uint64_t tag = AC_USED | (uint64_t)table_id << AC_TABLE_SHIFT;
+
+	for (uint64_t i = ac_home(c, table_id, key);; i = (i + 1) & c->mask) {
+		struct ac_entry *e = &c->e[i];
+
+		if (e->w == 0 || (e->key == key && (e->w & ~AC_RADDR_MASK) == tag))
+			return e; /* at most half full: a free entry ends every probe */
+	}
+}
+
+/* The raddr an entry keeps: its MN id's bits back above the offset. */
+static inline dtxn_raddr_t
+ac_raddr(uint64_t w)
+{
+	return w & AC_RADDR_MASK;
 }
 
 dtxn_raddr_t
 dtxn_addr_cache_lookup(struct dtxn_addr_cache *c, uint32_t table_id, uint64_t key)
 {
-	struct addr_cache_key k = addr_cache_key_make(table_id, key);
-	void *data;
+	const struct ac_entry *e;
 
-	if (c == NULL || rte_hash_lookup_data(c->h, &k, &data) < 0)
+	if (c == NULL || table_id >= DTXN_MAX_TABLES)
 		return 0;
-	return (dtxn_raddr_t)(uintptr_t)data;
+	e = ac_find(c, table_id, key);
+	return e->w == 0 ? 0 : ac_raddr(e->w);
 }
 
 void
 dtxn_addr_cache_insert(struct dtxn_addr_cache *c, uint32_t table_id, uint64_t key,
 		       dtxn_raddr_t slot)
 {
-	struct addr_cache_key k = addr_cache_key_make(table_id, key);
+	struct ac_entry *e;
 
-	/* 0 means "no address": never cache it. A full table drops the insert. */
-	if (c == NULL || slot == 0)
+	/* 0 means "no address": never cache it. A full cache drops the insert. */
+	if (c == NULL || slot == 0 || table_id >= DTXN_MAX_TABLES ||
+	    DTXN_RADDR_MN(slot) >= DTXN_MAX_NODES)
 		return;
-	(void)rte_hash_add_key_data(c->h, &k, (void *)(uintptr_t)slot);
+	e = ac_find(c, table_id, key);
+	if (e->w == 0) {
+		if (c->n >= c->max)
+			return;
+		c->n++;
+		e->key = key;
+	}
+	e->w = AC_USED | (uint64_t)table_id << AC_TABLE_SHIFT | slot;
 }
 
 void
 dtxn_addr_cache_invalidate(struct dtxn_addr_cache *c, uint32_t table_id, uint64_t key)
 {
-	struct addr_cache_key k = addr_cache_key_make(table_id, key);
+	struct ac_entry *hole;
+	uint64_t i;
 
-	if (c == NULL)
+	if (c == NULL || table_id >= DTXN_MAX_TABLES)
 		return;
-	(void)rte_hash_del_key(c->h, &k);
+	hole = ac_find(c, table_id, key);
+	if (hole->w == 0)
+		return;
+	c->n--;
+	/* backward shift: pull each later entry of the run whose home is not
+	 * between the hole and it into the hole, until a free entry */
+	i = (uint64_t)(hole - c->e);
+	for (uint64_t j = (i + 1) & c->mask; c->e[j].w != 0; j = (j + 1) & c->mask) {
+		const struct ac_entry *e = &c->e[j];
+		uint64_t home = ac_home(c, (uint32_t)(e->w >> AC_TABLE_SHIFT) & (DTXN_MAX_TABLES - 1),
+					e->key);
+
+		/* e may move to the hole at i iff its home is not in (i, j] (cyclically) */
+		if (((j - home) & c->mask) >= ((j - i) & c->mask)) {
+			c->e[i] = *e;
+			i = j;
+		}
+	}
+	c->e[i].key = 0;
+	c->e[i].w = 0;
 }

@@ -1142,8 +1142,9 @@ struct dtxn_addr_cache;
 
 /**
  * Adds to @p fp (dtxn_sched.h, struct dtxn_footprint) what
- * dtxn_addr_cache_create() with @p entries allocates: the rte_hash's key
- * store and buckets, and its free-slot ring (one memzone). Any thread.
+ * dtxn_addr_cache_create() with @p entries allocates: its table of
+ * 16-byte entries (a power of two, at least 2 x @p entries) and its
+ * header. Any thread.
  */
 struct dtxn_footprint;
 void dtxn_addr_cache_footprint(uint32_t entries, struct dtxn_footprint *fp);
@@ -1160,25 +1161,28 @@ void dtxn_addr_cache_footprint(uint32_t entries, struct dtxn_footprint *fp);
 void dtxn_hash_footprint(uint32_t entries, uint32_t key_len, struct dtxn_footprint *fp);
 
 /**
- * Creates an address cache (key -> slot raddr on the primary), one per
- * lcore, backed by rte_hash. Entries are hints: users validate the slot
- * header (key, table id, valid) of what they read and invalidate on a
- * mismatch.
+ * Creates an address cache ((table id, key) -> slot raddr on the
+ * primary), one per lcore: an open-addressing table (lib/store/addr_cache.c,
+ * doc/guides/store.md "Address cache"), used by its lcore only (not
+ * thread-safe). Entries are hints: users validate the slot header (key,
+ * table id, valid) of what they read and invalidate on a mismatch.
  *
- * @param name      unique name, at most 24 chars.
- * @param entries   capacity; when full, inserts are dropped.
- * @return the cache or NULL with rte_errno (EINVAL, ENOMEM, EEXIST).
+ * @param name      its name (allocation tag), 1 to 24 chars.
+ * @param entries   capacity, > 0; when full, inserts are dropped.
+ * @param socket_id NUMA socket of its memory (SOCKET_ID_ANY).
+ * @return the cache or NULL with rte_errno (EINVAL: bad name or 0
+ *   entries; ENOMEM).
  */
 struct dtxn_addr_cache *dtxn_addr_cache_create(const char *name, uint32_t entries,
 					       int socket_id);
 
 void dtxn_addr_cache_destroy(struct dtxn_addr_cache *c);
 
-/** @return the cached primary slot address, or 0 if none. */
+/** @return the cached primary slot address, or 0 if none (@p c NULL, a table id >= DTXN_MAX_TABLES). */
 dtxn_raddr_t dtxn_addr_cache_lookup(struct dtxn_addr_cache *c, uint32_t table_id,
 				    uint64_t key);
 
-/** Caches an address (replaces an older one). Silently dropped when full. */
+/** Caches an address (replaces an older one). Silently dropped when full, and for @p slot 0 or on an MN >= DTXN_MAX_NODES. */
 void dtxn_addr_cache_insert(struct dtxn_addr_cache *c, uint32_t table_id,
 			    uint64_t key, dtxn_raddr_t slot);
 
