@@ -5,7 +5,9 @@
  * fabric (MN regions) and of every worker (scheduler and stacks, queues,
  * address cache, coordinators) are added up and compared with the memory
  * the EAL can still give and with RTE_MAX_MEMZONE; a shortfall is one line
- * naming what needs how much and the -m that would do.
+ * naming what needs how much and the -m that would do. MN regions a driver
+ * maps outside the heap (sim without hugepages: fp.mapped_bytes) are not
+ * compared with it: the kernel backs them as the run touches them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -101,10 +103,11 @@ app_memory_check(const struct app_conf *c, const struct dtxn_db *db,
 	uint64_t m = (uint64_t)((double)(st.heap_allocsz_bytes + need) * 1.1 / MIB);
 
 	m = (m + 255) / 256 * 256;
-	app_err("the run needs %.0f MiB (MN regions %" PRIu64 " x %.1f MiB, %u CNs x %.1f MiB of protocol state, %u workers x %.1f MiB: stacks, queues, address cache, coordinators), more than the memory given to the EAL (%.0f MiB free); give it %s%" PRIu64 "%s",
+	app_err("the run needs %.0f MiB (MN regions %" PRIu64 " x %.1f MiB%s, %u CNs x %.1f MiB of protocol state, %u workers x %.1f MiB: stacks, queues, address cache, coordinators), more than the memory given to the EAL (%.0f MiB free); give it %s%" PRIu64 "%s",
 		(double)need / MIB, (uint64_t)fc->n_mn,
-		(double)(mn.bytes - n_cn * cn.bytes - DTXN_FABRIC_FIXED_BYTES) /
-			(double)fc->n_mn / MIB,
+		(double)(mn.bytes + mn.mapped_bytes - n_cn * cn.bytes - DTXN_FABRIC_FIXED_BYTES) /
+			(double)RTE_MAX(fc->n_mn, 1) / MIB,
+		mn.mapped_bytes != 0 ? " mapped outside the EAL heap, not counted" : "",
 		n_cn, (double)cn.bytes / MIB, n_workers,
 		(double)per_worker / MIB, (double)have / MIB,
 		rte_eal_has_hugepages() ? "" : "-m ", m,

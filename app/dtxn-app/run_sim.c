@@ -18,7 +18,7 @@
  * remaining events (asynchronous unlocks still in flight) so that MN
  * memory is final before the invariant checks.
  *
- * The agenda is a binary min-heap on (time, sequence); a thread has at most
+ * The agenda is a dtxn_timeq on (time, sequence); a thread has at most
  * one live entry (its wake_ns), older ones are skipped when popped. No wall
  * clock, no address is used for ordering, every random stream is seeded
  * from --seed: the same arguments give the same run.
@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_errno.h>
 #include <rte_lcore.h>
@@ -48,70 +49,16 @@
 /* Agenda                                                             */
 /* ------------------------------------------------------------------ */
 
-static inline bool
-ag_before(const struct sim_agenda_ent *a, const struct sim_agenda_ent *b)
-{
-	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->seq < b->seq);
-}
-
-static int
-ag_push(struct sim_run *r, uint64_t t_ns, uint32_t th)
-{
-	struct sim_agenda_ent e = { .t_ns = t_ns, .seq = r->ag_seq++, .th = th };
-	uint32_t i;
-
-	if (r->ag_n == r->ag_cap) {
-		uint32_t cap = r->ag_cap ? r->ag_cap * 2 : 1024;
-		struct sim_agenda_ent *a = realloc(r->ag, sizeof(*a) * cap);
-
-		if (a == NULL)
-			return -ENOMEM;
-		r->ag = a;
-		r->ag_cap = cap;
-	}
-	i = r->ag_n++;
-	while (i > 0) {
-		uint32_t p = (i - 1) / 2;
-
-		if (!ag_before(&e, &r->ag[p]))
-			break;
-		r->ag[i] = r->ag[p];
-		i = p;
-	}
-	r->ag[i] = e;
-	return 0;
-}
-
-static void
-ag_pop(struct sim_run *r)
-{
-	struct sim_agenda_ent *h = r->ag, last = h[--r->ag_n];
-	uint32_t n = r->ag_n, i = 0;
-
-	while (2 * i + 1 < n) {
-		uint32_t c = 2 * i + 1;
-
-		if (c + 1 < n && ag_before(&h[c + 1], &h[c]))
-			c++;
-		if (!ag_before(&h[c], &last))
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	if (n > 0)
-		h[i] = last;
-}
-
 /* Earliest live agenda time (drops stale entries on the way), or UINT64_MAX. */
-static uint64_t
+static inline uint64_t
 ag_top(struct sim_run *r)
 {
-	while (r->ag_n > 0) {
-		const struct sim_agenda_ent *e = &r->ag[0];
+	const struct dtxn_timeq_ent *e;
 
-		if (r->th[e->th].wake_ns == e->t_ns)
+	while ((e = dtxn_timeq_top(&r->ag)) != NULL) {
+		if (r->th[e->val].wake_ns == e->t_ns)
 			return e->t_ns;
-		ag_pop(r);
+		dtxn_timeq_pop(&r->ag);
 	}
 	return UINT64_MAX;
 }
@@ -123,7 +70,7 @@ ag_wake(struct sim_run *r, struct sim_thread *th, uint64_t t_ns)
 	if (t_ns >= th->wake_ns || th->dead)
 		return;
 	th->wake_ns = t_ns;
-	if (ag_push(r, t_ns, th->idx) != 0)
+	if (dtxn_timeq_push(&r->ag, t_ns, th->idx) != 0)
 		th->wake_ns = UINT64_MAX; /* reported by the loop: it stalls */
 }
 
@@ -556,9 +503,9 @@ sim_loop(struct sim_run *r)
 		}
 		(void)dtxn_sim_run_events(r->fabric, now);
 		while (ag_top(r) <= now) {
-			struct sim_thread *th = &r->th[r->ag[0].th];
+			struct sim_thread *th = &r->th[dtxn_timeq_top(&r->ag)->val];
 
-			ag_pop(r);
+			dtxn_timeq_pop(&r->ag);
 			th->wake_ns = UINT64_MAX;
 			sim_step(r, th, now);
 			if (++at_once > SIM_MAX_STEPS_AT_ONCE) {
@@ -654,10 +601,47 @@ sim_end_dead(struct sim_run *r)
 /* The run                                                            */
 /* ------------------------------------------------------------------ */
 
-static void
-sim_teardown(struct sim_run *r)
+/* The process's CPU time, user + system, seconds (0 if unknown). */
+static double
+sim_cpu_s(void)
 {
-	if (r->th != NULL) {
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+		return 0.0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Whether the end of a run may leave the DPDK heap's objects (workers, MN
+ * services, db, fabric) to the process's exit, which follows at once
+ * (main.c): rte_free() writes zeros over every byte it frees, so freeing a
+ * worker's address cache, queues and pools would touch, page by page,
+ * memory the run never read (issue 30; doc/guides/sim.md, "Simulation
+ * speed"). Not
+ * under AddressSanitizer, whose leak check wants everything freed.
+ */
+static bool
+sim_exit_frees(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	return false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+	return false;
+#else
+	return true;
+#endif
+#else
+	return true;
+#endif
+}
+
+/* Frees the run; with @p at_exit (sim_exit_frees()), only what lives outside the DPDK heap. */
+static void
+sim_teardown(struct sim_run *r, bool at_exit)
+{
+	if (r->th != NULL && !at_exit) {
 		for (unsigned m = 0; m < r->n_mn_threads; m++) {
 			dtxn_mn_svc_destroy(r->th[r->n_threads + m].svc);
 			dtxn_sched_destroy(r->th[r->n_threads + m].s);
@@ -667,15 +651,21 @@ sim_teardown(struct sim_run *r)
 			rte_free(r->th[i].stats);
 			rte_free(r->th[i].ctx);
 		}
-		free(r->th);
 	}
-	free(r->ag);
+	free(r->th);
+	dtxn_timeq_fini(&r->ag);
 	free(r->agents);
 	dtxn_series_free(&r->surv);
 	free(r->warm_nic);
 	app_warm_fini(&r->warm);
 	dtxn_series_free(&r->series);
-	app_release(r->db, r->fabric, r->bench);
+	if (!at_exit) {
+		app_release(r->db, r->fabric, r->bench);
+		return;
+	}
+	if (r->bench != NULL)
+		dtxn_bench_free(r->bench);
+	app_check_fini();
 }
 
 int
@@ -683,6 +673,7 @@ app_run_sim(const struct app_conf *c)
 {
 	struct sim_run r = { .conf = c, .t_fault_ns = UINT64_MAX };
 	uint64_t ev0, w0;
+	double c0;
 	char err[256];
 	char label[64];
 	int rc;
@@ -721,7 +712,7 @@ app_run_sim(const struct app_conf *c)
 	     (r.warm_nic = calloc(c->mn + c->cn, sizeof(*r.warm_nic))) == NULL))
 		rc = APP_EXIT_FAIL;
 	if (rc != APP_EXIT_OK) {
-		sim_teardown(&r);
+		sim_teardown(&r, false);
 		return rc;
 	}
 	printf("dtxn: %s under %s (%s) on sim%s%s: %" PRIu64 " MNs, %" PRIu64 " CNs x %" PRIu64
@@ -733,14 +724,16 @@ app_run_sim(const struct app_conf *c)
 	       c->txns ? "" : " s");
 	fflush(stdout);
 	ev0 = dtxn_sim_events(r.fabric);
+	c0 = sim_cpu_s();
 	w0 = dtxn_clock_real_ns();
 	rc = sim_loop(&r);
 	r.wall_s = (double)(dtxn_clock_real_ns() - w0) / 1e9;
+	r.cpu_s = sim_cpu_s() - c0;
 	r.events = dtxn_sim_events(r.fabric) - ev0;
 	if (rc == APP_EXIT_OK) {
 		sim_end_dead(&r);
 		rc = sim_report(&r);
 	}
-	sim_teardown(&r);
+	sim_teardown(&r, sim_exit_frees());
 	return rc;
 }

@@ -19,6 +19,7 @@
 #include "dtxn_bench.h"
 #include "dtxn_fabric.h"
 #include "dtxn_sched.h"
+#include "dtxn_timeq.h"
 #include "dtxn_stats.h"
 #include "dtxn_txn.h"
 #include "agent.h"
@@ -51,13 +52,6 @@ struct sim_thread {
 	unsigned n_ctx;
 };
 
-/** An agenda entry: step thread @c th at @c t_ns. Stale if th's wake_ns differs. */
-struct sim_agenda_ent {
-	uint64_t t_ns;
-	uint64_t seq;
-	uint32_t th;
-};
-
 /** The whole simulated run. */
 struct sim_run {
 	const struct app_conf *conf;
@@ -68,10 +62,9 @@ struct sim_run {
 	unsigned n_threads;           /**< conf->cn * conf->threads */
 	unsigned n_mn_threads;        /**< MN threads after them in th[] (0: no MN service) */
 	struct sim_thread *th;
-	/* agenda: binary min-heap on (t_ns, seq), lazy deletion */
-	struct sim_agenda_ent *ag;
-	uint32_t ag_n, ag_cap;
-	uint64_t ag_seq;
+	/* agenda: a dtxn_timeq of (t_ns, thread index), lazy deletion: an
+	 * entry is stale if its thread's wake_ns differs */
+	struct dtxn_timeq ag;
 	uint64_t alive;               /**< coroutines alive, all threads */
 	uint64_t steps;               /**< dtxn_sched_step_lc() calls */
 	/* method (method.c): the warm-up's end, the throughput series */
@@ -91,6 +84,7 @@ struct sim_run {
 	double seconds;               /**< virtual seconds measured, after the warm-up (rates) */
 	double span_s;                /**< virtual seconds from the warm-up's end to the last event (busy fractions) */
 	double wall_s;                /**< wall seconds of the loop */
+	double cpu_s;                 /**< process CPU seconds of the loop */
 	uint64_t events;              /**< fabric events of the loop */
 };
 

@@ -182,6 +182,8 @@ sim_report(struct sim_run *r)
 	sim_report_sim(r, &sim, nic, thr);
 	host.wall_seconds = r->wall_s;
 	host.events_per_wall_second = r->wall_s > 0 ? (double)r->events / r->wall_s : 0.0;
+	host.cpu_seconds = r->cpu_s;
+	host.events_per_cpu_second = r->cpu_s > 0 ? (double)r->events / r->cpu_s : 0.0;
 	rep->sim = &sim;
 	rep->host = &host;
 	if (r->agents != NULL && c->fault_mask != 0) {

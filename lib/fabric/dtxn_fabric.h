@@ -223,9 +223,11 @@ struct dtxn_fabric_conf;
 
 /**
  * Adds to @p fp (dtxn_sched.h) what dtxn_fabric_open() with @p conf
- * allocates (the fields used: n_mn, n_cn, mn_region_size, multi_process,
- * mn_own): the MN regions it allocates (one memzone each on shm) and
- * DTXN_FABRIC_FIXED_BYTES (5 memzones).
+ * allocates (the fields used: driver, n_mn, n_cn, mn_region_size,
+ * multi_process, mn_own): the MN regions it allocates (one memzone each
+ * on shm; in fp->mapped_bytes instead where the driver maps them outside
+ * the DPDK heap, dtxn_fabric_ops.regions_mapped: sim without hugepages)
+ * and DTXN_FABRIC_FIXED_BYTES (5 memzones).
  * Any thread, no EAL needed.
  */
 void dtxn_fabric_footprint(const struct dtxn_fabric_conf *conf, struct dtxn_footprint *fp);

@@ -145,7 +145,15 @@ typedef void (*dtxn_fabric_publish_t)(struct dtxn_fabric *f);
 /** See dtxn_fabric_fence_node(); may be NULL in the ops table (-ENOTSUP). */
 typedef int (*dtxn_fabric_fence_node_t)(struct dtxn_fabric *f, uint16_t node);
 
-/** A fabric driver. Every member but nic_state, cq_kick, drain_node, publish and fence_node is mandatory. */
+/**
+ * See dtxn_fabric_footprint(); may be NULL in the ops table (regions come
+ * from the DPDK heap). True if open() would map its MN regions outside the
+ * DPDK heap, as anonymous process memory backed as it is touched (the sim
+ * driver without hugepages). Any thread; before or after rte_eal_init().
+ */
+typedef bool (*dtxn_fabric_regions_mapped_t)(void);
+
+/** A fabric driver. Every member but nic_state, cq_kick, drain_node, publish, fence_node and regions_mapped is mandatory. */
 struct dtxn_fabric_ops {
 	const char *name;
 	dtxn_fabric_open_t open;
@@ -163,6 +171,7 @@ struct dtxn_fabric_ops {
 	dtxn_fabric_drain_node_t drain_node;
 	dtxn_fabric_publish_t publish;
 	dtxn_fabric_fence_node_t fence_node;
+	dtxn_fabric_regions_mapped_t regions_mapped;
 };
 
 /**

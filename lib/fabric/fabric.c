@@ -101,6 +101,14 @@ dtxn_fabric_footprint(const struct dtxn_fabric_conf *conf, struct dtxn_footprint
 	unsigned n_own = conf->multi_process ?
 		(unsigned)__builtin_popcountll(conf->mn_own) : conf->n_mn;
 
+	const struct dtxn_fabric_ops *ops = dtxn_fabric_driver_find(conf->driver);
+
+	if (ops != NULL && ops->regions_mapped != NULL && ops->regions_mapped()) {
+		fp->mapped_bytes += (uint64_t)n_own * region;
+		fp->bytes += DTXN_FABRIC_FIXED_BYTES;
+		fp->memzones += 5;
+		return;
+	}
 	fp->bytes += (uint64_t)n_own * region + DTXN_FABRIC_FIXED_BYTES;
 	fp->memzones += n_own + 5;
 }

@@ -343,6 +343,9 @@ const char *dtxn_cpu_op_name(unsigned op);
 struct dtxn_footprint {
 	uint64_t bytes;     /**< heap and memzone bytes */
 	uint32_t memzones;  /**< memzones reserved (limit: RTE_MAX_MEMZONE) */
+	uint64_t mapped_bytes; /**< process memory mapped outside the DPDK heap
+				*   (anonymous, backed page by page as the run
+				*   first touches it): not counted in bytes */
 };
 
 /** Per-allocation overhead in the footprints: a malloc element header plus

@@ -287,6 +287,10 @@ struct dtxn_report_sim {
 struct dtxn_report_host {
 	double wall_seconds;             /**< sim: wall time of the simulated run */
 	double events_per_wall_second;   /**< sim: simulation speed */
+	double cpu_seconds;              /**< sim: the process's CPU time (user + system) in
+					  *   the simulated run: beside the wall time on a
+					  *   shared host, where the wall time is its share */
+	double events_per_cpu_second;    /**< sim: events / cpu_seconds */
 	/**
 	 * Real time: CPU of the worker lcores per committed txn, ns (JSON
 	 * "cn_cpu_ns_per_txn": total, coordinator, nic): their scheduler

@@ -96,6 +96,9 @@ stats_json_host(const struct dtxn_report *r)
 		ok &= stats_json_put(o, "wall_seconds", stats_json_num(r->host->wall_seconds));
 		ok &= stats_json_put(o, "events_per_wall_second",
 				     stats_json_num(r->host->events_per_wall_second));
+		ok &= stats_json_put(o, "cpu_seconds", stats_json_num(r->host->cpu_seconds));
+		ok &= stats_json_put(o, "events_per_cpu_second",
+				     stats_json_num(r->host->events_per_cpu_second));
 		if (r->has_mem)
 			ok &= stats_json_put(o, "load_seconds", stats_json_num(r->load_seconds));
 	}
@@ -156,9 +159,10 @@ stats_print_sim(const struct dtxn_report *r, FILE *out)
 				100.0 * s->threads[shown[k]].busy);
 	}
 	if (r->host != NULL && s != NULL)
-		fprintf(out, "host (wall clock)\n  %-22s %.3f\n  %-22s %.0f\n", "wall seconds",
-			r->host->wall_seconds, "events per wall second",
-			r->host->events_per_wall_second);
+		fprintf(out, "host (wall clock)\n  %-22s %.3f\n  %-22s %.0f\n  %-22s %.3f\n  %-22s %.0f\n",
+			"wall seconds", r->host->wall_seconds, "events per wall second",
+			r->host->events_per_wall_second, "CPU seconds", r->host->cpu_seconds,
+			"events per CPU second", r->host->events_per_cpu_second);
 	if (r->host != NULL && r->host->has_cpu)
 		fprintf(out, "host CPU of the worker lcores (%.1f%% busy), ns per committed txn\n"
 			"  %-22s %.0f\n  %-22s %.0f\n  %-22s %.0f\n", 100.0 * r->host->cn_busy,

@@ -8,8 +8,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <rte_common.h>
+#include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
@@ -19,6 +21,47 @@ RTE_LOG_REGISTER(dtxn_sim_logtype, dtxn.fabric.sim, NOTICE);
 
 /** Alignment of an MN region: a page, so any 8 B word of it is aligned. */
 #define SIM_REGION_ALIGN 4096
+/*
+ * MN regions (doc/guides/sim.md, "Simulation speed"): from the DPDK heap
+ * when the EAL has hugepages (few TLB misses; the pages are there
+ * already); otherwise mapped as anonymous process memory, which the kernel
+ * backs with zeroed 4 KiB pages as the run first touches them and unmaps
+ * at close without writing them. The heap would take them from the EAL's
+ * --no-huge memory (shared memory, dearer faults) and rte_free() would
+ * zero every page of them, read or not. Not transparent huge pages: the
+ * log regions are written sparsely, and 2 MiB pages made the loop zero
+ * all of them (clear_page 5% of the lotus run's loop, no gain seen from
+ * fewer TLB misses).
+ */
+static bool
+sim_regions_mapped(void)
+{
+	return !rte_eal_has_hugepages();
+}
+
+static uint8_t *
+sim_region_alloc(struct sim_fabric *sf, uint64_t size, int socket_id)
+{
+	void *p;
+
+	if (!sf->regions_mapped)
+		return rte_zmalloc_socket("sim_mn", size, SIM_REGION_ALIGN, socket_id);
+	sf->region_map_len = RTE_ALIGN_CEIL(RTE_MAX(size, UINT64_C(1)), SIM_REGION_ALIGN);
+	p = mmap(NULL, sf->region_map_len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void
+sim_region_free(struct sim_fabric *sf, uint8_t *region)
+{
+	if (region == NULL)
+		return;
+	if (sf->regions_mapped)
+		(void)munmap(region, sf->region_map_len);
+	else
+		rte_free(region);
+}
 
 static const struct dtxn_fabric_ops sim_ops;
 
@@ -40,13 +83,13 @@ sim_close(struct dtxn_fabric *f)
 			SIM_LOG(ERR, "fabric %s closed with QPs alive", f->name);
 			break;
 		}
-	if (sf->heap_n > 0)
-		SIM_LOG(DEBUG, "fabric %s closed with %u events pending", f->name, sf->heap_n);
+	if (sf->evq.n > 0)
+		SIM_LOG(DEBUG, "fabric %s closed with %u events pending", f->name, sf->evq.n);
 	sim_event_fini(sf);
 	rte_free(sf->qps);
 	rte_free(sf->nic);
 	for (i = 0; i < DTXN_MAX_NODES; i++)
-		rte_free(sf->mn[i]);
+		sim_region_free(sf, sf->mn[i]);
 	rte_free(sf);
 }
 
@@ -67,13 +110,13 @@ sim_open(const struct dtxn_fabric_conf *conf)
 		return NULL;
 	}
 	sf->n_nodes = conf->n_mn + conf->n_cn;
+	sf->regions_mapped = sim_regions_mapped();
 	for (i = 0; i < sf->n_nodes; i++) {
 		sf->model[i] = conf->nic;
 		sf->modelled[i] = !sim_model_is_none(&conf->nic);
 	}
 	for (i = 0; i < conf->n_mn; i++) {
-		sf->mn[i] = rte_zmalloc_socket("sim_mn", conf->mn_region_size, SIM_REGION_ALIGN,
-					       conf->socket_id);
+		sf->mn[i] = sim_region_alloc(sf, conf->mn_region_size, conf->socket_id);
 		if (sf->mn[i] == NULL) {
 			SIM_LOG(DEBUG, "MN %u: cannot allocate %" PRIu64 " bytes", i,
 				conf->mn_region_size);
@@ -140,9 +183,9 @@ dtxn_sim_next_event_ns(const struct dtxn_fabric *f)
 {
 	const struct sim_fabric *sf = (const struct sim_fabric *)f;
 
-	if (!dtxn_sim_is(f) || sf->heap_n == 0)
+	if (!dtxn_sim_is(f))
 		return UINT64_MAX;
-	return sf->heap[0].t_ns;
+	return dtxn_timeq_top_ns(&sf->evq);
 }
 
 uint64_t
@@ -220,6 +263,7 @@ static const struct dtxn_fabric_ops sim_ops = {
 	.post = sim_qp_post,
 	.post_recv = sim_qp_post_recv,
 	.poll = sim_cq_poll,
+	.regions_mapped = sim_regions_mapped,
 };
 
 DTXN_FABRIC_REGISTER(sim, &sim_ops);

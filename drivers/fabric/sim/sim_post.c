@@ -34,7 +34,8 @@ sim_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 	uint16_t rn = q->remote_node, ln = q->local_node;
 	const struct dtxn_wr *wr;
 	uint32_t n, n_send;
-	uint64_t now;
+	uint64_t now, room;
+	bool idle;
 
 	n = dtxn_wr_chain_count(wr_list, &n_send);
 	if (n_send != 0 && qp->peer == NULL)
@@ -43,9 +44,12 @@ sim_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 	sim_qp_reclaim(qp, now);
 	if (sim_qp_sq_room(qp, n) != 0)
 		return -ENOBUFS;
-	/* room for both events of every WR, so that no event handler can fail */
-	if (sim_event_reserve(sf, 2 * n) != 0)
+	/* room for a successor's effect and a completion per pending effect,
+	 * so that no event handler can fail (sim_event.c) */
+	room = 2 * (sf->pending_effects + n);
+	if (room > UINT32_MAX || sim_event_reserve(sf, (uint32_t)room) != 0)
 		return -ENOBUFS;
+	idle = qp->exec == qp->tail; /* no effect of this QP queued */
 	for (wr = wr_list; wr != NULL; wr = wr->next) {
 		struct sim_wqe *w = &qp->sq[qp->tail & qp->mask];
 
@@ -59,9 +63,12 @@ sim_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 				       &sf->model[rn], sf->modelled[rn] ? &sf->nic[rn] : NULL,
 				       &w->wr, now, &qp->last_effect_ns, &w->effect_ns,
 				       &w->done_ns);
-		(void)sim_event_push(sf, w->effect_ns, SIM_EV_EFFECT, qp->id, qp->tail);
+		w->seq = dtxn_timeq_take_seq(&sf->evq);
 		qp->tail++;
 	}
+	sf->pending_effects += n;
+	if (idle)
+		(void)sim_event_push_effect(sf, qp, qp->exec);
 	return 0;
 }
 

@@ -10,7 +10,7 @@
  * Files:
  * - sim.c        ops table, registration, open/close (MN regions, RNIC
  *                state and model of every node), dtxn_sim_* calls;
- * - sim_event.c  the event queue: a binary min-heap on (time, sequence);
+ * - sim_event.c  the event queue: a dtxn_timeq (4-ary min-heap on (time, sequence));
  * - sim_qp.c     CQ and QP life cycle, SEND/RECV pairing, flush;
  * - sim_post.c   post, post_recv and poll;
  * - sim_run.c    what an event does: effect (memory op through lib/fabric's
@@ -28,6 +28,7 @@
 #include "dtxn_fabric.h"
 #include "dtxn_fabric_driver.h"
 #include "dtxn_fabric_sim.h"
+#include "dtxn_timeq.h"
 
 extern int dtxn_sim_logtype;
 #define SIM_LOG(level, fmt, ...) \
@@ -40,16 +41,17 @@ enum sim_ev_kind {
 	SIM_EV_DONE,        /**< the WR's completion is due */
 };
 
-/** One event. Ordered by (t_ns, seq); seq is unique and increasing. */
+/** One event, as sim_event_pop_due() gives it. The queue orders events by
+ * (t_ns, push order) (dtxn_timeq.h) and holds qp_id, wqe and kind packed in
+ * its 64-bit payload. */
 struct sim_event {
 	uint64_t t_ns;
-	uint64_t seq;
-	uint32_t qp_id;     /**< index in the fabric's QP table (never reused) */
+	uint32_t qp_id;     /**< index in the fabric's QP table (never reused), < 2^31 */
 	uint32_t wqe;       /**< free-running send-queue index */
 	uint8_t kind;       /**< enum sim_ev_kind */
 };
 
-/** A message that arrived and waits for a RECV. */
+/** A message that arrived and waits for a RECV (libc malloc). */
 struct sim_msg {
 	struct sim_msg *next;
 	uint32_t len;
@@ -62,6 +64,7 @@ struct sim_wqe {
 	struct dtxn_wr wr;   /**< copy (dtxn_wr_copy()); local -> inl for inline payloads */
 	uint64_t effect_ns;
 	uint64_t done_ns;
+	uint64_t seq;        /**< its effect event's sequence number, taken at post */
 	uint8_t status;      /**< enum dtxn_wc_status, set by the effect */
 	uint8_t owed;        /**< a CQE is owed (signaled, or failed) */
 	uint8_t completed;   /**< its completion event ran */
@@ -74,13 +77,14 @@ struct sim_fabric {
 	struct dtxn_fabric base;
 	uint16_t n_nodes;
 	uint8_t *mn[DTXN_MAX_NODES];               /**< MN regions */
+	bool regions_mapped;                       /**< mn[] mapped (sim.c), not from the heap */
+	uint64_t region_map_len;                   /**< their mapped length, bytes */
 	struct dtxn_nic_state *nic;                /**< n_nodes units */
 	struct dtxn_nic_model model[DTXN_MAX_NODES];
 	bool modelled[DTXN_MAX_NODES];             /**< model other than "none" */
 	/* event queue (sim_event.c) */
-	struct sim_event *heap;
-	uint32_t heap_n, heap_cap;
-	uint64_t ev_seq;
+	struct dtxn_timeq evq;
+	uint64_t pending_effects;                  /**< WRs posted whose effect has not run */
 	uint64_t events;                           /**< events run */
 	bool running;                              /**< inside sim_run_due */
 	/* QP table: id -> QP, NULL once destroyed; ids never reused */
@@ -128,6 +132,9 @@ struct sim_qp {
 /* sim_event.c */
 /** Makes room for @p extra more events: 0 or -ENOMEM. */
 int sim_event_reserve(struct sim_fabric *sf, uint32_t extra);
+/** Queues the effect of WR @p wqe of @p qp, the QP's oldest not run (its
+ * head): at its effect_ns, with the sequence number taken at its post. */
+int sim_event_push_effect(struct sim_fabric *sf, const struct sim_qp *qp, uint32_t wqe);
 /** Pushes an event (room reserved beforehand): 0 or -ENOMEM. */
 int sim_event_push(struct sim_fabric *sf, uint64_t t_ns, uint8_t kind, uint32_t qp_id,
 		   uint32_t wqe);

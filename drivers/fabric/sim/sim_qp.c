@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -52,6 +53,8 @@ sim_cq_push(struct sim_cq *cq, uint64_t wr_id, uint32_t byte_len, uint8_t opcode
 static int
 sim_qp_table_add(struct sim_fabric *sf, struct sim_qp *qp)
 {
+	if (sf->n_qps >= UINT32_C(1) << 31)
+		return -ENOMEM; /* an event holds a QP id in 31 bits */
 	if (sf->n_qps == sf->qps_cap) {
 		uint32_t cap = sf->qps_cap ? sf->qps_cap * 2 : 64;
 		struct sim_qp **t = rte_realloc(sf->qps, sizeof(*t) * cap, 0);
@@ -158,8 +161,14 @@ sim_qp_destroy(struct dtxn_qp *q)
 	struct sim_qp *qp = SIM_QP(q);
 	struct sim_cq *cq = qp->cq;
 	const struct dtxn_wr *r;
+	uint32_t pending = qp->tail - qp->exec;
 
 	qp->sf->qps[qp->id] = NULL; /* its pending events now do nothing */
+	/* its effects not run: only the oldest is queued (sim_event.c); the
+	 * others are counted now, as a queue of every effect would count them
+	 * when popped (events count every effect, run or not) */
+	qp->sf->pending_effects -= pending;
+	qp->sf->events += pending > 0 ? pending - 1 : 0;
 	if (qp->peer != NULL)
 		qp->peer->peer = NULL;
 	/* WRs that took effect complete normally; the others are flushed. */
@@ -181,7 +190,7 @@ sim_qp_destroy(struct dtxn_qp *q)
 		struct sim_msg *m = qp->in_head;
 
 		qp->in_head = m->next;
-		rte_free(m);
+		free(m); /* sim_send(): libc */
 	}
 	cq->core.n_qps--;
 	rte_free(qp->sq);

@@ -8,10 +8,10 @@
  * and completes with WR_FLUSH_ERR, in its QP's order.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
-#include <rte_malloc.h>
 
 #include "sim_private.h"
 
@@ -28,7 +28,7 @@ sim_qp_deliver(struct sim_qp *qp)
 			qp->in_tail = NULL;
 		status = dtxn_fabric_recv_fill(r, m->data, m->len);
 		sim_cq_push(qp->cq, r->wr_id, m->len, DTXN_WR_RECV, status, m->src_node);
-		rte_free(m);
+		free(m);
 		(void)dtxn_wr_queue_pop(&qp->rq);
 	}
 }
@@ -42,7 +42,9 @@ sim_send(struct sim_qp *qp, const struct sim_wqe *w)
 
 	if (peer == NULL)
 		return DTXN_WC_WR_FLUSH_ERR; /* the peer QP is gone */
-	m = rte_malloc("sim_msg", sizeof(*m) + w->wr.len, 0);
+	/* libc: a message lives microseconds of virtual time; rte_malloc()
+	 * would lock the heap and rte_free() zero it (issue 30) */
+	m = malloc(sizeof(*m) + w->wr.len);
 	if (m == NULL) {
 		SIM_LOG(ERR, "QP %u->%u: no memory for a %u-byte message", qp->base.local_node,
 			qp->base.remote_node, w->wr.len);
@@ -81,9 +83,12 @@ sim_effect(struct sim_fabric *sf, struct sim_qp *qp, uint32_t idx)
 		w->status = dtxn_fabric_node_exec(&sf->base, qp->mn_base, qp->mn_size,
 						  qp->base.remote_node, &w->wr);
 	qp->exec++;
+	sf->pending_effects--;
 	w->owed = (w->wr.flags & DTXN_WR_F_SIGNALED) != 0 || w->status != DTXN_WC_SUCCESS;
 	if (w->owed)
 		(void)sim_event_push(sf, w->done_ns, SIM_EV_DONE, qp->id, idx);
+	if (qp->exec != qp->tail) /* the QP's next effect: after the completion, as posted */
+		(void)sim_event_push_effect(sf, qp, qp->exec);
 }
 
 static void
