@@ -1163,6 +1163,35 @@ count_odd(uint64_t key, const void *value, void *arg)
 	return 0;
 }
 
+/* A "kvs" bench of @p keys records split over two tables (`tables` 2). */
+static struct dtxn_bench *
+kvs_split_bench(const char *keys)
+{
+	const struct dtxn_bench_ops *ops = dtxn_bench_find("kvs");
+	struct dtxn_bench *b = dtxn_bench_alloc(ops, 5);
+
+	set_opt(b, "keys", keys);
+	set_opt(b, "tables", "2");
+	assert_int_equal(ops->create(b), 0);
+	return b;
+}
+
+/* @p b's tables in a new 2-MN FORD db (no fabric) whose workers get @p cache
+ * address-cache entries; NULL without the ford protocol (the caller skips). */
+static struct dtxn_db *
+kvs_split_db(struct dtxn_bench *b, uint32_t cache)
+{
+	struct dtxn_db_conf dc = {
+		.size = sizeof(dc), .protocol = "ford", .isolation = DTXN_ISO_SR,
+		.n_mn = 2, .n_replicas = 1, .n_coords = 1, .addr_cache_entries = cache,
+	};
+	struct dtxn_db *db = dtxn_db_create(&dc);
+
+	if (db != NULL)
+		assert_int_equal(b->ops->define(b, db), 0);
+	return db;
+}
+
 /* `tables` N (CREST's YCSB split, doc/guides/benchmarks.md "KVS"): record
  * i in table i % N, "kvs0".."kvs<N-1>", table t's primary on MN t (the
  * default placement), so key i's primary is MN i % N; a run keeps the
@@ -1171,26 +1200,17 @@ static void
 test_kvs_split(void **state)
 {
 	const struct dtxn_bench_ops *ops = dtxn_bench_find("kvs");
-	struct dtxn_db_conf dc = {
-		.size = sizeof(dc), .protocol = "ford", .isolation = DTXN_ISO_SR,
-		.n_mn = 2, .n_replicas = 1, .n_coords = 1,
-	};
-	struct dtxn_bench *b = dtxn_bench_alloc(ops, 5);
+	struct dtxn_bench *b = kvs_split_bench("1001");
+	struct dtxn_db *db = kvs_split_db(b, 0);
 	const struct dtxn_catalog *cat;
 	struct ut_cluster u;
-	struct dtxn_db *db;
 	uint64_t n[2];
 
 	(void)state;
-	set_opt(b, "keys", "1001");
-	set_opt(b, "tables", "2");
-	assert_int_equal(ops->create(b), 0);
-	db = dtxn_db_create(&dc);
 	if (db == NULL) {
 		dtxn_bench_free(b);
 		skip();
 	}
-	assert_int_equal(ops->define(b, db), 0);
 	cat = dtxn_db_catalog(db);
 	assert_int_equal(cat->n_tables, 2);
 	assert_string_equal(cat->tables[0].def.name, "kvs0");
@@ -1241,43 +1261,29 @@ test_kvs_split(void **state)
 static void
 test_addr_cache_unbounded(void **state)
 {
-	const struct dtxn_bench_ops *ops = dtxn_bench_find("kvs");
-	struct dtxn_db_conf dc = {
-		.size = sizeof(dc), .protocol = "ford", .isolation = DTXN_ISO_SR,
-		.n_mn = 2, .n_replicas = 1, .n_coords = 1,
-		.addr_cache_entries = DTXN_ADDR_CACHE_UNBOUNDED,
-	};
 	struct dtxn_footprint unbounded = { 0 }, small = { 0 };
-	struct dtxn_bench *b = dtxn_bench_alloc(ops, 5);
-	struct dtxn_db *db;
+	struct dtxn_bench *b = kvs_split_bench("300001");
+	struct dtxn_db *db = kvs_split_db(b, DTXN_ADDR_CACHE_UNBOUNDED);
 
 	(void)state;
-	set_opt(b, "keys", "300001");
-	set_opt(b, "tables", "2");
-	assert_int_equal(ops->create(b), 0);
-	db = dtxn_db_create(&dc);
 	if (db == NULL) {
 		dtxn_bench_free(b);
 		skip();
 	}
-	assert_int_equal(ops->define(b, db), 0);
 	/* every record of both tables: 150001 + 150000 */
 	assert_int_equal(dtxn_db_addr_cache_entries(db), 300001);
 	assert_int_equal(dtxn_worker_footprint(db, 4, &unbounded), 0);
 	dtxn_db_destroy(db);
 
-	dc.addr_cache_entries = 1024;
-	db = dtxn_db_create(&dc);
+	db = kvs_split_db(b, 1024);
 	assert_non_null(db);
-	assert_int_equal(ops->define(b, db), 0);
 	assert_int_equal(dtxn_db_addr_cache_entries(db), 1024);
 	assert_int_equal(dtxn_worker_footprint(db, 4, &small), 0);
 	/* the estimate grows by at least the 300k entries' 32 B key slots */
 	assert_true(unbounded.bytes > small.bytes + (300001 - 1024) * 32);
 	dtxn_db_destroy(db);
 
-	dc.addr_cache_entries = 0;
-	db = dtxn_db_create(&dc);
+	db = kvs_split_db(b, 0);
 	assert_non_null(db);
 	assert_int_equal(dtxn_db_addr_cache_entries(db), 1u << 20);
 	dtxn_db_destroy(db);
