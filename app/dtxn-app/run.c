@@ -385,11 +385,17 @@ fenced(struct app_run *r)
 {
 	const struct app_conf *c = r->conf;
 	const struct app_agent *a = r->agents;
+	uint32_t how;
 
-	if (r->ctl == NULL || a == NULL || !__atomic_load_n(&a->gate.fenced, __ATOMIC_ACQUIRE))
+	if (r->ctl == NULL || a == NULL ||
+	    (how = __atomic_load_n(&a->gate.fenced, __ATOMIC_ACQUIRE)) == 0)
 		return false;
-	app_err("--node %s: fenced: a survivor declared this CN dead (its lease of %g ms ran out) and recovers it; stopping, no report",
-		c->node, c->lease_ms);
+	if (how == DTXN_LEASE_FENCED_SELF)
+		app_err("--node %s: fenced: its own lease of %g ms ran out unrenewed and a write was refused (self-fenced; a survivor recovers it); stopping, no report",
+			c->node, c->lease_ms);
+	else
+		app_err("--node %s: fenced: a survivor declared this CN dead (its lease of %g ms ran out) and recovers it; stopping, no report",
+			c->node, c->lease_ms);
 	mn_stop(r, -1);
 	r->fenced = true;
 	return true;

@@ -930,9 +930,18 @@ int dtxn_lease_fence(struct dtxn_coord *c, uint16_t node, uint64_t seen);
  * open, as if its process had been killed there (the recoverer decides
  * the transaction). Zero it, set @c inc, then hand it over.
  */
+/** struct dtxn_lease_gate.fenced: a survivor fenced the CN's state word. */
+#define DTXN_LEASE_FENCED_BY_PEER 1u
+/** struct dtxn_lease_gate.fenced: the CN's own lease ran out and a mutating WR was refused. */
+#define DTXN_LEASE_FENCED_SELF 2u
+
 struct dtxn_lease_gate {
 	uint32_t inc;              /**< this process's incarnation of the CN */
-	uint32_t fenced;           /**< 1: a survivor fenced it: no mutating WR ever again */
+	/** non-zero: no mutating WR ever again; DTXN_LEASE_FENCED_BY_PEER (the
+	 *  renewal read its state word fenced: a survivor declared it dead) or
+	 *  DTXN_LEASE_FENCED_SELF (a mutating WR refused after its own lease
+	 *  ran out unrenewed: txn_lease_refused()) */
+	uint32_t fenced;
 	uint64_t valid_until_ns;   /**< dtxn_now_ns() up to which mutating WRs may leave */
 	uint64_t rejoined_ns;      /**< dtxn_now_ns() when this incarnation took its lease, 0: not yet */
 	uint64_t held;             /**< batches that waited for a renewal (relaxed counter) */

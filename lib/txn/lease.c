@@ -216,7 +216,7 @@ dtxn_lease_renew(struct dtxn_coord *c, uint64_t *beat, struct dtxn_lease_gate *g
 		return rc; /* the next beat renews the new incarnation's lease */
 	}
 	__atomic_store_n(&g->valid_until_ns, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&g->fenced, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&g->fenced, DTXN_LEASE_FENCED_BY_PEER, __ATOMIC_RELEASE);
 	return -ESHUTDOWN;
 }
 
@@ -273,7 +273,7 @@ txn_lease_refused(struct dtxn_coord *c)
 	    dtxn_now_ns() < __atomic_load_n(&g->valid_until_ns, __ATOMIC_ACQUIRE))
 		return;
 	__atomic_store_n(&g->valid_until_ns, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&g->fenced, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&g->fenced, DTXN_LEASE_FENCED_SELF, __ATOMIC_RELEASE);
 	txn_lease_park(c);
 }
 
