@@ -89,7 +89,7 @@ agent_recover(struct dtxn_coord *c, struct app_agent *a, uint64_t dead,
 			 * (asked again after each wait: not done until it says so) */
 			uint64_t t;
 
-			while ((t = a->drained_ns(a->drained_arg, node)) > dtxn_now_ns())
+			while ((t = a->drained_ns(a->drained_arg, node, r->inc)) > dtxn_now_ns())
 				dtxn_co_sleep_until_lc(dtxn_coord_co(c), t);
 		}
 		r->rc = dtxn_coord_recover(c, &r->rec);

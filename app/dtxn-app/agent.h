@@ -60,10 +60,12 @@ struct app_agent {
 	 * dtxn_sim_node_drained_ns(); --role cn on shm: the dead process's
 	 * WRs are applied in the call (dtxn_fabric_drain_node(): shm's WRs
 	 * are executed by the posting process's poller, which died), 0; a
-	 * process still being torn down (SIGKILL pending): 1 ms from now.
-	 * NULL: at once.
+	 * process still being torn down (SIGKILL pending): 1 ms from now; a
+	 * fenced process that lives (stopped, or descheduled past its lease)
+	 * is SIGKILLed first (cn_drain_dead(), processes of one host). @c inc:
+	 * the dead incarnation (its lease word's). NULL: at once.
 	 */
-	uint64_t (*drained_ns)(void *arg, uint16_t node);
+	uint64_t (*drained_ns)(void *arg, uint16_t node, uint32_t inc);
 	void *drained_arg;
 	/**
 	 * Optional: called by the watcher after each recovery it ran, before

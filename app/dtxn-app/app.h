@@ -354,6 +354,17 @@ int app_crash_test_aid(void);
  */
 void app_stop_in_test_aid(const struct app_conf *c);
 
+/**
+ * TEST AID: DTXN_TEST_HOLD_WR=MS@NODE, in the process whose --node is NODE,
+ * holds the first mutating WR under its lease from 0.5 s after this call
+ * on MS ms between its lease check and its store at shm's emulated RNIC
+ * (dtxn_fabric_test_hold_wr(): the process descheduled past its lease
+ * there). A CN calls it as its run begins. Main thread.
+ * @return 0 (unset, another node, or armed), or -1 after one line (MS not
+ *   an integer of 1-60000, or no @NODE).
+ */
+int app_hold_wr_test_aid(const struct app_conf *c, struct dtxn_fabric *f);
+
 /** Runs the configured job after rte_eal_init(). @return an APP_EXIT_* code. */
 int app_run(const struct app_conf *c);
 

@@ -20,7 +20,9 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "dtxn_fabric.h"
 #include "dtxn_plock.h"
+#include "dtxn_sched.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
 #define CRASH_SANITIZED 1
@@ -140,4 +142,26 @@ app_stop_in_test_aid(const struct app_conf *c)
 	memcpy(lock, v, n);
 	lock[n] = '\0';
 	dtxn_plock_test_stop_in(lock);
+}
+
+int
+app_hold_wr_test_aid(const struct app_conf *c, struct dtxn_fabric *f)
+{
+	const char *v = getenv("DTXN_TEST_HOLD_WR");
+	const char *at;
+	char *end;
+	unsigned long ms;
+
+	if (v == NULL || v[0] == '\0')
+		return 0;
+	at = strchr(v, '@');
+	ms = strtoul(v, &end, 10);
+	if (at == NULL || end != at || ms < 1 || ms > 60000) {
+		app_err("DTXN_TEST_HOLD_WR '%s': expected MS@NODE, MS of 1-60000 (a test aid: doc/guides/testing.md, \"Formerly unexplained failures\")",
+			v);
+		return -1;
+	}
+	if (strcmp(at + 1, c->node) != 0)
+		return 0;
+	return dtxn_fabric_test_hold_wr(f, (uint32_t)ms, dtxn_now_ns() + 500ull * 1000 * 1000);
 }

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -576,6 +577,32 @@ cn_fence_mns(void *arg, uint16_t node)
 #define APP_DYING_MAX_NS (2000 * 1000 * 1000ull)
 
 /*
+ * The recoverer's fence of a dead CN's process that still lives (paused,
+ * or descheduled past its lease) on the processes of one host
+ * (dtxn_fabric_heap_shared(): shm, its "RNIC" the CN's own lcore): a time
+ * lease cannot stop a process that passed its lease check and was then
+ * stopped before its store (the store lands when it runs again, after its
+ * recovery read MN memory), so it is killed for good (STONITH) before its
+ * recovery: SIGKILL, then drained once gone. Only incarnation @p inc's
+ * process (a restart may hold the slot already). @return true if killed.
+ */
+static bool
+cn_fence_process(struct app_run *r, uint16_t node, uint32_t inc, int32_t pid)
+{
+	const struct app_ctl_node *dead = &r->ctl->cn[node - r->conf->mn];
+
+	if (!dtxn_fabric_heap_shared(r->fabric) || pid <= 0 || pid == (int32_t)getpid() ||
+	    __atomic_load_n(&dead->incarnation, __ATOMIC_ACQUIRE) != inc ||
+	    __atomic_load_n(&dead->settled, __ATOMIC_ACQUIRE))
+		return false;
+	if (kill(pid, SIGKILL) != 0)
+		return false; /* gone meanwhile */
+	printf("dtxn: %s: node %u's process %d lives past its lease: killed (fenced for good) before its recovery\n",
+	       r->conf->node, node, (int)pid);
+	return true;
+}
+
+/*
  * struct app_agent.drained_ns of a --role cn process (shm across
  * processes): what a dead CN process had posted takes effect now, before
  * its recovery reads MN memory (dtxn_fabric_drain_node()). Only once none
@@ -584,20 +611,24 @@ cn_fence_mns(void *arg, uint16_t node)
  * APP_DYING_POLL_NS (the watcher sleeps until then), for up to
  * APP_DYING_MAX_NS; recovering it meanwhile would read MN memory without
  * the WRs it had posted (a commit batch cut between two MNs, its log
- * never written). A process that lives (fenced, paused) keeps its WRs,
- * which its lost lease refuses when it runs again. Runs on the watcher's
- * lcore.
+ * never written). A fenced process that lives (paused past its lease) is
+ * killed first (cn_fence_process()); across hosts (no such process here)
+ * its lost lease and the MNs' fence refuse its WRs when it runs again.
+ * Runs on the watcher's lcore.
  */
 static uint64_t
-cn_drain_dead(void *arg, uint16_t node)
+cn_drain_dead(void *arg, uint16_t node, uint32_t inc)
 {
 	struct app_run *r = arg;
 	const struct app_ctl_node *dead = &r->ctl->cn[node - r->conf->mn];
 	const uint64_t now = dtxn_now_ns();
+	int32_t pid = __atomic_load_n(&dead->pid, __ATOMIC_ACQUIRE);
 	int n;
 
-	enum dtxn_proc_state ps = dtxn_proc_state(__atomic_load_n(&dead->pid, __ATOMIC_ACQUIRE));
+	enum dtxn_proc_state ps = dtxn_proc_state(pid);
 
+	if (ps == DTXN_PROC_LIVE && cn_fence_process(r, node, inc, pid))
+		ps = DTXN_PROC_DYING;
 	if (ps != DTXN_PROC_DYING)
 		r->dying_since[node] = 0; /* a later death of the node (a restart) waits afresh */
 	switch (ps) {
@@ -1006,6 +1037,10 @@ app_run(const struct app_conf *c)
 	fflush(stdout);
 
 	app_stop_in_test_aid(c); /* armed from here: a test stops it inside a lock during the run */
+	if (r.ctl != NULL && app_hold_wr_test_aid(c, r.fabric) != 0) {
+		teardown(&r);
+		return APP_EXIT_USAGE;
+	}
 	if (c->cn == 1 && r.ctl == NULL) {
 		for (unsigned wi = 0; wi < r.n_workers; wi++)
 			rte_eal_remote_launch(app_worker_main, &r.workers[wi], r.workers[wi].lcore);

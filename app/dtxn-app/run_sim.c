@@ -166,8 +166,9 @@ sim_build_db(struct sim_run *r, uint32_t n_coords)
 
 /* agent.h's drained_ns: a dead CN's WRs still in the RNICs. */
 static uint64_t
-sim_drained_ns(void *arg, uint16_t node)
+sim_drained_ns(void *arg, uint16_t node, uint32_t inc)
 {
+	(void)inc;
 	return dtxn_sim_node_drained_ns(arg, node);
 }
 

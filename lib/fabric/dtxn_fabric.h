@@ -535,6 +535,23 @@ int dtxn_fabric_set_incarnation(struct dtxn_fabric *f, uint32_t inc);
 int dtxn_fabric_set_lease(struct dtxn_fabric *f, const uint64_t *until_ns, uint64_t slack_ns);
 
 /**
+ * TEST AID (doc/guides/testing.md, "Formerly unexplained failures"): the
+ * first WRITE, CAS, masked CAS or FAA from @p from_ns (dtxn_now_ns()) on
+ * under a lease (dtxn_fabric_set_lease(),
+ * not DTXN_WR_F_LEASE_EXEMPT) that passes its lease check at shm's emulated
+ * RNIC is held there @p ms milliseconds (its lcore sleeps: the process is
+ * descheduled between the check and the store, as a SIGSTOP there leaves
+ * it), then takes effect. It prints "dtxn: test aid: a WR passed its lease
+ * check (pid P, OP of LEN B at mnM+OFF); held MS ms" before, and "dtxn: test aid: the held WR took
+ * effect X ms after its lease ran out" (X may be negative) after, on stdout.
+ * Once; sim and mlx5 ignore it.
+ * @param ms       the hold, ms; 0 disarms.
+ * @param from_ns  the first time a WR may be held, ns (dtxn_now_ns()).
+ * @return 0, -EINVAL (@p f NULL). Before the workers run (main lcore).
+ */
+int dtxn_fabric_test_hold_wr(struct dtxn_fabric *f, uint32_t ms, uint64_t from_ns);
+
+/**
  * Says that the MN regions this process serves are loaded and ready to be
  * reached: on a network fabric (ucx) its listeners answer the connect
  * messages of other processes from now on (before, an MN answers "not

@@ -44,6 +44,10 @@ struct dtxn_fabric {
 	 *  within (NULL: none), and the slack after it. */
 	const uint64_t *lease_until_ns;
 	uint64_t lease_slack_ns;
+	/** dtxn_fabric_test_hold_wr(): ms to hold the next WR that passes
+	 *  its lease check (0: none); exchanged to 0 by the driver that holds it. */
+	uint32_t test_hold_wr_ms;
+	uint64_t test_hold_wr_from_ns; /**< ... from this time on (dtxn_now_ns()) */
 	/** dtxn_fabric_mn_mirror(): a local copy of an MN region this process
 	 *  does not map, by MN id (NULL: none); the caller's memory. */
 	void *mn_mirror[DTXN_MAX_NODES];

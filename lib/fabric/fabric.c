@@ -309,6 +309,16 @@ dtxn_fabric_set_lease(struct dtxn_fabric *f, const uint64_t *until_ns, uint64_t 
 	return 0;
 }
 
+int
+dtxn_fabric_test_hold_wr(struct dtxn_fabric *f, uint32_t ms, uint64_t from_ns)
+{
+	if (f == NULL)
+		return -EINVAL;
+	f->test_hold_wr_from_ns = from_ns;
+	__atomic_store_n(&f->test_hold_wr_ms, ms, __ATOMIC_RELEASE);
+	return 0;
+}
+
 void
 dtxn_cq_kick(struct dtxn_cq *cq)
 {

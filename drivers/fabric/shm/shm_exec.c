@@ -5,7 +5,11 @@
  * address order, CPU atomics); a SEND hands its payload to the peer QP's
  * inbound ring.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_malloc.h>
@@ -50,6 +54,35 @@ shm_send(struct shm_qp *qp, struct shm_wqe *w)
 	return true;
 }
 
+/* The test aid dtxn_fabric_test_hold_wr(): @p wr passed its lease check;
+ * once, for a WR under the lease, this lcore sleeps between the check and
+ * the store. */
+static void
+shm_test_hold(struct dtxn_fabric *f, const struct dtxn_wr *wr)
+{
+	const uint64_t *until = f->lease_until_ns;
+	struct timespec ts;
+	uint32_t ms;
+	uint64_t end;
+
+	if (until == NULL || (wr->flags & DTXN_WR_F_LEASE_EXEMPT) || wr->opcode == DTXN_WR_READ ||
+	    wr->opcode == DTXN_WR_RECV || dtxn_now_ns() < f->test_hold_wr_from_ns ||
+	    (ms = __atomic_exchange_n(&f->test_hold_wr_ms, 0, __ATOMIC_ACQ_REL)) == 0)
+		return;
+	end = __atomic_load_n(until, __ATOMIC_ACQUIRE) + f->lease_slack_ns;
+	printf("dtxn: test aid: a WR passed its lease check (pid %d, %s of %u B at mn%u+%#" PRIx64 "); held %u ms\n",
+	       (int)getpid(), wr->opcode == DTXN_WR_WRITE ? "WRITE" : wr->opcode == DTXN_WR_FAA ? "FAA" : "CAS",
+	       wr->len, (unsigned)DTXN_RADDR_MN(wr->raddr), DTXN_RADDR_OFF(wr->raddr), ms);
+	fflush(stdout);
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) != 0)
+		;
+	printf("dtxn: test aid: the held WR took effect %.1f ms after its lease ran out\n",
+	       ((double)dtxn_now_ns() - (double)end) / 1e6);
+	fflush(stdout);
+}
+
 bool
 shm_wqe_execute(struct shm_qp *qp, struct shm_wqe *w)
 {
@@ -60,6 +93,8 @@ shm_wqe_execute(struct shm_qp *qp, struct shm_wqe *w)
 		w->status = DTXN_WC_REM_ACCESS_ERR;
 		return true;
 	}
+	if (unlikely(__atomic_load_n(&qp->base.fabric->test_hold_wr_ms, __ATOMIC_RELAXED) != 0))
+		shm_test_hold(qp->base.fabric, &w->wr);
 	w->status = dtxn_fabric_node_exec(qp->base.fabric, qp->mn_base, qp->mn_size,
 					  qp->base.remote_node, &w->wr);
 	return true;
