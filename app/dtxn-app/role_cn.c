@@ -103,11 +103,13 @@ app_cn_connect(const struct app_conf *c, struct dtxn_bench *b, unsigned n_worker
 	uint64_t region;
 	int rc;
 
-	rc = app_db_make(c, b, (uint32_t)n_coords, (unsigned)c->threads, (uint32_t)c->addr_cache, db);
-	if (rc != APP_EXIT_OK)
-		return rc;
+	/* the claim first: a process refused its node (served already)
+	 * allocates nothing from the cluster's shared DPDK heap (role_mn.c) */
 	*ctl = app_role_claim(c, &rc);
 	if (*ctl == NULL)
+		return rc;
+	rc = app_db_make(c, b, (uint32_t)n_coords, (unsigned)c->threads, (uint32_t)c->addr_cache, db);
+	if (rc != APP_EXIT_OK)
 		return rc;
 	if (app_role_shared(c) &&
 	    app_role_wait(c, (*ctl)->mn, (unsigned)c->mn, "mn", APP_NODE_READY, "ready") != 0)

@@ -46,16 +46,20 @@ app_run_mn(const struct app_conf *c)
 	struct app_ctl *ctl = NULL;
 	uint64_t region = 0;
 	double load_s = 0;
-	int rc;
+	int rc = APP_EXIT_OK;
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	rc = app_bench_build(c, &b);
+	/* the claim first: a second process for a served node is refused
+	 * before it allocates from the cluster's shared DPDK heap, whose
+	 * growth it would contend for with the CNs that start (a CN's worker
+	 * allocation timed out, EAL "Request timed out", beside a second mn0) */
+	ctl = app_role_claim(c, &rc);
+	if (ctl != NULL)
+		rc = app_bench_build(c, &b);
 	if (rc == APP_EXIT_OK)
 		rc = app_db_make(c, b, (uint32_t)n_coords, (unsigned)c->threads, (uint32_t)c->addr_cache, &db);
-	if (rc == APP_EXIT_OK)
-		ctl = app_role_claim(c, &rc);
 	if (rc == APP_EXIT_OK) {
 		app_role_fabric_conf(c, ctl, &fc, &rdma);
 		rc = app_fabric_open(c, db, &fc, 0, &f, &region);
