@@ -131,12 +131,8 @@ motor_slot_format(const struct dtxn_table *t, void *slot, const void *value, voi
 {
 	struct dtxn_db *db = arg;
 	struct motor_cvt *cvt = slot;
-	uint8_t *aux = NULL;
+	uint8_t *aux = dtxn_store_aux_ptr(db->fabric, t, 0, slot);
 
-	/* the slot is in the first replica this process maps (the loader's
-	 * reference copy): an MN process of a cluster holds a backup only */
-	for (uint16_t r = 0; aux == NULL && r < t->n_replicas; r++)
-		aux = dtxn_store_aux_ptr(db->fabric, t, r, slot);
 	if (aux == NULL) {
 		MOTOR_LOG(ERR, "table %s: no aux area for a loaded record", t->def.name);
 		return;
