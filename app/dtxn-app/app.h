@@ -66,6 +66,7 @@ struct app_conf {
 	uint64_t aux_chunk;          /**< aux areas per FAA (struct dtxn_db_conf aux_chunk) */
 	uint64_t versions;           /**< versions per written table's record; 0: the benchmark's (struct dtxn_db_conf versions) */
 	uint64_t addr_cache;         /**< entries per worker */
+	bool addr_prewarm;           /**< --addr-prewarm 1: workers' caches filled at load time */
 	/** --table-mn NAME=MN[,NAME=MN...]: those tables' primaries (table_mn.c); "" none */
 	char table_mn[256];
 	bool live;                   /**< print the live line each second */
@@ -381,6 +382,18 @@ int app_sim_validate(struct app_conf *c);
 
 /** @return true if the run is simulated (--fabric sim). */
 bool app_is_sim(const struct app_conf *c);
+
+/**
+ * --addr-prewarm 1 (build.c; doc/guides/store.md, "Address cache"):
+ * pre-warms worker @p w's address cache, by scanning the loaded MN
+ * regions (@p from NULL, the run's first worker) or copying the cache of
+ * @p from (a worker already pre-warmed). Nothing without the option.
+ * @return APP_EXIT_OK, or APP_EXIT_USAGE with one line (a cache too small
+ * for every record, regions not mapped here).
+ */
+struct dtxn_worker;
+int app_addr_prewarm(const struct app_conf *c, struct dtxn_worker *w,
+		     const struct dtxn_worker *from);
 
 /** Runs the whole cluster in virtual time (run_sim.c). @return an APP_EXIT_* code. */
 int app_run_sim(const struct app_conf *c);

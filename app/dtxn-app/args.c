@@ -107,6 +107,7 @@ static const struct app_opt g_opts[] = {
 	{ "versions", OPT_U64, N(versions), 2, 64, "N", "Motor, Lotus: versions per record of every table the workload writes (default: the benchmark's, Motor's VNum per workload; the Lotus paper runs both with 2)" },
 	{ "addr_cache", OPT_U64, N(addr_cache), 0, 1 << 28, "N", "address cache entries per worker (default 1Mi; sim: the tables' keys, at most 1Mi); 0: unbounded, room for every record of the tables (the artifacts'; doc/guides/store.md, \"Address cache\")" },
 	{ "table_mn", OPT_STR, S(table_mn), 0, 0, "NAME=MN,...", "these tables' primaries on these MNs, their backups on the next MNs, in place of MN id % MNs (CREST's artifact: stock=1; doc/guides/store.md, \"A table's MN\")" },
+	{ "addr_prewarm", OPT_BOOL, N(addr_prewarm), 0, 1, "0|1", "1: fill each worker's address cache at load time with the address of every loaded record (a pre-warmed cache: no lookup of a loaded record READs a bucket; --role all only; needs room for every record, e.g. --addr-cache 0; doc/guides/store.md, \"Address cache\"); default 0" },
 	{ "live", OPT_BOOL, N(live), 0, 1, "0|1", "print a live line each second (default 1)" },
 	{ "cluster", OPT_STR, S(cluster), 0, 0, "FILE|NAME", "sim: cluster, an INI path or a preset:", "cluster" },
 	{ "cn", OPT_U64, N(cn), 1, DTXN_MAX_NODES - 2, "N", "compute nodes (default 1; sim: or the cluster's; shm: worker lcores split between them, doc/guides/lotus.md)" },

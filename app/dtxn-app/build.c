@@ -247,6 +247,8 @@ app_report_protocol(struct dtxn_report *rep, const struct app_conf *c, const str
 		dtxn_report_conf(rep, "addr_cache", "unbounded");
 	else if (app_conf_given(c, "addr_cache"))
 		dtxn_report_conf(rep, "addr_cache", "%" PRIu64, c->addr_cache);
+	if (c->addr_prewarm)
+		dtxn_report_conf(rep, "addr_prewarm", "1");
 	if (strcmp(c->placement, "key") == 0) /* the default (table) is not written */
 		dtxn_report_conf(rep, "placement", "key");
 }
@@ -438,4 +440,26 @@ app_release(struct dtxn_db *db, struct dtxn_fabric *f, struct dtxn_bench *b)
 	if (b != NULL)
 		dtxn_bench_free(b);
 	app_check_fini();
+}
+
+int
+app_addr_prewarm(const struct app_conf *c, struct dtxn_worker *w, const struct dtxn_worker *from)
+{
+	uint64_t n = 0;
+	int rc;
+
+	if (!c->addr_prewarm)
+		return APP_EXIT_OK;
+	rc = dtxn_worker_addr_cache_prewarm(w, from, &n);
+	if (rc == -ENOSPC) {
+		app_err("--addr-prewarm: the address cache (--addr-cache %" PRIu64 " entries per worker) cannot hold every loaded record: use --addr-cache 0 (unbounded)",
+			c->addr_cache);
+		return APP_EXIT_USAGE;
+	}
+	if (rc != 0) {
+		app_err("--addr-prewarm: cannot read the loaded tables in this process: %s",
+			strerror(-rc));
+		return APP_EXIT_USAGE;
+	}
+	return APP_EXIT_OK;
 }

@@ -382,6 +382,10 @@ app_validate(struct app_conf *c)
 		return -1;
 	if (app_placement_validate(c) != 0) /* --placement */
 		return -1;
+	if (c->addr_prewarm && strcmp(c->role, "all") != 0) {
+		app_err("--addr-prewarm: only with --role all (a CN fills its address caches from the MN regions of its own process)");
+		return -1;
+	}
 	bops = dtxn_bench_find(c->bench);
 	if (bops == NULL) {
 		app_names("bench", names, sizeof(names));

@@ -688,6 +688,9 @@ build_workers(struct app_run *r)
 				rte_strerror(rte_errno));
 			return APP_EXIT_FAIL;
 		}
+		rc = app_addr_prewarm(c, aw->w, wi > 0 ? r->workers[0].w : NULL);
+		if (rc != APP_EXIT_OK)
+			return rc;
 		aw->stats = rte_zmalloc_socket("dtxn_stats", sizeof(*aw->stats), 64, socket);
 		aw->ctx = rte_zmalloc_socket("dtxn_ctx", sizeof(*aw->ctx) * c->coroutines, 64, socket);
 		if (aw->stats == NULL || aw->ctx == NULL) {

@@ -210,3 +210,53 @@ dtxn_addr_cache_invalidate(struct dtxn_addr_cache *c, uint32_t table_id, uint64_
 	c->e[i].key = 0;
 	c->e[i].w = 0;
 }
+
+struct ac_prewarm {
+	struct dtxn_addr_cache *c;
+	long n;
+};
+
+static int
+ac_prewarm_slot(const struct dtxn_table *t, const void *slot, dtxn_raddr_t raddr, void *arg)
+{
+	struct ac_prewarm *pw = arg;
+	const struct dtxn_slot_hdr *h = slot;
+	struct ac_entry *e = ac_find(pw->c, t->def.id, h->key);
+
+	if (e->w == 0 && pw->c->n >= pw->c->max)
+		return -ENOSPC;
+	dtxn_addr_cache_insert(pw->c, t->def.id, h->key, raddr);
+	pw->n++;
+	return 0;
+}
+
+long
+dtxn_addr_cache_prewarm(struct dtxn_addr_cache *c, struct dtxn_fabric *f,
+			const struct dtxn_table *t)
+{
+	struct ac_prewarm pw = { .c = c, .n = 0 };
+	int rc;
+
+	if (c == NULL || f == NULL || t == NULL || t->def.id >= DTXN_MAX_TABLES)
+		return -EINVAL;
+	rc = dtxn_store_scan_at(f, t, 0, ac_prewarm_slot, &pw);
+	return rc != 0 ? rc : pw.n;
+}
+
+int
+dtxn_addr_cache_copy(struct dtxn_addr_cache *dst, const struct dtxn_addr_cache *src)
+{
+	if (dst == NULL || src == NULL || dst->mask != src->mask || dst->max != src->max)
+		return -EINVAL;
+	if (dst != src) {
+		memcpy(dst->e, src->e, (dst->mask + 1) * sizeof(*dst->e));
+		dst->n = src->n;
+	}
+	return 0;
+}
+
+uint32_t
+dtxn_addr_cache_count(const struct dtxn_addr_cache *c)
+{
+	return c != NULL ? c->n : 0;
+}

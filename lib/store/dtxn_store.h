@@ -1129,6 +1129,25 @@ int dtxn_store_scan(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t 
 		    dtxn_slot_visit_fn visit, void *arg);
 
 /**
+ * Called for each valid slot by dtxn_store_scan_at() with the slot's
+ * remote address on replica r; non-zero stops the scan.
+ */
+typedef int (*dtxn_slot_visit_at_fn)(const struct dtxn_table *t, const void *slot,
+				     dtxn_raddr_t raddr, void *arg);
+
+/**
+ * dtxn_store_scan() that also gives the visitor each slot's remote
+ * address on replica @p r (bucket by bucket, slots in order). Same
+ * thread and timing rules: the MN's CPU (or, in one process, the CPU that
+ * loaded the region), while no coordinator runs.
+ *
+ * @return 0, the visitor's non-zero return, -EINVAL (NULL argument,
+ *   r >= n_replicas) or -ENXIO (the replica's region is not mapped here).
+ */
+int dtxn_store_scan_at(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r,
+		       dtxn_slot_visit_at_fn visit, void *arg);
+
+/**
  * Remote address of coordinator @p coord's log region on MN @p mn, or 0 if
  * coord >= cat->n_logs or mn >= cat->n_mn.
  */
@@ -1189,6 +1208,36 @@ void dtxn_addr_cache_insert(struct dtxn_addr_cache *c, uint32_t table_id,
 /** Forgets a key. */
 void dtxn_addr_cache_invalidate(struct dtxn_addr_cache *c, uint32_t table_id,
 				uint64_t key);
+
+/**
+ * Pre-warms an address cache with table @p t (doc/guides/store.md,
+ * "Address cache", pre-warmed): caches the primary slot address of every
+ * record replica 0 holds, read from the MN region by dtxn_store_scan_at(),
+ * so that the run finds every loaded record's address without a bucket
+ * READ. For runs in one process (the region mapped here: the embedded
+ * roles, --fabric sim or shm), before the run, while no coordinator runs;
+ * the cache's owner or the thread that builds it.
+ *
+ * @return the records cached (>= 0); -EINVAL (NULL argument); -ENXIO (the
+ *   primary's region is not mapped in this process: a --role cn process);
+ *   -ENOSPC (the cache is full before the table is: it needs room for
+ *   every record, e.g. an unbounded cache, DTXN_ADDR_CACHE_UNBOUNDED).
+ */
+long dtxn_addr_cache_prewarm(struct dtxn_addr_cache *c, struct dtxn_fabric *f,
+			     const struct dtxn_table *t);
+
+/**
+ * Copies @p src's entries into @p dst (replacing all of dst's): each
+ * worker of a run gets the same pre-warmed cache without scanning the MNs
+ * again. Not thread-safe: neither cache may be in use.
+ *
+ * @return 0; -EINVAL (NULL argument, or the two caches were created with
+ *   different capacities).
+ */
+int dtxn_addr_cache_copy(struct dtxn_addr_cache *dst, const struct dtxn_addr_cache *src);
+
+/** @return the entries in use in @p c (0 if NULL). */
+uint32_t dtxn_addr_cache_count(const struct dtxn_addr_cache *c);
 
 #ifdef __cplusplus
 }

@@ -547,14 +547,15 @@ dtxn_store_copy_replicas(struct dtxn_fabric *f, struct dtxn_table *t)
 	return 0;
 }
 
-int
-dtxn_store_scan(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r,
-		dtxn_slot_visit_fn visit, void *arg)
+/* Visits every valid slot of replica @p r: visit(slot), or visit_at(slot, its raddr). */
+static int
+loader_visit(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r,
+	    dtxn_slot_visit_fn visit, dtxn_slot_visit_at_fn visit_at, void *arg)
 {
 	struct dtxn_slot_hdr h;
 	struct loader_rep rep;
 
-	if (f == NULL || t == NULL || visit == NULL || r >= t->n_replicas)
+	if (f == NULL || t == NULL || (visit == NULL && visit_at == NULL) || r >= t->n_replicas)
 		return -EINVAL;
 	if (loader_rep_map(f, t, r, &rep) != 0)
 		return -ENXIO;
@@ -562,15 +563,34 @@ dtxn_store_scan(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r,
 		char *bucket = (char *)loader_bucket(t, &rep, b);
 
 		for (unsigned i = 0; i < t->def.slots_per_bucket; i++) {
+			void *slot;
 			int rc;
 
 			store_slot_hdr_get(t, bucket, i, &h);
 			if (!(h.flags & DTXN_SLOT_VALID) || h.table_id != t->def.id)
 				continue;
-			rc = visit(t, dtxn_store_bucket_slot(t, bucket, i), arg);
+			slot = dtxn_store_bucket_slot(t, bucket, i);
+			rc = visit != NULL ? visit(t, slot, arg) :
+					     visit_at(t, slot,
+						      dtxn_store_slot_raddr(t, dtxn_store_bucket_raddr(t, r, b), i),
+						      arg);
 			if (rc != 0)
 				return rc;
 		}
 	}
 	return 0;
+}
+
+int
+dtxn_store_scan(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r,
+		dtxn_slot_visit_fn visit, void *arg)
+{
+	return visit == NULL ? -EINVAL : loader_visit(f, t, r, visit, NULL, arg);
+}
+
+int
+dtxn_store_scan_at(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r,
+		   dtxn_slot_visit_at_fn visit, void *arg)
+{
+	return visit == NULL ? -EINVAL : loader_visit(f, t, r, NULL, visit, arg);
 }

@@ -551,6 +551,26 @@ struct dtxn_worker *dtxn_worker_create(struct dtxn_db *db, uint16_t cn_node,
 /** Destroys a worker whose scheduler has returned. */
 void dtxn_worker_destroy(struct dtxn_worker *w);
 
+/**
+ * Pre-warms worker @p w's address cache (doc/guides/store.md, "Address
+ * cache", pre-warmed): the primary slot address of every record the
+ * loaded tables hold, so that no lookup of a loaded record READs a
+ * bucket. With @p from NULL it scans every table's primary on the MNs
+ * (dtxn_addr_cache_prewarm(): the regions must be mapped in this process,
+ * and loaded); with @p from a worker of the same db already pre-warmed,
+ * it copies that worker's cache (dtxn_addr_cache_copy()), the same
+ * entries without a second scan. After dtxn_worker_create(), before the
+ * worker runs a coordinator; the creating thread.
+ *
+ * @param n_cached  if not NULL, the records now cached.
+ * @return 0; -EINVAL (NULL @p w, or @p from of another db or cache
+ *   size); -ENXIO (the MN regions are not mapped here: a --role cn
+ *   process); -ENOSPC (the cache cannot hold every record: it must be
+ *   unbounded, DTXN_ADDR_CACHE_UNBOUNDED, or at least the records).
+ */
+int dtxn_worker_addr_cache_prewarm(struct dtxn_worker *w, const struct dtxn_worker *from,
+				   uint64_t *n_cached);
+
 /** @return the worker's scheduler. */
 struct dtxn_sched *dtxn_worker_sched(struct dtxn_worker *w);
 

@@ -232,6 +232,30 @@ fail:
 	return NULL;
 }
 
+int
+dtxn_worker_addr_cache_prewarm(struct dtxn_worker *w, const struct dtxn_worker *from,
+			       uint64_t *n_cached)
+{
+	int rc = 0;
+
+	if (w == NULL || (from != NULL && from->db != w->db))
+		return -EINVAL;
+	if (from != NULL) {
+		rc = dtxn_addr_cache_copy(w->addr_cache, from->addr_cache);
+	} else {
+		for (uint32_t id = 0; id < DTXN_MAX_TABLES && rc == 0; id++) {
+			const struct dtxn_table *t = dtxn_catalog_table(&w->db->cat, id);
+			long n = t != NULL ? dtxn_addr_cache_prewarm(w->addr_cache, w->db->fabric, t) : 0;
+
+			if (n < 0)
+				rc = (int)n;
+		}
+	}
+	if (n_cached != NULL)
+		*n_cached = dtxn_addr_cache_count(w->addr_cache);
+	return rc;
+}
+
 static void
 coord_free(struct txn_coord *tc)
 {
