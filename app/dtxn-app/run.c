@@ -26,6 +26,7 @@
 #include "dtxn_txn.h"
 #include "agent.h"
 #include "app.h"
+#include "cpu_share.h"
 #include "role.h"
 
 /** One worker lcore's share of the run. */
@@ -41,6 +42,7 @@ struct app_worker {
 	unsigned resident;
 	volatile int done;
 	int rc;
+	struct app_cpu_share share;        /* the thread's CPU over the measured window */
 };
 
 struct app_run {
@@ -96,6 +98,7 @@ app_worker_main(void *arg)
 {
 	struct app_worker *aw = arg;
 
+	app_cpu_share_attach(&aw->share);
 	aw->rc = dtxn_sched_run_lc(dtxn_worker_sched(aw->w));
 	__atomic_store_n(&aw->done, 1, __ATOMIC_RELEASE);
 	app_worker_serve(aw);
@@ -117,6 +120,9 @@ app_lcore_main(void *arg)
 	struct app_lcore_run *lr = arg;
 	struct app_run *r = lr->r;
 	int rc = 0;
+
+	for (unsigned j = lr->slot; j < r->n_workers; j += r->n_lcores)
+		app_cpu_share_attach(&r->workers[j].share); /* this thread runs them all */
 
 	for (;;) {
 		bool idle = true;
@@ -223,7 +229,12 @@ report_host(struct app_run *r, struct dtxn_report *rep, double seconds)
 	uint64_t busy = 0, nic = 0, c, a, ab;
 	unsigned lcores = RTE_MIN(r->n_workers, r->n_lcores);
 
+	double run_sum = 0;
+	uint64_t tsc_busy = 0;
+
 	for (unsigned i = 0; i < r->n_workers; i++) {
+		/* the TSC counts the time another process had the core too */
+		double run = app_cpu_share_ratio(&r->workers[i].share);
 		uint64_t b, n;
 
 		dtxn_worker_cpu(r->workers[i].w, &b, &n);
@@ -231,8 +242,11 @@ report_host(struct app_run *r, struct dtxn_report *rep, double seconds)
 			b -= RTE_MIN(b, r->warm.cpu[2 * i]);
 			n -= RTE_MIN(n, r->warm.cpu[2 * i + 1]);
 		}
-		busy += b;
-		nic += RTE_MIN(n, b);
+		n = RTE_MIN(n, b);
+		tsc_busy += b;
+		busy += (uint64_t)((double)b * run);
+		nic += (uint64_t)((double)n * run);
+		run_sum += run;
 	}
 	dtxn_run_stats_totals(&rep->stats, &c, &a, &ab);
 	memset(&r->host, 0, sizeof(r->host));
@@ -242,8 +256,9 @@ report_host(struct app_run *r, struct dtxn_report *rep, double seconds)
 	r->host.cpu_ns_per_txn = (double)busy / (double)c;
 	r->host.nic_ns_per_txn = (double)nic / (double)c;
 	r->host.coord_ns_per_txn = (double)(busy - nic) / (double)c;
+	r->host.cn_running = r->n_workers > 0 ? run_sum / r->n_workers : 1.0;
 	if (seconds > 0 && lcores > 0)
-		r->host.cn_busy = RTE_MIN(1.0, (double)busy / 1e9 / (seconds * lcores));
+		r->host.cn_busy = RTE_MIN(1.0, (double)tsc_busy / 1e9 / (seconds * lcores));
 	rep->host = &r->host;
 }
 
@@ -427,6 +442,19 @@ mn_gone_exit(struct app_run *r, int status)
 	_exit(status);
 }
 
+/* The workers' CPU share windows (cpu_share.h): @p end closes them; else
+ * those not started start (@p all: every one restarts). */
+static void
+cpu_share_mark(struct app_run *r, bool end, bool all)
+{
+	for (unsigned i = 0; i < r->n_workers; i++) {
+		struct app_cpu_share *s = &r->workers[i].share;
+
+		if (end || all || !s->started)
+			app_cpu_share_mark(s, end);
+	}
+}
+
 /* Main lcore while the workers run: live line each second, the throughput
  * series, the warm-up's end, stop at the deadline (warm-up + duration) or
  * when every quota is met (txns mode). Returns the measured seconds (after
@@ -478,16 +506,22 @@ supervise(struct app_run *r)
 		if (r->warm.n > 0 && !r->warm.taken && now >= t_warm) {
 			end_warmup(r, t0, now);
 			t_meas = now;
+			cpu_share_mark(r, false, true); /* the window restarts here */
 		}
+		if (!stopped)
+			cpu_share_mark(r, false, false); /* workers that just started */
 		if (!stopped && now >= deadline) {
+			cpu_share_mark(r, true, false);
 			for (unsigned i = 0; i < r->n_workers; i++)
 				dtxn_sched_stop(dtxn_worker_sched(r->workers[i].w));
 			stopped = true;
 			t_stop = now;
 		}
 		if (all_done(r)) {
-			if (!stopped)
+			if (!stopped) {
 				t_stop = dtxn_now_ns();
+				cpu_share_mark(r, true, false);
+			}
 			break;
 		}
 		if (!stopped && now >= next_sample) {

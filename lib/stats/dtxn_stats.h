@@ -303,6 +303,13 @@ struct dtxn_report_host {
 	double coord_ns_per_txn;
 	double nic_ns_per_txn;
 	double cn_busy;                  /**< busy time / (worker lcores x seconds), 0..1 */
+	/**
+	 * Real time: the share of the measured wall time the worker threads
+	 * had a CPU (their OS CPU clocks), 0..1, the mean over the workers;
+	 * the TSC busy times were scaled by it, so that another process's
+	 * time on the core is not counted (JSON "cn_running").
+	 */
+	double cn_running;
 };
 
 /** Most entries of a fabric driver's own counters (struct dtxn_report_driver). */

@@ -113,6 +113,7 @@ stats_json_host(const struct dtxn_report *r)
 		}
 		ok &= stats_json_put(o, "cn_cpu_ns_per_txn", cpu);
 		ok &= stats_json_put(o, "cn_busy", stats_json_num(r->host->cn_busy));
+		ok &= stats_json_put(o, "cn_running", stats_json_num(r->host->cn_running));
 	}
 	if (!ok) {
 		json_decref(o);
@@ -164,8 +165,9 @@ stats_print_sim(const struct dtxn_report *r, FILE *out)
 			r->host->events_per_wall_second, "CPU seconds", r->host->cpu_seconds,
 			"events per CPU second", r->host->events_per_cpu_second);
 	if (r->host != NULL && r->host->has_cpu)
-		fprintf(out, "host CPU of the worker lcores (%.1f%% busy), ns per committed txn\n"
+		fprintf(out, "host CPU of the worker lcores (%.1f%% busy, ran %.1f%% of the time), ns per committed txn\n"
 			"  %-22s %.0f\n  %-22s %.0f\n  %-22s %.0f\n", 100.0 * r->host->cn_busy,
+			100.0 * r->host->cn_running,
 			"total", r->host->cpu_ns_per_txn, "coordinator", r->host->coord_ns_per_txn,
 			"emulated NIC", r->host->nic_ns_per_txn);
 }

@@ -1026,7 +1026,7 @@ test_json_memory_method(void **state)
 	struct dtxn_report_host host = { .wall_seconds = 1, .events_per_wall_second = 2 };
 	struct dtxn_report_host rt_host = { .has_cpu = true, .cpu_ns_per_txn = 4000,
 					    .coord_ns_per_txn = 2500, .nic_ns_per_txn = 1500,
-					    .cn_busy = 0.75 };
+					    .cn_busy = 0.75, .cn_running = 0.5 };
 	struct dtxn_report_sim sim = { .virtual_seconds = 1, .bottleneck = { .name = "mn0.rw" } };
 	struct dtxn_series s;
 	char path[256];
@@ -1110,6 +1110,7 @@ test_json_memory_method(void **state)
 	ut_assert_near(ut_num(json_object_get(json_object_get(j, "host"), "cn_cpu_ns_per_txn"),
 			      "nic"), 1500);
 	ut_assert_near(ut_num(json_object_get(j, "host"), "cn_busy"), 0.75);
+	ut_assert_near(ut_num(json_object_get(j, "host"), "cn_running"), 0.5);
 	json_decref(j);
 
 	/* simulated run: the wall-clock load time moves to "host" */

@@ -114,6 +114,7 @@ struct shm_cq {
 	TAILQ_HEAD(, shm_qp) qps;
 	uint64_t dropped;        /**< CQEs lost to an overrun at QP destroy */
 	uint64_t nic_rng;        /**< shm_cq_nic_sample()'s generator (owner) */
+	uint64_t nic_cap;        /**< TSC cycles of SHM_NIC_SAMPLE_CAP_US: a longer sample is dropped */
 };
 
 /**
@@ -126,6 +127,14 @@ struct shm_cq {
  * ~0.19 us, per SmallBank txn.
  */
 #define SHM_NIC_SAMPLE_SHIFT 3
+
+/**
+ * A sample longer than this, µs, is dropped: the OS took the core away
+ * in the middle of it (a post or poll of the emulated NIC takes tens of
+ * µs at most: a chain of hundreds of WRs), and one such sample, counted
+ * 2^SHM_NIC_SAMPLE_SHIFT times, would add milliseconds that no WR spent.
+ */
+#define SHM_NIC_SAMPLE_CAP_US 200
 
 /* Whether this post or poll is measured (the CQ's owner). */
 static inline bool
@@ -140,9 +149,10 @@ static inline void
 shm_cq_nic_add(struct shm_cq *cq, uint64_t t0)
 {
 	uint64_t *c = &cq->core.base.nic_cycles;
+	uint64_t d = dtxn_cpu_cycles() - t0;
 
-	__atomic_store_n(c, *c + ((dtxn_cpu_cycles() - t0) << SHM_NIC_SAMPLE_SHIFT),
-			 __ATOMIC_RELAXED);
+	if (d <= cq->nic_cap)
+		__atomic_store_n(c, *c + (d << SHM_NIC_SAMPLE_SHIFT), __ATOMIC_RELAXED);
 }
 
 struct shm_qp {
@@ -161,15 +171,25 @@ struct shm_qp {
 	uint64_t rtt_out_ns;          /**< half the RTT: CN -> MN */
 	uint64_t rtt_back_ns;         /**< the other half: MN -> CN */
 	uint64_t last_effect_ns;
-	/* send queue: head <= exec <= tail (free-running) */
+	/* send queue: head <= exec <= tail (free-running); an empty queue
+	 * restarts at slot 0 (shm_qp_post(): the chains of a QP that keeps
+	 * up reuse the same few cache lines, not all max_wr slots in turn) */
 	struct shm_wqe *sq;
 	uint32_t mask;
 	uint32_t head;                /**< oldest not completed */
-	uint32_t exec;                /**< next to take effect */
-	uint32_t tail;                /**< next free */
+	union {
+		struct {
+			uint32_t exec;        /**< next to take effect */
+			uint32_t tail;        /**< next free */
+		};
+		uint64_t exec_tail;   /**< both, for one atomic load (shm_drain.c) or store */
+	};
 	struct dtxn_wr_queue rq;      /**< posted RECVs, max_wr entries */
 	struct rte_ring *inbound;     /**< struct shm_msg * from the peer */
 };
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "shm_qp.exec_tail: exec in the low 32 bits, tail in the high");
 
 #define SHM_FABRIC(f) ((struct shm_fabric *)(f))
 #define SHM_CQ(c) ((struct shm_cq *)(c))

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_mempool.h>
@@ -27,6 +28,9 @@ shm_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth)
 	if (cq == NULL)
 		return NULL;
 	TAILQ_INIT(&cq->qps);
+	cq->nic_cap = rte_get_tsc_hz() / 1000000 * SHM_NIC_SAMPLE_CAP_US;
+	if (cq->nic_cap == 0)
+		cq->nic_cap = UINT64_MAX; /* TSC rate unknown: keep every sample */
 	return &cq->core.base;
 }
 
