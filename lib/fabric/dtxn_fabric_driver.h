@@ -385,7 +385,7 @@ dtxn_wr_copy(struct dtxn_wr *dst, const struct dtxn_wr *src, uint8_t *inl)
 struct dtxn_cqe_ring {
 	struct dtxn_cqe *e;     /**< mask + 1 entries */
 	uint32_t mask;
-	uint32_t head;          /**< next to reap (free-running) */
+	uint32_t head;          /**< next to reap (free-running; both back to 0 when empty) */
 	uint32_t tail;          /**< next to fill (free-running) */
 };
 
@@ -434,7 +434,7 @@ dtxn_cqe_ring_push(struct dtxn_cqe_ring *r, uint64_t wr_id, uint32_t byte_len, u
 	return true;
 }
 
-/** Moves up to @p n completions, oldest first, to @p out. @return how many. */
+/** Moves up to @p n completions, oldest first, to @p out; an emptied ring restarts at entry 0. @return how many. */
 static inline unsigned
 dtxn_cqe_ring_pop(struct dtxn_cqe_ring *r, struct dtxn_cqe *out, unsigned n)
 {
@@ -442,6 +442,8 @@ dtxn_cqe_ring_pop(struct dtxn_cqe_ring *r, struct dtxn_cqe *out, unsigned n)
 
 	while (k < n && r->head != r->tail)
 		out[k++] = r->e[r->head++ & r->mask];
+	if (r->head == r->tail)
+		r->head = r->tail = 0; /* empty: the next ones go to the same lines */
 	return k;
 }
 

@@ -16,8 +16,12 @@
 void
 dtxn_batch_init(struct dtxn_batch *b, struct dtxn_coord *c)
 {
-	memset(b, 0, sizeof(*b));
 	b->coord = c;
+	b->n_wr = 0;
+	b->n_signaled = 0;
+	b->mn_mask = 0;
+	b->error = 0;
+	b->n_mut = 0;
 }
 
 static struct dtxn_wr *
@@ -49,7 +53,7 @@ batch_wr(struct dtxn_batch *b, dtxn_raddr_t raddr, uint8_t opcode, bool signaled
 	} else {
 		wr->wr_id = (uintptr_t)c->co | TXN_WR_ID_UNSIGNALED;
 	}
-	if (b->head[mn] == NULL)
+	if ((b->mn_mask & (UINT64_C(1) << mn)) == 0)
 		b->head[mn] = wr;
 	else
 		b->tail[mn]->next = wr;

@@ -832,6 +832,8 @@ void *dtxn_txn_alloc(struct dtxn_txn *t, size_t len);
  */
 struct dtxn_batch {
 	struct dtxn_coord *coord;
+	/** Chain of each MN, valid only for the MNs in mn_mask (dtxn_batch_init()
+	 *  clears the mask, not these 1 KiB: it runs several times per txn). */
 	struct dtxn_wr *head[DTXN_MAX_NODES];
 	struct dtxn_wr *tail[DTXN_MAX_NODES];
 	unsigned n_wr;           /**< WRs taken from the coordinator's pool */
@@ -841,7 +843,7 @@ struct dtxn_batch {
 	unsigned n_mut;          /**< WRs that change MN memory (all but READs): the lease gate holds those */
 };
 
-/** Starts an empty batch. */
+/** Starts an empty batch (head[] and tail[] stay as they were: see mn_mask). */
 void dtxn_batch_init(struct dtxn_batch *b, struct dtxn_coord *c);
 
 /**

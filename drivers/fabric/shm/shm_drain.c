@@ -32,8 +32,10 @@ shm_shared_range(const void *p, uint64_t len)
 static void
 shm_qp_drain(struct shm_fabric *sf, struct shm_qp *qp, unsigned *applied, unsigned *dropped)
 {
-	uint32_t exec = __atomic_load_n(&qp->exec, __ATOMIC_ACQUIRE);
-	uint32_t tail = __atomic_load_n(&qp->tail, __ATOMIC_ACQUIRE);
+	/* one load: the owner restarts an empty queue at slot 0 (shm_qp_post()) */
+	uint64_t et = __atomic_load_n(&qp->exec_tail, __ATOMIC_ACQUIRE);
+	uint32_t exec = (uint32_t)et;
+	uint32_t tail = (uint32_t)(et >> 32);
 
 	if (!shm_shared_range(qp->sq, sizeof(*qp->sq) * (uint64_t)(qp->mask + 1))) {
 		*dropped += tail - exec;

@@ -47,6 +47,13 @@ shm_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 	/* model "none" (no RNIC state): every WR is due at once, times 0 */
 	now = qp->rnic != NULL ? dtxn_now_ns() : 0;
 	tail = qp->tail;
+	if (qp->head == tail && (tail & qp->mask) != 0) {
+		/* empty: restart at slot 0, the next index that maps there (exec
+		 * and tail in one store: a drain of this QP never sees them apart) */
+		tail = (tail + qp->mask) & ~qp->mask;
+		qp->head = tail;
+		__atomic_store_n(&qp->exec_tail, (uint64_t)tail << 32 | tail, __ATOMIC_RELEASE);
+	}
 	for (wr = wr_list; wr != NULL; wr = wr->next) {
 		struct shm_wqe *w = &qp->sq[tail & qp->mask];
 
