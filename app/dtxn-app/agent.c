@@ -191,9 +191,13 @@ app_agent_watch(struct dtxn_coord *c, void *arg)
 	uint64_t next = dtxn_now_ns();
 
 	memset(&v, 0, sizeof(v));
+	v.period_ns = a->beat_ns; /* suspect on time it watched: dtxn_lease_poll() */
 	while (!dtxn_coord_stopping(c)) { /* lingering: see agent_beating() */
 		uint64_t now, dead;
 		int rc = dtxn_lease_poll(c, &v);
+
+		__atomic_store_n(&a->watch_gaps, v.gaps, __ATOMIC_RELAXED);
+		__atomic_store_n(&a->unwatched_ns, v.unwatched_ns, __ATOMIC_RELAXED);
 
 		now = dtxn_now_ns();
 		dead = rc == 0 ? dtxn_lease_expired(&v, now, a->lease_ns) : 0;

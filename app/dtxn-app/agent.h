@@ -102,6 +102,10 @@ struct app_agent {
 	int error;                 /**< first lease WR or recovery error, 0 if none */
 	uint64_t beat;             /**< the CN's heartbeat count (dtxn_lease_beat()) */
 	uint64_t fenced_ns;        /**< fencing: dtxn_now_ns() when the beat found this CN fenced, 0: never */
+	/* the watcher's own absences (struct dtxn_lease_view.period_ns), not
+	 * counted against any CN: late polls, and their excess summed, ns */
+	uint32_t watch_gaps;
+	uint64_t unwatched_ns;
 };
 
 /**

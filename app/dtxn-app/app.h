@@ -351,9 +351,21 @@ int app_crash_test_aid(void);
  * critical section of the plock named LOCK ("ctl", "qpdir") it enters,
  * to be SIGKILLed there (usertools/dtxn-cluster --kill NODE@aid). A CN
  * calls it as its run begins, after the start barrier, so that the
- * acquisitions of its start-up do not stop it. Main thread.
+ * acquisitions of its start-up do not stop it. LOCK "dpdk-tailq" is
+ * DPDK's own tailq lock instead (not a plock): app_stop_in_test_aid_tick()
+ * takes it 1 s into the run and keeps it. Main thread.
  */
 void app_stop_in_test_aid(const struct app_conf *c);
+
+/**
+ * TEST AID, DTXN_TEST_STOP_IN=dpdk-tailq: called by the main lcore as the
+ * run goes, @p run_ns into it; once that is 1 s, takes DPDK's tailq write
+ * lock (rte_mcfg_tailq_write_lock(): a lock in the shared rte_mem_config
+ * with no owner) for good and prints "dtxn: test aid: holding the
+ * dpdk-tailq lock (pid P)", for dtxn-cluster --kill NODE@aid; the workers
+ * run on. A no-op unless armed. Main thread.
+ */
+void app_stop_in_test_aid_tick(uint64_t run_ns);
 
 /**
  * TEST AID: DTXN_TEST_HOLD_WR=MS@NODE, in the process whose --node is NODE,
@@ -480,6 +492,52 @@ struct dtxn_report_driver;
  */
 bool app_report_fabric_driver(const struct dtxn_fabric *f, struct dtxn_report_driver *d,
 			      char *dev, size_t dev_len);
+
+/**
+ * Arms the watchdog (watchdog.c): unless app_watchdog_disarm() or another
+ * arm comes first, after @p seconds the process writes the line @p fmt
+ * (printf-style, formatted now, a newline added) to stderr and exits with
+ * @p status, whatever its threads are doing (a wait on a lock a dead
+ * process left in DPDK's shared memory: testing.md, "Shared locks").
+ * Main thread; uses SIGALRM.
+ */
+void app_watchdog_arm(unsigned seconds, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/** Disarms the watchdog (alarm(0)). */
+void app_watchdog_disarm(void);
+
+/** Arms the watchdog for --node @p node's tear-down: APP_TEARDOWN_WATCHDOG_S, then exit @p status. */
+void app_watchdog_teardown(const char *node, int status);
+
+/** Seconds a cluster process's tear-down may take before the watchdog ends it. */
+#define APP_TEARDOWN_WATCHDOG_S 10
+/** Seconds a CN process's start-up may take beyond --connect-timeout (its start barrier's wait). */
+#define APP_STARTUP_WATCHDOG_S 60
+
+/** DPDK's heap at one instant (heap_watch.c). */
+struct app_heap_mark {
+	uint64_t total;  /**< bytes of the heap, every socket (hugepages mapped) */
+	uint64_t elems;  /**< allocated elements in it */
+	uint64_t grows;  /**< the workers' scratch arena chunks taken so far */
+};
+
+/**
+ * Samples DPDK's heap (rte_malloc_get_socket_stats(), every socket: the
+ * heap the processes of a cluster share) and the arena growth of @p w[0
+ * .. @p n_workers). Takes DPDK's heap lock briefly: main lcore, outside
+ * the run's data path.
+ */
+void app_heap_mark(struct app_heap_mark *m, struct dtxn_worker *const *w, unsigned n_workers);
+
+/**
+ * Prints one line for --node @p c->node: how much DPDK's heap grew since
+ * @p begin (MiB, and its size now), the allocated elements more, and the
+ * scratch arena chunks the workers took (dtxn_worker_arena_grows()).
+ * doc/guides/testing.md, "Shared locks"; tcl-cluster's `cluster-heap-still`.
+ */
+void app_heap_report(const struct app_conf *c, const struct app_heap_mark *begin,
+		     struct dtxn_worker *const *w, unsigned n_workers);
 
 /** Lays the MN regions out, checks that the run fits (app_memory_check(),
  * @p n_workers workers of --coroutines coordinators) and opens the fabric

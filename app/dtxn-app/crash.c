@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_eal_memconfig.h>
+
 #include "app.h"
 #include "dtxn_fabric.h"
 #include "dtxn_plock.h"
@@ -125,6 +127,24 @@ app_crash_test_aid(void)
 	return -1;
 }
 
+/* DTXN_TEST_STOP_IN=dpdk-tailq@NODE: armed at the run's start */
+static bool stop_in_dpdk;
+
+void
+app_stop_in_test_aid_tick(uint64_t run_ns)
+{
+	if (!stop_in_dpdk || run_ns < 1000ull * 1000 * 1000)
+		return;
+	stop_in_dpdk = false;
+	/* DPDK's own tailq lock (a plain rwlock in the shared rte_mem_config:
+	 * no owner, not robust; every ring and mempool create and free takes
+	 * it), taken and kept: the state a process killed inside a ring's
+	 * create or free leaves (testing.md, "Shared locks"); its workers run on */
+	rte_mcfg_tailq_write_lock();
+	printf("dtxn: test aid: holding the dpdk-tailq lock (pid %d)\n", (int)getpid());
+	fflush(stdout);
+}
+
 void
 app_stop_in_test_aid(const struct app_conf *c)
 {
@@ -141,6 +161,10 @@ app_stop_in_test_aid(const struct app_conf *c)
 		return;
 	memcpy(lock, v, n);
 	lock[n] = '\0';
+	if (strcmp(lock, "dpdk-tailq") == 0) {
+		stop_in_dpdk = true; /* app_stop_in_test_aid_tick(), 1 s into the run */
+		return;
+	}
 	dtxn_plock_test_stop_in(lock);
 }
 

@@ -229,6 +229,13 @@ main(int argc, char **argv)
 	}
 	eal_argv[eal_argc] = NULL;
 
+	/* a CN of a cluster: its start-up allocates from DPDK's shared heap,
+	 * whose lock a process killed inside it leaves held (testing.md
+	 * "Shared locks"): bounded; disarmed at its start barrier (run.c) */
+	if (app_role_shared(&conf) && strcmp(conf.role, "cn") == 0)
+		app_watchdog_arm((unsigned)conf.connect_timeout_s + APP_STARTUP_WATCHDOG_S, APP_EXIT_FAIL,
+				 "dtxn-app: --node %s: start-up not done after %u s (a lock in DPDK's shared memory held by a process that died inside it?): exiting",
+				 conf.node, (unsigned)conf.connect_timeout_s + APP_STARTUP_WATCHDOG_S);
 	if (eal_init_quiet(eal_argc, eal_argv, capturing) < 0) {
 		app_err("EAL initialisation failed%s%s (check the EAL arguments before '--')",
 			rte_errno != 0 ? ": " : "", rte_errno != 0 ? rte_strerror(rte_errno) : "");

@@ -92,6 +92,8 @@ app_run_mn(const struct app_conf *c)
 		printf("dtxn: %s stopped (%s)\n", c->node, g_mn_stop == SIGINT ? "SIGINT" : "SIGTERM");
 		fflush(stdout);
 	}
+	if (app_role_shared(c)) /* its frees take DPDK's shared heap lock: bounded (watchdog.c) */
+		app_watchdog_teardown(c->node, rc);
 	app_mn_svcs_destroy(&svcs);
 	app_role_release(c, ctl);
 	app_release(db, f, b);

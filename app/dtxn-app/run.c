@@ -499,6 +499,7 @@ supervise(struct app_run *r)
 		}
 		if (fenced(r))
 			break;
+		app_stop_in_test_aid_tick(now - t0);
 		if (now >= t_lose) {
 			t_lose = UINT64_MAX;
 			lose_inject(r);
@@ -961,6 +962,14 @@ agents_end(struct app_run *r)
 	if (!ended)
 		app_err("--node %s: its CN agent did not end within %g s (--connect-timeout)",
 			r->conf->node, r->conf->connect_timeout_s);
+	for (unsigned j = 0; j < n; j++) {
+		uint32_t gaps = __atomic_load_n(&r->agents[j].watch_gaps, __ATOMIC_RELAXED);
+
+		if (gaps != 0) /* stopped, descheduled or recovering: agent.c */
+			printf("dtxn: %s: its watcher polled late %u time(s) (%.1f ms not watched, counted against no CN)\n",
+			       r->conf->node, gaps,
+			       (double)__atomic_load_n(&r->agents[j].unwatched_ns, __ATOMIC_RELAXED) / 1e6);
+	}
 }
 
 static void
@@ -983,10 +992,40 @@ teardown(struct app_run *r)
 	app_role_release(r->conf, r->ctl);
 }
 
+/* The workers as an array, for heap_watch.c; NULL: out of memory. */
+static struct dtxn_worker **
+run_workers(const struct app_run *r)
+{
+	struct dtxn_worker **w = calloc(r->n_workers, sizeof(*w));
+
+	for (unsigned i = 0; w != NULL && i < r->n_workers; i++)
+		w[i] = r->workers[i].w;
+	return w;
+}
+
+static void
+heap_mark(const struct app_run *r, struct app_heap_mark *m)
+{
+	struct dtxn_worker **w = run_workers(r);
+
+	app_heap_mark(m, w, w != NULL ? r->n_workers : 0);
+	free(w);
+}
+
+static void
+heap_report(const struct app_run *r, const struct app_heap_mark *begin)
+{
+	struct dtxn_worker **w = run_workers(r);
+
+	app_heap_report(r->conf, begin, w, w != NULL ? r->n_workers : 0);
+	free(w);
+}
+
 int
 app_run(const struct app_conf *c)
 {
 	struct app_run r = { .conf = c, .mn_dead = -1 };
+	struct app_heap_mark heap0 = { 0 };
 	unsigned lcore;
 	double seconds;
 	char label[64];
@@ -1058,6 +1097,8 @@ app_run(const struct app_conf *c)
 		rc = app_cp_open(&r.cp, c, r.ctl, r.db, r.fabric, r.cn_node0);
 	if (rc == APP_EXIT_OK && r.ctl != NULL)
 		rc = app_cp_start(&r.cp); /* ctl.c: the start barrier, every peer CN is up */
+	if (rc == APP_EXIT_OK && r.ctl != NULL)
+		app_watchdog_disarm(); /* main.c's bound on the start-up */
 	if (rc == APP_EXIT_OK && app_telemetry_register(c, r.ctl) != 0)
 		printf("dtxn: telemetry: the /dtxn/ commands could not be registered\n");
 	if (rc != APP_EXIT_OK) {
@@ -1078,6 +1119,8 @@ app_run(const struct app_conf *c)
 		teardown(&r);
 		return APP_EXIT_USAGE;
 	}
+	if (r.ctl != NULL) /* its growth during the run: one line after it (heap_watch.c) */
+		heap_mark(&r, &heap0);
 	if (c->cn == 1 && r.ctl == NULL) {
 		for (unsigned wi = 0; wi < r.n_workers; wi++)
 			rte_eal_remote_launch(app_worker_main, &r.workers[wi], r.workers[wi].lcore);
@@ -1089,6 +1132,8 @@ app_run(const struct app_conf *c)
 		}
 	}
 	seconds = supervise(&r);
+	if (r.ctl != NULL && r.mn_dead < 0 && !r.fenced)
+		heap_report(&r, &heap0);
 	if (r.mn_dead >= 0)
 		mn_gone_exit(&r, APP_EXIT_UNREACHABLE);
 	if (r.fenced) /* as for a dead MN: no report, no frees; the recoverer settles it */
@@ -1118,6 +1163,8 @@ app_run(const struct app_conf *c)
 		}
 	if (rc == APP_EXIT_OK)
 		rc = check_and_report(&r, seconds);
+	if (r.ctl != NULL) /* its frees take DPDK's shared heap lock: bounded */
+		app_watchdog_teardown(c->node, rc);
 	teardown(&r);
 	return rc;
 }

@@ -612,6 +612,22 @@ void dtxn_worker_peer_counters(const struct dtxn_worker *w, struct dtxn_fabric_c
 uint64_t dtxn_worker_lost_nodes(const struct dtxn_worker *w);
 
 /**
+ * How often the scratch arenas of @p w's coordinators grew on the DPDK
+ * heap: chunks taken from it after each coordinator's first (a txn's need
+ * beyond every chunk kept so far; chunks are kept and reused, so a steady
+ * workload stops growing). Where the heap is shared by the processes of a
+ * cluster (dtxn_fabric_heap_shared()), the first chunk is 1 MiB and
+ * growth comes first from 32 MiB the worker reserved at creation; only
+ * what exceeds that counts here.
+ * dtxn-app prints it after a cluster run, with the DPDK heap's growth
+ * (doc/guides/testing.md, "Shared locks").
+ *
+ * Any thread (relaxed reads of counters the owning lcore bumps).
+ * @return the number of chunks; 0 if @p w is NULL.
+ */
+uint64_t dtxn_worker_arena_grows(const struct dtxn_worker *w);
+
+/**
  * Test aid (dtxn-app --debug-lose): moves the worker's QP to @p node (an
  * MN: its one-sided QP; a CN: lib/rpc's QP to it) to the error state with
  * dtxn_qp_error_inject(), as when the peer is lost.
@@ -870,8 +886,18 @@ struct dtxn_lease_view {
 	bool started;                      /**< a poll has filled it */
 	uint64_t beat[DTXN_MAX_NODES];     /**< heartbeat words as last read, by node */
 	uint64_t state[DTXN_MAX_NODES];    /**< state words as last read, by node */
-	uint64_t moved_ns[DTXN_MAX_NODES]; /**< posting time of the poll that saw the CN's words move */
+	uint64_t moved_ns[DTXN_MAX_NODES]; /**< posting time of the poll that saw the CN's words move
+					    *   (moved on by time the watcher did not watch: period_ns) */
 	uint64_t polled_ns;                /**< dtxn_now_ns() when the last poll posted its READs */
+	/** In: the watcher's poll period, ns; 0: every gap counts. A gap
+	 * between two polls beyond it (the watcher itself stopped,
+	 * descheduled, or busy recovering) is not counted against any CN:
+	 * dtxn_lease_poll() moves each unmoved CN's moved_ns on by the excess,
+	 * so a CN is suspected only after a lease of time its watcher watched
+	 * (several missed beats seen, not one look after an absence). */
+	uint64_t period_ns;
+	uint64_t unwatched_ns;             /**< out: the excess gaps so far, summed */
+	uint32_t gaps;                     /**< out: polls that came late by more than a period */
 };
 
 /**
@@ -891,10 +917,27 @@ int dtxn_lease_beat(struct dtxn_coord *c, uint64_t *beat);
  * posted (polled_ns; a rejoin moves the state word before the new
  * incarnation's beats are seen). Times are posting times, so a watcher
  * descheduled between its READs and its decision judges what it read
- * when it read it, never a live CN stale. Coordinator's coroutine; yields.
+ * when it read it, never a live CN stale. With v->period_ns set, a poll
+ * that comes more than two periods after the last one moves every
+ * unmoved CN's moved_ns on by the gap minus a period (counted in
+ * v->unwatched_ns and v->gaps): a watcher that was itself stopped or
+ * starved judges nobody on its absence. Coordinator's coroutine; yields.
  * @return 0, -EINVAL, -EIO.
  */
 int dtxn_lease_poll(struct dtxn_coord *c, struct dtxn_lease_view *v);
+
+/**
+ * Folds one poll into @p v (dtxn_lease_poll()'s second half, pure): the
+ * heartbeat and state words @p beat[n] and @p state[n] of CN nodes @p n0
+ * .. @p n0 + @p n_cn - 1 (@p n0: the fabric's n_mn), read by READs posted
+ * at @p now (ns, dtxn_now_ns()). A CN whose words moved (or every CN at
+ * the first poll) gets moved_ns = @p now; with v->period_ns set and @p now
+ * more than two periods after the last poll, each unmoved CN's moved_ns
+ * moves on by the gap minus a period (at most to @p now), added to
+ * v->unwatched_ns, and v->gaps counts it. Any thread; no fabric op.
+ */
+void dtxn_lease_view_update(struct dtxn_lease_view *v, uint16_t n0, uint16_t n_cn, uint64_t now,
+			    const uint64_t *beat, const uint64_t *state);
 
 /**
  * CNs whose lease expired in @p v at @p now_ns (or at v->polled_ns if

@@ -43,6 +43,33 @@ dtxn_lease_beat(struct dtxn_coord *c, uint64_t *beat)
 	return lease_run(&b);
 }
 
+void
+dtxn_lease_view_update(struct dtxn_lease_view *v, uint16_t n0, uint16_t n_cn, uint64_t now,
+		       const uint64_t *beat, const uint64_t *state)
+{
+	uint64_t excess = 0;
+
+	/* time the watcher did not watch (it was stopped, descheduled or
+	 * recovering) is no CN's fault: suspect on watched time only */
+	if (v->started && v->period_ns != 0 && now > v->polled_ns + 2 * v->period_ns) {
+		excess = now - v->polled_ns - v->period_ns;
+		v->unwatched_ns += excess;
+		v->gaps++;
+	}
+	v->polled_ns = now;
+	for (uint16_t n = n0; n < n0 + n_cn && n < DTXN_MAX_NODES; n++) {
+		if (!v->started || beat[n] != v->beat[n] || state[n] != v->state[n])
+			v->moved_ns[n] = now;
+		else
+			v->moved_ns[n] = RTE_MIN(v->moved_ns[n] + excess, now);
+		v->beat[n] = beat[n];
+		v->state[n] = state[n];
+	}
+	v->n_mn = n0;
+	v->n_cn = n_cn;
+	v->started = true;
+}
+
 int
 dtxn_lease_poll(struct dtxn_coord *c, struct dtxn_lease_view *v)
 {
@@ -70,16 +97,7 @@ dtxn_lease_poll(struct dtxn_coord *c, struct dtxn_lease_view *v)
 	rc = lease_run(&b);
 	if (rc != 0)
 		return rc;
-	v->polled_ns = now;
-	for (uint16_t n = n0; n < n0 + fc->n_cn; n++) {
-		if (!v->started || beat[n] != v->beat[n] || state[n] != v->state[n])
-			v->moved_ns[n] = now;
-		v->beat[n] = beat[n];
-		v->state[n] = state[n];
-	}
-	v->n_mn = fc->n_mn;
-	v->n_cn = fc->n_cn;
-	v->started = true;
+	dtxn_lease_view_update(v, n0, fc->n_cn, now, beat, state);
 	return 0;
 }
 

@@ -36,6 +36,11 @@ extern int dtxn_txn_logtype;
 #define TXN_WORKER_WRS_PER_COORD 1024
 /** First arena chunk, bytes. */
 #define TXN_ARENA_INIT (64 * 1024)
+/** First arena chunk where the DPDK heap is shared by processes (dtxn_fabric_heap_shared()), bytes. */
+#define TXN_ARENA_SHARED_INIT (1024 * 1024)
+/** Arena growth a worker reserves at creation there, bytes (Scythe's and
+ * OOCC's TPC-C txns take up to ~4 MiB with their bucket reads). */
+#define TXN_ARENA_RESERVE (32u * 1024 * 1024)
 /** Most arena bytes one transaction may use. */
 #define TXN_ARENA_MAX (256u * 1024 * 1024)
 /** Log bytes per coordinator per MN when the conf says 0. */
@@ -52,8 +57,9 @@ extern int dtxn_txn_logtype;
 
 /** One arena chunk; chunks chain so pointers handed out stay valid. */
 struct txn_arena_chunk {
-	struct txn_arena_chunk *next;  /**< older chunk */
+	struct txn_arena_chunk *next;  /**< newer chunk */
 	size_t size;                   /**< bytes in data[] */
+	bool reserved;                 /**< carved from the worker's reserve: not freed alone */
 	char data[] __rte_aligned(8);
 };
 
@@ -69,8 +75,10 @@ struct txn_aux_heap {
 /** A coordinator as lib/txn keeps it. */
 struct txn_coord {
 	struct dtxn_coord pub;         /**< first: (struct txn_coord *)pub */
-	struct txn_arena_chunk *chunk; /**< current (newest) chunk */
+	struct txn_arena_chunk *chunk; /**< first (oldest) chunk; kept until the coordinator ends */
+	struct txn_arena_chunk *cur;   /**< the chunk the transaction allocates from */
 	size_t arena_total;            /**< bytes of every chunk */
+	uint64_t arena_grows;          /**< chunks taken after the first (dtxn_worker_arena_grows()) */
 	unsigned wrs_used;             /**< WR pool: stack pointer */
 	bool ended;                    /**< body returned */
 	struct dtxn_hist_buf *hist;    /**< history recording (history.c); NULL: off */
@@ -96,6 +104,11 @@ struct txn_worker {
 	struct txn_coord **coords;
 	uint16_t n_mn;
 	struct dtxn_lease_gate *gate;  /**< the CN's lease (self-fencing), NULL: none */
+	/* where the DPDK heap is shared by processes: the arenas' growth,
+	 * reserved at creation (TXN_ARENA_RESERVE), carved, never given back */
+	char *arena_res;
+	size_t arena_res_size;
+	size_t arena_res_used;
 };
 
 static inline struct txn_coord *
@@ -136,7 +149,7 @@ void txn_lease_refused(struct dtxn_coord *c);
  */
 void txn_batch_commit_record(struct dtxn_batch *b, const struct dtxn_txn *t);
 
-/** Frees every chunk but one big enough for what the last txn used. */
+/** Rewinds the arena to its first chunk (allocated on first use), keeping every chunk. */
 void txn_arena_reset(struct txn_coord *tc);
 
 /** Frees every chunk. */

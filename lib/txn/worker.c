@@ -67,6 +67,19 @@ dtxn_worker_lost_nodes(const struct dtxn_worker *w)
 	return w == NULL ? 0 : __atomic_load_n(&w->lost_nodes, __ATOMIC_RELAXED);
 }
 
+uint64_t
+dtxn_worker_arena_grows(const struct dtxn_worker *w)
+{
+	const struct txn_worker *tw = (const struct txn_worker *)w;
+	uint64_t n = 0;
+
+	if (w == NULL)
+		return 0;
+	for (unsigned i = 0; i < tw->n_coords; i++)
+		n += __atomic_load_n(&tw->coords[i]->arena_grows, __ATOMIC_RELAXED);
+	return n;
+}
+
 int
 dtxn_worker_error_inject(struct dtxn_worker *w, uint16_t node)
 {
@@ -98,6 +111,8 @@ worker_depth(unsigned max_coords)
 	return rte_align32pow2((uint32_t)d);
 }
 
+static size_t arena_init_size(const struct dtxn_db *db);
+
 /** Protocol state per coordinator in dtxn_worker_footprint(), bytes: all
  * of it for a protocol without dtxn_cc_ops.footprint, else a margin
  * (Lotus's coordinator takes 9 KiB, counted by dtxn_cc_footprint() too;
@@ -122,8 +137,10 @@ dtxn_worker_footprint(const struct dtxn_db *db, unsigned max_coords, struct dtxn
 	 * FORD-as-published's log mirror: up to log_bytes each) */
 	fp->bytes += (uint64_t)max_coords *
 		     (sizeof(struct txn_coord) + sizeof(struct dtxn_txn) +
-		      TXN_COORD_WRS * sizeof(struct dtxn_wr) + TXN_ARENA_INIT +
+		      TXN_COORD_WRS * sizeof(struct dtxn_wr) + arena_init_size(db) +
 		      TXN_CC_COORD_FOOTPRINT + db->cat.log_bytes + 6 * slack);
+	if (db->fabric != NULL && dtxn_fabric_heap_shared(db->fabric))
+		fp->bytes += TXN_ARENA_RESERVE + slack;
 	/* per-stripe heap chunks (--placement key) */
 	if (worker_stripes(db) > 1)
 		fp->bytes += (uint64_t)max_coords * ((uint64_t)(worker_stripes(db) - 1) *
@@ -175,6 +192,14 @@ dtxn_worker_create(struct dtxn_db *db, uint16_t cn_node, unsigned index,
 					0, socket_id);
 	if (tw->coords == NULL)
 		goto fail;
+	if (dtxn_fabric_heap_shared(db->fabric)) {
+		/* the arenas' growth, taken now: never from the shared heap in the run */
+		tw->arena_res = rte_malloc_socket("dtxn_arena_res", TXN_ARENA_RESERVE,
+						  RTE_CACHE_LINE_SIZE, socket_id);
+		if (tw->arena_res == NULL)
+			goto fail;
+		tw->arena_res_size = TXN_ARENA_RESERVE;
+	}
 
 	/* names are global to a cluster's processes: a restarted CN's (its
 	 * incarnation, dtxn_fabric_conf) never meet its dead predecessor's */
@@ -225,6 +250,7 @@ fail:
 				dtxn_qp_destroy(w->qp[mn]);
 		dtxn_cq_destroy(w->cq);
 		dtxn_sched_destroy(w->sched);
+		rte_free(tw->arena_res);
 		rte_free(tw->coords);
 		rte_free(tw);
 	}
@@ -305,6 +331,7 @@ dtxn_worker_destroy(struct dtxn_worker *w)
 			dtxn_qp_destroy(w->qp[i]);
 	dtxn_cq_destroy(w->cq);
 	dtxn_sched_destroy(w->sched);
+	rte_free(tw->arena_res);
 	rte_free(tw->coords);
 	rte_free(tw);
 }
@@ -533,23 +560,44 @@ dtxn_coord_routes_here(const struct dtxn_coord *c, uint32_t table_id, uint64_t k
 /* Scratch arena                                                      */
 /* ------------------------------------------------------------------ */
 
+/* Appends a chunk of @p size bytes to @p tc's chain (oldest first). */
 static struct txn_arena_chunk *
 arena_chunk_new(struct txn_coord *tc, size_t size)
 {
-	struct txn_arena_chunk *ch;
+	struct txn_worker *tw = (struct txn_worker *)tc->pub.worker;
+	size_t bytes = RTE_ALIGN_CEIL(sizeof(struct txn_arena_chunk) + size, RTE_CACHE_LINE_SIZE);
+	struct txn_arena_chunk *ch, **tail = &tc->chunk;
+	bool reserved = tc->chunk != NULL && tw->arena_res_size - tw->arena_res_used >= bytes;
 
-	ch = rte_malloc_socket("dtxn_arena", sizeof(*ch) + size, RTE_CACHE_LINE_SIZE,
-			       tc->pub.worker->socket_id);
+	if (reserved) { /* growth: from the worker's reserve while it lasts */
+		ch = (struct txn_arena_chunk *)(tw->arena_res + tw->arena_res_used);
+		tw->arena_res_used += bytes;
+	} else {
+		ch = rte_malloc_socket("dtxn_arena", sizeof(*ch) + size, RTE_CACHE_LINE_SIZE,
+				       tc->pub.worker->socket_id);
+	}
 	if (ch == NULL)
 		return NULL;
+	ch->reserved = reserved;
 	ch->size = size;
-	ch->next = tc->chunk;
-	tc->chunk = ch;
+	ch->next = NULL;
+	while (*tail != NULL)
+		tail = &(*tail)->next;
+	*tail = ch;
+	if (!reserved && tc->chunk != ch) /* the heap served a growth (a txn needed more) */
+		__atomic_fetch_add(&tc->arena_grows, 1, __ATOMIC_RELAXED);
 	tc->arena_total += size;
-	tc->pub.arena = ch->data;
-	tc->pub.arena_size = size;
-	tc->pub.arena_used = 0;
 	return ch;
+}
+
+/* Makes @p ch the chunk @p tc's transaction allocates from, empty. */
+static void
+arena_use(struct txn_coord *tc, struct txn_arena_chunk *ch)
+{
+	tc->cur = ch;
+	tc->pub.arena = ch->data;
+	tc->pub.arena_size = ch->size;
+	tc->pub.arena_used = 0;
 }
 
 void
@@ -558,34 +606,46 @@ txn_arena_free(struct txn_coord *tc)
 	while (tc->chunk != NULL) {
 		struct txn_arena_chunk *next = tc->chunk->next;
 
-		rte_free(tc->chunk);
+		if (!tc->chunk->reserved)
+			rte_free(tc->chunk);
 		tc->chunk = next;
 	}
+	tc->cur = NULL;
 	tc->arena_total = 0;
 	tc->pub.arena = NULL;
 	tc->pub.arena_size = 0;
 	tc->pub.arena_used = 0;
 }
 
+/*
+ * Every chunk stays for the next transactions (from the first again): an
+ * arena allocates only when a transaction needs more than any before,
+ * never to replace chunks, so after its high-water mark a coordinator
+ * takes nothing from the DPDK heap (a heap the processes of a cluster
+ * share: doc/guides/testing.md, "Shared locks").
+ */
+/* The first chunk's bytes: larger where the DPDK heap is shared by the
+ * processes of a cluster, so that a txn of the benchmarks (TPC-C's take
+ * up to 256 KiB) never grows it during the run. */
+static size_t
+arena_init_size(const struct dtxn_db *db)
+{
+	return db->fabric != NULL && dtxn_fabric_heap_shared(db->fabric) ? TXN_ARENA_SHARED_INIT :
+									    TXN_ARENA_INIT;
+}
+
 void
 txn_arena_reset(struct txn_coord *tc)
 {
-	size_t want;
-
-	if (tc->chunk != NULL && tc->chunk->next == NULL) {
-		tc->pub.arena_used = 0;
+	if (tc->chunk == NULL && arena_chunk_new(tc, arena_init_size(tc->pub.worker->db)) == NULL)
 		return;
-	}
-	/* several chunks (or none): replace them by one that holds them all */
-	want = tc->arena_total > TXN_ARENA_INIT ? tc->arena_total : TXN_ARENA_INIT;
-	txn_arena_free(tc);
-	if (arena_chunk_new(tc, want) == NULL)
-		(void)arena_chunk_new(tc, TXN_ARENA_INIT);
+	arena_use(tc, tc->chunk);
 }
 
 void *
 dtxn_txn_alloc(struct dtxn_txn *t, size_t len)
 {
+	struct txn_arena_chunk *ch;
 	struct txn_coord *tc;
 	struct dtxn_coord *c;
 	size_t need, size;
@@ -597,17 +657,25 @@ dtxn_txn_alloc(struct dtxn_txn *t, size_t len)
 	tc = txn_coord_of(c);
 	need = RTE_ALIGN_CEIL(len ? len : 1, 8);
 	if (c->arena == NULL || c->arena_size - c->arena_used < need) {
-		if (need > TXN_ARENA_MAX || tc->arena_total + need > TXN_ARENA_MAX)
-			return NULL;
-		size = c->arena_size * 2;
-		if (size < TXN_ARENA_INIT)
-			size = TXN_ARENA_INIT;
-		if (size < need)
-			size = need;
-		if (tc->arena_total + size > TXN_ARENA_MAX)
-			size = need;
-		if (arena_chunk_new(tc, size) == NULL)
-			return NULL;
+		/* the next kept chunk that holds it; else a new one, twice the largest */
+		for (ch = tc->cur != NULL ? tc->cur->next : NULL; ch != NULL && ch->size < need;)
+			ch = ch->next;
+		if (ch == NULL) {
+			if (need > TXN_ARENA_MAX || tc->arena_total + need > TXN_ARENA_MAX)
+				return NULL;
+			/* twice the largest; from a worker's reserve, as large as the first */
+			for (size = TXN_ARENA_INIT, ch = tc->chunk; ch != NULL; ch = ch->next)
+				size = RTE_MAX(size, ((struct txn_worker *)c->worker)->arena_res != NULL ?
+							     ch->size : ch->size * 2);
+			if (size < need)
+				size = need;
+			if (tc->arena_total + size > TXN_ARENA_MAX)
+				size = need;
+			ch = arena_chunk_new(tc, size);
+			if (ch == NULL)
+				return NULL;
+		}
+		arena_use(tc, ch);
 	}
 	p = c->arena + c->arena_used;
 	c->arena_used += need;

@@ -392,6 +392,31 @@ test_lease_view(void **state)
 	assert_int_equal(DTXN_LEASE_WORD_STATE(DTXN_LEASE_WORD(7, DTXN_LEASE_STATE_LEFT)),
 			 DTXN_LEASE_STATE_LEFT);
 
+	/* a watcher's own absence counts against nobody (period_ns): after a
+	 * gap of 5 periods, a CN unmoved since the poll before it is charged
+	 * one period, not six; without a period it is charged all */
+	memset(&v, 0, sizeof(v));
+	v.period_ns = lease / 5;
+	{
+		const uint64_t b[DTXN_MAX_NODES] = { [3] = 1, [4] = 1 }, st[DTXN_MAX_NODES] = { 0 };
+		const uint64_t b2[DTXN_MAX_NODES] = { [3] = 1, [4] = 2 };
+
+		dtxn_lease_view_update(&v, 3, 2, 10 * lease, b, st);
+		dtxn_lease_view_update(&v, 3, 2, 10 * lease + lease / 5, b, st);  /* on time */
+		assert_int_equal(v.gaps, 0);
+		dtxn_lease_view_update(&v, 3, 2, 10 * lease + 7 * lease / 5, b2, st); /* 6 periods later */
+		assert_int_equal(v.gaps, 1);
+		assert_int_equal(v.unwatched_ns, lease);                     /* 6 periods - 1 */
+		assert_int_equal(v.moved_ns[3], 10 * lease + lease);        /* unmoved: moved on */
+		assert_int_equal(v.moved_ns[4], 10 * lease + 7 * lease / 5);  /* moved: now */
+		assert_int_equal(dtxn_lease_expired(&v, 10 * lease + 7 * lease / 5, lease), 0);
+		v.period_ns = 0; /* the same without the rule: node 3 expired */
+		v.moved_ns[3] = 10 * lease;
+		dtxn_lease_view_update(&v, 3, 2, 10 * lease + 12 * lease / 5, b2, st);
+		assert_int_equal(dtxn_lease_expired(&v, 10 * lease + 12 * lease / 5, lease),
+				 UINT64_C(1) << 3);
+	}
+
 	memset(&rec, 0, sizeof(rec));
 	rec.gid_first = 8;
 	rec.n_gids = 4;
@@ -546,12 +571,18 @@ test_arena(void **state)
 		for (j = 0; j < 1024; j++)
 			assert_true(p[i][j] == (((uint64_t)i << 32) | j));
 	assert_null(dtxn_txn_alloc(t, (size_t)TXN_ARENA_MAX + 1));
-	/* the next begin folds the chunks into one that fits them all */
+	assert_int_equal(tc->arena_grows, chunks - 1);
+	/* the next begin rewinds to the first chunk and keeps the others: the
+	 * same need again takes nothing more from the heap (a shared heap is
+	 * not to be touched in the run: testing.md "Shared locks") */
 	t = dtxn_txn_begin(&tc->pub, DTXN_TXN_RW);
-	assert_non_null(tc->chunk);
-	assert_null(tc->chunk->next);
-	assert_true(tc->pub.arena_size >= 64 * 8 * 1024);
+	assert_ptr_equal(tc->cur, tc->chunk);
+	assert_ptr_equal(tc->pub.arena, tc->chunk->data);
 	assert_int_equal(tc->pub.arena_used, 0);
+	for (i = 0; i < 64; i++)
+		assert_non_null(dtxn_txn_alloc(t, 8 * 1024 + (i % 3)));
+	assert_int_equal(tc->arena_grows, chunks - 1);
+	assert_int_equal(dtxn_worker_arena_grows(&fx->tw.pub), 0); /* fixture: no coords listed */
 	dtxn_txn_abort(t, DTXN_ABORT_APP);
 }
 

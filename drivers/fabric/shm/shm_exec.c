@@ -36,6 +36,16 @@ shm_send(struct shm_qp *qp, struct shm_wqe *w)
 		return false;
 	if (len <= SHM_MSG_POOL_DATA && rte_mempool_get(qp->sf->msg_pool, (void **)&m) == 0) {
 		m->pooled = 1;
+	} else if (qp->sf->multi_process) {
+		/* never DPDK's shared heap while the cluster runs (its lock and
+		 * growth are the processes' common hazard: testing.md "Shared
+		 * locks"): an empty pool is back-pressure, as an RNR */
+		if (len <= SHM_MSG_POOL_DATA)
+			return false;
+		SHM_LOG(ERR, "a SEND of %u B: larger than a message buffer (%u B)", len,
+			(unsigned)SHM_MSG_POOL_DATA);
+		w->status = DTXN_WC_LOC_LEN_ERR;
+		return true;
 	} else {
 		m = rte_malloc("shm_msg", sizeof(*m) + len, 0);
 		if (m == NULL)

@@ -41,8 +41,10 @@ extern int dtxn_shm_logtype;
 #define SHM_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_##level, dtxn_shm_logtype, "dtxn.fabric.shm: " fmt "\n", ##__VA_ARGS__)
 
-/** Payload bytes of a pooled message buffer; larger SENDs use rte_malloc. */
-#define SHM_MSG_POOL_DATA 1024
+/** Payload bytes of a pooled message buffer (an RPC message, header and
+ * DTXN_RPC_REQ_MAX, fits); larger SENDs use rte_malloc in one process and
+ * fail with DTXN_WC_LOC_LEN_ERR across processes (shm_send()). */
+#define SHM_MSG_POOL_DATA 2048
 /** Message buffers in the fabric's pool. */
 #define SHM_MSG_POOL_SIZE 8191
 
