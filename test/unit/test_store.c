@@ -842,6 +842,41 @@ test_load_find_replicas_scan(void **state)
 			assert_int_equal(sa.seen[k], 1);
 		free(sa.seen);
 	}
+	/* Pre-warm: every loaded key's primary slot address, as a lookup finds it;
+	 * a copy holds the same; a cache too small, another size, no region: errors. */
+	{
+		struct dtxn_addr_cache *pw = dtxn_addr_cache_create("pw", (uint32_t)n, SOCKET_ID_ANY);
+		struct dtxn_addr_cache *cp = dtxn_addr_cache_create("pw_copy", (uint32_t)n, SOCKET_ID_ANY);
+		struct dtxn_addr_cache *small = dtxn_addr_cache_create("pw_small", (uint32_t)n / 2,
+									SOCKET_ID_ANY);
+		struct dtxn_table bad = *t;
+
+		assert_non_null(pw);
+		assert_non_null(cp);
+		assert_non_null(small);
+		assert_int_equal(dtxn_addr_cache_prewarm(pw, f, t), (long)n);
+		assert_int_equal(dtxn_addr_cache_count(pw), n);
+		assert_int_equal(dtxn_addr_cache_copy(cp, pw), 0);
+		assert_int_equal(dtxn_addr_cache_count(cp), n);
+		for (uint64_t k = 0; k < n; k++) {
+			dtxn_raddr_t sr = 0;
+
+			assert_true(remote_lookup(f, t, 0, k, &sr, NULL) >= 1);
+			assert_int_equal(dtxn_addr_cache_lookup(pw, t->def.id, k), sr);
+			assert_int_equal(dtxn_addr_cache_lookup(cp, t->def.id, k), sr);
+		}
+		assert_int_equal(dtxn_addr_cache_lookup(pw, t->def.id, n + 1), 0);
+		assert_int_equal(dtxn_addr_cache_prewarm(small, f, t), -ENOSPC);
+		assert_int_equal(dtxn_addr_cache_copy(small, pw), -EINVAL);
+		assert_int_equal(dtxn_addr_cache_copy(NULL, pw), -EINVAL);
+		assert_int_equal(dtxn_addr_cache_prewarm(NULL, f, t), -EINVAL);
+		bad.off[0] = cat.region_size;
+		assert_int_equal(dtxn_addr_cache_prewarm(cp, f, &bad), -ENXIO);
+		assert_int_equal(dtxn_addr_cache_count(NULL), 0);
+		dtxn_addr_cache_destroy(small);
+		dtxn_addr_cache_destroy(cp);
+		dtxn_addr_cache_destroy(pw);
+	}
 	/* The visitor's non-zero return stops the scan. */
 	memset(&sa, 0, sizeof(sa));
 	sa.max_key = n;
