@@ -232,12 +232,29 @@ struct dtxn_fabric_conf;
  */
 void dtxn_fabric_footprint(const struct dtxn_fabric_conf *conf, struct dtxn_footprint *fp);
 
+/** First size of the queues of a driver that grows them as used
+ * (dtxn_fabric_ops.queues_grow: sim), WRs. */
+#define DTXN_FABRIC_QUEUE_INIT 64u
+
 /**
  * Adds to @p fp what one CQ of @p depth entries and @p n_qp QPs of
  * @p depth WRs cost (send queues with room for inline payloads, receive
- * queues; on shm an inbound ring, one memzone, per QP). Any thread.
+ * queues; on shm an inbound ring, one memzone, per QP). The QPs' share
+ * is also added to fp->queue_bytes and fp->qp_memzones, and what their
+ * queues take at DTXN_FABRIC_QUEUE_INIT WRs to fp->queue_init_bytes, so
+ * that a driver that grows its queues as used and reserves no memzone
+ * per QP (dtxn_fabric_queues_grow()) can be counted for what it creates.
+ * Any thread.
  */
 void dtxn_fabric_queue_footprint(unsigned n_qp, unsigned depth, struct dtxn_footprint *fp);
+
+/**
+ * Whether driver @p driver creates its QPs' queues at
+ * DTXN_FABRIC_QUEUE_INIT WRs and grows them as used, with no memzone per
+ * QP (dtxn_fabric_ops.queues_grow): the sim driver. Any thread, no EAL needed.
+ * @return false for an unknown driver or one that allocates the full depth.
+ */
+bool dtxn_fabric_queues_grow(const char *driver);
 
 /**
  * Fills @p m with the preset "none": model v1, zero RTT, every rate unlimited.

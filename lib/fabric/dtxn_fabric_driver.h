@@ -157,7 +157,7 @@ typedef int (*dtxn_fabric_fence_node_t)(struct dtxn_fabric *f, uint16_t node);
  */
 typedef bool (*dtxn_fabric_regions_mapped_t)(void);
 
-/** A fabric driver. Every member but nic_state, cq_kick, drain_node, publish, fence_node and regions_mapped is mandatory. */
+/** A fabric driver. Every member but nic_state, cq_kick, drain_node, publish, fence_node, regions_mapped and queues_grow is mandatory. */
 struct dtxn_fabric_ops {
 	const char *name;
 	dtxn_fabric_open_t open;
@@ -176,6 +176,9 @@ struct dtxn_fabric_ops {
 	dtxn_fabric_publish_t publish;
 	dtxn_fabric_fence_node_t fence_node;
 	dtxn_fabric_regions_mapped_t regions_mapped;
+	/** true: QP queues start at DTXN_FABRIC_QUEUE_INIT WRs and grow as
+	 * used, no memzone per QP (dtxn_fabric_queues_grow()) */
+	bool queues_grow;
 };
 
 /**

@@ -113,17 +113,29 @@ dtxn_fabric_footprint(const struct dtxn_fabric_conf *conf, struct dtxn_footprint
 	fp->memzones += n_own + 5;
 }
 
+bool
+dtxn_fabric_queues_grow(const char *driver)
+{
+	const struct dtxn_fabric_ops *ops = driver != NULL ? dtxn_fabric_driver_find(driver) : NULL;
+
+	return ops != NULL && ops->queues_grow;
+}
+
 void
 dtxn_fabric_queue_footprint(unsigned n_qp, unsigned depth, struct dtxn_footprint *fp)
 {
 	const uint64_t slack = DTXN_FOOTPRINT_ALLOC_SLACK;
 	uint64_t ring = (uint64_t)rte_align32pow2(depth + 1) * sizeof(void *) + RTE_PGSIZE_4K;
+	uint64_t wr = 2 * sizeof(struct dtxn_wr) + DTXN_WR_INLINE_MAX;
+	uint64_t first = RTE_MIN(depth, DTXN_FABRIC_QUEUE_INIT);
+	uint64_t qb = (uint64_t)n_qp * (4 * slack + (uint64_t)depth * wr +
+					RTE_CACHE_LINE_SIZE * 4 + ring);
 
-	fp->bytes += 2 * slack + (uint64_t)depth * sizeof(struct dtxn_cqe) +
-		     (uint64_t)n_qp * (4 * slack +
-				       (uint64_t)depth * (2 * sizeof(struct dtxn_wr) + DTXN_WR_INLINE_MAX) +
-				       RTE_CACHE_LINE_SIZE * 4 + ring);
+	fp->bytes += 2 * slack + (uint64_t)depth * sizeof(struct dtxn_cqe) + qb;
+	fp->queue_bytes += qb;
+	fp->queue_init_bytes += (uint64_t)n_qp * (4 * slack + first * wr + RTE_CACHE_LINE_SIZE * 4);
 	fp->memzones += n_qp;
+	fp->qp_memzones += n_qp;
 }
 
 static int

@@ -346,6 +346,13 @@ struct dtxn_footprint {
 	uint64_t mapped_bytes; /**< process memory mapped outside the DPDK heap
 				*   (anonymous, backed page by page as the run
 				*   first touches it): not counted in bytes */
+	uint32_t qp_memzones;  /**< of memzones: one per QP (shm's inbound
+				*   rings, dtxn_fabric_queue_footprint()) */
+	uint64_t queue_bytes;  /**< of bytes: QP queues at their full depth
+				*   (dtxn_fabric_queue_footprint()) */
+	uint64_t queue_init_bytes; /**< the same queues at the first size of a
+				    *   driver that grows them as used
+				    *   (dtxn_fabric_ops.queues_grow): not in bytes */
 };
 
 /** Per-allocation overhead in the footprints: a malloc element header plus

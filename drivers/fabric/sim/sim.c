@@ -264,6 +264,7 @@ static const struct dtxn_fabric_ops sim_ops = {
 	.post_recv = sim_qp_post_recv,
 	.poll = sim_cq_poll,
 	.regions_mapped = sim_regions_mapped,
+	.queues_grow = true,
 };
 
 DTXN_FABRIC_REGISTER(sim, &sim_ops);

@@ -142,8 +142,9 @@ int sim_event_push(struct sim_fabric *sf, uint64_t t_ns, uint8_t kind, uint32_t 
 bool sim_event_pop_due(struct sim_fabric *sf, uint64_t now_ns, struct sim_event *ev);
 void sim_event_fini(struct sim_fabric *sf);
 
-/** First size of a QP's send and receive arrays. */
-#define SIM_QP_INIT_SLOTS 64u
+/** First size of a QP's send and receive arrays (the memory check counts
+ * them so: dtxn_fabric_ops.queues_grow). */
+#define SIM_QP_INIT_SLOTS DTXN_FABRIC_QUEUE_INIT
 
 /* sim_qp.c */
 struct dtxn_cq *sim_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth);
