@@ -145,6 +145,24 @@ dtxn_timeq_top(const struct dtxn_timeq *q)
 	return q->n > 0 ? &q->h[0] : NULL;
 }
 
+/**
+ * The entry that pops after the earliest if nothing is pushed meanwhile
+ * (the least of the root's children), or NULL with fewer than two entries:
+ * what a caller may prefetch one step ahead. Valid until the next push or pop.
+ */
+static inline const struct dtxn_timeq_ent *
+dtxn_timeq_second(const struct dtxn_timeq *q)
+{
+	uint32_t end = q->n < 1 + DTXN_TIMEQ_ARITY ? q->n : 1 + DTXN_TIMEQ_ARITY, m = 1;
+
+	if (q->n < 2)
+		return NULL;
+	for (uint32_t k = 2; k < end; k++)
+		if (dtxn_timeq_before(&q->h[k], &q->h[m]))
+			m = k;
+	return &q->h[m];
+}
+
 /** Due time of the earliest entry, or UINT64_MAX when empty. */
 static inline uint64_t
 dtxn_timeq_top_ns(const struct dtxn_timeq *q)

@@ -87,6 +87,7 @@ sim_close(struct dtxn_fabric *f)
 		SIM_LOG(DEBUG, "fabric %s closed with %u events pending", f->name, sf->evq.n);
 	sim_event_fini(sf);
 	rte_free(sf->qps);
+	rte_free(sf->sqs);
 	rte_free(sf->nic);
 	for (i = 0; i < DTXN_MAX_NODES; i++)
 		sim_region_free(sf, sf->mn[i]);

@@ -59,9 +59,10 @@ struct sim_msg {
 	uint8_t data[];
 };
 
-/** A posted WR. */
+/** A posted WR: what an event reads first (times, state), then the WR,
+ * starting on a cache line, so that the loop's prefetch of an event's
+ * first two lines covers everything but an inline payload (sim_run.c). */
 struct sim_wqe {
-	struct dtxn_wr wr;   /**< copy (dtxn_wr_copy()); local -> inl for inline payloads */
 	uint64_t effect_ns;
 	uint64_t done_ns;
 	uint64_t seq;        /**< its effect event's sequence number, taken at post */
@@ -70,7 +71,15 @@ struct sim_wqe {
 	uint8_t completed;   /**< its completion event ran */
 	uint8_t chain_head;  /**< first WR of its post call (one doorbell's chain) */
 	uint8_t dropped;     /**< lost with its dead poster (dtxn_sim_node_kill()) */
+	struct dtxn_wr wr;   /**< copy (dtxn_wr_copy()); local -> inl for inline payloads */
 	uint8_t inl[DTXN_WR_INLINE_MAX] __rte_aligned(8);
+} __rte_cache_aligned;
+
+/** Where a QP's send queue is, by QP id (sim_fabric.sqs): an event finds
+ * its WR without the QP, so the loop can prefetch both (sim_run.c). */
+struct sim_sq_ref {
+	struct sim_wqe *sq;
+	uint32_t mask;
 };
 
 struct sim_fabric {
@@ -89,6 +98,7 @@ struct sim_fabric {
 	bool running;                              /**< inside sim_run_due */
 	/* QP table: id -> QP, NULL once destroyed; ids never reused */
 	struct sim_qp **qps;
+	struct sim_sq_ref *sqs;                    /**< id -> its send queue, beside qps */
 	uint32_t n_qps, qps_cap;
 	uint32_t qp_seq[DTXN_MAX_NODES][DTXN_MAX_NODES];
 	/* test aid dtxn_sim_set_fault_drop(): a dead node's unstarted chains */

@@ -58,13 +58,19 @@ sim_qp_table_add(struct sim_fabric *sf, struct sim_qp *qp)
 	if (sf->n_qps == sf->qps_cap) {
 		uint32_t cap = sf->qps_cap ? sf->qps_cap * 2 : 64;
 		struct sim_qp **t = rte_realloc(sf->qps, sizeof(*t) * cap, 0);
+		struct sim_sq_ref *r;
 
 		if (t == NULL)
 			return -ENOMEM;
 		sf->qps = t;
+		r = rte_realloc(sf->sqs, sizeof(*r) * cap, 0);
+		if (r == NULL)
+			return -ENOMEM;
+		sf->sqs = r;
 		sf->qps_cap = cap;
 	}
 	qp->id = sf->n_qps;
+	sf->sqs[qp->id] = (struct sim_sq_ref){ .sq = qp->sq, .mask = qp->mask };
 	sf->qps[sf->n_qps++] = qp;
 	return 0;
 }
@@ -101,13 +107,13 @@ sim_qp_create(struct dtxn_fabric *f, struct dtxn_cq *c, uint16_t local_node,
 		goto nomem;
 	slots = RTE_MIN(max_wr, SIM_QP_INIT_SLOTS);
 	qp->sq = rte_zmalloc("sim_sq", sizeof(*qp->sq) * slots, RTE_CACHE_LINE_SIZE);
+	qp->mask = slots - 1;
 	if (qp->sq == NULL || dtxn_wr_queue_init(&qp->rq, slots, SOCKET_ID_ANY) != 0 ||
 	    sim_qp_table_add(sf, qp) != 0)
 		goto nomem;
 	dtxn_qp_init(&qp->base, f, c, local_node, remote_node, max_wr);
 	qp->sf = sf;
 	qp->cq = cq;
-	qp->mask = slots - 1;
 	if (remote_node < f->conf.n_mn) {
 		qp->mn_base = sf->mn[remote_node];
 		qp->mn_size = f->conf.mn_region_size;
@@ -152,6 +158,7 @@ sim_qp_sq_room(struct sim_qp *qp, uint32_t n)
 	rte_free(qp->sq);
 	qp->sq = sq;
 	qp->mask = cap - 1;
+	qp->sf->sqs[qp->id] = (struct sim_sq_ref){ .sq = sq, .mask = qp->mask };
 	return 0;
 }
 
@@ -164,6 +171,7 @@ sim_qp_destroy(struct dtxn_qp *q)
 	uint32_t pending = qp->tail - qp->exec;
 
 	qp->sf->qps[qp->id] = NULL; /* its pending events now do nothing */
+	qp->sf->sqs[qp->id] = (struct sim_sq_ref){ .sq = NULL, .mask = 0 };
 	/* its effects not run: only the oldest is queued (sim_event.c); the
 	 * others are counted now, as a queue of every effect would count them
 	 * when popped (events count every effect, run or not) */
