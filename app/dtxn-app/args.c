@@ -91,7 +91,7 @@ static const struct app_opt g_opts[] = {
 	{ "port", OPT_U64, N(rdma_port), 1, 255, "P", "--fabric mlx5: device port (default 1)" },
 	{ "gid_index", OPT_U64, N(gid_index), 0, 255, "I", "--fabric mlx5: GID index of the port (default: rdma_cm's choice from the node's IP)" },
 	{ "nic", OPT_STR, S(nic), 0, 0, "MODEL", "RNIC model, an INI path or a preset:", "nic" },
-	{ "mn", OPT_U64, N(mn), 1, DTXN_MAX_NODES - 2, "N", "memory nodes (default 3)" },
+	{ "mn", OPT_U64, N(mn), 1, DTXN_MASK_NODES - 2, "N", "memory nodes (default 3)" },
 	{ "replicas", OPT_U64, N(replicas), 1, DTXN_MAX_REPLICAS, "R", "copies of each table, primary + backups (default 3)" },
 	{ "coroutines", OPT_U64, N(coroutines), 1, 1024, "C", "coordinators per worker lcore (default 8)" },
 	{ "duration", OPT_DOUBLE, N(duration_s), 0.001, 86400, "SECONDS", "run time (default 5; virtual seconds with --fabric sim)" },

@@ -368,6 +368,12 @@ app_validate(struct app_conf *c)
 			c->cn, c->mn, c->cn, DTXN_MAX_NODES);
 		return -1;
 	}
+	/* node masks of 64 bits: the real fabrics and multi-process roles */
+	if (c->mn + c->cn > DTXN_MASK_NODES && strcmp(c->fabric, "sim") != 0) {
+		app_err("--cn %" PRIu64 ": %" PRIu64 " MNs + %" PRIu64 " CNs is more than %u nodes, which only --fabric sim runs",
+			c->cn, c->mn, c->cn, DTXN_MASK_NODES);
+		return -1;
+	}
 	if (c->cn * c->threads * c->coroutines > UINT32_MAX / 2) {
 		app_err("--coroutines: %" PRIu64 " CNs x %" PRIu64 " threads x %" PRIu64 " coroutines is too many coordinators",
 			c->cn, c->threads, c->coroutines);

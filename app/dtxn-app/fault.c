@@ -61,6 +61,12 @@ cn_list_node(const struct app_conf *c, const char *opt, const char *val, const c
 			(int)len, s, c->cn - 1);
 		return -1;
 	}
+	if (c->mn + j >= DTXN_MASK_NODES) {
+		/* recovery's node masks and the CN masks are 64 bits */
+		app_err("--%s %s: cn%lu is node %" PRIu64 "; only CNs below node %u can be named",
+			opt, val, j, c->mn + j, DTXN_MASK_NODES);
+		return -1;
+	}
 	if (*mask & (UINT64_C(1) << j)) {
 		app_err("--%s %s: cn%lu is named twice", opt, val, j);
 		return -1;

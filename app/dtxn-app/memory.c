@@ -80,8 +80,8 @@ app_memory_check(const struct app_conf *c, const struct dtxn_db *db,
 	if (rc != 0 && rc != -ENOTSUP)
 		return APP_EXIT_FAIL;
 	/* a driver that grows its queues as used (sim) reserves no memzone
-	 * per QP and allocates them small first: counted so, the lotus preset
-	 * at 18 CNs and the 90-node cluster pass (doc/guides/sim.md "Scale") */
+	 * per QP and allocates them small first: counted so, Lotus passes at
+	 * 44 nodes and beyond (doc/guides/sim.md "Scale") */
 	if (dtxn_fabric_queues_grow(fc->driver)) {
 		struct dtxn_footprint *fps[] = { &mn, &w, &cn };
 

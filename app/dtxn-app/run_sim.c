@@ -369,7 +369,8 @@ sim_totals(const struct sim_run *r, bool at_warm, uint64_t cns, uint64_t *c, uin
 	for (unsigned i = 0; i < r->n_threads; i++) {
 		uint64_t tc, ta, tab;
 
-		if (!(cns & (UINT64_C(1) << r->th[i].cn)))
+		/* CNs past 63 are in every set: --fault names none of them */
+		if (r->th[i].cn < 64 && !(cns & (UINT64_C(1) << r->th[i].cn)))
 			continue;
 
 		dtxn_run_stats_totals(at_warm ? &r->warm.stats[i] : r->th[i].stats, &tc, &ta, &tab);
@@ -408,7 +409,7 @@ sim_kill(struct sim_run *r)
 		uint64_t wrs = 0;
 		int64_t n;
 
-		if (!(r->conf->fault_mask & (UINT64_C(1) << j)))
+		if (j >= 64 || !(r->conf->fault_mask & (UINT64_C(1) << j)))
 			continue;
 		n = dtxn_sim_node_kill(r->fabric, (uint16_t)(r->conf->mn + j), &wrs);
 		if (n > 0) {
@@ -419,7 +420,7 @@ sim_kill(struct sim_run *r)
 	for (unsigned i = 0; i < r->n_threads; i++) {
 		struct sim_thread *th = &r->th[i];
 
-		if (!(r->conf->fault_mask & (UINT64_C(1) << th->cn)))
+		if (th->cn >= 64 || !(r->conf->fault_mask & (UINT64_C(1) << th->cn)))
 			continue;
 		th->dead = true;
 		th->wake_ns = UINT64_MAX; /* its agenda entries go stale */

@@ -53,8 +53,20 @@ typedef uint64_t dtxn_raddr_t;
 /** Offset of a remote address in its MN's region. */
 #define DTXN_RADDR_OFF(a) ((uint64_t)(a) & DTXN_RADDR_OFF_MASK)
 
-/** Most nodes (MNs + CNs) in one cluster. */
-#define DTXN_MAX_NODES 64
+/** Most nodes (MNs + CNs) in one cluster: node ids lie below it, and
+ * arrays by node id have this many entries (a FaRM-sized cluster of 90
+ * machines fits; doc/guides/sim.md "Scale"). */
+#define DTXN_MAX_NODES 128
+
+/**
+ * Node ids a 64-bit node mask holds: MN masks (a batch's MNs, the MNs a
+ * log spans, lost MNs), recovery's dead CNs, the processes of a
+ * multi-process cluster, the CNs --fault names. Every MN id lies below it
+ * (at most DTXN_MASK_NODES - 1 MNs), so arrays by MN id have this many
+ * entries; a cluster of more nodes runs on the sim fabric only, and names
+ * in --fault only CNs whose node id is below it.
+ */
+#define DTXN_MASK_NODES 64
 
 /* ------------------------------------------------------------------ */
 /* Work requests and completions                                      */

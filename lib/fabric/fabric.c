@@ -145,10 +145,17 @@ fabric_conf_check(const struct dtxn_fabric_conf *c)
 		FABRIC_LOG(ERR, "conf.size %zu, expected %zu", c->size, sizeof(*c));
 		return -EINVAL;
 	}
-	if (c->n_mn < 1 || c->n_mn > DTXN_MAX_NODES - 1 || c->n_cn < 1 ||
+	if (c->n_mn < 1 || c->n_mn > DTXN_MASK_NODES - 1 || c->n_cn < 1 ||
 	    (unsigned)c->n_mn + c->n_cn > DTXN_MAX_NODES) {
 		FABRIC_LOG(ERR, "%u MNs + %u CNs: need 1..%u MNs, >= 1 CN, at most %u nodes",
-			   c->n_mn, c->n_cn, DTXN_MAX_NODES - 1, DTXN_MAX_NODES);
+			   c->n_mn, c->n_cn, DTXN_MASK_NODES - 1, DTXN_MAX_NODES);
+		return -EINVAL;
+	}
+	/* the real drivers keep node masks of 64 bits (served nodes, fences) */
+	if ((unsigned)c->n_mn + c->n_cn > DTXN_MASK_NODES &&
+	    (c->driver == NULL || strcmp(c->driver, "sim") != 0)) {
+		FABRIC_LOG(ERR, "%u MNs + %u CNs: more than %u nodes run only on the sim driver",
+			   c->n_mn, c->n_cn, DTXN_MASK_NODES);
 		return -EINVAL;
 	}
 	if (c->mn_region_size == 0 || c->mn_region_size > DTXN_RADDR_OFF_MASK) {

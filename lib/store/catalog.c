@@ -19,8 +19,8 @@ dtxn_catalog_init(struct dtxn_catalog *cat, uint16_t n_mn, uint16_t n_replicas)
 {
 	if (cat == NULL)
 		return -EINVAL;
-	if (n_mn == 0 || n_mn >= DTXN_MAX_NODES) {
-		STORE_LOG(ERR, "catalog: %u MNs, expected 1..%u", n_mn, DTXN_MAX_NODES - 1);
+	if (n_mn == 0 || n_mn >= DTXN_MASK_NODES) {
+		STORE_LOG(ERR, "catalog: %u MNs, expected 1..%u", n_mn, DTXN_MASK_NODES - 1);
 		return -EINVAL;
 	}
 	if (n_replicas == 0 || n_replicas > DTXN_MAX_REPLICAS || n_replicas > n_mn) {

@@ -34,7 +34,7 @@ batch_wr(struct dtxn_batch *b, dtxn_raddr_t raddr, uint8_t opcode, bool signaled
 
 	if (b->error != 0)
 		return NULL;
-	if (mn >= DTXN_MAX_NODES || c->worker->qp[mn] == NULL) {
+	if (mn >= DTXN_MASK_NODES || c->worker->qp[mn] == NULL) {
 		b->error = -EINVAL;
 		return NULL;
 	}

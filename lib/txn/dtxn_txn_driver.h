@@ -705,7 +705,7 @@ dtxn_recovery_gid_dead(const struct dtxn_recovery *rec, uint16_t n_mn, uint32_t 
 {
 	uint64_t node = n_mn + (uint64_t)gid / RTE_MAX(rec->n_gids, 1u);
 
-	return node < 64 && ((rec->dead_mask | UINT64_C(1) << rec->dead_cn) >> node & 1) != 0;
+	return node == rec->dead_cn || (node < 64 && (rec->dead_mask >> node & 1) != 0);
 }
 
 /**
@@ -832,10 +832,11 @@ void *dtxn_txn_alloc(struct dtxn_txn *t, size_t len);
  */
 struct dtxn_batch {
 	struct dtxn_coord *coord;
-	/** Chain of each MN, valid only for the MNs in mn_mask (dtxn_batch_init()
-	 *  clears the mask, not these 1 KiB: it runs several times per txn). */
-	struct dtxn_wr *head[DTXN_MAX_NODES];
-	struct dtxn_wr *tail[DTXN_MAX_NODES];
+	/** Chain of each MN, by MN id (< DTXN_MASK_NODES), valid only for the
+	 *  MNs in mn_mask (dtxn_batch_init() clears the mask, not these 1 KiB:
+	 *  it runs several times per txn). */
+	struct dtxn_wr *head[DTXN_MASK_NODES];
+	struct dtxn_wr *tail[DTXN_MASK_NODES];
 	unsigned n_wr;           /**< WRs taken from the coordinator's pool */
 	unsigned n_signaled;
 	uint64_t mn_mask;        /**< MNs with WRs */

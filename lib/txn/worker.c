@@ -33,7 +33,7 @@ worker_poll_cq(void *arg)
 			int st = cqes[i].status == DTXN_WC_SUCCESS ? 0 : -EIO;
 
 			if (unlikely(cqes[i].status == DTXN_WC_FATAL_ERR) &&
-			    cqes[i].src_node < DTXN_MAX_NODES)
+			    cqes[i].src_node < DTXN_MASK_NODES)
 				__atomic_fetch_or(&w->lost_nodes, UINT64_C(1) << cqes[i].src_node,
 						  __ATOMIC_RELAXED); /* the peer is gone */
 			if ((cqes[i].opcode == DTXN_WR_RECV || cqes[i].opcode == DTXN_WR_SEND) &&

@@ -143,7 +143,7 @@ test_catalog_init_errors(void **state)
 	assert_int_equal(dtxn_catalog_init(&cat, 3, 0), -EINVAL);
 	assert_int_equal(dtxn_catalog_init(&cat, 5, DTXN_MAX_REPLICAS + 1), -EINVAL);
 	assert_int_equal(dtxn_catalog_init(&cat, 2, 3), -EINVAL);
-	assert_int_equal(dtxn_catalog_init(&cat, DTXN_MAX_NODES - 1, 3), 0);
+	assert_int_equal(dtxn_catalog_init(&cat, DTXN_MASK_NODES - 1, 3), 0);
 	assert_int_equal(dtxn_catalog_init(&cat, 3, 3), 0);
 	assert_int_equal(cat.n_mn, 3);
 	assert_int_equal(cat.n_replicas, 3);

@@ -105,7 +105,7 @@ static void
 poll_peers(const struct lotus_shared *sh, struct lotus_worker *lw, uint64_t dead, bool down)
 {
 	for (uint16_t node = sh->n_mn; node < sh->n_mn + sh->n_cn; node++) {
-		if (node == lw->cn->node || ((dead >> node) & 1) != down)
+		if (node == lw->cn->node || (node < 64 && ((dead >> node) & 1)) != down)
 			continue;
 		if (down)
 			(void)dtxn_rpc_peer_down_lc(lw->rpc, node);
@@ -126,7 +126,8 @@ lotus_recover_worker_start(struct lotus_shared *sh, struct lotus_worker *lw)
 void
 lotus_recover_rejoin(struct lotus_shared *sh, const struct lotus_cn *cn)
 {
-	const uint64_t bit = UINT64_C(1) << cn->node;
+	/* a CN past node 63 is never in the masks (--fault names none) */
+	const uint64_t bit = cn->node < 64 ? UINT64_C(1) << cn->node : 0;
 
 	/* its dead incarnation's workers acked nothing since its fence: not counted */
 	__atomic_store_n(&sh->rt->n_workers[cn->idx], 0, __ATOMIC_SEQ_CST);
@@ -154,7 +155,7 @@ lotus_recover_poll(void *arg)
 		/* first the calls waiting for a dead CN end: their txns abort and release */
 		poll_peers(sh, lw, dead, true);
 		for (uint16_t node = sh->n_mn; node < sh->n_mn + sh->n_cn; node++)
-			if (((dead >> node) & 1) && lw->held_from[node] != 0)
+			if (node < 64 && ((dead >> node) & 1) && lw->held_from[node] != 0)
 				return 0; /* a txn still relies on a lock the dead CN granted */
 		lw->seen_gen = gen;
 		__atomic_fetch_add(&sh->rt->dead_acks, 1, __ATOMIC_RELEASE);

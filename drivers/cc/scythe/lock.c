@@ -147,10 +147,10 @@ static int
 lk_build(struct dtxn_txn *t, uint8_t state, uint8_t type, struct dtxn_rpc_call **callsp,
 	 struct lk_call **lcp)
 {
-	uint32_t per_mn[DTXN_MAX_NODES] = { 0 };
+	uint32_t per_mn[DTXN_MASK_NODES] = { 0 }; /* by MN id */
 	struct dtxn_rpc_call *calls;
 	struct lk_call *lc;
-	unsigned n = 0, at[DTXN_MAX_NODES];
+	unsigned n = 0, at[DTXN_MASK_NODES];
 
 	for (uint32_t i = 0; i < t->n_items; i++) {
 		const struct scythe_item *si = scythe_item_of(&t->items[i]);
@@ -158,7 +158,7 @@ lk_build(struct dtxn_txn *t, uint8_t state, uint8_t type, struct dtxn_rpc_call *
 		if (si != NULL && si->lk == state)
 			per_mn[DTXN_RADDR_MN(t->items[i].slot_raddr)]++;
 	}
-	for (unsigned m = 0; m < DTXN_MAX_NODES; m++)
+	for (unsigned m = 0; m < DTXN_MASK_NODES; m++)
 		n += (per_mn[m] + SCYTHE_LOCKS_PER_MSG - 1) / SCYTHE_LOCKS_PER_MSG;
 	calls = dtxn_txn_alloc(t, sizeof(*calls) * n);
 	lc = dtxn_txn_alloc(t, sizeof(*lc) * n);
@@ -166,7 +166,7 @@ lk_build(struct dtxn_txn *t, uint8_t state, uint8_t type, struct dtxn_rpc_call *
 		return -1;
 	memset(calls, 0, sizeof(*calls) * n);
 	n = 0;
-	for (unsigned m = 0; m < DTXN_MAX_NODES; m++)
+	for (unsigned m = 0; m < DTXN_MASK_NODES; m++)
 		at[m] = UINT32_MAX;
 	for (uint32_t i = 0; i < t->n_items; i++) {
 		struct dtxn_item *it = &t->items[i];
@@ -325,7 +325,7 @@ lk_poll(struct dtxn_txn *t)
 	if (rc != DTXN_OK)
 		return rc;
 	rtt = dtxn_now_ns() - t0;
-	for (uint16_t mn = 0; mn < DTXN_MAX_NODES; mn++)
+	for (uint16_t mn = 0; mn < DTXN_MASK_NODES; mn++)
 		if (polled & (UINT64_C(1) << mn))
 			lk_srtt_sample(sw, o, mn, rtt);
 	for (uint32_t i = 0; i < t->n_items; i++) {

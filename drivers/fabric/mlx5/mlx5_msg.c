@@ -45,7 +45,7 @@ msg_check(const struct mlx5_msg *m)
 		return -EPROTO;
 	if ((m->flags & ~MLX5_MSG_F_ALL) != 0)
 		return -EPROTO;
-	if (m->src_node >= DTXN_MAX_NODES || m->dst_node >= DTXN_MAX_NODES ||
+	if (m->src_node >= DTXN_MASK_NODES || m->dst_node >= DTXN_MASK_NODES ||
 	    m->src_node == m->dst_node)
 		return -EPROTO;
 	if (m->kind == MLX5_MSG_HELLO && m->flags != 0)

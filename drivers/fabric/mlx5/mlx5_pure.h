@@ -134,7 +134,7 @@ int mlx5_msg_encode(uint8_t *buf, size_t len, const struct mlx5_msg *m);
  *
  * @return 0; -EMSGSIZE (fewer bytes than the header or than its length
  *   field says), -EPROTO (bad magic, unknown kind or flag, length field not
- *   MLX5_MSG_BYTES, node id >= DTXN_MAX_NODES or src == dst, a region of
+ *   MLX5_MSG_BYTES, node id >= DTXN_MASK_NODES or src == dst, a region of
  *   zero length or whose end overflows, keys without their flag, DM larger than MLX5_MSG_DM_MAX or announced without a region, a HELLO
  *   carrying keys), -EPROTONOSUPPORT (another version). @p m is written
  *   only on success.

@@ -64,10 +64,11 @@ msg_check(const struct ucx_msg *m)
 	bool fence = m->kind == UCX_MSG_FENCE || m->kind == UCX_MSG_FENCED;
 	bool region = !fence && (m->region_len != 0 || m->base != 0);
 
-	if (m->src_node >= DTXN_MAX_NODES || m->dst_node >= DTXN_MAX_NODES ||
+	/* node masks of 64 bits (served nodes, fences): DTXN_MASK_NODES */
+	if (m->src_node >= DTXN_MASK_NODES || m->dst_node >= DTXN_MASK_NODES ||
 	    m->src_node == m->dst_node)
 		return -EPROTO;
-	if (m->n_mn == 0 || m->n_cn == 0 || m->n_mn + m->n_cn > DTXN_MAX_NODES)
+	if (m->n_mn == 0 || m->n_cn == 0 || m->n_mn + m->n_cn > DTXN_MASK_NODES)
 		return -EPROTO;
 	if (m->waddr_len > UCX_MSG_WADDR_MAX || m->rkey_len > UCX_MSG_RKEY_MAX)
 		return -EPROTO;
@@ -101,7 +102,7 @@ msg_check(const struct ucx_msg *m)
 	case UCX_MSG_FENCE:
 	case UCX_MSG_FENCED:
 		if (m->reason != 0 || m->waddr_len != 0 || m->rkey_len != 0 ||
-		    m->base >= DTXN_MAX_NODES || (m->kind == UCX_MSG_FENCE && m->region_len != 0))
+		    m->base >= DTXN_MASK_NODES || (m->kind == UCX_MSG_FENCE && m->region_len != 0))
 			return -EPROTO;
 		break;
 	default:

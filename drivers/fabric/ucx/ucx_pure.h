@@ -114,12 +114,12 @@ int ucx_msg_encode(uint8_t *buf, size_t len, const struct ucx_msg *m);
  * @return 0; -EMSGSIZE (fewer bytes than the header or its length field,
  *   or more than the length field says), -EPROTO (bad magic, unknown kind
  *   or reason, a length field that disagrees with waddr_len + rkey_len,
- *   a variable part over its maximum, node ids >= DTXN_MAX_NODES or equal,
- *   n_mn or n_cn 0 or n_mn + n_cn over DTXN_MAX_NODES, a HELLO with an
+ *   a variable part over its maximum, node ids >= DTXN_MASK_NODES or equal,
+ *   n_mn or n_cn 0 or n_mn + n_cn over DTXN_MASK_NODES, a HELLO with an
  *   address, keys or region, an ACCEPT without a worker address, a region
  *   of zero length or whose end overflows, an rkey without a region or a
  *   region without an rkey, a REFUSE with a payload or without a reason,
- *   a FENCE or FENCED with a payload, a reason or a node >= DTXN_MAX_NODES,
+ *   a FENCE or FENCED with a payload, a reason or a node >= DTXN_MASK_NODES,
  *   an incarnation on a FENCE or FENCED, on a REFUSE of another reason than
  *   FENCED, or UCX_INC_NEXT on any kind but HELLO, a reserved field not zero),
  *   -EPROTONOSUPPORT (another version). @p m is written only on success.
