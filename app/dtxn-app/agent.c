@@ -158,9 +158,14 @@ void
 app_agent_beat(struct dtxn_coord *c, void *arg)
 {
 	struct app_agent *a = arg;
-	uint64_t next = dtxn_now_ns();
+	uint64_t next = dtxn_now_ns(), last = 0;
 
 	while (agent_beating(c, a)) {
+		uint64_t now = dtxn_now_ns();
+
+		if (last != 0 && now - last > a->beat_gap_max_ns)
+			__atomic_store_n(&a->beat_gap_max_ns, now - last, __ATOMIC_RELAXED);
+		last = now;
 		int rc = a->fencing ? dtxn_lease_renew(c, &a->beat, &a->gate, a->lease_ns, a->guard_ns) :
 				      dtxn_lease_beat(c, &a->beat);
 

@@ -106,6 +106,7 @@ struct app_agent {
 	 * counted against any CN: late polls, and their excess summed, ns */
 	uint32_t watch_gaps;
 	uint64_t unwatched_ns;
+	uint64_t beat_gap_max_ns;  /**< the longest time between two beats' posts (a stalled lcore) */
 };
 
 /**

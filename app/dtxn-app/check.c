@@ -211,6 +211,7 @@ app_check_finish(const struct app_conf *c, struct dtxn_report *rep)
 	set_meta(c);
 	if (g_stream != NULL) {
 		uint64_t n = dtxn_hist_stream_txns(g_stream);
+		uint64_t slow = dtxn_hist_stream_slowest_ns(g_stream);
 		int src = dtxn_hist_stream_close(g_stream, dtxn_history_dropped(g_history));
 
 		g_stream = NULL;
@@ -218,7 +219,8 @@ app_check_finish(const struct app_conf *c, struct dtxn_report *rep)
 			app_err("--history %s: %s", c->history, strerror(-src));
 			rc = -1;
 		} else {
-			printf("history: %" PRIu64 " txns streamed to %s\n", n, c->history);
+			printf("history: %" PRIu64 " txns streamed to %s (slowest write %.1f ms)\n", n,
+			       c->history, (double)slow / 1e6);
 		}
 	} else if (c->history[0] != '\0') {
 		int src = dtxn_history_save(g_history, c->history);

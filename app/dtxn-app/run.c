@@ -407,11 +407,11 @@ fenced(struct app_run *r)
 	    (how = __atomic_load_n(&a->gate.fenced, __ATOMIC_ACQUIRE)) == 0)
 		return false;
 	if (how == DTXN_LEASE_FENCED_SELF)
-		app_err("--node %s: fenced: its own lease of %g ms ran out unrenewed and a write was refused (self-fenced; a survivor recovers it); stopping, no report",
-			c->node, c->lease_ms);
+		app_err("--node %s: fenced: its own lease of %g ms ran out unrenewed and a write was refused (self-fenced; a survivor recovers it); stopping, no report (its heartbeats' longest gap: %.1f ms)",
+			c->node, c->lease_ms, (double)__atomic_load_n(&a->beat_gap_max_ns, __ATOMIC_RELAXED) / 1e6);
 	else
-		app_err("--node %s: fenced: a survivor declared this CN dead (its lease of %g ms ran out) and recovers it; stopping, no report",
-			c->node, c->lease_ms);
+		app_err("--node %s: fenced: a survivor declared this CN dead (its lease of %g ms ran out) and recovers it; stopping, no report (its heartbeats' longest gap: %.1f ms)",
+			c->node, c->lease_ms, (double)__atomic_load_n(&a->beat_gap_max_ns, __ATOMIC_RELAXED) / 1e6);
 	mn_stop(r, -1);
 	r->fenced = true;
 	return true;
@@ -964,6 +964,11 @@ agents_end(struct app_run *r)
 			r->conf->node, r->conf->connect_timeout_s);
 	for (unsigned j = 0; j < n; j++) {
 		uint32_t gaps = __atomic_load_n(&r->agents[j].watch_gaps, __ATOMIC_RELAXED);
+
+		printf("dtxn: %s: the longest gap between two heartbeats: %.1f ms (a beat every %.1f ms)\n",
+		       r->conf->node,
+		       (double)__atomic_load_n(&r->agents[j].beat_gap_max_ns, __ATOMIC_RELAXED) / 1e6,
+		       (double)r->agents[j].beat_ns / 1e6);
 
 		if (gaps != 0) /* stopped, descheduled or recovering: agent.c */
 			printf("dtxn: %s: its watcher polled late %u time(s) (%.1f ms not watched, counted against no CN)\n",

@@ -303,6 +303,14 @@ struct dtxn_hist_stream *dtxn_hist_stream_open(const char *path, const struct dt
 uint64_t dtxn_hist_stream_txns(const struct dtxn_hist_stream *s);
 
 /**
+ * @return the longest a line's write(2) to @p s took so far, ns of
+ *   CLOCK_MONOTONIC (the writer is the worker lcore that ended the txn:
+ *   a write the file system held up stalls that lcore, its heartbeat
+ *   included); 0 if @p s is NULL. Any thread.
+ */
+uint64_t dtxn_hist_stream_slowest_ns(const struct dtxn_hist_stream *s);
+
+/**
  * Ends a stream: appends "dropped @p dropped" and "end N" (N: lines
  * written), syncs and closes the file, frees @p s (also on error). NULL
  * is a no-op returning 0.

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_errno.h>
@@ -28,7 +29,19 @@
 struct dtxn_hist_stream {
 	int fd;
 	uint64_t txns;   /**< lines written (atomic: several lcores seal) */
+	uint64_t slowest_ns; /**< the longest write(2) of a line (atomic max) */
 };
+
+/* CLOCK_MONOTONIC, ns: the OS call's own wall time (dtxn_now_ns() is
+ * virtual on the simulator). */
+static uint64_t
+stream_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static int
 stream_write_all(int fd, const char *p, size_t len)
@@ -100,11 +113,23 @@ fail:
 int
 hist_stream_write(struct dtxn_hist_stream *s, const char *line, size_t len)
 {
+	uint64_t t0 = stream_mono_ns(), d, cur;
 	int rc = stream_write_all(s->fd, line, len);
 
+	d = stream_mono_ns() - t0;
+	cur = __atomic_load_n(&s->slowest_ns, __ATOMIC_RELAXED);
+	while (d > cur && !__atomic_compare_exchange_n(&s->slowest_ns, &cur, d, true,
+						       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 	if (rc == 0)
 		__atomic_fetch_add(&s->txns, 1, __ATOMIC_RELAXED);
 	return rc;
+}
+
+uint64_t
+dtxn_hist_stream_slowest_ns(const struct dtxn_hist_stream *s)
+{
+	return s == NULL ? 0 : __atomic_load_n(&s->slowest_ns, __ATOMIC_RELAXED);
 }
 
 uint64_t
