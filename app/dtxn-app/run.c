@@ -242,10 +242,11 @@ report_host(struct app_run *r, struct dtxn_report *rep, double seconds)
 			b -= RTE_MIN(b, r->warm.cpu[2 * i]);
 			n -= RTE_MIN(n, r->warm.cpu[2 * i + 1]);
 		}
-		n = RTE_MIN(n, b);
 		tsc_busy += b;
-		busy += (uint64_t)((double)b * run);
-		nic += (uint64_t)((double)n * run);
+		b = (uint64_t)((double)b * run);
+		/* not scaled: a NIC sample the OS cut into is dropped (shm) */
+		nic += RTE_MIN(n, b);
+		busy += b;
 		run_sum += run;
 	}
 	dtxn_run_stats_totals(&rep->stats, &c, &a, &ab);
