@@ -32,6 +32,9 @@ static const char *const g_table_names[TPCC_N_TABLES] = {
 	"order_line", "item", "stock", "customer_name", "last_order", "delivery_cursor",
 };
 
+/** Stock rows the loader prefetches ahead (dtxn_db_load_prefetch()). */
+#define TPCC_LOAD_AHEAD 8
+
 /* One customer of the district being loaded, for the name index. */
 struct load_cust {
 	char first[16];
@@ -109,6 +112,9 @@ load_stock(struct load_state *s, uint32_t w)
 		struct tpcc_stock st;
 		int rc;
 
+		/* its bucket's misses overlap the loads of the rows before it */
+		if (i + TPCC_LOAD_AHEAD <= s->p->items)
+			dtxn_db_load_prefetch(s->db, TPCC_STOCK, tpcc_k_stock(w, i + TPCC_LOAD_AHEAD));
 		memset(&st, 0, sizeof(st));
 		st.quantity = (int32_t)dtxn_rng_between(&s->r, 10, 100);
 		bench_text_alnum(&s->r, &st.dist[0][0], sizeof(st.dist));
@@ -246,6 +252,9 @@ load_order(struct load_state *s, uint32_t w, uint32_t d, uint32_t o)
 	ord.carrier_id = delivered ? (uint8_t)dtxn_rng_between(&s->r, 1, 10) : 0;
 	ord.ol_cnt = (uint8_t)dtxn_rng_between(&s->r, TPCC_MIN_OL, TPCC_MAX_OL);
 	ord.all_local = 1;
+	/* the lines' buckets: their misses overlap each other's and the order's */
+	for (uint32_t ol = 1; ol <= ord.ol_cnt; ol++)
+		dtxn_db_load_prefetch(s->db, TPCC_ORDER_LINE, tpcc_k_order_line(w, d, o, ol));
 	rc = load_row(s, TPCC_ORDER, tpcc_k_order(w, d, o), &ord);
 	if (rc != 0)
 		return rc;
