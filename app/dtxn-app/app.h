@@ -397,15 +397,15 @@ bool app_is_sim(const struct app_conf *c);
 
 /**
  * --addr-prewarm 1 (build.c; doc/guides/store.md, "Address cache"):
- * pre-warms worker @p w's address cache, by scanning the loaded MN
- * regions (@p from NULL, the run's first worker) or copying the cache of
- * @p from (a worker already pre-warmed). Nothing without the option.
- * @return APP_EXIT_OK, or APP_EXIT_USAGE with one line (a cache too small
- * for every record, regions not mapped here).
+ * pre-warms worker @p w's address cache: the first worker of the process
+ * builds the shared base by scanning the loaded MN regions, every worker
+ * gets its overlay over it (dtxn_worker_addr_cache_prewarm()). Nothing
+ * without the option. The thread that builds the workers, before any runs.
+ * @return APP_EXIT_OK, or APP_EXIT_USAGE (regions not mapped here) or
+ * APP_EXIT_FAIL (no memory for the base, more records than keys) with one line.
  */
 struct dtxn_worker;
-int app_addr_prewarm(const struct app_conf *c, struct dtxn_worker *w,
-		     const struct dtxn_worker *from);
+int app_addr_prewarm(const struct app_conf *c, struct dtxn_worker *w);
 
 /** Runs the whole cluster in virtual time (run_sim.c). @return an APP_EXIT_* code. */
 int app_run_sim(const struct app_conf *c);

@@ -68,6 +68,7 @@ app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coords,
 									  DTXN_PLACEMENT_TABLE),
 		/* --addr-cache 0: unbounded (dtxn_db_addr_cache_entries()) */
 		.addr_cache_entries = addr_cache == 0 ? DTXN_ADDR_CACHE_UNBOUNDED : addr_cache,
+		.addr_prewarm = c->addr_prewarm,
 		.debug_flags = app_check_debug_flags(c) | app_fault_debug_flags(c),
 		.debug_crash_cns = c->fault_mask << c->mn,
 		.cc_options = c->cc_opts,
@@ -443,18 +444,21 @@ app_release(struct dtxn_db *db, struct dtxn_fabric *f, struct dtxn_bench *b)
 }
 
 int
-app_addr_prewarm(const struct app_conf *c, struct dtxn_worker *w, const struct dtxn_worker *from)
+app_addr_prewarm(const struct app_conf *c, struct dtxn_worker *w)
 {
 	uint64_t n = 0;
 	int rc;
 
 	if (!c->addr_prewarm)
 		return APP_EXIT_OK;
-	rc = dtxn_worker_addr_cache_prewarm(w, from, &n);
+	rc = dtxn_worker_addr_cache_prewarm(w, &n);
 	if (rc == -ENOSPC) {
-		app_err("--addr-prewarm: the address cache (--addr-cache %" PRIu64 " entries per worker) cannot hold every loaded record: use --addr-cache 0 (unbounded)",
-			c->addr_cache);
-		return APP_EXIT_USAGE;
+		app_err("--addr-prewarm: the loaded tables hold more records than their keys (max_keys): the shared address cache cannot hold them");
+		return APP_EXIT_FAIL;
+	}
+	if (rc == -ENOMEM) {
+		app_err("--addr-prewarm: no memory for the shared address cache (-m)");
+		return APP_EXIT_FAIL;
 	}
 	if (rc != 0) {
 		app_err("--addr-prewarm: cannot read the loaded tables in this process: %s",

@@ -74,6 +74,9 @@ app_memory_check(const struct app_conf *c, const struct dtxn_db *db,
 	dtxn_fabric_footprint(fc, &mn);
 	if (dtxn_worker_footprint(db, (unsigned)c->coroutines, &w) != 0)
 		return APP_EXIT_FAIL;
+	/* --addr-prewarm: the workers' shared address cache, once per process */
+	if (dtxn_db_addr_base_footprint(db, &mn) != 0)
+		return APP_EXIT_FAIL;
 	/* the protocol's state per CN and per worker (Lotus: lock tables, VT caches, RPC) */
 	int rc = dtxn_cc_footprint(db, n_cn, (unsigned)c->coroutines, &cn, &w);
 

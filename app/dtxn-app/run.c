@@ -724,7 +724,7 @@ build_workers(struct app_run *r)
 				rte_strerror(rte_errno));
 			return APP_EXIT_FAIL;
 		}
-		rc = app_addr_prewarm(c, aw->w, wi > 0 ? r->workers[0].w : NULL);
+		rc = app_addr_prewarm(c, aw->w);
 		if (rc != APP_EXIT_OK)
 			return rc;
 		aw->stats = rte_zmalloc_socket("dtxn_stats", sizeof(*aw->stats), 64, socket);

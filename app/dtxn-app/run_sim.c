@@ -188,7 +188,7 @@ sim_build_thread(struct sim_run *r, struct sim_thread *th, uint64_t n_coords)
 			rte_strerror(rte_errno));
 		return APP_EXIT_FAIL;
 	}
-	rc = app_addr_prewarm(c, th->w, th->idx > 0 ? r->th[0].w : NULL);
+	rc = app_addr_prewarm(c, th->w);
 	if (rc != APP_EXIT_OK)
 		return rc;
 	th->s = dtxn_worker_sched(th->w);

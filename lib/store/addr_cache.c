@@ -12,9 +12,23 @@
  * DTXN_MAX_NODES) with a used bit; 0 is a free entry. Deletion shifts the
  * following run back (no tombstones), so probes stay short under
  * invalidations. When full (entries reached), inserts are dropped.
+ *
+ * An overlay (dtxn_addr_cache_overlay_create(), --addr-prewarm) is a
+ * worker's own cache over a base shared by every worker of the process:
+ * the pre-warmed entries, built once and read-only from then on. What the
+ * run changes goes to the overlay: an insert that differs from the base
+ * (a new record, a moved one), and a tombstone (an entry whose raddr is 0)
+ * for an invalidated key the base holds. A lookup reads the overlay, then
+ * the base. A bounded overlay evicts an entry of the key's probe run when
+ * full (every entry is a hint: an evicted override or tombstone shows the
+ * base's address again, which the reader validates); an unbounded one
+ * doubles its table as it fills, and drops a new key when the keys it
+ * shows (base + overlay) reach its capacity, as a plain cache of that
+ * capacity would, so that it answers every lookup as the full copy did.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -45,8 +59,16 @@ struct ac_entry {
 struct dtxn_addr_cache {
 	struct ac_entry *e;
 	uint64_t mask;     /**< slots - 1 (slots: a power of two >= 2 x entries) */
-	uint32_t n;        /**< entries in use */
-	uint32_t max;      /**< capacity (entries) */
+	uint32_t n;        /**< entries in use (an overlay: its own, tombstones included) */
+	uint32_t max;      /**< capacity (entries; an unbounded overlay: of the keys it shows) */
+	/** an overlay's base (immutable), or NULL: a plain cache */
+	const struct dtxn_addr_cache *base;
+	/** an overlay: keys shown = base->n + shown; else 0 */
+	int64_t shown;
+	bool overlay;      /**< an overlay (over base, NULL until attached) */
+	bool grow;         /**< an unbounded overlay: the table doubles as it fills */
+	int socket_id;
+	char name[ADDR_CACHE_NAME_MAX + 1];
 };
 
 /* Slots for a capacity of @p entries: a power of two, at most half full. */
@@ -81,6 +103,8 @@ dtxn_addr_cache_create(const char *name, uint32_t entries, int socket_id)
 	}
 	c->mask = slots - 1;
 	c->max = entries;
+	c->socket_id = socket_id;
+	memcpy(c->name, name, len);
 	return c;
 fail:
 	if (err == ENOMEM)
@@ -89,6 +113,46 @@ fail:
 	rte_free(c);
 	rte_errno = err;
 	return NULL;
+}
+
+/** An unbounded overlay's first table: entries (it doubles from there). */
+#define AC_OVERLAY_INIT 4096u
+
+/* The entries an overlay's first table is sized for. */
+static uint32_t
+ov_init_entries(uint32_t entries, bool unbounded)
+{
+	return unbounded ? RTE_MIN(entries, AC_OVERLAY_INIT) : entries;
+}
+
+struct dtxn_addr_cache *
+dtxn_addr_cache_overlay_create(const char *name, uint32_t entries, bool unbounded, int socket_id)
+{
+	struct dtxn_addr_cache *c = dtxn_addr_cache_create(name, entries == 0 ? 0 :
+							   ov_init_entries(entries, unbounded),
+							   socket_id);
+
+	if (c == NULL)
+		return NULL;
+	c->overlay = true;
+	c->grow = unbounded;
+	c->max = entries;
+	return c;
+}
+
+int
+dtxn_addr_cache_set_base(struct dtxn_addr_cache *c, const struct dtxn_addr_cache *base)
+{
+	if (c == NULL || base == NULL || !c->overlay || base->overlay || c->n != 0 || c->shown != 0)
+		return -EINVAL;
+	c->base = base;
+	return 0;
+}
+
+void
+dtxn_addr_cache_overlay_footprint(uint32_t entries, bool unbounded, struct dtxn_footprint *fp)
+{
+	dtxn_addr_cache_footprint(ov_init_entries(entries, unbounded), fp);
 }
 
 void
@@ -171,48 +235,12 @@ ac_raddr(uint64_t w)
 	return w & AC_RADDR_MASK;
 }
 
-dtxn_raddr_t
-dtxn_addr_cache_lookup(struct dtxn_addr_cache *c, uint32_t table_id, uint64_t key)
+/* Frees entry @p hole of @p c (in use) and shifts the following run back. */
+static void
+ac_delete(struct dtxn_addr_cache *c, struct ac_entry *hole)
 {
-	const struct ac_entry *e;
-
-	if (c == NULL || table_id >= DTXN_MAX_TABLES)
-		return 0;
-	e = ac_find(c, table_id, key);
-	return e->w == 0 ? 0 : ac_raddr(e->w);
-}
-
-void
-dtxn_addr_cache_insert(struct dtxn_addr_cache *c, uint32_t table_id, uint64_t key,
-		       dtxn_raddr_t slot)
-{
-	struct ac_entry *e;
-
-	/* 0 means "no address": never cache it. A full cache drops the insert. */
-	if (c == NULL || slot == 0 || table_id >= DTXN_MAX_TABLES ||
-	    DTXN_RADDR_MN(slot) >= DTXN_MAX_NODES)
-		return;
-	e = ac_find(c, table_id, key);
-	if (e->w == 0) {
-		if (c->n >= c->max)
-			return;
-		c->n++;
-		e->key = key;
-	}
-	e->w = AC_USED | (uint64_t)table_id << AC_TABLE_SHIFT | slot;
-}
-
-void
-dtxn_addr_cache_invalidate(struct dtxn_addr_cache *c, uint32_t table_id, uint64_t key)
-{
-	struct ac_entry *hole;
 	uint64_t i;
 
-	if (c == NULL || table_id >= DTXN_MAX_TABLES)
-		return;
-	hole = ac_find(c, table_id, key);
-	if (hole->w == 0)
-		return;
 	c->n--;
 	/* backward shift: pull each later entry of the run whose home is not
 	 * between the hole and it into the hole, until a free entry */
@@ -230,6 +258,206 @@ dtxn_addr_cache_invalidate(struct dtxn_addr_cache *c, uint32_t table_id, uint64_
 	}
 	c->e[i].key = 0;
 	c->e[i].w = 0;
+}
+
+/* ---- overlays over a shared base ---- */
+
+/* The base's raddr of (@p table_id, @p key), or 0. */
+static inline dtxn_raddr_t
+ov_base(const struct dtxn_addr_cache *c, uint32_t table_id, uint64_t key)
+{
+	const struct ac_entry *e;
+
+	if (c->base == NULL)
+		return 0;
+	e = ac_find(c->base, table_id, key);
+	return e->w == 0 ? 0 : ac_raddr(e->w);
+}
+
+/* The change in keys shown when entry @p e leaves the overlay. */
+static int
+ov_unshown(const struct dtxn_addr_cache *c, const struct ac_entry *e)
+{
+	uint32_t table_id = (uint32_t)(e->w >> AC_TABLE_SHIFT) & (DTXN_MAX_TABLES - 1);
+
+	if (ac_raddr(e->w) == 0)
+		return 1;  /* a tombstone: the base's entry shows again */
+	return ov_base(c, table_id, e->key) != 0 ? 0 : -1;
+}
+
+/* Doubles an unbounded overlay's table. @return 0, or -ENOMEM (unchanged). */
+static int
+ov_grow(struct dtxn_addr_cache *c)
+{
+	const uint64_t old_slots = c->mask + 1;
+	struct ac_entry *old = c->e;
+	struct ac_entry *e = rte_zmalloc_socket(c->name, 2 * old_slots * sizeof(*e),
+						RTE_CACHE_LINE_SIZE, c->socket_id);
+
+	if (e == NULL)
+		return -ENOMEM;
+	c->e = e;
+	c->mask = 2 * old_slots - 1;
+	for (uint64_t i = 0; i < old_slots; i++)
+		if (old[i].w != 0)
+			*ac_find(c, (uint32_t)(old[i].w >> AC_TABLE_SHIFT) & (DTXN_MAX_TABLES - 1),
+				 old[i].key) = old[i];
+	rte_free(old);
+	return 0;
+}
+
+/*
+ * Makes room for one more entry in overlay @p c for (@p table_id, @p key):
+ * an unbounded overlay grows past half full; a bounded one at its bound
+ * (or an unbounded one that cannot grow) evicts the first entry of the
+ * key's probe run. @return the free entry that ends the key's probe.
+ */
+static struct ac_entry *
+ov_room(struct dtxn_addr_cache *c, uint32_t table_id, uint64_t key)
+{
+	bool full = c->n >= c->max;
+
+	if (c->grow)
+		full = 2 * ((uint64_t)c->n + 1) > c->mask + 1 && ov_grow(c) != 0;
+	if (full && c->n > 0) {
+		uint64_t i = ac_home(c, table_id, key);
+
+		while (c->e[i].w == 0)
+			i = (i + 1) & c->mask;
+		c->shown += ov_unshown(c, &c->e[i]);
+		ac_delete(c, &c->e[i]);
+	}
+	return ac_find(c, table_id, key);
+}
+
+static dtxn_raddr_t
+ov_lookup(const struct dtxn_addr_cache *c, uint32_t table_id, uint64_t key)
+{
+	const struct ac_entry *e = ac_find(c, table_id, key);
+
+	/* the overlay's entry (a tombstone: 0) hides the base's */
+	return e->w != 0 ? ac_raddr(e->w) : ov_base(c, table_id, key);
+}
+
+/*
+ * An unbounded overlay showing as many keys as its capacity: a key it
+ * does not show is dropped, as by a plain cache of that capacity.
+ */
+static inline bool
+ov_full(const struct dtxn_addr_cache *c)
+{
+	return c->grow && (int64_t)(c->base != NULL ? c->base->n : 0) + c->shown >= (int64_t)c->max;
+}
+
+static void
+ov_insert(struct dtxn_addr_cache *c, uint32_t table_id, uint64_t key, dtxn_raddr_t slot)
+{
+	const uint64_t w = AC_USED | (uint64_t)table_id << AC_TABLE_SHIFT | slot;
+	const dtxn_raddr_t b = ov_base(c, table_id, key);
+	struct ac_entry *e = ac_find(c, table_id, key);
+
+	if (e->w != 0) {
+		if (ac_raddr(e->w) == 0) {
+			/* a tombstone: the key shows again, if there is room */
+			if (ov_full(c))
+				return;
+			c->shown++;
+		}
+		if (b == slot)
+			ac_delete(c, e); /* the base says the same */
+		else
+			e->w = w;
+		return;
+	}
+	if (b == slot)
+		return;
+	if (b == 0) {
+		if (ov_full(c))
+			return;
+		c->shown++;
+	}
+	e = ov_room(c, table_id, key);
+	c->n++;
+	e->key = key;
+	e->w = w;
+}
+
+static void
+ov_invalidate(struct dtxn_addr_cache *c, uint32_t table_id, uint64_t key)
+{
+	const dtxn_raddr_t b = ov_base(c, table_id, key);
+	struct ac_entry *e = ac_find(c, table_id, key);
+
+	if (e->w != 0) {
+		if (ac_raddr(e->w) == 0)
+			return; /* a tombstone already */
+		c->shown--;
+		if (b != 0)
+			e->w &= ~AC_RADDR_MASK; /* an override becomes a tombstone */
+		else
+			ac_delete(c, e);
+		return;
+	}
+	if (b == 0)
+		return;
+	c->shown--;
+	e = ov_room(c, table_id, key);
+	c->n++;
+	e->key = key;
+	e->w = AC_USED | (uint64_t)table_id << AC_TABLE_SHIFT; /* a tombstone */
+}
+
+dtxn_raddr_t
+dtxn_addr_cache_lookup(struct dtxn_addr_cache *c, uint32_t table_id, uint64_t key)
+{
+	const struct ac_entry *e;
+
+	if (c == NULL || table_id >= DTXN_MAX_TABLES)
+		return 0;
+	if (c->overlay)
+		return ov_lookup(c, table_id, key);
+	e = ac_find(c, table_id, key);
+	return e->w == 0 ? 0 : ac_raddr(e->w);
+}
+
+void
+dtxn_addr_cache_insert(struct dtxn_addr_cache *c, uint32_t table_id, uint64_t key,
+		       dtxn_raddr_t slot)
+{
+	struct ac_entry *e;
+
+	/* 0 means "no address": never cache it. A full cache drops the insert. */
+	if (c == NULL || slot == 0 || table_id >= DTXN_MAX_TABLES ||
+	    DTXN_RADDR_MN(slot) >= DTXN_MAX_NODES)
+		return;
+	if (c->overlay) {
+		ov_insert(c, table_id, key, slot);
+		return;
+	}
+	e = ac_find(c, table_id, key);
+	if (e->w == 0) {
+		if (c->n >= c->max)
+			return;
+		c->n++;
+		e->key = key;
+	}
+	e->w = AC_USED | (uint64_t)table_id << AC_TABLE_SHIFT | slot;
+}
+
+void
+dtxn_addr_cache_invalidate(struct dtxn_addr_cache *c, uint32_t table_id, uint64_t key)
+{
+	struct ac_entry *hole;
+
+	if (c == NULL || table_id >= DTXN_MAX_TABLES)
+		return;
+	if (c->overlay) {
+		ov_invalidate(c, table_id, key);
+		return;
+	}
+	hole = ac_find(c, table_id, key);
+	if (hole->w != 0)
+		ac_delete(c, hole);
 }
 
 struct ac_prewarm {
@@ -258,26 +486,18 @@ dtxn_addr_cache_prewarm(struct dtxn_addr_cache *c, struct dtxn_fabric *f,
 	struct ac_prewarm pw = { .c = c, .n = 0 };
 	int rc;
 
-	if (c == NULL || f == NULL || t == NULL || t->def.id >= DTXN_MAX_TABLES)
+	if (c == NULL || c->overlay || f == NULL || t == NULL || t->def.id >= DTXN_MAX_TABLES)
 		return -EINVAL;
 	rc = dtxn_store_scan_at(f, t, 0, ac_prewarm_slot, &pw);
 	return rc != 0 ? rc : pw.n;
 }
 
-int
-dtxn_addr_cache_copy(struct dtxn_addr_cache *dst, const struct dtxn_addr_cache *src)
-{
-	if (dst == NULL || src == NULL || dst->mask != src->mask || dst->max != src->max)
-		return -EINVAL;
-	if (dst != src) {
-		memcpy(dst->e, src->e, (dst->mask + 1) * sizeof(*dst->e));
-		dst->n = src->n;
-	}
-	return 0;
-}
-
 uint32_t
 dtxn_addr_cache_count(const struct dtxn_addr_cache *c)
 {
-	return c != NULL ? c->n : 0;
+	if (c == NULL)
+		return 0;
+	if (c->overlay)
+		return (uint32_t)((int64_t)(c->base != NULL ? c->base->n : 0) + c->shown);
+	return c->n;
 }

@@ -1195,6 +1195,52 @@ void dtxn_hash_footprint(uint32_t entries, uint32_t key_len, struct dtxn_footpri
 struct dtxn_addr_cache *dtxn_addr_cache_create(const char *name, uint32_t entries,
 					       int socket_id);
 
+/**
+ * Creates a worker's overlay over a shared base (doc/guides/store.md,
+ * "Address cache", pre-warmed): a cache of what the run changes (a
+ * record inserted or moved, a tombstone for an invalidated key the base
+ * holds) over a plain cache filled before the run and read-only after
+ * (dtxn_addr_cache_prewarm(), attached by dtxn_addr_cache_set_base()).
+ * Lookups read the overlay first, then the base; inserts and
+ * invalidations write the overlay only. Used by its lcore only (not
+ * thread-safe); the base it reads is never written once attached, so
+ * any number of overlays on any lcores share it without atomics.
+ *
+ * @param name      its name (allocation tag), 1 to 24 chars.
+ * @param entries   > 0. Bounded (@p unbounded false): the overlay's own
+ *   entries at most; when full, a change evicts an entry of its probe run
+ *   (the evicted key shows the base's address again, or none). Unbounded:
+ *   the keys it shows at most (base and overlay, as a plain cache of that
+ *   capacity: a new key beyond is dropped); its table starts at 4 Ki
+ *   entries and doubles, from the heap, as it fills (a table it cannot
+ *   get: it evicts as a bounded one).
+ * @param unbounded as above.
+ * @param socket_id NUMA socket of its memory (SOCKET_ID_ANY).
+ * @return the overlay (no base yet: it shows only its own entries), or
+ *   NULL with rte_errno (EINVAL: bad name or 0 entries; ENOMEM).
+ */
+struct dtxn_addr_cache *dtxn_addr_cache_overlay_create(const char *name, uint32_t entries,
+						       bool unbounded, int socket_id);
+
+/**
+ * Attaches @p base (a plain cache, pre-warmed, never written again while
+ * attached; it must outlive @p c) to overlay @p c, still empty. The
+ * creating thread, before @p c is used.
+ *
+ * @return 0; -EINVAL (NULL, @p c not an overlay or not empty, @p base an
+ *   overlay).
+ */
+int dtxn_addr_cache_set_base(struct dtxn_addr_cache *c, const struct dtxn_addr_cache *base);
+
+/**
+ * Adds to @p fp what dtxn_addr_cache_overlay_create() with @p entries and
+ * @p unbounded allocates: a bounded overlay at its bound, an unbounded one
+ * at its first table (its growth comes with the run's changes: the
+ * base, counted once per process, holds the rest). Any thread.
+ */
+void dtxn_addr_cache_overlay_footprint(uint32_t entries, bool unbounded,
+				       struct dtxn_footprint *fp);
+
 void dtxn_addr_cache_destroy(struct dtxn_addr_cache *c);
 
 /** @return the cached primary slot address, or 0 if none (@p c NULL, a table id >= DTXN_MAX_TABLES). */
@@ -1218,7 +1264,8 @@ void dtxn_addr_cache_invalidate(struct dtxn_addr_cache *c, uint32_t table_id,
  * roles, --fabric sim or shm), before the run, while no coordinator runs;
  * the cache's owner or the thread that builds it.
  *
- * @return the records cached (>= 0); -EINVAL (NULL argument); -ENXIO (the
+ * @return the records cached (>= 0); -EINVAL (NULL argument, @p c an
+ *   overlay); -ENXIO (the
  *   primary's region is not mapped in this process: a --role cn process);
  *   -ENOSPC (the cache is full before the table is: it needs room for
  *   every record, e.g. an unbounded cache, DTXN_ADDR_CACHE_UNBOUNDED).
@@ -1226,17 +1273,7 @@ void dtxn_addr_cache_invalidate(struct dtxn_addr_cache *c, uint32_t table_id,
 long dtxn_addr_cache_prewarm(struct dtxn_addr_cache *c, struct dtxn_fabric *f,
 			     const struct dtxn_table *t);
 
-/**
- * Copies @p src's entries into @p dst (replacing all of dst's): each
- * worker of a run gets the same pre-warmed cache without scanning the MNs
- * again. Not thread-safe: neither cache may be in use.
- *
- * @return 0; -EINVAL (NULL argument, or the two caches were created with
- *   different capacities).
- */
-int dtxn_addr_cache_copy(struct dtxn_addr_cache *dst, const struct dtxn_addr_cache *src);
-
-/** @return the entries in use in @p c (0 if NULL). */
+/** @return the entries in use in @p c (an overlay: the keys it shows, its base's and its own); 0 if NULL. */
 uint32_t dtxn_addr_cache_count(const struct dtxn_addr_cache *c);
 
 #ifdef __cplusplus

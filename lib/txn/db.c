@@ -99,6 +99,7 @@ dtxn_db_destroy(struct dtxn_db *db)
 	if (db->fabric != NULL && db->cc->db_fini != NULL)
 		db->cc->db_fini(db);
 	dtxn_fa_destroy(db->fa);
+	dtxn_addr_cache_destroy(db->addr_base);
 	rte_free(db);
 }
 
@@ -145,16 +146,32 @@ dtxn_db_set_table_mn(struct dtxn_db *db, const char *name, uint16_t mn)
 uint32_t
 dtxn_db_addr_cache_entries(const struct dtxn_db *db)
 {
-	uint64_t keys = 0;
-
 	if (db == NULL)
 		return 0;
 	if (db->conf.addr_cache_entries != DTXN_ADDR_CACHE_UNBOUNDED)
 		return db->conf.addr_cache_entries;
+	return txn_db_addr_keys(db);
+}
+
+uint32_t
+txn_db_addr_keys(const struct dtxn_db *db)
+{
+	uint64_t keys = 0;
+
 	for (uint32_t id = 0; id < DTXN_MAX_TABLES; id++)
 		if (db->cat.present[id])
 			keys += db->cat.tables[id].def.max_keys;
 	return (uint32_t)RTE_MIN(RTE_MAX(keys, UINT64_C(8)), (uint64_t)RTE_HASH_ENTRIES_MAX);
+}
+
+int
+dtxn_db_addr_base_footprint(const struct dtxn_db *db, struct dtxn_footprint *fp)
+{
+	if (db == NULL || fp == NULL)
+		return -EINVAL;
+	if (db->conf.addr_prewarm)
+		dtxn_addr_cache_footprint(txn_db_addr_keys(db), fp);
+	return 0;
 }
 
 int

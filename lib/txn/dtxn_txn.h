@@ -221,6 +221,15 @@ struct dtxn_db_conf {
 	 * across the MNs). Any other value: dtxn_db_create() fails (EINVAL).
 	 */
 	uint8_t placement;
+	/**
+	 * 1: pre-warmed address caches (dtxn_worker_addr_cache_prewarm(),
+	 * doc/guides/store.md "Address cache"): the db holds one base of
+	 * every loaded record's address, shared read-only by its workers,
+	 * and each worker's cache is an overlay over it of
+	 * addr_cache_entries (DTXN_ADDR_CACHE_UNBOUNDED: unbounded). 0: each
+	 * worker's cache is a plain one.
+	 */
+	uint8_t addr_prewarm;
 };
 
 /**
@@ -270,6 +279,15 @@ int dtxn_db_set_table_mn(struct dtxn_db *db, const char *name, uint16_t mn);
  * added. @return the entries; 0 if @p db is NULL. Main lcore.
  */
 uint32_t dtxn_db_addr_cache_entries(const struct dtxn_db *db);
+
+/**
+ * Adds to @p fp the pre-warmed base of the db's address caches (struct
+ * dtxn_db_conf.addr_prewarm): one per db, so once per process, with room
+ * for every record the tables can hold; nothing without addr_prewarm.
+ * The workers' overlays are in dtxn_worker_footprint(). Main lcore.
+ * @return 0; -EINVAL (NULL argument).
+ */
+int dtxn_db_addr_base_footprint(const struct dtxn_db *db, struct dtxn_footprint *fp);
 
 /**
  * Lays the MN regions out (dtxn_catalog_layout()).
@@ -553,23 +571,24 @@ void dtxn_worker_destroy(struct dtxn_worker *w);
 
 /**
  * Pre-warms worker @p w's address cache (doc/guides/store.md, "Address
- * cache", pre-warmed): the primary slot address of every record the
- * loaded tables hold, so that no lookup of a loaded record READs a
- * bucket. With @p from NULL it scans every table's primary on the MNs
+ * cache", pre-warmed; the db's conf has addr_prewarm): the first call of
+ * a db builds the db's base, the primary slot address of every record
+ * the loaded tables hold, by scanning every table's primary on the MNs
  * (dtxn_addr_cache_prewarm(): the regions must be mapped in this process,
- * and loaded); with @p from a worker of the same db already pre-warmed,
- * it copies that worker's cache (dtxn_addr_cache_copy()), the same
- * entries without a second scan. After dtxn_worker_create(), before the
- * worker runs a coordinator; the creating thread.
+ * and loaded); every call attaches that base, read-only from then on, to
+ * the worker's overlay (dtxn_addr_cache_set_base()), so no lookup of a
+ * loaded record READs a bucket and the base is held once, not per
+ * worker. After dtxn_worker_create(), before any worker of the db runs a
+ * coordinator; one thread for all of the db's workers (the base is built
+ * without a lock).
  *
- * @param n_cached  if not NULL, the records now cached.
- * @return 0; -EINVAL (NULL @p w, or @p from of another db or cache
- *   size); -ENXIO (the MN regions are not mapped here: a --role cn
- *   process); -ENOSPC (the cache cannot hold every record: it must be
- *   unbounded, DTXN_ADDR_CACHE_UNBOUNDED, or at least the records).
+ * @param n_cached  if not NULL, the records the worker's cache now shows.
+ * @return 0; -EINVAL (NULL @p w, the db without addr_prewarm, or the
+ *   worker's cache already in use); -ENOMEM (no memory for the base);
+ *   -ENXIO (the MN regions are not mapped here: a --role cn process);
+ *   -ENOSPC (the tables hold more records than their max_keys).
  */
-int dtxn_worker_addr_cache_prewarm(struct dtxn_worker *w, const struct dtxn_worker *from,
-				   uint64_t *n_cached);
+int dtxn_worker_addr_cache_prewarm(struct dtxn_worker *w, uint64_t *n_cached);
 
 /** @return the worker's scheduler. */
 struct dtxn_sched *dtxn_worker_sched(struct dtxn_worker *w);

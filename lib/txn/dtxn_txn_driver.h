@@ -207,6 +207,9 @@ struct dtxn_db {
 	/** an MN service that is not the protocol's (dtxn_db_set_mn_svc()), and its argument */
 	const struct dtxn_cc_mn_svc_ops *mn_svc_ext;
 	void *mn_svc_ext_arg;
+	/** the workers' shared pre-warmed address cache (conf.addr_prewarm),
+	 *  built by the first dtxn_worker_addr_cache_prewarm(), read-only after */
+	struct dtxn_addr_cache *addr_base;
 };
 
 /** One worker lcore. */

@@ -156,6 +156,13 @@ void txn_arena_reset(struct txn_coord *tc);
 void txn_arena_free(struct txn_coord *tc);
 
 /**
+ * Entries of an address cache with room for every record @p db's tables
+ * can hold: the sum of their max_keys (at least 8, at most 2^30). The
+ * unbounded cache's size and the pre-warmed base's. Main lcore.
+ */
+uint32_t txn_db_addr_keys(const struct dtxn_db *db);
+
+/**
  * history.c: appends the ended txn @p t to its coordinator's history
  * buffer (dtxn_coord_history_attach()).
  */

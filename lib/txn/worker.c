@@ -132,7 +132,12 @@ dtxn_worker_footprint(const struct dtxn_db *db, unsigned max_coords, struct dtxn
 		     (uint64_t)max_coords * sizeof(struct txn_coord *) + slack;
 	dtxn_sched_footprint(max_coords, 0, fp);
 	dtxn_fabric_queue_footprint(db->conf.n_mn, depth, fp);
-	dtxn_addr_cache_footprint(dtxn_db_addr_cache_entries(db), fp);
+	if (db->conf.addr_prewarm) /* an overlay; the base is the db's (dtxn_db_addr_base_footprint()) */
+		dtxn_addr_cache_overlay_footprint(dtxn_db_addr_cache_entries(db),
+						  db->conf.addr_cache_entries == DTXN_ADDR_CACHE_UNBOUNDED,
+						  fp);
+	else
+		dtxn_addr_cache_footprint(dtxn_db_addr_cache_entries(db), fp);
 	/* + a CN copy of the coordinator's log (Motor's op log in CN memory,
 	 * FORD-as-published's log mirror: up to log_bytes each) */
 	fp->bytes += (uint64_t)max_coords *
@@ -224,7 +229,13 @@ dtxn_worker_create(struct dtxn_db *db, uint16_t cn_node, unsigned index,
 		}
 	}
 	snprintf(name, sizeof(name), "ac%u.%u.%u", cn_node, index, inc);
-	w->addr_cache = dtxn_addr_cache_create(name, dtxn_db_addr_cache_entries(db), socket_id);
+	if (db->conf.addr_prewarm)
+		w->addr_cache = dtxn_addr_cache_overlay_create(
+			name, dtxn_db_addr_cache_entries(db),
+			db->conf.addr_cache_entries == DTXN_ADDR_CACHE_UNBOUNDED, socket_id);
+	else
+		w->addr_cache = dtxn_addr_cache_create(name, dtxn_db_addr_cache_entries(db),
+						       socket_id);
 	if (w->addr_cache == NULL) {
 		err = rte_errno;
 		goto fail;
@@ -258,25 +269,41 @@ fail:
 	return NULL;
 }
 
-int
-dtxn_worker_addr_cache_prewarm(struct dtxn_worker *w, const struct dtxn_worker *from,
-			       uint64_t *n_cached)
+/* Builds @p db's pre-warmed base: every table's primary scanned. @return 0 or -errno. */
+static int
+worker_addr_base_build(struct dtxn_db *db)
 {
-	int rc = 0;
+	struct dtxn_addr_cache *base = dtxn_addr_cache_create("dtxn_addr_base", txn_db_addr_keys(db),
+							      SOCKET_ID_ANY);
 
-	if (w == NULL || (from != NULL && from->db != w->db))
-		return -EINVAL;
-	if (from != NULL) {
-		rc = dtxn_addr_cache_copy(w->addr_cache, from->addr_cache);
-	} else {
-		for (uint32_t id = 0; id < DTXN_MAX_TABLES && rc == 0; id++) {
-			const struct dtxn_table *t = dtxn_catalog_table(&w->db->cat, id);
-			long n = t != NULL ? dtxn_addr_cache_prewarm(w->addr_cache, w->db->fabric, t) : 0;
+	if (base == NULL)
+		return -rte_errno;
+	for (uint32_t id = 0; id < DTXN_MAX_TABLES; id++) {
+		const struct dtxn_table *t = dtxn_catalog_table(&db->cat, id);
+		long n = t != NULL ? dtxn_addr_cache_prewarm(base, db->fabric, t) : 0;
 
-			if (n < 0)
-				rc = (int)n;
+		if (n < 0) {
+			dtxn_addr_cache_destroy(base);
+			return (int)n;
 		}
 	}
+	db->addr_base = base;
+	return 0;
+}
+
+int
+dtxn_worker_addr_cache_prewarm(struct dtxn_worker *w, uint64_t *n_cached)
+{
+	int rc;
+
+	if (w == NULL || !w->db->conf.addr_prewarm)
+		return -EINVAL;
+	if (w->db->addr_base == NULL) {
+		rc = worker_addr_base_build(w->db);
+		if (rc != 0)
+			return rc;
+	}
+	rc = dtxn_addr_cache_set_base(w->addr_cache, w->db->addr_base);
 	if (n_cached != NULL)
 		*n_cached = dtxn_addr_cache_count(w->addr_cache);
 	return rc;

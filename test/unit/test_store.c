@@ -843,38 +843,39 @@ test_load_find_replicas_scan(void **state)
 		free(sa.seen);
 	}
 	/* Pre-warm: every loaded key's primary slot address, as a lookup finds it;
-	 * a copy holds the same; a cache too small, another size, no region: errors. */
+	 * an overlay over it shows the same; a cache too small, an overlay, no
+	 * region: errors. */
 	{
 		struct dtxn_addr_cache *pw = dtxn_addr_cache_create("pw", (uint32_t)n, SOCKET_ID_ANY);
-		struct dtxn_addr_cache *cp = dtxn_addr_cache_create("pw_copy", (uint32_t)n, SOCKET_ID_ANY);
+		struct dtxn_addr_cache *ov = dtxn_addr_cache_overlay_create("pw_ov", (uint32_t)n, true,
+									    SOCKET_ID_ANY);
 		struct dtxn_addr_cache *small = dtxn_addr_cache_create("pw_small", (uint32_t)n / 2,
 									SOCKET_ID_ANY);
 		struct dtxn_table bad = *t;
 
 		assert_non_null(pw);
-		assert_non_null(cp);
+		assert_non_null(ov);
 		assert_non_null(small);
 		assert_int_equal(dtxn_addr_cache_prewarm(pw, f, t), (long)n);
 		assert_int_equal(dtxn_addr_cache_count(pw), n);
-		assert_int_equal(dtxn_addr_cache_copy(cp, pw), 0);
-		assert_int_equal(dtxn_addr_cache_count(cp), n);
+		assert_int_equal(dtxn_addr_cache_set_base(ov, pw), 0);
+		assert_int_equal(dtxn_addr_cache_count(ov), n);
 		for (uint64_t k = 0; k < n; k++) {
 			dtxn_raddr_t sr = 0;
 
 			assert_true(remote_lookup(f, t, 0, k, &sr, NULL) >= 1);
 			assert_int_equal(dtxn_addr_cache_lookup(pw, t->def.id, k), sr);
-			assert_int_equal(dtxn_addr_cache_lookup(cp, t->def.id, k), sr);
+			assert_int_equal(dtxn_addr_cache_lookup(ov, t->def.id, k), sr);
 		}
 		assert_int_equal(dtxn_addr_cache_lookup(pw, t->def.id, n + 1), 0);
 		assert_int_equal(dtxn_addr_cache_prewarm(small, f, t), -ENOSPC);
-		assert_int_equal(dtxn_addr_cache_copy(small, pw), -EINVAL);
-		assert_int_equal(dtxn_addr_cache_copy(NULL, pw), -EINVAL);
+		assert_int_equal(dtxn_addr_cache_prewarm(ov, f, t), -EINVAL);
 		assert_int_equal(dtxn_addr_cache_prewarm(NULL, f, t), -EINVAL);
 		bad.off[0] = cat.region_size;
-		assert_int_equal(dtxn_addr_cache_prewarm(cp, f, &bad), -ENXIO);
+		assert_int_equal(dtxn_addr_cache_prewarm(small, f, &bad), -ENXIO);
 		assert_int_equal(dtxn_addr_cache_count(NULL), 0);
 		dtxn_addr_cache_destroy(small);
-		dtxn_addr_cache_destroy(cp);
+		dtxn_addr_cache_destroy(ov);
 		dtxn_addr_cache_destroy(pw);
 	}
 	/* The visitor's non-zero return stops the scan. */
@@ -1902,6 +1903,174 @@ test_addr_cache_churn(void **state)
 	dtxn_addr_cache_destroy(c);
 }
 
+/* The raddr test_addr_cache_overlay's base holds for key k. */
+#define OV_BASE_RADDR(k) DTXN_RADDR(1, 64 * ((uint64_t)(k) + 1))
+
+/*
+ * Overlays over a shared base (--addr-prewarm): a base hit, an insert
+ * that shadows the base, an invalidation that hides a base entry (and a
+ * later insert that shows it again), new keys past the first table (it
+ * grows), the unbounded overlay's capacity on the keys it shows, a
+ * bounded overlay that evicts, and the base never written.
+ */
+static void
+test_addr_cache_overlay(void **state)
+{
+	enum { BASE = 1000 };
+	struct dtxn_addr_cache *base = dtxn_addr_cache_create("ov_base", BASE, SOCKET_ID_ANY);
+	struct dtxn_addr_cache *ov, *capped, *small;
+	unsigned shown = 0;
+
+	(void)state;
+	assert_non_null(base);
+	for (uint64_t k = 0; k < BASE; k++)
+		dtxn_addr_cache_insert(base, 1, k, OV_BASE_RADDR(k));
+	assert_null(dtxn_addr_cache_overlay_create("ov", 0, true, SOCKET_ID_ANY));
+	ov = dtxn_addr_cache_overlay_create("ov", 20000, true, SOCKET_ID_ANY);
+	assert_non_null(ov);
+	/* no base yet: its own entries only */
+	assert_int_equal(dtxn_addr_cache_lookup(ov, 1, 3), 0);
+	assert_int_equal(dtxn_addr_cache_set_base(base, base), -EINVAL);  /* not an overlay */
+	assert_int_equal(dtxn_addr_cache_set_base(ov, NULL), -EINVAL);
+	assert_int_equal(dtxn_addr_cache_set_base(ov, base), 0);
+	assert_int_equal(dtxn_addr_cache_set_base(base, ov), -EINVAL);
+	/* base hit */
+	assert_int_equal(dtxn_addr_cache_count(ov), BASE);
+	for (uint64_t k = 0; k < BASE; k++)
+		assert_int_equal(dtxn_addr_cache_lookup(ov, 1, k), OV_BASE_RADDR(k));
+	assert_int_equal(dtxn_addr_cache_lookup(ov, 2, 5), 0);  /* other table */
+	/* an insert shadows the base */
+	dtxn_addr_cache_insert(ov, 1, 5, DTXN_RADDR(2, 4096));
+	assert_int_equal(dtxn_addr_cache_lookup(ov, 1, 5), DTXN_RADDR(2, 4096));
+	assert_int_equal(dtxn_addr_cache_count(ov), BASE);
+	/* an invalidation hides a base entry (a tombstone) */
+	dtxn_addr_cache_invalidate(ov, 1, 7);
+	assert_int_equal(dtxn_addr_cache_lookup(ov, 1, 7), 0);
+	assert_int_equal(dtxn_addr_cache_count(ov), BASE - 1);
+	dtxn_addr_cache_invalidate(ov, 1, 7);                   /* twice: no change */
+	assert_int_equal(dtxn_addr_cache_count(ov), BASE - 1);
+	/* ... and an override's invalidation too */
+	dtxn_addr_cache_invalidate(ov, 1, 5);
+	assert_int_equal(dtxn_addr_cache_lookup(ov, 1, 5), 0);
+	assert_int_equal(dtxn_addr_cache_count(ov), BASE - 2);
+	/* the key found again: shows the new address, then the base's */
+	dtxn_addr_cache_insert(ov, 1, 7, DTXN_RADDR(3, 64));
+	assert_int_equal(dtxn_addr_cache_lookup(ov, 1, 7), DTXN_RADDR(3, 64));
+	dtxn_addr_cache_insert(ov, 1, 5, OV_BASE_RADDR(5));
+	assert_int_equal(dtxn_addr_cache_lookup(ov, 1, 5), OV_BASE_RADDR(5));
+	assert_int_equal(dtxn_addr_cache_count(ov), BASE);
+	/* the base was never written */
+	for (uint64_t k = 0; k < BASE; k++)
+		assert_int_equal(dtxn_addr_cache_lookup(base, 1, k), OV_BASE_RADDR(k));
+	assert_int_equal(dtxn_addr_cache_count(base), BASE);
+	/* new keys, past the first table of 4 Ki entries: it grows */
+	for (uint64_t k = BASE; k < BASE + 10000; k++)
+		dtxn_addr_cache_insert(ov, 1, k, DTXN_RADDR(4, 64 * k));
+	for (uint64_t k = BASE; k < BASE + 10000; k++)
+		assert_int_equal(dtxn_addr_cache_lookup(ov, 1, k), DTXN_RADDR(4, 64 * k));
+	assert_int_equal(dtxn_addr_cache_count(ov), BASE + 10000);
+	dtxn_addr_cache_invalidate(ov, 1, BASE);                /* a new key: gone */
+	assert_int_equal(dtxn_addr_cache_lookup(ov, 1, BASE), 0);
+	assert_int_equal(dtxn_addr_cache_count(ov), BASE + 9999);
+	assert_int_equal(dtxn_addr_cache_lookup(ov, 1, 7), DTXN_RADDR(3, 64));
+
+	/* unbounded: the keys it shows stop at its capacity, as a plain cache's */
+	capped = dtxn_addr_cache_overlay_create("ov_capped", BASE + 5, true, SOCKET_ID_ANY);
+	assert_non_null(capped);
+	assert_int_equal(dtxn_addr_cache_set_base(capped, base), 0);
+	for (uint64_t k = BASE; k < BASE + 10; k++)
+		dtxn_addr_cache_insert(capped, 1, k, DTXN_RADDR(4, 64 * k));
+	assert_int_equal(dtxn_addr_cache_count(capped), BASE + 5);
+	assert_int_equal(dtxn_addr_cache_lookup(capped, 1, BASE + 4), DTXN_RADDR(4, 64 * (BASE + 4)));
+	assert_int_equal(dtxn_addr_cache_lookup(capped, 1, BASE + 5), 0);
+	dtxn_addr_cache_invalidate(capped, 1, 0);               /* room again */
+	dtxn_addr_cache_insert(capped, 1, BASE + 5, DTXN_RADDR(4, 64));
+	assert_int_equal(dtxn_addr_cache_lookup(capped, 1, BASE + 5), DTXN_RADDR(4, 64));
+
+	/* bounded: at most 8 entries of its own; a change when full evicts one */
+	small = dtxn_addr_cache_overlay_create("ov_small", 8, false, SOCKET_ID_ANY);
+	assert_non_null(small);
+	assert_int_equal(dtxn_addr_cache_set_base(small, base), 0);
+	for (uint64_t k = 0; k < 100; k++) {
+		dtxn_addr_cache_invalidate(small, 1, k);
+		/* the key just changed is always hidden */
+		assert_int_equal(dtxn_addr_cache_lookup(small, 1, k), 0);
+	}
+	for (uint64_t k = 0; k < 100; k++) {
+		dtxn_raddr_t a = dtxn_addr_cache_lookup(small, 1, k);
+
+		/* hidden, or shows the base again once its tombstone was evicted */
+		assert_true(a == 0 || a == OV_BASE_RADDR(k));
+		shown += a != 0;
+	}
+	assert_int_equal(shown, 100 - 8);                       /* 8 tombstones kept */
+	assert_int_equal(dtxn_addr_cache_count(small), BASE - 8);
+	for (uint64_t k = BASE; k < BASE + 100; k++) {
+		dtxn_addr_cache_insert(small, 1, k, DTXN_RADDR(5, 64 * k));
+		assert_int_equal(dtxn_addr_cache_lookup(small, 1, k), DTXN_RADDR(5, 64 * k));
+	}
+	assert_int_equal(dtxn_addr_cache_count(small), BASE + 8); /* 8 new keys kept */
+	for (uint64_t k = 100; k < BASE; k++)                   /* untouched: the base's */
+		assert_int_equal(dtxn_addr_cache_lookup(small, 1, k), OV_BASE_RADDR(k));
+	dtxn_addr_cache_destroy(small);
+	dtxn_addr_cache_destroy(capped);
+	dtxn_addr_cache_destroy(ov);
+	dtxn_addr_cache_destroy(base);
+}
+
+/*
+ * An unbounded overlay answers as the full copy it replaces: random
+ * inserts and invalidations (of base keys, new keys, up to the capacity)
+ * applied to a plain cache holding the base's entries and to an overlay
+ * over the base, of the same capacity; every lookup and count agree.
+ */
+static void
+test_addr_cache_overlay_as_copy(void **state)
+{
+	enum { BASE = 600, CAP = 1024, KEYS = 3 * CAP };
+	struct dtxn_addr_cache *base = dtxn_addr_cache_create("oc_base", CAP, SOCKET_ID_ANY);
+	struct dtxn_addr_cache *full = dtxn_addr_cache_create("oc_full", CAP, SOCKET_ID_ANY);
+	struct dtxn_addr_cache *ov = dtxn_addr_cache_overlay_create("oc_ov", CAP, true, SOCKET_ID_ANY);
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	(void)state;
+	assert_non_null(base);
+	assert_non_null(full);
+	assert_non_null(ov);
+	for (uint64_t k = 0; k < BASE; k++) {
+		dtxn_addr_cache_insert(base, k % 3, k, DTXN_RADDR(1, 64 * (k + 1)));
+		dtxn_addr_cache_insert(full, k % 3, k, DTXN_RADDR(1, 64 * (k + 1)));
+	}
+	assert_int_equal(dtxn_addr_cache_set_base(ov, base), 0);
+	for (unsigned step = 0; step < 30000; step++) {
+		unsigned k;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		k = (unsigned)(x % KEYS);
+		if ((x >> 40) % 3 == 0) {
+			dtxn_addr_cache_invalidate(full, k % 3, k);
+			dtxn_addr_cache_invalidate(ov, k % 3, k);
+		} else {
+			/* a base key's own address half the time: the overlay drops its entry */
+			dtxn_raddr_t a = (x >> 50) % 2 == 0 ? DTXN_RADDR(1, 64 * ((uint64_t)k + 1)) :
+							      DTXN_RADDR(k % 7, 64 * (uint64_t)(step + 1));
+
+			dtxn_addr_cache_insert(full, k % 3, k, a);
+			dtxn_addr_cache_insert(ov, k % 3, k, a);
+		}
+		assert_int_equal(dtxn_addr_cache_count(ov), dtxn_addr_cache_count(full));
+		if (step % 499 == 0 || step > 29500)
+			for (unsigned j = 0; j < KEYS; j++)
+				assert_int_equal(dtxn_addr_cache_lookup(ov, j % 3, j),
+						 dtxn_addr_cache_lookup(full, j % 3, j));
+	}
+	dtxn_addr_cache_destroy(ov);
+	dtxn_addr_cache_destroy(full);
+	dtxn_addr_cache_destroy(base);
+}
+
 /* Columns, cell masks and update shapes (columns.c). */
 struct col_row {
 	uint64_t a;
@@ -2005,6 +2174,8 @@ main(void)
 		cmocka_unit_test(test_load_speed),
 		cmocka_unit_test(test_addr_cache),
 		cmocka_unit_test(test_addr_cache_churn),
+		cmocka_unit_test(test_addr_cache_overlay),
+		cmocka_unit_test(test_addr_cache_overlay_as_copy),
 	};
 	int rc;
 
