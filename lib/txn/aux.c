@@ -64,16 +64,34 @@ txn_aux_refill(struct txn_coord *tc, const struct dtxn_table *t, dtxn_raddr_t at
 	dtxn_heap_chunk_refill(&txn_aux_heap_of(tc, t, at)->chunk, first, end);
 }
 
-void
-txn_aux_share(const struct dtxn_coord *c, const struct dtxn_table *t, uint64_t loaded,
-	      uint32_t *first, uint32_t *end)
+uint32_t
+txn_aux_share_word(const struct dtxn_coord *c, const struct dtxn_table *t)
 {
 	uint32_t n = RTE_MAX(c->worker->db->cat.n_logs, 1u);
-	uint64_t room = loaded < t->aux_areas ? t->aux_areas - loaded : 0, per = room / n;
+
+	if (t->aux_size < sizeof(uint64_t) || t->aux_areas < n)
+		return 0;
+	return (uint32_t)(t->aux_areas - c->gid % n);
+}
+
+void
+txn_aux_share(const struct dtxn_coord *c, const struct dtxn_table *t, uint64_t loaded,
+	      uint64_t word, struct txn_aux_heap *h, uint32_t *first, uint32_t *end)
+{
+	uint32_t n = RTE_MAX(c->worker->db->cat.n_logs, 1u);
+	/* the last n areas hold the share words */
+	uint64_t top = txn_aux_share_word(c, t) != 0 ? t->aux_areas - n : 0;
+	uint64_t room = loaded < top ? top - loaded : 0, per = room / n;
 	uint64_t at = loaded + 1 + (uint64_t)(c->gid % n) * per;
 
 	*first = (uint32_t)at;
 	*end = (uint32_t)(at + per);
+	/* an earlier incarnation handed out [at, word): start past them */
+	if (word > at && word <= at + per)
+		*first = (uint32_t)word;
+	h->word = per != 0 ? txn_aux_share_word(c, t) : 0;
+	h->reserved = *first;
+	h->share_end = *end;
 }
 
 void
@@ -83,9 +101,28 @@ txn_aux_put(struct txn_coord *tc, const struct dtxn_table *t, dtxn_raddr_t at, u
 }
 
 void
-dtxn_txn_aux_keep(struct dtxn_item *it)
+dtxn_txn_aux_keep(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 {
+	struct txn_aux_heap *h;
+
+	if ((it->flags & DTXN_ITEM_F_AUX_NEW) == 0)
+		return;
 	it->flags &= ~DTXN_ITEM_F_AUX_NEW; /* written: no longer this txn's to give back */
+	h = txn_aux_heap_of(txn_coord_of(t->coord), it->table, it->slot_raddr);
+	if (!h->shared || h->word == 0 || it->aux < h->reserved)
+		return;
+	/*
+	 * aux_share: the share word records a chunk past this area before
+	 * any record of it can land: in the same batch as the slot header
+	 * (posted WRs land, or a chain to one MN lands whole or not at all:
+	 * doc/guides/store.md "Aux areas"); the buffer only ever grows, so a
+	 * later value in it before the WR executes is as good
+	 */
+	h->reserved = (uint32_t)RTE_MIN((uint64_t)it->aux + RTE_MAX(t->coord->worker->db->cat.aux_chunk, 1u),
+					(uint64_t)h->share_end);
+	h->word_buf = h->reserved;
+	dtxn_batch_write(b, dtxn_store_aux_area_raddr(it->table, 0, it->slot_raddr, h->word),
+			 &h->word_buf, sizeof(h->word_buf), false);
 }
 
 void

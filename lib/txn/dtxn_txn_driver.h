@@ -1034,18 +1034,24 @@ void dtxn_txn_delta_put(struct dtxn_txn *t, const struct dtxn_table *tab, dtxn_r
 			uint32_t n);
 
 /**
- * The commit of insert item @p it is about to post the slot header that
- * names its new aux area (DTXN_ITEM_F_AUX_NEW; doc/guides/store.md "Aux
- * areas"): from then on the area is the slot's for good, even if the txn
- * aborts after (a protocol's undo clears the versions, not the header,
- * and a later re-insert of the key writes its record there), so the end
- * of an aborted txn no longer gives it back to the coordinator. For a
- * protocol whose commit can still abort once its insert's slot was
- * written (Lotus: INVISIBLE cells, then T_commit and, with locks=mn, SR
- * validation). No-op for an item without a new area. Calling
- * coordinator's coroutine; no WR.
+ * The commit of insert item @p it of @p t is about to post, in batch
+ * @p b, the slot header that names its new aux area
+ * (DTXN_ITEM_F_AUX_NEW; doc/guides/store.md "Aux areas"): from then on
+ * the area is the slot's for good, even if the txn aborts after (a
+ * protocol's undo clears the versions, not the header, and a later
+ * re-insert of the key writes its record there), so the end of an
+ * aborted txn no longer gives it back to the coordinator. With
+ * dtxn_loc_ops.aux_share, an area at or past what the coordinator's
+ * share word records adds to @p b one unsignaled 8-byte WRITE of that
+ * word on the heap's primary (the area plus a chunk of --aux-chunk
+ * areas), so that a restarted incarnation of the coordinator never hands
+ * out an area a row of its dead one holds. For a protocol whose commit
+ * can still abort once its insert's slot was written (Lotus: INVISIBLE
+ * cells, then T_commit and, with locks=mn, SR validation). No-op for an
+ * item without a new area. Calling coordinator's coroutine; call before
+ * @p b is run.
  */
-void dtxn_txn_aux_keep(struct dtxn_item *it);
+void dtxn_txn_aux_keep(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b);
 
 /**
  * dtxn_batch_run() then dtxn_batch_done(), with the error turned into an
@@ -1359,6 +1365,7 @@ struct dtxn_loc {
 	uint64_t lock_old;   /**< CAS result of the record lock (DTXN_LOC_CAS_UNSET before) */
 	uint64_t block_old;  /**< CAS result of the bucket lock (DTXN_LOC_CAS_UNSET before) */
 	uint64_t aux_old;    /**< DTXN_LOC_INS_AUX's FAA result or READ: areas handed out before */
+	uint64_t aux_word;   /**< aux_share: DTXN_LOC_INS_AUX's READ of the coordinator's share word */
 	dtxn_raddr_t braddr[DTXN_STORE_MAX_PROBE]; /**< primary address of each bucket read, by probe */
 	uint64_t bver[DTXN_STORE_MAX_PROBE];       /**< their header versions, as read */
 };
@@ -1399,9 +1406,13 @@ struct dtxn_loc_ops {
 	 * Aux areas for inserts (doc/guides/store.md, "Aux areas") come from
 	 * a fixed share of each table's heap per coordinator: the insert room
 	 * (areas past the loaded rows, learnt by one READ of the heap's bump
-	 * word) split evenly between the cluster's coordinators, so that no
-	 * MN atomic is needed (Lotus). false: chunks taken by a FAA on the
-	 * bump word (Motor). One mode per run.
+	 * word, and below the last n_logs areas, the share words) split
+	 * evenly between the cluster's coordinators, so that no MN atomic is
+	 * needed (Lotus). A share word (READ with the bump word) records how
+	 * far its coordinator handed the share out (dtxn_txn_aux_keep()),
+	 * so that a restarted CN continues past its dead incarnation's rows.
+	 * false: chunks taken by a FAA on the bump word (Motor). One mode
+	 * per run.
 	 */
 	bool aux_share;
 	/**

@@ -348,10 +348,16 @@ loc_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 		dtxn_batch_read(b, it->bucket_raddr, it->bucket, tab->bucket_size, true);
 		break;
 	case DTXN_LOC_INS_AUX:
-		if (ops->aux_share) /* no MN atomic: where the load stopped */
+		if (ops->aux_share) { /* no MN atomic: where the load stopped, where we stopped */
+			uint32_t word = txn_aux_share_word(t->coord, tab);
+
 			dtxn_batch_read(b, dtxn_store_aux_bump_raddr(tab, it->slot_raddr), &l->aux_old,
 					sizeof(l->aux_old), true);
-		else
+			l->aux_word = 0;
+			if (word != 0)
+				dtxn_batch_read(b, dtxn_store_aux_area_raddr(tab, 0, it->slot_raddr, word),
+						&l->aux_word, sizeof(l->aux_word), true);
+		} else
 			dtxn_batch_faa(b, dtxn_store_aux_bump_raddr(tab, it->slot_raddr), &l->aux_old,
 				       t->coord->worker->db->cat.aux_chunk, true);
 		break;
@@ -592,8 +598,10 @@ loc_on_aux(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *ops)
 		return DTXN_OK;
 	}
 	if (ops->aux_share) {
-		txn_aux_share(t->coord, it->table, l->aux_old, &first, &end);
-		txn_aux_heap_of(tc, it->table, it->slot_raddr)->shared = true;
+		struct txn_aux_heap *h = txn_aux_heap_of(tc, it->table, it->slot_raddr);
+
+		txn_aux_share(t->coord, it->table, l->aux_old, l->aux_word, h, &first, &end);
+		h->shared = true;
 		if (first == end)
 			return loc_aux_full(it);
 	} else if (dtxn_store_aux_chunk(it->table, l->aux_old, t->coord->worker->db->cat.aux_chunk,

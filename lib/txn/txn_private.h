@@ -70,6 +70,16 @@ struct txn_arena_chunk {
 struct txn_aux_heap {
 	struct dtxn_heap_chunk chunk;
 	bool shared;                 /**< dtxn_loc_ops.aux_share: the share was taken */
+	/**
+	 * aux_share: the share's word, the area (1-based; 0: none) on the
+	 * heap's primary that records how far the share was handed out, so
+	 * that the coordinator's next incarnation (a CN process started again)
+	 * continues past its areas (txn_aux_share())
+	 */
+	uint32_t word;
+	uint32_t reserved;           /**< aux_share: areas below this one are recorded in the word */
+	uint32_t share_end;          /**< aux_share: the share's end (exclusive) */
+	uint64_t word_buf;           /**< aux_share: the WRITE's source (dtxn_txn_aux_keep()) */
 };
 
 /** A coordinator as lib/txn keeps it. */
@@ -194,12 +204,24 @@ void txn_aux_refill(struct txn_coord *tc, const struct dtxn_table *t, dtxn_raddr
 		    uint32_t first, uint32_t end);
 
 /**
+ * aux.c: the area of @p t's aux heap that holds coordinator @p c's share
+ * word (dtxn_loc_ops.aux_share): one of the heap's last n_logs areas, by
+ * gid. @return its number (1-based), or 0: the heap has no room for the
+ * words (fewer areas than coordinators, or areas under 8 bytes).
+ */
+uint32_t txn_aux_share_word(const struct dtxn_coord *c, const struct dtxn_table *t);
+
+/**
  * aux.c: the coordinator's fixed share of @p t's insert room
- * (dtxn_loc_ops.aux_share), from the bump word @p loaded (the areas the
- * load took): areas [*first, *end), possibly empty.
+ * (dtxn_loc_ops.aux_share): the areas past the loaded rows (@p loaded,
+ * the bump word) and below the share words split evenly between the
+ * cluster's coordinators; of it, the areas from @p word (the share word
+ * as READ: where an earlier incarnation of this coordinator stopped; 0:
+ * none) on. Records the share in @p h (word, reserved, share_end).
+ * @param first, end  out: areas [*first, *end), possibly empty.
  */
 void txn_aux_share(const struct dtxn_coord *c, const struct dtxn_table *t, uint64_t loaded,
-		   uint32_t *first, uint32_t *end);
+		   uint64_t word, struct txn_aux_heap *h, uint32_t *first, uint32_t *end);
 
 /** aux.c: area @p aux of @p t goes back to the coordinator (an insert did not use it). */
 void txn_aux_put(struct txn_coord *tc, const struct dtxn_table *t, dtxn_raddr_t at, uint32_t aux);

@@ -1142,7 +1142,17 @@ test_aux_heap(void **state)
 	static unsigned seq;
 
 	(void)state;
-	ut_aux_heap_run("lotus", "utlotaux", &seq, 4); /* no FAA: its share */
+	ut_aux_heap_run("lotus", "utlotaux", &seq, 4, 4); /* no FAA: its share */
+}
+
+/* A restarted coordinator continues its share past its dead incarnation's rows (ut_txn.h). */
+static void
+test_aux_restart(void **state)
+{
+	static unsigned seq;
+
+	(void)state;
+	ut_aux_restart_run("lotus", "utlotauxr", &seq);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1318,6 +1328,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_aux_heap),
+		cmocka_unit_test(test_aux_restart),
 		cmocka_unit_test(test_aux_kept_after_undo),
 		cmocka_unit_test(test_validate_own_write),
 		cmocka_unit_test(test_delta_area),

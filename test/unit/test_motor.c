@@ -1960,7 +1960,15 @@ static void
 test_aux_heap(void **state)
 {
 	(void)state;
-	ut_aux_heap_run("motor", "utmotaux", &g_worker_seq, 16); /* 4 loaded + 3 FAAs of 4 */
+	ut_aux_heap_run("motor", "utmotaux", &g_worker_seq, 16, 5); /* 4 loaded + 3 FAAs of 4 */
+}
+
+/* A restarted coordinator's inserts take new chunks (ut_txn.h). */
+static void
+test_aux_restart(void **state)
+{
+	(void)state;
+	ut_aux_restart_run("motor", "utmotauxr", &g_worker_seq);
 }
 
 int
@@ -1968,6 +1976,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_aux_heap),
+		cmocka_unit_test(test_aux_restart),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_cell_layout),
 		cmocka_unit_test(test_load_format),

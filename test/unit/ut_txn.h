@@ -214,6 +214,33 @@ ut_aux_co(struct dtxn_coord *c, void *arg)
 }
 
 /**
+ * The db of ut_aux_heap_run() and ut_aux_restart_run() on protocol
+ * @p protocol: 3 MNs, 3 replicas, 1 coordinator, chunks of 4 areas; one
+ * table "grow" of 128 slots holding up to @p max_keys rows, keys 1..4
+ * loaded with values 10..40. Fails the test on any error.
+ */
+static inline void
+ut_aux_db_up(const char *protocol, const char *fabric_name, uint64_t max_keys,
+	     struct dtxn_db **db, struct dtxn_fabric **f)
+{
+	struct dtxn_db_conf dc = { .size = sizeof(dc), .protocol = protocol,
+				   .isolation = DTXN_ISO_SR, .n_mn = 3, .n_replicas = 3,
+				   .n_coords = 1, .log_bytes = 4096, .addr_cache_entries = 4096,
+				   .aux_chunk = 4 };
+	struct dtxn_table_def d = { .id = 0, .name = "grow", .value_size = 8, .max_keys = max_keys,
+				    .n_buckets = 16, .slots_per_bucket = 8, .n_versions = 2 };
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 3,
+				       .n_cn = 1, .socket_id = SOCKET_ID_ANY, .name = fabric_name };
+
+	ut_db_up(&dc, &d, &fc, db, f);
+	for (uint64_t k = 1; k <= 4; k++) {
+		uint64_t v = k * 10;
+
+		assert_int_equal(dtxn_db_load(*db, 0, k, &v), 0);
+	}
+}
+
+/**
  * Lazily allocated aux areas on protocol @p protocol (one with aux areas:
  * Motor, Lotus; doc/guides/store.md "Aux areas"): a table of 128 slots
  * whose heap holds max_keys 8 + 1 coordinator x a chunk of 4 = 12 areas,
@@ -224,19 +251,15 @@ ut_aux_co(struct dtxn_coord *c, void *arg)
  * inserted, then reads back its own value from its own area, the same
  * area number on every replica. The bump word ends at @p bump_end: 16
  * after 3 FAAs of 4 (Motor), 4 when the coordinator took its share of
- * the insert room with a READ (dtxn_loc_ops.aux_share, Lotus).
+ * the insert room with a READ (dtxn_loc_ops.aux_share, Lotus). @p more:
+ * the inserts after the first three that commit: 5 (8 areas of room),
+ * 4 with aux_share (the heap's last area holds the coordinator's share
+ * word).
  */
 static inline void
-ut_aux_heap_run(const char *protocol, const char *fabric_name, unsigned *seq, uint64_t bump_end)
+ut_aux_heap_run(const char *protocol, const char *fabric_name, unsigned *seq, uint64_t bump_end,
+		unsigned more)
 {
-	struct dtxn_db_conf dc = { .size = sizeof(dc), .protocol = protocol,
-				   .isolation = DTXN_ISO_SR, .n_mn = 3, .n_replicas = 3,
-				   .n_coords = 1, .log_bytes = 4096, .addr_cache_entries = 4096,
-				   .aux_chunk = 4 };
-	struct dtxn_table_def d = { .id = 0, .name = "grow", .value_size = 8, .max_keys = 8,
-				    .n_buckets = 16, .slots_per_bucket = 8, .n_versions = 2 };
-	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 3,
-				       .n_cn = 1, .socket_id = SOCKET_ID_ANY, .name = fabric_name };
 	struct ut_coord_spec spec = { ut_aux_co, NULL };
 	struct ut_aux_ctx x = { 0 };
 	const struct dtxn_catalog *cat;
@@ -246,30 +269,26 @@ ut_aux_heap_run(const char *protocol, const char *fabric_name, unsigned *seq, ui
 	uint8_t used[16] = { 0 };
 	uint64_t k, v, bump;
 
-	ut_db_up(&dc, &d, &fc, &db, &f);
+	ut_aux_db_up(protocol, fabric_name, 8, &db, &f);
 	cat = dtxn_db_catalog(db);
 	t = dtxn_catalog_table(cat, 0);
 	assert_int_equal(t->aux_areas, 12);
-	for (k = 1; k <= 4; k++) {
-		v = k * 10;
-		assert_int_equal(dtxn_db_load(db, 0, k, &v), 0);
-	}
 	spec.arg = &x;
 	assert_int_equal(ut_run_coords(db, &spec, 1, 3, 0, seq), 0); /* CN: fabric node 3 */
 	assert_int_equal(x.rc_first, DTXN_OK);
 	assert_int_equal(x.rc_again, DTXN_OK);
-	assert_int_equal(x.n_more, 5);     /* 12 areas: 4 loaded, 100, 200, 101, 102..106 */
+	assert_int_equal(x.n_more, more);  /* 12 areas: 4 loaded, 100, 200, 101, 102..106 */
 	assert_int_equal(x.rc_full, DTXN_ABORT_INDEX_FULL);
 	/* key 100 took area 5 (the first of the heap's insert room), key 101
 	 * the area the rolled-back insert gave back */
 	assert_int_equal(dtxn_store_slot_aux(ut_mn_slot(f, cat, 0, 100, 0)), 5);
 	assert_true(x.rolled >= 5 && x.rolled <= 12);
 	assert_int_equal(dtxn_store_slot_aux(ut_mn_slot(f, cat, 0, 101, 0)), x.rolled);
-	assert_null(ut_mn_slot(f, cat, 0, 107, 0));
+	assert_null(ut_mn_slot(f, cat, 0, 102 + more, 0));
 	for (k = 1; k <= 200; k++) {
 		uint32_t n;
 
-		if ((k > 4 && k < 100) || (k > 106 && k < 200))
+		if ((k > 4 && k < 100) || (k >= 102 + more && k < 200))
 			continue;
 		assert_int_equal(dtxn_db_get(db, 0, k, &v), 0);
 		assert_int_equal(v, k <= 4 ? k * 10 : k == 100 ? 1000 : k == 101 ? 1010 : k * 10);
@@ -282,6 +301,70 @@ ut_aux_heap_run(const char *protocol, const char *fabric_name, unsigned *seq, ui
 	}
 	memcpy(&bump, (char *)dtxn_fabric_mn_base(f, t->mn[0]) + t->aux_off[0], sizeof(bump));
 	assert_int_equal(bump, bump_end);
+	dtxn_db_destroy(db);
+	dtxn_fabric_close(f);
+}
+
+/** What one incarnation of ut_aux_restart_run()'s coordinator did. */
+struct ut_aux_inc {
+	uint64_t key0;       /* its first key */
+	unsigned n;          /* inserts to make */
+	unsigned done;       /* that committed */
+};
+
+static inline void
+ut_aux_inc_co(struct dtxn_coord *c, void *arg)
+{
+	struct ut_aux_inc *x = arg;
+
+	for (uint64_t k = x->key0; k < x->key0 + x->n; k++)
+		if (ut_aux_insert(c, k, k * 10, 0, NULL) == DTXN_OK)
+			x->done++;
+}
+
+/**
+ * A coordinator's next incarnation (a CN process started again: the same
+ * gid, a new worker, nothing of the old one's state) inserts rows after
+ * the first one's (doc/guides/store.md "Aux areas"): on protocol
+ * @p protocol (Motor, Lotus), a table of 128 slots whose heap holds
+ * max_keys 64 + 1 coordinator x a chunk of 4 areas, 4 rows loaded; the
+ * first incarnation inserts keys 100..109, the second 110..119. Every
+ * row then reads back its own value and holds an area of its own: the
+ * second never hands out an area a row of the first holds (with Lotus's
+ * fixed share, dtxn_loc_ops.aux_share, it began the share again before
+ * the share word, and its inserts overwrote the first's rows).
+ */
+static inline void
+ut_aux_restart_run(const char *protocol, const char *fabric_name, unsigned *seq)
+{
+	struct ut_aux_inc inc[2] = { { .key0 = 100, .n = 10 }, { .key0 = 110, .n = 10 } };
+	struct ut_coord_spec spec = { ut_aux_inc_co, NULL };
+	const struct dtxn_catalog *cat;
+	struct dtxn_fabric *f;
+	struct dtxn_db *db;
+	uint8_t used[128] = { 0 };
+	uint64_t k, v;
+
+	ut_aux_db_up(protocol, fabric_name, 64, &db, &f);
+	cat = dtxn_db_catalog(db);
+	assert_int_equal(dtxn_catalog_table(cat, 0)->aux_areas, 68);
+	for (unsigned i = 0; i < 2; i++) { /* the same gid 0 twice: two incarnations */
+		spec.arg = &inc[i];
+		assert_int_equal(ut_run_coords(db, &spec, 1, 3, 0, seq), 0);
+		assert_int_equal(inc[i].done, 10);
+	}
+	for (k = 1; k < 120; k++) {
+		uint32_t n;
+
+		if (k > 4 && k < 100)
+			continue;
+		assert_int_equal(dtxn_db_get(db, 0, k, &v), 0);
+		assert_int_equal(v, k * 10);
+		n = dtxn_store_slot_aux(ut_mn_slot(f, cat, 0, k, 0));
+		assert_true(n >= 1 && n <= 68);
+		assert_int_equal(used[n], 0);  /* one row per area */
+		used[n] = 1;
+	}
 	dtxn_db_destroy(db);
 	dtxn_fabric_close(f);
 }

@@ -321,7 +321,7 @@ commit_write(struct dtxn_txn *t, uint64_t now, uint64_t ver)
 		if (lotus_item_of(&t->items[i]) == NULL)
 			continue;
 		lotus_item_of(&t->items[i])->delta_new = 0;
-		dtxn_txn_aux_keep(&t->items[i]);
+		dtxn_txn_aux_keep(t, &t->items[i], &b);
 	}
 	return dtxn_batch_run_reason(&b);
 }
