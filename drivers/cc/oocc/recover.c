@@ -16,7 +16,11 @@
  *    - some replica of some entry carries X's version (header and tail):
  *      R3 had begun, X **rolls forward**: each entry whose primary X
  *      still locks gets the logged image on its backups, then on its
- *      primary (X's lock kept, for step 2); an entry whose primary X
+ *      primary (X's lock kept, for step 2); so does an insert that R3
+ *      did not reach on its primary (X locks its bucket, the free slot
+ *      is unlocked: it is written locked by X; before, it was left out,
+ *      and a NewOrder whose ORDER-LINE rows had landed lost its ORDER
+ *      row: oocc.md "Recovery"); an entry whose primary X
  *      already wrote and unlocked but whose backup missed it (a process
  *      killed mid-post) is locked again under X's id (CAS 0 -> W|X) and,
  *      if the primary still carries X, its backups are written; each
@@ -47,6 +51,12 @@ struct rec_ent {
 	uint64_t bver;             /**< roll forward: the bucket's new version */
 	uint64_t relock;           /**< CAS result of a re-lock */
 	bool held;                 /**< the primary's lock is X's */
+	/**
+	 * X's insert whose primary slot R3 never wrote: X locks the bucket,
+	 * the slot is unlocked and does not carry X (only an insert holding
+	 * the bucket's lock writes a free slot, so nobody else wrote it)
+	 */
+	bool ins;
 	uint32_t has;              /**< replicas carrying X's version, a bit each */
 };
 
@@ -90,6 +100,8 @@ rec_read(struct dtxn_coord *c, struct dtxn_recovery *rec, struct rec_ent *e, uin
 		for (uint16_t r = 0; r < t->n_replicas; r++)
 			if (rec_carries(t, e[i].img + (size_t)r * t->slot_size, x))
 				e[i].has |= UINT32_C(1) << r;
+		e[i].ins = !e[i].held && !(e[i].has & 1) && oocc_footer_of(t, e[i].img)->lock == 0 &&
+			   (e[i].bh.lock & ~OOCC_WLOCK) == x;
 	}
 	return rc;
 }
@@ -137,7 +149,7 @@ rec_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, struct rec_ent *e, 
 		void *img = (void *)(uintptr_t)(e[i].en + 1);
 
 		oocc_footer_of(t, img)->lock = 0;
-		for (uint16_t r = 1; e[i].held && r < t->n_replicas; r++)
+		for (uint16_t r = 1; (e[i].held || e[i].ins) && r < t->n_replicas; r++)
 			dtxn_batch_write(&b, dtxn_store_replica_raddr(t, r, e[i].en->raddr), img,
 					 t->slot_size, true);
 		if ((e[i].bh.lock & ~OOCC_WLOCK) != x)
@@ -155,9 +167,11 @@ rec_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, struct rec_ent *e, 
 	for (uint32_t i = 0; i < n && rc == 0; i++) {
 		void *img = (void *)(uintptr_t)(e[i].en + 1);
 
-		if (!e[i].held)
+		if (!e[i].held && !e[i].ins)
 			continue;
-		oocc_footer_of(e[i].t, img)->lock = oocc_footer_of(e[i].t, e[i].img)->lock;
+		/* an insert's slot: locked by X too, until step 2 (a reader aborts on it) */
+		oocc_footer_of(e[i].t, img)->lock = e[i].ins ? OOCC_WLOCK | x :
+							      oocc_footer_of(e[i].t, e[i].img)->lock;
 		dtxn_batch_write(&b, e[i].en->raddr, img, e[i].t->slot_size, true);
 	}
 	if (rc == 0)
