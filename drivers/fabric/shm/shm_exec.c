@@ -93,19 +93,22 @@ shm_test_hold(struct dtxn_fabric *f, const struct dtxn_wr *wr)
 	fflush(stdout);
 }
 
+uint8_t
+shm_wr_execute(struct shm_qp *qp, const struct dtxn_wr *wr)
+{
+	if (dtxn_fabric_wr_fenced(qp->base.fabric, wr))
+		return DTXN_WC_REM_ACCESS_ERR; /* self-fencing: its CN's lease ran out first */
+	if (unlikely(__atomic_load_n(&qp->base.fabric->test_hold_wr_ms, __ATOMIC_RELAXED) != 0))
+		shm_test_hold(qp->base.fabric, wr);
+	return dtxn_fabric_node_exec(qp->base.fabric, qp->mn_base, qp->mn_size,
+				     qp->base.remote_node, wr);
+}
+
 bool
 shm_wqe_execute(struct shm_qp *qp, struct shm_wqe *w)
 {
 	if (w->wr.opcode == DTXN_WR_SEND)
 		return shm_send(qp, w);
-	if (dtxn_fabric_wr_fenced(qp->base.fabric, &w->wr)) {
-		/* self-fencing: its CN's lease ran out before it took effect */
-		w->status = DTXN_WC_REM_ACCESS_ERR;
-		return true;
-	}
-	if (unlikely(__atomic_load_n(&qp->base.fabric->test_hold_wr_ms, __ATOMIC_RELAXED) != 0))
-		shm_test_hold(qp->base.fabric, &w->wr);
-	w->status = dtxn_fabric_node_exec(qp->base.fabric, qp->mn_base, qp->mn_size,
-					  qp->base.remote_node, &w->wr);
+	w->status = shm_wr_execute(qp, &w->wr);
 	return true;
 }

@@ -7,7 +7,8 @@
  * completion = effect + rtt/2 (model v1; v2 also reserves the posting
  * node's own RNIC: dtxn_fabric_wr_time_ex()). With the model "none" a WR takes effect
  * and completes at post time: its times are 0 (always due), so neither the
- * post nor the poll reads the clock. The time spent executing them is the
+ * post nor the poll reads the clock; in one process, with nothing queued
+ * before it, a chain even skips the send queue (shm_post_direct()). The time spent executing them is the
  * emulated NIC's (struct dtxn_cq.nic_cycles, dtxn_cq_nic_cycles(); sampled:
  * shm_cq_nic_sample()).
  */
@@ -31,6 +32,28 @@ shm_wqe_time(struct shm_qp *qp, struct shm_wqe *w, uint64_t now)
 			       &w->effect_ns, &w->done_ns);
 }
 
+/*
+ * Model "none" in one process, nothing queued on @p qp, no SEND, room for
+ * @p n completions: the chain takes effect now, in order, from the
+ * caller's WRs, without a copy into the send queue (what the queue path
+ * does at once too: every WR is due at post). Across processes the queue
+ * stays: a CN killed in the middle of a chain leaves the rest to
+ * dtxn_fabric_drain_node() (shm_drain.c), as an RNIC would run it.
+ */
+static void
+shm_post_direct(struct shm_qp *qp, const struct dtxn_wr *wr_list)
+{
+	struct dtxn_cqe_ring *ring = &qp->cq->core.ring;
+
+	for (const struct dtxn_wr *wr = wr_list; wr != NULL; wr = wr->next) {
+		uint8_t st = shm_wr_execute(qp, wr);
+
+		if ((wr->flags & DTXN_WR_F_SIGNALED) || st != DTXN_WC_SUCCESS)
+			dtxn_cqe_ring_push(ring, wr->wr_id, st == DTXN_WC_SUCCESS ? wr->len : 0,
+					   wr->opcode, st, qp->base.remote_node);
+	}
+}
+
 int
 shm_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 {
@@ -44,6 +67,17 @@ shm_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 		return -ENOTCONN;
 	if (n > q->max_wr - (qp->tail - qp->head))
 		return -ENOBUFS;
+	if (qp->rnic == NULL && n_send == 0 && !qp->sf->multi_process && qp->head == qp->tail &&
+	    n <= qp->cq->core.ring.mask + 1 - dtxn_cqe_ring_count(&qp->cq->core.ring)) {
+		if (shm_cq_nic_sample(qp->cq)) {
+			t0 = dtxn_cpu_cycles();
+			shm_post_direct(qp, wr_list);
+			shm_cq_nic_add(qp->cq, t0);
+		} else {
+			shm_post_direct(qp, wr_list);
+		}
+		return 0;
+	}
 	/* model "none" (no RNIC state): every WR is due at once, times 0 */
 	now = qp->rnic != NULL ? dtxn_now_ns() : 0;
 	tail = qp->tail;

@@ -211,6 +211,8 @@ int shm_qp_post_recv(struct dtxn_qp *qp, struct dtxn_wr *wr_list);
 
 /* shm_exec.c */
 bool shm_wqe_execute(struct shm_qp *qp, struct shm_wqe *w);
+/* The effect of one-sided @p wr (not a SEND) on qp's remote node: its completion status. */
+uint8_t shm_wr_execute(struct shm_qp *qp, const struct dtxn_wr *wr);
 
 /* shm_poll.c */
 void shm_qp_progress(struct shm_qp *qp, uint64_t now);
