@@ -54,13 +54,29 @@ shm_post_direct(struct shm_qp *qp, const struct dtxn_wr *wr_list)
 	}
 }
 
+/* The emulated NIC's part of a post: chain @p direct (shm_post_direct()),
+ * else the queue's due WRs at @p now; timed 1 in 2^SHM_NIC_SAMPLE_SHIFT. */
+static void
+shm_post_run(struct shm_qp *qp, const struct dtxn_wr *direct, uint64_t now)
+{
+	const bool timed = shm_cq_nic_sample(qp->cq);
+	const uint64_t t0 = timed ? dtxn_cpu_cycles() : 0;
+
+	if (direct != NULL)
+		shm_post_direct(qp, direct);
+	else
+		shm_qp_progress(qp, now);
+	if (timed)
+		shm_cq_nic_add(qp->cq, t0);
+}
+
 int
 shm_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 {
 	struct shm_qp *qp = SHM_QP(q);
 	const struct dtxn_wr *wr;
 	uint32_t n, n_send, tail;
-	uint64_t now, t0;
+	uint64_t now;
 
 	n = dtxn_wr_chain_count(wr_list, &n_send);
 	if (n_send != 0 && __atomic_load_n(&qp->peer, __ATOMIC_ACQUIRE) == NULL)
@@ -69,13 +85,7 @@ shm_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 		return -ENOBUFS;
 	if (qp->rnic == NULL && n_send == 0 && !qp->sf->multi_process && qp->head == qp->tail &&
 	    n <= qp->cq->core.ring.mask + 1 - dtxn_cqe_ring_count(&qp->cq->core.ring)) {
-		if (shm_cq_nic_sample(qp->cq)) {
-			t0 = dtxn_cpu_cycles();
-			shm_post_direct(qp, wr_list);
-			shm_cq_nic_add(qp->cq, t0);
-		} else {
-			shm_post_direct(qp, wr_list);
-		}
+		shm_post_run(qp, wr_list, 0);
 		return 0;
 	}
 	/* model "none" (no RNIC state): every WR is due at once, times 0 */
@@ -105,13 +115,7 @@ shm_qp_post(struct dtxn_qp *q, struct dtxn_wr *wr_list)
 	 * killed while posting leaves none of it to dtxn_fabric_drain_node() */
 	__atomic_store_n(&qp->tail, tail, __ATOMIC_RELEASE);
 	/* Model "none": everything is due now. */
-	if (shm_cq_nic_sample(qp->cq)) {
-		t0 = dtxn_cpu_cycles();
-		shm_qp_progress(qp, now);
-		shm_cq_nic_add(qp->cq, t0);
-	} else {
-		shm_qp_progress(qp, now);
-	}
+	shm_post_run(qp, NULL, now);
 	return 0;
 }
 
