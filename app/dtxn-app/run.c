@@ -87,6 +87,8 @@ struct app_run {
 #define APP_TEL_NS (100 * 1000 * 1000ull)
 /** --role cn: how often the main lcore looks for a dead MN process, ns. */
 #define APP_WATCH_NS (20 * 1000 * 1000ull)
+/** --role cn: attempts at creating a worker whose allocation failed (the shared heap's growth round). */
+#define APP_WORKER_CREATE_TRIES 5
 /** --role cn: how long the workers get to stop after an MN died, ns. */
 #define APP_MN_DEAD_STOP_NS (300 * 1000 * 1000ull)
 
@@ -714,11 +716,24 @@ build_workers(struct app_run *r)
 		socket = (int)rte_lcore_to_socket_id(lcore);
 		aw->r = r;
 		aw->lcore = lcore;
-		aw->w = dtxn_worker_create(r->db, cn_node, wi % r->per_cn,
-					   (unsigned)c->coroutines +
-						   (r->agents != NULL && wi % r->per_cn == 0 ?
-							    APP_AGENT_COORDS : 0),
-					   socket);
+		for (unsigned attempt = 0;; attempt++) {
+			aw->w = dtxn_worker_create(r->db, cn_node, wi % r->per_cn,
+						   (unsigned)c->coroutines +
+							   (r->agents != NULL && wi % r->per_cn == 0 ?
+								    APP_AGENT_COORDS : 0),
+						   socket);
+			/* a cluster's shared heap: a growth round with every
+			 * process times out while another process is still in
+			 * its EAL init (testing.md "DPDK's heap in the run"):
+			 * the start-up tries again, a few times */
+			if (aw->w != NULL || r->ctl == NULL || rte_errno != ENOMEM ||
+			    attempt == APP_WORKER_CREATE_TRIES - 1)
+				break;
+			printf("dtxn: %s: the worker on lcore %u: %s: trying again\n", c->node, lcore,
+			       rte_strerror(rte_errno));
+			fflush(stdout);
+			nanosleep(&(struct timespec){ .tv_nsec = 200 * 1000 * 1000 }, NULL);
+		}
 		if (aw->w == NULL) {
 			app_err("cannot create the worker on lcore %u: %s", lcore,
 				rte_strerror(rte_errno));
