@@ -53,6 +53,23 @@ bench_room_buckets(uint64_t rows, uint32_t slots, double p_full)
 	return n == 0 ? 1 : n;
 }
 
+uint64_t
+bench_room_cap(uint64_t rows, uint64_t parts, double p_full)
+{
+	double lam;
+	uint64_t s;
+
+	if (rows == 0 || parts == 0)
+		return 1;
+	if (!(p_full > 0 && p_full < 1))
+		p_full = 1e-6;
+	lam = (double)rows / (double)parts;
+	/* P(Poisson(lam) >= s + 1) falls with s: the first s within p_full */
+	for (s = (uint64_t)lam; room_tail(lam, (uint32_t)(s + 1)) > p_full; s++)
+		;
+	return s == 0 ? 1 : s;
+}
+
 int
 bench_room_outcome(struct dtxn_bench_ctx *ctx, int rc, const char *bench)
 {

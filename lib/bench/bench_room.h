@@ -44,6 +44,18 @@
 uint64_t bench_room_buckets(uint64_t rows, uint32_t slots, double p_full);
 
 /**
+ * Room per part when @p rows rows fall on @p parts parts uniformly at
+ * random (TPC-C NewOrders on districts, each order id of a district a
+ * direct-mapped slot): the fewest slots s per part such that a part
+ * overflows, P(Poisson(rows / parts) > s), with probability at most
+ * @p p_full.
+ * @param parts   >= 1.
+ * @param p_full  in (0, 1).
+ * @return s >= 1.
+ */
+uint64_t bench_room_cap(uint64_t rows, uint64_t parts, double p_full);
+
+/**
  * Filters a procedure's result (own coordinator's lcore only).
  * @param rc  what the attempt returned (DTXN_OK, an abort reason, or
  *   DTXN_BENCH_ROLLBACK).

@@ -50,6 +50,12 @@ static const char *const tpcc_mix_names[TPCC_N_MIX_PRESETS + 1] = {
 	[TPCC_MIX_CREST] = "crest",       [TPCC_N_MIX_PRESETS] = NULL,
 };
 
+/* Option tpcc_layout (enum tpcc_layout; doc/guides/tpcc.md, "Table layouts"). */
+static const char *const tpcc_layout_names[TPCC_N_LAYOUTS + 1] = {
+	[TPCC_LAYOUT_HASHED] = "hashed", [TPCC_LAYOUT_ARTIFACT] = "artifact",
+	[TPCC_N_LAYOUTS] = NULL,
+};
+
 static const uint64_t tpcc_mix_presets[TPCC_N_MIX_PRESETS][TPCC_N_TYPES] = {
 	[TPCC_MIX_STANDARD] = { 45, 43, 4, 4, 4 },
 	[TPCC_MIX_FORD] = { 45, 43, 4, 4, 4 },
@@ -95,6 +101,10 @@ static const struct dtxn_opt tpcc_opts[] = {
 	  DTXN_OPT_UNSET, 0, 100, "percent of StockLevel" },
 	BENCH_THETA_OPT(struct tpcc_conf, theta,
 			"zipf skew of NewOrder's item ids, replacing NURand(8191); 0 is uniform"),
+	{ "tpcc_layout", DTXN_OPT_NAME, offsetof(struct tpcc_conf, layout), TPCC_LAYOUT_HASHED, 0,
+	  TPCC_N_LAYOUTS - 1,
+	  "ORDER, NEW-ORDER, ORDER-LINE: hashed 32-slot buckets, or artifact (CREST's: dense order ids direct-mapped, an order's lines in one 15-slot bucket)",
+	  tpcc_layout_names },
 };
 
 static int
@@ -135,6 +145,21 @@ tpcc_create(struct dtxn_bench *b)
 		return rc;
 	}
 	p->item_skewed = rc == 1;
+	if (conf->layout == TPCC_LAYOUT_ARTIFACT) {
+		const uint64_t wd = (uint64_t)p->w * TPCC_DISTRICTS;
+		/* the loaded orders, and the run's NewOrders on random districts */
+		const uint64_t cap = p->customers +
+				     bench_room_cap(conf->max_new_orders, wd, TPCC_P_FULL_BLOCKING);
+
+		if (cap > UINT32_MAX) {
+			bench_set_err(b, "tpcc: tpcc_layout artifact: %" PRIu64 " orders per district do not fit (max_new_orders too large)",
+				      cap);
+			rte_free(p);
+			return -EINVAL;
+		}
+		p->o_cap = (uint32_t)cap;
+		p->n_orders = wd * cap;
+	}
 	b->priv = p;
 	return 0;
 }
@@ -144,6 +169,32 @@ tpcc_destroy(struct dtxn_bench *b)
 {
 	rte_free(b->priv);
 	b->priv = NULL;
+}
+
+/*
+ * TPCC_LAYOUT_ARTIFACT (tpcc.h): ORDER and NEW-ORDER one slot per order
+ * id, ORDER-LINE a 15-slot bucket per order id (CREST's TpccContext.h:
+ * records_per_bucket_ 1, and MAX_OL_CNT with the hasher key / 15; its
+ * MAX_ORDERID_PER_DISTRICT is 20000, here p->o_cap, sized per run).
+ * Explicit n_buckets: a protocol's bucket_slots option leaves a direct
+ * index declared by the workload alone (ford.md, motor.md).
+ */
+static void
+tpcc_artifact_geometry(const struct tpcc_priv *p, struct dtxn_table_def *defs)
+{
+	static const struct {
+		enum tpcc_table t;
+		uint32_t slots;
+	} direct[] = { { TPCC_ORDER, 1 }, { TPCC_NEW_ORDER, 1 }, { TPCC_ORDER_LINE, TPCC_MAX_OL } };
+
+	for (unsigned i = 0; i < RTE_DIM(direct); i++) {
+		struct dtxn_table_def *d = &defs[direct[i].t];
+
+		d->slots_per_bucket = direct[i].slots;
+		d->n_buckets = p->n_orders;
+		d->max_keys = p->n_orders * direct[i].slots;
+		d->flags |= DTXN_TABLE_F_DENSE_IDS | DTXN_TABLE_F_DIRECT_INDEX;
+	}
 }
 
 static int
@@ -193,6 +244,8 @@ tpcc_define(struct dtxn_bench *b, struct dtxn_db *db)
 		bench_set_err(b, "tpcc: declaring the columns failed");
 		return -EINVAL;
 	}
+	if (p->o_cap != 0)
+		tpcc_artifact_geometry(p, defs);
 	for (unsigned i = 0; i < RTE_DIM(defs); i++) {
 		int rc = dtxn_db_add_table(db, &defs[i]);
 

@@ -92,22 +92,11 @@ tpcc_k_customer(uint32_t w, uint32_t d, uint32_t c)
 {
 	return dtxn_key_make(((uint64_t)d << TPCC_C_BITS) | c, w);
 }
-static inline uint64_t
-tpcc_order_id(uint32_t d, uint32_t o)
-{
-	return ((uint64_t)d << TPCC_O_BITS) | o;
-}
-/* ORDER, NEW-ORDER: the same key in two tables. */
-static inline uint64_t
-tpcc_k_order(uint32_t w, uint32_t d, uint32_t o)
-{
-	return dtxn_key_make(tpcc_order_id(d, o), w);
-}
-static inline uint64_t
-tpcc_k_order_line(uint32_t w, uint32_t d, uint32_t o, uint32_t ol)
-{
-	return dtxn_key_make((tpcc_order_id(d, o) << TPCC_OL_BITS) | ol, w);
-}
+/*
+ * ORDER, NEW-ORDER (the same key in two tables) and ORDER-LINE keys depend
+ * on the table layout (option tpcc_layout, struct tpcc_priv): defined
+ * after it, below.
+ */
 /* ITEM rows belong to no warehouse: locality field 0 (never a warehouse id). */
 static inline uint64_t tpcc_k_item(uint32_t i) { return dtxn_key_make(i, 0); }
 static inline uint64_t tpcc_k_stock(uint32_t w, uint32_t i) { return dtxn_key_make(i, w); }
@@ -305,6 +294,33 @@ struct tpcc_conf {
 	uint64_t mix_preset;   /* enum tpcc_mix_preset (option `mix`) */
 	uint64_t mix[TPCC_N_TYPES]; /* DTXN_OPT_U64_UNSET: the preset's share */
 	double theta;          /* DTXN_OPT_UNSET: NURand items */
+	uint64_t layout;       /* enum tpcc_layout (option `tpcc_layout`) */
+};
+
+/*
+ * Where the growing tables ORDER, NEW-ORDER and ORDER-LINE keep their rows
+ * (option tpcc_layout; doc/guides/tpcc.md, "Table layouts"). Every
+ * protocol runs either; a workload property, not a protocol's.
+ */
+enum tpcc_layout {
+	/*
+	 * Hashed (the default, every figure before it): keys (district,
+	 * O_ID [, OL_NUMBER]) hashed into 32-slot buckets sized by
+	 * bench_room_buckets(); an insert READs its home bucket.
+	 */
+	TPCC_LAYOUT_HASHED = 0,
+	/*
+	 * CREST's artifact's (benchmark/TPCC/TpccContext.h): dense ids per
+	 * table, an order's id (district x orders per district + O_ID - 1)
+	 * direct-mapped (DTXN_TABLE_F_DIRECT_INDEX) to a one-slot bucket of
+	 * ORDER and of NEW-ORDER and to a 15-slot bucket of ORDER-LINE that
+	 * holds its lines (OL_NUMBER - 1 x the orders + the order's id, so
+	 * the id modulo the buckets is the order's): an order's line inserts
+	 * share one bucket READ (doc/guides/store.md, "Direct index").
+	 * The orders per district are sized per run (tpcc_priv.o_cap).
+	 */
+	TPCC_LAYOUT_ARTIFACT,
+	TPCC_N_LAYOUTS,
 };
 
 /*
@@ -346,7 +362,91 @@ struct tpcc_priv {
 	struct tpcc_nurand_c c_run;   /* C used by the transactions (clause 2.1.6.1) */
 	bool item_skewed;       /* theta given: OL_I_ID from item_zipf, not NURand */
 	struct dtxn_zipf item_zipf;   /* over the items; rank r is item r + 1 */
+	/*
+	 * TPCC_LAYOUT_ARTIFACT: order ids per district (O_ID 1..o_cap): the
+	 * loaded orders and room for the run's NewOrders in the district
+	 * (max_new_orders spread over the districts, a Poisson bound,
+	 * bench_room_cap()); a NewOrder past it aborts index_full. 0: hashed.
+	 */
+	uint32_t o_cap;
+	uint64_t n_orders;      /* artifact: order ids of all districts, W x 10 x o_cap */
 };
+
+/* An id no ORDER, NEW-ORDER or ORDER-LINE row has (artifact layout, O_ID
+ * out of range): a lookup finds it absent; NewOrder never inserts it. */
+#define TPCC_NO_ID DTXN_KEY_ID_MAX
+
+/* An order's id, artifact layout: dense over districts x o_cap; TPCC_NO_ID if out of range. */
+static inline uint64_t
+tpcc_order_dense(const struct tpcc_priv *p, uint32_t w, uint32_t d, uint32_t o)
+{
+	if (o == 0 || o > p->o_cap || w == 0 || d == 0)
+		return TPCC_NO_ID;
+	return ((uint64_t)(w - 1) * TPCC_DISTRICTS + (d - 1)) * p->o_cap + (o - 1);
+}
+
+static inline uint64_t
+tpcc_order_id(uint32_t d, uint32_t o)
+{
+	return ((uint64_t)d << TPCC_O_BITS) | o;
+}
+
+/* ORDER, NEW-ORDER: the same key in two tables. */
+static inline uint64_t
+tpcc_k_order(const struct tpcc_priv *p, uint32_t w, uint32_t d, uint32_t o)
+{
+	if (p->o_cap != 0)
+		return dtxn_key_make(tpcc_order_dense(p, w, d, o), w);
+	return dtxn_key_make(tpcc_order_id(d, o), w);
+}
+
+static inline uint64_t
+tpcc_k_order_line(const struct tpcc_priv *p, uint32_t w, uint32_t d, uint32_t o, uint32_t ol)
+{
+	if (p->o_cap != 0) {
+		uint64_t od = tpcc_order_dense(p, w, d, o);
+
+		if (od == TPCC_NO_ID || ol == 0 || ol > TPCC_MAX_OL)
+			return dtxn_key_make(TPCC_NO_ID, w);
+		return dtxn_key_make((uint64_t)(ol - 1) * p->n_orders + od, w);
+	}
+	return dtxn_key_make((tpcc_order_id(d, o) << TPCC_OL_BITS) | ol, w);
+}
+
+/**
+ * The district, O_ID and OL_NUMBER of an ORDER, NEW-ORDER (@p line false)
+ * or ORDER-LINE (@p line true) key, either layout; *ol is 0 for an order.
+ * @return false if the key is none of the layout's (a bad key).
+ */
+static inline bool
+tpcc_key_order_parts(const struct tpcc_priv *p, uint64_t key, bool line, uint32_t *d,
+		     uint32_t *o, uint32_t *ol)
+{
+	uint64_t id = dtxn_key_id(key), w = dtxn_key_shard(key), od;
+
+	*ol = 0;
+	if (p->o_cap == 0) {
+		if (line) {
+			*ol = (uint32_t)(id & ((1u << TPCC_OL_BITS) - 1));
+			id >>= TPCC_OL_BITS;
+		}
+		*d = (uint32_t)(id >> TPCC_O_BITS);
+		*o = (uint32_t)(id & ((UINT64_C(1) << TPCC_O_BITS) - 1));
+		return true;
+	}
+	if (line) {
+		if (id / p->n_orders >= TPCC_MAX_OL)
+			return false;
+		*ol = (uint32_t)(id / p->n_orders) + 1;
+		id %= p->n_orders;
+	} else if (id >= p->n_orders) {
+		return false;
+	}
+	od = id / p->o_cap;
+	*o = (uint32_t)(id % p->o_cap) + 1;
+	*d = (uint32_t)(od % TPCC_DISTRICTS) + 1;
+	return od / TPCC_DISTRICTS + 1 == w;
+}
 
 /* ------------------------------------------------------------------ */
 /* Shared helpers (tpcc_input.c)                                      */

@@ -19,8 +19,6 @@
 #include "bench_private.h"
 #include "tpcc_check.h"
 
-#define CK_O_MASK ((UINT64_C(1) << TPCC_O_BITS) - 1)
-
 static bool
 ck_wd(const struct ck_state *s, uint64_t w, uint64_t d)
 {
@@ -176,15 +174,16 @@ static int
 ck_order(uint64_t key, const void *value, void *arg)
 {
 	struct ck_state *s = arg;
-	const uint64_t w = dtxn_key_shard(key), id = dtxn_key_id(key);
-	const uint64_t d = id >> TPCC_O_BITS, o = id & CK_O_MASK;
+	const uint64_t w = dtxn_key_shard(key);
+	uint32_t d, o, ol;
+	const bool ok = tpcc_key_order_parts(s->p, key, false, &d, &o, &ol);
 	struct tpcc_order row;
 	struct ck_order *co;
 	struct ck_dist *cd;
 	struct ck_cust *cc;
 
 	s->rows[TPCC_ORDER]++;
-	if (!ck_wd(s, w, d) || o == 0) {
+	if (!ok || !ck_wd(s, w, d) || o == 0) {
 		s->bad.keys++;
 		return 0;
 	}
@@ -218,9 +217,11 @@ static int
 ck_order_size(uint64_t key, const void *value, void *arg)
 {
 	struct ck_state *s = arg;
-	const uint64_t o = dtxn_key_id(key) & CK_O_MASK;
+	uint32_t d, o, ol;
 
 	RTE_SET_USED(value);
+	if (!tpcc_key_order_parts(s->p, key, false, &d, &o, &ol))
+		o = 0; /* a bad key: ck_order() counts it */
 	s->rows[TPCC_ORDER]++;
 	if (o > s->max_o)
 		s->max_o = (uint32_t)o;
@@ -231,14 +232,15 @@ static int
 ck_new_order(uint64_t key, const void *value, void *arg)
 {
 	struct ck_state *s = arg;
-	const uint64_t w = dtxn_key_shard(key), id = dtxn_key_id(key);
-	const uint64_t d = id >> TPCC_O_BITS, o = id & CK_O_MASK;
+	const uint64_t w = dtxn_key_shard(key);
+	uint32_t d, o, ol;
+	const bool ok = tpcc_key_order_parts(s->p, key, false, &d, &o, &ol);
 	struct tpcc_new_order row;
 	struct ck_order *co;
 	struct ck_dist *cd;
 
 	s->rows[TPCC_NEW_ORDER]++;
-	if (!ck_wd(s, w, d) || o == 0) {
+	if (!ok || !ck_wd(s, w, d) || o == 0) {
 		s->bad.keys++;
 		return 0;
 	}
@@ -262,15 +264,15 @@ static int
 ck_order_line(uint64_t key, const void *value, void *arg)
 {
 	struct ck_state *s = arg;
-	const uint64_t w = dtxn_key_shard(key), id = dtxn_key_id(key);
-	const uint64_t ol = id & ((1u << TPCC_OL_BITS) - 1), oid = id >> TPCC_OL_BITS;
-	const uint64_t d = oid >> TPCC_O_BITS, o = oid & CK_O_MASK;
+	const uint64_t w = dtxn_key_shard(key);
+	uint32_t d, o, ol;
+	const bool ok = tpcc_key_order_parts(s->p, key, true, &d, &o, &ol);
 	struct tpcc_order_line row;
 	struct ck_order *co;
 	struct ck_cust *cc;
 
 	s->rows[TPCC_ORDER_LINE]++;
-	if (!ck_wd(s, w, d) || o == 0 || ol == 0) {
+	if (!ok || !ck_wd(s, w, d) || o == 0 || ol == 0) {
 		s->bad.keys++;
 		return 0;
 	}

@@ -64,7 +64,7 @@ tpcc_delivery(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 	/* round 2: the oldest NEW-ORDER row of each district, if any */
 	for (uint32_t d = 0; d < TPCC_DISTRICTS; d++) {
 		tpcc_get(cur_it[d], &cur[d], sizeof(cur[d]));
-		no_it[d] = dtxn_txn_add_ro(t, TPCC_NEW_ORDER, tpcc_k_order(w, d + 1, cur[d].o_id));
+		no_it[d] = dtxn_txn_add_ro(t, TPCC_NEW_ORDER, tpcc_k_order(p, w, d + 1, cur[d].o_id));
 	}
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
@@ -75,8 +75,8 @@ tpcc_delivery(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 		found[d] = no_it[d] != NULL && dtxn_item_exists(no_it[d]);
 		if (!found[d])
 			continue;
-		(void)dtxn_txn_delete(t, TPCC_NEW_ORDER, tpcc_k_order(w, d + 1, cur[d].o_id));
-		o_it[d] = dtxn_txn_add_rw_cells(t, TPCC_ORDER, tpcc_k_order(w, d + 1, cur[d].o_id),
+		(void)dtxn_txn_delete(t, TPCC_NEW_ORDER, tpcc_k_order(p, w, d + 1, cur[d].o_id));
+		o_it[d] = dtxn_txn_add_rw_cells(t, TPCC_ORDER, tpcc_k_order(p, w, d + 1, cur[d].o_id),
 						DTXN_CELL(TPCC_O_C_ID) | DTXN_CELL(TPCC_O_OL_CNT),
 						DTXN_CELL(TPCC_O_CARRIER_ID));
 		cur[d].o_id++;
@@ -101,7 +101,7 @@ tpcc_delivery(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 		}
 		for (uint32_t k = 0; k < ord[d].ol_cnt; k++)
 			ol_it[d][k] = dtxn_txn_add_rw_cells(t, TPCC_ORDER_LINE,
-							    tpcc_k_order_line(w, d + 1, o, k + 1),
+							    tpcc_k_order_line(p, w, d + 1, o, k + 1),
 							    DTXN_CELL(TPCC_OL_AMOUNT),
 							    DTXN_CELL(TPCC_OL_DELIVERY_D));
 		c_it[d] = dtxn_txn_add_rw_cells(t, TPCC_CUSTOMER,

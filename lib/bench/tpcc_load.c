@@ -254,8 +254,8 @@ load_order(struct load_state *s, uint32_t w, uint32_t d, uint32_t o)
 	ord.all_local = 1;
 	/* the lines' buckets: their misses overlap each other's and the order's */
 	for (uint32_t ol = 1; ol <= ord.ol_cnt; ol++)
-		dtxn_db_load_prefetch(s->db, TPCC_ORDER_LINE, tpcc_k_order_line(w, d, o, ol));
-	rc = load_row(s, TPCC_ORDER, tpcc_k_order(w, d, o), &ord);
+		dtxn_db_load_prefetch(s->db, TPCC_ORDER_LINE, tpcc_k_order_line(p, w, d, o, ol));
+	rc = load_row(s, TPCC_ORDER, tpcc_k_order(p, w, d, o), &ord);
 	if (rc != 0)
 		return rc;
 	for (uint32_t ol = 1; ol <= ord.ol_cnt; ol++) {
@@ -268,14 +268,14 @@ load_order(struct load_state *s, uint32_t w, uint32_t d, uint32_t o)
 		line.quantity = 5;
 		line.amount = delivered ? 0 : (int64_t)dtxn_rng_between(&s->r, 1, 999999);
 		bench_text_alnum(&s->r, line.dist_info, sizeof(line.dist_info));
-		rc = load_row(s, TPCC_ORDER_LINE, tpcc_k_order_line(w, d, o, ol), &line);
+		rc = load_row(s, TPCC_ORDER_LINE, tpcc_k_order_line(p, w, d, o, ol), &line);
 		if (rc != 0)
 			return rc;
 	}
 	if (!delivered) {
 		struct tpcc_new_order no = { .o_id = o, .w_id = (uint16_t)w, .d_id = (uint8_t)d };
 
-		rc = load_row(s, TPCC_NEW_ORDER, tpcc_k_order(w, d, o), &no);
+		rc = load_row(s, TPCC_NEW_ORDER, tpcc_k_order(p, w, d, o), &no);
 		if (rc != 0)
 			return rc;
 	}

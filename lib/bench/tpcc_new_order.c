@@ -109,6 +109,11 @@ tpcc_new_order(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 	}
 	tpcc_get(d_it, &di, sizeof(di));
 	o_id = di.next_o_id;
+	if (p->o_cap != 0 && o_id > p->o_cap) {
+		/* artifact layout: the district's order ids are used up (bench_room.h) */
+		dtxn_txn_abort(t, DTXN_ABORT_INDEX_FULL);
+		return DTXN_ABORT(DTXN_ABORT_INDEX_FULL);
+	}
 	di.next_o_id++;
 	tpcc_put(d_it, &di, sizeof(di));
 	/* block 1 ends: round 2's keys need O_ID (CREST §5, Fig. 9) */
@@ -136,10 +141,10 @@ tpcc_new_order(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 				DTXN_CELL(TPCC_S_ORDER_CNT) | DTXN_CELL(TPCC_S_REMOTE_CNT));
 	}
 	lo_it = dtxn_txn_add_rw(t, TPCC_LAST_ORDER, tpcc_k_customer(w, d, c));
-	o_it = dtxn_txn_insert(t, TPCC_ORDER, tpcc_k_order(w, d, o_id));
-	no_it = dtxn_txn_insert(t, TPCC_NEW_ORDER, tpcc_k_order(w, d, o_id));
+	o_it = dtxn_txn_insert(t, TPCC_ORDER, tpcc_k_order(p, w, d, o_id));
+	no_it = dtxn_txn_insert(t, TPCC_NEW_ORDER, tpcc_k_order(p, w, d, o_id));
 	for (uint32_t k = 0; k < ol_cnt; k++)
-		ol_it[k] = dtxn_txn_insert(t, TPCC_ORDER_LINE, tpcc_k_order_line(w, d, o_id, k + 1));
+		ol_it[k] = dtxn_txn_insert(t, TPCC_ORDER_LINE, tpcc_k_order_line(p, w, d, o_id, k + 1));
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
 		return rc;

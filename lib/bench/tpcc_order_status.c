@@ -61,7 +61,7 @@ tpcc_order_status(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 		return DTXN_ABORT_NOT_FOUND;
 	tpcc_get(lo_it, &lo, sizeof(lo));
 
-	o_it = dtxn_txn_add_ro(t, TPCC_ORDER, tpcc_k_order(w, d, lo.o_id));
+	o_it = dtxn_txn_add_ro(t, TPCC_ORDER, tpcc_k_order(p, w, d, lo.o_id));
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
 		return rc;
@@ -75,7 +75,7 @@ tpcc_order_status(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 
 	for (uint32_t k = 0; k < ord.ol_cnt; k++)
 		ol_it[k] = dtxn_txn_add_ro_cells(t, TPCC_ORDER_LINE,
-						 tpcc_k_order_line(w, d, lo.o_id, k + 1),
+						 tpcc_k_order_line(p, w, d, lo.o_id, k + 1),
 						 DTXN_CELLS_ALL & ~DTXN_CELL(TPCC_OL_DIST_INFO));
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)

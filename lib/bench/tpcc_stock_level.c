@@ -64,7 +64,7 @@ tpcc_stock_level(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 	n_orders = di.next_o_id > first ? di.next_o_id - first : 0;
 
 	for (uint32_t k = 0; k < n_orders; k++)
-		o_it[k] = dtxn_txn_add_ro_cells(t, TPCC_ORDER, tpcc_k_order(w, d, first + k),
+		o_it[k] = dtxn_txn_add_ro_cells(t, TPCC_ORDER, tpcc_k_order(p, w, d, first + k),
 						DTXN_CELL(TPCC_O_OL_CNT));
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)
@@ -82,7 +82,7 @@ tpcc_stock_level(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 		}
 		for (uint32_t ol = 1; ol <= ord.ol_cnt; ol++)
 			ol_it[n_lines++] = dtxn_txn_add_ro_cells(
-				t, TPCC_ORDER_LINE, tpcc_k_order_line(w, d, first + k, ol),
+				t, TPCC_ORDER_LINE, tpcc_k_order_line(p, w, d, first + k, ol),
 				DTXN_CELL(TPCC_OL_I_ID));
 	}
 	rc = dtxn_txn_execute(t);

@@ -1291,7 +1291,9 @@ uint64_t dtxn_txn_log_write(struct dtxn_txn *t, struct dtxn_batch *b, const void
  * header, else READ the key's home bucket and its overflow buckets; CAS
  * the record lock and READ the slot (one round); for an insert, CAS the
  * home bucket's lock (shared by the txn's inserts and deletes in that
- * bucket), READ the bucket, take a free slot no other insert of the txn
+ * bucket), READ the bucket (in a direct-indexed table, once per round for
+ * the txn's inserts into it: TPC-C's order lines, CREST's artifact's
+ * BucketAlreadyRead()), take a free slot no other insert of the txn
  * took and check the key is in no bucket of its chain. A protocol that
  * locks on the CNs (Lotus, dtxn_loc_ops.cn_locks) takes its locks before
  * and skips the CASes. A protocol keeps a struct dtxn_loc at the start of
@@ -1361,7 +1363,13 @@ struct dtxn_loc {
 	/** insert: slot_idx holds a deleted record of another key (ops->slot_reuse) */
 	uint8_t reuse;
 	int32_t slot_idx;    /**< insert: free slot taken in the home bucket, -1 none */
-	uint32_t rsvd2;
+	/**
+	 * Insert into a direct-indexed table (DTXN_TABLE_F_DIRECT_INDEX): 1 +
+	 * the index of the earlier insert of the round whose READ of the same
+	 * home bucket this one shares (its copy is taken at completion); 0:
+	 * this one READs its bucket itself.
+	 */
+	uint32_t bkt_from;
 	uint64_t lock_old;   /**< CAS result of the record lock (DTXN_LOC_CAS_UNSET before) */
 	uint64_t block_old;  /**< CAS result of the bucket lock (DTXN_LOC_CAS_UNSET before) */
 	uint64_t aux_old;    /**< DTXN_LOC_INS_AUX's FAA result or READ: areas handed out before */

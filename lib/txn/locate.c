@@ -295,6 +295,32 @@ dtxn_loc_round_lock(struct dtxn_txn *t, uint32_t i, const struct dtxn_loc_ops *o
 /* Issuing                                                            */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Insert @p i into a direct-indexed table: 1 + the index of an earlier
+ * insert of this round that READs the same home bucket (its copy serves
+ * both), or 0. Hashed tables always READ their own: two inserts of a txn
+ * rarely share a hashed bucket, and every figure before the direct index
+ * stays as it was.
+ */
+static uint32_t
+loc_ins_bucket_read_by(const struct dtxn_txn *t, uint32_t i)
+{
+	const struct dtxn_item *it = &t->items[i];
+
+	if (!(it->table->def.flags & DTXN_TABLE_F_DIRECT_INDEX))
+		return 0;
+	for (uint32_t j = 0; j < i; j++) {
+		const struct dtxn_item *o = &t->items[j];
+		const struct dtxn_loc *ol = dtxn_loc_of(o);
+
+		if (o->kind == DTXN_ITEM_INSERT && ol != NULL && ol->step == DTXN_LOC_INS &&
+		    ol->inflight && ol->bkt_from == 0 && o->table == it->table &&
+		    o->bucket_raddr == it->bucket_raddr)
+			return j + 1;
+	}
+	return 0;
+}
+
 /* The ops of the protocol whose items the coordinator is locating. */
 static inline const struct dtxn_loc_ops *
 loc_ops_of(const struct dtxn_txn *t)
@@ -345,7 +371,9 @@ loc_issue(struct dtxn_txn *t, uint32_t i, struct dtxn_batch *b)
 		l->braddr[0] = it->bucket_raddr;
 		if (!ops->cn_locks)
 			dtxn_loc_block_cas(t, i, b);
-		dtxn_batch_read(b, it->bucket_raddr, it->bucket, tab->bucket_size, true);
+		l->bkt_from = loc_ins_bucket_read_by(t, i);
+		if (l->bkt_from == 0)
+			dtxn_batch_read(b, it->bucket_raddr, it->bucket, tab->bucket_size, true);
 		break;
 	case DTXN_LOC_INS_AUX:
 		if (ops->aux_share) { /* no MN atomic: where the load stopped, where we stopped */
@@ -639,6 +667,11 @@ loc_complete_step(struct dtxn_txn *t, uint32_t i)
 	case DTXN_LOC_LOCK:
 		return loc_on_lock(t, i, ops);
 	case DTXN_LOC_INS:
+		if (l->bkt_from != 0) { /* the READ of an earlier insert of the round */
+			memcpy(it->bucket, t->items[l->bkt_from - 1].bucket, it->table->bucket_size);
+			l->bkt_from = 0;
+		}
+		return loc_on_insert(t, i, ops);
 	case DTXN_LOC_INS_PROBE:
 		return loc_on_insert(t, i, ops);
 	case DTXN_LOC_INS_AUX:

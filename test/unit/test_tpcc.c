@@ -47,9 +47,9 @@ set_opt(struct dtxn_bench *b, const char *name, const char *value)
 		fail_msg("set %s=%s: %s", name, value, err);
 }
 
-/* A small TPC-C: 2 warehouses, 30 customers and 1000 items (scale 100). */
+/* A small TPC-C: 2 warehouses, 30 customers and 1000 items (scale 100), in @p layout. */
 static struct dtxn_bench *
-small_tpcc(uint64_t seed, const char *max_new_orders)
+small_tpcc_in(uint64_t seed, const char *max_new_orders, const char *layout)
 {
 	const struct dtxn_bench_ops *ops = dtxn_bench_find("tpcc");
 	struct dtxn_bench *b;
@@ -60,8 +60,15 @@ small_tpcc(uint64_t seed, const char *max_new_orders)
 	set_opt(b, "warehouses", "2");
 	set_opt(b, "tpcc_scale", "100");
 	set_opt(b, "max_new_orders", max_new_orders);
+	set_opt(b, "tpcc_layout", layout);
 	assert_int_equal(ops->create(b), 0);
 	return b;
+}
+
+static struct dtxn_bench *
+small_tpcc(uint64_t seed, const char *max_new_orders)
+{
+	return small_tpcc_in(seed, max_new_orders, "hashed");
 }
 
 static void
@@ -294,15 +301,14 @@ expect_break(struct ut_cluster *u, uint32_t table, uint64_t key, size_t off, int
 }
 
 static void
-test_run_and_teeth(void **state)
+run_and_teeth(const char *layout, const char *name)
 {
-	struct dtxn_bench *b = small_tpcc(42, "5000");
+	struct dtxn_bench *b = small_tpcc_in(42, "5000", layout);
 	struct tpcc_priv *p = b->priv;
 	struct ut_cluster u;
 	uint64_t commits = 0;
 
-	(void)state;
-	if (!ut_cluster_up(&u, b, "ut_tpcc")) {
+	if (!ut_cluster_up(&u, b, name)) {
 		dtxn_bench_free(b);
 		skip();
 	}
@@ -378,7 +384,7 @@ test_run_and_teeth(void **state)
 			if (di.next_o_id - cur.o_id < 3)
 				continue;
 			done = 1;
-			key = tpcc_k_order(w, d, cur.o_id + 1);
+			key = tpcc_k_order(p, w, d, cur.o_id + 1);
 			assert_int_equal(dtxn_db_get(u.db, TPCC_NEW_ORDER, key, &no), 0);
 			struct ut_mutation del = { .op = UT_DELETE, .table = TPCC_NEW_ORDER, .key = key };
 			struct ut_mutation ins = { .op = UT_INSERT, .table = TPCC_NEW_ORDER, .key = key,
@@ -395,14 +401,14 @@ test_run_and_teeth(void **state)
 
 			/* an undelivered line marked delivered: condition 7, and its
 			 * amount now counts in the customer's balance (10, 12) */
-			expect_break(&u, TPCC_ORDER_LINE, tpcc_k_order_line(w, d, cur.o_id, 1),
+			expect_break(&u, TPCC_ORDER_LINE, tpcc_k_order_line(p, w, d, cur.o_id, 1),
 				     offsetof(struct tpcc_order_line, delivery_d), 12345, UT_ADD_I64,
 				     (const char *[]){ "tpcc_cond7_delivery_d_carrier",
 						       "tpcc_cond10_c_balance",
 						       "tpcc_cond12_c_balance_ytd", NULL });
 
 			/* a lost order line (of a loaded, delivered order: amount 0) */
-			key = tpcc_k_order_line(w, d, 1, 1);
+			key = tpcc_k_order_line(p, w, d, 1, 1);
 			assert_int_equal(dtxn_db_get(u.db, TPCC_ORDER_LINE, key, &ol), 0);
 			del = (struct ut_mutation){ .op = UT_DELETE, .table = TPCC_ORDER_LINE, .key = key };
 			ins = (struct ut_mutation){ .op = UT_INSERT, .table = TPCC_ORDER_LINE,
@@ -446,17 +452,88 @@ test_run_and_teeth(void **state)
 	dtxn_bench_free(b);
 }
 
+static void
+test_run_and_teeth(void **state)
+{
+	(void)state;
+	run_and_teeth("hashed", "ut_tpcc");
+}
+
+/* The same run and the same broken databases in CREST's artifact's layout. */
+static void
+test_run_and_teeth_artifact(void **state)
+{
+	(void)state;
+	run_and_teeth("artifact", "ut_tpcc_art");
+}
+
+/*
+ * The artifact layout's keys: dense, each order's own slot of ORDER and
+ * NEW-ORDER, its lines in its own ORDER-LINE bucket (a direct index maps
+ * id % n_orders), decoded back to (district, O_ID, OL_NUMBER); an O_ID
+ * past the district's room is no row's id. bench_room_cap bounds a
+ * district's NewOrders.
+ */
+static void
+test_artifact_keys(void **state)
+{
+	struct dtxn_bench *b = small_tpcc_in(3, "1000", "artifact");
+	const struct tpcc_priv *p = b->priv;
+	uint32_t d, o, ol;
+
+	(void)state;
+	/* 30 loaded orders per district, and the run's 1000 over 20 districts (mean 50) */
+	assert_true(p->o_cap > 30 + 50 && p->o_cap < 30 + 50 + 60);
+	assert_int_equal(p->n_orders, 2 * TPCC_DISTRICTS * (uint64_t)p->o_cap);
+	for (uint32_t w = 1; w <= 2; w++)
+		for (uint32_t dd = 1; dd <= TPCC_DISTRICTS; dd++)
+			for (uint32_t oo = 1; oo <= p->o_cap; oo += p->o_cap / 7) {
+				const uint64_t k = tpcc_k_order(p, w, dd, oo);
+				const uint64_t od = dtxn_key_id(k);
+
+				assert_true(od < p->n_orders);
+				assert_int_equal(dtxn_key_shard(k), w);
+				assert_true(tpcc_key_order_parts(p, k, false, &d, &o, &ol));
+				assert_int_equal(d, dd);
+				assert_int_equal(o, oo);
+				assert_int_equal(ol, 0);
+				for (uint32_t l = 1; l <= TPCC_MAX_OL; l++) {
+					const uint64_t kl = tpcc_k_order_line(p, w, dd, oo, l);
+
+					assert_int_equal(dtxn_key_id(kl) % p->n_orders, od);
+					assert_true(dtxn_key_id(kl) < p->n_orders * TPCC_MAX_OL);
+					assert_true(tpcc_key_order_parts(p, kl, true, &d, &o, &ol));
+					assert_int_equal(d, dd);
+					assert_int_equal(o, oo);
+					assert_int_equal(ol, l);
+				}
+			}
+	assert_int_equal(dtxn_key_id(tpcc_k_order(p, 1, 1, p->o_cap + 1)), TPCC_NO_ID);
+	assert_int_equal(dtxn_key_id(tpcc_k_order_line(p, 1, 1, p->o_cap + 1, 1)), TPCC_NO_ID);
+	assert_false(tpcc_key_order_parts(p, tpcc_k_order(p, 1, 1, p->o_cap + 1), false, &d, &o,
+					  &ol));
+	/* a key whose shard is not its order's warehouse */
+	assert_false(tpcc_key_order_parts(p, dtxn_key_make(dtxn_key_id(tpcc_k_order(p, 1, 1, 1)), 2),
+					  false, &d, &o, &ol));
+	dtxn_bench_free(b);
+
+	/* the bound: mean 100 per part; the tail past it shrinks with p_full */
+	assert_true(bench_room_cap(100000, 1000, 1e-3) > 100);
+	assert_true(bench_room_cap(100000, 1000, 1e-7) > bench_room_cap(100000, 1000, 1e-3));
+	assert_true(bench_room_cap(100000, 1000, 1e-7) < 200);
+	assert_int_equal(bench_room_cap(0, 1000, 1e-7), 1);
+}
+
 /* Tables with no room for the run: inserts hit INDEX_FULL, the transactions
  * are given up as rollbacks, the run ends, and every check holds. */
 static void
-test_full_tables(void **state)
+full_tables(const char *layout, const char *name)
 {
-	struct dtxn_bench *b = small_tpcc(9, "0");
+	struct dtxn_bench *b = small_tpcc_in(9, "0", layout);
 	struct ut_cluster u;
 	uint64_t full = 0;
 
-	(void)state;
-	if (!ut_cluster_up(&u, b, "ut_tpcc_full")) {
+	if (!ut_cluster_up(&u, b, name)) {
 		dtxn_bench_free(b);
 		skip();
 	}
@@ -474,6 +551,21 @@ test_full_tables(void **state)
 	dtxn_bench_free(b);
 }
 
+static void
+test_full_tables(void **state)
+{
+	(void)state;
+	full_tables("hashed", "ut_tpcc_full");
+}
+
+/* Artifact layout: a district's order ids used up abort NewOrder index_full. */
+static void
+test_full_tables_artifact(void **state)
+{
+	(void)state;
+	full_tables("artifact", "ut_tpcc_full_art");
+}
+
 int
 main(void)
 {
@@ -483,7 +575,10 @@ main(void)
 		cmocka_unit_test(test_mix_presets),
 		cmocka_unit_test(test_room_sizing),
 		cmocka_unit_test(test_run_and_teeth),
+		cmocka_unit_test(test_run_and_teeth_artifact),
+		cmocka_unit_test(test_artifact_keys),
 		cmocka_unit_test(test_full_tables),
+		cmocka_unit_test(test_full_tables_artifact),
 	};
 	int rc;
 

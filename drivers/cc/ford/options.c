@@ -89,7 +89,8 @@ ford_table_geometry(const struct dtxn_db *db, struct dtxn_table_def *def, uint32
 	 * does not fit gets the smallest slot that holds it */
 	*slot_size = RTE_MAX(natural, RTE_ALIGN_CEIL(o.item_size, 8));
 	*aux_size = 0;
-	if (o.bucket_slots != 0)
+	/* a direct index the workload declared keeps its geometry (its ids map to buckets) */
+	if (o.bucket_slots != 0 && !(def->flags & DTXN_TABLE_F_DIRECT_INDEX))
 		def->slots_per_bucket = o.bucket_slots;
 	return 0;
 }

@@ -106,7 +106,8 @@ motor_table_geometry(const struct dtxn_db *db, struct dtxn_table_def *def, uint3
 	/* checked by dtxn_db_create(), so they parse */
 	if (motor_opts_parse(db->conf.cc_options, &o, err, sizeof(err)) != 0)
 		memset(&o, 0, sizeof(o));
-	if (o.bucket_slots != 0)
+	/* a direct index the workload declared keeps its geometry (its ids map to buckets) */
+	if (o.bucket_slots != 0 && !(def->flags & DTXN_TABLE_F_DIRECT_INDEX))
 		def->slots_per_bucket = o.bucket_slots;
 	if (o.index == MOTOR_INDEX_DIRECT && (def->flags & DTXN_TABLE_F_DENSE_IDS))
 		def->flags |= DTXN_TABLE_F_DIRECT_INDEX;
