@@ -71,6 +71,7 @@ app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coords,
 		.addr_prewarm = c->addr_prewarm,
 		.debug_flags = app_check_debug_flags(c) | app_fault_debug_flags(c),
 		.debug_crash_cns = c->fault_mask << c->mn,
+		.debug_post_gap_ns = c->debug_post_gap_ns,
 		.cc_options = c->cc_opts,
 		.cn_recovery = app_agents_on(c),
 		.n_cn = (uint16_t)c->cn,
@@ -252,6 +253,8 @@ app_report_protocol(struct dtxn_report *rep, const struct app_conf *c, const str
 		dtxn_report_conf(rep, "addr_prewarm", "1");
 	if (strcmp(c->placement, "key") == 0) /* the default (table) is not written */
 		dtxn_report_conf(rep, "placement", "key");
+	if (c->debug_post_gap_ns != 0)
+		dtxn_report_conf(rep, "debug_post_gap_ns", "%" PRIu64, c->debug_post_gap_ns);
 }
 
 void

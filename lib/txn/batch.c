@@ -137,11 +137,16 @@ dtxn_batch_faa(struct dtxn_batch *b, dtxn_raddr_t dst, uint64_t *old, uint64_t a
 
 /* dtxn_batch_post(); @p early, if not NULL, is decided once the CPU that
  * builds the chains is spent, before the first doorbell (no yield between) */
+/* dtxn_db_conf.debug_post_gap_ns: one multi-MN post in this many of a
+ * coordinator is descheduled between its chains (a preemption is rare;
+ * a gap in every post would slow the conflicting txns as much) */
+#define POST_GAP_EVERY 8
+
 static int
 batch_post(struct dtxn_batch *b, struct dtxn_txn *early)
 {
 	struct dtxn_coord *c;
-	uint64_t mask;
+	uint64_t mask, gap = 0;
 	int ret = 0;
 
 	if (b == NULL || b->coord == NULL)
@@ -162,6 +167,9 @@ batch_post(struct dtxn_batch *b, struct dtxn_txn *early)
 	dtxn_sched_charge_op(c->worker->sched, DTXN_CPU_DOORBELL,
 			     (uint64_t)__builtin_popcountll(b->mn_mask));
 	dtxn_co_settle_lc(c->co);
+	if (unlikely(c->worker->db->conf.debug_post_gap_ns != 0) &&
+	    (b->mn_mask & (b->mn_mask - 1)) != 0 && c->debug_posts++ % POST_GAP_EVERY == 0)
+		gap = c->worker->db->conf.debug_post_gap_ns;
 	if (early != NULL) /* before any chain can take effect (release: before the doorbells) */
 		__atomic_store_n(&early->decided, 1, __ATOMIC_RELEASE);
 	for (mask = b->mn_mask; mask != 0; mask &= mask - 1) {
@@ -202,6 +210,9 @@ batch_post(struct dtxn_batch *b, struct dtxn_txn *early)
 		for (k = 0; k < DTXN_WR_OP_MAX; k++) /* posted: dtxn_coord_verbs() */
 			c->verbs[k] += ops[k];
 		c->verb_bytes += bytes;
+		if (unlikely(gap != 0) && (mask & (mask - 1)) != 0)
+			/* test aid: descheduled between two doorbells of one post */
+			dtxn_co_sleep_until_lc(c->co, dtxn_now_ns() + gap);
 	}
 	return ret;
 }

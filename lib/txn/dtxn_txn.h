@@ -230,6 +230,17 @@ struct dtxn_db_conf {
 	 * worker's cache is a plain one.
 	 */
 	uint8_t addr_prewarm;
+	/**
+	 * TEST AID (--debug-post-gap, doc/guides/testing.md "OOCC under
+	 * TPC-C"): in one of every 8 posts of a coordinator that span
+	 * several MNs, it sleeps this many ns (dtxn_co_sleep_until_lc():
+	 * virtual ns on the sim) after each chain but the last, as a CN
+	 * thread descheduled while it rings
+	 * the doorbells of one batch: the chains of one post take effect that
+	 * far apart. No WR is changed, dropped or reordered. 0: off (the
+	 * production value; one load and a predicted branch per post).
+	 */
+	uint64_t debug_post_gap_ns;
 };
 
 /**

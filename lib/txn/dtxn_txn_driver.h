@@ -263,6 +263,7 @@ struct dtxn_coord {
 	 *  cumulative (dtxn_coord_verbs()) */
 	uint64_t verbs[DTXN_WR_OP_MAX];
 	uint64_t verb_bytes;
+	uint32_t debug_posts;     /**< multi-MN posts, for dtxn_db_conf.debug_post_gap_ns */
 	/** dtxn_coord_set_commit_record(): written in every decisive batch,
 	 *  to slot crec_slot (lib/store) on each MN the batch touches */
 	dtxn_commit_record_fn crec_fn;

@@ -6,14 +6,17 @@
  * intention lock; else one round of validation READs (all read items when
  * the lease expired, else the intention-locked ones).
  *
- * Read-write txn, three round trips:
+ * Read-write txn, three round trips (four when R2 needs two rounds):
  *   R1 (execute.c)  READ read set, CAS intention locks;
- *   R2              validation READs of the whole read set (dtxn closes
- *                   the paper's hole; --debug-weaken oocc-alg1 skips them
- *                   inside the lease as Algorithm 1 does), the WRITEs that
- *                   upgrade the intention locks to write locks, and the
- *                   redo record to each MN that holds a replica (signaled:
- *                   acknowledged before any record changes);
+ *   R2              the WRITEs that upgrade the intention locks to write
+ *                   locks, the redo record to each MN that holds a replica
+ *                   (signaled: acknowledged before any record changes),
+ *                   and validation READs of the whole read set (dtxn
+ *                   closes the paper's hole; --debug-weaken oocc-alg1
+ *                   skips them inside the lease as Algorithm 1 does),
+ *                   which take effect after the upgrades: in a round of
+ *                   their own unless all of it goes to one MN
+ *                   (commit_validate_log());
  *   (wait)          until ww after the locks were in effect;
  *   R3              per written record one WRITE of the whole slot whose
  *                   last word, the lock, is 0: update and unlock in one
@@ -99,7 +102,61 @@ commit_ro(struct dtxn_txn *t)
 	return reason;
 }
 
-/* R2: validation READs, lock upgrades, the redo record. */
+/* The MNs the validation READs of oocc_validate_issue() go to. */
+static uint64_t
+commit_validate_mns(const struct dtxn_txn *t, bool all)
+{
+	uint64_t mask = 0;
+
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		const struct dtxn_item *it = &t->items[i];
+		const struct oocc_item *oi = oocc_item_of(it);
+
+		if (it->kind != DTXN_ITEM_RO || !(all || oi->intent))
+			continue;
+		if (it->flags & DTXN_ITEM_F_EXISTS) {
+			mask |= UINT64_C(1) << DTXN_RADDR_MN(it->slot_raddr);
+			continue;
+		}
+		for (unsigned p = 0; p < oi->loc.n_bkt; p++)
+			mask |= UINT64_C(1) << DTXN_RADDR_MN(oi->loc.braddr[p]);
+	}
+	return mask;
+}
+
+/* Adds the WRITEs that upgrade the txn's intention locks to write locks. */
+static void
+commit_upgrade_issue(struct dtxn_txn *t, struct dtxn_batch *b)
+{
+	for (uint32_t i = 0; oocc_opts_t(t)->delayed_lock && i < t->n_items; i++) {
+		struct dtxn_item *it = &t->items[i];
+		struct oocc_item *oi = oocc_item_of(it);
+
+		/* upgrade: the holder owns the intention lock, a WRITE will do */
+		oi->wlock = OOCC_WLOCK | t->id;
+		if (it->flags & DTXN_ITEM_F_LOCKED)
+			dtxn_batch_write(b, it->lock_raddr, &oi->wlock, 8, false);
+		if (it->flags & DTXN_ITEM_F_BLOCKED)
+			dtxn_batch_write(b, it->block_raddr, &oi->wlock, 8, false);
+	}
+}
+
+/*
+ * R2: lock upgrades, the redo record, validation READs.
+ *
+ * A read-only txn that finds a record intention-locked orders itself
+ * before the writer (validate.c, Fig. 5 case 2.1), so the writer's
+ * validation must not take effect before its upgrades do: else a txn
+ * that overwrites what the writer validated, and one that reads that
+ * write and then passes the writer's intention lock, close a cycle
+ * (doc/guides/oocc.md, "Upgrade before validation"). The WRs to one MN
+ * take effect in order, so R2 is one round when every upgrade and every
+ * validation READ go to one MN (the upgrades first in its chain), and
+ * else two: the upgrades and the redo record, then the validation READs.
+ * upgrade_first=0 posts all of it in one round, validation first: the
+ * paper's order (a G2 cycle when the chains take effect far apart:
+ * --debug-post-gap).
+ */
 static int
 commit_validate_log(struct dtxn_txn *t)
 {
@@ -109,7 +166,7 @@ commit_validate_log(struct dtxn_txn *t)
 	bool all = !(dtxn_txn_weakened(t, DTXN_DEBUG_OOCC_ALG1) /* test aid */ &&
 		     commit_in_lease(t));
 	struct dtxn_batch b;
-	uint64_t mns = 0;
+	uint64_t mns = 0, up;
 	void *rec = NULL;
 	int64_t bytes;
 	int reason;
@@ -121,22 +178,26 @@ commit_validate_log(struct dtxn_txn *t)
 	if (bytes < 0)
 		return DTXN_ABORT(DTXN_ABORT_TOO_LARGE);
 	dtxn_batch_init(&b, t->coord);
-	oocc_validate_issue(t, &b, all);
-	for (uint32_t i = 0; o->delayed_lock && i < t->n_items; i++) {
-		struct dtxn_item *it = &t->items[i];
-		struct oocc_item *oi = oocc_item_of(it);
-
-		/* upgrade: the holder owns the intention lock, a WRITE will do */
-		oi->wlock = OOCC_WLOCK | t->id;
-		if (it->flags & DTXN_ITEM_F_LOCKED)
-			dtxn_batch_write(&b, it->lock_raddr, &oi->wlock, 8, false);
-		if (it->flags & DTXN_ITEM_F_BLOCKED)
-			dtxn_batch_write(&b, it->block_raddr, &oi->wlock, 8, false);
-	}
+	if (!o->upgrade_first)
+		oocc_validate_issue(t, &b, all);
+	commit_upgrade_issue(t, &b);
+	up = b.mn_mask;
 	if (bytes > 0) {
 		t->cc[OOCC_CC_LOG_OFF] = dtxn_txn_log_write(t, &b, rec, (uint32_t)bytes, mns,
 							    &oc->log_head);
 		t->cc[OOCC_CC_LOG_MNS] = mns;
+	}
+	if (o->upgrade_first) {
+		uint64_t val = commit_validate_mns(t, all);
+
+		if (up != 0 && val != 0 && ((up & (up - 1)) != 0 || (val & ~up) != 0)) {
+			/* the upgrades in effect before any validation READ is posted */
+			reason = dtxn_batch_run_reason(&b);
+			if (reason != DTXN_OK)
+				return reason;
+			dtxn_batch_init(&b, t->coord);
+		}
+		oocc_validate_issue(t, &b, all);
 	}
 	reason = dtxn_batch_run_reason(&b);
 	if (reason == DTXN_OK)

@@ -109,6 +109,7 @@ struct oocc_opts {
 	uint8_t lease;         /**< 1: read-only txns may skip validation, writers wait ww */
 	uint8_t write_unlock;  /**< 1: one WRITE updates and unlocks (§V) */
 	uint8_t delayed_lock;  /**< 1: intention lock + write lock (§IV) */
+	uint8_t upgrade_first; /**< 1: R2's upgrades take effect before its validation READs (commit.c) */
 	uint8_t adapt;         /**< 1: the Lease Manager adjusts the lease (§VII, Fig. 13d) */
 	uint32_t lease_ns;     /**< L, the lease (and adapt's start), ns */
 	uint32_t offset_ns;    /**< clock-drift allowance: rv = L - off, ww = L + off, ns */

@@ -18,6 +18,7 @@ oocc_opts_default(struct oocc_opts *o)
 	o->lease = 1;
 	o->write_unlock = 1;
 	o->delayed_lock = 1;
+	o->upgrade_first = 1;
 	o->lease_ns = 10000;     /* Fig. 13/14a's 10 us; the paper's Fig. 10 lease is not stated */
 	o->offset_ns = 10;       /* 1000 ppm of 10 us (§VII-B) */
 	o->epoch_us = 1000;
@@ -46,6 +47,8 @@ opts_one(void *obj, const char *k, const char *v, char *err, size_t errlen)
 		rc = opts_flag(v, &o->write_unlock);
 	} else if (strcmp(k, "delayed_lock") == 0) {
 		rc = opts_flag(v, &o->delayed_lock);
+	} else if (strcmp(k, "upgrade_first") == 0) {
+		rc = opts_flag(v, &o->upgrade_first);
 	} else if (strcmp(k, "adapt") == 0) {
 		rc = opts_flag(v, &o->adapt);
 	} else if (strcmp(k, "lease_ns") == 0) {
@@ -65,7 +68,7 @@ opts_one(void *obj, const char *k, const char *v, char *err, size_t errlen)
 		range = "1..1000000 ns";
 	} else {
 		snprintf(err, errlen,
-			 "oocc: unknown option '%s' (lease, write_unlock, delayed_lock, lease_ns, "
+			 "oocc: unknown option '%s' (lease, write_unlock, delayed_lock, upgrade_first, lease_ns, "
 			 "offset_ns, adapt, epoch_us, lease_min_ns, lease_max_ns)",
 			 k);
 		return -EINVAL;
@@ -118,5 +121,7 @@ oocc_variant(const struct dtxn_db *db)
 		return o.delayed_lock ? "no-write-unlock" : "lease";
 	if (!o.delayed_lock)
 		return "lease+write-unlock";
+	if (!o.upgrade_first) /* the paper's R2 order: unsafe (commit.c) */
+		return o.adapt ? "adaptive-paper-r2" : "paper-r2";
 	return o.adapt ? "adaptive" : NULL;
 }
