@@ -644,13 +644,6 @@ txn_arena_free(struct txn_coord *tc)
 	tc->pub.arena_used = 0;
 }
 
-/*
- * Every chunk stays for the next transactions (from the first again): an
- * arena allocates only when a transaction needs more than any before,
- * never to replace chunks, so after its high-water mark a coordinator
- * takes nothing from the DPDK heap (a heap the processes of a cluster
- * share: doc/guides/testing.md, "Shared locks").
- */
 /* The first chunk's bytes: larger where the DPDK heap is shared by the
  * processes of a cluster, so that a txn of the benchmarks (TPC-C's take
  * up to 256 KiB) never grows it during the run. */
@@ -669,6 +662,13 @@ txn_arena_reset(struct txn_coord *tc)
 	arena_use(tc, tc->chunk);
 }
 
+/*
+ * Every chunk stays for the next transactions (from the first again): an
+ * arena allocates only when a transaction needs more than any before,
+ * never to replace chunks, so after its high-water mark a coordinator
+ * takes nothing from the DPDK heap (a heap the processes of a cluster
+ * share: doc/guides/testing.md, "Shared locks").
+ */
 void *
 dtxn_txn_alloc(struct dtxn_txn *t, size_t len)
 {
