@@ -443,6 +443,14 @@ int app_check_attach(const struct app_conf *c, struct dtxn_coord *coord, unsigne
  */
 int app_check_finish(const struct app_conf *c, struct dtxn_report *rep);
 
+/**
+ * A process that exits without its report (fenced): waits until the
+ * --history stream's writer thread has written every line sealed so far,
+ * leaving the file without its end line (cut short, as a killed CN's).
+ * Workers may still run. No stream: nothing.
+ */
+void app_check_cut(void);
+
 /** Frees the history (teardown; the coordinators must be gone or stopped). */
 void app_check_fini(void);
 

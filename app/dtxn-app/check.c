@@ -144,8 +144,13 @@ app_check_attach(const struct app_conf *c, struct dtxn_coord *coord, unsigned n_
 		dtxn_hist_buf_free(b);
 		return rc;
 	}
-	if (g_stream != NULL)
-		(void)dtxn_hist_buf_stream(b, g_stream, check_on(c));
+	/* the stream's lane: the coordinator's worker lcore (one thread) */
+	if (g_stream != NULL &&
+	    dtxn_hist_buf_stream(b, g_stream, check_on(c), coord->worker->index) != 0) {
+		app_err("--history %s: worker %u: more workers than the stream has lanes (%u)",
+			c->history, coord->worker->index, DTXN_HIST_STREAM_LANES);
+		return -EINVAL;
+	}
 	return dtxn_coord_history_attach(coord, b);
 }
 
@@ -210,17 +215,26 @@ app_check_finish(const struct app_conf *c, struct dtxn_report *rep)
 	}
 	set_meta(c);
 	if (g_stream != NULL) {
-		uint64_t n = dtxn_hist_stream_txns(g_stream);
-		uint64_t slow = dtxn_hist_stream_slowest_ns(g_stream);
-		int src = dtxn_hist_stream_close(g_stream, dtxn_history_dropped(g_history));
+		struct dtxn_hist_stream_stats st;
+		int src = dtxn_hist_stream_flush(g_stream);
 
+		dtxn_hist_stream_stats(g_stream, &st);
+		if (src == 0)
+			src = dtxn_hist_stream_close(g_stream, dtxn_history_dropped(g_history));
+		else
+			(void)dtxn_hist_stream_close(g_stream, dtxn_history_dropped(g_history));
 		g_stream = NULL;
 		if (src != 0) {
 			app_err("--history %s: %s", c->history, strerror(-src));
 			rc = -1;
 		} else {
-			printf("history: %" PRIu64 " txns streamed to %s (slowest write %.1f ms)\n", n,
-			       c->history, (double)slow / 1e6);
+			/* the workers' side (copy and handoff, waits for a free
+			 * buffer included) and the writer thread's write(2)s */
+			printf("history: %" PRIu64 " txns streamed to %s (slowest write %.1f ms, "
+			       "on the writer thread; the workers' slowest handoff %.3f ms, "
+			       "%" PRIu64 " waits for a free buffer, %.1f ms)\n",
+			       st.txns, c->history, (double)st.write_max_ns / 1e6,
+			       (double)st.handoff_max_ns / 1e6, st.waits, (double)st.wait_ns / 1e6);
 		}
 	} else if (c->history[0] != '\0') {
 		int src = dtxn_history_save(g_history, c->history);
@@ -236,6 +250,12 @@ app_check_finish(const struct app_conf *c, struct dtxn_report *rep)
 	if (check_on(c) && run_check(c, rep) != 0)
 		rc = -1;
 	return rc;
+}
+
+void
+app_check_cut(void)
+{
+	(void)dtxn_hist_stream_flush(g_stream); /* a write error: the file is cut short anyway */
 }
 
 void

@@ -439,6 +439,8 @@ mn_gone_exit(struct app_run *r, int status)
 	 * checker must read it as unresolved, not as complete */
 	if (status != APP_EXIT_FENCED)
 		app_check_fini(); /* ends --history's stream */
+	else
+		app_check_cut(); /* its sealed lines reach the file, no end line */
 	dtxn_series_free(&r->series); /* closes --series-out */
 	fflush(stdout);
 	fflush(stderr);

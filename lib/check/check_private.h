@@ -108,11 +108,15 @@ hist_line_max(unsigned n)
 size_t hist_line_format(const struct dtxn_hist_txn *t, char *line);
 
 /**
- * hist_stream.c, for hist.c: appends @p len bytes (one whole line) to the
- * stream's file with one O_APPEND write(2) (retried on EINTR or a short
- * write). @return 0 or -errno.
+ * hist_stream.c, for hist.c: copies @p len bytes (one whole line) into
+ * lane @p lane's buffer, handing a full buffer to the writer. The lane's
+ * thread only. @return 0; -EAGAIN: no free buffer, nothing done (the wait
+ * is counted; call again); -EMSGSIZE: longer than a buffer.
  */
-int hist_stream_write(struct dtxn_hist_stream *s, const char *line, size_t len);
+int hist_stream_put(struct dtxn_hist_stream *s, unsigned lane, const char *line, size_t len);
+
+/** hist_stream.c: @return whether @p lane is a lane id of a stream. */
+bool hist_stream_lane_ok(unsigned lane);
 
 /** hist_io.c: writes the first line and the metadata of @p h (NULL: none) to @p f. */
 void hist_header_write(FILE *f, const struct dtxn_history *h);

@@ -279,60 +279,128 @@ struct dtxn_history *dtxn_history_load(const char *path, char *err, size_t errle
 /**
  * A history file written as the run goes, so it survives its writer's
  * SIGKILL: the header and metadata first, then a "stream" line, then one
- * line per ended transaction, each handed to the kernel with one
- * write(2) (O_APPEND) as the transaction ends (dtxn_hist_buf_seal()), and
- * at a clean end the "dropped" and "end" lines. A file without its 'end'
- * line is read as cut short (dtxn_history_cut()), a last line without
- * newline is ignored with a note (dtxn_history_note()).
+ * line per ended transaction, and at a clean end the "dropped" and "end"
+ * lines. A file without its 'end' line is read as cut short
+ * (dtxn_history_cut()), a last line without newline is ignored with a
+ * note (dtxn_history_note()).
  *
- * Thread-safety: several lcores may seal into one stream (each line is
- * one O_APPEND write); open and close run on one thread while no lcore
- * seals.
+ * No system call on the sealing threads (doc/guides/testing.md, "a worker
+ * lcore stalled in write(2)"): each thread that seals (a lane: a worker
+ * lcore) copies a transaction's line into its current buffer, one of a
+ * pool allocated at open (C library, never the DPDK heap); a full buffer
+ * goes through a lock-free ring to the stream's writer thread (a pthread,
+ * asleep on a semaphore when there is nothing to write), which appends it
+ * with write(2). The writer also writes what a lane put in the buffer it
+ * is still filling, at most flush_ns after it was sealed, so a SIGKILL
+ * loses at most the lines sealed in the last flush_ns, plus those that a
+ * write the file system holds up keeps waiting (at most the pool: n_bufs
+ * buffers), plus, at a kill inside a write(2), a torn last line (ignored
+ * by the reader). Such lines are missing like an in-flight transaction's:
+ * the file is cut short. Per lane, lines reach the file in seal order;
+ * lanes interleave whole lines.
+ *
+ * Thread-safety: any number of lanes seal concurrently, each from one
+ * thread at a time; open, flush and close on one thread; close while no
+ * lane seals.
  */
 struct dtxn_hist_stream;
 
+/** Lanes of a stream: lane ids are 0..DTXN_HIST_STREAM_LANES-1. */
+#define DTXN_HIST_STREAM_LANES 128
+/** Default buffer size, bytes: room for a record of 2000 items. */
+#define DTXN_HIST_STREAM_BUF_BYTES (128u * 1024)
+/** Default pool, buffers (16 MiB with the default size). */
+#define DTXN_HIST_STREAM_BUFS 128u
+/** Default bound on a sealed line's wait for the writer, ns of CLOCK_MONOTONIC. */
+#define DTXN_HIST_STREAM_FLUSH_NS (2u * 1000 * 1000)
+
+/** The pool and the flush period of a stream (dtxn_hist_stream_open_conf()). */
+struct dtxn_hist_stream_conf {
+	size_t buf_bytes;  /**< bytes per buffer, 64..UINT32_MAX: a longer line is dropped (counted) */
+	unsigned n_bufs;   /**< buffers in the pool, >= 2 */
+	uint64_t flush_ns; /**< a sealed line waits at most this for the writer (CLOCK_MONOTONIC ns), > 0 */
+};
+
+/** Sets @p conf to the defaults (DTXN_HIST_STREAM_BUF_BYTES, _BUFS, _FLUSH_NS). */
+void dtxn_hist_stream_conf_default(struct dtxn_hist_stream_conf *conf);
+
 /**
- * Creates (or truncates) @p path and writes the header, @p meta's
- * metadata (NULL: none) and the "stream" line.
- * @return the stream, or NULL with rte_errno: EINVAL (NULL/empty path),
- *   ENOMEM, or the open(2)/write(2) errno (ENOENT, EACCES, ENOSPC, ...).
+ * Creates (or truncates) @p path, writes the header, @p meta's metadata
+ * (NULL: none) and the "stream" line, allocates the pool and starts the
+ * writer thread.
+ * @return the stream, or NULL with rte_errno: EINVAL (NULL/empty path, a
+ *   bad @p conf), ENOMEM, or the open(2)/write(2)/pthread_create(3) errno
+ *   (ENOENT, EACCES, ENOSPC, EAGAIN, ...).
  */
+struct dtxn_hist_stream *dtxn_hist_stream_open_conf(const char *path, const struct dtxn_history *meta,
+						    const struct dtxn_hist_stream_conf *conf);
+
+/** dtxn_hist_stream_open_conf() with the defaults. */
 struct dtxn_hist_stream *dtxn_hist_stream_open(const char *path, const struct dtxn_history *meta);
 
-/** @return transaction lines written to @p s so far. */
+/** @return transaction lines written to @p s's file so far (by its writer). Any thread. */
 uint64_t dtxn_hist_stream_txns(const struct dtxn_hist_stream *s);
 
 /**
- * @return the longest a line's write(2) to @p s took so far, ns of
- *   CLOCK_MONOTONIC (the writer is the worker lcore that ended the txn:
- *   a write the file system held up stalls that lcore, its heartbeat
- *   included); 0 if @p s is NULL. Any thread.
+ * @return the longest a write(2) of lines to @p s took so far, ns of
+ *   CLOCK_MONOTONIC (on the writer thread: it no longer stalls a worker
+ *   lcore); 0 if @p s is NULL. Any thread.
  */
 uint64_t dtxn_hist_stream_slowest_ns(const struct dtxn_hist_stream *s);
 
+/** The figures of a stream (dtxn_hist_stream_stats()); times in ns of CLOCK_MONOTONIC. */
+struct dtxn_hist_stream_stats {
+	uint64_t txns;           /**< lines written */
+	uint64_t writes;         /**< the writer's write(2) calls of lines */
+	uint64_t write_max_ns;   /**< the slowest of them */
+	uint64_t handoff_max_ns; /**< the slowest seal on a lane: copy and handoff, waits for a free buffer included */
+	uint64_t waits;          /**< seals that found the pool empty and waited (the writer was behind) */
+	uint64_t wait_ns;        /**< their waiting, summed */
+	uint64_t lost;           /**< lines a write error lost (counted as dropped at close) */
+};
+
+/** Fills @p st (zeros for a NULL @p s). Any thread (relaxed reads). */
+void dtxn_hist_stream_stats(const struct dtxn_hist_stream *s, struct dtxn_hist_stream_stats *st);
+
 /**
- * Ends a stream: appends "dropped @p dropped" and "end N" (N: lines
- * written), syncs and closes the file, frees @p s (also on error). NULL
- * is a no-op returning 0.
- * @return 0 or -errno of write(2)/fsync(2)/close(2).
+ * Waits until the writer has written every line sealed before the call
+ * (a process about to exit without closing: the file stays cut short,
+ * but holds them). Lanes may go on sealing. NULL: a no-op returning 0.
+ * @return 0, or the writer's first write error (-errno).
+ */
+int dtxn_hist_stream_flush(struct dtxn_hist_stream *s);
+
+/**
+ * Ends a stream: the writer writes every sealed line and stops; then
+ * "dropped D" (D: @p dropped + lines a write error lost) and "end N" (N:
+ * lines written) are appended, the file synced and closed, @p s freed
+ * (also on error). NULL is a no-op returning 0. No lane may seal.
+ * @return 0 or -errno of the first failed write(2), fsync(2), close(2).
  */
 int dtxn_hist_stream_close(struct dtxn_hist_stream *s, uint64_t dropped);
 
 /**
- * From now on each record of @p b is also written to @p s when sealed
- * (dtxn_hist_buf_seal()). With @p keep false the buffer forgets a record
- * once written (memory stays at one record; dtxn_history_foreach() then
- * sees nothing of @p b), with true it keeps it too (an in-process check).
- * @return 0, -EINVAL (NULL @p b or @p s).
+ * From now on each record of @p b is also handed to @p s when sealed
+ * (dtxn_hist_buf_seal()), on lane @p lane: the thread that seals @p b's
+ * records (its coordinator's worker; one thread per lane at a time).
+ * With @p keep false the buffer forgets a record once handed (memory
+ * stays at one record; dtxn_history_foreach() then sees nothing of @p b),
+ * with true it keeps it too (an in-process check).
+ * @return 0, -EINVAL (NULL @p b or @p s, @p lane >= DTXN_HIST_STREAM_LANES).
  */
-int dtxn_hist_buf_stream(struct dtxn_hist_buf *b, struct dtxn_hist_stream *s, bool keep);
+int dtxn_hist_buf_stream(struct dtxn_hist_buf *b, struct dtxn_hist_stream *s, bool keep,
+			 unsigned lane);
 
 /**
  * The record dtxn_hist_buf_append() returned last is filled in: with a
- * stream attached, writes it as one line (one write(2)); otherwise, or
- * after an append that dropped the record, nothing. Owning thread only.
- * @return 0, or -errno of write(2) (the record is then counted as
- *   dropped).
+ * stream attached, hands it to the stream as one line (a copy into the
+ * lane's buffer, no system call); otherwise, or after an append that
+ * dropped the record, nothing. Owning thread only.
+ * @return 0; -EAGAIN: the stream's pool has no free buffer (its writer
+ *   is behind): the record stays pending, nothing else may be appended
+ *   to @p b; the caller waits (a coordinator yields) and calls again;
+ *   -EMSGSIZE: the line is longer than a stream buffer (the record is
+ *   then counted as dropped).
  */
 int dtxn_hist_buf_seal(struct dtxn_hist_buf *b);
 

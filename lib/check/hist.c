@@ -31,10 +31,12 @@ struct dtxn_hist_buf {
 	struct hist_chunk *tail;   /**< being filled */
 	/* dtxn_hist_buf_stream(): each sealed record also goes to a file */
 	struct dtxn_hist_stream *stream;
+	unsigned lane;             /**< the stream's lane this buffer's thread fills */
 	bool keep;                 /**< keep sealed records in the chunks too */
 	struct dtxn_hist_txn *pending; /**< appended, not sealed yet; NULL: none */
 	char *line;                /**< scratch for the record's text */
 	size_t line_cap;
+	size_t line_len;           /**< the pending record's text is in line (a seal to retry); 0: not */
 };
 
 struct dtxn_history {
@@ -140,16 +142,19 @@ dtxn_hist_buf_append(struct dtxn_hist_buf *b, uint64_t id, enum dtxn_hist_status
 	t->n_items = (uint16_t)n_items;
 	b->txns++;
 	b->pending = t;
+	b->line_len = 0;
 	return t->items;
 }
 
 int
-dtxn_hist_buf_stream(struct dtxn_hist_buf *b, struct dtxn_hist_stream *s, bool keep)
+dtxn_hist_buf_stream(struct dtxn_hist_buf *b, struct dtxn_hist_stream *s, bool keep,
+		     unsigned lane)
 {
-	if (b == NULL || s == NULL)
+	if (b == NULL || s == NULL || !hist_stream_lane_ok(lane))
 		return -EINVAL;
 	b->stream = s;
 	b->keep = keep;
+	b->lane = lane;
 	return 0;
 }
 
@@ -157,7 +162,7 @@ int
 dtxn_hist_buf_seal(struct dtxn_hist_buf *b)
 {
 	struct dtxn_hist_txn *t;
-	size_t need, len;
+	size_t need;
 	int rc;
 
 	if (b == NULL || b->pending == NULL || b->stream == NULL) {
@@ -166,28 +171,35 @@ dtxn_hist_buf_seal(struct dtxn_hist_buf *b)
 		return 0;
 	}
 	t = b->pending;
-	b->pending = NULL;
-	need = hist_line_max(t->n_items);
-	if (need > b->line_cap) {
-		char *nl = realloc(b->line, need);
+	if (b->line_len == 0) {
+		need = hist_line_max(t->n_items);
+		if (need > b->line_cap) {
+			char *nl = realloc(b->line, need);
 
-		if (nl == NULL) {
-			rc = -ENOMEM;
-			goto drop;
+			if (nl == NULL) {
+				rc = -ENOMEM;
+				goto drop;
+			}
+			b->line = nl;
+			b->line_cap = need;
 		}
-		b->line = nl;
-		b->line_cap = need;
+		b->line_len = hist_line_format(t, b->line);
 	}
-	len = hist_line_format(t, b->line);
-	rc = hist_stream_write(b->stream, b->line, len);
+	rc = hist_stream_put(b->stream, b->lane, b->line, b->line_len);
+	if (rc == -EAGAIN)
+		return rc; /* still pending: the caller waits and calls again */
+	b->line_len = 0;
+	b->pending = NULL;
 	if (rc != 0)
 		goto drop;
-	if (!b->keep) { /* the file has it: forget it (it was the chunk's last) */
+	if (!b->keep) { /* the stream has it: forget it (it was the chunk's last) */
 		b->tail->used -= hist_rec_bytes(t->n_items);
 		b->txns--;
 	}
 	return 0;
 drop:
+	b->line_len = 0;
+	b->pending = NULL;
 	b->tail->used -= hist_rec_bytes(t->n_items);
 	b->txns--;
 	b->dropped = hist_sat_add(b->dropped, 1);

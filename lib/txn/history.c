@@ -18,6 +18,8 @@
  */
 #include <errno.h>
 
+#include <rte_pause.h>
+
 #include "dtxn_check.h"
 #include "txn_private.h"
 
@@ -121,9 +123,17 @@ txn_history_record(const struct dtxn_txn *t, bool committed)
 			break;
 		}
 	}
-	/* streamed (a CN process): the line reaches the file now, before the
-	 * coordinator reports the txn as ended; a write error counts it dropped */
-	(void)dtxn_hist_buf_seal(txn_coord_of(t->coord)->hist);
+	/* streamed (a CN process): the line goes to the stream's writer thread
+	 * (lib/check hist_stream.c), which writes it within its flush period;
+	 * if the writer is behind and its pool has no free buffer, the
+	 * coordinator yields until one is free (the wait is counted by the
+	 * stream: dtxn_hist_stream_stats()), never drops the line */
+	while (dtxn_hist_buf_seal(txn_coord_of(t->coord)->hist) == -EAGAIN) {
+		if (t->coord->co != NULL)
+			dtxn_co_yield_lc(t->coord->co);
+		else
+			rte_pause(); /* not a coroutine (no stream there today) */
+	}
 }
 
 int

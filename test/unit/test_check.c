@@ -736,78 +736,8 @@ test_buffer_cap(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* Streamed files (a CN process) and several files as one history     */
+/* Streamed files cut short (a CN process) and several files as one   */
 /* ------------------------------------------------------------------ */
-
-/* Appends and seals one committed RMW of key @p key over version @p ver. */
-static void
-stream_rmw(struct dtxn_hist_buf *b, uint64_t id, uint64_t key, uint64_t ver)
-{
-	struct dtxn_hist_item *it = dtxn_hist_buf_append(b, id, DTXN_HIST_COMMITTED, 1);
-
-	assert_non_null(it);
-	it->key = key;
-	it->ver = ver;
-	it->table = 0;
-	it->op = DTXN_HIST_RMW;
-	it->flags = 0;
-	it->wseq = 0;
-	assert_int_equal(dtxn_hist_buf_seal(b), 0);
-}
-
-static void
-read_file_text(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	assert_non_null(f);
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-}
-
-/* Each sealed record is in the file at once (no buffering a SIGKILL would
- * lose); a clean close ends it; keep = false holds nothing in memory. */
-static void
-test_stream_round_trip(void **state)
-{
-	char path[] = "/tmp/ut_check_streamXXXXXX", text[1024], err[256];
-	struct dtxn_history *meta = dtxn_history_create(), *h;
-	struct dtxn_hist_stream *s;
-	struct dtxn_hist_buf *b = dtxn_hist_buf_create(3, 1 << 20);
-	int fd = mkstemp(path);
-
-	(void)state;
-	assert_true(fd >= 0);
-	close(fd);
-	assert_non_null(meta);
-	assert_non_null(b);
-	assert_int_equal(dtxn_history_set_meta(meta, "isolation", "sr"), 0);
-	s = dtxn_hist_stream_open(path, meta);
-	assert_non_null(s);
-	assert_int_equal(dtxn_hist_buf_stream(b, s, false), 0);
-	stream_rmw(b, 0x10, 1, DTXN_HIST_VER_INIT);
-	read_file_text(path, text, sizeof(text));
-	assert_string_equal(text, "dtxn-history 1\nmeta isolation sr\nstream\nC 0x10 3 m 0:0x1:0\n");
-	stream_rmw(b, 0x11, 1, 0x10);
-	assert_null(dtxn_hist_buf_append(b, 0x12, DTXN_HIST_COMMITTED, DTXN_HIST_MAX_ITEMS + 1));
-	assert_int_equal(dtxn_hist_buf_seal(b), 0); /* a dropped record writes nothing */
-	assert_int_equal(dtxn_hist_stream_txns(s), 2);
-	assert_int_equal(dtxn_hist_buf_txns(b), 0); /* keep = false: all in the file */
-	assert_int_equal(dtxn_hist_stream_close(s, dtxn_hist_buf_dropped(b)), 0);
-	h = dtxn_history_load(path, err, sizeof(err));
-	if (h == NULL)
-		fail_msg("%s", err);
-	assert_int_equal(dtxn_history_txns(h), 2);
-	assert_int_equal(dtxn_history_dropped(h), 1);
-	assert_int_equal(dtxn_history_cut(h), 0);
-	assert_string_equal(dtxn_history_note(h), "");
-	dtxn_history_free(h);
-	dtxn_hist_buf_free(b);
-	dtxn_history_free(meta);
-	unlink(path);
-}
 
 /* A streamed file without its end (the writer was killed) is read up to
  * its last whole line with a note, and counts as cut short: a reader of a
@@ -1104,7 +1034,6 @@ main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_meta_rules),
 		cmocka_unit_test(test_buffer_cap),
-		cmocka_unit_test(test_stream_round_trip),
 		cmocka_unit_test(test_stream_cut_short),
 		cmocka_unit_test(test_large_generated),
 		cmocka_unit_test(test_txn_recording),
