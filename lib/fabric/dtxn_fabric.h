@@ -178,6 +178,26 @@ struct dtxn_cqe {
  * memory) or dm_atomic_same_ops_per_s (device memory); the posting node's
  * own RNIC is a second pipeline, at the same costs (outbound ops and bytes).
  */
+/** Kinds of op whose service time dtxn_nic_svc caches: READ, WRITE/SEND,
+ * atomic on host memory, atomic on device memory. */
+#define DTXN_NIC_SVC_KINDS 4
+
+/**
+ * Service times of one model that do not depend on an op's length, filled
+ * by dtxn_nic_model_prepare() (never by hand), so that
+ * dtxn_nic_service_ns() needs no division per WR: for an op of kind k and
+ * length len <= flat_len[k] the service time is ops_ns[k] exactly (the
+ * byte term is not larger); longer ops take the full computation. Only
+ * the sim driver prepares its own copies of the models (sim_open(),
+ * dtxn_sim_node_nic_set()); elsewhere ready stays 0 and every op takes the
+ * full computation.
+ */
+struct dtxn_nic_svc {
+	uint8_t ready;                          /**< 1 once prepared for the fields above it */
+	uint32_t flat_len[DTXN_NIC_SVC_KINDS];  /**< largest length served in ops_ns, bytes */
+	uint64_t ops_ns[DTXN_NIC_SVC_KINDS];    /**< service time up to flat_len, ns */
+};
+
 struct dtxn_nic_model {
 	char name[32];
 	uint8_t version;             /**< 0 or 1: model v1; 2: model v2 */
@@ -191,6 +211,7 @@ struct dtxn_nic_model {
 	uint64_t dm_atomic_same_ops_per_s; /**< v2: atomics on one device-memory word, ops/s */
 	uint32_t header_bytes;       /**< v2: link bytes added per packet */
 	uint32_t mtu_bytes;          /**< v2: payload bytes per packet (0: one packet per op) */
+	struct dtxn_nic_svc svc;     /**< derived: dtxn_nic_model_prepare() (stale if a field above changes after it) */
 };
 
 /** One service unit: the time until which it is busy, reserved atomically. */
@@ -198,6 +219,7 @@ struct dtxn_nic_unit {
 	uint64_t busy_until_ns; /**< atomically advanced */
 	uint64_t busy_ns;       /**< total service time, ns (for busy fractions) */
 	uint64_t ops;           /**< ops served */
+	uint64_t one_thread;    /**< non-zero: one OS thread reserves it (sim), plain loads and stores */
 };
 
 /** Slots of the v2 same-word atomic table of one RNIC (a power of 2). */
@@ -332,6 +354,16 @@ int dtxn_nic_model_load(const char *path, struct dtxn_nic_model *m,
 			char *err, size_t errlen);
 
 /**
+ * Fills @p m->svc from the model's other fields (dtxn_nic_svc): afterwards
+ * dtxn_nic_service_ns() returns the same values without a division for
+ * ops no longer than their kind's flat_len. Call it again after changing
+ * a field of a prepared model. Not thread-safe against readers of @p m.
+ *
+ * @param m  the model.
+ */
+void dtxn_nic_model_prepare(struct dtxn_nic_model *m);
+
+/**
  * Service time of one op at a unit of the model, ns, rounded to the
  * nearest ns. Model v1: READ/WRITE/SEND max(1e9/rw_ops_per_s,
  * len*1e9/rw_bytes_per_s); CAS/FAA/masked CAS 1e9/atomic_ops_per_s
@@ -356,6 +388,8 @@ uint64_t dtxn_nic_service_ns(const struct dtxn_nic_model *m, unsigned opcode,
  *
  * Also adds @p service_ns to busy_ns and 1 to ops. A zero @p service_ns
  * reserves nothing but still waits behind the ops queued before it.
+ * A unit whose one_thread is set (the sim fabric's: one OS thread) is
+ * updated with plain loads and stores, with the same results.
  *
  * @return the time the op is served (start + service), ns: the op touches
  *   memory at that time.

@@ -219,9 +219,9 @@ nic_v2_service_ns(const struct dtxn_nic_model *m, unsigned opcode, uint32_t len,
 		       nic_time_ns((double)dtxn_nic_link_bytes(m, len), m->rw_bytes_per_s));
 }
 
-uint64_t
-dtxn_nic_service_ns(const struct dtxn_nic_model *m, unsigned opcode, uint32_t len,
-		    bool dm)
+/* The computation dtxn_nic_model_prepare() caches. */
+static uint64_t
+nic_service_full_ns(const struct dtxn_nic_model *m, unsigned opcode, uint32_t len, bool dm)
 {
 	uint64_t t_ops, t_bytes;
 
@@ -243,6 +243,72 @@ dtxn_nic_service_ns(const struct dtxn_nic_model *m, unsigned opcode, uint32_t le
 	}
 }
 
+/* The dtxn_nic_svc kind of @p opcode, or -1 (RECV and unknown opcodes: 0 ns). */
+static int
+nic_svc_kind(unsigned opcode, bool dm)
+{
+	switch (opcode) {
+	case DTXN_WR_READ:
+		return 0;
+	case DTXN_WR_WRITE:
+	case DTXN_WR_SEND:
+		return 1;
+	case DTXN_WR_CAS:
+	case DTXN_WR_FAA:
+	case DTXN_WR_MASKED_CAS:
+		return dm ? 3 : 2;
+	default:
+		return -1;
+	}
+}
+
+void
+dtxn_nic_model_prepare(struct dtxn_nic_model *m)
+{
+	static const unsigned op[DTXN_NIC_SVC_KINDS] = {
+		DTXN_WR_READ, DTXN_WR_WRITE, DTXN_WR_CAS, DTXN_WR_CAS,
+	};
+
+	m->svc.ready = 0;
+	for (unsigned k = 0; k < DTXN_NIC_SVC_KINDS; k++) {
+		bool dm = k == 3;
+		uint64_t t0 = nic_service_full_ns(m, op[k], 0, dm);
+		uint64_t lo = 0, hi = UINT32_MAX;
+
+		/*
+		 * The time never falls as the length grows (a rounded, monotone
+		 * byte term under a max with the length-free op term), so the
+		 * lengths served in t0 are a prefix [0, flat]: find its end.
+		 */
+		while (lo < hi) {
+			uint64_t mid = lo + (hi - lo + 1) / 2;
+
+			if (nic_service_full_ns(m, op[k], (uint32_t)mid, dm) == t0)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		m->svc.ops_ns[k] = t0;
+		m->svc.flat_len[k] = (uint32_t)lo;
+	}
+	m->svc.ready = 1;
+}
+
+uint64_t
+dtxn_nic_service_ns(const struct dtxn_nic_model *m, unsigned opcode, uint32_t len, bool dm)
+{
+	int k;
+
+	if (m->svc.ready) {
+		k = nic_svc_kind(opcode, dm);
+		if (k < 0)
+			return 0;
+		if (len <= m->svc.flat_len[k])
+			return m->svc.ops_ns[k];
+	}
+	return nic_service_full_ns(m, opcode, len, dm);
+}
+
 uint64_t
 dtxn_nic_rmw_ns(const struct dtxn_nic_model *m, unsigned opcode, bool dm)
 {
@@ -257,8 +323,8 @@ dtxn_nic_tx_ns(const struct dtxn_nic_model *m, unsigned opcode, uint32_t len)
 	if (m->version != NIC_V2)
 		return 0;
 	if (nic_is_atomic(opcode))
-		return nic_v2_service_ns(m, DTXN_WR_READ, 8, false);
-	return nic_v2_service_ns(m, opcode, len, false);
+		return dtxn_nic_service_ns(m, DTXN_WR_READ, 8, false);
+	return dtxn_nic_service_ns(m, opcode, len, false);
 }
 
 uint64_t
@@ -266,6 +332,14 @@ dtxn_nic_reserve(struct dtxn_nic_unit *u, uint64_t arrive_ns, uint64_t service_n
 {
 	uint64_t cur, start;
 
+	if (u->one_thread) {
+		start = RTE_MAX(arrive_ns, u->busy_until_ns);
+		if (service_ns != 0)
+			u->busy_until_ns = start + service_ns;
+		u->busy_ns += service_ns;
+		u->ops++;
+		return start + service_ns;
+	}
 	cur = __atomic_load_n(&u->busy_until_ns, __ATOMIC_RELAXED);
 	do {
 		start = RTE_MAX(arrive_ns, cur);
@@ -293,6 +367,15 @@ dtxn_nic_word_reserve(struct dtxn_nic_state *s, struct dtxn_nic_unit *hot, uint6
 	struct dtxn_nic_word *w = &s->words[nic_word_slot(off)];
 	uint64_t cur, start, busy;
 
+	if (hot->one_thread) {
+		start = RTE_MAX(ready_ns, w->busy_until_ns);
+		if (rmw_ns != 0)
+			w->busy_until_ns = start + rmw_ns;
+		w->busy_ns += rmw_ns;
+		hot->busy_ns = RTE_MAX(hot->busy_ns, w->busy_ns);
+		hot->ops++;
+		return start + rmw_ns;
+	}
 	cur = __atomic_load_n(&w->busy_until_ns, __ATOMIC_RELAXED);
 	do {
 		start = RTE_MAX(ready_ns, cur);

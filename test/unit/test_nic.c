@@ -83,6 +83,63 @@ tn_check_service(const struct dtxn_nic_model *m)
 		}
 }
 
+/* A prepared model (dtxn_nic_svc) serves every op in the unprepared model's time. */
+static void
+test_prepared_same(void **state)
+{
+	const char *names[] = { "none", "cx3", "cx5", "cx6", "cx3-v2", "cx5-v2", "cx6-v2",
+				"cx5-crest-v2", "tcp" };
+
+	(void)state;
+	for (unsigned i = 0; i < RTE_DIM(names); i++) {
+		char path[512];
+		struct dtxn_nic_model m, raw;
+		unsigned checked = 0;
+
+		snprintf(path, sizeof(path), DTXN_SRC_CONFIG_DIR "/nic/%s.ini", names[i]);
+		tn_load_ok(path, &m);
+		assert_int_equal(m.svc.ready, 0);
+		raw = m;
+		dtxn_nic_model_prepare(&m);
+		assert_int_equal(m.svc.ready, 1);
+		for (unsigned op = 0; op < DTXN_WR_OP_MAX; op++)
+			for (uint32_t len = 0; len <= 70000; len += len < 4200 ? 1 : 97)
+				for (int dm = 0; dm < 2; dm++) {
+					assert_int_equal(dtxn_nic_service_ns(&m, op, len, dm),
+							 dtxn_nic_service_ns(&raw, op, len, dm));
+					assert_int_equal(dtxn_nic_tx_ns(&m, op, len),
+							 dtxn_nic_tx_ns(&raw, op, len));
+					checked++;
+				}
+		/* the flat prefix of a kind is exact: one byte longer costs more */
+		for (unsigned k = 0; k < DTXN_NIC_SVC_KINDS; k++)
+			if (m.svc.flat_len[k] < UINT32_MAX)
+				assert_true(dtxn_nic_service_ns(&raw, k == 0 ? DTXN_WR_READ : k == 1 ? DTXN_WR_WRITE : DTXN_WR_CAS,
+								m.svc.flat_len[k] + 1, k == 3) >
+					    m.svc.ops_ns[k]);
+		assert_true(checked > 0);
+	}
+}
+
+/* A unit of one OS thread (the sim's) reserves as the atomic one does. */
+static void
+test_one_thread_reserve(void **state)
+{
+	struct dtxn_nic_unit a, b;
+	uint64_t seq[][2] = { { 100, 30 }, { 110, 30 }, { 500, 0 }, { 90, 7 }, { 1000, 1 } };
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	b.one_thread = 1;
+	for (unsigned i = 0; i < RTE_DIM(seq); i++)
+		assert_int_equal(dtxn_nic_reserve(&a, seq[i][0], seq[i][1]),
+				 dtxn_nic_reserve(&b, seq[i][0], seq[i][1]));
+	assert_int_equal(a.busy_until_ns, b.busy_until_ns);
+	assert_int_equal(a.busy_ns, b.busy_ns);
+	assert_int_equal(a.ops, b.ops);
+}
+
 static void
 test_presets(void **state)
 {
@@ -828,6 +885,8 @@ main(void)
 		cmocka_unit_test(test_v2_rates),
 		cmocka_unit_test(test_v2_same_word),
 		cmocka_unit_test(test_v2_mixed),
+		cmocka_unit_test(test_prepared_same),
+		cmocka_unit_test(test_one_thread_reserve),
 	};
 	int rc;
 

@@ -114,6 +114,7 @@ sim_open(const struct dtxn_fabric_conf *conf)
 	sf->regions_mapped = sim_regions_mapped();
 	for (i = 0; i < sf->n_nodes; i++) {
 		sf->model[i] = conf->nic;
+		dtxn_nic_model_prepare(&sf->model[i]);
 		sf->modelled[i] = !sim_model_is_none(&conf->nic);
 	}
 	for (i = 0; i < conf->n_mn; i++) {
@@ -128,6 +129,12 @@ sim_open(const struct dtxn_fabric_conf *conf)
 				     RTE_CACHE_LINE_SIZE, conf->socket_id);
 	if (sf->nic == NULL || sim_event_reserve(sf, 1) != 0)
 		goto nomem;
+	for (i = 0; i < sf->n_nodes; i++) { /* one OS thread reserves every unit */
+		sf->nic[i].rw.one_thread = 1;
+		sf->nic[i].atomic.one_thread = 1;
+		sf->nic[i].dm_atomic.one_thread = 1;
+		sf->nic[i].tx.one_thread = 1;
+	}
 	SIM_LOG(INFO, "fabric %s: %u MNs x %" PRIu64 " B, %u CNs, NIC model %s",
 		conf->name, conf->n_mn, conf->mn_region_size, conf->n_cn, conf->nic.name);
 	return &sf->base;
@@ -165,6 +172,7 @@ dtxn_sim_node_nic_set(struct dtxn_fabric *f, uint16_t node, const struct dtxn_ni
 	if (!dtxn_sim_is(f) || m == NULL || node >= sf->n_nodes)
 		return -EINVAL;
 	sf->model[node] = *m;
+	dtxn_nic_model_prepare(&sf->model[node]);
 	sf->modelled[node] = !sim_model_is_none(m);
 	return 0;
 }
