@@ -270,6 +270,16 @@ void dtxn_fabric_footprint(const struct dtxn_fabric_conf *conf, struct dtxn_foot
  * (dtxn_fabric_ops.queues_grow: sim), WRs. */
 #define DTXN_FABRIC_QUEUE_INIT 64u
 
+/** Bytes a send-queue entry of a driver with full-depth queues (shm) adds
+ * to a WR and its inline payload (completion times, status, incarnation),
+ * counted per WR in fp->bytes and fp->queue_bytes by
+ * dtxn_fabric_queue_footprint(); shm checks it with a static assertion. */
+#define DTXN_FABRIC_WQE_EXTRA 24u
+
+/** The same for a driver that grows its queues (sim: its event sequence
+ * and flags too), counted per WR in fp->queue_init_bytes. */
+#define DTXN_FABRIC_WQE_EXTRA_GROW 56u
+
 /**
  * Adds to @p fp what one CQ of @p depth entries and @p n_qp QPs of
  * @p depth WRs cost (send queues with room for inline payloads, receive

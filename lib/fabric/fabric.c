@@ -126,14 +126,16 @@ dtxn_fabric_queue_footprint(unsigned n_qp, unsigned depth, struct dtxn_footprint
 {
 	const uint64_t slack = DTXN_FOOTPRINT_ALLOC_SLACK;
 	uint64_t ring = (uint64_t)rte_align32pow2(depth + 1) * sizeof(void *) + RTE_PGSIZE_4K;
-	uint64_t wr = 2 * sizeof(struct dtxn_wr) + DTXN_WR_INLINE_MAX;
+	/* a send-queue entry (WR, inline payload, the driver's fields) and a receive-queue WR */
+	uint64_t wr = 2 * sizeof(struct dtxn_wr) + DTXN_WR_INLINE_MAX + DTXN_FABRIC_WQE_EXTRA;
+	uint64_t wr_grow = wr - DTXN_FABRIC_WQE_EXTRA + DTXN_FABRIC_WQE_EXTRA_GROW;
 	uint64_t first = RTE_MIN(depth, DTXN_FABRIC_QUEUE_INIT);
 	uint64_t qb = (uint64_t)n_qp * (4 * slack + (uint64_t)depth * wr +
 					RTE_CACHE_LINE_SIZE * 4 + ring);
 
 	fp->bytes += 2 * slack + (uint64_t)depth * sizeof(struct dtxn_cqe) + qb;
 	fp->queue_bytes += qb;
-	fp->queue_init_bytes += (uint64_t)n_qp * (4 * slack + first * wr + RTE_CACHE_LINE_SIZE * 4);
+	fp->queue_init_bytes += (uint64_t)n_qp * (4 * slack + first * wr_grow + RTE_CACHE_LINE_SIZE * 4);
 	fp->memzones += n_qp;
 	fp->qp_memzones += n_qp;
 }

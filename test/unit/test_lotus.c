@@ -25,7 +25,6 @@
 #include <cmocka.h>
 
 #include <rte_errno.h>
-#include <rte_hash.h>
 #include <rte_malloc.h>
 #include <rte_memory.h>
 
@@ -263,7 +262,7 @@ static uint64_t
 slot_word(struct lt_env *e, uint64_t key, uint64_t txn)
 {
 	struct lotus_ls_key k = { .txn = txn, .key = key, .table = 1 };
-	int pos = rte_hash_lookup(e->ls.h, &k);
+	int pos = lotus_kmap_lookup(&e->ls.h, &k);
 
 	assert_true(pos >= 0);
 	return e->cn->lt.slots[e->ls.vals[pos].slot];
@@ -331,8 +330,8 @@ test_lock_table(void **state)
 
 		assert_int_equal(lotus_lock_acquire(e.cn, &e.ls, &lk, true, 9, 7, &fresh),
 				 LOTUS_LK_OK);
-		assert_int_equal(e.ls.vals[rte_hash_lookup(e.ls.h, &k)].cn, 9);
-		assert_int_equal(e.ls.vals[rte_hash_lookup(e.ls.h, &k)].write, 1);
+		assert_int_equal(e.ls.vals[lotus_kmap_lookup(&e.ls.h, &k)].cn, 9);
+		assert_int_equal(e.ls.vals[lotus_kmap_lookup(&e.ls.h, &k)].write, 1);
 		lotus_lock_release(e.cn, &e.ls, &lk, 7);
 	}
 	/* a shard this CN does not serve: CN 1's (odd), or one being handed over */
@@ -782,7 +781,7 @@ test_footprint(void **state)
 	(void)state;
 	cl_up(&r, 2, DTXN_ISO_SR, small, "smallbank", g_sb);
 	base = cl_footprint(&r, 2, &base_cn, &base_w);
-	assert_true(base_cn.memzones >= 2 * 4); /* a ring pair per VT subcache */
+	assert_int_equal(base_cn.memzones, 0); /* the VT subcaches' maps are heap memory */
 	cl_go(&r, 50);
 	/* everything the two CNs' workers and coordinators allocated */
 	used = (r.heap[1] - r.heap[0]) + (r.heap[3] - r.heap[2]);
@@ -1136,6 +1135,86 @@ test_delta_area(void **state)
 }
 
 /* Value regions (VNum records) allocated lazily: chunks, give-back, exhaustion (ut_txn.h). */
+/* The key map against a reference: adds, lookups and deletes in a long churn. */
+static void
+test_kmap_churn(void **state)
+{
+	enum { CAP = 200, KEYS = 600 };
+	struct lotus_kmap m;
+	int ref[KEYS]; /* position, or -1 */
+	uint64_t rng = 12345;
+	bool used[CAP] = { false };
+
+	(void)state;
+	assert_int_equal(lotus_kmap_init(&m, 0, 16, SOCKET_ID_ANY), -EINVAL);
+	assert_int_equal(lotus_kmap_init(&m, CAP, 12, SOCKET_ID_ANY), -EINVAL);
+	{ /* the footprint bounds what a map takes from the heap */
+		struct dtxn_footprint fp = { 0 };
+		uint64_t h0 = dtxn_unit_heap_in_use();
+
+		assert_int_equal(lotus_kmap_init(&m, 5000, 24, SOCKET_ID_ANY), 0);
+		lotus_kmap_footprint(5000, 24, &fp);
+		print_message("kmap: %" PRIu64 " B estimated, %" PRIu64 " B used\n", fp.bytes,
+			      dtxn_unit_heap_in_use() - h0);
+		assert_true(dtxn_unit_heap_in_use() - h0 <= fp.bytes);
+		lotus_kmap_fini(&m);
+	}
+	assert_int_equal(lotus_kmap_init(&m, CAP, 24, SOCKET_ID_ANY), 0);
+	for (unsigned i = 0; i < KEYS; i++)
+		ref[i] = -1;
+	for (unsigned step = 0; step < 200000; step++) {
+		uint64_t key[3] = { 0, 0, 0 };
+		unsigned i, held = 0;
+		int pos;
+
+		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+		i = (unsigned)(rng >> 33) % KEYS;
+		key[0] = i * 7919u;
+		key[2] = i & 3;
+		for (unsigned j = 0; j < KEYS; j++)
+			held += ref[j] >= 0;
+		if ((rng >> 20) & 1) {
+			pos = lotus_kmap_add(&m, key);
+			if (ref[i] >= 0) {
+				assert_int_equal(pos, ref[i]);
+			} else if (held == CAP) {
+				assert_int_equal(pos, -ENOSPC);
+			} else {
+				assert_true(pos >= 0 && pos < CAP && !used[pos]);
+				used[pos] = true;
+				ref[i] = pos;
+			}
+		} else {
+			pos = lotus_kmap_del(&m, key);
+			assert_int_equal(pos, ref[i] >= 0 ? ref[i] : -ENOENT);
+			if (ref[i] >= 0)
+				used[ref[i]] = false;
+			ref[i] = -1;
+		}
+		if (step % 1000 == 0) {
+			uint32_t it = 0;
+			const void *k;
+			unsigned seen = 0;
+
+			for (unsigned j = 0; j < KEYS; j++) {
+				uint64_t kj[3] = { j * 7919u, 0, j & 3 };
+
+				assert_int_equal(lotus_kmap_lookup(&m, kj), ref[j] >= 0 ? ref[j] : -ENOENT);
+			}
+			while ((pos = lotus_kmap_iterate(&m, &it, &k)) >= 0) {
+				const uint64_t *kk = k;
+
+				assert_int_equal(ref[kk[0] / 7919u], pos);
+				seen++;
+			}
+			for (unsigned j = 0; j < KEYS; j++)
+				seen -= ref[j] >= 0;
+			assert_int_equal(seen, 0);
+		}
+	}
+	lotus_kmap_fini(&m);
+}
+
 static void
 test_aux_heap(void **state)
 {
@@ -1327,6 +1406,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kmap_churn),
 		cmocka_unit_test(test_aux_heap),
 		cmocka_unit_test(test_aux_restart),
 		cmocka_unit_test(test_aux_kept_after_undo),

@@ -28,8 +28,6 @@
 #include <string.h>
 
 #include <rte_errno.h>
-#include <rte_hash.h>
-#include <rte_jhash.h>
 #include <rte_malloc.h>
 
 #include "dtxn_sched.h"
@@ -103,25 +101,18 @@ lotus_lt_fini(struct lotus_lt *lt)
 int
 lotus_ls_init(struct lotus_ls *ls, const char *name, uint32_t cap, int socket_id)
 {
-	struct rte_hash_parameters p = {
-		.name = name,
-		.entries = cap,
-		.key_len = sizeof(struct lotus_ls_key),
-		.hash_func = rte_jhash,
-		.socket_id = socket_id,
-		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
-	};
+	int rc;
 
+	RTE_SET_USED(name);
 	memset(ls, 0, sizeof(*ls));
-	ls->h = rte_hash_create(&p);
-	if (ls->h == NULL)
-		return -rte_errno;
+	rc = lotus_kmap_init(&ls->h, cap, sizeof(struct lotus_ls_key), socket_id);
+	if (rc != 0)
+		return rc;
 	ls->cap = cap;
 	ls->vals = rte_zmalloc_socket("lotus_lock_state", sizeof(*ls->vals) * (cap + 1),
 				      RTE_CACHE_LINE_SIZE, socket_id);
 	if (ls->vals == NULL) {
-		rte_hash_free(ls->h);
-		ls->h = NULL;
+		lotus_kmap_fini(&ls->h);
 		return -ENOMEM;
 	}
 	return 0;
@@ -130,14 +121,14 @@ lotus_ls_init(struct lotus_ls *ls, const char *name, uint32_t cap, int socket_id
 void
 lotus_ls_footprint(uint32_t cap, struct dtxn_footprint *fp)
 {
-	dtxn_hash_footprint(cap, sizeof(struct lotus_ls_key), fp);
+	lotus_kmap_footprint(cap, sizeof(struct lotus_ls_key), fp);
 	fp->bytes += sizeof(struct lotus_ls_val) * ((uint64_t)cap + 1) + DTXN_FOOTPRINT_ALLOC_SLACK;
 }
 
 void
 lotus_ls_fini(struct lotus_ls *ls)
 {
-	rte_hash_free(ls->h);
+	lotus_kmap_fini(&ls->h);
 	rte_free(ls->vals);
 	memset(ls, 0, sizeof(*ls));
 }
@@ -252,7 +243,7 @@ lotus_lock_acquire(struct lotus_cn *cn, struct lotus_ls *ls, const struct lotus_
 	*fresh = false;
 	ls_key(&k, lk, txn);
 	/* CheckLockState: already held by this txn (a resend, or the same key twice) */
-	pos = rte_hash_lookup(ls->h, &k);
+	pos = lotus_kmap_lookup(&ls->h, &k);
 	if (pos >= 0) {
 		v = &ls->vals[pos];
 		if (v->write || !write)
@@ -285,7 +276,7 @@ lotus_lock_acquire(struct lotus_cn *cn, struct lotus_ls *ls, const struct lotus_
 	__atomic_fetch_add(&cn->reqs[shard], 1, __ATOMIC_RELAXED);
 	rc = lt_acquire(&cn->lt, lk, write, &slot);
 	if (rc == LOTUS_LK_OK) {
-		pos = rte_hash_add_key(ls->h, &k);
+		pos = lotus_kmap_add(&ls->h, &k);
 		if (pos < 0) {
 			lt_drop(&cn->lt.slots[slot], write);
 			rc = LOTUS_LK_STATE;
@@ -316,12 +307,12 @@ lotus_lock_release(struct lotus_cn *cn, struct lotus_ls *ls, const struct lotus_
 	int pos;
 
 	ls_key(&k, lk, txn);
-	pos = rte_hash_lookup(ls->h, &k);
+	pos = lotus_kmap_lookup(&ls->h, &k);
 	if (pos < 0)
 		return; /* not held: a duplicate release */
 	v = &ls->vals[pos];
 	lt_drop(&cn->lt.slots[v->slot], v->write != 0);
-	(void)rte_hash_del_key(ls->h, &k);
+	(void)lotus_kmap_del(&ls->h, &k);
 	ls->n--;
 	__atomic_fetch_sub(&cn->held[lotus_lk_shard(lk)], 1, __ATOMIC_SEQ_CST);
 }

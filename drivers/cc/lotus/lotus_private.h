@@ -432,6 +432,48 @@ struct dtxn_footprint;
 void lotus_lt_footprint(uint64_t bytes, struct dtxn_footprint *fp);
 
 /** Lock-state entry: who holds what (paper §4.1: txn id, CN id, mode). */
+struct lotus_kmap_slot;
+
+/**
+ * A map from fixed-size keys to positions in [0, cap) (kmap.c): open
+ * addressing, linear probing, at most half full. One writer at a time
+ * (the caller serializes, as for the rte_hash it replaces); lookups may
+ * not run concurrently with a writer.
+ */
+struct lotus_kmap {
+	struct lotus_kmap_slot *slots;
+	uint8_t *keys;        /**< cap keys of key_len bytes, by position */
+	uint32_t *free;       /**< stack of free positions */
+	uint32_t n_free;
+	uint32_t mask;        /**< slots - 1 */
+	uint32_t cap;
+	uint32_t key_len;
+};
+
+/**
+ * Creates an empty map of @p cap positions for keys of @p key_len bytes (a
+ * multiple of 8; padding bytes of a key must be zeroed by the caller), on
+ * @p socket_id's memory. @return 0, -EINVAL (cap or key_len 0, key_len not
+ * a multiple of 8), -ENOMEM.
+ */
+int lotus_kmap_init(struct lotus_kmap *m, uint32_t cap, uint32_t key_len, int socket_id);
+/** Frees @p m's memory (a zeroed or failed map too). */
+void lotus_kmap_fini(struct lotus_kmap *m);
+/** Adds what lotus_kmap_init(@p cap, @p key_len) allocates to @p fp. */
+void lotus_kmap_footprint(uint32_t cap, uint32_t key_len, struct dtxn_footprint *fp);
+/** @return @p key's position, or -ENOENT. */
+int lotus_kmap_lookup(const struct lotus_kmap *m, const void *key);
+/** Adds @p key; @return its position (its old one if present), or -ENOSPC (cap keys held). */
+int lotus_kmap_add(struct lotus_kmap *m, const void *key);
+/** Removes @p key; @return the position it had (free again), or -ENOENT. */
+int lotus_kmap_del(struct lotus_kmap *m, const void *key);
+/**
+ * Iteration: start with *@p next = 0; @return the next key's position
+ * (its key in *@p key) or -ENOENT at the end. The map must not change
+ * during an iteration.
+ */
+int lotus_kmap_iterate(const struct lotus_kmap *m, uint32_t *next, const void **key);
+
 struct lotus_ls_key {
 	uint64_t txn;
 	uint64_t key;
@@ -448,8 +490,8 @@ struct lotus_ls_val {
 
 /** One worker's lock-state map (its lcore only). */
 struct lotus_ls {
-	struct rte_hash *h;
-	struct lotus_ls_val *vals;  /**< by rte_hash position */
+	struct lotus_kmap h;
+	struct lotus_ls_val *vals;  /**< by the map's position */
 	uint32_t cap;
 	uint32_t n;
 };

@@ -42,7 +42,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include <rte_hash.h>
 
 #include "lotus_private.h"
 
@@ -76,18 +75,15 @@ poll_release(struct lotus_worker *lw, uint64_t dead)
 {
 	struct lotus_ls_key keys[64];
 	const void *k;
-	void *data;
 	uint32_t it = 0;
 	unsigned n = 0, total = 0;
+	int pos;
 
 	do {
 		n = 0;
 		it = 0;
-		while (n < RTE_DIM(keys) &&
-		       rte_hash_iterate(lw->ls.h, &k, &data, &it) >= 0) {
-			int32_t pos = rte_hash_lookup(lw->ls.h, k);
-
-			if (pos >= 0 && ((dead >> lw->ls.vals[pos].cn) & 1))
+		while (n < RTE_DIM(keys) && (pos = lotus_kmap_iterate(&lw->ls.h, &it, &k)) >= 0) {
+			if (((dead >> lw->ls.vals[pos].cn) & 1))
 				memcpy(&keys[n++], k, sizeof(keys[0]));
 		}
 		for (unsigned i = 0; i < n; i++) {

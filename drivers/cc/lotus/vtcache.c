@@ -4,8 +4,8 @@
  * per CN, CVTs of records whose locks the CN manages, so that a local
  * transaction that holds a record's lock skips the CVT READ.
  *
- * Hash-partitioned into LRU sub-caches, each an rte_hash (its positions
- * index the entries) with an LRU list and a spinlock: the CN's worker
+ * Hash-partitioned into LRU sub-caches, each a key map (lotus_kmap: its
+ * positions index the entries) with an LRU list and a spinlock: the CN's worker
  * lcores share the cache, and the paper partitions it precisely so that
  * they rarely meet on one sub-cache. Coherence needs no traffic: a CVT
  * changes only under its write lock, which this CN grants; a local writer
@@ -19,8 +19,6 @@
 #include <string.h>
 
 #include <rte_errno.h>
-#include <rte_hash.h>
-#include <rte_jhash.h>
 #include <rte_malloc.h>
 #include <rte_spinlock.h>
 
@@ -47,7 +45,7 @@ struct vtc_ent {
 
 struct vtc_sub {
 	rte_spinlock_t lock;
-	struct rte_hash *h;
+	struct lotus_kmap h;
 	uint32_t n, cap, max_pos;
 	uint32_t head, tail;     /**< most / least recently used */
 	uint8_t *ents;           /**< max_pos entries of ent_size bytes */
@@ -100,9 +98,8 @@ lotus_vtc_footprint(uint32_t entries, uint32_t n_sub, uint32_t cvt_max,
 	fp->bytes += sizeof(struct lotus_vtc) + n_sub * sizeof(struct vtc_sub) +
 		     DTXN_FOOTPRINT_ALLOC_SLACK;
 	for (uint32_t i = 0; i < n_sub; i++) {
-		dtxn_hash_footprint(hash_entries, sizeof(struct vtc_key), fp);
-		/* positions: rte_hash_max_key_id() + 1 = entries + 1 without an lcore cache */
-		fp->bytes += ((uint64_t)hash_entries + 1) * vtc_ent_size(cvt_max) +
+		lotus_kmap_footprint(hash_entries, sizeof(struct vtc_key), fp);
+		fp->bytes += (uint64_t)hash_entries * vtc_ent_size(cvt_max) +
 			     DTXN_FOOTPRINT_ALLOC_SLACK;
 	}
 }
@@ -114,6 +111,7 @@ lotus_vtc_create(const char *name, uint32_t entries, uint32_t n_sub, uint32_t cv
 	struct lotus_vtc *c;
 	uint32_t per;
 
+	RTE_SET_USED(name); /* the maps are not named memzones */
 	if (entries == 0 || n_sub == 0 || cvt_max == 0) {
 		rte_errno = EINVAL;
 		return NULL;
@@ -131,26 +129,11 @@ lotus_vtc_create(const char *name, uint32_t entries, uint32_t n_sub, uint32_t cv
 	c->ent_size = vtc_ent_size(cvt_max);
 	for (uint32_t i = 0; i < n_sub; i++) {
 		struct vtc_sub *s = &c->sub[i];
-		char hn[RTE_HASH_NAMESIZE];
-		struct rte_hash_parameters p = {
-			.name = hn,
-			.entries = RTE_MAX(per, 8u),
-			.key_len = sizeof(struct vtc_key),
-			.hash_func = rte_jhash,
-			.socket_id = socket_id,
-			.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
-		};
-		int32_t maxk;
 
-		snprintf(hn, sizeof(hn), "%.20s_%u", name, i);
 		rte_spinlock_init(&s->lock);
-		s->h = rte_hash_create(&p);
-		if (s->h == NULL)
+		if (lotus_kmap_init(&s->h, RTE_MAX(per, 8u), sizeof(struct vtc_key), socket_id) != 0)
 			goto fail;
-		maxk = rte_hash_max_key_id(s->h);
-		if (maxk < 0)
-			goto fail;
-		s->max_pos = (uint32_t)maxk + 1;
+		s->max_pos = s->h.cap;
 		s->cap = RTE_MIN(per, s->max_pos);
 		s->head = s->tail = VTC_NIL;
 		s->ents = rte_zmalloc_socket("lotus_vtc_ents", (size_t)s->max_pos * c->ent_size,
@@ -171,7 +154,7 @@ lotus_vtc_destroy(struct lotus_vtc *c)
 	if (c == NULL)
 		return;
 	for (uint32_t i = 0; i < c->n_sub; i++) {
-		rte_hash_free(c->sub[i].h);
+		lotus_kmap_fini(&c->sub[i].h);
 		rte_free(c->sub[i].ents);
 	}
 	rte_free(c);
@@ -221,7 +204,7 @@ vtc_remove(struct lotus_vtc *c, struct vtc_sub *s, uint32_t pos)
 	struct vtc_ent *e = vtc_ent(c, s, pos);
 
 	vtc_unlink(c, s, pos);
-	(void)rte_hash_del_key(s->h, &e->k);
+	(void)lotus_kmap_del(&s->h, &e->k);
 	s->n--;
 }
 
@@ -245,7 +228,7 @@ lotus_vtc_get(struct lotus_vtc *c, uint32_t table, uint64_t key, void *cvt, uint
 	vtc_mkkey(&k, table, key);
 	s = vtc_sub_of(c, &k);
 	rte_spinlock_lock(&s->lock);
-	pos = rte_hash_lookup(s->h, &k);
+	pos = lotus_kmap_lookup(&s->h, &k);
 	if (pos >= 0 && (uint32_t)pos < s->max_pos) {
 		struct vtc_ent *e = vtc_ent(c, s, (uint32_t)pos);
 
@@ -276,22 +259,22 @@ lotus_vtc_put(struct lotus_vtc *c, uint32_t table, uint64_t key, const void *cvt
 	vtc_mkkey(&k, table, key);
 	s = vtc_sub_of(c, &k);
 	rte_spinlock_lock(&s->lock);
-	pos = rte_hash_lookup(s->h, &k);
+	pos = lotus_kmap_lookup(&s->h, &k);
 	if (pos < 0) {
 		if (s->n >= s->cap && s->tail != VTC_NIL) {
 			vtc_remove(c, s, s->tail);
 			vtc_count(&c->st.evictions);
 		}
-		pos = rte_hash_add_key(s->h, &k);
+		pos = lotus_kmap_add(&s->h, &k);
 		if (pos < 0 && s->tail != VTC_NIL) {
 			/* a full cuckoo bucket: make room and try once more */
 			vtc_remove(c, s, s->tail);
 			vtc_count(&c->st.evictions);
-			pos = rte_hash_add_key(s->h, &k);
+			pos = lotus_kmap_add(&s->h, &k);
 		}
 		if (pos < 0 || (uint32_t)pos >= s->max_pos) {
 			if (pos >= 0)
-				(void)rte_hash_del_key(s->h, &k);
+				(void)lotus_kmap_del(&s->h, &k);
 			rte_spinlock_unlock(&s->lock);
 			return;
 		}
@@ -321,7 +304,7 @@ lotus_vtc_invalidate(struct lotus_vtc *c, uint32_t table, uint64_t key)
 	vtc_mkkey(&k, table, key);
 	s = vtc_sub_of(c, &k);
 	rte_spinlock_lock(&s->lock);
-	pos = rte_hash_lookup(s->h, &k);
+	pos = lotus_kmap_lookup(&s->h, &k);
 	if (pos >= 0 && (uint32_t)pos < s->max_pos) {
 		vtc_remove(c, s, (uint32_t)pos);
 		vtc_count(&c->st.invalidations);

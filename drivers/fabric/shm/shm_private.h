@@ -69,6 +69,10 @@ struct shm_wqe {
 	uint8_t inl[DTXN_WR_INLINE_MAX] __rte_aligned(8);
 };
 
+/* dtxn_fabric_queue_footprint() counts a send-queue entry as at most this */
+_Static_assert(sizeof(struct shm_wqe) <= sizeof(struct dtxn_wr) + DTXN_WR_INLINE_MAX +
+	       DTXN_FABRIC_WQE_EXTRA, "DTXN_FABRIC_WQE_EXTRA too small");
+
 /** Entries of the pairing directory: QPs alive at once (every QP is paired). */
 #define SHM_QPDIR_SIZE 8192
 

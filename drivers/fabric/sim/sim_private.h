@@ -82,6 +82,10 @@ struct sim_sq_ref {
 	uint32_t mask;
 };
 
+/* dtxn_fabric_queue_footprint() counts a send-queue entry as at most this */
+_Static_assert(sizeof(struct sim_wqe) <= sizeof(struct dtxn_wr) + DTXN_WR_INLINE_MAX +
+	       DTXN_FABRIC_WQE_EXTRA_GROW, "DTXN_FABRIC_WQE_EXTRA_GROW too small");
+
 struct sim_fabric {
 	struct dtxn_fabric base;
 	uint16_t n_nodes;
