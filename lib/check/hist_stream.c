@@ -174,6 +174,9 @@ writer_drain_full(struct dtxn_hist_stream *s)
 
 		writer_put(s, b, (uint32_t)pub, (uint32_t)(pub >> 32));
 		s->lanes[b->lane].wseq = b->seq + 1;
+		/* free: nothing published; the worker that takes it reads this
+		 * with acquire, so its writes to the buffer come after ours */
+		__atomic_store_n(&b->pub, 0, __ATOMIC_RELEASE);
 		(void)rte_ring_enqueue(s->free_ring, b); /* room for every buffer */
 	}
 }
@@ -423,11 +426,11 @@ hist_stream_put(struct dtxn_hist_stream *s, unsigned lane, const char *line, siz
 			sem_post(&s->kick);
 		}
 		b = p;
+		(void)__atomic_load_n(&b->pub, __ATOMIC_ACQUIRE); /* 0: the writer is done with it */
 		b->lane = lane;
 		b->seq = l->seq_next++;
 		b->wr_bytes = b->wr_lines = 0;
 		l->fill_bytes = l->fill_lines = 0;
-		__atomic_store_n(&b->pub, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&l->cur, b, __ATOMIC_RELEASE);
 	}
 	memcpy(b->data + l->fill_bytes, line, len);
