@@ -414,7 +414,18 @@ void dtxn_sched_charge(struct dtxn_sched *s, uint64_t ns);
  * (dtxn_sched_cpu_ops()). A no-op without a model, in real time, or with
  * @p s NULL. Owning lcore.
  */
-void dtxn_sched_charge_op(struct dtxn_sched *s, enum dtxn_cpu_op op, uint64_t n);
+static inline void dtxn_sched_charge_op(struct dtxn_sched *s, enum dtxn_cpu_op op, uint64_t n);
+
+/** @internal dtxn_sched_charge_op() in virtual time. */
+void dtxn_sched_charge_op_virtual(struct dtxn_sched *s, enum dtxn_cpu_op op, uint64_t n);
+
+static inline void
+dtxn_sched_charge_op(struct dtxn_sched *s, enum dtxn_cpu_op op, uint64_t n)
+{
+	/* real time: no call on the hot path (several per txn) */
+	if (__builtin_expect(g_dtxn_clock.virtual_time, 0))
+		dtxn_sched_charge_op_virtual(s, op, n);
+}
 
 /**
  * Pays the thread's CPU debt before an externally visible action (posting

@@ -97,7 +97,7 @@ dtxn_sched_charge(struct dtxn_sched *s, uint64_t ns)
 }
 
 void
-dtxn_sched_charge_op(struct dtxn_sched *s, enum dtxn_cpu_op op, uint64_t n)
+dtxn_sched_charge_op_virtual(struct dtxn_sched *s, enum dtxn_cpu_op op, uint64_t n)
 {
 	if (s == NULL || !s->has_cpu || (unsigned)op >= DTXN_CPU_OP_MAX ||
 	    !g_dtxn_clock.virtual_time)

@@ -35,6 +35,7 @@
 #include <rte_errno.h>
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
+#include <rte_prefetch.h>
 
 #include "dtxn_sched.h"
 #include "store_private.h"
@@ -418,6 +419,16 @@ dtxn_addr_cache_lookup(struct dtxn_addr_cache *c, uint32_t table_id, uint64_t ke
 		return ov_lookup(c, table_id, key);
 	e = ac_find(c, table_id, key);
 	return e->w == 0 ? 0 : ac_raddr(e->w);
+}
+
+void
+dtxn_addr_cache_prefetch(const struct dtxn_addr_cache *c, uint32_t table_id, uint64_t key)
+{
+	if (c == NULL || table_id >= DTXN_MAX_TABLES)
+		return;
+	rte_prefetch0(&c->e[ac_home(c, table_id, key)]);
+	if (c->overlay && c->base != NULL)
+		rte_prefetch0(&c->base->e[ac_home(c->base, table_id, key)]);
 }
 
 void

@@ -22,10 +22,13 @@ dtxn_batch_init(struct dtxn_batch *b, struct dtxn_coord *c)
 	b->mn_mask = 0;
 	b->error = 0;
 	b->n_mut = 0;
+	b->sig_mask = 0;
+	memset(b->ops, 0, sizeof(b->ops));
+	b->bytes = 0;
 }
 
 static struct dtxn_wr *
-batch_wr(struct dtxn_batch *b, dtxn_raddr_t raddr, uint8_t opcode, bool signaled)
+batch_wr(struct dtxn_batch *b, dtxn_raddr_t raddr, uint8_t opcode, uint32_t len, bool signaled)
 {
 	struct dtxn_coord *c = b->coord;
 	struct txn_coord *tc = txn_coord_of(c);
@@ -46,10 +49,12 @@ batch_wr(struct dtxn_batch *b, dtxn_raddr_t raddr, uint8_t opcode, bool signaled
 	memset(wr, 0, sizeof(*wr));
 	wr->opcode = opcode;
 	wr->raddr = raddr;
+	wr->len = len;
 	if (signaled) {
 		wr->flags = DTXN_WR_F_SIGNALED;
 		wr->wr_id = (uintptr_t)c->co;
 		b->n_signaled++;
+		b->sig_mask |= UINT64_C(1) << mn;
 	} else {
 		wr->wr_id = (uintptr_t)c->co | TXN_WR_ID_UNSIGNALED;
 	}
@@ -63,6 +68,8 @@ batch_wr(struct dtxn_batch *b, dtxn_raddr_t raddr, uint8_t opcode, bool signaled
 	b->mn_mask |= UINT64_C(1) << mn;
 	b->n_wr++;
 	b->n_mut += opcode != DTXN_WR_READ;
+	b->ops[opcode]++;
+	b->bytes += len;
 	return wr;
 }
 
@@ -70,24 +77,22 @@ void
 dtxn_batch_read(struct dtxn_batch *b, dtxn_raddr_t src, void *dst, uint32_t len,
 		bool signaled)
 {
-	struct dtxn_wr *wr = batch_wr(b, src, DTXN_WR_READ, signaled);
+	struct dtxn_wr *wr = batch_wr(b, src, DTXN_WR_READ, len, signaled);
 
 	if (wr == NULL)
 		return;
 	wr->local = dst;
-	wr->len = len;
 }
 
 void
 dtxn_batch_write(struct dtxn_batch *b, dtxn_raddr_t dst, const void *src, uint32_t len,
 		 bool signaled)
 {
-	struct dtxn_wr *wr = batch_wr(b, dst, DTXN_WR_WRITE, signaled);
+	struct dtxn_wr *wr = batch_wr(b, dst, DTXN_WR_WRITE, len, signaled);
 
 	if (wr == NULL)
 		return;
 	wr->local = (void *)(uintptr_t)src;
-	wr->len = len;
 	if (len <= DTXN_WR_INLINE_MAX)
 		wr->flags |= DTXN_WR_F_INLINE;
 }
@@ -96,12 +101,11 @@ void
 dtxn_batch_cas(struct dtxn_batch *b, dtxn_raddr_t dst, uint64_t *old, uint64_t compare,
 	       uint64_t swap, bool signaled)
 {
-	struct dtxn_wr *wr = batch_wr(b, dst, DTXN_WR_CAS, signaled);
+	struct dtxn_wr *wr = batch_wr(b, dst, DTXN_WR_CAS, 8, signaled);
 
 	if (wr == NULL)
 		return;
 	wr->local = old;
-	wr->len = 8;
 	wr->compare_add = compare;
 	wr->swap = swap;
 }
@@ -110,12 +114,11 @@ void
 dtxn_batch_masked_cas(struct dtxn_batch *b, dtxn_raddr_t dst, uint64_t *old, uint64_t compare,
 		      uint64_t compare_mask, uint64_t swap, uint64_t swap_mask, bool signaled)
 {
-	struct dtxn_wr *wr = batch_wr(b, dst, DTXN_WR_MASKED_CAS, signaled);
+	struct dtxn_wr *wr = batch_wr(b, dst, DTXN_WR_MASKED_CAS, 8, signaled);
 
 	if (wr == NULL)
 		return;
 	wr->local = old;
-	wr->len = 8;
 	wr->compare_add = compare;
 	wr->compare_mask = compare_mask;
 	wr->swap = swap;
@@ -126,28 +129,59 @@ void
 dtxn_batch_faa(struct dtxn_batch *b, dtxn_raddr_t dst, uint64_t *old, uint64_t add,
 	       bool signaled)
 {
-	struct dtxn_wr *wr = batch_wr(b, dst, DTXN_WR_FAA, signaled);
+	struct dtxn_wr *wr = batch_wr(b, dst, DTXN_WR_FAA, 8, signaled);
 
 	if (wr == NULL)
 		return;
 	wr->local = old;
-	wr->len = 8;
 	wr->compare_add = add;
 }
 
-/* dtxn_batch_post(); @p early, if not NULL, is decided once the CPU that
- * builds the chains is spent, before the first doorbell (no yield between) */
+/* A chain's verbs, as dtxn_coord_verbs() counts them, into @p ops and @p bytes. */
+static void
+batch_chain_verbs(const struct dtxn_wr *wr, uint64_t *ops, uint64_t *bytes)
+{
+	for (; wr != NULL; wr = wr->next) {
+		if (wr->flags & DTXN_WR_F_CONTROL)
+			continue; /* a commit record: not the protocol's verb */
+		ops[wr->opcode]++;
+		*bytes += wr->len;
+	}
+}
+
+/*
+ * The post of the chain of the lowest MN in @p left (the MNs not posted
+ * yet) was refused with @p rc: nothing more is posted; the completions
+ * expected for the chains in @p left are given back with @p rc (their
+ * coroutine sees the error), and the chains posted before count as verbs.
+ */
+static void
+batch_post_refused(struct dtxn_batch *b, uint64_t left, int rc)
+{
+	struct dtxn_coord *c = b->coord;
+	uint64_t mask;
+
+	for (mask = left; mask != 0; mask &= mask - 1)
+		for (const struct dtxn_wr *wr = b->head[__builtin_ctzll(mask)]; wr != NULL;
+		     wr = wr->next)
+			if (wr->flags & DTXN_WR_F_SIGNALED)
+				dtxn_co_complete_lc(c->co, rc);
+	for (mask = b->mn_mask & ~left; mask != 0; mask &= mask - 1)
+		batch_chain_verbs(b->head[__builtin_ctzll(mask)], c->verbs, &c->verb_bytes);
+}
+
 /* dtxn_db_conf.debug_post_gap_ns: one multi-MN post in this many of a
  * coordinator is descheduled between its chains (a preemption is rare;
  * a gap in every post would slow the conflicting txns as much) */
 #define POST_GAP_EVERY 8
 
+/* dtxn_batch_post(); @p early, if not NULL, is decided once the CPU that
+ * builds the chains is spent, before the first doorbell (no yield between) */
 static int
 batch_post(struct dtxn_batch *b, struct dtxn_txn *early)
 {
 	struct dtxn_coord *c;
 	uint64_t mask, gap = 0;
-	int ret = 0;
 
 	if (b == NULL || b->coord == NULL)
 		return -EINVAL;
@@ -172,49 +206,34 @@ batch_post(struct dtxn_batch *b, struct dtxn_txn *early)
 		gap = c->worker->db->conf.debug_post_gap_ns;
 	if (early != NULL) /* before any chain can take effect (release: before the doorbells) */
 		__atomic_store_n(&early->decided, 1, __ATOMIC_RELEASE);
+	for (mask = b->mn_mask & ~b->sig_mask; mask != 0; mask &= mask - 1) {
+		/* reclaim the QP's WRs in order: signal its last WR */
+		unsigned mn = (unsigned)__builtin_ctzll(mask);
+
+		b->tail[mn]->flags |= DTXN_WR_F_SIGNALED;
+		b->tail[mn]->wr_id = (uintptr_t)c->co;
+		b->n_signaled++;
+	}
+	b->sig_mask |= b->mn_mask;
+	/* the completions of every chain; a refused post gives back those of
+	 * its chain and of the ones after it (batch_post_refused()) */
+	dtxn_co_expect_lc(c->co, b->n_signaled);
 	for (mask = b->mn_mask; mask != 0; mask &= mask - 1) {
 		unsigned mn = (unsigned)__builtin_ctzll(mask);
-		unsigned n_sig = 0, k;
-		uint32_t ops[DTXN_WR_OP_MAX] = { 0 };
-		uint64_t bytes = 0;
-		struct dtxn_wr *wr;
-		int rc;
+		int rc = dtxn_qp_post(c->worker->qp[mn], b->head[mn]);
 
-		for (wr = b->head[mn]; wr != NULL; wr = wr->next) {
-			n_sig += (wr->flags & DTXN_WR_F_SIGNALED) != 0;
-			if (wr->flags & DTXN_WR_F_CONTROL)
-				continue; /* a commit record: not the protocol's verb */
-			if (wr->opcode < DTXN_WR_OP_MAX)
-				ops[wr->opcode]++;
-			bytes += wr->len;
-		}
-		if (n_sig == 0) {
-			/* reclaim the QP's WRs in order: signal its last WR */
-			b->tail[mn]->flags |= DTXN_WR_F_SIGNALED;
-			b->tail[mn]->wr_id = (uintptr_t)c->co;
-			b->n_signaled++;
-			n_sig = 1;
-		}
-		if (ret != 0) {
-			/* an earlier QP refused: post nothing more, keep counts balanced */
-			continue;
-		}
-		dtxn_co_expect_lc(c->co, n_sig);
-		rc = dtxn_qp_post(c->worker->qp[mn], b->head[mn]);
 		if (rc != 0) {
-			for (k = 0; k < n_sig; k++)
-				dtxn_co_complete_lc(c->co, rc);
-			ret = rc;
-			continue;
+			batch_post_refused(b, mask, rc);
+			return rc;
 		}
-		for (k = 0; k < DTXN_WR_OP_MAX; k++) /* posted: dtxn_coord_verbs() */
-			c->verbs[k] += ops[k];
-		c->verb_bytes += bytes;
 		if (unlikely(gap != 0) && (mask & (mask - 1)) != 0)
 			/* test aid: descheduled between two doorbells of one post */
 			dtxn_co_sleep_until_lc(c->co, dtxn_now_ns() + gap);
 	}
-	return ret;
+	for (unsigned k = 0; k < DTXN_WR_OP_MAX; k++) /* posted: dtxn_coord_verbs() */
+		c->verbs[k] += b->ops[k];
+	c->verb_bytes += b->bytes;
+	return 0;
 }
 
 int
@@ -315,6 +334,8 @@ txn_batch_commit_record(struct dtxn_batch *b, const struct dtxn_txn *t)
 		if (b->error != 0)
 			return;
 		b->tail[mn]->flags |= DTXN_WR_F_CONTROL;
+		b->ops[DTXN_WR_WRITE]--; /* not the protocol's verb */
+		b->bytes -= sizeof(c->crec_buf);
 	}
 }
 

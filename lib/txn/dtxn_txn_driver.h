@@ -190,6 +190,8 @@ struct dtxn_txn {
 	uint32_t n_items;
 	uint32_t n_fetched;       /**< items[0 .. n_fetched) have been executed */
 	int abort_reason;         /**< set when aborted */
+	/** dtxn_now_ns() at begin, for a protocol that needs it: its begin op
+	 *  sets it (Lotus, CREST); 0 otherwise (a clock read saved per txn) */
 	uint64_t start_ns;
 	uint64_t cc[8];           /**< protocol scratch (timestamps, ...) */
 	struct dtxn_item items[DTXN_TXN_MAX_ITEMS];
@@ -846,6 +848,11 @@ struct dtxn_batch {
 	uint64_t mn_mask;        /**< MNs with WRs */
 	int error;               /**< -ENOBUFS if the WR pool ran out */
 	unsigned n_mut;          /**< WRs that change MN memory (all but READs): the lease gate holds those */
+	uint64_t sig_mask;       /**< MNs whose chain has a signaled WR */
+	/** the protocol's WRs by opcode and their bytes (commit records left
+	 *  out), counted as they are added: dtxn_coord_verbs() once posted */
+	uint32_t ops[DTXN_WR_OP_MAX];
+	uint64_t bytes;
 };
 
 /** Starts an empty batch (head[] and tail[] stay as they were: see mn_mask). */

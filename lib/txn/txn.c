@@ -81,7 +81,7 @@ dtxn_txn_begin(struct dtxn_coord *c, enum dtxn_txn_mode mode)
 	t->abort_reason = DTXN_ABORT_NONE;
 	t->false_conflict = 0;
 	t->fa_verdicts = 0;
-	t->start_ns = dtxn_now_ns();
+	t->start_ns = 0; /* a protocol that reads it sets it in its begin (a clock read) */
 	memset(t->cc, 0, sizeof(t->cc));
 	if (txn_cc(t)->begin != NULL) {
 		rc = txn_cc(t)->begin(t);
@@ -122,6 +122,8 @@ txn_add(struct dtxn_txn *t, uint32_t table_id, uint64_t key, enum dtxn_item_kind
 		return NULL;
 	}
 	dtxn_sched_charge_op(t->coord->worker->sched, DTXN_CPU_RECORD, 1); /* sim only */
+	if (kind != DTXN_ITEM_INSERT) /* its lookup (dtxn_txn_item_prepare()) comes later */
+		dtxn_addr_cache_prefetch(t->coord->worker->addr_cache, table_id, key);
 	/* local copy: the slot, then its aux area if the table has one, then
 	 * the protocol's extra room */
 	len = (size_t)tab->slot_size + tab->aux_size;

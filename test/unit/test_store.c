@@ -865,8 +865,12 @@ test_load_find_replicas_scan(void **state)
 
 			assert_true(remote_lookup(f, t, 0, k, &sr, NULL) >= 1);
 			assert_int_equal(dtxn_addr_cache_lookup(pw, t->def.id, k), sr);
+			/* a prefetch (the txn layer's, at add) changes no answer */
+			dtxn_addr_cache_prefetch(ov, t->def.id, k);
 			assert_int_equal(dtxn_addr_cache_lookup(ov, t->def.id, k), sr);
 		}
+		dtxn_addr_cache_prefetch(NULL, t->def.id, 0);       /* does nothing */
+		dtxn_addr_cache_prefetch(pw, DTXN_MAX_TABLES, 0);   /* does nothing */
 		assert_int_equal(dtxn_addr_cache_lookup(pw, t->def.id, n + 1), 0);
 		assert_int_equal(dtxn_addr_cache_prewarm(small, f, t), -ENOSPC);
 		assert_int_equal(dtxn_addr_cache_prewarm(ov, f, t), -EINVAL);

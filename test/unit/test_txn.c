@@ -608,6 +608,14 @@ test_batch_build(void **state)
 	assert_int_equal(b.n_wr, 5);
 	assert_int_equal(b.n_signaled, 3);
 	assert_int_equal(b.mn_mask, 0x7);
+	assert_int_equal(b.sig_mask, 0x7); /* a signaled WR on each chain */
+	/* the verbs dtxn_coord_verbs() counts once the batch is posted */
+	assert_int_equal(b.ops[DTXN_WR_READ], 1);
+	assert_int_equal(b.ops[DTXN_WR_WRITE], 2);
+	assert_int_equal(b.ops[DTXN_WR_CAS], 1);
+	assert_int_equal(b.ops[DTXN_WR_FAA], 1);
+	assert_int_equal(b.ops[DTXN_WR_MASKED_CAS], 0);
+	assert_int_equal(b.bytes, 32 + 8 + 8 + DTXN_WR_INLINE_MAX + 8 + 8);
 	/* per-MN chains keep the order WRs were added in */
 	wr = b.head[1];
 	assert_int_equal(wr->opcode, DTXN_WR_READ);
@@ -704,6 +712,11 @@ test_commit_record_chains(void **state)
 	assert_int_equal(b.n_wr, 5);
 	assert_int_equal(b.n_signaled, 1);  /* the records are unsignaled */
 	assert_int_equal(b.mn_mask, 0x5);   /* no chain of its own anywhere */
+	assert_int_equal(b.sig_mask, 0x4);  /* MN 0's chain: its tail is signaled at post */
+	/* the records are not the protocol's verbs */
+	assert_int_equal(b.ops[DTXN_WR_WRITE], 2);
+	assert_int_equal(b.ops[DTXN_WR_CAS], 1);
+	assert_int_equal(b.bytes, 16 + 8 + 8);
 	for (uint16_t mn = 0; mn < 3; mn += 2) {
 		wr = b.tail[mn];
 		assert_int_equal(wr->opcode, DTXN_WR_WRITE);

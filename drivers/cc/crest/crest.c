@@ -142,6 +142,7 @@ crest_begin(struct dtxn_txn *t)
 {
 	struct crest_coord *cc = crest_coord_of(t);
 
+	t->start_ns = dtxn_now_ns(); /* validate.c's "since" */
 	crest_fence_enter(t); /* waits out a recovery's fence (recover.c) */
 	if (cc->opts.local) {
 		crest_lc_txn_begin(&cc->lt, t->id);

@@ -303,6 +303,14 @@ lotus_coord_fini(struct dtxn_coord *c)
 	c->cc_priv = NULL;
 }
 
+/* dtxn_cc_ops.begin: the txn's start, for the shard latency (commit.c) */
+static int
+lotus_begin(struct dtxn_txn *t)
+{
+	t->start_ns = dtxn_now_ns();
+	return DTXN_OK;
+}
+
 static const struct dtxn_cc_ops lotus_ops = {
 	.name = "lotus",
 	.isolations = (1u << DTXN_ISO_SR) | (1u << DTXN_ISO_SI),
@@ -317,6 +325,7 @@ static const struct dtxn_cc_ops lotus_ops = {
 	.worker_fini = lotus_worker_fini,
 	.coord_init = lotus_coord_init,
 	.coord_fini = lotus_coord_fini,
+	.begin = lotus_begin,
 	.execute = lotus_execute,
 	.commit = lotus_commit,
 	.abort = lotus_abort,
