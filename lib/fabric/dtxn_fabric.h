@@ -925,7 +925,7 @@ void dtxn_cq_kick(struct dtxn_cq *cq);
  * (dtxn_cpu_cycles()) inside an emulating driver's execution of their WRs
  * (shm: shm_qp_progress(), where WRs take effect on MN memory, complete
  * and deliver messages, called from the post and the poll of the CQ's
- * owning lcore; shm samples 1 in 8 and scales it up); 0 for drivers whose NIC is hardware or another process
+ * owning lcore; shm samples 1 in 32 and scales it up); 0 for drivers whose NIC is hardware or another process
  * (mlx5, ucx) and on sim (virtual time: the cost model counts there).
  * The report's host.cn_cpu_ns_per_txn (doc/guides/report.md). Any thread
  * may read it (relaxed); NULL: 0.

@@ -254,6 +254,20 @@ void dtxn_co_complete_lc(struct dtxn_co *co, int status);
 int dtxn_co_wait_lc(struct dtxn_co *co);
 
 /**
+ * dtxn_co_wait_lc(), and adds to @p waited_ns the nanoseconds (dtxn_now_ns())
+ * from the moment @p co left its thread to the moment it got it back (0
+ * if it did not yield: nothing was outstanding). In real time the
+ * scheduler stamps the two switches, one clock read each, shared with the
+ * coroutine that runs next or ran before (a coordinator's wait on its
+ * verbs, lib/txn: two reads per wait around dtxn_co_wait_lc() cost ~20 ns
+ * per doorbell batch; issue 30 part 2); in virtual time two reads of the
+ * virtual clock around the yield, as a caller would.
+ *
+ * @return as dtxn_co_wait_lc() (-EINVAL: @p waited_ns unchanged).
+ */
+int dtxn_co_wait_timed_lc(struct dtxn_co *co, uint64_t *waited_ns);
+
+/**
  * Waits for the coroutine's outstanding completions without letting its
  * thread run any other coroutine: the thread busy-polls its CQ, as FORD's
  * public code does for its undo-log ACKs (doc/guides/ford.md, published

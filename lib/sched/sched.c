@@ -133,13 +133,19 @@ static inline void
 co_leave(struct dtxn_sched *s, struct dtxn_co *cur)
 {
 	struct dtxn_co *next;
+	uint64_t now = 0;
 
+	/* a timed wait (real time): one clock read stamps both sides of a switch */
+	if (unlikely(cur->timed))
+		cur->left_ns = now = dtxn_now_ns();
 	/* CPU debt (virtual time): back to the loop, which makes the thread busy */
 	if (s->batch_left > 0 && s->debt_ns == 0) {
 		s->batch_left--;
 		next = ready_pop(s);
 		next->state = CO_RUNNING;
 		s->current = next;
+		if (unlikely(next->timed))
+			next->back_ns = cur->timed ? now : dtxn_now_ns();
 		if (next == cur)
 			return;
 		count_switch(s);
@@ -222,6 +228,8 @@ sched_resume(struct dtxn_sched *s, struct dtxn_co *co)
 {
 	co->state = CO_RUNNING;
 	s->current = co;
+	if (unlikely(co->timed))
+		co->back_ns = dtxn_now_ns();
 	count_switch(s);
 	co_ctx_switch(&s->loop_ctx, &co->ctx);
 	if (s->zombie != NULL) {
@@ -487,6 +495,33 @@ dtxn_co_wait_lc(struct dtxn_co *co)
 	if (co->pending > 0) {
 		co->state = CO_WAITING;
 		co_leave(co->s, co);
+	}
+	rc = co->status;
+	co->status = 0;
+	return rc;
+}
+
+int
+dtxn_co_wait_timed_lc(struct dtxn_co *co, uint64_t *waited_ns)
+{
+	int rc;
+
+	if (!co_is_current(co, __func__))
+		return -EINVAL;
+	if (co->pending > 0) {
+		co->state = CO_WAITING;
+		if (g_dtxn_clock.virtual_time) {
+			const uint64_t t0 = dtxn_now_ns();
+
+			co_leave(co->s, co);
+			*waited_ns += dtxn_now_ns() - t0;
+		} else {
+			/* the switches out and back in read the clock: no read here */
+			co->timed = 1;
+			co_leave(co->s, co);
+			co->timed = 0;
+			*waited_ns += co->back_ns - co->left_ns;
+		}
 	}
 	rc = co->status;
 	co->status = 0;

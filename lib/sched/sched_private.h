@@ -131,6 +131,9 @@ struct dtxn_co {
 	int status;                /* first non-zero completion status since last wait */
 	uint16_t id;
 	uint8_t state;             /* enum co_state */
+	uint8_t timed;             /* in dtxn_co_wait_timed_lc(), real time: stamp its switches */
+	uint64_t left_ns;          /* timed: when it left the thread */
+	uint64_t back_ns;          /* timed: when it got the thread back */
 } __rte_cache_aligned;
 
 struct sched_poller {

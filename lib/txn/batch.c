@@ -248,7 +248,6 @@ dtxn_batch_post(struct dtxn_batch *b)
 static int
 batch_run(struct dtxn_batch *b, struct dtxn_txn *t, bool early)
 {
-	uint64_t t0;
 	int rc, wrc;
 
 	rc = batch_post(b, early ? t : NULL);
@@ -258,9 +257,7 @@ batch_run(struct dtxn_batch *b, struct dtxn_txn *t, bool early)
 		t->decided = rc == 0;
 	if (rc == b->error && rc != 0)
 		return rc; /* nothing posted */
-	t0 = dtxn_now_ns();
-	wrc = dtxn_co_wait_lc(b->coord->co);
-	dtxn_coord_wait_since(b->coord, DTXN_WAIT_VERBS, t0);
+	wrc = dtxn_co_wait_timed_lc(b->coord->co, &b->coord->wait_ns[DTXN_WAIT_VERBS]);
 	if (wrc != 0 && t != NULL)
 		/* posted, but a WR failed (an RNIC refused it once the lease ran
 		 * out): not all of it took effect; the recovery decides now

@@ -393,9 +393,9 @@ test_counters(void **state)
 /*
  * The emulated NIC's time (dtxn_cq_nic_cycles(), the report's
  * host.cn_cpu_ns_per_txn.nic): 0 on a new CQ and NULL; moves once its
- * QPs' WRs executed. shm samples 1 post or poll in 8 at random, so after
- * 512 signaled posts (and their polls) a sample was taken but with a
- * probability below 1e-29. Asserts that the counter counts, not how much.
+ * QPs' WRs executed. shm samples 1 post or poll in 32 at random, so after
+ * 4096 signaled posts (and their polls) a sample was taken but with a
+ * probability below 1e-56. Asserts that the counter counts, not how much.
  */
 static void
 test_nic_cycles(void **state)
@@ -411,7 +411,7 @@ test_nic_cycles(void **state)
 	assert_int_equal(dtxn_cq_nic_cycles(NULL), 0);
 	assert_int_equal(dtxn_cq_nic_cycles(cq), 0);
 	memset(buf, 3, sizeof(buf));
-	for (unsigned i = 0; i < 512; i++) {
+	for (unsigned i = 0; i < 4096; i++) {
 		ut_wr(&wr, i % 2 ? DTXN_WR_READ : DTXN_WR_WRITE, i, buf, sizeof(buf),
 		      DTXN_RADDR(1, 64 * (i % 16)), DTXN_WR_F_SIGNALED);
 		assert_int_equal(dtxn_qp_post(qp, &wr), 0);

@@ -772,6 +772,80 @@ test_spin_real(void **state)
 }
 
 
+/* ------------------------------------------------------------------ */
+/* Timed wait: dtxn_co_wait_timed_lc(), real time                     */
+/* ------------------------------------------------------------------ */
+
+#define TW_BUSY_NS 200000u /* the other coroutine's CPU while the waiter waits */
+
+struct timed_waiter {
+	struct fake_cq *cq;
+	int rc, rc_empty;
+	uint64_t waited, waited_empty, outer_ns;
+};
+
+static void
+timed_waiter_body(struct dtxn_co *co, void *arg)
+{
+	struct timed_waiter *tw = arg;
+	uint64_t t0;
+
+	tw->cq->target = co;
+	tw->cq->fire_at = tw->cq->iter + 2;
+	tw->cq->n_status = 1;
+	tw->cq->status[0] = -EIO;
+	dtxn_co_expect_lc(co, 1);
+	tw->waited = 5; /* added to, not set */
+	t0 = dtxn_now_ns();
+	tw->rc = dtxn_co_wait_timed_lc(co, &tw->waited);
+	tw->outer_ns = dtxn_now_ns() - t0;
+	tw->waited -= 5;
+	/* nothing outstanding: no yield, nothing added */
+	tw->rc_empty = dtxn_co_wait_timed_lc(co, &tw->waited_empty);
+	tw->cq->target = NULL;
+}
+
+static void
+busy_body(struct dtxn_co *co, void *arg)
+{
+	const uint64_t until = dtxn_now_ns() + TW_BUSY_NS;
+
+	(void)co;
+	(void)arg;
+	while (dtxn_now_ns() < until)
+		;
+}
+
+/*
+ * The time a coroutine waits counts from its switch out to its switch
+ * back in, stamped by the scheduler: at least the CPU the other
+ * coroutine took meanwhile, at most the time around the call.
+ */
+static void
+test_wait_timed_real(void **state)
+{
+	struct fake_cq cq = { 0 };
+	struct timed_waiter tw = { .cq = &cq };
+	struct dtxn_sched *s = mk_sched("ut_wtimed", 2);
+	struct dtxn_co *co;
+	uint64_t x = 7;
+
+	(void)state;
+	assert_int_equal(dtxn_sched_add_poller(s, fake_cq_poll, &cq), 0);
+	co = dtxn_co_create(s, timed_waiter_body, &tw);
+	assert_non_null(co);
+	assert_int_equal(dtxn_co_wait_timed_lc(co, &x), -EINVAL); /* not running */
+	assert_true(x == 7);
+	assert_non_null(dtxn_co_create(s, busy_body, NULL));
+	assert_int_equal(dtxn_sched_run_lc(s), 0);
+	assert_int_equal(tw.rc, -EIO);
+	assert_true(tw.waited >= TW_BUSY_NS);
+	assert_true(tw.waited <= tw.outer_ns);
+	assert_int_equal(tw.rc_empty, 0);
+	assert_true(tw.waited_empty == 0);
+	dtxn_sched_destroy(s);
+}
+
 /*
  * Virtual time: a spinning coroutine leaves the thread, which then runs
  * only its pollers (no other coroutine, no timer) until the spinner's
@@ -923,6 +997,7 @@ main(void)
 		cmocka_unit_test(test_machine_state),
 		cmocka_unit_test(test_clock_real),
 		cmocka_unit_test(test_spin_real),
+		cmocka_unit_test(test_wait_timed_real),
 		cmocka_unit_test(test_loop_busy_real),
 		cmocka_unit_test(test_clock_virtual),   /* last: cannot be undone; also the virtual spin */
 	};

@@ -128,11 +128,12 @@ struct shm_cq {
  * 2^SHM_NIC_SAMPLE_SHIFT of the posts and polls that execute WRs, drawn
  * at random (so no pattern of a txn's posts aliases with it), each
  * measured by two TSC reads and counted 2^SHM_NIC_SAMPLE_SHIFT times:
- * an unbiased sum (about a million samples a second on the main job)
- * at an eighth of the reads. Measuring every one cost ~19 TSC reads,
- * ~0.19 us, per SmallBank txn.
+ * an unbiased sum (about 300,000 samples a second on the main job: its
+ * relative error over a run of seconds is ~0.1%) at a 32nd of the
+ * reads. Measuring every one cost ~19 TSC reads, ~0.19 us, per
+ * SmallBank txn; 1 in 8 (until issue 30 part 2) still ~2.4 reads, ~25 ns.
  */
-#define SHM_NIC_SAMPLE_SHIFT 3
+#define SHM_NIC_SAMPLE_SHIFT 5
 
 /**
  * A sample longer than this, µs, is dropped: the OS took the core away
