@@ -173,7 +173,8 @@ tpcc_destroy(struct dtxn_bench *b)
 
 /*
  * TPCC_LAYOUT_ARTIFACT (tpcc.h): ORDER and NEW-ORDER one slot per order
- * id, ORDER-LINE a 15-slot bucket per order id (CREST's TpccContext.h:
+ * id, ORDER-LINE a 15-slot bucket per order id, HISTORY one slot per id
+ * (tpcc_history_room()) (CREST's TpccContext.h:
  * records_per_bucket_ 1, and MAX_OL_CNT with the hasher key / 15; its
  * MAX_ORDERID_PER_DISTRICT is 20000, here p->o_cap, sized per run).
  * Explicit n_buckets: a protocol's bucket_slots option leaves a direct
@@ -195,12 +196,37 @@ tpcc_artifact_geometry(const struct tpcc_priv *p, struct dtxn_table_def *defs)
 		d->max_keys = p->n_orders * direct[i].slots;
 		d->flags |= DTXN_TABLE_F_DENSE_IDS | DTXN_TABLE_F_DIRECT_INDEX;
 	}
+	/* HISTORY: one slot per id (the artifact's records_per_bucket_ 1) */
+	defs[TPCC_HISTORY].slots_per_bucket = 1;
+	defs[TPCC_HISTORY].n_buckets = p->n_hist;
+	defs[TPCC_HISTORY].max_keys = p->n_hist;
+	defs[TPCC_HISTORY].flags |= DTXN_TABLE_F_DENSE_IDS | DTXN_TABLE_F_DIRECT_INDEX;
+}
+
+/*
+ * TPCC_LAYOUT_ARTIFACT: HISTORY's ids (tpcc_k_history()). A run row is
+ * keyed by its coordinator and that coordinator's finished-txn count
+ * (as in the hashed layout), so each of the cluster's coordinators
+ * (spares included) gets h_cap ids: an even share of the txns the run
+ * finishes once it has done max_new_orders Payments (by the mix's
+ * Payment share), with bench_room_cap()'s Poisson margin.
+ */
+static void
+tpcc_history_room(struct tpcc_priv *p, uint32_t n_coords)
+{
+	const uint64_t pay = p->conf.mix[TPCC_PAYMENT_TXN];
+	const uint64_t done = pay == 0 ? 0 : (p->conf.max_new_orders * 100 + pay - 1) / pay;
+	const uint64_t n = n_coords == 0 ? 1 : n_coords;
+
+	p->h_base = (uint64_t)p->w * TPCC_DISTRICTS * p->customers;
+	p->h_cap = bench_room_cap(done, n, TPCC_P_FULL);
+	p->n_hist = p->h_base + n * p->h_cap;
 }
 
 static int
 tpcc_define(struct dtxn_bench *b, struct dtxn_db *db)
 {
-	const struct tpcc_priv *p = b->priv;
+	struct tpcc_priv *p = b->priv;
 	const uint64_t wd = (uint64_t)p->w * TPCC_DISTRICTS;
 	const uint64_t room = p->conf.max_new_orders;
 	const uint64_t orders = wd * p->customers + room;
@@ -244,8 +270,10 @@ tpcc_define(struct dtxn_bench *b, struct dtxn_db *db)
 		bench_set_err(b, "tpcc: declaring the columns failed");
 		return -EINVAL;
 	}
-	if (p->o_cap != 0)
+	if (p->o_cap != 0) {
+		tpcc_history_room(p, dtxn_db_n_coords(db));
 		tpcc_artifact_geometry(p, defs);
+	}
 	for (unsigned i = 0; i < RTE_DIM(defs); i++) {
 		int rc = dtxn_db_add_table(db, &defs[i]);
 

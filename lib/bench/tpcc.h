@@ -105,12 +105,11 @@ tpcc_k_name(uint32_t w, uint32_t d, uint32_t name)
 {
 	return dtxn_key_make(((uint64_t)d << TPCC_NAME_BITS) | name, w);
 }
-/* HISTORY: load rows (gid 0) id = (d << 12 | c); run rows ((gid + 1) << 32 | seq). */
-static inline uint64_t
-tpcc_k_history(uint32_t w, uint64_t gid1, uint64_t seq)
-{
-	return dtxn_key_make((gid1 << TPCC_HIST_SEQ_BITS) | (seq & 0xffffffffu), w);
-}
+/*
+ * HISTORY keys depend on the table layout (tpcc_k_history(), after
+ * struct tpcc_priv): load rows are (gid 0, d << 12 | c), run rows
+ * (coordinator gid + 1, its finished-txn count).
+ */
 
 /* ------------------------------------------------------------------ */
 /* Rows (clause 1.3; sizes checked below and listed in doc/guides/tpcc.md) */
@@ -370,6 +369,16 @@ struct tpcc_priv {
 	 */
 	uint32_t o_cap;
 	uint64_t n_orders;      /* artifact: order ids of all districts, W x 10 x o_cap */
+	/*
+	 * TPCC_LAYOUT_ARTIFACT, set by tpcc_define() (it needs the cluster's
+	 * coordinators): HISTORY ids per coordinator for its run rows (its
+	 * finished-txn count below h_cap; a Payment past it aborts
+	 * index_full), after h_base = W x 10 x customers ids of the loaded
+	 * rows; n_hist ids in all. 0: hashed.
+	 */
+	uint64_t h_cap;
+	uint64_t h_base;
+	uint64_t n_hist;
 };
 
 /* An id no ORDER, NEW-ORDER or ORDER-LINE row has (artifact layout, O_ID
@@ -411,6 +420,28 @@ tpcc_k_order_line(const struct tpcc_priv *p, uint32_t w, uint32_t d, uint32_t o,
 		return dtxn_key_make((uint64_t)(ol - 1) * p->n_orders + od, w);
 	}
 	return dtxn_key_make((tpcc_order_id(d, o) << TPCC_OL_BITS) | ol, w);
+}
+
+/*
+ * HISTORY: a load row (@p gid1 0, @p seq = d << 12 | c) or a run row of
+ * coordinator gid1 - 1 (@p seq its finished-txn count). Hashed: id
+ * gid1 << 32 | seq. Artifact: dense (load rows by customer, then h_cap
+ * per coordinator); TPCC_NO_ID past the coordinator's room.
+ */
+static inline uint64_t
+tpcc_k_history(const struct tpcc_priv *p, uint32_t w, uint64_t gid1, uint64_t seq)
+{
+	if (p->h_cap == 0)
+		return dtxn_key_make((gid1 << TPCC_HIST_SEQ_BITS) | (seq & 0xffffffffu), w);
+	if (gid1 == 0) {
+		uint64_t d = seq >> TPCC_C_BITS, c = seq & ((1u << TPCC_C_BITS) - 1);
+
+		return dtxn_key_make(((uint64_t)(w - 1) * TPCC_DISTRICTS + (d - 1)) * p->customers +
+					     (c - 1), w);
+	}
+	if (seq >= p->h_cap || p->h_base + gid1 * p->h_cap > p->n_hist)
+		return dtxn_key_make(TPCC_NO_ID, w);
+	return dtxn_key_make(p->h_base + (gid1 - 1) * p->h_cap + seq, w);
 }
 
 /**

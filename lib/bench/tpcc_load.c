@@ -181,7 +181,7 @@ load_customer(struct load_state *s, uint32_t w, uint32_t d, uint32_t c)
 	h.amount = TPCC_H_AMOUNT_LOAD;
 	bench_text_astring(&s->r, h.data, 12, 24, sizeof(h.data));
 	rc = load_row(s, TPCC_HISTORY,
-		      tpcc_k_history(w, 0, ((uint64_t)d << TPCC_C_BITS) | c), &h);
+		      tpcc_k_history(p, w, 0, ((uint64_t)d << TPCC_C_BITS) | c), &h);
 	if (rc != 0)
 		return rc;
 

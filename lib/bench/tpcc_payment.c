@@ -144,8 +144,13 @@ tpcc_payment(struct dtxn_bench_ctx *ctx, const struct tpcc_priv *p)
 	c_it = dtxn_txn_add_rw_cells(t, TPCC_CUSTOMER, tpcc_k_customer(c_w, c_d, c), DTXN_CELLS_ALL,
 				     DTXN_CELL(TPCC_C_BALANCE) | DTXN_CELL(TPCC_C_YTD_PAYMENT) |
 					     DTXN_CELL(TPCC_C_PAYMENT_CNT) | DTXN_CELL(TPCC_C_DATA));
+	if (p->h_cap != 0 && ctx->done >= p->h_cap) {
+		/* artifact layout: the coordinator's HISTORY ids are used up (bench_room.h) */
+		dtxn_txn_abort(t, DTXN_ABORT_INDEX_FULL);
+		return DTXN_ABORT(DTXN_ABORT_INDEX_FULL);
+	}
 	h_it = dtxn_txn_insert(t, TPCC_HISTORY,
-			       tpcc_k_history(w, (uint64_t)dtxn_coord_gid(ctx->coord) + 1,
+			       tpcc_k_history(p, w, (uint64_t)dtxn_coord_gid(ctx->coord) + 1,
 					      ctx->done));
 	rc = dtxn_txn_execute(t);
 	if (rc != DTXN_OK)

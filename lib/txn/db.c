@@ -144,6 +144,12 @@ dtxn_db_set_table_mn(struct dtxn_db *db, const char *name, uint16_t mn)
 }
 
 uint32_t
+dtxn_db_n_coords(const struct dtxn_db *db)
+{
+	return db == NULL ? 0 : db->conf.n_coords;
+}
+
+uint32_t
 dtxn_db_addr_cache_entries(const struct dtxn_db *db)
 {
 	if (db == NULL)

@@ -284,6 +284,14 @@ int dtxn_db_set_table_mn(struct dtxn_db *db, const char *name, uint16_t mn);
 #define DTXN_ADDR_CACHE_UNBOUNDED UINT32_MAX
 
 /**
+ * Coordinators in the cluster (struct dtxn_db_conf.n_coords: every
+ * coordinator's gid is below it), for a workload that gives each its own
+ * key range (TPC-C's artifact layout, HISTORY). Any thread.
+ * @return n_coords; 0 if @p db is NULL.
+ */
+uint32_t dtxn_db_n_coords(const struct dtxn_db *db);
+
+/**
  * Entries of each worker's address cache: the db's addr_cache_entries,
  * or with DTXN_ADDR_CACHE_UNBOUNDED the sum of the tables' max_keys (at
  * least 8, at most 2^30, rte_hash's limit), known once the tables were
