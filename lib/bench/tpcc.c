@@ -103,7 +103,7 @@ static const struct dtxn_opt tpcc_opts[] = {
 			"zipf skew of NewOrder's item ids, replacing NURand(8191); 0 is uniform"),
 	{ "tpcc_layout", DTXN_OPT_NAME, offsetof(struct tpcc_conf, layout), TPCC_LAYOUT_HASHED, 0,
 	  TPCC_N_LAYOUTS - 1,
-	  "ORDER, NEW-ORDER, ORDER-LINE: hashed 32-slot buckets, or artifact (CREST's: dense order ids direct-mapped, an order's lines in one 15-slot bucket)",
+	  "ORDER, NEW-ORDER, ORDER-LINE, HISTORY: hashed 32-slot buckets, or artifact (CREST's: dense ids direct-mapped, an order's lines in one 15-slot bucket)",
 	  tpcc_layout_names },
 };
 

@@ -297,7 +297,7 @@ struct tpcc_conf {
 };
 
 /*
- * Where the growing tables ORDER, NEW-ORDER and ORDER-LINE keep their rows
+ * Where the growing tables ORDER, NEW-ORDER, ORDER-LINE and HISTORY keep their rows
  * (option tpcc_layout; doc/guides/tpcc.md, "Table layouts"). Every
  * protocol runs either; a workload property, not a protocol's.
  */
@@ -315,8 +315,10 @@ enum tpcc_layout {
 	 * ORDER and of NEW-ORDER and to a 15-slot bucket of ORDER-LINE that
 	 * holds its lines (OL_NUMBER - 1 x the orders + the order's id, so
 	 * the id modulo the buckets is the order's): an order's line inserts
-	 * share one bucket READ (doc/guides/store.md, "Direct index").
-	 * The orders per district are sized per run (tpcc_priv.o_cap).
+	 * share one bucket READ (doc/guides/store.md, "Table format");
+	 * HISTORY one slot per id (tpcc_k_history()). The orders per
+	 * district and the HISTORY ids per coordinator are sized per run
+	 * (tpcc_priv.o_cap, h_cap).
 	 */
 	TPCC_LAYOUT_ARTIFACT,
 	TPCC_N_LAYOUTS,
