@@ -568,6 +568,27 @@ int app_fabric_open(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fa
 int app_memory_check(const struct app_conf *c, const struct dtxn_db *db,
 		     const struct dtxn_fabric_conf *fc, unsigned n_workers);
 
+/**
+ * Grows DPDK's heap, in the primary process of a cluster on shm (mn0,
+ * before its ready line, so before any other process attaches), to what
+ * the whole cluster will take from it (app_memory_check()'s footprints
+ * for every MN region and --cn CNs x --threads workers, plus a share per
+ * process), and keeps every page mapped (RTE_MEMSEG_FLAG_DO_NOT_FREE, as
+ * for EAL -m): the other processes' allocations and frees then never
+ * change the heap's pages, so none of them starts a round of DPDK's
+ * multi-process messages, which a process that starts, exits, is
+ * stopped or is slow meanwhile fails (the requester's "Request timed
+ * out"; the primary's rollback of the failed growth then unlinked a free
+ * element others had changed meanwhile: SIGSEGV in its eal-intr-thread;
+ * doc/guides/testing.md "The cn1 SIGSEGV at start beside a second mn0").
+ * Prints one line saying how much. Nothing in a secondary process or
+ * without hugepages. Main lcore, after the fabric is open.
+ * @return 0, or -1 after one line (not reserved: the heap grows as
+ *   before).
+ */
+int app_heap_reserve(const struct app_conf *c, const struct dtxn_db *db,
+		     const struct dtxn_fabric_conf *fc);
+
 /** Attaches the db to the fabric and loads the benchmark (MN CPU); the
  * load's wall seconds in @p load_s. @return APP_EXIT_*. */
 int app_db_load(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f,

@@ -64,6 +64,9 @@ app_run_mn(const struct app_conf *c)
 		app_role_fabric_conf(c, ctl, &fc, &rdma);
 		rc = app_fabric_open(c, db, &fc, 0, &f, &region);
 	}
+	/* the primary (mn0): the cluster's heap, before any other process attaches */
+	if (rc == APP_EXIT_OK && app_role_shared(c))
+		(void)app_heap_reserve(c, db, &fc);
 	/* every MN: the coordinators' commit-record slots, zeroed before the
 	 * load publishes the region (a CN may connect from then on) */
 	if (rc == APP_EXIT_OK && app_cf_crec_init(c, db, f) != 0) {
