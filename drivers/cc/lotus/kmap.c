@@ -6,7 +6,11 @@
  * full; a slot holds the key's hash tag and its position, the keys live
  * by position. It replaces an rte_hash (two memzones, two cache lines
  * per lookup) with one line in the common case; positions come from a
- * stack of free ones, and no caller depends on their values.
+ * stack of free ones, and no caller depends on their values. The slots
+ * for cap keys are allocated at once, but the table uses a prefix of
+ * them that doubles as keys are added (from KMAP_MIN_SLOTS): a lock
+ * state holds a few dozen keys of its thousands, and a small table stays
+ * in the cache.
  */
 #include <errno.h>
 
@@ -14,6 +18,9 @@
 
 #include "dtxn_sched.h"
 #include "lotus_private.h"
+
+/** Slots a map starts with (a power of 2). */
+#define KMAP_MIN_SLOTS 64u
 
 struct lotus_kmap_slot {
 	uint32_t tag;  /**< the key's hash, high half */
@@ -40,6 +47,13 @@ kmap_key(const struct lotus_kmap *m, uint32_t pos)
 	return m->keys + (size_t)pos * m->key_len;
 }
 
+/* The bitmap of positions in use that a growth fills (kmap_grow()), bytes. */
+static size_t
+kmap_used_bytes(uint32_t cap)
+{
+	return ((size_t)cap + 63) / 64 * sizeof(uint64_t);
+}
+
 static uint32_t
 kmap_n_slots(uint32_t cap)
 {
@@ -58,11 +72,13 @@ lotus_kmap_init(struct lotus_kmap *m, uint32_t cap, uint32_t key_len, int socket
 				      socket_id);
 	m->keys = rte_malloc_socket("lotus_kmap_keys", (size_t)cap * key_len, 8, socket_id);
 	m->free = rte_malloc_socket("lotus_kmap_free", sizeof(*m->free) * cap, 8, socket_id);
-	if (m->slots == NULL || m->keys == NULL || m->free == NULL) {
+	m->used = rte_malloc_socket("lotus_kmap_used", kmap_used_bytes(cap), 8, socket_id);
+	if (m->slots == NULL || m->keys == NULL || m->free == NULL || m->used == NULL) {
 		lotus_kmap_fini(m);
 		return -ENOMEM;
 	}
-	m->mask = n - 1;
+	m->max_slots = n;
+	m->mask = RTE_MIN(n, KMAP_MIN_SLOTS) - 1;
 	m->cap = cap;
 	m->key_len = key_len;
 	for (uint32_t i = 0; i < cap; i++)
@@ -77,6 +93,7 @@ lotus_kmap_fini(struct lotus_kmap *m)
 	rte_free(m->slots);
 	rte_free(m->keys);
 	rte_free(m->free);
+	rte_free(m->used);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -84,7 +101,8 @@ void
 lotus_kmap_footprint(uint32_t cap, uint32_t key_len, struct dtxn_footprint *fp)
 {
 	fp->bytes += (uint64_t)kmap_n_slots(cap) * sizeof(struct lotus_kmap_slot) +
-		     (uint64_t)cap * (key_len + sizeof(uint32_t)) + 3 * DTXN_FOOTPRINT_ALLOC_SLACK;
+		     (uint64_t)cap * (key_len + sizeof(uint32_t)) + kmap_used_bytes(cap) +
+		     4 * DTXN_FOOTPRINT_ALLOC_SLACK;
 }
 
 /* The slot of @p key, or of the empty slot that ends its probe. */
@@ -111,6 +129,41 @@ lotus_kmap_lookup(const struct lotus_kmap *m, const void *key)
 	return m->slots[i].pos1 != 0 ? (int)(m->slots[i].pos1 - 1) : -ENOENT;
 }
 
+/* Slot for a key not in the table: the empty slot that ends its probe. */
+static uint32_t
+kmap_empty_slot(const struct lotus_kmap *m, uint64_t h)
+{
+	uint32_t i = (uint32_t)h & m->mask;
+
+	while (m->slots[i].pos1 != 0)
+		i = (i + 1) & m->mask;
+	return i;
+}
+
+/* Doubles the part of the slots in use and puts every key back. */
+static void
+kmap_grow(struct lotus_kmap *m)
+{
+	uint32_t n = (m->mask + 1) * 2;
+
+	memset(m->used, 0xff, kmap_used_bytes(m->cap));
+	for (uint32_t k = 0; k < m->n_free; k++)
+		m->used[m->free[k] / 64] &= ~(UINT64_C(1) << (m->free[k] % 64));
+	memset(m->slots, 0, sizeof(*m->slots) * n);
+	m->mask = n - 1;
+	for (uint32_t pos = 0; pos < m->cap; pos++) {
+		uint64_t h;
+		uint32_t i;
+
+		if ((m->used[pos / 64] >> (pos % 64) & 1) == 0)
+			continue;
+		h = kmap_hash(m, kmap_key(m, pos));
+		i = kmap_empty_slot(m, h);
+		m->slots[i].tag = (uint32_t)(h >> 32);
+		m->slots[i].pos1 = pos + 1;
+	}
+}
+
 int
 lotus_kmap_add(struct lotus_kmap *m, const void *key)
 {
@@ -122,6 +175,12 @@ lotus_kmap_add(struct lotus_kmap *m, const void *key)
 		return (int)(m->slots[i].pos1 - 1);
 	if (m->n_free == 0)
 		return -ENOSPC;
+	/* at most half full: grow first (within the slots allocated for cap keys) */
+	if ((uint64_t)(m->cap - m->n_free + 1) * 2 > (uint64_t)m->mask + 1 &&
+	    m->mask + 1 < m->max_slots) {
+		kmap_grow(m);
+		i = kmap_empty_slot(m, h);
+	}
 	pos = m->free[--m->n_free];
 	memcpy(m->keys + (size_t)pos * m->key_len, key, m->key_len);
 	m->slots[i].tag = tag;

@@ -436,7 +436,8 @@ struct lotus_kmap_slot;
 
 /**
  * A map from fixed-size keys to positions in [0, cap) (kmap.c): open
- * addressing, linear probing, at most half full. One writer at a time
+ * addressing, linear probing, at most half full, on a table that doubles
+ * as keys are added (its memory is allocated for cap keys at once). One writer at a time
  * (the caller serializes, as for the rte_hash it replaces); lookups may
  * not run concurrently with a writer.
  */
@@ -444,8 +445,10 @@ struct lotus_kmap {
 	struct lotus_kmap_slot *slots;
 	uint8_t *keys;        /**< cap keys of key_len bytes, by position */
 	uint32_t *free;       /**< stack of free positions */
+	uint64_t *used;       /**< positions in use, filled by a growth */
 	uint32_t n_free;
-	uint32_t mask;        /**< slots - 1 */
+	uint32_t mask;        /**< slots in use - 1 (they double as keys are added) */
+	uint32_t max_slots;   /**< slots allocated: at least 2 x cap */
 	uint32_t cap;
 	uint32_t key_len;
 };
