@@ -950,6 +950,19 @@ void *dtxn_store_aux_ptr(struct dtxn_fabric *f, const struct dtxn_table *t, uint
 			 const void *slot);
 
 /**
+ * MN-side pointer to the aux area of the slot at @p slot, in whichever of
+ * table @p t's replicas mapped in this process holds that slot: what a
+ * protocol's dtxn_slot_format_fn uses, since dtxn_store_load() formats
+ * the first replica the process maps (replica 0 in one process or in a
+ * load in scratch; a backup in an MN process that holds backups only).
+ * Any thread.
+ * @return the pointer, or NULL (no aux heap, @p slot not the start of a
+ *   slot of any replica mapped here, or the slot has no area).
+ */
+void *dtxn_store_slot_aux_ptr(struct dtxn_fabric *f, const struct dtxn_table *t,
+			      const void *slot);
+
+/**
  * MN-side pointer (the MN role's CPU: loading, invariant checks) to area
  * @p n (1-based) of heap @p h of table @p t on replica @p r in this
  * process, in the heap of the stripe of the slot at @p slot (a pointer
@@ -1057,7 +1070,7 @@ typedef void (*dtxn_slot_format_fn)(const struct dtxn_table *t, void *slot,
  * bucket and slot of each backup. A table with an aux heap
  * (dtxn_catalog_add_table_aux()): the record gets the next area of the
  * heap (its number in the slot header; the heap's bump word counts it),
- * zeroed before @p fmt (which reaches it with dtxn_store_aux_ptr(f, t, 0,
+ * zeroed before @p fmt (which reaches it with dtxn_store_slot_aux_ptr(f, t,
  * slot)) and copied to the backups; a record moved to another slot keeps
  * its area. Allocates nothing, logs nothing.
  * Only before the run, into regions the fabric zeroed: each bucket's

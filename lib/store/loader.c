@@ -113,6 +113,19 @@ dtxn_store_aux_ptr(struct dtxn_fabric *f, const struct dtxn_table *t, uint16_t r
 }
 
 void *
+dtxn_store_slot_aux_ptr(struct dtxn_fabric *f, const struct dtxn_table *t, const void *slot)
+{
+	void *aux = NULL;
+
+	/* the replica whose buckets hold the slot: the loader formats the
+	 * first replica this process maps (loader_replicas()), a backup in
+	 * an MN process that holds no primary */
+	for (uint16_t r = 0; t != NULL && aux == NULL && r < t->n_replicas; r++)
+		aux = dtxn_store_aux_ptr(f, t, r, slot);
+	return aux;
+}
+
+void *
 dtxn_store_heap_area_ptr(struct dtxn_fabric *f, const struct dtxn_table *t, enum dtxn_heap_kind h,
 			 uint16_t r, const void *slot, uint32_t n)
 {

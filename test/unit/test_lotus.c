@@ -1224,6 +1224,14 @@ test_aux_heap(void **state)
 	ut_aux_heap_run("lotus", "utlotaux", &seq, 4, 4); /* no FAA: its share */
 }
 
+/* An MN process holding backups only formats them as the primary (ut_txn.h). */
+static void
+test_load_backups(void **state)
+{
+	(void)state;
+	ut_load_backups_equal("lotus", "utlotbk", 300);
+}
+
 /* A restarted coordinator continues its share past its dead incarnation's rows (ut_txn.h). */
 static void
 test_aux_restart(void **state)
@@ -1408,6 +1416,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kmap_churn),
 		cmocka_unit_test(test_aux_heap),
+		cmocka_unit_test(test_load_backups),
 		cmocka_unit_test(test_aux_restart),
 		cmocka_unit_test(test_aux_kept_after_undo),
 		cmocka_unit_test(test_validate_own_write),

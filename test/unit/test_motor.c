@@ -1963,6 +1963,14 @@ test_aux_heap(void **state)
 	ut_aux_heap_run("motor", "utmotaux", &g_worker_seq, 16, 5); /* 4 loaded + 3 FAAs of 4 */
 }
 
+/* An MN process holding backups only formats them as the primary (ut_txn.h). */
+static void
+test_load_backups(void **state)
+{
+	(void)state;
+	ut_load_backups_equal("motor", "utmotbk", 300);
+}
+
 /* A restarted coordinator's inserts take new chunks (ut_txn.h). */
 static void
 test_aux_restart(void **state)
@@ -1976,6 +1984,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_aux_heap),
+		cmocka_unit_test(test_load_backups),
 		cmocka_unit_test(test_aux_restart),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_cell_layout),

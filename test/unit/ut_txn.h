@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -67,6 +68,93 @@ ut_mn_slot(struct dtxn_fabric *f, const struct dtxn_catalog *cat, uint32_t tid, 
 			break;
 	}
 	return NULL;
+}
+
+/**
+ * The load as an MN process of a cluster does it (issue 31): it maps its
+ * own region only, and the loader formats the first replica it maps,
+ * a backup where the table's primary is elsewhere. Table "rows" of
+ * protocol @p protocol (3 MNs, 3 replicas), @p n_keys rows loaded twice:
+ * through a fabric that maps every MN (the embedded run) and through a
+ * multi-process shm fabric @p fabric_name that maps every MN but the
+ * table's primary's (mn_own; the embedded one is named @p fabric_name
+ * with "e" appended). Asserts that on the embedded run every
+ * replica's slot (CVT) and aux area (the loaded value) equal the
+ * primary's byte for byte, and that each replica the backups-only
+ * process formatted equals them too (before the fix its CVT had no valid
+ * version and its aux area was zero: "no aux area for a loaded record").
+ */
+static inline void
+ut_load_backups_equal(const char *protocol, const char *fabric_name, uint64_t n_keys)
+{
+	struct dtxn_db_conf dc = { .size = sizeof(dc), .protocol = protocol,
+				   .isolation = DTXN_ISO_SR, .n_mn = 3, .n_replicas = 3,
+				   .n_coords = 1, .log_bytes = 4096, .addr_cache_entries = 4096 };
+	struct dtxn_table_def d = { .id = 0, .name = "rows", .value_size = 24,
+				    .max_keys = n_keys, .n_buckets = n_keys / 4 + 1,
+				    .slots_per_bucket = 8 };
+	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = 3,
+				       .n_cn = 1, .socket_id = SOCKET_ID_ANY };
+	struct dtxn_fabric_conf pc = fc;
+	char all[32];
+	const struct dtxn_table *t, *tp;
+	struct dtxn_fabric *f, *fp;
+	struct dtxn_db *db, *dbp;
+	uint64_t region, compared = 0;
+
+	snprintf(all, sizeof(all), "%se", fabric_name);
+	fc.name = all;
+	ut_db_up(&dc, &d, &fc, &db, &f);
+	t = dtxn_catalog_table(dtxn_db_catalog(db), 0);
+	dbp = dtxn_db_create(&dc);
+	assert_non_null(dbp);
+	assert_int_equal(dtxn_db_add_table(dbp, &d), 0);
+	assert_int_equal(dtxn_db_layout(dbp, &region), 0);
+	tp = dtxn_catalog_table(dtxn_db_catalog(dbp), 0);
+	pc.name = fabric_name;
+	pc.mn_region_size = region;
+	pc.multi_process = 1;
+	pc.mn_own = 7 & ~(UINT64_C(1) << tp->mn[0]); /* the backups' MNs */
+	dtxn_nic_model_none(&pc.nic);
+	fp = dtxn_fabric_open(&pc);
+	assert_non_null(fp);
+	assert_true(dtxn_fabric_partial(fp));
+	assert_null(dtxn_fabric_mn_base(fp, tp->mn[0]));
+	assert_int_equal(dtxn_db_attach(dbp, fp), 0);
+	for (uint64_t k = 1; k <= n_keys; k++) {
+		uint8_t v[24];
+
+		for (unsigned i = 0; i < sizeof(v); i++)
+			v[i] = (uint8_t)(k * 31 + i);
+		assert_int_equal(dtxn_db_load(db, 0, k, v), 0);
+		assert_int_equal(dtxn_db_load(dbp, 0, k, v), 0);
+	}
+	for (uint64_t k = 1; k <= n_keys; k++) {
+		const uint8_t *s0 = ut_mn_slot(f, dtxn_db_catalog(db), 0, k, 0);
+		const uint8_t *a0 = dtxn_store_aux_ptr(f, t, 0, s0);
+
+		assert_non_null(s0);
+		assert_non_null(a0);
+		for (uint16_t r = 0; r < t->n_replicas; r++) {
+			const uint8_t *s = ut_mn_slot(f, dtxn_db_catalog(db), 0, k, r), *sp;
+
+			assert_non_null(s);
+			assert_memory_equal(s, s0, t->slot_size);
+			assert_memory_equal(dtxn_store_aux_ptr(f, t, r, s), a0, t->aux_size);
+			if (dtxn_fabric_mn_base(fp, tp->mn[r]) == NULL)
+				continue; /* the primary's MN: another process's */
+			sp = ut_mn_slot(fp, dtxn_db_catalog(dbp), 0, k, r);
+			assert_non_null(sp);
+			assert_memory_equal(sp, s0, t->slot_size);
+			assert_memory_equal(dtxn_store_aux_ptr(fp, tp, r, sp), a0, t->aux_size);
+			compared++;
+		}
+	}
+	assert_int_equal(compared, 2 * n_keys); /* both backups of every row */
+	dtxn_db_destroy(dbp);
+	dtxn_fabric_close(fp);
+	dtxn_db_destroy(db);
+	dtxn_fabric_close(f);
 }
 
 /** Yields @p c until *@p step reaches @p n (interleavings forced by the test). */

@@ -155,7 +155,7 @@ lotus_slot_format(const struct dtxn_table *t, void *slot, const void *value, voi
 {
 	struct dtxn_db *db = arg;
 	struct lotus_cvt *cvt = slot;
-	uint8_t *aux = dtxn_store_aux_ptr(db->fabric, t, 0, slot);
+	uint8_t *aux = dtxn_store_slot_aux_ptr(db->fabric, t, slot);
 
 	if (aux == NULL) {
 		LOTUS_LOG(ERR, "table %s: no aux area for a loaded record", t->def.name);

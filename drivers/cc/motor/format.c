@@ -131,7 +131,7 @@ motor_slot_format(const struct dtxn_table *t, void *slot, const void *value, voi
 {
 	struct dtxn_db *db = arg;
 	struct motor_cvt *cvt = slot;
-	uint8_t *aux = dtxn_store_aux_ptr(db->fabric, t, 0, slot);
+	uint8_t *aux = dtxn_store_slot_aux_ptr(db->fabric, t, slot);
 
 	if (aux == NULL) {
 		MOTOR_LOG(ERR, "table %s: no aux area for a loaded record", t->def.name);
