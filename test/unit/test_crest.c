@@ -1108,6 +1108,61 @@ test_recover(void **state)
 	assert_int_equal(x.rec.locks_released, 0);
 }
 
+/*
+ * A dead CN's newest entry whose txn finished long before its recovery,
+ * on a hot cell written 40,000 times since (soak run 335: cn1 paused past
+ * its lease): 16-bit ENs wrapped, the cell looks behind the entry, yet a
+ * later writer holds it (TS_commit, lock bit clear): nothing is rolled
+ * forward (before the fix the increment's old value came back).
+ */
+static void
+test_recover_en_wrap(void **state)
+{
+	const uint32_t ss = dtxn_catalog_table(dtxn_db_catalog(g_db), T_ROW)->slot_size;
+	struct dtxn_table_def row = { .value_size = 32, .n_columns = 4,
+				      .column_size = { 8, 8, 8, 8 } };
+	struct rec_ctx dead = { .key = 7 };
+	struct ut_coord_spec sd = { co_dead_add, &dead };
+	struct ut_recover x;
+	struct ut_coord_spec s = { ut_recover_main, &x };
+	struct crest_layout lay;
+	char pre[512], post[2][512];
+	unsigned moved = 0;
+
+	(void)state;
+	crest_layout_make(&row, true, &lay);
+	memcpy(pre, mn_row(7, 0), ss);
+	assert_int_equal(ut_run_coords(g_db, &sd, 1, N_MN + 1, DEAD_GID0, &g_worker_seq), 0);
+	assert_int_equal(dead.rc, DTXN_OK);
+	assert_int_equal(mn_row(7, 0)->lock, 0);
+	/* 40,000 later writes of its cells by a live txn (id 0x123456) on both replicas */
+	for (unsigned c = 0; c < lay.n_cells; c++) {
+		if (mn_row(7, 0)->en[c] == ((struct crest_hdr *)pre)->en[c])
+			continue;
+		moved++;
+		for (uint16_t r = 0; r < 2; r++) {
+			struct crest_hdr *h = mn_row(7, r);
+			uint64_t v;
+
+			h->en[c] = (uint16_t)(h->en[c] + 40000);
+			*crest_line_ver(h, &lay, c, 0) = CREST_VER(h->en[c], 0x123456);
+			memcpy(&v, (char *)h + lay.rec_off[c] + 8, 8);
+			v += 40000;
+			memcpy((char *)h + lay.rec_off[c] + 8, &v, 8);
+		}
+	}
+	assert_true(moved >= 1);
+	for (uint16_t r = 0; r < 2; r++)
+		memcpy(post[r], mn_row(7, r), ss);
+
+	ut_recover_of(&x, N_MN + 1, DEAD_GID0, 4);
+	run_coords(&s, 1);
+	assert_int_equal(x.rc, 0);
+	assert_int_equal(x.rec.rolled_forward, 0);
+	for (uint16_t r = 0; r < 2; r++)
+		assert_memory_equal(mn_row(7, r), post[r], ss);
+}
+
 /* Row 9's replicas while A's committed increment waited in the cache (B's hook). */
 static char g_lrec_pre[2][512];
 
@@ -1554,6 +1609,7 @@ main(void)
 		cmocka_unit_test(test_redo_entry),
 		cmocka_unit_test(test_lww_orders),
 		cmocka_unit_test(test_recover),
+		cmocka_unit_test(test_recover_en_wrap),
 		cmocka_unit_test(test_lc_versions),
 		cmocka_unit_test(test_lc_cascade),
 		cmocka_unit_test(test_lc_lock_ts),

@@ -43,7 +43,8 @@
  *      the older writers of the round then find the EN moved on. redo.c
  *      keeps their entries reachable until the write-back (log_pins).
  *    A cell already at or past the entry's EN was written by it or by a
- *    later txn: untouched.
+ *    later txn: untouched; so is an undeferred cell that a later txn holds
+ *    on the primary, its lock bit clear (16-bit ENs wrap: rec_cell()).
  * 3. "unlock": lib/txn's scan of every table's primary clears every cell
  *    lock bit (the deleted bit stays) and releases each bucket lock a dead
  *    coordinator holds.
@@ -214,7 +215,16 @@ struct rec_ctx {
  * image @p cur (at @p ra): adds the WRITEs of the cell and then of its EN
  * (the commit's order) to @p b when the replica is behind.
  * - An undeferred cell carries its new EN (the commit stamped EN + 1): it
- *   is applied while the replica's EN is before it.
+ *   is applied while the replica's EN is before it. ENs are 16 bits, so
+ *   "before" holds only within 32,767 versions: a hot cell written that
+ *   often between the dead txn's commit and its recovery (a CN paused past
+ *   its lease, then a lease's fence wait) looks behind again. So first the
+ *   primary (replica 0, @c x->buf): with the cell's lock bit clear, the
+ *   txn's unlock landed there, after its cell WRITE (one QP, in order);
+ *   if a later writer's version (TS_commit not @p id) is there, that writer
+ *   wrote every replica after the txn: the cell is left alone everywhere.
+ *   While the bit is set nobody else wrote the cell since it was taken,
+ *   and the EN is within reach.
  * - A deferred cell (local=1) carries the EN of the round's base: its
  *   round wrote nothing back while the replica's EN is still that one; it
  *   is applied with the next EN, as crest_lc_compose() would, and the
@@ -223,9 +233,10 @@ struct rec_ctx {
  */
 static bool
 rec_cell(struct rec_ctx *x, struct dtxn_batch *b, const struct crest_layout *lay,
-	 const struct crest_redo_mod *m, unsigned cell, const char *data, struct crest_hdr *cur,
-	 dtxn_raddr_t ra)
+	 const struct crest_redo_mod *m, uint64_t id, unsigned cell, const char *data,
+	 struct crest_hdr *cur, dtxn_raddr_t ra)
 {
+	struct crest_hdr *pri = (void *)x->buf;
 	const uint32_t span = crest_cell_span(lay, cell);
 	const char *src = data;
 	uint16_t en;
@@ -234,6 +245,9 @@ rec_cell(struct rec_ctx *x, struct dtxn_batch *b, const struct crest_layout *lay
 	memcpy(&ver, data, 8);
 	en = CREST_VER_EN(ver);
 	if (!(m->flags & CREST_MOD_DEFERRED)) {
+		if (!(pri->lock & CREST_LOCK_BIT(cell)) &&
+		    CREST_VER_TS(*crest_line_ver(pri, lay, cell, 0)) != (id & CREST_TS_MASK))
+			return false;
 		if (!rec_before(CREST_VER_EN(*crest_line_ver(cur, lay, cell, 0)), en))
 			return false;
 	} else {
@@ -284,13 +298,13 @@ rec_fetch(struct rec_ctx *x, const struct dtxn_table *t, dtxn_raddr_t raddr, uin
 }
 
 /*
- * Adds to @p b what modification @p m (its data after it) of table @p t
- * changes on the replicas READ into x->buf (rec_fetch(), updated as it
- * goes); *@p done if anything.
+ * Adds to @p b what modification @p m (its data after it) of txn @p id,
+ * table @p t, changes on the replicas READ into x->buf (rec_fetch(),
+ * updated as it goes); *@p done if anything.
  */
 static void
 rec_mod_add(struct rec_ctx *x, struct dtxn_batch *b, const struct dtxn_table *t,
-	    const struct crest_redo_mod *m, bool *done)
+	    const struct crest_redo_mod *m, uint64_t id, bool *done)
 {
 	const struct crest_layout *lay = &((const struct crest_coord *)x->c->cc_priv)->lay[m->table_id];
 	const char *data = (const char *)(m + 1);
@@ -320,7 +334,7 @@ rec_mod_add(struct rec_ctx *x, struct dtxn_batch *b, const struct dtxn_table *t,
 
 			if (off + span > m->len)
 				break;
-			*done |= rec_cell(x, b, lay, m, cell, data + off, cur, ra);
+			*done |= rec_cell(x, b, lay, m, id, cell, data + off, cur, ra);
 			off += span;
 		}
 	}
@@ -341,7 +355,7 @@ rec_mod(struct rec_ctx *x, const struct crest_redo_mod *m, uint64_t id, bool *do
 	if (rc != 0)
 		return rc;
 	dtxn_batch_init(&b, x->c);
-	rec_mod_add(x, &b, t, m, done);
+	rec_mod_add(x, &b, t, m, id, done);
 	if (bh[0] == id) {
 		/* its insert or delete: the bucket changes (absent reads of it fail) */
 		bh[1]++;
@@ -447,7 +461,8 @@ rec_defs_apply(struct rec_ctx *x)
 		dtxn_batch_init(&b, x->c);
 		for (uint32_t k = i; k < j; k++)
 			if (x->defs[k].m->table_id == x->defs[i].m->table_id)
-				rec_mod_add(x, &b, t, x->defs[k].m, &x->done[x->defs[k].ent]);
+				rec_mod_add(x, &b, t, x->defs[k].m, x->defs[k].txn_id,
+					    &x->done[x->defs[k].ent]);
 		rc = b.n_wr != 0 ? dtxn_recovery_run(x->rec, &b) : (dtxn_batch_done(&b), 0);
 	}
 	return rc;
