@@ -15,6 +15,8 @@
 #define LEASE_HOLD_PAUSE_NS 100000
 /** Sleep of a coordinator parked on a fenced CN, ns. */
 #define LEASE_PARK_NS 1000000000ull
+/** txn_lease_hold(): how long a coordinator of a stopping run waits for a renewal, ns */
+#define LEASE_STOP_WAIT_NS 2000000000ull
 
 /* Runs @p b and maps its outcome to 0 / -EIO. */
 static int
@@ -263,6 +265,7 @@ int
 txn_lease_hold(struct dtxn_coord *c)
 {
 	struct dtxn_lease_gate *g = ((struct txn_worker *)c->worker)->gate;
+	uint64_t stop_since = 0;
 	bool counted = false;
 
 	if (g == NULL || txn_coord_of(c)->lease_exempt)
@@ -272,8 +275,21 @@ txn_lease_hold(struct dtxn_coord *c)
 			txn_lease_park(c);
 		if (dtxn_now_ns() < __atomic_load_n(&g->valid_until_ns, __ATOMIC_ACQUIRE))
 			return 0;
-		if (dtxn_coord_stopping(c))
-			return -ESHUTDOWN; /* nobody renews it any more */
+		/* a stopping coordinator waits too, for a while: the CN's renewer
+		 * beats until the last coordinator of its worker has ended
+		 * (app/dtxn-app agent_beating()). Giving up at once when the run
+		 * stopped left a transaction whose first writes had landed with
+		 * neither its commit nor its undo posted (Lotus's INVISIBLE
+		 * cells, counted by the invariants) after a worker descheduled
+		 * past its lease across the deadline (testing.md, "Lotus's
+		 * conservation"); no renewal within LEASE_STOP_WAIT_NS (a renewer
+		 * on another worker that has ended) gives up as before */
+		if (dtxn_coord_stopping(c)) {
+			if (stop_since == 0)
+				stop_since = dtxn_now_ns();
+			else if (dtxn_now_ns() - stop_since > LEASE_STOP_WAIT_NS)
+				return -ESHUTDOWN;
+		}
 		if (!counted) {
 			__atomic_fetch_add(&g->held, 1, __ATOMIC_RELAXED);
 			counted = true;

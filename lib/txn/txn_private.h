@@ -131,8 +131,10 @@ txn_coord_of(struct dtxn_coord *c)
  * The lease gate of @p c's worker (lease.c; dtxn_lease_gate): returns at
  * once without a gate or for an exempt coordinator; else yields until the
  * CN's lease is valid. Coordinator's coroutine.
- * @return 0, or -ESHUTDOWN (the CN is fenced, or the run stops while the
- *   lease is not valid): post nothing that changes MN memory.
+ * A fenced CN's coordinator parks there for good (txn_lease_park()).
+ * @return 0, or -ESHUTDOWN (the run stopped and no renewal came within
+ *   LEASE_STOP_WAIT_NS, 2 s, of its lease lapsing): post nothing that
+ *   changes MN memory.
  */
 int txn_lease_hold(struct dtxn_coord *c);
 
