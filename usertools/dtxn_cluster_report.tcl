@@ -341,7 +341,8 @@ proc ::report::cluster_merge {nodes faults check} {
             set inv $own_checks
         }
         lappend node_json [json::write object node [json::write string $name] \
-            exit_status [rc_json [dict get $n rc]] killed false ended_s [num [dict get $n ended_s]] \
+            exit_status [rc_json [dict get $n rc]] killed false \
+            fenced [expr {[dict get $n fenced] ? "true" : "false"}] ended_s [num [dict get $n ended_s]] \
             report [json::write string [dict get $n json]] \
             committed [dict get $j committed] committed_tps [num [dict get $j committed_tps]] \
             history_committed $hist_lines]
