@@ -102,28 +102,6 @@ commit_ro(struct dtxn_txn *t)
 	return reason;
 }
 
-/* The MNs the validation READs of oocc_validate_issue() go to. */
-static uint64_t
-commit_validate_mns(const struct dtxn_txn *t, bool all)
-{
-	uint64_t mask = 0;
-
-	for (uint32_t i = 0; i < t->n_items; i++) {
-		const struct dtxn_item *it = &t->items[i];
-		const struct oocc_item *oi = oocc_item_of(it);
-
-		if (it->kind != DTXN_ITEM_RO || !(all || oi->intent))
-			continue;
-		if (it->flags & DTXN_ITEM_F_EXISTS) {
-			mask |= UINT64_C(1) << DTXN_RADDR_MN(it->slot_raddr);
-			continue;
-		}
-		for (unsigned p = 0; p < oi->loc.n_bkt; p++)
-			mask |= UINT64_C(1) << DTXN_RADDR_MN(oi->loc.braddr[p]);
-	}
-	return mask;
-}
-
 /* Adds the WRITEs that upgrade the txn's intention locks to write locks. */
 static void
 commit_upgrade_issue(struct dtxn_txn *t, struct dtxn_batch *b)
@@ -188,7 +166,7 @@ commit_validate_log(struct dtxn_txn *t)
 		t->cc[OOCC_CC_LOG_MNS] = mns;
 	}
 	if (o->upgrade_first) {
-		uint64_t val = commit_validate_mns(t, all);
+		uint64_t val = oocc_validate_mns(t, all);
 
 		if (up != 0 && val != 0 && ((up & (up - 1)) != 0 || (val & ~up) != 0)) {
 			/* the upgrades in effect before any validation READ is posted */

@@ -321,6 +321,11 @@ void oocc_release(struct dtxn_txn *t);
  */
 void oocc_validate_issue(struct dtxn_txn *t, struct dtxn_batch *b, bool all);
 /**
+ * The MNs the READs of oocc_validate_issue(@p t, @p all) go to.
+ * @return a bit mask, bit i = MN i (at most 64 MNs).
+ */
+uint64_t oocc_validate_mns(const struct dtxn_txn *t, bool all);
+/**
  * Checks the validation READs: a version changed, or a lock that the
  * txn's kind does not tolerate (read-write: any other txn's; read-only:
  * a write lock).

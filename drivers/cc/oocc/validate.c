@@ -40,6 +40,27 @@ oocc_validate_issue(struct dtxn_txn *t, struct dtxn_batch *b, bool all)
 	}
 }
 
+uint64_t
+oocc_validate_mns(const struct dtxn_txn *t, bool all)
+{
+	uint64_t mask = 0;
+
+	for (uint32_t i = 0; i < t->n_items; i++) {
+		const struct dtxn_item *it = &t->items[i];
+		const struct oocc_item *oi = oocc_item_of(it);
+
+		if (!val_wanted(it, all))
+			continue;
+		if (it->flags & DTXN_ITEM_F_EXISTS) {
+			mask |= UINT64_C(1) << DTXN_RADDR_MN(it->slot_raddr);
+			continue;
+		}
+		for (unsigned p = 0; p < oi->loc.n_bkt; p++)
+			mask |= UINT64_C(1) << DTXN_RADDR_MN(oi->loc.braddr[p]);
+	}
+	return mask;
+}
+
 /* One lock word and version as validated. */
 static int
 val_word(const struct dtxn_txn *t, bool rw, uint64_t lock, uint64_t version, uint64_t seen)
