@@ -154,6 +154,16 @@ agent_beating(struct dtxn_coord *c, const struct app_agent *a)
 	       (a->fencing && dtxn_sched_alive(dtxn_co_sched(dtxn_coord_co(c))) > 1);
 }
 
+uint64_t
+app_agent_beat_gap_ns(const struct app_agent *a)
+{
+	uint64_t gap = __atomic_load_n(&a->beat_gap_max_ns, __ATOMIC_RELAXED);
+	uint64_t last = __atomic_load_n(&a->beat_last_ns, __ATOMIC_RELAXED);
+	uint64_t now = dtxn_now_ns();
+
+	return last != 0 && now > last && now - last > gap ? now - last : gap;
+}
+
 void
 app_agent_beat(struct dtxn_coord *c, void *arg)
 {
@@ -166,6 +176,7 @@ app_agent_beat(struct dtxn_coord *c, void *arg)
 		if (last != 0 && now - last > a->beat_gap_max_ns)
 			__atomic_store_n(&a->beat_gap_max_ns, now - last, __ATOMIC_RELAXED);
 		last = now;
+		__atomic_store_n(&a->beat_last_ns, now, __ATOMIC_RELAXED);
 		int rc = a->fencing ? dtxn_lease_renew(c, &a->beat, &a->gate, a->lease_ns, a->guard_ns) :
 				      dtxn_lease_beat(c, &a->beat);
 

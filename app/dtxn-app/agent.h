@@ -107,7 +107,16 @@ struct app_agent {
 	uint32_t watch_gaps;
 	uint64_t unwatched_ns;
 	uint64_t beat_gap_max_ns;  /**< the longest time between two beats' posts (a stalled lcore) */
+	uint64_t beat_last_ns;     /**< dtxn_now_ns() of the last beat's post, 0: none yet */
 };
+
+/**
+ * The longest gap of agent @p a's heartbeat, ns: between two beats' posts,
+ * or from the last one to now when that gap is longer (a CN fenced while
+ * paused: its worker's write is refused before the agent beats again).
+ * Thread-safe (atomic reads); any lcore.
+ */
+uint64_t app_agent_beat_gap_ns(const struct app_agent *a);
 
 /**
  * Sets agent @p a up for a run of @p c (--lease-ms: beats every lease / 5)

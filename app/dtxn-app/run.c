@@ -411,10 +411,10 @@ fenced(struct app_run *r)
 		return false;
 	if (how == DTXN_LEASE_FENCED_SELF)
 		app_err("--node %s: fenced: its own lease of %g ms ran out unrenewed and a write was refused (self-fenced; a survivor recovers it); stopping, no report (its heartbeats' longest gap: %.1f ms)",
-			c->node, c->lease_ms, (double)__atomic_load_n(&a->beat_gap_max_ns, __ATOMIC_RELAXED) / 1e6);
+			c->node, c->lease_ms, (double)app_agent_beat_gap_ns(a) / 1e6);
 	else
 		app_err("--node %s: fenced: a survivor declared this CN dead (its lease of %g ms ran out) and recovers it; stopping, no report (its heartbeats' longest gap: %.1f ms)",
-			c->node, c->lease_ms, (double)__atomic_load_n(&a->beat_gap_max_ns, __ATOMIC_RELAXED) / 1e6);
+			c->node, c->lease_ms, (double)app_agent_beat_gap_ns(a) / 1e6);
 	mn_stop(r, -1);
 	r->fenced = true;
 	return true;
