@@ -241,7 +241,31 @@ proc ::report::type_verbs_json {e} {
         bytes_per_commit [num [expr {$c ? [dict get $e bytes] / $c : 0.0}]]]
 }
 
-proc ::report::cluster_merge {nodes faults check} {
+# The recovery pass's report @j (recovery.json): its "recovery_pass"
+# section for the cluster report, as JSON.
+proc ::report::pass_json {pass j} {
+    set cns {}
+    set names {}
+    if {$j ne "" && [dict exists $j recovery cns]} {
+        foreach r [dict get $j recovery cns] {
+            lappend names [dict get $r node]
+            lappend cns [json::write object node [json::write string [dict get $r node]] \
+                as [json::write string [dict get $r detected_by]] ok [dict get $r ok] \
+                txns_in_flight [dict get $r txns_in_flight] rolled_back [dict get $r rolled_back] \
+                rolled_forward [dict get $r rolled_forward] locks_released [dict get $r locks_released]]
+        }
+    }
+    return [json::write object reason [json::write string [dict get $pass reason]] \
+        exit_status [rc_json [dict get $pass rc]] \
+        report [expr {$j ne "" ? [json::write string [dict get $pass json]] : "null"}] \
+        recovered [llength $cns] recovered_cns [json::write array {*}[lmap n $names {json::write string $n}]] \
+        cns [json::write array {*}$cns]]
+}
+
+# PASS: "" or a dict {rc json reason} of the recovery pass (dtxn-cluster's
+# recovery_pass): when no CN checked the invariants, its report's checks
+# are the cluster's, and the report says so ("recovery_pass").
+proc ::report::cluster_merge {nodes faults check {pass ""}} {
     set reps {}
     set series {}
     set surv_series {} ;# the CNs not killed: a kill's recovery is theirs
@@ -347,6 +371,18 @@ proc ::report::cluster_merge {nodes faults check} {
             committed [dict get $j committed] committed_tps [num [dict get $j committed_tps]] \
             history_committed $hist_lines]
     }
+    set pass_j ""
+    if {$pass ne ""} {
+        set text [slurp [dict get $pass json]]
+        if {$text ne "" && ![catch {json::json2dict $text} pj]} { set pass_j $pj }
+        if {$pass_j ne "" && $checker eq ""} {
+            set checker "the recovery pass"
+            foreach c [dict get $pass_j checks] {
+                if {![string match history_* [dict get $c name]]} { lappend inv $c }
+            }
+            if {[llength $inv] == 0} { set checker "" }
+        }
+    }
     set first [expr {[llength $reps] ? [lindex $reps 0] : {}}]
     # verbs per committed txn, recomputed from the summed per-MN counters
     set ops [dict create]
@@ -409,8 +445,10 @@ proc ::report::cluster_merge {nodes faults check} {
     }
     if {$checker eq ""} {
         set ok 0
+        set why "no CN report carries them (the checking CN died or failed)"
+        if {$pass ne ""} { append why "; the recovery pass wrote no report (exit status [dict get $pass rc])" }
         lappend checks [json::write object name [json::write string invariants] ok false \
-            detail [json::write string "not checked: no CN report carries them (the checking CN died or failed)"]]
+            detail [json::write string "not checked: $why"]]
     }
     if {[dict get $check rc] >= 0} {
         set hok [expr {[dict get $check rc] == 0}]
@@ -472,5 +510,6 @@ proc ::report::cluster_merge {nodes faults check} {
         cn_msgs_per_txn [num [expr {$committed ? double($cn_msgs) / $committed : 0}]] \
         fabric [json::write array {*}$fab_json] nodes [json::write array {*}$node_json] \
         faults [json::write array {*}$fault_json] checks [json::write array {*}$checks] \
+        {*}[expr {$pass ne "" ? [list recovery_pass [pass_json $pass $pass_j]] : {}}] \
         ok [expr {$ok ? "true" : "false"}]]
 }

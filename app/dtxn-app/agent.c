@@ -54,9 +54,10 @@ agent_fence(struct dtxn_coord *c, const struct app_agent *a, uint16_t node, uint
 	return 0;
 }
 
-/* Recovers every CN of @p dead (a node mask) in view @p v; returns the first error. */
+/* Recovers every CN of @p dead (a node mask) in view @p v, every CN of
+ * @p known (a superset) known dead; returns the first error. */
 static int
-agent_recover(struct dtxn_coord *c, struct app_agent *a, uint64_t dead,
+agent_recover(struct dtxn_coord *c, struct app_agent *a, uint64_t dead, uint64_t known,
 	      const struct dtxn_lease_view *v, uint64_t now)
 {
 	for (uint64_t left = dead; left != 0; left &= left - 1) {
@@ -83,7 +84,7 @@ agent_recover(struct dtxn_coord *c, struct app_agent *a, uint64_t dead,
 		r->rec.dead_cn = node;
 		r->rec.gid_first = (uint32_t)(node - v->n_mn) * a->gids_per_cn;
 		r->rec.n_gids = a->gids_per_cn;
-		r->rec.dead_mask = dead;
+		r->rec.dead_mask = known;
 		if (a->drained_ns != NULL) {
 			/* what the dead CN's RNIC had sent still lands: let it
 			 * (asked again after each wait: not done until it says so) */
@@ -102,6 +103,21 @@ agent_recover(struct dtxn_coord *c, struct app_agent *a, uint64_t dead,
 			return r->rc;
 	}
 	return 0;
+}
+
+int
+app_agent_recover_now(struct dtxn_coord *c, struct app_agent *a, uint64_t dead, uint64_t which)
+{
+	struct dtxn_lease_view v;
+	uint64_t now;
+	int rc;
+
+	memset(&v, 0, sizeof(v));
+	rc = dtxn_lease_poll(c, &v); /* each dead CN's incarnation, from its state word */
+	if (rc != 0)
+		return rc;
+	now = dtxn_now_ns();
+	return agent_recover(c, a, which, dead | which, &v, now);
 }
 
 int
@@ -218,7 +234,7 @@ app_agent_watch(struct dtxn_coord *c, void *arg)
 		now = dtxn_now_ns();
 		dead = rc == 0 ? dtxn_lease_expired(&v, now, a->lease_ns) : 0;
 		if (dead != 0 && dtxn_lease_recoverer(&v, now, a->lease_ns) == self)
-			rc = agent_recover(c, a, dead, &v, now);
+			rc = agent_recover(c, a, dead, dead, &v, now);
 		if (a->recovered != NULL)
 			(void)app_agent_settle(a);
 		if (rc != 0 && a->error == 0)

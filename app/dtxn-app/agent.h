@@ -129,6 +129,26 @@ int app_agent_create(const struct app_conf *c, struct dtxn_worker *w, uint32_t g
 		     uint32_t gids_per_cn, struct app_agent *a);
 
 /**
+ * The recovery pass (recovery_pass.c; doc/guides/cluster.md, "The
+ * recovery pass"): recovers now, on coordinator @p c, every CN of
+ * @p which (fabric node bits; none may be @p c's own CN), as the
+ * designated survivor's watcher does, without waiting for a lease to
+ * expire (the caller knows their processes are gone): one lease poll for
+ * each one's incarnation, then per CN the drain (@p a's drained_ns, if
+ * set), dtxn_coord_recover() with every CN of @p dead | @p which known
+ * dead, @p a's recovered callback and its state word RECOVERED. The
+ * records land in @p a (recs, n_recs) as the watcher's do. @p a->fencing
+ * must be false: no fence and no lease's wait (for a process that may
+ * still run; these are gone).
+ * Coordinator's coroutine; yields.
+ * @return 0, or the first error of the lease poll, dtxn_coord_recover()
+ *   (-EINVAL for @p c's own CN) or dtxn_lease_mark_recovered();
+ *   -ENOSPC when @p a has no room for another record.
+ */
+int app_agent_recover_now(struct dtxn_coord *c, struct app_agent *a, uint64_t dead,
+			  uint64_t which);
+
+/**
  * What recovery @p rec decided of the transaction open on a dead
  * coordinator @p co (whose memory the caller can still read: the
  * simulator's, or a killed process's in shared hugepages).

@@ -115,6 +115,10 @@ struct app_conf {
 	/** --debug-copy-regions (test aid, --control fabric): the checker READs every MN
 	 *  region into a local copy and checks over the copies, as where it maps none */
 	bool debug_copy_regions;
+	/** --recovery-pass 1 (--role cn): run no workload; recover every CN whose
+	 *  process died unrecovered, settle its counters, check the invariants and
+	 *  report (recovery_pass.c; doc/guides/cluster.md, "The recovery pass") */
+	bool recovery_pass;
 	bool false_aborts;           /**< --false-aborts 1: FORD, Motor classify their aborts (dtxn_db_conf.false_aborts) */
 	/** --placement: "table" (default: a table's primary on MN id % n_mn) or "key" (each
 	 *  key's primary hashed across the MNs; dtxn_db_conf.placement, doc/guides/store.md) */
@@ -407,6 +411,10 @@ bool app_is_sim(const struct app_conf *c);
  */
 struct dtxn_worker;
 int app_addr_prewarm(const struct app_conf *c, struct dtxn_worker *w);
+
+/** --recovery-pass (recovery_pass.c): every dead CN recovered, the
+ * invariants checked, the report written. @return an APP_EXIT_* code. */
+int app_run_recovery_pass(const struct app_conf *c);
 
 /** Runs the whole cluster in virtual time (run_sim.c). @return an APP_EXIT_* code. */
 int app_run_sim(const struct app_conf *c);

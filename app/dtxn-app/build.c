@@ -76,6 +76,7 @@ app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coords,
 		.cn_recovery = app_agents_on(c),
 		.n_cn = (uint16_t)c->cn,
 		.cn_workers = per_cn,
+		.recovery_only = c->recovery_pass,
 	};
 	int rc;
 

@@ -388,6 +388,10 @@ app_validate(struct app_conf *c)
 		return -1;
 	if (app_placement_validate(c) != 0) /* --placement */
 		return -1;
+	if (c->recovery_pass && (strcmp(c->role, "cn") != 0 || strcmp(c->control, "shared") != 0)) {
+		app_err("--recovery-pass: only with --role cn on --fabric shm (--control shared: it settles the dead CNs' counters from the control block; doc/guides/cluster.md, \"The recovery pass\")");
+		return -1;
+	}
 	if (c->addr_prewarm && strcmp(c->role, "all") != 0) {
 		app_err("--addr-prewarm: only with --role all (a CN fills its address caches from the MN regions of its own process)");
 		return -1;

@@ -248,6 +248,27 @@ role_claim(const struct app_conf *c, struct app_ctl *ctl, int *rc)
 	return ctl;
 }
 
+struct app_ctl *
+app_role_attach(const struct app_conf *c, int *rc)
+{
+	struct app_ctl *ctl = role_ctl_get();
+	char desc[APP_CTL_DESC_MAX];
+
+	app_role_desc(c, desc, sizeof(desc));
+	if (ctl == NULL || __atomic_load_n(&ctl->magic, __ATOMIC_ACQUIRE) != APP_CTL_MAGIC) {
+		app_err("--recovery-pass: no cluster's control block to attach to (are the MNs up?)");
+		*rc = APP_EXIT_UNREACHABLE;
+		return NULL;
+	}
+	if (strcmp(ctl->version, DTXN_VERSION) != 0 || strcmp(ctl->desc, desc) != 0) {
+		app_err("--recovery-pass: catalog mismatch: this process runs '%s' (%s), the cluster '%s' (%s)",
+			desc, DTXN_VERSION, ctl->desc, ctl->version);
+		*rc = APP_EXIT_USAGE;
+		return NULL;
+	}
+	return ctl;
+}
+
 void
 app_role_release(const struct app_conf *c, struct app_ctl *ctl)
 {

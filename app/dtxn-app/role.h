@@ -139,6 +139,16 @@ struct app_ctl {
 struct app_ctl *app_role_claim(const struct app_conf *c, int *rc);
 
 /**
+ * The recovery pass (recovery_pass.c): attaches to the cluster's control
+ * block without claiming a node, after checking the version and the run
+ * description as a claim does. Plain loads; no lock.
+ * @return the block, or NULL after one line (exit status in @p rc:
+ *   APP_EXIT_UNREACHABLE when no cluster made it, APP_EXIT_USAGE for a
+ *   mismatch).
+ */
+struct app_ctl *app_role_attach(const struct app_conf *c, int *rc);
+
+/**
  * The run every process of a cluster must agree on (what shapes the
  * catalog and the layout of MN memory, and what the CNs split between
  * them), as one line into @p buf (@p len bytes, truncated): the control

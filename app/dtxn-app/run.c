@@ -1058,6 +1058,8 @@ app_run(const struct app_conf *c)
 		return app_run_sim(c); /* run_sim.c: the cluster in virtual time, main lcore only */
 	if (strcmp(c->role, "mn") == 0)
 		return app_run_mn(c); /* role_mn.c: one MN, out of the data path */
+	if (c->recovery_pass)
+		return app_run_recovery_pass(c); /* recovery_pass.c: no workload */
 	r.n_lcores = 0;
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		r.lcores[r.n_lcores++] = lcore;

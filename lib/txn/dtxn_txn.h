@@ -241,6 +241,14 @@ struct dtxn_db_conf {
 	 * production value; one load and a predicted branch per post).
 	 */
 	uint64_t debug_post_gap_ns;
+	/**
+	 * 1: the process of this db runs no transaction, only
+	 * dtxn_coord_recover() (dtxn-app's recovery pass, doc/guides/cluster.md
+	 * "The recovery pass"): a protocol may leave out what only its
+	 * transactions use and a process of a later incarnation could not
+	 * join (Scythe's RRPC rings). 0: a normal db.
+	 */
+	uint8_t recovery_only;
 };
 
 /**

@@ -55,7 +55,8 @@ scythe_tp_db_init(struct dtxn_db *db, struct scythe_shared *sh)
 		.mn_ring_off = db->cat.msg_off,
 	};
 
-	if (sh->opts.rpc != SCYTHE_TP_RRPC || sh->opts.cas_lock)
+	/* a recovery pass posts no Lock RPC: no rings to join */
+	if (sh->opts.rpc != SCYTHE_TP_RRPC || sh->opts.cas_lock || db->conf.recovery_only)
 		return 0;
 	if (db->cat.msg_bytes == 0) {
 		SCYTHE_LOG(ERR, "rpc=rrpc: the db conf names no CNs and workers per CN (n_cn, cn_workers): no MN rings");

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * --role cn --recovery-pass 1 (doc/guides/cluster.md, "The recovery
+ * pass"): the end of a cluster whose every CN process ended killed,
+ * fenced or failed before any of them checked the invariants, so no
+ * survivor recovered the others. One process, started by dtxn-cluster
+ * once every CN has exited and while the MNs still serve, runs no
+ * workload: it attaches to the MNs and the control block (claiming no
+ * node), applies what each dead CN process had posted (the drain), then
+ * recovers each dead CN with the survivor's own code (agent.c,
+ * app_agent_recover_now(): dtxn_coord_recover(), the counters settled
+ * from the dead process's contexts, its state word RECOVERED), checks the
+ * benchmark's invariants over MN memory with every CN's counters, and
+ * writes the report the cluster's verdict reads.
+ *
+ * A coordinator never recovers its own CN (dtxn_coord_recover()), and
+ * every CN is dead here: the pass takes two CN identities, cn0 and cn1,
+ * with a fresh incarnation (its QPs replace the dead processes' in shm's
+ * directory, after the drain): cn0's coordinator recovers every dead CN
+ * but cn0, then cn1's recovers cn0. A cluster of one CN has no second
+ * identity: the pass says so, and the check fails.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+
+#include "dtxn_bench.h"
+#include "dtxn_fabric.h"
+#include "dtxn_sched.h"
+#include "dtxn_stats.h"
+#include "dtxn_txn.h"
+#include "agent.h"
+#include "app.h"
+#include "role.h"
+
+/** CN identities the pass takes (cn0, cn1). */
+#define PASS_IDS 2
+
+/** One identity's share: its worker, its agent (records), what it recovers. */
+struct pass_id {
+	struct dtxn_worker *w;
+	struct app_agent agent;
+	uint64_t which;         /* fabric node bits it recovers */
+	int rc;
+	volatile int done;
+	struct pass_id *after;  /* runs once this one is done (NULL: at once) */
+};
+
+struct pass {
+	const struct app_conf *c;
+	struct app_ctl *ctl;
+	uint64_t dead;          /* every CN (node bits) whose process died unrecovered */
+	struct pass_id id[PASS_IDS];
+	unsigned n_ids;
+};
+
+/* struct app_agent.recovered: the dead process's counters, as a survivor settles them. */
+static int
+pass_settle(void *arg, const struct dtxn_recovery *rec)
+{
+	struct pass *p = arg;
+
+	return app_cn_settle_dead(p->c, p->ctl, rec);
+}
+
+/* The coordinator of one identity: waits for the one before, then recovers its CNs. */
+static void
+pass_recover(struct dtxn_coord *co, void *arg)
+{
+	struct pass_id *id = arg;
+	struct pass *p = id->agent.recovered_arg;
+
+	while (id->after != NULL && !__atomic_load_n(&id->after->done, __ATOMIC_ACQUIRE))
+		dtxn_co_sleep_until_lc(dtxn_coord_co(co), dtxn_now_ns() + 100000);
+	if (id->which != 0)
+		id->rc = app_agent_recover_now(co, &id->agent, p->dead, id->which);
+	__atomic_store_n(&id->done, 1, __ATOMIC_RELEASE);
+}
+
+/* The worker lcore: steps every identity's scheduler until all are done. */
+static int
+pass_lcore(void *arg)
+{
+	struct pass *p = arg;
+	unsigned alive;
+
+	do {
+		alive = 0;
+		for (unsigned i = 0; i < p->n_ids; i++)
+			alive += dtxn_sched_step_lc(dtxn_worker_sched(p->id[i].w));
+	} while (alive != 0);
+	return 0;
+}
+
+/*
+ * The CNs to recover: every slot whose process died during its run and
+ * that no survivor settled. @return 0, or APP_EXIT_USAGE after one line
+ * if a CN process still runs (the pass comes after every CN ended).
+ */
+static int
+pass_find_dead(struct pass *p)
+{
+	const struct app_conf *c = p->c;
+
+	for (unsigned j = 0; j < c->cn; j++) {
+		const struct app_ctl_node *n = &p->ctl->cn[j];
+		int32_t pid = __atomic_load_n(&n->pid, __ATOMIC_ACQUIRE);
+
+		if (pid != 0 && dtxn_proc_state(pid) != DTXN_PROC_GONE) {
+			app_err("--recovery-pass: cn%u's process %d still runs: the pass runs once every CN process has ended",
+				j, (int)pid);
+			return APP_EXIT_USAGE;
+		}
+		if (app_role_slot_dead(n) && !__atomic_load_n(&n->settled, __ATOMIC_ACQUIRE))
+			p->dead |= UINT64_C(1) << (c->mn + j);
+	}
+	return APP_EXIT_OK;
+}
+
+/* The fabric as a CN process's, under a fresh incarnation (no ring of a dead process's name). */
+static int
+pass_fabric(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_db *db,
+	    struct dtxn_fabric **f)
+{
+	struct dtxn_fabric_rdma_conf rdma;
+	struct dtxn_fabric_conf fc;
+	uint32_t inc = 0;
+	uint64_t region;
+	int rc;
+
+	app_role_fabric_conf(c, ctl, &fc, &rdma);
+	for (unsigned j = 0; j < c->cn; j++)
+		inc = RTE_MAX(inc, __atomic_load_n(&ctl->cn[j].incarnation, __ATOMIC_ACQUIRE));
+	fc.incarnation = inc + 1;
+	rc = app_fabric_open(c, db, &fc, PASS_IDS, f, &region);
+	if (rc != APP_EXIT_OK)
+		return rc;
+	rc = dtxn_db_attach(db, *f);
+	if (rc != 0) {
+		app_err("--recovery-pass: cannot attach the database to the MN regions: %s",
+			strerror(-rc));
+		return APP_EXIT_FAIL;
+	}
+	return APP_EXIT_OK;
+}
+
+/* The identities' workers and coordinators: after the drain (their QPs replace the dead ones'). */
+static int
+pass_workers(struct pass *p, struct dtxn_db *db, uint64_t bench_coords)
+{
+	const struct app_conf *c = p->c;
+	const uint64_t cn0 = UINT64_C(1) << c->mn;
+
+	p->n_ids = c->cn >= PASS_IDS ? PASS_IDS : 1;
+	p->id[0].which = p->dead & ~cn0;
+	if (p->n_ids > 1) {
+		p->id[1].which = p->dead & cn0;
+		p->id[1].after = &p->id[0];
+	}
+	for (unsigned i = 0; i < p->n_ids; i++) {
+		struct pass_id *id = &p->id[i];
+		struct app_agent *a = &id->agent;
+		/* the gid of cnI's watcher (build_workers()): a coordinator with no txn */
+		uint32_t gid = (uint32_t)(bench_coords + i * APP_AGENT_COORDS + 1);
+
+		a->lease_ns = (uint64_t)(c->lease_ms * 1e6 + 0.5);
+		a->gids_per_cn = (uint32_t)(c->threads * c->coroutines);
+		a->recovered = pass_settle;
+		a->recovered_arg = p;
+		id->w = dtxn_worker_create(db, (uint16_t)(c->mn + i), 0, 1, (int)rte_socket_id());
+		if (id->w == NULL || dtxn_coord_create(id->w, gid, pass_recover, id) == NULL) {
+			app_err("--recovery-pass: cannot create cn%u's recovering coordinator: %s", i,
+				rte_strerror(rte_errno));
+			return APP_EXIT_FAIL;
+		}
+	}
+	return APP_EXIT_OK;
+}
+
+/* "cnJ, cnK" of the CN bits of @p nodes (fabric node bits). */
+static void
+pass_names(const struct app_conf *c, uint64_t nodes, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned j = 0; j < c->cn && used < len; j++)
+		if (nodes & (UINT64_C(1) << (c->mn + j)))
+			used += (size_t)snprintf(buf + used, len - used, "%scn%u", used ? ", " : "", j);
+}
+
+/* The report: no workload; the recoveries, the counters' account, the invariants. */
+static int
+pass_report(struct pass *p, struct dtxn_bench *b, struct dtxn_db *db, uint64_t t0)
+{
+	const struct app_conf *c = p->c;
+	struct dtxn_report *rep = calloc(1, sizeof(*rep));
+	struct dtxn_report_recovery *recov = calloc(1, sizeof(*recov));
+	struct dtxn_bench_ctx *peers = calloc(c->cn, sizeof(*peers));
+	struct dtxn_bench_ctx **ctxs = calloc(c->cn, sizeof(*ctxs));
+	struct app_agent agents[PASS_IDS];
+	struct app_conf *nobody = malloc(sizeof(*nobody));
+	struct app_cp cp;
+	char names[128];
+	int np, rc;
+	bool ok = true;
+
+	if (rep == NULL || recov == NULL || peers == NULL || ctxs == NULL || nobody == NULL) {
+		app_err("out of memory for the report");
+		rc = APP_EXIT_FAIL;
+		goto out;
+	}
+	dtxn_report_conf(rep, "bench", "%s", c->bench);
+	app_report_protocol(rep, c, db);
+	dtxn_report_conf(rep, "isolation", "%s", c->isolation);
+	dtxn_report_conf(rep, "fabric", "%s", c->fabric);
+	dtxn_report_conf(rep, "mn", "%" PRIu64, c->mn);
+	dtxn_report_conf(rep, "cn", "%" PRIu64, c->cn);
+	dtxn_report_conf(rep, "node", "recovery");
+	dtxn_report_conf(rep, "recovery_pass", "1");
+	app_report_bench_conf(rep, b);
+	app_report_begin(rep, b, 0, (uint16_t)c->mn);
+	for (unsigned i = 0; i < p->n_ids; i++) {
+		agents[i] = p->id[i].agent;
+		if (p->id[i].rc != 0)
+			ok = false;
+	}
+	app_agent_report(c, agents, p->n_ids, (uint16_t)c->mn, t0, NULL, recov);
+	rep->recovery = recov;
+	pass_names(c, p->dead, names, sizeof(names));
+	if (p->dead == 0)
+		dtxn_report_check(rep, "recovery_pass", true,
+				  "no CN left to recover: every one handed its counters over or was recovered");
+	else if (p->n_ids < PASS_IDS)
+		dtxn_report_check(rep, "recovery_pass", false,
+				  "%s died unrecovered, and a cluster of one CN has no other CN's identity to recover it with",
+				  names);
+	else
+		dtxn_report_check(rep, "recovery_pass", ok,
+				  "%s recovered by the recovery pass (no survivor was left): %u recoveries%s",
+				  names, recov->n_cn, ok ? "" : ", one failed (see its log)");
+	/* every CN's counters, as a checker's peers' (no CN is this process) */
+	*nobody = *c;
+	nobody->node_idx = (unsigned)c->cn;
+	memset(&cp, 0, sizeof(cp));
+	cp.c = nobody;
+	cp.ctl = p->ctl;
+	np = app_cp_counters(&cp, b, peers, rep);
+	for (int j = 0; j < np; j++)
+		ctxs[j] = &peers[j];
+	rc = app_report_finish(c, b, db, ctxs, np < 0 ? 0 : (unsigned)np, np >= 0, rep);
+out:
+	free(nobody);
+	free(ctxs);
+	free(peers);
+	free(recov);
+	free(rep);
+	return rc;
+}
+
+int
+app_run_recovery_pass(const struct app_conf *conf)
+{
+	struct app_conf *c = malloc(sizeof(*c));
+	struct pass p;
+	struct dtxn_bench *b = NULL;
+	struct dtxn_db *db = NULL;
+	struct dtxn_fabric *f = NULL;
+	uint64_t bench_coords, t0;
+	unsigned lcore = rte_get_next_lcore(-1, 1, 0);
+	char names[128];
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	if (c == NULL)
+		return APP_EXIT_FAIL;
+	*c = *conf;
+	/* no workload, so no history of its own (the CNs' are the launcher's to check) */
+	snprintf(c->check, sizeof(c->check), "none");
+	c->history[0] = '\0';
+	p.c = c;
+	if (lcore >= RTE_MAX_LCORE) {
+		app_err("--recovery-pass: too few lcores: it needs the main lcore and one worker lcore (e.g. -l 0-1)");
+		free(c);
+		return APP_EXIT_USAGE;
+	}
+	bench_coords = c->cn * c->threads * c->coroutines;
+	rc = app_bench_build(c, &b);
+	if (rc == APP_EXIT_OK && (p.ctl = app_role_attach(c, &rc)) == NULL)
+		goto out;
+	if (rc == APP_EXIT_OK &&
+	    app_role_wait(c, p.ctl->mn, (unsigned)c->mn, "mn", APP_NODE_READY, "ready") != 0)
+		rc = APP_EXIT_UNREACHABLE;
+	if (rc == APP_EXIT_OK)
+		rc = pass_find_dead(&p);
+	if (rc == APP_EXIT_OK)
+		rc = app_db_make(c, b, (uint32_t)(bench_coords + app_agent_coords(c)),
+				 (unsigned)c->threads, (uint32_t)c->addr_cache, &db);
+	if (rc == APP_EXIT_OK)
+		rc = pass_fabric(c, p.ctl, db, &f);
+	if (rc != APP_EXIT_OK)
+		goto out;
+	app_watchdog_disarm(); /* main.c's bound on the start-up */
+	t0 = dtxn_now_ns();
+	/* what each dead process had posted lands first (shm: its poller died) */
+	for (unsigned j = 0; j < c->cn; j++)
+		if (p.dead & (UINT64_C(1) << (c->mn + j))) {
+			int n = dtxn_fabric_drain_node(f, (uint16_t)(c->mn + j));
+
+			if (n > 0)
+				printf("dtxn: recovery pass: %d WRs the dead process of cn%u had posted took effect before its recovery\n",
+				       n, j);
+		}
+	rc = pass_workers(&p, db, bench_coords);
+	if (rc != APP_EXIT_OK)
+		goto out;
+	pass_names(c, p.dead, names, sizeof(names));
+	printf("dtxn: recovery pass: %s to recover (as cn0 and cn1, incarnation %u), then the invariants\n",
+	       p.dead != 0 ? names : "no CN", dtxn_fabric_conf(f)->incarnation);
+	fflush(stdout);
+	rte_eal_remote_launch(pass_lcore, &p, lcore);
+	rte_eal_wait_lcore(lcore);
+	for (unsigned i = 0; i < p.n_ids; i++)
+		if (p.id[i].rc != 0)
+			app_err("--recovery-pass: cn%u's recoveries failed: %s", i, strerror(-p.id[i].rc));
+	rc = pass_report(&p, b, db, t0);
+	app_watchdog_teardown("recovery", rc);
+out:
+	for (unsigned i = 0; i < p.n_ids; i++)
+		dtxn_worker_destroy(p.id[i].w);
+	app_release(db, f, b);
+	free(c);
+	return rc;
+}
