@@ -611,6 +611,13 @@ test_v2_presets(void **state)
 	assert_int_equal(dtxn_nic_rmw_ns(&m, DTXN_WR_CAS, false), 400);
 	tn_load_ok(TN_PRESET("cx5-crest-v2"), &m);
 	assert_int_equal(m.rtt_ns, 3000);
+	/* cx6-v2: SMART's artifact data on ConnectX-6 (ASPLOS'24, Figs. 3-4):
+	 * READ 111 Mops, WRITE 90.6, 2.35 us per READ at depth 1 */
+	tn_load_ok(TN_PRESET("cx6-v2"), &m);
+	assert_int_equal(m.rtt_ns, 2350);
+	assert_int_equal(m.read_ops_per_s, 111000000);
+	assert_int_equal(m.rw_ops_per_s, 90600000);
+	assert_true(m.read_ops_per_s > m.rw_ops_per_s);
 
 	for (unsigned i = 0; i < RTE_DIM(names); i++) {
 		char path[256];
@@ -625,9 +632,12 @@ test_v2_presets(void **state)
 			    m.dm_atomic_ops_per_s > 0 && m.atomic_same_ops_per_s > 0 &&
 			    m.dm_atomic_same_ops_per_s > 0 && m.header_bytes > 0 &&
 			    m.mtu_bytes > 0);
-		/* atomics cost more than READ, READ at least WRITE; one word no faster */
+		/* atomics cost more than READ; one word no faster. READ at least
+		 * WRITE where the rates are ConnectX-3's or scaled from them;
+		 * ConnectX-6's measured READ is the faster (SMART's data, below) */
 		assert_true(m.atomic_ops_per_s < m.read_ops_per_s);
-		assert_true(m.read_ops_per_s <= m.rw_ops_per_s);
+		if (strcmp(names[i], "cx6-v2") != 0)
+			assert_true(m.read_ops_per_s <= m.rw_ops_per_s);
 		assert_true(m.atomic_same_ops_per_s <= m.atomic_ops_per_s);
 	}
 }
