@@ -92,6 +92,10 @@ struct app_conf {
 	char debug_lose[32];         /**< test aid: "mnI@S" or "" (role_conf.c) */
 	int lose_mn;                 /**< --debug-lose: I, or -1 */
 	double lose_at_s;            /**< --debug-lose: S, seconds after the run starts */
+	char debug_stall[48];        /**< test aid: "cnJ@S:MS" or "" (role_conf.c) */
+	int stall_cn;                /**< --debug-stall: J, or -1 */
+	double stall_at_s;           /**< --debug-stall: S, seconds after the run starts */
+	double stall_ms;             /**< --debug-stall: MS, how long the worker sleeps */
 	char debug_weaken[32];       /**< test aid: "none" (or "") or a dtxn_debug_weaken_parse() mode */
 	char cc_opts[256];           /**< protocol options (dtxn_db_conf.cc_options); "" none */
 	/* CN failure and recovery (fault.c, agent.c; doc/guides/cluster.md, "Recovery") */

@@ -72,6 +72,8 @@ app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coords,
 		.debug_flags = app_check_debug_flags(c) | app_fault_debug_flags(c),
 		.debug_crash_cns = c->fault_mask << c->mn,
 		.debug_post_gap_ns = c->debug_post_gap_ns,
+		.debug_stall_ns = c->stall_cn < 0 ? 0 : (uint64_t)(c->stall_ms * 1e6),
+		.debug_stall_cns = c->stall_cn < 0 ? 0 : UINT64_C(1) << (c->mn + (unsigned)c->stall_cn),
 		.cc_options = c->cc_opts,
 		.cn_recovery = app_agents_on(c),
 		.n_cn = (uint16_t)c->cn,
@@ -256,6 +258,8 @@ app_report_protocol(struct dtxn_report *rep, const struct app_conf *c, const str
 		dtxn_report_conf(rep, "placement", "key");
 	if (c->debug_post_gap_ns != 0)
 		dtxn_report_conf(rep, "debug_post_gap_ns", "%" PRIu64, c->debug_post_gap_ns);
+	if (c->stall_cn >= 0)
+		dtxn_report_conf(rep, "debug_stall", "%s", c->debug_stall);
 }
 
 void
@@ -407,6 +411,38 @@ app_coords_create(const struct app_conf *c, struct dtxn_bench *b, struct dtxn_wo
 	return APP_EXIT_OK;
 }
 
+/*
+ * The invariant every protocol shares: no row holds a commit neither
+ * finished nor undone (dtxn_db_unfinished(); Lotus's INVISIBLE cells),
+ * reported only by a protocol that can leave one.
+ */
+static void
+report_unfinished(struct dtxn_db *db, struct dtxn_report *rep)
+{
+	uint64_t n = 0, key = 0;
+	uint32_t table = 0;
+	const struct dtxn_table *t;
+	int rc = dtxn_db_unfinished(db, &n, &table, &key);
+
+	if (rc == -ENOTSUP)
+		return; /* its records never hold one */
+	if (rc != 0) {
+		dtxn_report_check(rep, "unfinished_commits", false,
+				  "the check could not read MN memory");
+		return;
+	}
+	if (n == 0) {
+		dtxn_report_check(rep, "unfinished_commits", true,
+				  "no row holds a commit neither finished nor undone");
+		return;
+	}
+	t = dtxn_catalog_table(dtxn_db_catalog(db), table);
+	dtxn_report_check(rep, "unfinished_commits", false,
+			  "%" PRIu64 " row(s) hold a commit neither finished nor undone, "
+			  "first: table %s key %#" PRIx64,
+			  n, t != NULL ? t->def.name : "?", key);
+}
+
 int
 app_report_finish(const struct app_conf *c, struct dtxn_bench *b, struct dtxn_db *db,
 		  struct dtxn_bench_ctx *const *ctxs, unsigned n, bool invariants,
@@ -417,6 +453,8 @@ app_report_finish(const struct app_conf *c, struct dtxn_bench *b, struct dtxn_db
 	if (invariants && b->ops->check(b, db, ctxs, n, rep) != 0)
 		dtxn_report_check(rep, "invariant_check_ran", false,
 				  "the check could not read MN memory");
+	if (invariants)
+		report_unfinished(db, rep);
 	if (app_check_finish(c, rep) != 0) /* check.c: --check history, --history */
 		rc = APP_EXIT_FAIL;
 	dtxn_report_print(rep, stdout);

@@ -206,6 +206,40 @@ bad:
 	return -1;
 }
 
+/* --debug-stall cnJ@S:MS: which CN, when, how long (run.c arms it). */
+static int
+role_debug_stall(struct app_conf *c)
+{
+	char node[16];
+	const char *at = strchr(c->debug_stall, '@');
+	const char *colon = at != NULL ? strchr(at, ':') : NULL;
+	char *end, *end2;
+	long j;
+
+	c->stall_cn = -1;
+	if (c->debug_stall[0] == '\0')
+		return 0;
+	if (at == NULL || colon == NULL || (size_t)(at - c->debug_stall) >= sizeof(node))
+		goto bad;
+	memcpy(node, c->debug_stall, (size_t)(at - c->debug_stall));
+	node[at - c->debug_stall] = '\0';
+	j = role_node_index(node, "cn");
+	errno = 0;
+	c->stall_at_s = strtod(at + 1, &end);
+	c->stall_ms = strtod(colon + 1, &end2);
+	if (j < 0 || (uint64_t)j >= c->cn || c->mn + (uint64_t)j >= 64 || errno != 0 ||
+	    end != colon || end == at + 1 || end2 == colon + 1 || *end2 != '\0' ||
+	    !(c->stall_at_s >= 0 && c->stall_at_s <= 3600) ||
+	    !(c->stall_ms > 0 && c->stall_ms <= 60000) || app_is_sim(c))
+		goto bad;
+	c->stall_cn = (int)j;
+	return 0;
+bad:
+	app_err("--debug-stall %s: expected cnJ@S:MS (a CN of this run, 0 <= S <= 3600 seconds, 0 < MS <= 60000 ms; not on --fabric sim)",
+		c->debug_stall);
+	return -1;
+}
+
 /* --announce-restart cnJ,...: CNs of the run. The announcement lives in
  * the control block the processes share (--control shared, shm) or in MN
  * 0's control area (--control fabric: MN 0 writes it there,
@@ -226,7 +260,7 @@ app_role_validate(struct app_conf *c)
 {
 	long idx;
 
-	if (role_debug_lose(c) != 0)
+	if (role_debug_lose(c) != 0 || role_debug_stall(c) != 0)
 		return -1;
 
 	if (strcmp(c->role, "all") == 0) {

@@ -409,7 +409,10 @@ fenced(struct app_run *r)
 	if (r->ctl == NULL || a == NULL ||
 	    (how = __atomic_load_n(&a->gate.fenced, __ATOMIC_ACQUIRE)) == 0)
 		return false;
-	if (how == DTXN_LEASE_FENCED_SELF)
+	if (how == DTXN_LEASE_FENCED_UNFINISHED)
+		app_err("--node %s: fenced: a coordinator could neither finish nor undo a commit whose first writes had landed (self-fenced; a survivor recovers it from its log); stopping, no report",
+			c->node);
+	else if (how == DTXN_LEASE_FENCED_SELF)
 		app_err("--node %s: fenced: its own lease of %g ms ran out unrenewed and a write was refused (self-fenced; a survivor recovers it); stopping, no report (its heartbeats' longest gap: %.1f ms)",
 			c->node, c->lease_ms, (double)app_agent_beat_gap_ns(a) / 1e6);
 	else
@@ -476,6 +479,7 @@ supervise(struct app_run *r)
 	uint64_t iv_ns = (uint64_t)(app_interval_s(c) * 1e9), next_sample = t0 + iv_ns;
 	uint64_t next_watch = t0 + APP_WATCH_NS, next_tel = t0;
 	uint64_t t_lose = c->lose_mn < 0 ? UINT64_MAX : t0 + (uint64_t)(c->lose_at_s * 1e9);
+	uint64_t t_stall = c->stall_cn < 0 ? UINT64_MAX : t0 + (uint64_t)(c->stall_at_s * 1e9);
 	uint64_t cc, ca, cab;
 	bool stopped = false;
 
@@ -508,6 +512,10 @@ supervise(struct app_run *r)
 		if (now >= t_lose) {
 			t_lose = UINT64_MAX;
 			lose_inject(r);
+		}
+		if (now >= t_stall) { /* test aid --debug-stall */
+			t_stall = UINT64_MAX;
+			dtxn_db_debug_stall_arm(r->db);
 		}
 		if (r->warm.n > 0 && !r->warm.taken && now >= t_warm) {
 			end_warmup(r, t0, now);

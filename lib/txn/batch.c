@@ -9,7 +9,9 @@
  * may be reused as soon as dtxn_batch_post() returns.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
+#include <time.h>
 
 #include "txn_private.h"
 
@@ -175,6 +177,37 @@ batch_post_refused(struct dtxn_batch *b, uint64_t left, int rc)
  * a gap in every post would slow the conflicting txns as much) */
 #define POST_GAP_EVERY 8
 
+/*
+ * TEST AID dtxn_db_conf.debug_stall_ns: @p c is about to post a mutating
+ * batch; if it is its transaction's second (the first landed) and the aid
+ * is armed for its CN, its worker's OS thread sleeps, once: a worker
+ * descheduled by the OS in the middle of a commit, its CN's heartbeat
+ * agent (a coroutine of the same lcore) with it.
+ */
+static void
+batch_debug_stall(struct dtxn_coord *c)
+{
+	struct dtxn_db *db = c->worker->db;
+	struct dtxn_txn *t = c->txn;
+	struct timespec ts;
+	uint64_t ns = db->conf.debug_stall_ns;
+
+	if (t == NULL || !t->open || txn_coord_of(c)->lease_exempt ||
+	    ((db->conf.debug_stall_cns >> c->worker->cn_node) & 1) == 0)
+		return;
+	if (t->debug_mut_posts < UINT8_MAX)
+		t->debug_mut_posts++;
+	if (t->debug_mut_posts < 2 || !__atomic_load_n(&db->debug_stall_armed, __ATOMIC_ACQUIRE) ||
+	    !__atomic_exchange_n(&db->debug_stall_armed, 0, __ATOMIC_ACQ_REL))
+		return;
+	TXN_LOG(NOTICE, "test aid: txn %#" PRIx64 " stalls its worker %" PRIu64
+		" ms before its second mutating batch", t->id, ns / 1000000);
+	ts.tv_sec = (time_t)(ns / 1000000000ull);
+	ts.tv_nsec = (long)(ns % 1000000000ull);
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
 /* dtxn_batch_post(); @p early, if not NULL, is decided once the CPU that
  * builds the chains is spent, before the first doorbell (no yield between) */
 static int
@@ -189,8 +222,12 @@ batch_post(struct dtxn_batch *b, struct dtxn_txn *early)
 		return b->error;
 	c = b->coord;
 	if (b->n_mut != 0) {
+		int rc;
+
+		if (unlikely(c->worker->db->conf.debug_stall_ns != 0))
+			batch_debug_stall(c); /* test aid */
 		/* self-fencing: nothing that changes MN memory leaves without a lease */
-		int rc = txn_lease_hold(c);
+		rc = txn_lease_hold(c);
 
 		if (rc != 0)
 			return b->error = rc;

@@ -342,6 +342,61 @@ dtxn_db_scan(struct dtxn_db *db, uint32_t table_id, dtxn_record_visit_fn visit, 
 	return dtxn_store_scan(db->fabric, t, 0, db_scan_slot, &ctx);
 }
 
+void
+dtxn_db_debug_stall_arm(struct dtxn_db *db)
+{
+	if (db != NULL && db->conf.debug_stall_ns != 0)
+		__atomic_store_n(&db->debug_stall_armed, 1, __ATOMIC_RELEASE);
+}
+
+struct db_unfinished_ctx {
+	const struct dtxn_cc_ops *cc;
+	uint64_t n;
+	uint32_t *table;
+	uint64_t *key;
+};
+
+static int
+db_unfinished_slot(const struct dtxn_table *t, const void *slot, void *arg)
+{
+	struct db_unfinished_ctx *ctx = arg;
+
+	if (!ctx->cc->mn_unfinished(t, slot))
+		return 0;
+	if (ctx->n++ == 0) {
+		*ctx->table = t->def.id;
+		*ctx->key = ((const struct dtxn_slot_hdr *)slot)->key;
+	}
+	return 0;
+}
+
+int
+dtxn_db_unfinished(struct dtxn_db *db, uint64_t *n, uint32_t *table, uint64_t *key)
+{
+	struct db_unfinished_ctx ctx;
+
+	if (db == NULL || n == NULL || table == NULL || key == NULL)
+		return -EINVAL;
+	if (db->fabric == NULL)
+		return -ENXIO;
+	*n = 0;
+	if (db->cc->mn_unfinished == NULL)
+		return -ENOTSUP;
+	ctx = (struct db_unfinished_ctx){ .cc = db->cc, .table = table, .key = key };
+	for (uint32_t id = 0; id < DTXN_MAX_TABLES; id++) {
+		const struct dtxn_table *t = dtxn_catalog_table(&db->cat, id);
+		int rc;
+
+		if (t == NULL)
+			continue;
+		rc = dtxn_store_scan(db->fabric, t, 0, db_unfinished_slot, &ctx);
+		if (rc != 0)
+			return rc;
+	}
+	*n = ctx.n;
+	return 0;
+}
+
 int
 dtxn_db_get(struct dtxn_db *db, uint32_t table_id, uint64_t key, void *value)
 {

@@ -249,6 +249,20 @@ struct dtxn_db_conf {
 	 * join (Scythe's RRPC rings). 0: a normal db.
 	 */
 	uint8_t recovery_only;
+	/**
+	 * TEST AID (--debug-stall, doc/guides/testing.md "A worker stalled
+	 * across the deadline"): once dtxn_db_debug_stall_arm() armed it, the
+	 * first coordinator of a CN in debug_stall_cns that is about to post
+	 * the second mutating batch of its transaction (the first landed: a
+	 * commit half done) puts its worker's OS thread to sleep this many
+	 * ns (nanosleep(): the whole lcore, the CN's heartbeat agent with it,
+	 * as a worker descheduled by the OS; real time only, the sim's
+	 * virtual clock does not move), once. No WR is changed. 0: off (the
+	 * production value; one load and a predicted branch per mutating post).
+	 */
+	uint64_t debug_stall_ns;
+	/** TEST AID: the CNs (bit = fabric node id) debug_stall_ns applies to */
+	uint64_t debug_stall_cns;
 };
 
 /**
@@ -368,6 +382,31 @@ int dtxn_db_load_begin(struct dtxn_db *db);
  *   mapped in a single-process run).
  */
 int dtxn_db_load_end(struct dtxn_db *db);
+
+/**
+ * Counts the rows of every table's primary whose record in MN memory
+ * holds a commit neither finished nor undone (the protocol's
+ * mn_unfinished: Lotus's valid INVISIBLE cells), state no finished run
+ * may leave: a coordinator that reported its txn aborted, or a dead CN
+ * nobody recovered, left it (an invariant of its own, so that such a row
+ * is not counted as a committed value; doc/guides/testing.md,
+ * "Unfinished commits"). MN CPU, while no coordinator runs.
+ * @param db     the database.
+ * @param n      out: such rows.
+ * @param table  out: the table of the first one found (untouched if none).
+ * @param key    out: its key (untouched if none).
+ * @return 0, -EINVAL (NULL argument), -ENXIO (no fabric), -ENOTSUP (a
+ *   protocol whose records never hold one: no mn_unfinished; @p n is 0).
+ */
+int dtxn_db_unfinished(struct dtxn_db *db, uint64_t *n, uint32_t *table, uint64_t *key);
+
+/**
+ * Arms the test aid dtxn_db_conf.debug_stall_ns (a no-op when it is 0):
+ * the next coordinator it applies to stalls its worker once. Any thread,
+ * during the run.
+ * @param db  the database (NULL: no-op).
+ */
+void dtxn_db_debug_stall_arm(struct dtxn_db *db);
 
 /** Called by dtxn_db_scan() for each live record; non-zero stops. */
 typedef int (*dtxn_record_visit_fn)(uint64_t key, const void *value, void *arg);
@@ -1043,13 +1082,16 @@ int dtxn_lease_fence(struct dtxn_coord *c, uint16_t node, uint64_t seen);
 #define DTXN_LEASE_FENCED_BY_PEER 1u
 /** struct dtxn_lease_gate.fenced: the CN's own lease ran out and a mutating WR was refused. */
 #define DTXN_LEASE_FENCED_SELF 2u
+/** struct dtxn_lease_gate.fenced: a commit its coordinator could neither finish nor undo (dtxn_coord_unfinished()). */
+#define DTXN_LEASE_FENCED_UNFINISHED 3u
 
 struct dtxn_lease_gate {
 	uint32_t inc;              /**< this process's incarnation of the CN */
 	/** non-zero: no mutating WR ever again; DTXN_LEASE_FENCED_BY_PEER (the
 	 *  renewal read its state word fenced: a survivor declared it dead) or
 	 *  DTXN_LEASE_FENCED_SELF (a mutating WR refused after its own lease
-	 *  ran out unrenewed: txn_lease_refused()) */
+	 *  ran out unrenewed: txn_lease_refused()) or
+	 *  DTXN_LEASE_FENCED_UNFINISHED (dtxn_coord_unfinished()) */
 	uint32_t fenced;
 	uint64_t valid_until_ns;   /**< dtxn_now_ns() up to which mutating WRs may leave */
 	uint64_t rejoined_ns;      /**< dtxn_now_ns() when this incarnation took its lease, 0: not yet */

@@ -187,6 +187,9 @@ struct dtxn_txn {
 	uint8_t false_conflict;
 	uint16_t fa_verdicts;     /**< dtxn_fa_verdict() calls since begin */
 	uint16_t fa_mark;         /**< fa_verdicts when the current execute or commit began */
+	/** mutating batches posted since begin, counted only with the test
+	 *  aid dtxn_db_conf.debug_stall_ns (saturates at 255) */
+	uint8_t debug_mut_posts;
 	uint32_t n_items;
 	uint32_t n_fetched;       /**< items[0 .. n_fetched) have been executed */
 	int abort_reason;         /**< set when aborted */
@@ -212,6 +215,9 @@ struct dtxn_db {
 	/** the workers' shared pre-warmed address cache (conf.addr_prewarm),
 	 *  built by the first dtxn_worker_addr_cache_prewarm(), read-only after */
 	struct dtxn_addr_cache *addr_base;
+	/** test aid conf.debug_stall_ns: set by dtxn_db_debug_stall_arm(),
+	 *  taken (cleared) by the one coordinator that stalls */
+	uint32_t debug_stall_armed;
 };
 
 /** One worker lcore. */
@@ -338,6 +344,14 @@ typedef void *(*dtxn_cc_mn_value_t)(struct dtxn_db *db, const struct dtxn_table 
 				    void *mn_slot);
 
 /**
+ * Optional: whether the record in MN memory at @p mn_slot holds a commit
+ * neither finished nor undone (Lotus: a valid cell of version INVISIBLE),
+ * which no finished run may leave (dtxn_db_unfinished()). MN CPU, after
+ * the run. None: a protocol whose records never hold one.
+ */
+typedef bool (*dtxn_cc_mn_unfinished_t)(const struct dtxn_table *t, const void *mn_slot);
+
+/**
  * Optional: routing (Lotus §4.3, hybrid routing): whether a read-write
  * transaction whose first record has key @p key should run on @p c's CN
  * (dtxn_coord_routes_here()). Coordinator's lcore; no fabric op.
@@ -451,6 +465,7 @@ struct dtxn_cc_ops {
 	dtxn_cc_block_end_t block_end;     /**< optional */
 	dtxn_cc_table_sizes_t table_sizes; /**< optional */
 	dtxn_cc_mn_value_t mn_value;       /**< optional */
+	dtxn_cc_mn_unfinished_t mn_unfinished; /**< optional */
 	dtxn_cc_route_t route;             /**< optional; none: every CN may run anything */
 	dtxn_cc_check_options_t check_options; /**< optional; none: the protocol takes no options */
 	dtxn_cc_check_cluster_t check_cluster; /**< optional; none: any cluster fits its options */
@@ -819,6 +834,24 @@ dtxn_txn_crash_point(const struct dtxn_txn *t, uint32_t flag)
  * its process exits) while it sleeps. Coordinator's coroutine.
  */
 void dtxn_coord_park(struct dtxn_coord *c) __attribute__((noreturn));
+
+/**
+ * The transaction of coordinator @p c can be neither committed nor
+ * undone: a mutating batch of its commit landed (its writes are in MN
+ * memory: Lotus's INVISIBLE cells) and a later one, the commit's or the
+ * undo's, could not be posted or failed. Reporting it aborted would
+ * leave those writes in memory with no recovery to come, since the CN
+ * lives on (doc/guides/testing.md, "Unfinished commits"). So the CN
+ * fences itself (struct dtxn_lease_gate.fenced =
+ * DTXN_LEASE_FENCED_UNFINISHED: no mutating WR of any of its coordinators
+ * leaves any more; the app exits APP_EXIT_FENCED) and @p c parks for good
+ * (dtxn_coord_park()), its transaction open, as if the CN had died there:
+ * its recoverer decides the transaction from its log, as for a dead CN.
+ * Without a lease gate (one process, --role all, where only a lost MN or
+ * a simulated kill refuses a post, and the run ends on either) it parks
+ * only. Never returns. Coordinator's coroutine.
+ */
+void dtxn_coord_unfinished(struct dtxn_coord *c) __attribute__((noreturn));
 
 /* ------------------------------------------------------------------ */
 /* Shared steps                                                       */

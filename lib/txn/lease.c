@@ -261,6 +261,18 @@ dtxn_coord_park(struct dtxn_coord *c)
 	txn_lease_park(c);
 }
 
+void
+dtxn_coord_unfinished(struct dtxn_coord *c)
+{
+	struct dtxn_lease_gate *g = ((struct txn_worker *)c->worker)->gate;
+
+	if (g != NULL) {
+		__atomic_store_n(&g->valid_until_ns, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&g->fenced, DTXN_LEASE_FENCED_UNFINISHED, __ATOMIC_RELEASE);
+	}
+	txn_lease_park(c);
+}
+
 int
 txn_lease_hold(struct dtxn_coord *c)
 {

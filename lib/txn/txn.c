@@ -81,6 +81,7 @@ dtxn_txn_begin(struct dtxn_coord *c, enum dtxn_txn_mode mode)
 	t->abort_reason = DTXN_ABORT_NONE;
 	t->false_conflict = 0;
 	t->fa_verdicts = 0;
+	t->debug_mut_posts = 0;
 	t->start_ns = 0; /* a protocol that reads it sets it in its begin (a clock read) */
 	memset(t->cc, 0, sizeof(t->cc));
 	if (txn_cc(t)->begin != NULL) {

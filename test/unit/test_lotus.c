@@ -1338,6 +1338,59 @@ test_aux_kept_after_undo(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* An INVISIBLE cell left behind: no value, an invariant of its own       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A commit neither finished nor undone (its step 1 landed, step 3 and
+ * the undo did not: h8's findings) leaves its new cell INVISIBLE, the
+ * largest version. The end-of-run checks read the row's newest committed
+ * value, not that one (they summed it as money created), and
+ * dtxn_db_unfinished() names the row.
+ */
+static void
+test_unfinished_not_counted(void **state)
+{
+	static unsigned seq;
+	struct delta_ctx x = { .first = 1, .last = 1 };
+	struct ut_coord_spec spec = { delta_co, &x };
+	const struct dtxn_catalog *cat;
+	struct lotus_cvt *c0;
+	struct dtxn_fabric *f;
+	struct dtxn_db *db;
+	uint64_t v, n = 7, key = 0;
+	uint32_t table = 99;
+
+	(void)state;
+	small_db_up("gc_ms=3600000", 3, "utlotunf", &db, &f);
+	cat = dtxn_db_catalog(db);
+	for (uint64_t k = 1; k <= 2; k++) {
+		v = k * 10;
+		assert_int_equal(dtxn_db_load(db, 0, k, &v), 0);
+	}
+	assert_int_equal(ut_run_coords(db, &spec, 1, 3, 0, &seq), 0); /* key 1: 10 -> 11 */
+	assert_int_equal(x.rc[1], DTXN_OK);
+	assert_int_equal(dtxn_db_unfinished(db, &n, &table, &key), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(table, 99);
+	/* the commit of 11 as if its step 3 had never landed */
+	c0 = ut_mn_slot(f, cat, 0, 1, 0);
+	assert_int_equal(lotus_cvt_newest(dtxn_catalog_table(cat, 0), c0), 1);
+	c0->cells[1].meta = lotus_meta(LOTUS_INVISIBLE, lotus_meta_cv(c0->cells[1].meta),
+				       lotus_meta_flags(c0->cells[1].meta));
+	assert_int_equal(dtxn_db_get(db, 0, 1, &v), 0);
+	assert_int_equal(v, 10); /* the committed value, not the INVISIBLE 11 */
+	assert_int_equal(dtxn_db_get(db, 0, 2, &v), 0);
+	assert_int_equal(v, 20);
+	assert_int_equal(dtxn_db_unfinished(db, &n, &table, &key), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(table, 0);
+	assert_int_equal(key, 1);
+	dtxn_db_destroy(db);
+	dtxn_fabric_close(f);
+}
+
+/* ------------------------------------------------------------------ */
 /* A record read, then written, by one txn passes its own validation     */
 /* ------------------------------------------------------------------ */
 
@@ -1419,6 +1472,7 @@ main(void)
 		cmocka_unit_test(test_load_backups),
 		cmocka_unit_test(test_aux_restart),
 		cmocka_unit_test(test_aux_kept_after_undo),
+		cmocka_unit_test(test_unfinished_not_counted),
 		cmocka_unit_test(test_validate_own_write),
 		cmocka_unit_test(test_delta_area),
 		cmocka_unit_test(test_cvt_geometry),

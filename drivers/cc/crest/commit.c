@@ -186,7 +186,7 @@ commit_write_round(struct dtxn_txn *t)
 {
 	struct dtxn_addr_cache *ac = t->coord->worker->addr_cache;
 	struct dtxn_batch b;
-	int rc = DTXN_OK;
+	int rc = DTXN_OK, left = 0;
 
 	commit_prepare(t);
 	dtxn_batch_init(&b, t->coord);
@@ -203,13 +203,18 @@ commit_write_round(struct dtxn_txn *t)
 			rc = commit_whole(t, it, &b);
 	}
 	if (rc == DTXN_OK && crest_coord_of(t)->opts.local) /* the last local writers write back */
-		crest_local_leave(t, &b, true);
+		left = crest_local_leave(t, &b, true);
 	if (rc != DTXN_OK) {
 		dtxn_batch_done(&b);
 		return rc;
 	}
 	/* validated and posted (redo entry first on each MN): committed (recover.c) */
 	rc = dtxn_batch_run_decide(&b, t);
+	if (rc != DTXN_OK && left != 0)
+		/* the local objects it left hold other coordinators' committed
+		 * versions this batch was to write back: not aborted while the
+		 * CN lives on with them lost; it fences itself and parks */
+		dtxn_coord_unfinished(t->coord);
 	if (crest_coord_of(t)->opts.local) {
 		crest_local_persisted(t); /* its versions may go to the MN (cache=cn) */
 		crest_local_unpin(t);     /* its write-backs landed (cache=cn) */

@@ -191,9 +191,14 @@ crest_release(struct dtxn_txn *t)
 		struct dtxn_batch b;
 
 		dtxn_batch_init(&b, t->coord);
-		if (crest_local_leave(t, &b, false) != 0)
-			(void)dtxn_batch_run_reason(&b); /* the others' committed cells, then unlocks */
-		else
+		if (crest_local_leave(t, &b, false) != 0) {
+			/* the others' committed cells, then unlocks: the objects
+			 * were left, so a batch that does not land loses commits
+			 * counted as done while the CN lives on: it fences itself
+			 * and parks instead (its recoverer decides) */
+			if (dtxn_batch_run_reason(&b) != DTXN_OK)
+				dtxn_coord_unfinished(t->coord);
+		} else
 			dtxn_batch_done(&b);
 		crest_local_unpin(t); /* cache=cn: the write-backs landed */
 		crest_local_end(t, false);

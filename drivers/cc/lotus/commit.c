@@ -30,6 +30,14 @@
  * for the aux area a new-key insert took (the slot header that step 1
  * WRITEs names it): once posted, an abort keeps it (dtxn_txn_aux_keep()).
  *
+ * A txn whose step 1 was posted and whose step 3 failed is undone (its
+ * new cells cleared on every replica); when the undo cannot land either
+ * (the lease gate gave up on a stopping run; a lost MN), the txn is not
+ * reported aborted with its INVISIBLE cells in memory: its CN fences
+ * itself and the coordinator parks (dtxn_coord_unfinished()), so the
+ * CN's recoverer rolls it back from its log as for a dead CN. Step 1 held
+ * back by the lease gate before any chain left has nothing to undo.
+ *
  * Read-only transactions have nothing to do here: their records' cacheline
  * versions were checked at execute (§5.1, "RO txn"). A read-write
  * transaction that wrote nothing only unlocks.
@@ -279,7 +287,7 @@ static int
 commit_write(struct dtxn_txn *t, uint64_t now, uint64_t ver)
 {
 	struct dtxn_batch b;
-	int reason = commit_cells(t, now);
+	int reason = commit_cells(t, now), rc;
 
 	dtxn_batch_init(&b, t->coord);
 	for (uint32_t i = 0; i < t->n_items && reason == DTXN_OK; i++) {
@@ -323,7 +331,13 @@ commit_write(struct dtxn_txn *t, uint64_t now, uint64_t ver)
 		lotus_item_of(&t->items[i])->delta_new = 0;
 		dtxn_txn_aux_keep(t, &t->items[i], &b);
 	}
-	return dtxn_batch_run_reason(&b);
+	rc = dtxn_batch_run(&b);
+	if (rc != 0 && b.error != 0) /* held back before any chain left (the lease gate) */
+		for (uint32_t i = 0; i < t->n_items; i++)
+			if (lotus_item_of(&t->items[i]) != NULL)
+				lotus_item_of(&t->items[i])->new_cell = -1; /* nothing to undo */
+	dtxn_batch_done(&b);
+	return dtxn_batch_reason(rc);
 }
 
 /*
@@ -472,8 +486,12 @@ lotus_commit(struct dtxn_txn *t)
 			reason = lotus_mn_validate(t);
 		if (reason == DTXN_OK)
 			reason = commit_visible(t, false);
-		if (reason != DTXN_OK)
-			(void)commit_visible(t, true); /* what reached memory must not look committed */
+		/* what reached memory must not look committed; and a txn whose
+		 * step 1 is in memory (INVISIBLE cells on every replica) must not
+		 * count as aborted when its undo cannot land either: its CN
+		 * fences itself and its recoverer rolls it back from the log */
+		if (reason != DTXN_OK && commit_visible(t, true) != DTXN_OK)
+			dtxn_coord_unfinished(t->coord);
 	}
 	if (reason != DTXN_OK) {
 		commit_forget(t);

@@ -176,8 +176,9 @@ lotus_slot_value(const struct dtxn_table *t, void *slot)
 	return (uint8_t *)slot + t->slot_size;
 }
 
-int
-lotus_cvt_newest(const struct dtxn_table *t, const struct lotus_cvt *cvt)
+/* The newest valid cell, INVISIBLE ones left out if @p committed. */
+static int
+cvt_newest(const struct dtxn_table *t, const struct lotus_cvt *cvt, bool committed)
 {
 	const uint32_t n = lotus_vnum(t);
 	int best = -1;
@@ -185,12 +186,41 @@ lotus_cvt_newest(const struct dtxn_table *t, const struct lotus_cvt *cvt)
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t m = cvt->cells[i].meta;
 
-		if ((lotus_meta_flags(m) & LOTUS_CELL_VALID) == 0)
+		if ((lotus_meta_flags(m) & LOTUS_CELL_VALID) == 0 ||
+		    (committed && lotus_meta_ver(m) == LOTUS_INVISIBLE))
 			continue;
 		if (best < 0 || lotus_meta_ver(m) > lotus_meta_ver(cvt->cells[best].meta))
 			best = (int)i;
 	}
 	return best;
+}
+
+int
+lotus_cvt_newest(const struct dtxn_table *t, const struct lotus_cvt *cvt)
+{
+	return cvt_newest(t, cvt, false);
+}
+
+int
+lotus_cvt_committed(const struct dtxn_table *t, const struct lotus_cvt *cvt)
+{
+	return cvt_newest(t, cvt, true);
+}
+
+bool
+lotus_mn_unfinished(const struct dtxn_table *t, const void *mn_slot)
+{
+	const struct lotus_cvt *cvt = mn_slot;
+	const uint32_t n = lotus_vnum(t);
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t m = cvt->cells[i].meta;
+
+		if ((lotus_meta_flags(m) & LOTUS_CELL_VALID) != 0 &&
+		    lotus_meta_ver(m) == LOTUS_INVISIBLE)
+			return true;
+	}
+	return false;
 }
 
 void *
@@ -202,7 +232,10 @@ lotus_mn_value(struct dtxn_db *db, const struct dtxn_table *t, void *mn_slot)
 	uint64_t m;
 	int n;
 
-	n = lotus_cvt_newest(t, cvt);
+	/* the newest committed version: an INVISIBLE one (a commit neither
+	 * finished nor undone) is no value of the row; lotus_mn_unfinished()
+	 * reports it */
+	n = lotus_cvt_committed(t, cvt);
 	if (n < 0 || sh == NULL || sh->scratch == NULL)
 		return NULL;
 	m = cvt->cells[n].meta;

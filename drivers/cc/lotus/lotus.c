@@ -333,6 +333,7 @@ static const struct dtxn_cc_ops lotus_ops = {
 	.table_delta = lotus_table_delta,
 	.local_extra = lotus_local_extra,
 	.mn_value = lotus_mn_value,
+	.mn_unfinished = lotus_mn_unfinished,
 	.route = lotus_route,
 	.check_options = lotus_check_options,
 	.footprint = lotus_footprint,

@@ -370,7 +370,21 @@ uint32_t lotus_local_extra(const struct dtxn_table *t);
 uint32_t lotus_slot_size(uint32_t value_size);
 void lotus_slot_format(const struct dtxn_table *t, void *slot, const void *value, void *arg);
 void *lotus_slot_value(const struct dtxn_table *t, void *slot);
+/**
+ * The value of the row's newest committed version in MN memory (struct
+ * dtxn_cc_ops.mn_value): INVISIBLE cells are skipped, so a commit neither
+ * finished nor undone does not count as the row's value (a row with no
+ * committed version: NULL, as deleted). MN CPU, after the run.
+ */
 void *lotus_mn_value(struct dtxn_db *db, const struct dtxn_table *t, void *mn_slot);
+/**
+ * Whether the CVT at @p mn_slot holds a valid INVISIBLE cell: a commit
+ * neither finished (step 3) nor undone (struct dtxn_cc_ops.mn_unfinished).
+ * MN CPU, after the run.
+ */
+bool lotus_mn_unfinished(const struct dtxn_table *t, const void *mn_slot);
+/** Index of the newest valid cell whose version is not INVISIBLE, or -1. */
+int lotus_cvt_committed(const struct dtxn_table *t, const struct lotus_cvt *cvt);
 /** Index of the newest valid cell (INVISIBLE counts as newest), or -1. */
 int lotus_cvt_newest(const struct dtxn_table *t, const struct lotus_cvt *cvt);
 /**
