@@ -1390,6 +1390,80 @@ test_unfinished_not_counted(void **state)
 	dtxn_fabric_close(f);
 }
 
+/*
+ * A commit whose step 1 landed and whose step 3 and undo cannot be posted
+ * (the CN's lease lapsed in a stopping run, the renewal never came: h8's
+ * findings) is not reported aborted with its INVISIBLE cell in memory:
+ * the CN fences itself and the coordinator parks
+ * (dtxn_coord_unfinished()), for its recoverer to roll it back. Before,
+ * the txn returned DTXN_ABORT_FABRIC and the CN went on. The stall test
+ * aid puts the worker to sleep past its lease after step 1; the gate
+ * then waits LEASE_STOP_WAIT_NS (2 s) twice, for step 3 and the undo.
+ */
+struct unfin_ctx {
+	int rc;
+	int done;
+};
+
+static void
+unfin_co(struct dtxn_coord *c, void *arg)
+{
+	struct unfin_ctx *x = arg;
+
+	x->rc = ut_txn_add_u64(c, 0, 1, 1, NULL);
+	x->done = 1;
+}
+
+static void
+test_unfinished_fences(void **state)
+{
+	static unsigned seq;
+	struct unfin_ctx x = { .rc = -1 };
+	struct ut_coord_spec spec = { unfin_co, &x };
+	struct dtxn_lease_gate g;
+	struct dtxn_fabric *f;
+	struct dtxn_worker *w;
+	struct dtxn_db *db;
+	uint64_t v = 10, n = 0, key = 0, t0;
+	uint32_t table = 0;
+
+	(void)state;
+	small_db_up(NULL, 2, "utlotunfin", &db, &f);
+	assert_int_equal(dtxn_db_load(db, 0, 1, &v), 0);
+	/* a first update takes the row's delta area (an FAA round before
+	 * step 1, a mutating batch of its own): the stalled one must not */
+	assert_int_equal(ut_run_coords(db, &spec, 1, 3, 0, &seq), 0);
+	assert_int_equal(x.rc, DTXN_OK);
+	x.rc = -1;
+	x.done = 0;
+	v = 11;
+	db->conf.debug_stall_ns = 400000000ull; /* past the gate's 200 ms */
+	db->conf.debug_stall_cns = UINT64_C(1) << 3;
+	dtxn_db_debug_stall_arm(db);
+	w = dtxn_worker_create(db, 3, seq++, 1, (int)rte_socket_id());
+	assert_non_null(w);
+	memset(&g, 0, sizeof(g));
+	g.valid_until_ns = dtxn_now_ns() + 200000000ull; /* nobody renews it */
+	assert_int_equal(dtxn_worker_set_lease_gate(w, &g), 0);
+	assert_non_null(dtxn_coord_create(w, 0, unfin_co, &x));
+	dtxn_sched_stop(dtxn_worker_sched(w)); /* the run's deadline has passed */
+	t0 = dtxn_now_ns();
+	while (!x.done && __atomic_load_n(&g.fenced, __ATOMIC_ACQUIRE) == 0 &&
+	       dtxn_now_ns() - t0 < 20000000000ull)
+		(void)dtxn_sched_step_lc(dtxn_worker_sched(w));
+	assert_int_equal(x.done, 0); /* not reported aborted (before: DTXN_ABORT_FABRIC) */
+	assert_int_equal(g.fenced, DTXN_LEASE_FENCED_UNFINISHED);
+	/* its step 1 is in memory, for the CN's recoverer; no value of the row */
+	assert_int_equal(dtxn_db_unfinished(db, &n, &table, &key), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(key, 1);
+	assert_int_equal(dtxn_db_get(db, 0, 1, &v), 0);
+	assert_int_equal(v, 11);
+	dtxn_worker_destroy(w); /* the parked coordinator is discarded */
+	dtxn_db_destroy(db);
+	dtxn_fabric_close(f);
+}
+
 /* ------------------------------------------------------------------ */
 /* A record read, then written, by one txn passes its own validation     */
 /* ------------------------------------------------------------------ */
@@ -1473,6 +1547,7 @@ main(void)
 		cmocka_unit_test(test_aux_restart),
 		cmocka_unit_test(test_aux_kept_after_undo),
 		cmocka_unit_test(test_unfinished_not_counted),
+		cmocka_unit_test(test_unfinished_fences),
 		cmocka_unit_test(test_validate_own_write),
 		cmocka_unit_test(test_delta_area),
 		cmocka_unit_test(test_cvt_geometry),
