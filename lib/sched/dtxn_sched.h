@@ -369,6 +369,47 @@ struct dtxn_footprint {
 				    *   (dtxn_fabric_ops.queues_grow): not in bytes */
 };
 
+/**
+ * Whether dtxn_local_zalloc() maps its memory outside the DPDK heap: when
+ * the EAL has no hugepages (--no-huge). The footprints still count such
+ * tables in dtxn_footprint.bytes (the memory check bounds what a run may
+ * touch; a run that touches little of them backs little). Any thread,
+ * after rte_eal_init().
+ */
+bool dtxn_local_mapped(void);
+
+/**
+ * Zeroed memory for a large table that only this process reads (address
+ * caches, a protocol's per-worker maps). Without hugepages: anonymous
+ * pages (page aligned, mapped outside the DPDK heap, backed page by page
+ * as first touched, so a run pays only for what it touches, and unmapped
+ * without a write); with hugepages: rte_zmalloc_socket() (cache-line
+ * aligned). Never share it with another process. Issue 30 (set-up).
+ *
+ * @param name      heap element name (with hugepages).
+ * @param size      bytes; 0 returns NULL.
+ * @param socket_id NUMA socket (with hugepages), or SOCKET_ID_ANY.
+ * @return the memory, or NULL (size 0, or no memory). Any thread.
+ */
+void *dtxn_local_zalloc(const char *name, size_t size, int socket_id);
+
+/**
+ * Frees what dtxn_local_zalloc() returned.
+ *
+ * @param p    the memory, or NULL (nothing done).
+ * @param size the size it was allocated with, bytes.
+ * Any thread; not while another thread reads @p p.
+ */
+void dtxn_local_free(void *p, size_t size);
+
+/**
+ * @return bytes that dtxn_local_zalloc() has mapped outside the DPDK heap
+ *   and dtxn_local_free() has not unmapped yet (0 with hugepages: those
+ *   come from the heap). The footprint tests add it to the heap in use.
+ *   Any thread.
+ */
+uint64_t dtxn_local_bytes(void);
+
 /** Per-allocation overhead in the footprints: a malloc element header plus
  * a cache line of alignment, bytes. */
 #define DTXN_FOOTPRINT_ALLOC_SLACK 192

@@ -97,7 +97,7 @@ dtxn_addr_cache_create(const char *name, uint32_t entries, int socket_id)
 		err = ENOMEM;
 		goto fail;
 	}
-	c->e = rte_zmalloc_socket(name, slots * sizeof(*c->e), RTE_CACHE_LINE_SIZE, socket_id);
+	c->e = dtxn_local_zalloc(name, slots * sizeof(*c->e), socket_id);
 	if (c->e == NULL) {
 		err = ENOMEM;
 		goto fail;
@@ -159,6 +159,8 @@ dtxn_addr_cache_overlay_footprint(uint32_t entries, bool unbounded, struct dtxn_
 void
 dtxn_addr_cache_footprint(uint32_t entries, struct dtxn_footprint *fp)
 {
+	/* the table (dtxn_local_zalloc()) is counted even where it is mapped
+	 * outside the heap: the check bounds what a run may touch */
 	fp->bytes += sizeof(struct dtxn_addr_cache) + ac_slots(entries) * sizeof(struct ac_entry) +
 		     2 * DTXN_FOOTPRINT_ALLOC_SLACK;
 }
@@ -183,7 +185,7 @@ dtxn_addr_cache_destroy(struct dtxn_addr_cache *c)
 {
 	if (c == NULL)
 		return;
-	rte_free(c->e);
+	dtxn_local_free(c->e, (c->mask + 1) * sizeof(*c->e));
 	rte_free(c);
 }
 
@@ -202,7 +204,7 @@ _Static_assert(AC_GROUP * sizeof(struct ac_entry) == RTE_CACHE_LINE_SIZE,
  * consecutive ids (SmallBank's first 4% of the accounts) takes a quarter
  * of the lines it would take scattered (issue 30: this line was the
  * coordinator's largest miss); other keys (TPC-C's, shard = warehouse)
- * are spread as by a plain hash. Entries are line-aligned (rte_zmalloc)
+ * are spread as by a plain hash. Entries are line-aligned (dtxn_local_zalloc)
  * and there are at least 8 slots.
  */
 static inline uint64_t
@@ -292,8 +294,7 @@ ov_grow(struct dtxn_addr_cache *c)
 {
 	const uint64_t old_slots = c->mask + 1;
 	struct ac_entry *old = c->e;
-	struct ac_entry *e = rte_zmalloc_socket(c->name, 2 * old_slots * sizeof(*e),
-						RTE_CACHE_LINE_SIZE, c->socket_id);
+	struct ac_entry *e = dtxn_local_zalloc(c->name, 2 * old_slots * sizeof(*e), c->socket_id);
 
 	if (e == NULL)
 		return -ENOMEM;
@@ -303,7 +304,7 @@ ov_grow(struct dtxn_addr_cache *c)
 		if (old[i].w != 0)
 			*ac_find(c, (uint32_t)(old[i].w >> AC_TABLE_SHIFT) & (DTXN_MAX_TABLES - 1),
 				 old[i].key) = old[i];
-	rte_free(old);
+	dtxn_local_free(old, old_slots * sizeof(*old));
 	return 0;
 }
 

@@ -140,6 +140,9 @@ dtxn_worker_footprint(const struct dtxn_db *db, unsigned max_coords, struct dtxn
 		dtxn_addr_cache_footprint(dtxn_db_addr_cache_entries(db), fp);
 	/* + a CN copy of the coordinator's log (Motor's op log in CN memory,
 	 * FORD-as-published's log mirror: up to log_bytes each) */
+	/* the txn, its WR array and its arena (dtxn_local_zalloc()) are
+	 * counted even where they are mapped outside the heap: the check
+	 * bounds what a run may touch */
 	fp->bytes += (uint64_t)max_coords *
 		     (sizeof(struct txn_coord) + sizeof(struct dtxn_txn) +
 		      TXN_COORD_WRS * sizeof(struct dtxn_wr) + arena_init_size(db) +
@@ -320,8 +323,8 @@ coord_free(struct txn_coord *tc)
 	txn_arena_free(tc);
 	rte_free(tc->aux_stripes);
 	rte_free(tc->delta_stripes);
-	rte_free(c->wrs);
-	rte_free(c->txn);
+	dtxn_local_free(c->wrs, sizeof(*c->wrs) * c->n_wrs);
+	dtxn_local_free(c->txn, sizeof(*c->txn));
 	rte_free(tc);
 }
 
@@ -466,13 +469,13 @@ dtxn_coord_create(struct dtxn_worker *w, uint32_t gid, dtxn_coord_fn fn, void *a
 	c->fn_arg = arg;
 	if (tw->gate != NULL) /* a restarted CN's txn ids follow its earlier incarnations' (txn.c) */
 		c->txn_seq = (uint64_t)tw->gate->inc << DTXN_TXN_SEQ_INC_SHIFT;
-	c->txn = rte_zmalloc_socket("dtxn_txn", sizeof(*c->txn), RTE_CACHE_LINE_SIZE,
-				    w->socket_id);
+	/* large, and mostly untouched by a run: dtxn_local_zalloc() */
+	c->txn = dtxn_local_zalloc("dtxn_txn", sizeof(*c->txn), w->socket_id);
 	if (c->txn == NULL)
 		goto fail;
 	c->txn->coord = c;
 	c->n_wrs = TXN_COORD_WRS;
-	c->wrs = rte_zmalloc_socket("dtxn_wrs", sizeof(*c->wrs) * c->n_wrs, 0, w->socket_id);
+	c->wrs = dtxn_local_zalloc("dtxn_wrs", sizeof(*c->wrs) * c->n_wrs, w->socket_id);
 	if (c->wrs == NULL)
 		goto fail;
 	txn_arena_reset(tc);
@@ -502,8 +505,8 @@ fail:
 		txn_arena_free(tc);
 		rte_free(tc->aux_stripes);
 		rte_free(tc->delta_stripes);
-		rte_free(c->wrs);
-		rte_free(c->txn);
+		dtxn_local_free(c->wrs, sizeof(*c->wrs) * c->n_wrs);
+		dtxn_local_free(c->txn, sizeof(*c->txn));
 		rte_free(tc);
 	}
 	rte_errno = err ? err : EINVAL;
@@ -600,7 +603,7 @@ arena_chunk_new(struct txn_coord *tc, size_t size)
 		ch = (struct txn_arena_chunk *)(tw->arena_res + tw->arena_res_used);
 		tw->arena_res_used += bytes;
 	} else {
-		ch = rte_malloc_socket("dtxn_arena", sizeof(*ch) + size, RTE_CACHE_LINE_SIZE,
+		ch = dtxn_local_zalloc("dtxn_arena", sizeof(*ch) + size,
 				       tc->pub.worker->socket_id);
 	}
 	if (ch == NULL)
@@ -634,7 +637,7 @@ txn_arena_free(struct txn_coord *tc)
 		struct txn_arena_chunk *next = tc->chunk->next;
 
 		if (!tc->chunk->reserved)
-			rte_free(tc->chunk);
+			dtxn_local_free(tc->chunk, sizeof(*tc->chunk) + tc->chunk->size);
 		tc->chunk = next;
 	}
 	tc->cur = NULL;

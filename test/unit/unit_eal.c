@@ -74,5 +74,5 @@ dtxn_unit_heap_in_use(void)
 	for (unsigned i = 0; i < rte_socket_count(); i++)
 		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) == 0)
 			n += st.heap_allocsz_bytes;
-	return n;
+	return n + dtxn_local_bytes();
 }

@@ -14,7 +14,8 @@
  */
 int dtxn_unit_eal_init(const char *prefix);
 
-/** @return bytes of the DPDK heap in use, every socket (footprint tests). */
+/** @return bytes of the DPDK heap in use, every socket, plus the tables
+ * dtxn_local_zalloc() maps outside it (footprint tests). */
 uint64_t dtxn_unit_heap_in_use(void);
 
 /** Releases the EAL (rte_eal_cleanup). */

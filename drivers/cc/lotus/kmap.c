@@ -68,19 +68,20 @@ lotus_kmap_init(struct lotus_kmap *m, uint32_t cap, uint32_t key_len, int socket
 	memset(m, 0, sizeof(*m));
 	if (cap == 0 || key_len == 0 || key_len % 8 != 0)
 		return -EINVAL;
-	m->slots = rte_zmalloc_socket("lotus_kmap", sizeof(*m->slots) * n, RTE_CACHE_LINE_SIZE,
-				      socket_id);
-	m->keys = rte_malloc_socket("lotus_kmap_keys", (size_t)cap * key_len, 8, socket_id);
+	/* slots and keys are used from their start as the map grows: pages
+	 * that a run never reaches are never backed (dtxn_local_zalloc()) */
+	m->max_slots = n;
+	m->cap = cap;
+	m->key_len = key_len;
+	m->slots = dtxn_local_zalloc("lotus_kmap", sizeof(*m->slots) * n, socket_id);
+	m->keys = dtxn_local_zalloc("lotus_kmap_keys", (size_t)cap * key_len, socket_id);
 	m->free = rte_malloc_socket("lotus_kmap_free", sizeof(*m->free) * cap, 8, socket_id);
 	m->used = rte_malloc_socket("lotus_kmap_used", kmap_used_bytes(cap), 8, socket_id);
 	if (m->slots == NULL || m->keys == NULL || m->free == NULL || m->used == NULL) {
 		lotus_kmap_fini(m);
 		return -ENOMEM;
 	}
-	m->max_slots = n;
 	m->mask = RTE_MIN(n, KMAP_MIN_SLOTS) - 1;
-	m->cap = cap;
-	m->key_len = key_len;
 	for (uint32_t i = 0; i < cap; i++)
 		m->free[i] = cap - 1 - i; /* position 0 is taken first */
 	m->n_free = cap;
@@ -90,8 +91,8 @@ lotus_kmap_init(struct lotus_kmap *m, uint32_t cap, uint32_t key_len, int socket
 void
 lotus_kmap_fini(struct lotus_kmap *m)
 {
-	rte_free(m->slots);
-	rte_free(m->keys);
+	dtxn_local_free(m->slots, sizeof(*m->slots) * m->max_slots);
+	dtxn_local_free(m->keys, (size_t)m->cap * m->key_len);
 	rte_free(m->free);
 	rte_free(m->used);
 	memset(m, 0, sizeof(*m));
@@ -100,6 +101,8 @@ lotus_kmap_fini(struct lotus_kmap *m)
 void
 lotus_kmap_footprint(uint32_t cap, uint32_t key_len, struct dtxn_footprint *fp)
 {
+	/* slots and keys (dtxn_local_zalloc()) are counted even where they
+	 * are mapped outside the heap: the check bounds what a run may touch */
 	fp->bytes += (uint64_t)kmap_n_slots(cap) * sizeof(struct lotus_kmap_slot) +
 		     (uint64_t)cap * (key_len + sizeof(uint32_t)) + kmap_used_bytes(cap) +
 		     4 * DTXN_FOOTPRINT_ALLOC_SLACK;
