@@ -1120,7 +1120,7 @@ int dtxn_batch_run_decide(struct dtxn_batch *b, struct dtxn_txn *t);
  * and cleared if a post is refused. For a commit batch whose chains to
  * several MNs each complete part of the txn, under a recovery that lists
  * every txn it rolls back in struct dtxn_recovery.undone (Motor with
- * oplog=mn): a process killed between two chains' doorbells leaves the
+ * oplog=mn, OOCC's R3): a process killed between two chains' doorbells leaves the
  * first chains applied (and their records unlocked, so survivors may
  * overwrite the txn's versions before a recovery looks), and is then
  * counted committed, as the recovery's roll-forward makes it or as its

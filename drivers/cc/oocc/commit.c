@@ -241,8 +241,16 @@ commit_write(struct dtxn_txn *t)
 	for (uint32_t i = 0; i < t->n_items; i++)
 		if (t->items[i].flags & DTXN_ITEM_F_BLOCKED)
 			commit_bucket(&b, &t->items[i]);
-	/* posted past validation, it reaches every replica: committed (recover.c) */
-	reason = dtxn_batch_run_decide(&b, t);
+	/*
+	 * posted past validation, it reaches every replica: committed
+	 * (recover.c). Decided before the first doorbell: each WRITE unlocks
+	 * its record, so a process killed after a doorbell (or between two)
+	 * leaves versions that survivors may overwrite before a recovery
+	 * looks, which then finds no trace of X; one killed before any
+	 * doorbell still write-locks its records, and the recovery lists it
+	 * undone (soak run: a WriteCheck's -500 in memory, not counted)
+	 */
+	reason = dtxn_batch_run_decide_early(&b, t);
 	if (reason != DTXN_OK)
 		return reason;
 	for (uint32_t i = 0; i < t->n_items; i++) {
