@@ -686,7 +686,8 @@ int app_coords_create(const struct app_conf *c, struct dtxn_bench *b, struct dtx
 		      uint32_t gid0, uint64_t n_coords);
 
 /** After the run: the benchmark's invariants (unless @p invariants is
- * false: a CN process other than cn0, role_cn.c), the history check, the
+ * false: a CN process other than cn0, role_cn.c), a dead CN whose last
+ * recovery failed (check recovery_failed), the history check, the
  * summary, the JSON file. @return APP_EXIT_OK, or APP_EXIT_FAIL if a check
  * failed or the JSON could not be written. */
 int app_report_finish(const struct app_conf *c, struct dtxn_bench *b, struct dtxn_db *db,

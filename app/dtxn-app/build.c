@@ -443,6 +443,30 @@ report_unfinished(struct dtxn_db *db, struct dtxn_report *rep)
 			  n, t != NULL ? t->def.name : "?", key);
 }
 
+/*
+ * Check "recovery_failed": a dead CN whose last recovery (section
+ * "recovery", in order) returned an error, e.g. Scythe's torn write-back
+ * (doc/guides/scythe.md, "Recovery"): its memory is not what the
+ * survivors' counters say, whatever the invariants find. No recovery
+ * section, or none failed last: no check.
+ */
+static void
+report_recoveries(struct dtxn_report *rep)
+{
+	const struct dtxn_report_recovery *r = rep->recovery;
+
+	for (unsigned i = 0; r != NULL && i < r->n_cn; i++) {
+		bool last = true;
+
+		for (unsigned j = i + 1; j < r->n_cn; j++)
+			last = last && strcmp(r->cn[j].node, r->cn[i].node) != 0;
+		if (last && r->cn[i].rc != 0)
+			dtxn_report_check(rep, "recovery_failed", false,
+					  "%s: its last recovery, by %s, failed: %s (see the log)",
+					  r->cn[i].node, r->cn[i].by, strerror(-r->cn[i].rc));
+	}
+}
+
 int
 app_report_finish(const struct app_conf *c, struct dtxn_bench *b, struct dtxn_db *db,
 		  struct dtxn_bench_ctx *const *ctxs, unsigned n, bool invariants,
@@ -455,6 +479,7 @@ app_report_finish(const struct app_conf *c, struct dtxn_bench *b, struct dtxn_db
 				  "the check could not read MN memory");
 	if (invariants)
 		report_unfinished(db, rep);
+	report_recoveries(rep);
 	if (app_check_finish(c, rep) != 0) /* check.c: --check history, --history */
 		rc = APP_EXIT_FAIL;
 	dtxn_report_print(rep, stdout);

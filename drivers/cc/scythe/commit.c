@@ -15,6 +15,7 @@
  * phantom), so even TOCC checks them; scythe.md leaves inserts to LogDB.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "scythe_private.h"
@@ -201,6 +202,31 @@ cm_write_item(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
 	dtxn_batch_write_replicas(b, tab, it->slot_raddr, &s->hdr, sizeof(s->hdr));
 }
 
+/*
+ * A write-back to several MNs: adds to each MN's chain an unsignaled WRITE
+ * of the mark (txn id, the MNs of the write-back) into the coordinator's
+ * ticket table header there. A CN killed between two doorbells leaves the
+ * mark on the MNs whose chain was rung only; recovery sees it
+ * (scythe_wb_torn()). One MN: its one chain lands whole or not at all.
+ */
+static void
+cm_wb_mark(struct dtxn_txn *t, struct dtxn_batch *b)
+{
+	const struct dtxn_catalog *cat = &t->coord->worker->db->cat;
+	struct scythe_coord *sc = scythe_coord_of(t);
+	uint64_t mask = b->mn_mask;
+
+	if ((mask & (mask - 1)) == 0)
+		return;
+	sc->wb_mark[0] = t->id;
+	sc->wb_mark[1] = mask;
+	for (uint16_t mn = 0; mn < cat->n_mn && mn < DTXN_MASK_NODES; mn++)
+		if (mask & (UINT64_C(1) << mn))
+			dtxn_batch_write(b, dtxn_store_log_raddr(cat, t->coord->gid, mn) +
+					 offsetof(struct scythe_ticket_tab, wb_txn),
+					 sc->wb_mark, sizeof(sc->wb_mark), false);
+}
+
 /* Write-back, bucket versions, unlock: one round. */
 static int
 cm_write_back(struct dtxn_txn *t)
@@ -230,6 +256,7 @@ cm_write_back(struct dtxn_txn *t)
 	}
 	scythe_unlock_held(t, &b);
 	dtxn_txn_unlock_held(t, &b);
+	cm_wb_mark(t, &b);
 	/* posted, it reaches every replica: committed (recover.c) */
 	return dtxn_batch_run_decide(&b, t);
 }

@@ -26,6 +26,7 @@
  * Idempotent: served tickets are out of their queues, no lock is left.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 
@@ -44,9 +45,44 @@ struct rec_ticket {
 	uint64_t old;
 };
 
-/* READs the ticket tables of every dead coordinator; fills @p tk, returns the count or -errno. */
+/*
+ * Whether dead coordinator @p g's last write-back was torn: a mark
+ * (struct scythe_ticket_tab.wb_txn) names MNs whose own mark is older, so
+ * its chain to them was never rung (ids of one coordinator only grow). Its
+ * other chains landed and unlocked their records; no redo image is kept
+ * anywhere, so nothing can complete it: logged (ERR), loud.
+ * @p hdr: the tables of @p g, one per MN.
+ */
+static bool
+rec_wb_torn(uint32_t g, const struct scythe_ticket_tab *hdr, uint16_t n_mn)
+{
+	for (uint16_t mn = 0; mn < n_mn; mn++) {
+		const uint64_t x = hdr[mn].wb_txn;
+		uint64_t miss = 0;
+
+		if (x == 0)
+			continue;
+		for (uint16_t m = 0; m < n_mn && m < DTXN_MASK_NODES; m++)
+			if ((hdr[mn].wb_mask & (UINT64_C(1) << m)) && hdr[m].wb_txn < x)
+				miss |= UINT64_C(1) << m;
+		if (miss == 0)
+			continue;
+		SCYTHE_LOG(ERR, "recovery: txn %" PRIx64 " of dead coordinator %" PRIu32
+			   " died between the doorbells of its write-back: landed on MNs 0x%"
+			   PRIx64 ", never sent to MNs 0x%" PRIx64 "; Scythe keeps no redo image,"
+			   " memory holds part of it (doc/guides/scythe.md, Recovery)", x, g,
+			   hdr[mn].wb_mask & ~miss, miss);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * READs the ticket tables of every dead coordinator; fills @p tk, returns
+ * the count or -errno; sets @p torn if one's write-back was torn.
+ */
 static int
-rec_tables(struct dtxn_coord *c, struct dtxn_recovery *rec, struct rec_ticket **tkp)
+rec_tables(struct dtxn_coord *c, struct dtxn_recovery *rec, struct rec_ticket **tkp, bool *torn)
 {
 	const struct dtxn_catalog *cat = &c->worker->db->cat;
 	const uint32_t n_coords = c->worker->db->conf.n_coords;
@@ -74,6 +110,8 @@ rec_tables(struct dtxn_coord *c, struct dtxn_recovery *rec, struct rec_ticket **
 			dtxn_batch_read(&b, dtxn_store_log_raddr(cat, gids[i], mn),
 					&hdr[i * cat->n_mn + mn], sizeof(*hdr), true);
 	rc = dtxn_recovery_run(rec, &b);
+	for (uint32_t i = 0; i < n_gid && rc == 0; i++)
+		*torn |= rec_wb_torn(gids[i], &hdr[i * cat->n_mn], cat->n_mn);
 	for (uint32_t i = 0; i < n_gid * cat->n_mn && rc == 0; i++) {
 		const uint32_t g = gids[i / cat->n_mn];
 		const uint16_t mn = (uint16_t)(i % cat->n_mn);
@@ -165,7 +203,8 @@ scythe_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 {
 	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "tickets", "tickets");
 	struct rec_ticket *tk = NULL;
-	int rc = rec_tables(c, rec, &tk);
+	bool torn = false;
+	int rc = rec_tables(c, rec, &tk, &torn);
 
 	if (rc >= 0)
 		rc = rec_serve(c, rec, st, tk, (uint32_t)rc);
@@ -174,5 +213,7 @@ scythe_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 	dtxn_recovery_step_end(st);
 	if (rc != 0)
 		return rc;
-	return dtxn_recovery_unlock_scan(c, rec, DTXN_RECOVERY_LOCK_NONE, UINT64_MAX, NULL, NULL);
+	rc = dtxn_recovery_unlock_scan(c, rec, DTXN_RECOVERY_LOCK_NONE, UINT64_MAX, NULL, NULL);
+	/* locks given back (survivors go on), but the dead CN is not recovered */
+	return rc == 0 && torn ? -EIO : rc;
 }

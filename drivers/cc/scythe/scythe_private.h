@@ -179,13 +179,22 @@ struct scythe_ticket_tab {
 	uint64_t ts;         /**< the attempt's timestamp */
 	uint32_t n;          /**< entries */
 	uint32_t gid;        /**< the coordinator, + 1 (0: never written) */
+	/**
+	 * The write-back mark, written by the coordinator (never by the MN
+	 * service) in its write-back's chain to this MN: the txn id and the
+	 * MNs its write-back's chains go to (bit per MN). Recovery compares
+	 * the marks of every MN: a chain that was never rung leaves an older
+	 * id on its MN (scythe_wb_torn(); doc/guides/scythe.md "Recovery").
+	 */
+	uint64_t wb_txn;
+	uint64_t wb_mask;
 	struct scythe_ticket {
 		uint64_t off;        /**< the record's slot offset in this MN's region */
 		uint32_t ticket;     /**< its ticket (16 bits) */
 		uint32_t flags;      /**< SCYTHE_TICKET_F_* */
 	} ent[];
 };
-_Static_assert(sizeof(struct scythe_ticket_tab) == 16 && sizeof(struct scythe_ticket) == 16,
+_Static_assert(sizeof(struct scythe_ticket_tab) == 32 && sizeof(struct scythe_ticket) == 16,
 	       "ticket table layout");
 
 /**
@@ -401,6 +410,7 @@ struct scythe_coord {
 	uint8_t hot_next;    /**< the next attempt runs HOT (a COLD one saw a queue > ColdWatermark) */
 	uint64_t ts;         /**< the attempt's timestamp, 0 before it is taken */
 	uint64_t sink;       /**< old values of fire-and-forget FAAs */
+	uint64_t wb_mark[2]; /**< the write-back mark's image (struct scythe_ticket_tab.wb_txn, wb_mask) */
 };
 
 /** Lock state of an item (struct scythe_item.lk). */
