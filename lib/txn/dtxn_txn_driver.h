@@ -167,10 +167,10 @@ struct dtxn_txn {
 	uint8_t open;             /**< begun, not yet committed/aborted */
 	/**
 	 * Set by a protocol when it has posted the writes that commit the txn
-	 * (dtxn_batch_run_decide(): Motor's commit batch, OOCC's R3, the
-	 * write-backs of Scythe and CREST, FORD's write round, Lotus's visible
-	 * batch), or just before it posts them (dtxn_batch_run_decide_early():
-	 * Motor's with oplog=mn); reset at each begin, and cleared when the wait for that
+	 * (dtxn_batch_run_decide(): the write-backs of Scythe and CREST,
+	 * FORD's write round, Lotus's visible batch), or just before it posts
+	 * them (dtxn_batch_run_decide_early(): Motor's commit batch, OOCC's
+	 * R3); reset at each begin, and cleared when the wait for that
 	 * batch reports a failed WR (an RNIC refused it once the lease ran
 	 * out: not all of it took effect). A dead coordinator's open txn
 	 * counts as committed (the settlement of its counters, the
@@ -629,7 +629,9 @@ dtxn_recovery_owns(const struct dtxn_recovery *rec, uint64_t id)
  * Takeout Locks are counters). A word counts
  * as held by txn id (word & @p id_mask). A CAS that lost (the word
  * changed meanwhile) releases nothing. @p visit, if not NULL, sees
- * every valid slot's image as read (before the releases), with @p arg. Adds the step (work: locks
+ * every valid slot's image as read and its primary address @c raddr,
+ * with @p arg, before the slot's lock word is released (it may post WRs
+ * and yield: Motor's roll-forward of a record its dead holder half wrote). Adds the step (work: locks
  * released) and rec->locks_released, rec->wrs. Coordinator's coroutine;
  * yields.
  * @return 0, -ENOMEM (no buffer), -EIO (a WR failed).
@@ -642,7 +644,7 @@ dtxn_recovery_owns(const struct dtxn_recovery *rec, uint64_t id)
 int dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec,
 			      uint32_t lock_off, uint64_t id_mask,
 			      void (*visit)(struct dtxn_recovery *rec, const struct dtxn_table *t,
-					    const void *slot, void *arg),
+					    const void *slot, dtxn_raddr_t raddr, void *arg),
 			      void *arg);
 
 /**
@@ -1104,8 +1106,8 @@ int dtxn_batch_run_reason(struct dtxn_batch *b);
 
 /**
  * dtxn_batch_run_reason() for the batch whose WRs commit @p t whatever
- * happens to its coordinator next (Motor's commit batch, OOCC's R3, the
- * write-backs of Scythe and CREST, FORD's and Lotus's write rounds):
+ * happens to its coordinator next (the write-backs of Scythe and CREST,
+ * FORD's and Lotus's write rounds):
  * sets t->decided once every chain is posted, not before (in virtual
  * time the post first waits out the CPU that builds it, and a CN killed
  * meanwhile posts nothing); a recovery that rolls the txn back all the
@@ -1119,8 +1121,8 @@ int dtxn_batch_run_decide(struct dtxn_batch *b, struct dtxn_txn *t);
  * is posted (once the CPU that builds them is spent; no yield between),
  * and cleared if a post is refused. For a commit batch whose chains to
  * several MNs each complete part of the txn, under a recovery that lists
- * every txn it rolls back in struct dtxn_recovery.undone (Motor with
- * oplog=mn, OOCC's R3): a process killed between two chains' doorbells leaves the
+ * every txn it rolls back in struct dtxn_recovery.undone (Motor's commit
+ * batch, OOCC's R3): a process killed between two chains' doorbells leaves the
  * first chains applied (and their records unlocked, so survivors may
  * overwrite the txn's versions before a recovery looks), and is then
  * counted committed, as the recovery's roll-forward makes it or as its

@@ -109,7 +109,7 @@ dtxn_recovery_run(struct dtxn_recovery *rec, struct dtxn_batch *b)
 /* Releases the held words found in @p n buckets at @p buf (primary address @p ra). */
 struct scan_visit {
 	void (*fn)(struct dtxn_recovery *rec, const struct dtxn_table *t, const void *slot,
-		   void *arg);
+		   dtxn_raddr_t raddr, void *arg);
 	void *arg;
 };
 
@@ -152,7 +152,7 @@ scan_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recove
 			if (s != 0 && v->fn != NULL &&
 			    (((const struct dtxn_slot_hdr *)(const void *)(buf + off - lock_off))->flags &
 			     DTXN_SLOT_VALID))
-				v->fn(rec, t, buf + off - lock_off, v->arg);
+				v->fn(rec, t, buf + off - lock_off, ra + off - lock_off, v->arg);
 			if (s != 0 && lock_off == DTXN_RECOVERY_LOCK_NONE)
 				continue; /* the protocol's slots carry no lock word */
 			memcpy(&w, buf + off, 8);
@@ -184,7 +184,7 @@ scan_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recove
 static int
 scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t lock_off, uint64_t id_mask, bool all,
      void (*visit)(struct dtxn_recovery *rec, const struct dtxn_table *t, const void *slot,
-		   void *arg),
+		   dtxn_raddr_t raddr, void *arg),
      void *arg)
 {
 	const struct scan_visit v = { .fn = visit, .arg = arg };
@@ -235,7 +235,7 @@ int
 dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t lock_off,
 			  uint64_t id_mask,
 			  void (*visit)(struct dtxn_recovery *rec, const struct dtxn_table *t,
-					const void *slot, void *arg),
+					const void *slot, dtxn_raddr_t raddr, void *arg),
 			  void *arg)
 {
 	return scan(c, rec, lock_off, id_mask, false, visit, arg);

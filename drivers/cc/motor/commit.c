@@ -179,17 +179,16 @@ commit_round(struct dtxn_txn *t)
 		dtxn_batch_done(&b);
 		return reason;
 	}
-	/* once posted, every replica gets it: committed (recover.c).
-	 * oplog=mn: decided before the first chain's doorbell, since a CN
-	 * killed between two chains' doorbells left the first applied and
-	 * their records unlocked: survivors may overwrite its versions before
-	 * the recovery READs them, which then finds X neither written nor
-	 * locking; one killed before the first doorbell still holds its locks,
-	 * and the recovery lists it undone (recover.c, rec_apply()) */
-	if (motor_shared_of(t)->opts.oplog == MOTOR_OPLOG_MN)
-		reason = dtxn_batch_run_decide_early(&b, t);
-	else
-		reason = dtxn_batch_run_decide(&b, t);
+	/* once a chain is posted, its MN gets it: committed (recover.c).
+	 * Decided before the first chain's doorbell, since a CN killed
+	 * between two chains' doorbells left the first applied and their
+	 * records unlocked: survivors may read and overwrite its versions
+	 * before the recovery looks; the recovery completes the records it
+	 * still holds from the replicas that got them (roll forward). One
+	 * killed before the first doorbell still holds its locks, with its
+	 * version on no replica, and the recovery lists it undone (recover.c:
+	 * rec_apply() with oplog=mn, cn_verdicts() with oplog=cn) */
+	reason = dtxn_batch_run_decide_early(&b, t);
 	if (reason != DTXN_OK)
 		return reason;
 	for (i = 0; i < t->n_items; i++) {

@@ -25,14 +25,16 @@
  * memory, which the paper keeps (UPS-backed; the CN restarts and reads
  * it). A CN that stays dead left no log, so recovery falls back to
  * lib/txn's scan of every table's primary ("unlock"): it releases every
- * lock word a dead coordinator holds. A commit batch that was posted has
- * reached every replica by the time a lease expires (the RNIC executes
- * what it was given; on shm across processes the recoverer applies it,
- * dtxn_fabric_drain_node()), so nothing is half written in a simulated
- * crash; a process killed between posting its batch's chains to two MNs
- * (dtxn-cluster --kill) leaves the txn on some MNs only, which only
- * oplog=mn repairs. The
- * scan also notes each dead coordinator's newest Vcell writer
+ * lock word a dead coordinator holds. Before each release, a record whose
+ * lock a dead txn X holds is completed from a replica that has X's Vcell
+ * (scan_record(), rec_forward()): a process killed between two chains'
+ * doorbells of X's commit batch (dtxn-cluster --kill, --debug-post-gap)
+ * left X on the MNs whose chain rang, the records whose primary is there
+ * unlocked, the others locked. X's verdict (cn_verdicts()): every held
+ * record completed, rolled forward; none found anywhere, rolled back;
+ * else half applied beyond repair (the held records' new versions were
+ * only on the dead CN): an ERR line, -ENOTRECOVERABLE. The scan also
+ * notes each dead coordinator's newest Vcell writer
  * (struct dtxn_recovery.visible).
  */
 #include <errno.h>
@@ -223,14 +225,11 @@ rec_apply(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct rec_hdr 
 	return 0;
 }
 
-static int
-recover_oplog(struct dtxn_coord *c, struct dtxn_recovery *rec)
+/* The scratch rec_forward() needs for any table of @p cat. */
+static uint64_t
+rec_scratch(const struct dtxn_catalog *cat)
 {
-	const struct dtxn_catalog *cat = &c->worker->db->cat;
-	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "oplog", "records");
 	uint64_t scratch = 0;
-	char *logs, *buf;
-	int rc = 0;
 
 	for (uint32_t id = 0; id < DTXN_MAX_TABLES; id++) {
 		const struct dtxn_table *t = dtxn_catalog_table(cat, id);
@@ -239,8 +238,19 @@ recover_oplog(struct dtxn_coord *c, struct dtxn_recovery *rec)
 			scratch = RTE_MAX(scratch, (uint64_t)DTXN_MAX_REPLICAS * t->slot_size +
 							   t->aux_size + motor_abs(t));
 	}
+	return scratch;
+}
+
+static int
+recover_oplog(struct dtxn_coord *c, struct dtxn_recovery *rec)
+{
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "oplog", "records");
+	char *logs, *buf;
+	int rc = 0;
+
 	logs = dtxn_recovery_alloc(c, cat->log_bytes * cat->n_mn, false);
-	buf = dtxn_recovery_alloc(c, scratch, false);
+	buf = dtxn_recovery_alloc(c, rec_scratch(cat), false);
 	if (logs == NULL || buf == NULL) {
 		rc = -ENOMEM;
 		goto out;
@@ -271,29 +281,133 @@ out:
 	return rc;
 }
 
-/* Scan visitor: the newest Vcell writer of each dead coordinator. */
+/* oplog=cn: what the scan learns of each dead coordinator (index gid - rec->gid_first). */
+struct cn_scan {
+	struct dtxn_coord *c;
+	char *buf;          /* rec_forward()'s scratch */
+	uint64_t *newest;   /* the newest Vcell writer seen on a primary */
+	uint64_t *holder;   /* the txn that holds a record lock (its open txn) */
+	uint32_t *fwd;      /* records it holds that a replica had its Vcell for: rolled forward */
+	uint32_t *lost;     /* records it holds that no replica had its Vcell for */
+	int rc;             /* the first failed roll-forward's */
+};
+
+/*
+ * Scan visitor, before the slot's lock is released: notes the newest
+ * Vcell writer of each dead coordinator, and completes a record whose
+ * lock a dead txn X still holds from a replica that has X's Vcell (X's
+ * commit batch reached that replica's MN, not the primary's: a CN killed
+ * between two chains' doorbells); the lock keeps every survivor off it.
+ */
 static void
-scan_writers(struct dtxn_recovery *rec, const struct dtxn_table *t, const void *slot, void *arg)
+scan_record(struct dtxn_recovery *rec, const struct dtxn_table *t, const void *slot,
+	    dtxn_raddr_t raddr, void *arg)
 {
-	uint64_t *newest = arg;
+	struct cn_scan *s = arg;
 	const struct motor_cvt *cvt = slot;
+	uint64_t x = cvt->lock;
+	bool fwd = false;
+	uint32_t g;
 
 	for (uint32_t i = 0; i < motor_vnum(t); i++) {
 		uint64_t w = cvt->cells[i].writer;
 
 		if (cvt->cells[i].valid && dtxn_recovery_owns(rec, w)) {
-			uint32_t g = dtxn_txn_id_gid(w) - rec->gid_first;
-
-			newest[g] = RTE_MAX(newest[g], w);
+			g = dtxn_txn_id_gid(w) - rec->gid_first;
+			s->newest[g] = RTE_MAX(s->newest[g], w);
 		}
 	}
+	if (!dtxn_recovery_owns(rec, x) || s->rc != 0)
+		return;
+	g = dtxn_txn_id_gid(x) - rec->gid_first;
+	s->holder[g] = x;
+	s->rc = rec_forward(s->c, rec, t, raddr, x, s->buf, &fwd);
+	if (fwd)
+		s->fwd[g]++;
+	else
+		s->lost[g]++;
+}
+
+/*
+ * oplog=cn: the verdict on each dead coordinator's open txn X from the
+ * records it still held: all completed from a replica, rolled forward;
+ * none found anywhere (and no primary shows X's Vcell), rolled back; a
+ * mix, or held records none has while a primary has X's Vcell, half
+ * applied and beyond repair: the records whose new version is only in
+ * the dead CN's memory (its commit chain to them never rang) are lost.
+ * @return 0, or -ENOTRECOVERABLE after one ERR line per such txn.
+ */
+static int
+cn_verdicts(struct dtxn_recovery *rec, const struct cn_scan *s)
+{
+	int rc = 0;
+
+	for (uint32_t g = 0; g < rec->n_gids; g++) {
+		uint64_t x = s->holder[g];
+
+		if (x == 0) {
+			/* no lock held: X's batch unlocked every primary, or X
+			 * had none; its coordinator's decided says */
+			if (s->newest[g] != 0)
+				dtxn_recovery_note_visible(rec, s->newest[g]);
+			continue;
+		}
+		rec->txns_seen++;
+		if (s->lost[g] == 0) {
+			rec->rolled_forward++;
+			dtxn_recovery_note_visible(rec, x);
+		} else if (s->fwd[g] == 0 && s->newest[g] != x) {
+			rec->rolled_back++;
+			dtxn_recovery_note_undone(rec, x);
+		} else {
+			MOTOR_LOG(ERR,
+				  "recovery: txn %#" PRIx64 " half applied: %u record(s) it held have its "
+				  "version on no replica (its commit chains to their MNs never rang; with "
+				  "oplog=cn its writes were only in the dead CN), %u completed; use "
+				  "--cc-opts oplog=mn with replicas on every MN",
+				  x, s->lost[g], s->fwd[g]);
+			rc = -ENOTRECOVERABLE;
+		}
+		MOTOR_LOG(INFO, "recovery: txn %#" PRIx64 ": %u held record(s) rolled forward, %u found nowhere",
+			  x, s->fwd[g], s->lost[g]);
+	}
+	return rc;
+}
+
+static int
+recover_scan(struct dtxn_coord *c, struct dtxn_recovery *rec)
+{
+	uint32_t n = RTE_MAX(rec->n_gids, 1u);
+	struct cn_scan s = { .c = c };
+	uint64_t *ids = dtxn_recovery_alloc(c, sizeof(*ids) * 2 * n, true);
+	uint32_t *cnt = dtxn_recovery_alloc(c, sizeof(*cnt) * 2 * n, true);
+	int rc;
+
+	s.buf = dtxn_recovery_alloc(c, rec_scratch(&c->worker->db->cat), false);
+	if (ids == NULL || cnt == NULL || s.buf == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	s.newest = ids;
+	s.holder = ids + n;
+	s.fwd = cnt;
+	s.lost = cnt + n;
+	rc = dtxn_recovery_unlock_scan(c, rec, MOTOR_LOCK_OFF, UINT64_MAX, scan_record, &s);
+	if (rc == 0)
+		rc = s.rc;
+	if (rc == 0)
+		rc = cn_verdicts(rec, &s);
+out:
+	dtxn_recovery_free(c, s.buf);
+	dtxn_recovery_free(c, cnt);
+	dtxn_recovery_free(c, ids);
+	return rc;
 }
 
 int
 motor_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 {
 	const struct motor_shared *sh = c->worker->db->cc_shared;
-	uint64_t *newest;
 	int rc;
 
 	/* first the timestamp service, if the dead CN hosted it (tso=cn; lib/tso) */
@@ -302,13 +416,5 @@ motor_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 		return rc;
 	if (sh->opts.oplog == MOTOR_OPLOG_MN)
 		return recover_oplog(c, rec);
-	newest = dtxn_recovery_alloc(c, sizeof(*newest) * RTE_MAX(rec->n_gids, 1u), true);
-	if (newest == NULL)
-		return -ENOMEM;
-	rc = dtxn_recovery_unlock_scan(c, rec, MOTOR_LOCK_OFF, UINT64_MAX, scan_writers, newest);
-	for (uint32_t g = 0; g < rec->n_gids && rc == 0; g++)
-		if (newest[g] != 0)
-			dtxn_recovery_note_visible(rec, newest[g]);
-	dtxn_recovery_free(c, newest);
-	return rc;
+	return recover_scan(c, rec);
 }
