@@ -362,9 +362,9 @@ cn_verdicts(struct dtxn_recovery *rec, const struct cn_scan *s)
 		} else {
 			MOTOR_LOG(ERR,
 				  "recovery: txn %#" PRIx64 " half applied: %u record(s) it held have its "
-				  "version on no replica (its commit chains to their MNs never rang; with "
-				  "oplog=cn its writes were only in the dead CN), %u completed; use "
-				  "--cc-opts oplog=mn with replicas on every MN",
+				  "version on no replica (its commit chains to their MNs never rang: its "
+				  "writes were only in the dead CN), %u completed; only a replica of every "
+				  "table on every MN (--replicas = --mn) repairs it",
 				  x, s->lost[g], s->fwd[g]);
 			rc = -ENOTRECOVERABLE;
 		}
