@@ -167,10 +167,10 @@ struct dtxn_txn {
 	uint8_t open;             /**< begun, not yet committed/aborted */
 	/**
 	 * Set by a protocol when it has posted the writes that commit the txn
-	 * (dtxn_batch_run_decide(): the write-backs of Scythe and CREST,
-	 * FORD's write round, Lotus's visible batch), or just before it posts
-	 * them (dtxn_batch_run_decide_early(): Motor's commit batch, OOCC's
-	 * R3); reset at each begin, and cleared when the wait for that
+	 * (dtxn_batch_run_decide(): CREST's write-back, FORD's write round,
+	 * Lotus's visible batch), or just before it posts them
+	 * (dtxn_batch_run_decide_early(): Motor's commit batch, OOCC's R3,
+	 * Scythe's write-back); reset at each begin, and cleared when the wait for that
 	 * batch reports a failed WR (an RNIC refused it once the lease ran
 	 * out: not all of it took effect). A dead coordinator's open txn
 	 * counts as committed (the settlement of its counters, the
@@ -799,6 +799,18 @@ struct dtxn_batch;
  */
 int dtxn_recovery_run(struct dtxn_recovery *rec, struct dtxn_batch *b);
 
+/**
+ * READs every replica of the slot at primary address @p slot of table
+ * @p t into @p buf (replica r at buf + r * t->slot_size; t->n_replicas *
+ * slot_size bytes), in one batch, counted in rec->wrs: what a recovery
+ * compares before it copies a dead txn's record image from a replica its
+ * commit reached to those it missed (Motor's and Scythe's roll-forward).
+ * Coordinator's coroutine; yields.
+ * @return 0 or -EIO.
+ */
+int dtxn_recovery_read_replicas(struct dtxn_coord *c, struct dtxn_recovery *rec,
+				const struct dtxn_table *t, dtxn_raddr_t slot, void *buf);
+
 /** Registers a protocol at start-up. */
 #define DTXN_CC_REGISTER(nm, ops) \
 	RTE_INIT(dtxn_cc_register_##nm) { (void)dtxn_cc_register(ops); }
@@ -1106,8 +1118,8 @@ int dtxn_batch_run_reason(struct dtxn_batch *b);
 
 /**
  * dtxn_batch_run_reason() for the batch whose WRs commit @p t whatever
- * happens to its coordinator next (the write-backs of Scythe and CREST,
- * FORD's and Lotus's write rounds):
+ * happens to its coordinator next (CREST's write-back, FORD's and
+ * Lotus's write rounds):
  * sets t->decided once every chain is posted, not before (in virtual
  * time the post first waits out the CPU that builds it, and a CN killed
  * meanwhile posts nothing); a recovery that rolls the txn back all the
@@ -1122,7 +1134,9 @@ int dtxn_batch_run_decide(struct dtxn_batch *b, struct dtxn_txn *t);
  * and cleared if a post is refused. For a commit batch whose chains to
  * several MNs each complete part of the txn, under a recovery that lists
  * every txn it rolls back in struct dtxn_recovery.undone (Motor's commit
- * batch, OOCC's R3): a process killed between two chains' doorbells leaves the
+ * batch, OOCC's R3; Scythe's write-back, whose recovery completes a torn
+ * one from its write-back marks and cannot see one killed before any
+ * doorbell: doc/guides/scythe.md "Recovery"): a process killed between two chains' doorbells leaves the
  * first chains applied (and their records unlocked, so survivors may
  * overwrite the txn's versions before a recovery looks), and is then
  * counted committed, as the recovery's roll-forward makes it or as its

@@ -101,6 +101,19 @@ dtxn_recovery_run(struct dtxn_recovery *rec, struct dtxn_batch *b)
 	return rc == 0 ? 0 : -EIO;
 }
 
+int
+dtxn_recovery_read_replicas(struct dtxn_coord *c, struct dtxn_recovery *rec,
+			    const struct dtxn_table *t, dtxn_raddr_t slot, void *buf)
+{
+	struct dtxn_batch b;
+
+	dtxn_batch_init(&b, c);
+	for (uint16_t r = 0; r < t->n_replicas; r++)
+		dtxn_batch_read(&b, dtxn_store_replica_raddr(t, r, slot),
+				(char *)buf + (size_t)r * t->slot_size, t->slot_size, true);
+	return dtxn_recovery_run(rec, &b);
+}
+
 /** Bytes of a table's primary READ at once by the unlock scan. */
 #define RECOVER_SCAN_CHUNK (256u * 1024u)
 /** CASes in one batch of the unlock scan. */

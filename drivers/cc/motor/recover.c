@@ -117,10 +117,7 @@ rec_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_t
 	uint64_t xver = 0, v;
 	int src = -1, rc;
 
-	dtxn_batch_init(&b, c);
-	for (uint16_t r = 0; r < t->n_replicas; r++)
-		dtxn_batch_read(&b, dtxn_store_replica_raddr(t, r, slot), buf + r * ss, ss, true);
-	rc = dtxn_recovery_run(rec, &b);
+	rc = dtxn_recovery_read_replicas(c, rec, t, slot, buf);
 	if (rc != 0)
 		return rc;
 	for (uint16_t r = 0; r < t->n_replicas; r++) {

@@ -207,7 +207,7 @@ cm_write_item(struct dtxn_txn *t, struct dtxn_item *it, struct dtxn_batch *b)
  * of the mark (txn id, the MNs of the write-back) into the coordinator's
  * ticket table header there. A CN killed between two doorbells leaves the
  * mark on the MNs whose chain was rung only; recovery sees it
- * (scythe_wb_torn()). One MN: its one chain lands whole or not at all.
+ * (recover.c rec_wb_torn()). One MN: its one chain lands whole or not at all.
  */
 static void
 cm_wb_mark(struct dtxn_txn *t, struct dtxn_batch *b)
@@ -257,8 +257,9 @@ cm_write_back(struct dtxn_txn *t)
 	scythe_unlock_held(t, &b);
 	dtxn_txn_unlock_held(t, &b);
 	cm_wb_mark(t, &b);
-	/* posted, it reaches every replica: committed (recover.c) */
-	return dtxn_batch_run_decide(&b, t);
+	/* decided before the first doorbell: a CN killed between two leaves
+	 * some chains landed, which recovery completes (recover.c) */
+	return dtxn_batch_run_decide_early(&b, t);
 }
 
 int

@@ -19,10 +19,19 @@
  * 2. "unlock": lib/txn's scan releases the bucket locks (CAS, inserts and
  *    deletes) a dead coordinator holds; slots carry no lock word.
  * Write-back: Scythe logs nothing; its write-back, bucket versions and
- * unlock FAAs go in one doorbell batch per QP, behind which nothing else
- * of the txn follows, so a posted write-back lands whole (RC order, the
- * RNIC executes what it was given) and commits (dtxn_txn.decided). A
- * txn that died before it posted its write-back changed no record.
+ * unlock FAAs go in one doorbell batch, a chain per MN, and the txn is
+ * decided just before the first doorbell (dtxn_batch_run_decide_early()).
+ * A CN killed between two doorbells leaves the rung chains landed (their
+ * records written on those MNs, the tickets whose primary is there given
+ * back) and the others never sent. Each chain of a multi-MN write-back
+ * carries a mark (txn id, MN mask) into the coordinator's ticket table
+ * header on its MN; step 1 reads them (rec_wb_torn()). A record whose
+ * ticket the torn txn X still holds (its primary's chain never rang) is
+ * completed before the ticket goes back (rec_forward()): a replica on a
+ * reached MN has X's image, copied to the replicas that lack it. Verdict
+ * (rec_torn_verdict()): every such record found, X is rolled forward
+ * (counted committed); a held record with no replica on a reached MN
+ * (fewer replicas than MNs) is beyond repair: ERR naming X, -EIO.
  * Idempotent: served tickets are out of their queues, no lock is left.
  */
 #include <errno.h>
@@ -43,18 +52,28 @@ struct rec_ticket {
 	uint16_t ticket;
 	uint64_t meta[3];  /**< lower, queued_ts, upper */
 	uint64_t old;
+	uint32_t torn;     /**< its coordinator's torn write-back, index + 1 in struct rec_torn; 0: none */
+};
+
+/* A dead coordinator's torn write-back (rec_wb_torn()) and what step 1 did with it. */
+struct rec_torn {
+	uint64_t x;        /**< its txn */
+	uint32_t gid;      /**< its coordinator */
+	uint64_t reached;  /**< MNs whose chain landed (bit per MN) */
+	uint64_t missed;   /**< MNs whose chain never rang */
+	uint32_t fwd;      /**< held records completed from a reached replica */
+	uint32_t lost;     /**< held records with no replica on a reached MN */
 };
 
 /*
  * Whether dead coordinator @p g's last write-back was torn: a mark
  * (struct scythe_ticket_tab.wb_txn) names MNs whose own mark is older, so
  * its chain to them was never rung (ids of one coordinator only grow). Its
- * other chains landed and unlocked their records; no redo image is kept
- * anywhere, so nothing can complete it: logged (ERR), loud.
+ * other chains landed and gave their tickets back. Fills @p tn.
  * @p hdr: the tables of @p g, one per MN.
  */
 static bool
-rec_wb_torn(uint32_t g, const struct scythe_ticket_tab *hdr, uint16_t n_mn)
+rec_wb_torn(uint32_t g, const struct scythe_ticket_tab *hdr, uint16_t n_mn, struct rec_torn *tn)
 {
 	for (uint16_t mn = 0; mn < n_mn; mn++) {
 		const uint64_t x = hdr[mn].wb_txn;
@@ -67,22 +86,142 @@ rec_wb_torn(uint32_t g, const struct scythe_ticket_tab *hdr, uint16_t n_mn)
 				miss |= UINT64_C(1) << m;
 		if (miss == 0)
 			continue;
-		SCYTHE_LOG(ERR, "recovery: txn %" PRIx64 " of dead coordinator %" PRIu32
+		memset(tn, 0, sizeof(*tn));
+		tn->x = x;
+		tn->gid = g;
+		tn->reached = hdr[mn].wb_mask & ~miss;
+		tn->missed = miss;
+		SCYTHE_LOG(INFO, "recovery: txn %" PRIx64 " of dead coordinator %" PRIu32
 			   " died between the doorbells of its write-back: landed on MNs 0x%"
-			   PRIx64 ", never sent to MNs 0x%" PRIx64 "; Scythe keeps no redo image,"
-			   " memory holds part of it (doc/guides/scythe.md, Recovery)", x, g,
-			   hdr[mn].wb_mask & ~miss, miss);
+			   PRIx64 ", never sent to MNs 0x%" PRIx64, x, g, tn->reached, miss);
 		return true;
 	}
 	return false;
 }
 
+/* The scratch rec_forward() needs: every replica of the largest slot. */
+static uint64_t
+rec_scratch(const struct dtxn_catalog *cat)
+{
+	uint64_t ss = sizeof(struct dtxn_slot_hdr);
+
+	for (uint32_t id = 0; id < DTXN_MAX_TABLES; id++) {
+		const struct dtxn_table *t = dtxn_catalog_table(cat, id);
+
+		if (t != NULL)
+			ss = RTE_MAX(ss, (uint64_t)t->slot_size);
+	}
+	return ss * DTXN_MAX_REPLICAS;
+}
+
 /*
- * READs the ticket tables of every dead coordinator; fills @p tk, returns
- * the count or -errno; sets @p torn if one's write-back was torn.
+ * Completes record @p slot (a primary slot), whose ticket the torn txn X
+ * of @p tn still holds (so no survivor writes it): copies the image
+ * (version, value, then the header; never the lock words) of a replica
+ * that has X's version to every replica that lacks it. None has it: X did
+ * not write it (a read lock) if a replica is on a reached MN, else it is
+ * lost (tn->lost). @p copy false: a ticket given back already (by an
+ * earlier attempt of this recovery, which failed): only counted, so a
+ * retry reaches the same verdict.
+ * @return 0 or -errno of a WR.
  */
 static int
-rec_tables(struct dtxn_coord *c, struct dtxn_recovery *rec, struct rec_ticket **tkp, bool *torn)
+rec_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, dtxn_raddr_t slot,
+	    struct rec_torn *tn, char *buf, bool copy)
+{
+	const struct dtxn_catalog *cat = &c->worker->db->cat;
+	const struct dtxn_table *t;
+	struct dtxn_batch b;
+	bool on_reached = false;
+	int src = -1, rc;
+	uint32_t ss;
+
+	dtxn_batch_init(&b, c);
+	dtxn_batch_read(&b, slot, buf, sizeof(struct dtxn_slot_hdr), true);
+	rc = dtxn_recovery_run(rec, &b);
+	if (rc != 0)
+		return rc;
+	t = dtxn_catalog_table(cat, ((const struct dtxn_slot_hdr *)(const void *)buf)->table_id);
+	if (t == NULL || !dtxn_store_slot_ok(t, slot)) {
+		tn->lost++; /* no table names it: nothing says where its replicas are */
+		return 0;
+	}
+	ss = t->slot_size;
+	rc = dtxn_recovery_read_replicas(c, rec, t, slot, buf);
+	if (rc != 0)
+		return rc;
+	for (uint16_t r = 0; r < t->n_replicas; r++) {
+		const uint16_t mn = DTXN_RADDR_MN(dtxn_store_replica_raddr(t, r, slot));
+
+		if (mn < DTXN_MASK_NODES && (tn->reached & (UINT64_C(1) << mn)))
+			on_reached = true;
+		if (src < 0 && ((const struct scythe_slot *)(const void *)(buf + r * ss))->version == tn->x)
+			src = r;
+	}
+	if (src < 0) {
+		if (!on_reached)
+			tn->lost++;
+		return 0;
+	}
+	tn->fwd++;
+	for (uint16_t r = 0; r < t->n_replicas && copy; r++) {
+		const dtxn_raddr_t ra = dtxn_store_replica_raddr(t, r, slot);
+		const char *img = buf + src * ss;
+
+		if (((const struct scythe_slot *)(const void *)(buf + r * ss))->version == tn->x)
+			continue;
+		dtxn_batch_init(&b, c);
+		dtxn_batch_write(&b, ra + SCYTHE_VERSION_OFF, img + SCYTHE_VERSION_OFF,
+				 ss - SCYTHE_VERSION_OFF, true);
+		/* the header last, as the write-back does */
+		dtxn_batch_write(&b, ra, img, sizeof(struct dtxn_slot_hdr), true);
+		rc = dtxn_recovery_run(rec, &b);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * The verdict on each torn write-back: every record its txn held completed
+ * (or only read-locked), rolled forward and counted committed; else beyond
+ * repair: one ERR line naming the txn. @return 0 or -EIO.
+ */
+static int
+rec_torn_verdict(struct dtxn_recovery *rec, const struct rec_torn *tn, uint32_t n)
+{
+	int rc = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		rec->txns_seen++;
+		if (tn[i].lost == 0) {
+			rec->rolled_forward++;
+			dtxn_recovery_note_visible(rec, tn[i].x);
+			SCYTHE_LOG(INFO, "recovery: txn %" PRIx64 " rolled forward: %" PRIu32
+				   " held record(s) completed from the MNs its write-back reached",
+				   tn[i].x, tn[i].fwd);
+			continue;
+		}
+		SCYTHE_LOG(ERR, "recovery: txn %" PRIx64 " of dead coordinator %" PRIu32
+			   " died between the doorbells of its write-back: landed on MNs 0x%" PRIx64
+			   ", never sent to MNs 0x%" PRIx64 "; %" PRIu32 " record(s) it held have no"
+			   " replica on a reached MN, their new images were only on the dead CN"
+			   " (%" PRIu32 " completed); only a replica of every table on every MN"
+			   " (--replicas = --mn) repairs it (doc/guides/scythe.md, Recovery)",
+			   tn[i].x, tn[i].gid, tn[i].reached, tn[i].missed, tn[i].lost, tn[i].fwd);
+		rc = -EIO;
+	}
+	return rc;
+}
+
+/*
+ * READs the ticket tables of every dead coordinator; fills @p tk, returns
+ * the count or -errno; adds each torn write-back to @p tn (room for every
+ * coordinator), their count in *@p n_torn.
+ */
+static int
+rec_tables(struct dtxn_coord *c, struct dtxn_recovery *rec, struct rec_ticket **tkp,
+	   struct rec_torn *tn, uint32_t *n_torn)
 {
 	const struct dtxn_catalog *cat = &c->worker->db->cat;
 	const uint32_t n_coords = c->worker->db->conf.n_coords;
@@ -110,12 +249,15 @@ rec_tables(struct dtxn_coord *c, struct dtxn_recovery *rec, struct rec_ticket **
 			dtxn_batch_read(&b, dtxn_store_log_raddr(cat, gids[i], mn),
 					&hdr[i * cat->n_mn + mn], sizeof(*hdr), true);
 	rc = dtxn_recovery_run(rec, &b);
-	for (uint32_t i = 0; i < n_gid && rc == 0; i++)
-		*torn |= rec_wb_torn(gids[i], &hdr[i * cat->n_mn], cat->n_mn);
 	for (uint32_t i = 0; i < n_gid * cat->n_mn && rc == 0; i++) {
 		const uint32_t g = gids[i / cat->n_mn];
 		const uint16_t mn = (uint16_t)(i % cat->n_mn);
-		uint32_t k = hdr[i].n;
+		uint32_t k = hdr[i].n, torn = 0;
+
+		if (mn == 0 && rec_wb_torn(g, &hdr[i], cat->n_mn, &tn[*n_torn]))
+			(*n_torn)++;
+		if (*n_torn != 0 && tn[*n_torn - 1].gid == g)
+			torn = *n_torn;
 
 		if (hdr[i].gid != g + 1 || k == 0)
 			continue;
@@ -140,6 +282,7 @@ rec_tables(struct dtxn_coord *c, struct dtxn_recovery *rec, struct rec_ticket **
 			memset(&tk[n], 0, sizeof(tk[n]));
 			tk[n].slot = DTXN_RADDR(mn, t->off);
 			tk[n].ticket = (uint16_t)t->ticket;
+			tk[n].torn = torn;
 			n++;
 		}
 	}
@@ -155,10 +298,14 @@ out:
 	return (int)n;
 }
 
-/* Serves every ticket of @p tk still in its queue, in turn; @return 0 or -errno. */
+/*
+ * Serves every ticket of @p tk still in its queue, in turn; one of a torn
+ * write-back (@p tn) is completed first (rec_forward(), scratch @p buf).
+ * @return 0 or -errno.
+ */
 static int
 rec_serve(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recovery_step *st,
-	  struct rec_ticket *tk, uint32_t n)
+	  struct rec_ticket *tk, uint32_t n, struct rec_torn *tn, char *buf)
 {
 	for (unsigned round = 0; n != 0; round++) {
 		struct dtxn_batch b;
@@ -174,6 +321,19 @@ rec_serve(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recovery_
 			dtxn_batch_read(&b, tk[i].slot + SCYTHE_LOWER_OFF, tk[i].meta,
 					sizeof(tk[i].meta), true);
 		rc = dtxn_recovery_run(rec, &b);
+		if (rc != 0)
+			return rc;
+		for (uint32_t i = 0; i < n && rc == 0; i++) {
+			uint16_t lower = (uint16_t)tk[i].meta[0], upper = (uint16_t)tk[i].meta[2];
+
+			bool out = scythe_ticket_out(tk[i].ticket, lower, upper);
+
+			/* held by the torn txn, which nobody else writes meanwhile */
+			if (tk[i].torn != 0 && (!out || upper == tk[i].ticket)) {
+				rc = rec_forward(c, rec, tk[i].slot, &tn[tk[i].torn - 1], buf, out);
+				tk[i].torn = 0;
+			}
+		}
 		if (rc != 0)
 			return rc;
 		dtxn_batch_init(&b, c);
@@ -201,19 +361,26 @@ rec_serve(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recovery_
 int
 scythe_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 {
+	const uint32_t n_coords = c->worker->db->conf.n_coords;
 	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "tickets", "tickets");
+	struct rec_torn *tn = dtxn_recovery_alloc(c, sizeof(*tn) * RTE_MAX(n_coords, 1u), true);
+	char *buf = dtxn_recovery_alloc(c, rec_scratch(&c->worker->db->cat), false);
 	struct rec_ticket *tk = NULL;
-	bool torn = false;
-	int rc = rec_tables(c, rec, &tk, &torn);
+	uint32_t n_torn = 0;
+	int rc = tn == NULL || buf == NULL ? -ENOMEM : rec_tables(c, rec, &tk, tn, &n_torn);
 
 	if (rc >= 0)
-		rc = rec_serve(c, rec, st, tk, (uint32_t)rc);
+		rc = rec_serve(c, rec, st, tk, (uint32_t)rc, tn, buf);
 	dtxn_recovery_free(c, tk);
 	rec->locks_released += st->work;
 	dtxn_recovery_step_end(st);
-	if (rc != 0)
-		return rc;
-	rc = dtxn_recovery_unlock_scan(c, rec, DTXN_RECOVERY_LOCK_NONE, UINT64_MAX, NULL, NULL);
-	/* locks given back (survivors go on), but the dead CN is not recovered */
-	return rc == 0 && torn ? -EIO : rc;
+	if (rc == 0)
+		rc = dtxn_recovery_unlock_scan(c, rec, DTXN_RECOVERY_LOCK_NONE, UINT64_MAX, NULL,
+					       NULL);
+	/* locks given back (survivors go on) whatever the verdict */
+	if (rc == 0)
+		rc = rec_torn_verdict(rec, tn, n_torn);
+	dtxn_recovery_free(c, buf);
+	dtxn_recovery_free(c, tn);
+	return rc;
 }

@@ -184,7 +184,7 @@ struct scythe_ticket_tab {
 	 * service) in its write-back's chain to this MN: the txn id and the
 	 * MNs its write-back's chains go to (bit per MN). Recovery compares
 	 * the marks of every MN: a chain that was never rung leaves an older
-	 * id on its MN (scythe_wb_torn(); doc/guides/scythe.md "Recovery").
+	 * id on its MN (recover.c rec_wb_torn(); doc/guides/scythe.md "Recovery").
 	 */
 	uint64_t wb_txn;
 	uint64_t wb_mask;
