@@ -862,8 +862,9 @@ void dtxn_coord_park(struct dtxn_coord *c) __attribute__((noreturn));
  * (dtxn_coord_park()), its transaction open, as if the CN had died there:
  * its recoverer decides the transaction from its log, as for a dead CN.
  * Without a lease gate (one process, --role all, where only a lost MN or
- * a simulated kill refuses a post, and the run ends on either) it parks
- * only. Never returns. Coordinator's coroutine.
+ * a simulated kill refuses a post, and the run ends on either), or when
+ * its worker has lost an MN (dtxn_worker_lost_nodes(): the run ends on
+ * that, exit 3), it parks only. Never returns. Coordinator's coroutine.
  */
 void dtxn_coord_unfinished(struct dtxn_coord *c) __attribute__((noreturn));
 

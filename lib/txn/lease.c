@@ -266,7 +266,10 @@ dtxn_coord_unfinished(struct dtxn_coord *c)
 {
 	struct dtxn_lease_gate *g = ((struct txn_worker *)c->worker)->gate;
 
-	if (g != NULL) {
+	/* a lost MN refused the post: the run ends on that (exit 3, every CN
+	 * alike); fencing here would make this CN's end read as a lapsed
+	 * lease (its gate's validity zeroed: tcl-hosts 2.3, mn1 SIGKILLed) */
+	if (g != NULL && dtxn_worker_lost_nodes(c->worker) == 0) {
 		__atomic_store_n(&g->valid_until_ns, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&g->fenced, DTXN_LEASE_FENCED_UNFINISHED, __ATOMIC_RELEASE);
 	}
