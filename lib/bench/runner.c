@@ -105,26 +105,19 @@ runner_waits(struct dtxn_run_stats *s, const struct dtxn_coord *c,
 /*
  * Runs one transaction to its end (commit or rollback), retrying aborts
  * (DTXN_RETRY_SAME), or until its first abort (DTXN_RETRY_FRESH).
- * @p now: in real time, the clock read that ended the coordinator's
- * previous txn (a commit) if nothing yielded since, else 0; this txn's
- * start time, so one TSC read (~13 ns on the development VM) ends a txn
- * and starts the next. Set to this txn's end read, or 0. Virtual time
- * keeps its own reads (the same events as before, byte for byte).
  * @return true if it finished (committed or rolled back); false if it was
  *   given up (fresh) or the run is stopping and it was left unfinished.
  */
 static bool
 runner_one(struct dtxn_bench_ctx *ctx, struct dtxn_coord *c, struct dtxn_rng *backoff,
-	   unsigned type, uint64_t *now)
+	   unsigned type)
 {
 	const struct dtxn_bench_ops *ops = ctx->bench->ops;
 	struct dtxn_txn_stats *ts = ctx->stats != NULL ? &ctx->stats->type[type] : NULL;
 	const struct dtxn_rng inputs = ctx->rng;  /* a retry replays these */
-	const uint64_t t0 = *now != 0 ? *now : dtxn_now_ns();
+	const uint64_t t0 = dtxn_now_ns();
 	uint64_t w0[DTXN_WAIT_MAX], v0[DTXN_WR_OP_MAX], b0;
 	unsigned retries = 0;
-
-	*now = 0;
 
 	dtxn_coord_waits(c, w0);
 	dtxn_coord_verbs(c, v0, &b0);
@@ -138,11 +131,8 @@ runner_one(struct dtxn_bench_ctx *ctx, struct dtxn_coord *c, struct dtxn_rng *ba
 			runner_verbs(ts, c, v0, &b0);
 		if (rc == DTXN_OK) {
 			if (ts != NULL) {
-				const uint64_t t1 = dtxn_now_ns();
-				const uint64_t lat = t1 - t0;
+				const uint64_t lat = dtxn_now_ns() - t0;
 
-				if (!g_dtxn_clock.virtual_time) /* the next txn's start */
-					*now = t1;
 				runner_inc(&ts->commits);
 				runner_inc(&ts->attempts);
 				dtxn_hist_add(&ts->lat, lat);
@@ -240,7 +230,6 @@ dtxn_bench_coord_main(struct dtxn_coord *c, void *arg)
 	struct dtxn_bench_ctx *ctx = arg;
 	const struct dtxn_bench_ops *ops = ctx->bench->ops;
 	struct dtxn_rng backoff;
-	uint64_t now = 0; /* runner_one() */
 
 	ctx->coord = c;
 	/* Back-off draws come from their own stream, so retries replay inputs. */
@@ -254,7 +243,7 @@ dtxn_bench_coord_main(struct dtxn_coord *c, void *arg)
 				  ops->n_types);
 			break;
 		}
-		if (runner_one(ctx, c, &backoff, type, &now))
+		if (runner_one(ctx, c, &backoff, type))
 			__atomic_store_n(&ctx->done, ctx->done + 1, __ATOMIC_RELAXED);
 		/* given up (fresh) or stopping: the loop condition decides */
 	}
