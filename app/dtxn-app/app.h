@@ -423,6 +423,17 @@ int app_run_recovery_pass(const struct app_conf *c);
 /** Runs the whole cluster in virtual time (run_sim.c). @return an APP_EXIT_* code. */
 int app_run_sim(const struct app_conf *c);
 
+/**
+ * Puts DPDK's heap on transparent 2 MiB pages when the EAL has no
+ * hugepages (heap_pages.c, doc/guides/sim.md "fifth pass"): the --no-huge
+ * memfd mapping is replaced in place by private anonymous memory with the
+ * same contents. Only for a process that nothing else maps (the
+ * simulation); a no-op with hugepages or in a secondary process.
+ * Not thread-safe: call before other threads allocate from the heap.
+ * @return 0, or -errno (the heap is left as it was, still usable).
+ */
+int app_heap_large_pages(void);
+
 /*
  * History check (check.c; issue 5, doc/guides/checker.md). A run calls
  * app_check_attach() for each coordinator it creates, app_check_finish()

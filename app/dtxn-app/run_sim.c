@@ -149,6 +149,8 @@ sim_build_db(struct sim_run *r, uint32_t n_coords)
 	rc = app_fabric_open(c, r->db, &fc, r->n_threads, &r->fabric, &region);
 	if (rc != APP_EXIT_OK)
 		return rc;
+	/* the tables on 2 MiB pages before the load fills them (issue 30) */
+	(void)dtxn_sim_regions_large_pages(r->fabric, dtxn_db_catalog(r->db)->log_off);
 	/* test aid --fault-drop: before the protocols read dtxn_fabric_posted_survives() */
 	if (c->fault_drop > 0 && dtxn_sim_set_fault_drop(r->fabric, c->fault_drop, c->seed) != 0) {
 		app_err("internal error: the sim fabric refused --fault-drop %g", c->fault_drop);
@@ -659,6 +661,10 @@ app_run_sim(const struct app_conf *c)
 	int rc;
 
 	r.n_threads = (unsigned)(c->cn * c->threads);
+	/* the per-coordinator state on 2 MiB pages (issue 30): speed only */
+	rc = app_heap_large_pages();
+	if (rc != 0)
+		printf("dtxn: the heap stays on 4 KiB pages: %s\n", strerror(-rc));
 	if (dtxn_cpu_model_load(c->cpu_path, &r.cpu, err, sizeof(err)) != 0) {
 		app_err("--cpu: %s", err);
 		return APP_EXIT_USAGE;

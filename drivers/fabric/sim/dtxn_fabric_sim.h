@@ -96,6 +96,21 @@ int dtxn_sim_set_fault_drop(struct dtxn_fabric *f, double p, uint64_t seed);
  */
 int64_t dtxn_sim_node_kill(struct dtxn_fabric *f, uint16_t node, uint64_t *wrs_dropped);
 
+/**
+ * Backs the first @p bytes of every MN region with transparent 2 MiB
+ * pages (madvise MADV_HUGEPAGE) where the regions are mapped outside the
+ * DPDK heap (no EAL hugepages): for the part a load fills densely (the
+ * tables: struct dtxn_catalog log_off), so that the events' memory
+ * effects do not miss the TLB on every record (doc/guides/sim.md, "fifth
+ * pass"). The sparse rest (logs) stays on 4 KiB pages, backed as touched.
+ * Call after open, before the load. Speed only: nothing a run computes
+ * changes.
+ *
+ * @return 0 (also when the regions come from the heap, or the kernel
+ *   declines the advice); -EINVAL (@p f not a sim fabric).
+ */
+int dtxn_sim_regions_large_pages(struct dtxn_fabric *f, uint64_t bytes);
+
 /** @return virtual time of the earliest pending event, ns; UINT64_MAX when none. */
 uint64_t dtxn_sim_next_event_ns(const struct dtxn_fabric *f);
 

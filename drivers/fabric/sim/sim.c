@@ -28,10 +28,10 @@ RTE_LOG_REGISTER(dtxn_sim_logtype, dtxn.fabric.sim, NOTICE);
  * backs with zeroed 4 KiB pages as the run first touches them and unmaps
  * at close without writing them. The heap would take them from the EAL's
  * --no-huge memory (shared memory, dearer faults) and rte_free() would
- * zero every page of them, read or not. Not transparent huge pages: the
- * log regions are written sparsely, and 2 MiB pages made the loop zero
- * all of them (clear_page 5% of the lotus run's loop, no gain seen from
- * fewer TLB misses).
+ * zero every page of them, read or not. Transparent huge pages only for
+ * the tables (dtxn_sim_regions_large_pages()): the log regions are
+ * written sparsely, and 2 MiB pages there made the loop zero all of them
+ * (clear_page 5% of the lotus run's loop).
  */
 static bool
 sim_regions_mapped(void)
@@ -162,6 +162,23 @@ bool
 dtxn_sim_is(const struct dtxn_fabric *f)
 {
 	return f != NULL && f->ops == &sim_ops;
+}
+
+int
+dtxn_sim_regions_large_pages(struct dtxn_fabric *f, uint64_t bytes)
+{
+	struct sim_fabric *sf = SIM_FABRIC(f);
+	uint64_t len;
+
+	if (!dtxn_sim_is(f))
+		return -EINVAL;
+	if (!sf->regions_mapped)
+		return 0;
+	len = RTE_MIN(RTE_ALIGN_CEIL(bytes, SIM_REGION_ALIGN), sf->region_map_len);
+	for (unsigned i = 0; i < DTXN_MAX_NODES && len > 0; i++)
+		if (sf->mn[i] != NULL)
+			(void)madvise(sf->mn[i], len, MADV_HUGEPAGE);
+	return 0;
 }
 
 int
