@@ -127,13 +127,7 @@ app_agent_txn_verdict(const struct dtxn_coord *co, const struct dtxn_recovery *r
 
 	if (rec == NULL || !__atomic_load_n(&t->open, __ATOMIC_ACQUIRE))
 		return 0;
-	for (unsigned v = 0; v < rec->n_undone; v++)
-		if (rec->undone[v] == t->id)
-			return -1;
-	for (unsigned v = 0; v < rec->n_visible; v++)
-		if (rec->visible[v] == t->id)
-			return 1;
-	return 0;
+	return dtxn_recovery_verdict(rec, t->id, true);
 }
 
 bool

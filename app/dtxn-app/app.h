@@ -107,6 +107,7 @@ struct app_conf {
 	double fault_drop;           /**< test aid --fault-drop: P a killed CN's unstarted chain is lost (sim) */
 	char debug_crash_after[32];  /**< test aid: "none" (or ""), "backup-visible", "unlocked" (fault.c) */
 	uint64_t debug_post_gap_ns;  /**< test aid --debug-post-gap: ns between the chains of one post */
+	uint64_t debug_decide_gap_ns; /**< test aid --debug-decide-gap: ns between deciding and the first doorbell */
 	/** --announce-restart "cnJ,...": restarts to come (role_conf.c; doc/guides/cluster.md,
 	 *  "Announced restarts"); "" none */
 	char announce_restart[128];

@@ -72,6 +72,7 @@ app_db_make(const struct app_conf *c, struct dtxn_bench *b, uint32_t n_coords,
 		.debug_flags = app_check_debug_flags(c) | app_fault_debug_flags(c),
 		.debug_crash_cns = c->fault_mask << c->mn,
 		.debug_post_gap_ns = c->debug_post_gap_ns,
+		.debug_decide_gap_ns = c->debug_decide_gap_ns,
 		.debug_stall_ns = c->stall_cn < 0 ? 0 : (uint64_t)(c->stall_ms * 1e6),
 		.debug_stall_cns = c->stall_cn < 0 ? 0 : UINT64_C(1) << (c->mn + (unsigned)c->stall_cn),
 		.cc_options = c->cc_opts,
@@ -258,6 +259,8 @@ app_report_protocol(struct dtxn_report *rep, const struct app_conf *c, const str
 		dtxn_report_conf(rep, "placement", "key");
 	if (c->debug_post_gap_ns != 0)
 		dtxn_report_conf(rep, "debug_post_gap_ns", "%" PRIu64, c->debug_post_gap_ns);
+	if (c->debug_decide_gap_ns != 0)
+		dtxn_report_conf(rep, "debug_decide_gap_ns", "%" PRIu64, c->debug_decide_gap_ns);
 	if (c->stall_cn >= 0)
 		dtxn_report_conf(rep, "debug_stall", "%s", c->debug_stall);
 }

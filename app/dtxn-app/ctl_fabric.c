@@ -388,13 +388,10 @@ cf_txn_inc(uint64_t id)
 static bool
 cf_kept(const struct dtxn_recovery *rec, uint64_t id)
 {
-	for (unsigned v = 0; v < rec->n_visible; v++)
-		if (rec->visible[v] == id)
-			return true;
-	for (unsigned v = 0; v < rec->n_undone; v++)
-		if (rec->undone[v] == id)
-			return false;
-	return true; /* its decisive batch wrote the record, and it was not undone */
+	/* not undone: its decisive batch wrote the record (a commit record
+	 * names no open txn of a coordinator that landed nothing: undone_open
+	 * does not apply) */
+	return dtxn_recovery_verdict(rec, id, false) >= 0;
 }
 
 /*

@@ -172,8 +172,9 @@ batch_post_refused(struct dtxn_batch *b, uint64_t left, int rc)
 		batch_chain_verbs(b->head[__builtin_ctzll(mask)], c->verbs, &c->verb_bytes);
 }
 
-/* dtxn_db_conf.debug_post_gap_ns: one multi-MN post in this many of a
- * coordinator is descheduled between its chains (a preemption is rare;
+/* dtxn_db_conf.debug_post_gap_ns (debug_decide_gap_ns): one multi-MN
+ * (early-decided) post in this many of a coordinator is descheduled
+ * between its chains (before its first) (a preemption is rare;
  * a gap in every post would slow the conflicting txns as much) */
 #define POST_GAP_EVERY 8
 
@@ -241,8 +242,14 @@ batch_post(struct dtxn_batch *b, struct dtxn_txn *early)
 	if (unlikely(c->worker->db->conf.debug_post_gap_ns != 0) &&
 	    (b->mn_mask & (b->mn_mask - 1)) != 0 && c->debug_posts++ % POST_GAP_EVERY == 0)
 		gap = c->worker->db->conf.debug_post_gap_ns;
-	if (early != NULL) /* before any chain can take effect (release: before the doorbells) */
+	if (early != NULL) { /* before any chain can take effect (release: before the doorbells) */
 		__atomic_store_n(&early->decided, 1, __ATOMIC_RELEASE);
+		if (unlikely(c->worker->db->conf.debug_decide_gap_ns != 0) &&
+		    c->debug_decides++ % POST_GAP_EVERY == 0)
+			/* test aid: descheduled after deciding, before the first doorbell */
+			dtxn_co_sleep_until_lc(c->co, dtxn_now_ns() +
+						      c->worker->db->conf.debug_decide_gap_ns);
+	}
 	for (mask = b->mn_mask & ~b->sig_mask; mask != 0; mask &= mask - 1) {
 		/* reclaim the QP's WRs in order: signal its last WR */
 		unsigned mn = (unsigned)__builtin_ctzll(mask);

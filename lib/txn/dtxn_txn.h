@@ -242,6 +242,18 @@ struct dtxn_db_conf {
 	 */
 	uint64_t debug_post_gap_ns;
 	/**
+	 * TEST AID (--debug-decide-gap, doc/guides/testing.md "Decided, no
+	 * doorbell rung"): in one of every 8 posts of a coordinator that
+	 * decide their txn before the first doorbell
+	 * (dtxn_batch_run_decide_early()), it sleeps this many ns
+	 * (dtxn_co_sleep_until_lc(): virtual ns on the sim) after the txn is
+	 * marked decided and before the first chain is rung, as a CN thread
+	 * descheduled (or killed) in that CPU-only window: nothing of the
+	 * txn's decisive batch has left the CN. No WR is changed. 0: off
+	 * (the production value; one load and a predicted branch per post).
+	 */
+	uint64_t debug_decide_gap_ns;
+	/**
 	 * 1: the process of this db runs no transaction, only
 	 * dtxn_coord_recover() (dtxn-app's recovery pass, doc/guides/cluster.md
 	 * "The recovery pass"): a protocol may leave out what only its
@@ -875,9 +887,33 @@ struct dtxn_recovery {
 	 */
 	unsigned n_undone;
 	uint64_t undone[DTXN_RECOVERY_MAX_VISIBLE];
+	/**
+	 * Dead coordinators (gids) whose open transaction, whatever its id,
+	 * the recovery found with nothing of its decisive batch landed and
+	 * rolled back: for protocols whose recovery learns a holder's
+	 * coordinator but not its txn id (Scythe: a ticket still held, no
+	 * write-back mark; doc/guides/scythe.md "Recovery"). Only a
+	 * coordinator's open txn (struct dtxn_txn.open) matches, so a closed
+	 * one keeps its outcome. Wins over @c decided as @c undone does.
+	 */
+	unsigned n_undone_open;
+	uint32_t undone_open[DTXN_RECOVERY_MAX_VISIBLE];
 	unsigned n_steps;
 	struct dtxn_recovery_step step[DTXN_RECOVERY_MAX_STEPS];
 };
+
+/**
+ * A recovery's verdict on one transaction of a dead coordinator.
+ * @param rec   a recovery's result (struct dtxn_recovery), or NULL.
+ * @param id    the txn id (struct dtxn_txn.id).
+ * @param open  whether that txn was still open (struct dtxn_txn.open)
+ *   when its CN died: only then does rec->undone_open apply to it.
+ * @return -1 rolled back (rec->undone, or rec->undone_open for an open
+ *   txn of a listed coordinator), 1 left visible (rec->visible), 0 no
+ *   verdict (NULL @p rec, or not listed): the caller's own rule applies
+ *   (struct dtxn_txn.decided, a commit record). Pure; any thread.
+ */
+int dtxn_recovery_verdict(const struct dtxn_recovery *rec, uint64_t id, bool open);
 
 /**
  * Recovers the state a dead CN left in MN memory (and, for protocols

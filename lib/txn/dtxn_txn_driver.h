@@ -272,6 +272,7 @@ struct dtxn_coord {
 	uint64_t verbs[DTXN_WR_OP_MAX];
 	uint64_t verb_bytes;
 	uint32_t debug_posts;     /**< multi-MN posts, for dtxn_db_conf.debug_post_gap_ns */
+	uint32_t debug_decides;   /**< early-decided posts, for dtxn_db_conf.debug_decide_gap_ns */
 	/** dtxn_coord_set_commit_record(): written in every decisive batch,
 	 *  to slot crec_slot (lib/store) on each MN the batch touches */
 	dtxn_commit_record_fn crec_fn;
@@ -790,6 +791,14 @@ void dtxn_recovery_note_visible(struct dtxn_recovery *rec, uint64_t id);
  * whatever its coordinator's struct dtxn_txn.decided says.
  */
 void dtxn_recovery_note_undone(struct dtxn_recovery *rec, uint64_t id);
+
+/**
+ * Adds dead coordinator @p gid to rec->undone_open (once; dropped past
+ * DTXN_RECOVERY_MAX_VISIBLE): the recovery found that nothing of its
+ * open txn's decisive batch landed and rolled it back, without knowing
+ * the txn's id (Scythe's ticket tables name coordinators only).
+ */
+void dtxn_recovery_note_undone_open(struct dtxn_recovery *rec, uint32_t gid);
 
 struct dtxn_batch;
 /**

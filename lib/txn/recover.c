@@ -284,6 +284,33 @@ dtxn_recovery_note_undone(struct dtxn_recovery *rec, uint64_t id)
 	note_id(rec->undone, &rec->n_undone, id);
 }
 
+void
+dtxn_recovery_note_undone_open(struct dtxn_recovery *rec, uint32_t gid)
+{
+	for (unsigned i = 0; i < rec->n_undone_open; i++)
+		if (rec->undone_open[i] == gid)
+			return;
+	if (rec->n_undone_open < DTXN_RECOVERY_MAX_VISIBLE)
+		rec->undone_open[rec->n_undone_open++] = gid;
+}
+
+int
+dtxn_recovery_verdict(const struct dtxn_recovery *rec, uint64_t id, bool open)
+{
+	if (rec == NULL)
+		return 0;
+	for (unsigned v = 0; v < rec->n_undone; v++)
+		if (rec->undone[v] == id)
+			return -1;
+	for (unsigned v = 0; open && v < rec->n_undone_open; v++)
+		if (rec->undone_open[v] == dtxn_txn_id_gid(id))
+			return -1;
+	for (unsigned v = 0; v < rec->n_visible; v++)
+		if (rec->visible[v] == id)
+			return 1;
+	return 0;
+}
+
 int
 dtxn_recovery_read_logs(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t gid,
 			uint32_t len, void *buf, bool replicated)

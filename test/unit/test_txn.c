@@ -435,6 +435,17 @@ test_lease_view(void **state)
 	assert_int_equal(rec.n_undone, 1);
 	assert_int_equal(rec.undone[0], 44);
 	assert_int_equal(rec.n_visible, 2);
+	/* verdicts: undone, visible, none; undone_open only for an open txn of that gid */
+	assert_int_equal(dtxn_recovery_verdict(NULL, 44, true), 0);
+	assert_int_equal(dtxn_recovery_verdict(&rec, 44, false), -1);
+	assert_int_equal(dtxn_recovery_verdict(&rec, 43, true), 1);
+	assert_int_equal(dtxn_recovery_verdict(&rec, 45, true), 0);
+	dtxn_recovery_note_undone_open(&rec, 9);
+	dtxn_recovery_note_undone_open(&rec, 9);
+	assert_int_equal(rec.n_undone_open, 1);
+	assert_int_equal(dtxn_recovery_verdict(&rec, ((uint64_t)(9 + 1) << 40) | 7, true), -1);
+	assert_int_equal(dtxn_recovery_verdict(&rec, ((uint64_t)(9 + 1) << 40) | 7, false), 0);
+	assert_int_equal(dtxn_recovery_verdict(&rec, ((uint64_t)(10 + 1) << 40) | 7, true), 0);
 }
 
 /* dtxn_coord_recover() refuses what it cannot do, before the protocol runs. */

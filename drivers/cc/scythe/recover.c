@@ -53,6 +53,7 @@ struct rec_ticket {
 	uint64_t meta[3];  /**< lower, queued_ts, upper */
 	uint64_t old;
 	uint32_t torn;     /**< its coordinator's torn write-back, index + 1 in struct rec_torn; 0: none */
+	uint32_t gid;      /**< its coordinator */
 };
 
 /* A dead coordinator's torn write-back (rec_wb_torn()) and what step 1 did with it. */
@@ -283,6 +284,7 @@ rec_tables(struct dtxn_coord *c, struct dtxn_recovery *rec, struct rec_ticket **
 			tk[n].slot = DTXN_RADDR(mn, t->off);
 			tk[n].ticket = (uint16_t)t->ticket;
 			tk[n].torn = torn;
+			tk[n].gid = g;
 			n++;
 		}
 	}
@@ -296,6 +298,31 @@ out:
 	}
 	*tkp = tk;
 	return (int)n;
+}
+
+/*
+ * Dead coordinator @p g still holds (or waits for) a ticket and its last
+ * write-back was not torn: its open txn's decisive batch landed nowhere.
+ * The write-back gives every ticket back in the chain to the ticket's MN,
+ * a multi-MN one marks every MN (rec_wb_torn()), and a chain lands whole
+ * or not at all, so a ticket still out means no chain was rung: the txn
+ * is rolled back (its writes never left the CN), whatever its
+ * coordinator's dtxn_txn.decided says. That flag is set before the first
+ * doorbell (dtxn_batch_run_decide_early()), so a CN killed in between,
+ * CPU only, left it set with nothing sent (--debug-decide-gap). Its id
+ * is not in the table: the verdict names the coordinator's open txn.
+ */
+static void
+rec_undone_open(struct dtxn_recovery *rec, uint32_t g)
+{
+	for (unsigned i = 0; i < rec->n_undone_open; i++)
+		if (rec->undone_open[i] == g)
+			return;
+	SCYTHE_LOG(INFO, "recovery: the open txn of dead coordinator %" PRIu32
+		   " still holds its tickets, nothing of its write-back landed: rolled back", g);
+	rec->txns_seen++;
+	rec->rolled_back++; /* discarded: nothing reached the records */
+	dtxn_recovery_note_undone_open(rec, g);
 }
 
 /*
@@ -327,6 +354,11 @@ rec_serve(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recovery_
 			uint16_t lower = (uint16_t)tk[i].meta[0], upper = (uint16_t)tk[i].meta[2];
 
 			bool out = scythe_ticket_out(tk[i].ticket, lower, upper);
+
+			/* still held, no torn write-back: nothing of the open txn's
+			 * decisive batch landed (rec_undone_open()) */
+			if (round == 0 && out && tk[i].torn == 0)
+				rec_undone_open(rec, tk[i].gid);
 
 			/* held by the torn txn, which nobody else writes meanwhile */
 			if (tk[i].torn != 0 && (!out || upper == tk[i].ticket)) {
