@@ -103,11 +103,15 @@ int64_t dtxn_sim_node_kill(struct dtxn_fabric *f, uint16_t node, uint64_t *wrs_d
  * tables: struct dtxn_catalog log_off), so that the events' memory
  * effects do not miss the TLB on every record (doc/guides/sim.md, "fifth
  * pass"). The sparse rest (logs) stays on 4 KiB pages, backed as touched.
+ * Tables of more than 1 GiB over all MNs stay on 4 KiB pages too: a load
+ * of gigabytes on 2 MiB pages waits on the kernel's compaction of memory.
  * Call after open, before the load. Speed only: nothing a run computes
  * changes.
  *
- * @return 0 (also when the regions come from the heap, or the kernel
- *   declines the advice); -EINVAL (@p f not a sim fabric).
+ * @param bytes  bytes at the start of each region (the tables).
+ * @return 0 (also when the regions come from the heap, the tables are
+ *   larger than 1 GiB over all MNs, or the kernel declines the advice);
+ *   -EINVAL (@p f not a sim fabric).
  */
 int dtxn_sim_regions_large_pages(struct dtxn_fabric *f, uint64_t bytes);
 
