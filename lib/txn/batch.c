@@ -409,6 +409,21 @@ dtxn_batch_run_decide(struct dtxn_batch *b, struct dtxn_txn *t)
 }
 
 int
+dtxn_batch_run_decide_acked(struct dtxn_batch *b, struct dtxn_txn *t)
+{
+	int rc;
+
+	if (b == NULL || b->coord == NULL || t == NULL ||
+	    dtxn_fabric_posted_survives(b->coord->worker->db->fabric))
+		return dtxn_batch_run_decide(b, t);
+	txn_batch_commit_record(b, t);
+	rc = batch_run(b, NULL, false);
+	t->decided = rc == 0; /* every chain completed: it landed everywhere */
+	dtxn_batch_done(b);
+	return dtxn_batch_reason(rc);
+}
+
+int
 dtxn_batch_run_decide_early(struct dtxn_batch *b, struct dtxn_txn *t)
 {
 	int rc;

@@ -1139,14 +1139,30 @@ int dtxn_batch_run_reason(struct dtxn_batch *b);
 int dtxn_batch_run_decide(struct dtxn_batch *b, struct dtxn_txn *t);
 
 /**
+ * dtxn_batch_run_decide() where posted WRs survive their CN
+ * (dtxn_fabric_posted_survives(): RNICs, shm, the sim without
+ * --fault-drop). Where they may die with it (ucx over TCP, the sim with
+ * --fault-drop), t->decided is set only once every chain completed: a
+ * CN killed before that may have lost the batch on every MN, leaving
+ * nothing of the txn in MN memory, and must not be counted committed.
+ * For a protocol whose recovery lists a txn whose batch landed somewhere
+ * in struct dtxn_recovery.visible (CREST: the newest redo entry, which
+ * goes first in each MN's chain; doc/guides/crest.md "Recovery"), so a
+ * batch that landed and was not acknowledged still counts. Yields.
+ * @return as dtxn_batch_run_reason().
+ */
+int dtxn_batch_run_decide_acked(struct dtxn_batch *b, struct dtxn_txn *t);
+
+/**
  * dtxn_batch_run_decide(), but t->decided is set before the first chain
  * is posted (once the CPU that builds them is spent; no yield between),
  * and cleared if a post is refused. For a commit batch whose chains to
  * several MNs each complete part of the txn, under a recovery that lists
  * every txn it rolls back in struct dtxn_recovery.undone (Motor's commit
  * batch, OOCC's R3; Scythe's write-back, whose recovery completes a torn
- * one from its write-back marks and cannot see one killed before any
- * doorbell: doc/guides/scythe.md "Recovery"): a process killed between two chains' doorbells leaves the
+ * one from its write-back marks and rolls back one killed before any
+ * doorbell by its coordinator, struct dtxn_recovery.undone_open:
+ * doc/guides/scythe.md "Recovery"): a process killed between two chains' doorbells leaves the
  * first chains applied (and their records unlocked, so survivors may
  * overwrite the txn's versions before a recovery looks), and is then
  * counted committed, as the recovery's roll-forward makes it or as its

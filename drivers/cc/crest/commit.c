@@ -208,8 +208,10 @@ commit_write_round(struct dtxn_txn *t)
 		dtxn_batch_done(&b);
 		return rc;
 	}
-	/* validated and posted (redo entry first on each MN): committed (recover.c) */
-	rc = dtxn_batch_run_decide(&b, t);
+	/* validated and posted (redo entry first on each MN): committed
+	 * (recover.c); where posted WRs may die with the CN, once acknowledged
+	 * (a batch lost on every MN leaves no entry to find) */
+	rc = dtxn_batch_run_decide_acked(&b, t);
 	if (rc != DTXN_OK && left != 0)
 		/* the local objects it left hold other coordinators' committed
 		 * versions this batch was to write back: not aborted while the
