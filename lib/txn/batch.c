@@ -13,6 +13,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_cycles.h>
+
 #include "txn_private.h"
 
 void
@@ -190,7 +192,6 @@ batch_debug_stall(struct dtxn_coord *c)
 {
 	struct dtxn_db *db = c->worker->db;
 	struct dtxn_txn *t = c->txn;
-	struct timespec ts;
 	uint64_t ns = db->conf.debug_stall_ns;
 
 	if (t == NULL || !t->open || txn_coord_of(c)->lease_exempt ||
@@ -203,10 +204,8 @@ batch_debug_stall(struct dtxn_coord *c)
 		return;
 	TXN_LOG(NOTICE, "test aid: txn %#" PRIx64 " stalls its worker %" PRIu64
 		" ms before its second mutating batch", t->id, ns / 1000000);
-	ts.tv_sec = (time_t)(ns / 1000000000ull);
-	ts.tv_nsec = (long)(ns % 1000000000ull);
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	/* the OS thread sleeps (not a yield: the agent must stall too) */
+	rte_delay_us_sleep((unsigned int)RTE_MIN(ns / 1000, (uint64_t)UINT32_MAX));
 }
 
 /* dtxn_batch_post(); @p early, if not NULL, is decided once the CPU that

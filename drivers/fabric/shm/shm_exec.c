@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_malloc.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
@@ -71,7 +72,6 @@ static void
 shm_test_hold(struct dtxn_fabric *f, const struct dtxn_wr *wr)
 {
 	const uint64_t *until = f->lease_until_ns;
-	struct timespec ts;
 	uint32_t ms;
 	uint64_t end;
 
@@ -84,10 +84,7 @@ shm_test_hold(struct dtxn_fabric *f, const struct dtxn_wr *wr)
 	       (int)getpid(), wr->opcode == DTXN_WR_WRITE ? "WRITE" : wr->opcode == DTXN_WR_FAA ? "FAA" : "CAS",
 	       wr->len, (unsigned)DTXN_RADDR_MN(wr->raddr), DTXN_RADDR_OFF(wr->raddr), ms);
 	fflush(stdout);
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) != 0)
-		;
+	rte_delay_us_sleep(ms * 1000u); /* ms is at most a test's few seconds */
 	printf("dtxn: test aid: the held WR took effect %.1f ms after its lease ran out\n",
 	       ((double)dtxn_now_ns() - (double)end) / 1e6);
 	fflush(stdout);
