@@ -649,6 +649,28 @@ int dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec,
 			      void *arg);
 
 /**
+ * dtxn_recovery_unlock_scan() with a second visitor, @p bucket, that sees
+ * every bucket whose header lock (inserts, deletes) a dead coordinator's
+ * txn @p x holds, before that lock is released: its primary image as read
+ * (t->bucket_size bytes at @p img, primary address @p raddr). It may post
+ * WRs and yield: Motor's roll-forward of an insert that reached the
+ * replicas on some MNs only (a CN killed between two doorbells of its
+ * commit batch: the primary's bucket keeps its lock and lacks the slot).
+ * @p slot is dtxn_recovery_unlock_scan()'s @c visit (NULL: none).
+ * Coordinator's coroutine; yields.
+ * @return as dtxn_recovery_unlock_scan().
+ */
+int dtxn_recovery_unlock_scan_buckets(struct dtxn_coord *c, struct dtxn_recovery *rec,
+				      uint32_t lock_off, uint64_t id_mask,
+				      void (*slot)(struct dtxn_recovery *rec,
+						   const struct dtxn_table *t, const void *img,
+						   dtxn_raddr_t raddr, void *arg),
+				      void (*bucket)(struct dtxn_recovery *rec,
+						     const struct dtxn_table *t, const void *img,
+						     dtxn_raddr_t raddr, uint64_t x, void *arg),
+				      void *arg);
+
+/**
  * Recovery step "unlock" for lock words that name no owner (CREST's cell
  * bitmaps), run while the survivors are fenced (no live txn holds a
  * lock): as dtxn_recovery_unlock_scan(), but each slot lock word with a

@@ -123,6 +123,8 @@ dtxn_recovery_read_replicas(struct dtxn_coord *c, struct dtxn_recovery *rec,
 struct scan_visit {
 	void (*fn)(struct dtxn_recovery *rec, const struct dtxn_table *t, const void *slot,
 		   dtxn_raddr_t raddr, void *arg);
+	void (*bucket)(struct dtxn_recovery *rec, const struct dtxn_table *t, const void *img,
+		       dtxn_raddr_t raddr, uint64_t x, void *arg);
 	void *arg;
 };
 
@@ -173,6 +175,8 @@ scan_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recove
 			if (!scan_held(rec, w, s == 0 && all ? UINT64_MAX : id_mask, all && s != 0,
 				       &to))
 				continue;
+			if (s == 0 && v->bucket != NULL) /* before its lock goes */
+				v->bucket(rec, t, buf + off, ra + off, w, v->arg);
 			want[k] = w;
 			dtxn_batch_cas(&b, ra + off, &old[k], w, to, true);
 			if (++k < RECOVER_SCAN_CAS)
@@ -196,11 +200,9 @@ scan_release(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recove
 
 static int
 scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t lock_off, uint64_t id_mask, bool all,
-     void (*visit)(struct dtxn_recovery *rec, const struct dtxn_table *t, const void *slot,
-		   dtxn_raddr_t raddr, void *arg),
-     void *arg)
+     const struct scan_visit *vp)
 {
-	const struct scan_visit v = { .fn = visit, .arg = arg };
+	const struct scan_visit v = *vp;
 	const struct dtxn_catalog *cat = &c->worker->db->cat;
 	struct dtxn_recovery_step *st = dtxn_recovery_step_begin(rec, "unlock", "locks");
 	char *buf = dtxn_recovery_alloc(c, RECOVER_SCAN_CHUNK, false);
@@ -251,14 +253,33 @@ dtxn_recovery_unlock_scan(struct dtxn_coord *c, struct dtxn_recovery *rec, uint3
 					const void *slot, dtxn_raddr_t raddr, void *arg),
 			  void *arg)
 {
-	return scan(c, rec, lock_off, id_mask, false, visit, arg);
+	const struct scan_visit v = { .fn = visit, .arg = arg };
+
+	return scan(c, rec, lock_off, id_mask, false, &v);
+}
+
+int
+dtxn_recovery_unlock_scan_buckets(struct dtxn_coord *c, struct dtxn_recovery *rec,
+				  uint32_t lock_off, uint64_t id_mask,
+				  void (*slot)(struct dtxn_recovery *rec, const struct dtxn_table *t,
+					       const void *img, dtxn_raddr_t raddr, void *arg),
+				  void (*bucket)(struct dtxn_recovery *rec, const struct dtxn_table *t,
+						 const void *img, dtxn_raddr_t raddr, uint64_t x,
+						 void *arg),
+				  void *arg)
+{
+	const struct scan_visit v = { .fn = slot, .bucket = bucket, .arg = arg };
+
+	return scan(c, rec, lock_off, id_mask, false, &v);
 }
 
 int
 dtxn_recovery_unlock_scan_all(struct dtxn_coord *c, struct dtxn_recovery *rec, uint32_t lock_off,
 			      uint64_t keep_mask)
 {
-	return scan(c, rec, lock_off, keep_mask, true, NULL, NULL);
+	const struct scan_visit v = { .fn = NULL };
+
+	return scan(c, rec, lock_off, keep_mask, true, &v);
 }
 
 /* Adds @p id to the list @p ids of *@p n entries, once. */
