@@ -425,15 +425,23 @@ int app_run_recovery_pass(const struct app_conf *c);
 int app_run_sim(const struct app_conf *c);
 
 /**
- * Puts DPDK's heap on transparent 2 MiB pages when the EAL has no
+ * Makes DPDK's heap private anonymous memory when the EAL has no
  * hugepages (heap_pages.c, doc/guides/sim.md "fifth pass"): the --no-huge
- * memfd mapping is replaced in place by private anonymous memory with the
- * same contents. Only for a process that nothing else maps (the
- * simulation); a no-op with hugepages or in a secondary process.
+ * memfd mapping is replaced in place by anonymous memory with the same
+ * contents. Only for a process that nothing else maps (the simulation);
+ * a no-op with hugepages or in a secondary process.
  * Not thread-safe: call before other threads allocate from the heap.
  * @return 0, or -errno (the heap is left as it was, still usable).
  */
-int app_heap_large_pages(void);
+int app_heap_private(void);
+
+/**
+ * Backs the heap made private by app_heap_private() with transparent
+ * 2 MiB pages from now on, if the run's heap estimate @p need_bytes
+ * (app_memory_estimate()) is at most 2 GiB (heap_pages.c). Speed only.
+ * Call before the workers are built.
+ */
+void app_heap_large_pages(uint64_t need_bytes);
 
 /*
  * History check (check.c; issue 5, doc/guides/checker.md). A run calls
@@ -591,6 +599,15 @@ int app_fabric_open(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fa
  */
 int app_memory_check(const struct app_conf *c, const struct dtxn_db *db,
 		     const struct dtxn_fabric_conf *fc, unsigned n_workers);
+
+/**
+ * The heap the run may use, bytes: what app_memory_check() compares with
+ * the EAL's free memory (the fabric's footprint plus @p n_workers
+ * workers'). Main lcore, after rte_eal_init().
+ * @return 0, or -1 (a footprint that cannot be computed; *need unset).
+ */
+int app_memory_estimate(const struct app_conf *c, const struct dtxn_db *db,
+			const struct dtxn_fabric_conf *fc, unsigned n_workers, uint64_t *need);
 
 /**
  * Grows DPDK's heap, in the primary process of a cluster on shm (mn0,

@@ -11,12 +11,16 @@
  * touch missed the TLB (a 2048-entry TLB covers 8 MiB of 4 KiB pages).
  *
  * A simulation is one process (no secondary maps the memfd), so the
- * range is remapped in place as private anonymous memory advised for
- * transparent huge pages: the pages the heap has touched so far (found
- * with mincore()) are copied out and back, the rest reads as zeros, as
- * before. Addresses, contents and the heap's own bookkeeping are
- * unchanged; only the page size under them changes. Nothing a run
- * computes depends on it.
+ * range is remapped in place as private anonymous memory
+ * (app_heap_private()): the pages the heap has touched so far (found with
+ * mincore()) are copied out and back, the rest reads as zeros, as before.
+ * Addresses, contents and the heap's own bookkeeping are unchanged. Once
+ * the run's size is known, the range is advised for transparent huge
+ * pages (app_heap_large_pages()), unless the heap may grow past
+ * APP_HEAP_THP_MAX: a fault on an advised range takes a free 2 MiB block
+ * and compacts memory synchronously when there is none, and Lotus at 90
+ * nodes (a 3 GiB heap estimate) lost more to that than it gained.
+ * Nothing a run computes depends on the page size.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -31,6 +35,13 @@
 #include <rte_memory.h>
 
 #include "app.h"
+
+/** Largest heap estimate (app_memory_estimate()) that gets 2 MiB pages. */
+#define APP_HEAP_THP_MAX (UINT64_C(2) << 30)
+
+/* the range app_heap_private() remapped (one memseg list under --no-huge) */
+static void *heap_base;
+static size_t heap_len;
 
 /* Remaps one memseg list's VA range; 0 or -errno (the range untouched). */
 static int
@@ -66,7 +77,8 @@ heap_remap(void *base, size_t len)
 		rc = -errno;
 		goto out;
 	}
-	(void)madvise(base, len, MADV_HUGEPAGE);
+	heap_base = base;
+	heap_len = len;
 	for (size_t i = 0, j = 0; i < n; i++)
 		if (vec[i] & 1)
 			memcpy((uint8_t *)base + pg * i, copy + pg * j++, pg);
@@ -87,8 +99,15 @@ heap_msl(const struct rte_memseg_list *msl, void *arg)
 	return *rc != 0;
 }
 
+void
+app_heap_large_pages(uint64_t need_bytes)
+{
+	if (heap_base != NULL && need_bytes <= APP_HEAP_THP_MAX)
+		(void)madvise(heap_base, heap_len, MADV_HUGEPAGE);
+}
+
 int
-app_heap_large_pages(void)
+app_heap_private(void)
 {
 	int rc = 0;
 

@@ -117,6 +117,16 @@ memory_need(const struct app_conf *c, const struct dtxn_db *db, const struct dtx
 }
 
 int
+app_memory_estimate(const struct app_conf *c, const struct dtxn_db *db,
+		    const struct dtxn_fabric_conf *fc, unsigned n_workers, uint64_t *need)
+{
+	struct dtxn_footprint mn = { 0 }, w = { 0 }, cn = { 0 };
+	uint64_t per_worker;
+
+	return memory_need(c, db, fc, n_workers, &mn, &w, &cn, &per_worker, need) != 0 ? -1 : 0;
+}
+
+int
 app_memory_check(const struct app_conf *c, const struct dtxn_db *db,
 		 const struct dtxn_fabric_conf *fc, unsigned n_workers)
 {

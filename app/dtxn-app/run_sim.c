@@ -132,7 +132,7 @@ sim_build_db(struct sim_run *r, uint32_t n_coords)
 		.name = "dtxn",
 	};
 	struct dtxn_nic_model cn_nic;
-	uint64_t region;
+	uint64_t region, need;
 	uint32_t cache;
 	int rc;
 
@@ -149,8 +149,11 @@ sim_build_db(struct sim_run *r, uint32_t n_coords)
 	rc = app_fabric_open(c, r->db, &fc, r->n_threads, &r->fabric, &region);
 	if (rc != APP_EXIT_OK)
 		return rc;
-	/* the tables on 2 MiB pages before the load fills them (issue 30) */
+	/* the tables on 2 MiB pages before the load fills them, the workers'
+	 * state before it is built, unless they are large (issue 30) */
 	(void)dtxn_sim_regions_large_pages(r->fabric, dtxn_db_catalog(r->db)->log_off);
+	if (app_memory_estimate(c, r->db, &fc, r->n_threads, &need) == 0)
+		app_heap_large_pages(need);
 	/* test aid --fault-drop: before the protocols read dtxn_fabric_posted_survives() */
 	if (c->fault_drop > 0 && dtxn_sim_set_fault_drop(r->fabric, c->fault_drop, c->seed) != 0) {
 		app_err("internal error: the sim fabric refused --fault-drop %g", c->fault_drop);
@@ -661,8 +664,8 @@ app_run_sim(const struct app_conf *c)
 	int rc;
 
 	r.n_threads = (unsigned)(c->cn * c->threads);
-	/* the per-coordinator state on 2 MiB pages (issue 30): speed only */
-	rc = app_heap_large_pages();
+	/* the heap as private memory, for 2 MiB pages (issue 30): speed only */
+	rc = app_heap_private();
 	if (rc != 0)
 		printf("dtxn: the heap stays on 4 KiB pages: %s\n", strerror(-rc));
 	if (dtxn_cpu_model_load(c->cpu_path, &r.cpu, err, sizeof(err)) != 0) {
