@@ -842,6 +842,21 @@ int dtxn_recovery_run(struct dtxn_recovery *rec, struct dtxn_batch *b);
 int dtxn_recovery_read_replicas(struct dtxn_coord *c, struct dtxn_recovery *rec,
 				const struct dtxn_table *t, dtxn_raddr_t slot, void *buf);
 
+/**
+ * For a primary bucket @p raddr of table @p t whose header lock a dead
+ * txn X holds (so nobody else changes its version): READs the header
+ * words past the lock (version, and the reclaimed watermark where the
+ * header has one: up to 16 B) of every replica, and if a backup's
+ * version is newer than the primary's (X's commit reached that backup's
+ * MN, not the primary's: a CN killed between two doorbells), WRITEs that
+ * backup's words to the primary. Counted in rec->wrs. Motor's and
+ * Scythe's roll-forward of a torn insert or delete. Coordinator's
+ * coroutine; yields.
+ * @return 0 or -EIO.
+ */
+int dtxn_recovery_bucket_words(struct dtxn_coord *c, struct dtxn_recovery *rec,
+			       const struct dtxn_table *t, dtxn_raddr_t raddr);
+
 /** Registers a protocol at start-up. */
 #define DTXN_CC_REGISTER(nm, ops) \
 	RTE_INIT(dtxn_cc_register_##nm) { (void)dtxn_cc_register(ops); }

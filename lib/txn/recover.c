@@ -114,6 +114,34 @@ dtxn_recovery_read_replicas(struct dtxn_coord *c, struct dtxn_recovery *rec,
 	return dtxn_recovery_run(rec, &b);
 }
 
+int
+dtxn_recovery_bucket_words(struct dtxn_coord *c, struct dtxn_recovery *rec,
+			   const struct dtxn_table *t, dtxn_raddr_t raddr)
+{
+	const uint32_t len = RTE_MIN(t->bucket_hdr_size, 3u * (uint32_t)sizeof(uint64_t)) -
+			     (uint32_t)sizeof(uint64_t);
+	uint64_t w[DTXN_MAX_REPLICAS][2] = { { 0 } };
+	struct dtxn_batch b;
+	uint16_t src = 0;
+	int rc;
+
+	dtxn_batch_init(&b, c);
+	for (uint16_t r = 0; r < t->n_replicas; r++)
+		dtxn_batch_read(&b, dtxn_store_replica_raddr(t, r, raddr) + sizeof(uint64_t), w[r],
+				len, true);
+	rc = dtxn_recovery_run(rec, &b);
+	if (rc != 0)
+		return rc;
+	for (uint16_t r = 1; r < t->n_replicas; r++)
+		if ((w[r][0] & ~DTXN_BUCKET_OVERFLOW) > (w[src][0] & ~DTXN_BUCKET_OVERFLOW))
+			src = r;
+	if (src == 0)
+		return 0;
+	dtxn_batch_init(&b, c);
+	dtxn_batch_write(&b, raddr + sizeof(uint64_t), w[src], len, true);
+	return dtxn_recovery_run(rec, &b);
+}
+
 /** Bytes of a table's primary READ at once by the unlock scan. */
 #define RECOVER_SCAN_CHUNK (256u * 1024u)
 /** CASes in one batch of the unlock scan. */

@@ -326,48 +326,13 @@ scan_record(struct dtxn_recovery *rec, const struct dtxn_table *t, const void *s
 }
 
 /*
- * After an insert's slot was completed in bucket @p raddr (a primary
- * bucket whose lock a dead txn holds): its header words past the lock
- * (version, and the reclaimed watermark where the header has one) as the
- * replica with the newest version has them, X's {version + 1} having
- * reached that replica only. @return 0 or -EIO.
- */
-static int
-rec_bucket_words(struct dtxn_coord *c, struct dtxn_recovery *rec, const struct dtxn_table *t,
-		 dtxn_raddr_t raddr)
-{
-	const uint32_t len = RTE_MIN(t->bucket_hdr_size, 3u * (uint32_t)sizeof(uint64_t)) -
-			     (uint32_t)sizeof(uint64_t);
-	uint64_t w[DTXN_MAX_REPLICAS][3] = { { 0 } };
-	struct dtxn_batch b;
-	uint16_t src = 0;
-	int rc;
-
-	dtxn_batch_init(&b, c);
-	for (uint16_t r = 0; r < t->n_replicas; r++)
-		dtxn_batch_read(&b, dtxn_store_replica_raddr(t, r, raddr) + sizeof(uint64_t), w[r],
-				len, true);
-	rc = dtxn_recovery_run(rec, &b);
-	if (rc != 0)
-		return rc;
-	for (uint16_t r = 1; r < t->n_replicas; r++)
-		if ((w[r][0] & ~DTXN_BUCKET_OVERFLOW) > (w[src][0] & ~DTXN_BUCKET_OVERFLOW))
-			src = r;
-	if (src == 0)
-		return 0;
-	dtxn_batch_init(&b, c);
-	dtxn_batch_write(&b, raddr + sizeof(uint64_t), w[src], len, true);
-	return dtxn_recovery_run(rec, &b);
-}
-
-/*
  * Scan visitor of a bucket whose lock dead txn X holds (an insert or a
  * delete), before the lock is released: an insert whose commit chain to
  * the primary's MN never rang (a CN killed between two doorbells) left
  * its slot empty there while the replicas on the MNs its batch reached
  * hold it, with X's Vcell. Each empty primary slot is completed from such
  * a replica (rec_forward()), then the bucket's version
- * (rec_bucket_words()). Nothing found: X's batch reached no replica, or
+ * (dtxn_recovery_bucket_words()). Nothing found: X's batch reached no replica, or
  * X did not commit; the record locks X holds decide (cn_verdicts()).
  */
 static void
@@ -397,7 +362,7 @@ scan_bucket(struct dtxn_recovery *rec, const struct dtxn_table *t, const void *i
 	s->fwd[g] += n;
 	MOTOR_LOG(INFO, "recovery: txn %#" PRIx64 ": %u insert(s) in a bucket it holds completed from a replica",
 		  x, n);
-	s->rc = rec_bucket_words(s->c, rec, t, raddr);
+	s->rc = dtxn_recovery_bucket_words(s->c, rec, t, raddr);
 }
 
 /*

@@ -116,6 +116,26 @@ rec_scratch(const struct dtxn_catalog *cat)
 }
 
 /*
+ * The table whose primary slot @p slot is: the one its header names
+ * (@p id), else the one whose primary region holds it (an insert's slot,
+ * whose primary the write-back never reached, holds no header yet).
+ */
+static const struct dtxn_table *
+rec_table_of(const struct dtxn_catalog *cat, dtxn_raddr_t slot, uint32_t id)
+{
+	const struct dtxn_table *t = dtxn_catalog_table(cat, id);
+
+	if (t != NULL && dtxn_store_slot_ok(t, slot))
+		return t;
+	for (uint32_t i = 0; i < DTXN_MAX_TABLES; i++) {
+		t = dtxn_catalog_table(cat, i);
+		if (t != NULL && dtxn_store_slot_ok(t, slot))
+			return t;
+	}
+	return NULL;
+}
+
+/*
  * Completes record @p slot (a primary slot), whose ticket the torn txn X
  * of @p tn still holds (so no survivor writes it): copies the image
  * (version, value, then the header; never the lock words) of a replica
@@ -142,9 +162,9 @@ rec_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, dtxn_raddr_t slot,
 	rc = dtxn_recovery_run(rec, &b);
 	if (rc != 0)
 		return rc;
-	t = dtxn_catalog_table(cat, ((const struct dtxn_slot_hdr *)(const void *)buf)->table_id);
-	if (t == NULL || !dtxn_store_slot_ok(t, slot)) {
-		tn->lost++; /* no table names it: nothing says where its replicas are */
+	t = rec_table_of(cat, slot, ((const struct dtxn_slot_hdr *)(const void *)buf)->table_id);
+	if (t == NULL) {
+		tn->lost++; /* no table holds it: nothing says where its replicas are */
 		return 0;
 	}
 	ss = t->slot_size;
@@ -390,6 +410,31 @@ rec_serve(struct dtxn_coord *c, struct dtxn_recovery *rec, struct dtxn_recovery_
 	return 0;
 }
 
+/* rec_bucket()'s state. */
+struct rec_bkt {
+	struct dtxn_coord *c;
+	int rc;
+};
+
+/*
+ * Scan visitor of a bucket whose lock a dead txn holds (an insert or a
+ * delete), before the lock goes: a torn write-back's inserts were
+ * completed by their tickets (rec_forward()); the bucket's version, which
+ * the write-back bumps on every replica, is copied from a backup its
+ * chain reached to the primary it missed (dtxn_recovery_bucket_words()).
+ */
+static void
+rec_bucket(struct dtxn_recovery *rec, const struct dtxn_table *t, const void *img,
+	   dtxn_raddr_t raddr, uint64_t x, void *arg)
+{
+	struct rec_bkt *rb = arg;
+
+	RTE_SET_USED(img);
+	RTE_SET_USED(x);
+	if (rb->rc == 0)
+		rb->rc = dtxn_recovery_bucket_words(rb->c, rec, t, raddr);
+}
+
 int
 scythe_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 {
@@ -406,9 +451,14 @@ scythe_recover(struct dtxn_coord *c, struct dtxn_recovery *rec)
 	dtxn_recovery_free(c, tk);
 	rec->locks_released += st->work;
 	dtxn_recovery_step_end(st);
-	if (rc == 0)
-		rc = dtxn_recovery_unlock_scan(c, rec, DTXN_RECOVERY_LOCK_NONE, UINT64_MAX, NULL,
-					       NULL);
+	if (rc == 0) {
+		struct rec_bkt rb = { .c = c };
+
+		rc = dtxn_recovery_unlock_scan_buckets(c, rec, DTXN_RECOVERY_LOCK_NONE, UINT64_MAX,
+						       NULL, rec_bucket, &rb);
+		if (rc == 0)
+			rc = rb.rc;
+	}
 	/* locks given back (survivors go on) whatever the verdict */
 	if (rc == 0)
 		rc = rec_torn_verdict(rec, tn, n_torn);
