@@ -203,10 +203,15 @@ rec_forward(struct dtxn_coord *c, struct dtxn_recovery *rec, dtxn_raddr_t slot,
 	return 0;
 }
 
+/* The last txn rec_torn_verdict() reported beyond repair in this process:
+ * its ERR once, not again at each retry of the recovery (each lease poll). */
+static uint64_t rec_reported;
+
 /*
  * The verdict on each torn write-back: every record its txn held completed
  * (or only read-locked), rolled forward and counted committed; else beyond
- * repair: one ERR line naming the txn. @return 0 or -EIO.
+ * repair: one ERR line naming the txn (DEBUG when a retry reaches the same
+ * verdict). @return 0 or -EIO.
  */
 static int
 rec_torn_verdict(struct dtxn_recovery *rec, const struct rec_torn *tn, uint32_t n)
@@ -221,6 +226,12 @@ rec_torn_verdict(struct dtxn_recovery *rec, const struct rec_torn *tn, uint32_t 
 			SCYTHE_LOG(INFO, "recovery: txn %" PRIx64 " rolled forward: %" PRIu32
 				   " held record(s) completed from the MNs its write-back reached",
 				   tn[i].x, tn[i].fwd);
+			continue;
+		}
+		if (__atomic_exchange_n(&rec_reported, tn[i].x, __ATOMIC_RELAXED) == tn[i].x) {
+			SCYTHE_LOG(DEBUG, "recovery: txn %" PRIx64 " still beyond repair (retry)",
+				   tn[i].x);
+			rc = -EIO;
 			continue;
 		}
 		SCYTHE_LOG(ERR, "recovery: txn %" PRIx64 " of dead coordinator %" PRIu32
