@@ -115,7 +115,8 @@ runner_one(struct dtxn_bench_ctx *ctx, struct dtxn_coord *c, struct dtxn_rng *ba
 	const struct dtxn_bench_ops *ops = ctx->bench->ops;
 	struct dtxn_txn_stats *ts = ctx->stats != NULL ? &ctx->stats->type[type] : NULL;
 	const struct dtxn_rng inputs = ctx->rng;  /* a retry replays these */
-	const uint64_t t0 = dtxn_now_ns();
+	/* the latency's two ends: the scheduler's stamps (dtxn_co_now_ns()) */
+	const uint64_t t0 = dtxn_co_now_ns(dtxn_coord_co(c));
 	uint64_t w0[DTXN_WAIT_MAX], v0[DTXN_WR_OP_MAX], b0;
 	unsigned retries = 0;
 
@@ -131,7 +132,7 @@ runner_one(struct dtxn_bench_ctx *ctx, struct dtxn_coord *c, struct dtxn_rng *ba
 			runner_verbs(ts, c, v0, &b0);
 		if (rc == DTXN_OK) {
 			if (ts != NULL) {
-				const uint64_t lat = dtxn_now_ns() - t0;
+				const uint64_t lat = dtxn_co_now_ns(dtxn_coord_co(c)) - t0;
 
 				runner_inc(&ts->commits);
 				runner_inc(&ts->attempts);

@@ -256,16 +256,37 @@ int dtxn_co_wait_lc(struct dtxn_co *co);
 /**
  * dtxn_co_wait_lc(), and adds to @p waited_ns the nanoseconds (dtxn_now_ns())
  * from the moment @p co left its thread to the moment it got it back (0
- * if it did not yield: nothing was outstanding). In real time the
- * scheduler stamps the two switches, one clock read each, shared with the
- * coroutine that runs next or ran before (a coordinator's wait on its
- * verbs, lib/txn: two reads per wait around dtxn_co_wait_lc() cost ~20 ns
- * per doorbell batch; issue 30 part 2); in virtual time two reads of the
- * virtual clock around the yield, as a caller would.
+ * if it did not yield: nothing was outstanding). In real time these are
+ * the scheduler's stamps of the two switches (dtxn_co_now_ns()): no clock
+ * read of its own (a coordinator's wait on its verbs, lib/txn: two reads
+ * per wait around dtxn_co_wait_lc() cost ~20 ns per doorbell batch; issue
+ * 30 part 2); in virtual time two reads of the virtual clock around the
+ * yield, as a caller would.
  *
  * @return as dtxn_co_wait_lc() (-EINVAL: @p waited_ns unchanged).
  */
 int dtxn_co_wait_timed_lc(struct dtxn_co *co, uint64_t *waited_ns);
+
+/**
+ * The scheduler's clock as the running coroutine @p co sees it: in real
+ * time, dtxn_now_ns() as of the switch that last gave @p co its thread
+ * (the scheduler reads the TSC once per switch, in or out, and that one
+ * read serves the coroutine that leaves, the one that runs next and
+ * every call of this until the next switch: no read here); in virtual
+ * time, dtxn_now_ns() itself. So in real time it lags dtxn_now_ns() by
+ * the CPU time @p co has run since it was resumed (its resolution: one
+ * run of a coroutine between two switches, typically well under a µs on
+ * a coordinator's hot path), and it does not move while @p co runs.
+ * For figures that time spans of a coroutine across its waits (a
+ * transaction's latency: lib/bench's runner), where a TSC read costs
+ * 13-16 ns on a VM (issue 30 part 2); never for deadlines, leases or
+ * anything a protocol decides on (use dtxn_now_ns()).
+ *
+ * @param co  the running coroutine; for any other (or NULL) it returns
+ *   dtxn_now_ns().
+ * @return ns on the dtxn_now_ns() scale. Coroutine's lcore only.
+ */
+uint64_t dtxn_co_now_ns(const struct dtxn_co *co);
 
 /**
  * Waits for the coroutine's outstanding completions without letting its
@@ -383,7 +404,11 @@ bool dtxn_local_mapped(void);
  * caches, a protocol's per-worker maps). Without hugepages: anonymous
  * pages (page aligned, mapped outside the DPDK heap, backed page by page
  * as first touched, so a run pays only for what it touches, and unmapped
- * without a write); with hugepages: rte_zmalloc_socket() (cache-line
+ * without a write); in real time (the clock not virtual at this call) a
+ * table of 2 MiB or more is 2 MiB aligned and advised to transparent huge
+ * pages (madvise MADV_HUGEPAGE: backed 2 MiB at a time as touched, and a
+ * lookup no longer walks the page table: the coordinator's hot path,
+ * issue 30 part 2); with hugepages: rte_zmalloc_socket() (cache-line
  * aligned). Never share it with another process. Issue 30 (set-up).
  *
  * @param name      heap element name (with hugepages).

@@ -133,19 +133,17 @@ static inline void
 co_leave(struct dtxn_sched *s, struct dtxn_co *cur)
 {
 	struct dtxn_co *next;
-	uint64_t now = 0;
 
-	/* a timed wait (real time): one clock read stamps both sides of a switch */
-	if (unlikely(cur->timed))
-		cur->left_ns = now = dtxn_now_ns();
+	/* real time: one clock read stamps both sides of the switch, when cur
+	 * left and when the next one (or the loop) got the thread */
+	if (likely(!g_dtxn_clock.virtual_time))
+		cur->left_ns = s->now_ns = dtxn_clock_real_ns();
 	/* CPU debt (virtual time): back to the loop, which makes the thread busy */
 	if (s->batch_left > 0 && s->debt_ns == 0) {
 		s->batch_left--;
 		next = ready_pop(s);
 		next->state = CO_RUNNING;
 		s->current = next;
-		if (unlikely(next->timed))
-			next->back_ns = cur->timed ? now : dtxn_now_ns();
 		if (next == cur)
 			return;
 		count_switch(s);
@@ -228,8 +226,8 @@ sched_resume(struct dtxn_sched *s, struct dtxn_co *co)
 {
 	co->state = CO_RUNNING;
 	s->current = co;
-	if (unlikely(co->timed))
-		co->back_ns = dtxn_now_ns();
+	if (likely(!g_dtxn_clock.virtual_time))
+		s->now_ns = dtxn_clock_real_ns(); /* dtxn_co_now_ns() */
 	count_switch(s);
 	co_ctx_switch(&s->loop_ctx, &co->ctx);
 	if (s->zombie != NULL) {
@@ -517,15 +515,22 @@ dtxn_co_wait_timed_lc(struct dtxn_co *co, uint64_t *waited_ns)
 			*waited_ns += dtxn_now_ns() - t0;
 		} else {
 			/* the switches out and back in read the clock: no read here */
-			co->timed = 1;
 			co_leave(co->s, co);
-			co->timed = 0;
-			*waited_ns += co->back_ns - co->left_ns;
+			*waited_ns += co->s->now_ns - co->left_ns;
 		}
 	}
 	rc = co->status;
 	co->status = 0;
 	return rc;
+}
+
+uint64_t
+dtxn_co_now_ns(const struct dtxn_co *co)
+{
+	/* real time: the stamp of the switch that gave co the thread */
+	if (likely(!g_dtxn_clock.virtual_time && co != NULL && co->s->current == co))
+		return co->s->now_ns;
+	return dtxn_now_ns();
 }
 
 int

@@ -131,9 +131,7 @@ struct dtxn_co {
 	int status;                /* first non-zero completion status since last wait */
 	uint16_t id;
 	uint8_t state;             /* enum co_state */
-	uint8_t timed;             /* in dtxn_co_wait_timed_lc(), real time: stamp its switches */
-	uint64_t left_ns;          /* timed: when it left the thread */
-	uint64_t back_ns;          /* timed: when it got the thread back */
+	uint64_t left_ns;          /* real time: when it last left the thread (s->now_ns) */
 } __rte_cache_aligned;
 
 struct sched_poller {
@@ -149,6 +147,7 @@ struct dtxn_sched {
 	unsigned ready_n;
 	unsigned batch_left;           /* ready coroutines still to run in this iteration */
 	uint64_t switches;
+	uint64_t now_ns;               /* real time: dtxn_now_ns() at the last switch (dtxn_co_now_ns()) */
 	struct co_ctx loop_ctx;        /* the poll loop's own context */
 	struct dtxn_co *zombie;        /* ended coroutine whose stack is to release */
 	struct dtxn_co *exclusive;     /* virtual time: in dtxn_co_spin_lc(), the only one to run */

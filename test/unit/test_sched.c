@@ -846,6 +846,83 @@ test_wait_timed_real(void **state)
 	dtxn_sched_destroy(s);
 }
 
+/* ------------------------------------------------------------------ */
+/* The scheduler's clock: dtxn_co_now_ns(), real time                 */
+/* ------------------------------------------------------------------ */
+
+struct co_clock {
+	uint64_t before;     /* dtxn_now_ns() before the scheduler ran */
+	uint64_t first, first_read, still, after_yield, after_read, other;
+};
+
+static void
+co_clock_body(struct dtxn_co *co, void *arg)
+{
+	struct co_clock *cc = arg;
+	const uint64_t until = dtxn_now_ns() + TW_BUSY_NS;
+
+	cc->first = dtxn_co_now_ns(co);
+	cc->first_read = dtxn_now_ns();
+	while (dtxn_now_ns() < until) /* runs on: its stamp does not move */
+		;
+	cc->still = dtxn_co_now_ns(co);
+	dtxn_co_yield_lc(co); /* busy_body takes TW_BUSY_NS meanwhile */
+	cc->after_yield = dtxn_co_now_ns(co);
+	cc->after_read = dtxn_now_ns();
+	cc->other = dtxn_co_now_ns(NULL); /* not a running coroutine: the clock itself */
+}
+
+/*
+ * Real time: a coroutine's clock is the stamp of the switch that gave it
+ * its thread: between the time before the loop and its own read, fixed
+ * while it runs, moved by a yield at least by the CPU another coroutine
+ * took meanwhile.
+ */
+static void
+test_co_now_real(void **state)
+{
+	struct co_clock cc = { 0 };
+	struct dtxn_sched *s = mk_sched("ut_conow", 2);
+
+	(void)state;
+	assert_non_null(dtxn_co_create(s, co_clock_body, &cc));
+	assert_non_null(dtxn_co_create(s, busy_body, NULL));
+	cc.before = dtxn_now_ns();
+	assert_int_equal(dtxn_sched_run_lc(s), 0);
+	assert_true(cc.first >= cc.before && cc.first <= cc.first_read);
+	assert_true(cc.still == cc.first);
+	assert_true(cc.after_yield >= cc.still + 2 * TW_BUSY_NS); /* its own spin, then busy_body's */
+	assert_true(cc.after_yield <= cc.after_read);
+	assert_true(cc.other >= cc.after_read);
+	dtxn_sched_destroy(s);
+}
+
+/* Real time, no hugepages: a table of 2 MiB or more is 2 MiB aligned, zeroed, counted. */
+static void
+test_local_zalloc_huge(void **state)
+{
+	const size_t sizes[] = { 4096, (size_t)2 << 20, ((size_t)5 << 20) + 100 };
+
+	(void)state;
+	if (!dtxn_local_mapped())
+		skip();
+	for (unsigned i = 0; i < RTE_DIM(sizes); i++) {
+		const uint64_t b0 = dtxn_local_bytes();
+		uint8_t *p = dtxn_local_zalloc("ut_local", sizes[i], SOCKET_ID_ANY);
+
+		assert_non_null(p);
+		assert_true(dtxn_local_bytes() == b0 + sizes[i]);
+		if (sizes[i] >= ((size_t)2 << 20))
+			assert_true(((uintptr_t)p & (((uintptr_t)2 << 20) - 1)) == 0);
+		assert_int_equal(p[0], 0);
+		assert_int_equal(p[sizes[i] - 1], 0);
+		p[0] = 1;
+		p[sizes[i] - 1] = 2; /* its last byte is mapped */
+		dtxn_local_free(p, sizes[i]);
+		assert_true(dtxn_local_bytes() == b0);
+	}
+}
+
 /*
  * Virtual time: a spinning coroutine leaves the thread, which then runs
  * only its pollers (no other coroutine, no timer) until the spinner's
@@ -998,6 +1075,8 @@ main(void)
 		cmocka_unit_test(test_clock_real),
 		cmocka_unit_test(test_spin_real),
 		cmocka_unit_test(test_wait_timed_real),
+		cmocka_unit_test(test_co_now_real),
+		cmocka_unit_test(test_local_zalloc_huge),
 		cmocka_unit_test(test_loop_busy_real),
 		cmocka_unit_test(test_clock_virtual),   /* last: cannot be undone; also the virtual spin */
 	};
