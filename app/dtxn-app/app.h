@@ -428,8 +428,10 @@ int app_run_sim(const struct app_conf *c);
  * Makes DPDK's heap private anonymous memory when the EAL has no
  * hugepages (heap_pages.c, doc/guides/sim.md "fifth pass"): the --no-huge
  * memfd mapping is replaced in place by anonymous memory with the same
- * contents. Only for a process that nothing else maps (the simulation);
- * a no-op with hugepages or in a secondary process.
+ * contents. Only for a process that nothing else maps (the simulation;
+ * the embedded real-time run, --role all: a cluster's roles need
+ * hugepages, so no secondary ever maps a --no-huge heap); a no-op with
+ * hugepages or in a secondary process.
  * Not thread-safe: call before other threads allocate from the heap.
  * @return 0, or -errno (the heap is left as it was, still usable).
  */

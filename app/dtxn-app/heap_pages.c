@@ -10,6 +10,11 @@
  * after another touches a different coordinator's, and nearly every such
  * touch missed the TLB (a 2048-entry TLB covers 8 MiB of 4 KiB pages).
  *
+ * The embedded real-time run (--role all) is the same case (issue 30
+ * part 2): its coordinators' QPs, send queues, CQ rings, stacks and
+ * batches, and the MN regions the emulated NIC reads, live in that heap
+ * (run.c).
+ *
  * A simulation is one process (no secondary maps the memfd), so the
  * range is remapped in place as private anonymous memory
  * (app_heap_private()): the pages the heap has touched so far (found with

@@ -1089,6 +1089,16 @@ app_run(const struct app_conf *c)
 		r.n_coords = c->cn * c->threads * c->coroutines;
 		r.hold = 1;
 	} else {
+		/* one process, nothing else maps its heap (a cluster's roles need
+		 * hugepages): the coordinators' state and the MN regions on 2 MiB
+		 * pages under --no-huge (issue 30 part 2): speed only */
+		rc = app_heap_private();
+		if (rc != 0)
+			printf("dtxn: the heap stays on 4 KiB pages: %s\n", strerror(-rc));
+		/* advised before anything is built: the MN regions are written
+		 * when the fabric opens, before the run's estimate is known, so
+		 * the heap's whole size (-m) stands for it */
+		app_heap_large_pages(rte_eal_get_physmem_size());
 		/* --cn N: the same number of workers per CN; lcores beyond N x that stay idle */
 		r.per_cn = r.n_lcores >= c->cn ? r.n_lcores / (unsigned)c->cn : 1;
 		r.n_workers = r.per_cn * (unsigned)c->cn;
