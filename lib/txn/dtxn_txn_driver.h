@@ -819,8 +819,11 @@ void dtxn_recovery_note_undone(struct dtxn_recovery *rec, uint64_t id);
  * DTXN_RECOVERY_MAX_VISIBLE): the recovery found that nothing of its
  * open txn's decisive batch landed and rolled it back, without knowing
  * the txn's id (Scythe's ticket tables name coordinators only).
+ * Not thread-safe: @p rec belongs to the one recovering coordinator.
+ * @return true if @p gid was not noted before (the caller counts the txn
+ *   once), false if it was.
  */
-void dtxn_recovery_note_undone_open(struct dtxn_recovery *rec, uint32_t gid);
+bool dtxn_recovery_note_undone_open(struct dtxn_recovery *rec, uint32_t gid);
 
 struct dtxn_batch;
 /**

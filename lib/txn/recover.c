@@ -333,14 +333,15 @@ dtxn_recovery_note_undone(struct dtxn_recovery *rec, uint64_t id)
 	note_id(rec->undone, &rec->n_undone, id);
 }
 
-void
+bool
 dtxn_recovery_note_undone_open(struct dtxn_recovery *rec, uint32_t gid)
 {
 	for (unsigned i = 0; i < rec->n_undone_open; i++)
 		if (rec->undone_open[i] == gid)
-			return;
+			return false;
 	if (rec->n_undone_open < DTXN_RECOVERY_MAX_VISIBLE)
 		rec->undone_open[rec->n_undone_open++] = gid;
+	return true;
 }
 
 int

@@ -440,8 +440,8 @@ test_lease_view(void **state)
 	assert_int_equal(dtxn_recovery_verdict(&rec, 44, false), -1);
 	assert_int_equal(dtxn_recovery_verdict(&rec, 43, true), 1);
 	assert_int_equal(dtxn_recovery_verdict(&rec, 45, true), 0);
-	dtxn_recovery_note_undone_open(&rec, 9);
-	dtxn_recovery_note_undone_open(&rec, 9);
+	assert_true(dtxn_recovery_note_undone_open(&rec, 9));
+	assert_false(dtxn_recovery_note_undone_open(&rec, 9));
 	assert_int_equal(rec.n_undone_open, 1);
 	assert_int_equal(dtxn_recovery_verdict(&rec, ((uint64_t)(9 + 1) << 40) | 7, true), -1);
 	assert_int_equal(dtxn_recovery_verdict(&rec, ((uint64_t)(9 + 1) << 40) | 7, false), 0);

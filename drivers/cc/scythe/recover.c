@@ -346,14 +346,12 @@ out:
 static void
 rec_undone_open(struct dtxn_recovery *rec, uint32_t g)
 {
-	for (unsigned i = 0; i < rec->n_undone_open; i++)
-		if (rec->undone_open[i] == g)
-			return;
+	if (!dtxn_recovery_note_undone_open(rec, g))
+		return;
 	SCYTHE_LOG(INFO, "recovery: the open txn of dead coordinator %" PRIu32
 		   " still holds its tickets, nothing of its write-back landed: rolled back", g);
 	rec->txns_seen++;
 	rec->rolled_back++; /* discarded: nothing reached the records */
-	dtxn_recovery_note_undone_open(rec, g);
 }
 
 /*
