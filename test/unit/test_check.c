@@ -30,6 +30,7 @@
 #include "dtxn_check.h"
 #include "dtxn_txn_driver.h"
 #include "unit_eal.h"
+#include "ut_txn.h"
 
 #define HDR "dtxn-history 1\n"
 
@@ -976,17 +977,9 @@ group_setup(void **state)
 	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = N_MN,
 				       .n_cn = 1, .socket_id = SOCKET_ID_ANY,
 				       .name = "utcheck" };
-	uint64_t region;
 
 	(void)state;
-	g_db = dtxn_db_create(&dc);
-	if (g_db == NULL || dtxn_db_add_table(g_db, &kv) != 0 ||
-	    dtxn_db_layout(g_db, &region) != 0)
-		return -1;
-	fc.mn_region_size = region;
-	dtxn_nic_model_none(&fc.nic);
-	g_f = dtxn_fabric_open(&fc);
-	if (g_f == NULL || dtxn_db_attach(g_db, g_f) != 0)
+	if (ut_db_open(&dc, (const struct dtxn_table_def *[]){ &kv }, 1, &fc, &g_db, &g_f) != 0)
 		return -1;
 	for (uint64_t k = 1; k <= KV_KEYS; k++) {
 		uint64_t v = k;

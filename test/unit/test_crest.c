@@ -82,19 +82,9 @@ db_setup_on(const char *cc_options, const char *driver, const char *name)
 	struct dtxn_table_def wide = wide_def();
 	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = driver, .n_mn = N_MN,
 				       .n_cn = 2, .socket_id = SOCKET_ID_ANY, .name = name };
-	uint64_t region;
-	int rc;
+	int rc = ut_db_open(&dc, (const struct dtxn_table_def *[]){ &row, &wide }, 2, &fc, &g_db,
+			    &g_f);
 
-	g_db = dtxn_db_create(&dc);
-	if (g_db == NULL || dtxn_db_add_table(g_db, &row) != 0 ||
-	    dtxn_db_add_table(g_db, &wide) != 0 || dtxn_db_layout(g_db, &region) != 0)
-		return -1;
-	fc.mn_region_size = region;
-	dtxn_nic_model_none(&fc.nic);
-	g_f = dtxn_fabric_open(&fc);
-	if (g_f == NULL)
-		return -1;
-	rc = dtxn_db_attach(g_db, g_f);
 	if (rc != 0)
 		return rc;
 	for (uint64_t k = 1; k <= ROW_KEYS; k++) {

@@ -55,17 +55,9 @@ db_setup_fa(const char *proto, const char *opts, const char *name, bool classify
 				      .column_size = { 8, 8, 8, 8 } };
 	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = N_MN,
 				       .n_cn = 2, .socket_id = SOCKET_ID_ANY, .name = name };
-	uint64_t region;
 
 	g_gid = 0;
-	g_db = dtxn_db_create(&dc);
-	if (g_db == NULL || dtxn_db_add_table(g_db, &row) != 0 ||
-	    dtxn_db_layout(g_db, &region) != 0)
-		return -1;
-	fc.mn_region_size = region;
-	dtxn_nic_model_none(&fc.nic);
-	g_f = dtxn_fabric_open(&fc);
-	if (g_f == NULL || dtxn_db_attach(g_db, g_f) != 0)
+	if (ut_db_open(&dc, (const struct dtxn_table_def *[]){ &row }, 1, &fc, &g_db, &g_f) != 0)
 		return -1;
 	for (uint64_t k = 1; k <= ROW_KEYS; k++) {
 		uint64_t v[4] = { k, k + 100, k + 200, k + 300 };

@@ -141,22 +141,11 @@ cluster_setup(uint16_t n_mn, const char *opts, const char *name)
 	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = n_mn,
 				       .n_cn = 2, .socket_id = SOCKET_ID_ANY,
 				       .name = name };
-	uint64_t region, k;
+	uint64_t k;
 
 	g_n_mn = n_mn;
-	g_db = dtxn_db_create(&dc);
-	if (g_db == NULL)
-		return -1;
-	if (dtxn_db_add_table(g_db, &kv) != 0 || dtxn_db_add_table(g_db, &big) != 0)
-		return -1;
-	if (dtxn_db_layout(g_db, &region) != 0)
-		return -1;
-	fc.mn_region_size = region;
-	dtxn_nic_model_none(&fc.nic);
-	g_f = dtxn_fabric_open(&fc);
-	if (g_f == NULL)
-		return -1;
-	if (dtxn_db_attach(g_db, g_f) != 0)
+	if (ut_db_open(&dc, (const struct dtxn_table_def *[]){ &kv, &big }, 2, &fc, &g_db,
+		       &g_f) != 0)
 		return -1;
 	g_cat = dtxn_db_catalog(g_db);
 	for (k = 1; k <= KV_KEYS; k++) {

@@ -549,7 +549,6 @@ cl_up(struct cl_run *r, unsigned n_cn, enum dtxn_isolation iso, const char *opts
 				       .n_cn = (uint16_t)n_cn, .socket_id = SOCKET_ID_ANY };
 	const struct dtxn_bench_ops *bops = dtxn_bench_find(bench);
 	char name[32], err[160];
-	uint64_t region;
 
 	memset(r, 0, sizeof(*r));
 	r->n_cn = n_cn;
@@ -567,12 +566,7 @@ cl_up(struct cl_run *r, unsigned n_cn, enum dtxn_isolation iso, const char *opts
 	r->db = dtxn_db_create(&dc);
 	assert_non_null(r->db);
 	assert_int_equal(bops->define(r->b, r->db), 0);
-	assert_int_equal(dtxn_db_layout(r->db, &region), 0);
-	fc.mn_region_size = region;
-	dtxn_nic_model_none(&fc.nic);
-	r->f = dtxn_fabric_open(&fc);
-	assert_non_null(r->f);
-	assert_int_equal(dtxn_db_attach(r->db, r->f), 0);
+	assert_int_equal(ut_db_fabric(r->db, &fc, &r->f), 0);
 	assert_int_equal(bops->load(r->b, r->db), 0);
 	r->heap[0] = dtxn_unit_heap_in_use();
 	for (unsigned i = 0; i < n_cn; i++) {

@@ -169,17 +169,10 @@ env_setup(struct env *e, enum dtxn_isolation iso, const char *name, const char *
 				      .max_keys = 64, .n_versions = 2 };
 	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = N_MN,
 				       .n_cn = 2, .socket_id = SOCKET_ID_ANY, .name = name };
-	uint64_t region, k;
+	uint64_t k;
 
-	e->db = dtxn_db_create(&dc);
-	if (e->db == NULL || dtxn_db_add_table(e->db, &kv) != 0 ||
-	    dtxn_db_add_table(e->db, &col) != 0 || dtxn_db_add_table(e->db, &two) != 0 ||
-	    dtxn_db_layout(e->db, &region) != 0)
-		return -1;
-	fc.mn_region_size = region;
-	dtxn_nic_model_none(&fc.nic);
-	e->f = dtxn_fabric_open(&fc);
-	if (e->f == NULL || dtxn_db_attach(e->db, e->f) != 0)
+	if (ut_db_open(&dc, (const struct dtxn_table_def *[]){ &kv, &col, &two }, 3, &fc, &e->db,
+		       &e->f) != 0)
 		return -1;
 	e->cat = dtxn_db_catalog(e->db);
 	for (k = 1; k <= KV_KEYS; k++) {

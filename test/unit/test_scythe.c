@@ -359,7 +359,6 @@ sc_up_bench(struct sc_run *r, const char *bench, const char *const *bopts, const
 				       .n_cn = SC_CN, .socket_id = SOCKET_ID_ANY };
 	const struct dtxn_bench_ops *bops = dtxn_bench_find(bench);
 	char name[32];
-	uint64_t region;
 
 	memset(r, 0, sizeof(*r));
 	snprintf(name, sizeof(name), "utsc%u", seq++);
@@ -374,12 +373,7 @@ sc_up_bench(struct sc_run *r, const char *bench, const char *const *bopts, const
 	assert_non_null(r->db);
 	assert_true(dtxn_db_has_mn_svc(r->db));
 	assert_int_equal(bops->define(r->b, r->db), 0);
-	assert_int_equal(dtxn_db_layout(r->db, &region), 0);
-	fc.mn_region_size = region;
-	dtxn_nic_model_none(&fc.nic);
-	r->f = dtxn_fabric_open(&fc);
-	assert_non_null(r->f);
-	assert_int_equal(dtxn_db_attach(r->db, r->f), 0);
+	assert_int_equal(ut_db_fabric(r->db, &fc, &r->f), 0);
 	assert_int_equal(bops->load(r->b, r->db), 0);
 	r->heap[0] = dtxn_unit_heap_in_use();
 	r->w = dtxn_worker_create(r->db, SC_MN, 0, SC_COORDS, SOCKET_ID_ANY);

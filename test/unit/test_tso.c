@@ -74,19 +74,9 @@ group_setup(void **state)
 	struct dtxn_table_def kv = { .id = 0, .name = "kv", .value_size = 8, .max_keys = 16 };
 	struct dtxn_fabric_conf fc = { .size = sizeof(fc), .driver = "shm", .n_mn = N_MN,
 				       .n_cn = 2, .socket_id = SOCKET_ID_ANY, .name = "uttso" };
-	uint64_t region;
 
 	(void)state;
-	g_db = dtxn_db_create(&dc);
-	if (g_db == NULL || dtxn_db_add_table(g_db, &kv) != 0 ||
-	    dtxn_db_layout(g_db, &region) != 0)
-		return -1;
-	fc.mn_region_size = region;
-	dtxn_nic_model_none(&fc.nic);
-	g_f = dtxn_fabric_open(&fc);
-	if (g_f == NULL || dtxn_db_attach(g_db, g_f) != 0)
-		return -1;
-	return 0;
+	return ut_db_open(&dc, (const struct dtxn_table_def *[]){ &kv }, 1, &fc, &g_db, &g_f);
 }
 
 static int

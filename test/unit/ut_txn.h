@@ -3,8 +3,9 @@
 #define DTXN_UT_TXN_H
 
 /*
- * Helpers for the protocol tests (test_ford.c, test_motor.c, test_tso.c):
- * find a record's slot in MN memory (the MN role's view), and run
+ * Helpers for the protocol tests (test_ford.c, test_motor.c, test_tso.c,
+ * ...): set up a db on a fresh fabric, find a record's slot in MN memory
+ * (the MN role's view), and run
  * coordinators as coroutines on a fresh worker of the calling lcore, one
  * hand-written transaction each. Header-only: each test binary is one
  * translation unit.
@@ -26,25 +27,62 @@
 #include "dtxn_txn_driver.h"
 
 /**
- * A db with one table @p d, laid out, on a fresh fabric (@p fc, its region
- * size filled in, NIC model none), attached: what a test that needs its
- * own cluster shape starts with. Fails the test on any error.
+ * Lays out @p db (its tables added), opens a fabric as @p fc says with an
+ * MN region of the layout's size and NIC model none (both filled in
+ * @p fc), and attaches @p db to it: how every protocol test gets a
+ * cluster. Does not assert, so group set-ups can return -1.
+ * @return 0 with *@p f set; dtxn_db_attach()'s negative errno (e.g.
+ *   -ENOTSUP: the protocol's options refuse this fabric); -1 if the
+ *   layout or the fabric failed. On error *@p f is the fabric if it was
+ *   opened, else NULL, and @p db is left for the caller to destroy.
+ */
+static inline int
+ut_db_fabric(struct dtxn_db *db, struct dtxn_fabric_conf *fc, struct dtxn_fabric **f)
+{
+	uint64_t region;
+
+	*f = NULL;
+	if (dtxn_db_layout(db, &region) != 0)
+		return -1;
+	fc->mn_region_size = region;
+	dtxn_nic_model_none(&fc->nic);
+	*f = dtxn_fabric_open(fc);
+	if (*f == NULL)
+		return -1;
+	return dtxn_db_attach(db, *f);
+}
+
+/**
+ * A db (@p dc) with the @p n tables @p defs on a fresh fabric
+ * (ut_db_fabric()). Does not assert.
+ * @return 0 with *@p db and *@p f set, or as ut_db_fabric() (-1 also if
+ *   the db or a table could not be created); what was created is in
+ *   *@p db and *@p f, NULL otherwise.
+ */
+static inline int
+ut_db_open(const struct dtxn_db_conf *dc, const struct dtxn_table_def *const *defs, unsigned n,
+	   struct dtxn_fabric_conf *fc, struct dtxn_db **db, struct dtxn_fabric **f)
+{
+	*f = NULL;
+	*db = dtxn_db_create(dc);
+	if (*db == NULL)
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		if (dtxn_db_add_table(*db, defs[i]) != 0)
+			return -1;
+	return ut_db_fabric(*db, fc, f);
+}
+
+/**
+ * A db with one table @p d on a fresh fabric (ut_db_open()): what a test
+ * that needs its own cluster shape starts with. Fails the test on any
+ * error.
  */
 static inline void
 ut_db_up(const struct dtxn_db_conf *dc, const struct dtxn_table_def *d,
 	 struct dtxn_fabric_conf *fc, struct dtxn_db **db, struct dtxn_fabric **f)
 {
-	uint64_t region;
-
-	*db = dtxn_db_create(dc);
-	assert_non_null(*db);
-	assert_int_equal(dtxn_db_add_table(*db, d), 0);
-	assert_int_equal(dtxn_db_layout(*db, &region), 0);
-	fc->mn_region_size = region;
-	dtxn_nic_model_none(&fc->nic);
-	*f = dtxn_fabric_open(fc);
-	assert_non_null(*f);
-	assert_int_equal(dtxn_db_attach(*db, *f), 0);
+	assert_int_equal(ut_db_open(dc, (const struct dtxn_table_def *[]){ d }, 1, fc, db, f), 0);
 }
 
 /** Slot of @p key in table @p tid on replica @p r in MN memory, or NULL (absent). */
