@@ -483,6 +483,15 @@ struct dtxn_fabric_rdma_conf {
 	/** ucx: how long to wait for a node's listener (connect retries), ms;
 	 *  0: 10000. */
 	uint32_t connect_timeout_ms;
+	/** ucx: CN nodes of @c serve this process takes over from processes
+	 *  that ended with nobody left to fence them (app/dtxn-app's recovery
+	 *  pass, doc/guides/cluster.md "The recovery pass"): at open, before
+	 *  its first HELLO, each is fenced at every MN and then admitted there
+	 *  as its next incarnation (an MN admits a new incarnation only once
+	 *  the admitted one is fenced); no listener is opened for them (their
+	 *  addresses are their own hosts'), so they take no SEND. The other
+	 *  drivers ignore it. 0: none. */
+	uint64_t take_over;
 };
 
 /** First TCP port of the default node addresses (rdma_cm port space). */

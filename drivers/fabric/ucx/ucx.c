@@ -196,6 +196,8 @@ ucx_open(const struct dtxn_fabric_conf *conf)
 	uf->n_nodes = conf->n_mn + conf->n_cn;
 	uf->serve_mask = rc != NULL && rc->serve != 0 ? rc->serve :
 			 dtxn_fabric_node_mask(uf->n_nodes);
+	uf->take_over = rc != NULL ? rc->take_over & uf->serve_mask &
+					     ~dtxn_fabric_node_mask(uf->n_mn) : 0;
 	uf->digest = ucx_msg_digest(rc != NULL && rc->run_desc != NULL ? rc->run_desc : "");
 	uf->connect_timeout_ns = (uint64_t)(rc != NULL && rc->connect_timeout_ms != 0 ?
 					    rc->connect_timeout_ms : 10000) * 1000000;
@@ -223,6 +225,8 @@ ucx_open(const struct dtxn_fabric_conf *conf)
 	if (uf->serve_mask & ((UINT64_C(1) << uf->n_mn) - 1))
 		UCX_LOG(INFO, "no device memory in UCX 1.13: the timestamp words of each MN live in host memory");
 	rc_ = ucx_ctl_start(uf);
+	if (rc_ == 0)
+		rc_ = ucx_take_over(uf); /* before any HELLO of this process */
 	if (rc_ != 0)
 		goto fail;
 	/* a process that serves no MN (a CN): every MN must answer now */

@@ -138,8 +138,9 @@ ctl_admit(struct ucx_fabric *uf, uint16_t cn, uint32_t want, uint32_t *inc)
 	uint32_t cur = __atomic_load_n(&uf->admitted[cn], __ATOMIC_ACQUIRE);
 	char name[16];
 
+	/* (fenced but never admitted here: a CN taken over, ucx_take_over()) */
 	if (want == UCX_INC_NEXT)
-		want = !seen ? 0 : fenced ? fenced_inc + 1 : cur + 1;
+		want = fenced ? fenced_inc + 1 : !seen ? 0 : cur + 1;
 	if (fenced ? want <= fenced_inc : seen && want < cur) {
 		*inc = fenced ? fenced_inc : cur;
 		return UCX_REFUSE_FENCED;
@@ -353,7 +354,7 @@ ucx_ctl_start(struct ucx_fabric *uf)
 	if (epoll_ctl(uf->epfd, EPOLL_CTL_ADD, uf->serve_efd, &ev) != 0)
 		return -errno;
 	for (uint16_t i = 0; i < uf->n_nodes; i++) {
-		if (!(uf->serve_mask >> i & 1))
+		if (!(uf->serve_mask >> i & 1) || (uf->take_over >> i & 1))
 			continue;
 		rc = ctl_listen(uf, i);
 		if (rc != 0)
@@ -528,6 +529,73 @@ ctl_mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ucx_take_over() for one CN @p cn: its HELLO to every MN, UCX_INC_NEXT to
+ * MN 0, then the incarnation MN 0 admitted. */
+static int
+ctl_take_over_one(struct ucx_fabric *uf, uint16_t cn, uint8_t *buf)
+{
+	uint64_t deadline = ctl_mono_ns() + uf->connect_timeout_ns;
+	uint32_t inc = UCX_INC_NEXT;
+	char name[16], mn[16];
+
+	for (uint16_t m = 0; m < uf->n_mn; m++) {
+		struct ucx_msg hello = ctl_msg(uf, UCX_MSG_HELLO, cn, m), ans;
+		int rc;
+
+		hello.incarnation = inc;
+		while ((rc = ctl_exchange(uf, &hello, buf, &ans)) == -EAGAIN ||
+		       (rc == 0 && ans.kind == UCX_MSG_REFUSE && ans.reason == UCX_REFUSE_NOT_READY)) {
+			if (ctl_mono_ns() >= deadline) {
+				dtxn_fabric_open_error_set("--fabric ucx: %s did not answer within %.1f s (--connect-timeout) while %s was taken over",
+							   ctl_node_name(uf, m, mn, sizeof(mn)),
+							   (double)uf->connect_timeout_ns / 1e9,
+							   ctl_node_name(uf, cn, name, sizeof(name)));
+				return -ETIMEDOUT;
+			}
+			usleep(CTL_RETRY_MS * 1000);
+		}
+		if (rc != 0 || ans.kind != UCX_MSG_ACCEPT) {
+			dtxn_fabric_open_error_set("--fabric ucx: %s did not admit %s after its fence (%s)",
+						   ctl_node_name(uf, m, mn, sizeof(mn)),
+						   ctl_node_name(uf, cn, name, sizeof(name)),
+						   rc != 0 ? strerror(-rc) : "refused");
+			return -ECONNREFUSED;
+		}
+		inc = ans.incarnation; /* MN 0's: the others are asked for it */
+	}
+	uf->self_inc[cn] = inc;
+	__atomic_fetch_or(&uf->self_inc_known, UINT64_C(1) << cn, __ATOMIC_RELEASE);
+	UCX_LOG(NOTICE, "%s taken over: fenced at every MN, admitted as its incarnation %u",
+		ctl_node_name(uf, cn, name, sizeof(name)), inc);
+	return 0;
+}
+
+int
+ucx_take_over(struct ucx_fabric *uf)
+{
+	uint8_t *buf;
+	int rc = 0;
+
+	if (uf->take_over == 0)
+		return 0;
+	buf = malloc(UCX_MSG_MAX);
+	if (buf == NULL)
+		return -ENOMEM;
+	for (uint64_t left = uf->take_over; left != 0 && rc == 0; left &= left - 1) {
+		uint16_t cn = (uint16_t)__builtin_ctzll(left);
+
+		rc = ucx_fence_node(&uf->base, cn);
+		if (rc != 0) {
+			dtxn_fabric_open_error_set("--fabric ucx: an MN did not confirm the fence of node %u before it was taken over",
+						   cn);
+			break;
+		}
+		rc = ctl_take_over_one(uf, cn, buf);
+	}
+	free(buf);
+	return rc;
 }
 
 int

@@ -146,6 +146,7 @@ struct ucx_fabric {
 	int serve_efd;
 	uint16_t n_mn, n_nodes;
 	uint64_t serve_mask;                  /**< nodes this process serves */
+	uint64_t take_over;                   /**< of those, CNs taken over unfenced (no listener) */
 	uint64_t digest;                      /**< ucx_msg_digest() of the run */
 	uint64_t connect_timeout_ns;
 	struct sockaddr_in addr[DTXN_MAX_NODES];
@@ -298,6 +299,16 @@ int ucx_remote_refresh(struct ucx_fabric *uf, uint16_t local, uint16_t node, uin
 unsigned ucx_cut_node(struct ucx_fabric *uf, uint16_t node, int keep_fd);
 /** The fabric op (dtxn_fabric_fence_node()): FENCE to every MN, FENCED back. */
 int ucx_fence_node(struct dtxn_fabric *f, uint16_t node);
+/**
+ * At open, before the first HELLO (dtxn_fabric_rdma_conf.take_over): each
+ * CN of uf->take_over fenced at every MN (ucx_fence_node()), then admitted
+ * by a HELLO to every MN as its next incarnation (MN 0's answer names it;
+ * the others are asked for that one), which becomes self_inc. Retries a
+ * silent listener up to the connect timeout. @return 0, or -ETIMEDOUT,
+ * -ECONNREFUSED, -EIO (a fence not confirmed), -ENOMEM, with
+ * dtxn_fabric_open_error() set. Control path.
+ */
+int ucx_take_over(struct ucx_fabric *uf);
 
 /* ucx_qp.c */
 struct dtxn_cq *ucx_cq_create(struct dtxn_fabric *f, int socket_id, unsigned depth);
