@@ -388,8 +388,9 @@ app_validate(struct app_conf *c)
 		return -1;
 	if (app_placement_validate(c) != 0) /* --placement */
 		return -1;
-	if (c->recovery_pass && (strcmp(c->role, "cn") != 0 || strcmp(c->control, "shared") != 0)) {
-		app_err("--recovery-pass: only with --role cn on --fabric shm (--control shared: it settles the dead CNs' counters from the control block; doc/guides/cluster.md, \"The recovery pass\")");
+	if (c->recovery_pass && (strcmp(c->role, "cn") != 0 ||
+				 (strcmp(c->fabric, "shm") != 0 && strcmp(c->fabric, "ucx") != 0))) {
+		app_err("--recovery-pass: only with --role cn on --fabric shm or ucx (mlx5's RNICs cannot refuse the dead CNs' identities it takes over: doc/guides/cluster.md, \"The recovery pass\")");
 		return -1;
 	}
 	if (c->addr_prewarm && strcmp(c->role, "all") != 0) {

@@ -20,7 +20,9 @@
 #include <time.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_hash_crc.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
@@ -57,6 +59,7 @@ struct cf_bufs {
 	uint64_t slot[APP_CF_SLOT_WORDS];        /* this CN's slot, as WRITTEn */
 	uint64_t atom;                           /* a CAS's or FAA's old value */
 	uint64_t lease[DTXN_MAX_NODES];          /* the CNs' lease state words */
+	uint64_t beat[DTXN_MAX_NODES];           /* the CNs' heartbeat words (the recovery pass) */
 };
 
 struct app_cf {
@@ -231,6 +234,8 @@ app_cf_area_init(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabri
 	/* restarts to come (dtxn-cluster run --restart): the CNs' end of run waits for them */
 	*(uint64_t *)(void *)(base + off + APP_CF_OFF_PENDING) =
 		c->announce_mask & (c->cn >= 64 ? UINT64_MAX : (UINT64_C(1) << c->cn) - 1);
+	/* the run it was loaded for: the recovery pass compares its own */
+	*(uint64_t *)(void *)(base + off + APP_CF_OFF_DESC) = app_cf_desc_digest(c);
 	/* last: a CN writes nothing before it reads the magic */
 	__atomic_store_n((uint64_t *)(void *)(base + off + APP_CF_OFF_MAGIC), APP_CF_MAGIC,
 			 __ATOMIC_RELEASE);
@@ -886,4 +891,88 @@ app_cf_counters(struct app_cf *cf, struct dtxn_bench *b, struct dtxn_bench_ctx *
 		if (cf_copy_region(cf, m) != 0)
 			return -1;
 	return (int)n;
+}
+
+uint64_t
+app_cf_desc_digest(const struct app_conf *c)
+{
+	char desc[APP_CTL_DESC_MAX + 64];
+	int n = snprintf(desc, sizeof(desc), "dtxn %s ", DTXN_VERSION);
+	uint32_t len;
+
+	app_role_desc(c, desc + n, sizeof(desc) - (size_t)n);
+	len = (uint32_t)strlen(desc);
+	return (uint64_t)len << 32 | rte_hash_crc(desc, len, 0);
+}
+
+/* READs the CNs' heartbeat words (lease area, MN 0) into buf->beat. */
+static int
+cf_read_beats(struct app_cf *cf)
+{
+	const struct dtxn_catalog *cat = dtxn_db_catalog(cf->db);
+
+	return cf_read(cf, dtxn_store_lease_raddr(cat, (uint16_t)cf->c->mn, false), cf->buf->beat,
+		       (uint32_t)(cf->c->cn * 8), "READ of the heartbeats");
+}
+
+int
+app_cf_pass_dead(struct app_cf *cf, uint64_t *dead)
+{
+	const struct app_conf *c = cf->c;
+	const struct dtxn_catalog *cat = dtxn_db_catalog(cf->db);
+	uint64_t done, alive = 0, lost = 0, beat0[DTXN_MAX_NODES];
+	char names[256];
+
+	*dead = 0;
+	if (cf_read_area(cf, (unsigned)c->cn, "READ of the control area") != 0)
+		return APP_EXIT_UNREACHABLE;
+	if (cf_word(cf, APP_CF_OFF_MAGIC) != APP_CF_MAGIC) {
+		app_err("--recovery-pass: mn0's control area is not ready: mn0 has not loaded (are the MNs of this run up?)");
+		return APP_EXIT_UNREACHABLE;
+	}
+	if (cf_word(cf, APP_CF_OFF_DESC) != app_cf_desc_digest(c)) {
+		app_err("--recovery-pass: catalog mismatch: the MNs were loaded for another run than this process's (mn0's control area holds the digest of another run description)");
+		return APP_EXIT_USAGE;
+	}
+	done = cf_word(cf, APP_CF_OFF_DONE) & cf->all;
+	if (!app_agents_on(c)) {
+		*dead = cf->all & ~done; /* no leases: whoever did not hand over */
+		return APP_EXIT_OK;
+	}
+	if (cf_read(cf, dtxn_store_lease_raddr(cat, (uint16_t)c->mn, true), cf->buf->lease,
+		    (uint32_t)(c->cn * 8), "READ of the lease states") != 0 ||
+	    cf_read_beats(cf) != 0)
+		return APP_EXIT_UNREACHABLE;
+	memcpy(beat0, cf->buf->beat, c->cn * 8);
+	for (unsigned j = 0; j < c->cn; j++) {
+		uint64_t bit = UINT64_C(1) << j;
+		unsigned st = DTXN_LEASE_WORD_STATE(cf->buf->lease[j]);
+
+		if (done & bit)
+			continue; /* handed over, or settled by a survivor */
+		if (st == DTXN_LEASE_STATE_ALIVE || st == DTXN_LEASE_STATE_FENCED)
+			*dead |= bit;
+		else
+			lost |= bit; /* recovered (or left) and never settled */
+		if (st == DTXN_LEASE_STATE_ALIVE)
+			alive |= bit;
+	}
+	if (lost != 0) {
+		cf_names(lost, names, sizeof(names));
+		printf("dtxn: recovery pass: %s: recovered by a survivor that ended before it settled the counters (the recovery's verdict went with it): not recovered again\n",
+		       names);
+	}
+	if (alive == 0)
+		return APP_EXIT_OK;
+	/* a live process renews its lease every lease / 5: watch one lease */
+	rte_delay_us_sleep((unsigned)(c->lease_ms * 1000.0 + 0.5));
+	if (cf_read_beats(cf) != 0)
+		return APP_EXIT_UNREACHABLE;
+	for (unsigned j = 0; j < c->cn; j++)
+		if ((alive & (UINT64_C(1) << j)) && cf->buf->beat[j] != beat0[j]) {
+			app_err("--recovery-pass: cn%u's heartbeat moved within one lease (%g ms): its process lives; the pass runs once every CN process has ended",
+				j, c->lease_ms);
+			return APP_EXIT_USAGE;
+		}
+	return APP_EXIT_OK;
 }

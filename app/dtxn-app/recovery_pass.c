@@ -13,6 +13,16 @@
  * benchmark's invariants over MN memory with every CN's counters, and
  * writes the report the cluster's verdict reads.
  *
+ * What it needs travels one of two ways, as the CNs' control plane does
+ * (ctl.c): with --control shared, the shm control block (the run's
+ * description, each CN's pid, state and published benchmark contexts);
+ * with --control fabric, MN 0's control area and lease area, through
+ * one-sided WRs on a QP of its own (ctl_fabric.c, app_cf_pass_dead(): the
+ * run's digest, who handed its counters over, each CN's lease state
+ * word and heartbeat), and each dead CN's counters are settled from its
+ * coordinators' commit records on every MN (app_cf_note_recovery(),
+ * app_cf_poll()), as a survivor on another host does.
+ *
  * A coordinator never recovers its own CN (dtxn_coord_recover()), and
  * every CN is dead here: the pass takes two CN identities, cn0 and cn1,
  * with a fresh incarnation (its QPs replace the dead processes' in shm's
@@ -37,12 +47,22 @@
 #include "dtxn_sched.h"
 #include "dtxn_stats.h"
 #include "dtxn_txn.h"
+#ifdef DTXN_HAVE_UCX
+#include "dtxn_fabric_ucx.h"
+#endif
 #include "agent.h"
 #include "app.h"
 #include "role.h"
 
 /** CN identities the pass takes (cn0, cn1). */
 #define PASS_IDS 2
+/**
+ * --control fabric: the pass's incarnation of cn0 and cn1 (shm names its
+ * QPs' rings with it), read from no control block: the largest a
+ * transaction id holds (8 bits, DTXN_TXN_SEQ_INC_SHIFT), which restarts
+ * (one per node and run, dtxn-cluster) never reach.
+ */
+#define PASS_INC_FABRIC 255u
 
 /** One identity's share: its worker, its agent (records), what it recovers. */
 struct pass_id {
@@ -56,7 +76,11 @@ struct pass_id {
 
 struct pass {
 	const struct app_conf *c;
-	struct app_ctl *ctl;
+	struct app_ctl *ctl;    /* --control shared: the shm control block; NULL on fabric */
+	struct app_cf *cf;      /* --control fabric: MN 0's control area; NULL on shared */
+	/* c as no CN of the run (node_idx = cn): the checker's view of every CN's
+	 * counters, and the control area's "settled by" of the pass */
+	struct app_conf *none;
 	uint64_t dead;          /* every CN (node bits) whose process died unrecovered */
 	struct pass_id id[PASS_IDS];
 	unsigned n_ids;
@@ -68,6 +92,8 @@ pass_settle(void *arg, const struct dtxn_recovery *rec)
 {
 	struct pass *p = arg;
 
+	if (p->cf != NULL) /* from its commit records, by app_cf_poll() once the recoveries ran */
+		return app_cf_note_recovery(p->cf, rec);
 	return app_cn_settle_dead(p->c, p->ctl, rec);
 }
 
@@ -137,12 +163,26 @@ pass_fabric(const struct app_conf *c, struct app_ctl *ctl, struct dtxn_db *db,
 	int rc;
 
 	app_role_fabric_conf(c, ctl, &fc, &rdma);
-	for (unsigned j = 0; j < c->cn; j++)
-		inc = RTE_MAX(inc, __atomic_load_n(&ctl->cn[j].incarnation, __ATOMIC_ACQUIRE));
+	/* ucx: it serves cn0 and cn1 without listening on their addresses,
+	 * each fenced at every MN and admitted anew before its first HELLO
+	 * (nobody fenced a CN that died with no survivor; shm ignores it) */
+	rdma.serve = UINT64_C(1) << c->mn | (c->cn >= PASS_IDS ? UINT64_C(1) << (c->mn + 1) : 0);
+	rdma.take_over = rdma.serve;
+	if (ctl == NULL) {
+		inc = PASS_INC_FABRIC - 1; /* --control fabric: no block to read them from */
+	} else {
+		for (unsigned j = 0; j < c->cn; j++)
+			inc = RTE_MAX(inc, __atomic_load_n(&ctl->cn[j].incarnation,
+							   __ATOMIC_ACQUIRE));
+	}
 	fc.incarnation = inc + 1;
 	rc = app_fabric_open(c, db, &fc, PASS_IDS, f, &region);
 	if (rc != APP_EXIT_OK)
 		return rc;
+#ifdef DTXN_HAVE_UCX
+	if (dtxn_ucx_is(*f) && dtxn_ucx_incarnation(*f, (uint16_t)c->mn, &inc) == 0)
+		(void)dtxn_fabric_set_incarnation(*f, inc); /* as the MNs admitted cn0 */
+#endif
 	rc = dtxn_db_attach(db, *f);
 	if (rc != 0) {
 		app_err("--recovery-pass: cannot attach the database to the MN regions: %s",
@@ -157,14 +197,10 @@ static int
 pass_workers(struct pass *p, struct dtxn_db *db, uint64_t bench_coords)
 {
 	const struct app_conf *c = p->c;
-	const uint64_t cn0 = UINT64_C(1) << c->mn;
 
 	p->n_ids = c->cn >= PASS_IDS ? PASS_IDS : 1;
-	p->id[0].which = p->dead & ~cn0;
-	if (p->n_ids > 1) {
-		p->id[1].which = p->dead & cn0;
+	if (p->n_ids > 1)
 		p->id[1].after = &p->id[0];
-	}
 	for (unsigned i = 0; i < p->n_ids; i++) {
 		struct pass_id *id = &p->id[i];
 		struct app_agent *a = &id->agent;
@@ -183,6 +219,17 @@ pass_workers(struct pass *p, struct dtxn_db *db, uint64_t bench_coords)
 		}
 	}
 	return APP_EXIT_OK;
+}
+
+/* Who recovers whom, once the dead are known: cn0's identity every dead CN but cn0, then cn1's cn0. */
+static void
+pass_assign(struct pass *p)
+{
+	const uint64_t cn0 = UINT64_C(1) << p->c->mn;
+
+	p->id[0].which = p->dead & ~cn0;
+	if (p->n_ids > 1)
+		p->id[1].which = p->dead & cn0;
 }
 
 /* "cnJ, cnK" of the CN bits of @p nodes (fabric node bits). */
@@ -207,13 +254,12 @@ pass_report(struct pass *p, struct dtxn_bench *b, struct dtxn_db *db, uint64_t t
 	struct dtxn_bench_ctx *peers = calloc(c->cn, sizeof(*peers));
 	struct dtxn_bench_ctx **ctxs = calloc(c->cn, sizeof(*ctxs));
 	struct app_agent agents[PASS_IDS];
-	struct app_conf *nobody = malloc(sizeof(*nobody));
 	struct app_cp cp;
 	char names[128];
 	int np, rc;
 	bool ok = true;
 
-	if (rep == NULL || recov == NULL || peers == NULL || ctxs == NULL || nobody == NULL) {
+	if (rep == NULL || recov == NULL || peers == NULL || ctxs == NULL) {
 		app_err("out of memory for the report");
 		rc = APP_EXIT_FAIL;
 		goto out;
@@ -247,22 +293,55 @@ pass_report(struct pass *p, struct dtxn_bench *b, struct dtxn_db *db, uint64_t t
 		dtxn_report_check(rep, "recovery_pass", ok,
 				  "%s recovered by the recovery pass (no survivor was left): %u recoveries%s",
 				  names, recov->n_cn, ok ? "" : ", one failed (see its log)");
-	/* every CN's counters, as a checker's peers' (no CN is this process) */
-	*nobody = *c;
-	nobody->node_idx = (unsigned)c->cn;
+	/* every CN's counters, as a checker's peers' (no CN is this process):
+	 * the control block's, or MN 0's control area (which also copies the
+	 * MN regions this process does not map, for the check) */
 	memset(&cp, 0, sizeof(cp));
-	cp.c = nobody;
+	cp.c = p->none;
 	cp.ctl = p->ctl;
+	cp.cf = p->cf;
 	np = app_cp_counters(&cp, b, peers, rep);
 	for (int j = 0; j < np; j++)
 		ctxs[j] = &peers[j];
 	rc = app_report_finish(c, b, db, ctxs, np < 0 ? 0 : (unsigned)np, np >= 0, rep);
 out:
-	free(nobody);
 	free(ctxs);
 	free(peers);
 	free(recov);
 	free(rep);
+	return rc;
+}
+
+/* What each dead process had posted lands first (shm: its poller died), before any QP of the pass's. */
+static void
+pass_drain(const struct app_conf *c, struct dtxn_fabric *f, uint64_t nodes)
+{
+	for (unsigned j = 0; j < c->cn; j++)
+		if (nodes & (UINT64_C(1) << (c->mn + j))) {
+			int n = dtxn_fabric_drain_node(f, (uint16_t)(c->mn + j));
+
+			if (n > 0)
+				printf("dtxn: recovery pass: %d WRs the dead process of cn%u had posted took effect before its recovery\n",
+				       n, j);
+		}
+}
+
+/*
+ * --control fabric: the dead CNs from MN 0's control and lease areas, on
+ * a QP of the pass's own, opened after the identities' workers (their
+ * QPs pair as the dead processes' did). @return APP_EXIT_*.
+ */
+static int
+pass_find_dead_fabric(struct pass *p, struct dtxn_db *db, struct dtxn_fabric *f)
+{
+	uint64_t dead;
+	int rc;
+
+	p->cf = app_cf_open(p->none, db, f, (uint16_t)p->c->mn);
+	if (p->cf == NULL)
+		return APP_EXIT_FAIL;
+	rc = app_cf_pass_dead(p->cf, &dead);
+	p->dead = dead << p->c->mn;
 	return rc;
 }
 
@@ -276,30 +355,39 @@ app_run_recovery_pass(const struct app_conf *conf)
 	struct dtxn_fabric *f = NULL;
 	uint64_t bench_coords, t0;
 	unsigned lcore = rte_get_next_lcore(-1, 1, 0);
+	bool fabric = strcmp(conf->control, "fabric") == 0;
 	char names[128];
 	int rc;
 
 	memset(&p, 0, sizeof(p));
-	if (c == NULL)
+	p.none = malloc(sizeof(*p.none));
+	if (c == NULL || p.none == NULL) {
+		free(c);
+		free(p.none);
 		return APP_EXIT_FAIL;
+	}
 	*c = *conf;
 	/* no workload, so no history of its own (the CNs' are the launcher's to check) */
 	snprintf(c->check, sizeof(c->check), "none");
 	c->history[0] = '\0';
 	p.c = c;
+	*p.none = *c;
+	p.none->node_idx = (unsigned)c->cn;
+	snprintf(p.none->node, sizeof(p.none->node), "recovery"); /* its lines name the pass */
 	if (lcore >= RTE_MAX_LCORE) {
 		app_err("--recovery-pass: too few lcores: it needs the main lcore and one worker lcore (e.g. -l 0-1)");
-		free(c);
-		return APP_EXIT_USAGE;
+		rc = APP_EXIT_USAGE;
+		goto out;
 	}
 	bench_coords = c->cn * c->threads * c->coroutines;
 	rc = app_bench_build(c, &b);
-	if (rc == APP_EXIT_OK && (p.ctl = app_role_attach(c, &rc)) == NULL)
+	/* --control shared: the block says who died, before anything opens */
+	if (rc == APP_EXIT_OK && !fabric && (p.ctl = app_role_attach(c, &rc)) == NULL)
 		goto out;
-	if (rc == APP_EXIT_OK &&
+	if (rc == APP_EXIT_OK && !fabric &&
 	    app_role_wait(c, p.ctl->mn, (unsigned)c->mn, "mn", APP_NODE_READY, "ready") != 0)
 		rc = APP_EXIT_UNREACHABLE;
-	if (rc == APP_EXIT_OK)
+	if (rc == APP_EXIT_OK && !fabric)
 		rc = pass_find_dead(&p);
 	if (rc == APP_EXIT_OK)
 		rc = app_db_make(c, b, (uint32_t)(bench_coords + app_agent_coords(c)),
@@ -310,33 +398,38 @@ app_run_recovery_pass(const struct app_conf *conf)
 		goto out;
 	app_watchdog_disarm(); /* main.c's bound on the start-up */
 	t0 = dtxn_now_ns();
-	/* what each dead process had posted lands first (shm: its poller died) */
-	for (unsigned j = 0; j < c->cn; j++)
-		if (p.dead & (UINT64_C(1) << (c->mn + j))) {
-			int n = dtxn_fabric_drain_node(f, (uint16_t)(c->mn + j));
-
-			if (n > 0)
-				printf("dtxn: recovery pass: %d WRs the dead process of cn%u had posted took effect before its recovery\n",
-				       n, j);
-		}
+	/* --control fabric: before the pass knows who died, every CN (the
+	 * launcher starts it once every CN process ended; a CN that handed
+	 * its counters over and exited left no QP to drain) */
+	pass_drain(c, f, fabric ? ((UINT64_C(1) << c->cn) - 1) << c->mn : p.dead);
 	rc = pass_workers(&p, db, bench_coords);
+	if (rc == APP_EXIT_OK && fabric)
+		rc = pass_find_dead_fabric(&p, db, f);
 	if (rc != APP_EXIT_OK)
 		goto out;
+	pass_assign(&p);
 	pass_names(c, p.dead, names, sizeof(names));
-	printf("dtxn: recovery pass: %s to recover (as cn0 and cn1, incarnation %u), then the invariants\n",
-	       p.dead != 0 ? names : "no CN", dtxn_fabric_conf(f)->incarnation);
+	printf("dtxn: recovery pass: %s to recover (as cn0 and cn1, incarnation %u), then the invariants%s\n",
+	       p.dead != 0 ? names : "no CN", dtxn_fabric_conf(f)->incarnation,
+	       fabric ? " (MN 0's control area: --control fabric)" : "");
 	fflush(stdout);
 	rte_eal_remote_launch(pass_lcore, &p, lcore);
 	rte_eal_wait_lcore(lcore);
 	for (unsigned i = 0; i < p.n_ids; i++)
 		if (p.id[i].rc != 0)
 			app_err("--recovery-pass: cn%u's recoveries failed: %s", i, strerror(-p.id[i].rc));
-	rc = pass_report(&p, b, db, t0);
+	/* --control fabric: each recovered CN's counters from its commit records, into its slot */
+	if (p.cf != NULL && app_cf_poll(p.cf) != 0)
+		rc = APP_EXIT_UNREACHABLE;
+	if (rc == APP_EXIT_OK)
+		rc = pass_report(&p, b, db, t0);
 	app_watchdog_teardown("recovery", rc);
 out:
+	app_cf_close(p.cf); /* its QP before the fabric closes */
 	for (unsigned i = 0; i < p.n_ids; i++)
 		dtxn_worker_destroy(p.id[i].w);
 	app_release(db, f, b);
+	free(p.none);
 	free(c);
 	return rc;
 }

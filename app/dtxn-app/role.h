@@ -487,7 +487,10 @@ int app_cp_counters(struct app_cp *cp, struct dtxn_bench *b, struct dtxn_bench_c
  *                  written by MN 0 with the magic) and has not claimed
  *                  its node yet (its claim FAAs the bit away); the CNs'
  *                  end of run waits for it (app_cf_done())
- *   40.. 255       reserved, zero
+ *   40   desc      the digest of the run MN 0 was loaded for
+ *                  (app_cf_desc_digest()), written by MN 0 with the
+ *                  magic: the recovery pass compares its own
+ *   48.. 255       reserved, zero
  *   256 + J * 128  cnJ's slot (APP_CF_SLOT_BYTES):
  *        +0  state (enum app_node_state), +8 incarnation,
  *        +16 committed transactions, +24 acc[0..3] (the sum of its
@@ -516,6 +519,7 @@ int app_cp_counters(struct app_cp *cp, struct dtxn_bench *b, struct dtxn_bench_c
 #define APP_CF_OFF_DONE 16
 #define APP_CF_OFF_CHECKER 24
 #define APP_CF_OFF_PENDING 32
+#define APP_CF_OFF_DESC 40
 #define APP_CF_HDR_BYTES 256
 #define APP_CF_SLOT_BYTES 128
 /** A slot's words (8 B each) that app_cf_done() writes. */
@@ -621,6 +625,34 @@ int app_cf_done(struct app_cf *cf, const int64_t acc[4], uint64_t committed, uin
  * and hands them over in its slot before this CN's own. @return 0.
  */
 int app_cf_note_recovery(struct app_cf *cf, const struct dtxn_recovery *rec);
+
+/**
+ * The digest of the run @p c describes (app_role_desc() with the dtxn
+ * version, as ucx's connect digest takes it): its length in bits 32..63,
+ * its CRC-32C (rte_hash_crc()) in bits 0..31. What MN 0 writes at
+ * APP_CF_OFF_DESC and the recovery pass compares. Pure; any thread.
+ */
+uint64_t app_cf_desc_digest(const struct app_conf *c);
+
+/**
+ * The recovery pass's account of the cluster over the fabric (--control
+ * fabric; recovery_pass.c, doc/guides/cluster.md "The recovery pass"),
+ * on @p cf (opened for a conf whose node_idx is --cn: no CN of the run):
+ * READs MN 0's control area (its magic, and the run's digest, which must
+ * be this process's) and, with agents (--lease-ms), every CN's lease
+ * state word and heartbeat. The CNs to recover are those that did not
+ * hand their counters over (done bit clear) and whose lease state is
+ * ALIVE or FENCED; one that a survivor marked RECOVERED (or that LEFT)
+ * without its counters settled is named in one line and left out (the
+ * recovery's verdict died with that survivor: cluster_counters then
+ * names it). If any of them is ALIVE it watches their heartbeats for one
+ * lease: a live process beats every lease / 5. Main lcore; sleeps.
+ * @param dead out: bit J for cnJ to recover.
+ * @return APP_EXIT_OK; APP_EXIT_USAGE after one line (a digest of
+ *   another run; a heartbeat that moved: a CN process lives);
+ *   APP_EXIT_UNREACHABLE after one line (MN 0 not loaded, or lost).
+ */
+int app_cf_pass_dead(struct app_cf *cf, uint64_t *dead);
 
 /** As app_cn_checker(), from the control area (one READ, at most one CAS). @return the CN index or -1. */
 int app_cf_checker(struct app_cf *cf);
