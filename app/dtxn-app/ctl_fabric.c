@@ -751,9 +751,14 @@ app_cf_checker(struct app_cf *cf)
 	uint64_t done, chk;
 	unsigned want;
 
-	if (cf_read_area(cf, 0, "READ of the checker") != 0)
+	if (cf_read_area(cf, (unsigned)c->cn, "READ of the checker") != 0)
 		return -1;
 	done = cf_word(cf, APP_CF_OFF_DONE) & cf->all;
+	/* a slot its recoverer settled is a dead CN's: it checks nothing
+	 * (before, the lowest such was named checker, and nobody checked) */
+	for (unsigned j = 0; j < c->cn; j++)
+		if (cf_slot(cf, j)[APP_CF_SLOT_SETTLED] >= APP_CF_SETTLED_BY)
+			done &= ~(UINT64_C(1) << j);
 	if (done == 0)
 		return -1;
 	want = (unsigned)__builtin_ctzll(done);

@@ -654,7 +654,11 @@ uint64_t app_cf_desc_digest(const struct app_conf *c);
  */
 int app_cf_pass_dead(struct app_cf *cf, uint64_t *dead);
 
-/** As app_cn_checker(), from the control area (one READ, at most one CAS). @return the CN index or -1. */
+/**
+ * As app_cn_checker(), from the control area (one READ, at most one CAS):
+ * the lowest CN in done that handed its own counters over (a slot a
+ * recoverer settled is a dead CN's). @return the CN index or -1.
+ */
 int app_cf_checker(struct app_cf *cf);
 
 /** As app_cp_counters() for --control fabric. */
