@@ -88,7 +88,7 @@ static void
 test_prepared_same(void **state)
 {
 	const char *names[] = { "none", "cx3", "cx5", "cx6", "cx3-v2", "cx5-v2", "cx6-v2",
-				"cx5-crest-v2", "tcp" };
+				"cx5-crest-v2", "cx5-scythe-v2", "tcp" };
 
 	(void)state;
 	for (unsigned i = 0; i < RTE_DIM(names); i++) {
@@ -566,7 +566,7 @@ tn_burst(const struct dtxn_nic_model *lm, struct dtxn_nic_state *lnic,
 static void
 test_v2_presets(void **state)
 {
-	const char *names[] = { "cx3-v2", "cx5-v2", "cx5-crest-v2", "cx6-v2" };
+	const char *names[] = { "cx3-v2", "cx5-v2", "cx5-crest-v2", "cx5-scythe-v2", "cx6-v2" };
 	struct dtxn_nic_model m, v1;
 
 	(void)state;
@@ -609,8 +609,25 @@ test_v2_presets(void **state)
 	assert_int_equal(dtxn_nic_rmw_ns(&m, DTXN_WR_CAS, true), 9);
 	assert_int_equal(dtxn_nic_service_ns(&m, DTXN_WR_CAS, 8, false), 125);
 	assert_int_equal(dtxn_nic_rmw_ns(&m, DTXN_WR_CAS, false), 400);
+	/* the artifacts' QP path MTU: Motor's and FORD's 4096 B (rlib qp_impl.hpp) */
+	assert_int_equal(m.mtu_bytes, 4096);
 	tn_load_ok(TN_PRESET("cx5-crest-v2"), &m);
 	assert_int_equal(m.rtt_ns, 3000);
+	assert_int_equal(m.mtu_bytes, 4096);	/* CREST's QueuePair.cc */
+	/* cx5-scythe-v2: cx5-v2's RNIC with Scythe's artifact MTU, 1024 B
+	 * (rdma_straw.cc): a 4 KiB READ is 4 packets there, 1 on cx5-v2 */
+	tn_load_ok(TN_PRESET("cx5-scythe-v2"), &m);
+	assert_int_equal(m.rtt_ns, 2000);
+	assert_int_equal(m.mtu_bytes, 1024);
+	assert_int_equal(dtxn_nic_link_bytes(&m, 4096), 4096 + 4 * 42);
+	assert_int_equal(dtxn_nic_service_ns(&m, DTXN_WR_CAS, 8, true), 9);
+	assert_int_equal(dtxn_nic_rmw_ns(&m, DTXN_WR_CAS, false), 400);
+	tn_load_ok(TN_PRESET("cx5-v2"), &v1);
+	assert_int_equal(dtxn_nic_link_bytes(&v1, 4096), 4096 + 42);
+	assert_int_equal(m.read_ops_per_s, v1.read_ops_per_s);
+	assert_int_equal(m.rw_ops_per_s, v1.rw_ops_per_s);
+	assert_int_equal(m.atomic_ops_per_s, v1.atomic_ops_per_s);
+	assert_int_equal(m.rw_bytes_per_s, v1.rw_bytes_per_s);
 	/* cx6-v2: SMART's artifact data on ConnectX-6 (ASPLOS'24, Figs. 3-4):
 	 * READ 111 Mops, WRITE 90.6, 2.35 us per READ at depth 1 */
 	tn_load_ok(TN_PRESET("cx6-v2"), &m);
