@@ -921,7 +921,7 @@ cf_read_beats(struct app_cf *cf)
 }
 
 int
-app_cf_pass_dead(struct app_cf *cf, uint64_t *dead)
+app_cf_pass_dead(struct app_cf *cf, bool watched, uint64_t *dead)
 {
 	const struct app_conf *c = cf->c;
 	const struct dtxn_catalog *cat = dtxn_db_catalog(cf->db);
@@ -967,7 +967,7 @@ app_cf_pass_dead(struct app_cf *cf, uint64_t *dead)
 		printf("dtxn: recovery pass: %s: recovered by a survivor that ended before it settled the counters (the recovery's verdict went with it): not recovered again\n",
 		       names);
 	}
-	if (alive == 0)
+	if (alive == 0 || watched)
 		return APP_EXIT_OK;
 	/* a live process renews its lease every lease / 5: watch one lease */
 	rte_delay_us_sleep((unsigned)(c->lease_ms * 1000.0 + 0.5));

@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
@@ -46,6 +47,7 @@
 #include "dtxn_fabric.h"
 #include "dtxn_sched.h"
 #include "dtxn_stats.h"
+#include "dtxn_store.h"
 #include "dtxn_txn.h"
 #ifdef DTXN_HAVE_UCX
 #include "dtxn_fabric_ucx.h"
@@ -327,12 +329,46 @@ pass_drain(const struct app_conf *c, struct dtxn_fabric *f, uint64_t nodes)
 }
 
 /*
+ * --control fabric on shm, before the drain (which would apply a live
+ * process's posted WRs beside its own poller): every CN's heartbeat read
+ * twice, one lease apart, from MN 0's region as this process maps it (no
+ * QP of the pass's may exist before the drain: it would take a dead
+ * one's place in shm's directory). @return APP_EXIT_OK, or
+ * APP_EXIT_USAGE after one line (a heartbeat moved: a CN process lives).
+ */
+static int
+pass_watch_mapped(const struct app_conf *c, struct dtxn_db *db, struct dtxn_fabric *f)
+{
+	const struct dtxn_catalog *cat = dtxn_db_catalog(db);
+	const uint8_t *base = dtxn_fabric_mn_base(f, 0);
+	uint64_t before[DTXN_MAX_NODES];
+	const uint64_t *beat[DTXN_MAX_NODES];
+
+	if (!app_agents_on(c) || base == NULL)
+		return APP_EXIT_OK;
+	for (unsigned j = 0; j < c->cn; j++) {
+		dtxn_raddr_t ra = dtxn_store_lease_raddr(cat, (uint16_t)(c->mn + j), false);
+
+		beat[j] = (const uint64_t *)(const void *)(base + DTXN_RADDR_OFF(ra));
+		before[j] = __atomic_load_n(beat[j], __ATOMIC_ACQUIRE);
+	}
+	rte_delay_us_sleep((unsigned)(c->lease_ms * 1000.0 + 0.5));
+	for (unsigned j = 0; j < c->cn; j++)
+		if (__atomic_load_n(beat[j], __ATOMIC_ACQUIRE) != before[j]) {
+			app_err("--recovery-pass: cn%u's heartbeat moved within one lease (%g ms): its process lives; the pass runs once every CN process has ended",
+				j, c->lease_ms);
+			return APP_EXIT_USAGE;
+		}
+	return APP_EXIT_OK;
+}
+
+/*
  * --control fabric: the dead CNs from MN 0's control and lease areas, on
  * a QP of the pass's own, opened after the identities' workers (their
  * QPs pair as the dead processes' did). @return APP_EXIT_*.
  */
 static int
-pass_find_dead_fabric(struct pass *p, struct dtxn_db *db, struct dtxn_fabric *f)
+pass_find_dead_fabric(struct pass *p, struct dtxn_db *db, struct dtxn_fabric *f, bool watched)
 {
 	uint64_t dead;
 	int rc;
@@ -340,7 +376,7 @@ pass_find_dead_fabric(struct pass *p, struct dtxn_db *db, struct dtxn_fabric *f)
 	p->cf = app_cf_open(p->none, db, f, (uint16_t)p->c->mn);
 	if (p->cf == NULL)
 		return APP_EXIT_FAIL;
-	rc = app_cf_pass_dead(p->cf, &dead);
+	rc = app_cf_pass_dead(p->cf, watched, &dead);
 	p->dead = dead << p->c->mn;
 	return rc;
 }
@@ -355,7 +391,7 @@ app_run_recovery_pass(const struct app_conf *conf)
 	struct dtxn_fabric *f = NULL;
 	uint64_t bench_coords, t0;
 	unsigned lcore = rte_get_next_lcore(-1, 1, 0);
-	bool fabric = strcmp(conf->control, "fabric") == 0;
+	bool fabric = strcmp(conf->control, "fabric") == 0, watched;
 	char names[128];
 	int rc;
 
@@ -398,13 +434,18 @@ app_run_recovery_pass(const struct app_conf *conf)
 		goto out;
 	app_watchdog_disarm(); /* main.c's bound on the start-up */
 	t0 = dtxn_now_ns();
-	/* --control fabric: before the pass knows who died, every CN (the
-	 * launcher starts it once every CN process ended; a CN that handed
-	 * its counters over and exited left no QP to drain) */
+	/* --control fabric: before the pass knows who died, every CN once no
+	 * heartbeat moves (shm; a CN that handed its counters over and exited
+	 * left no QP to drain) */
+	watched = fabric && dtxn_fabric_heap_shared(f);
+	if (watched)
+		rc = pass_watch_mapped(c, db, f);
+	if (rc != APP_EXIT_OK)
+		goto out;
 	pass_drain(c, f, fabric ? ((UINT64_C(1) << c->cn) - 1) << c->mn : p.dead);
 	rc = pass_workers(&p, db, bench_coords);
 	if (rc == APP_EXIT_OK && fabric)
-		rc = pass_find_dead_fabric(&p, db, f);
+		rc = pass_find_dead_fabric(&p, db, f, watched);
 	if (rc != APP_EXIT_OK)
 		goto out;
 	pass_assign(&p);

@@ -646,13 +646,14 @@ uint64_t app_cf_desc_digest(const struct app_conf *c);
  * without its counters settled is named in one line and left out (the
  * recovery's verdict died with that survivor: cluster_counters then
  * names it). If any of them is ALIVE it watches their heartbeats for one
- * lease: a live process beats every lease / 5. Main lcore; sleeps.
+ * lease (a live process beats every lease / 5), unless @p watched (the
+ * caller watched every CN's already). Main lcore; sleeps.
  * @param dead out: bit J for cnJ to recover.
  * @return APP_EXIT_OK; APP_EXIT_USAGE after one line (a digest of
  *   another run; a heartbeat that moved: a CN process lives);
  *   APP_EXIT_UNREACHABLE after one line (MN 0 not loaded, or lost).
  */
-int app_cf_pass_dead(struct app_cf *cf, uint64_t *dead);
+int app_cf_pass_dead(struct app_cf *cf, bool watched, uint64_t *dead);
 
 /**
  * As app_cn_checker(), from the control area (one READ, at most one CAS):
