@@ -517,7 +517,12 @@ uint64_t tpcc_now_date(void);
 static inline void
 tpcc_get(struct dtxn_item *it, void *row, size_t len)
 {
-	memcpy(row, dtxn_item_value(it), len);
+	const void *v = dtxn_item_value(it);
+
+	if (v != NULL) /* never NULL for an item added (LTO sees the NULL path) */
+		memcpy(row, v, len);
+	else
+		memset(row, 0, len);
 }
 
 /** Copies a row into an item's value buffer. */
