@@ -834,6 +834,23 @@ bool dtxn_fabric_posted_survives(const struct dtxn_fabric *f);
  */
 bool dtxn_fabric_heap_shared(const struct dtxn_fabric *f);
 
+/**
+ * Whether a doorbell batch (lib/txn) may signal only the last WR of each
+ * chain it posts, as RDMA code does: on an RC QP the completion of a WR
+ * follows those of every WR posted before it on that QP, so one
+ * completion per chain tells the coordinator that the whole chain took
+ * effect (READ data in place, CAS/FAA results written), and the other WRs
+ * complete silently unless they fail (then their error completion reaches
+ * the coordinator before the chain's last one). True on shm, mlx5 and
+ * ucx; false on sim, whose reports count every completion the protocols
+ * ask for (the CPU cost model charges each reaped CQE, and every
+ * completion is an event), so that a simulated run stays what it was.
+ * Any thread; constant from dtxn_fabric_open() on.
+ *
+ * @return false for @p f NULL.
+ */
+bool dtxn_fabric_selective_signaling(const struct dtxn_fabric *f);
+
 /** The RNIC state of node @p node (busy fractions); NULL if not modelled. */
 const struct dtxn_nic_state *dtxn_fabric_nic_state(const struct dtxn_fabric *f,
 						   uint16_t node);

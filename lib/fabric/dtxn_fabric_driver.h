@@ -63,6 +63,11 @@ struct dtxn_fabric {
 	 *  every process of the cluster allocates from (shm across processes:
 	 *  DPDK multi-process). Set by the driver in its open. */
 	bool heap_shared;
+	/** dtxn_fabric_selective_signaling() is false: a doorbell batch
+	 *  signals every WR its protocol asked to be signaled. Set by sim in
+	 *  its open; 0 (shm, mlx5, ucx): a batch signals the last WR of each
+	 *  chain only. */
+	bool signal_every_wr;
 };
 
 /** @return the mask of nodes 0 .. @p n - 1 (bit = node id), @p n <= 64: every node of a cluster of @p n. */
@@ -231,6 +236,23 @@ uint8_t dtxn_fabric_mem_exec(uint8_t *mn_base, uint64_t mn_size, const struct dt
  * @return as dtxn_fabric_mem_exec() (REM_ACCESS_ERR when nothing is
  *   registered).
  */
+/**
+ * Whether the WRs of a chain to node @p node, whose MN region is
+ * @p mn_base, are each dtxn_fabric_mem_exec() on that region and nothing
+ * else, as shm_wr_execute() would apply them one by one: @p mn_base is
+ * not NULL (an MN), no range of it is watched (dtxn_fabric_mn_watch()),
+ * no lease fences WRs (dtxn_fabric_set_lease()) and the test aid
+ * dtxn_fabric_test_hold_wr() is not armed. What a driver checks once per
+ * chain it executes at once. Owning lcore of the QP.
+ */
+static inline bool
+dtxn_fabric_node_plain(const struct dtxn_fabric *f, const uint8_t *mn_base, uint16_t node)
+{
+	return mn_base != NULL && node < DTXN_MAX_NODES && f->lease_until_ns == NULL &&
+	       __atomic_load_n(&f->test_hold_wr_ms, __ATOMIC_RELAXED) == 0 &&
+	       __atomic_load_n(&f->mn_watch[node].size, __ATOMIC_ACQUIRE) == 0;
+}
+
 uint8_t dtxn_fabric_node_exec(struct dtxn_fabric *f, uint8_t *mn_base, uint64_t mn_size,
 			      uint16_t node, const struct dtxn_wr *wr);
 

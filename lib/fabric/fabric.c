@@ -273,6 +273,12 @@ dtxn_fabric_heap_shared(const struct dtxn_fabric *f)
 }
 
 bool
+dtxn_fabric_selective_signaling(const struct dtxn_fabric *f)
+{
+	return f != NULL && !f->signal_every_wr;
+}
+
+bool
 dtxn_fabric_posted_survives(const struct dtxn_fabric *f)
 {
 	return f != NULL && !f->posted_lost;
@@ -551,17 +557,29 @@ bad:
 	return -EINVAL;
 }
 
+/* Adds @p wr to @p qp's counters (@p sign 1), or takes it back (-1). */
+static inline void
+fabric_count_wr(struct dtxn_qp *qp, const struct dtxn_wr *wr, uint64_t sign)
+{
+	if (wr->flags & DTXN_WR_F_CONTROL)
+		return; /* dtxn's bookkeeping, not the protocol's */
+	qp->cnt.ops[wr->opcode] += sign;
+	qp->cnt.bytes[wr->opcode] += sign * wr->len;
+}
+
+/* Takes back the counts of the WRs of @p wr_list before @p end (NULL: all). */
+static void
+fabric_uncount(struct dtxn_qp *qp, const struct dtxn_wr *wr_list, const struct dtxn_wr *end)
+{
+	for (const struct dtxn_wr *wr = wr_list; wr != end; wr = wr->next)
+		fabric_count_wr(qp, wr, UINT64_MAX); /* -1, modulo 2^64 */
+}
+
 static void
 fabric_count(struct dtxn_qp *qp, const struct dtxn_wr *wr_list)
 {
-	const struct dtxn_wr *wr;
-
-	for (wr = wr_list; wr != NULL; wr = wr->next) {
-		if (wr->flags & DTXN_WR_F_CONTROL)
-			continue; /* dtxn's bookkeeping, not the protocol's */
-		qp->cnt.ops[wr->opcode]++;
-		qp->cnt.bytes[wr->opcode] += wr->len;
-	}
+	for (const struct dtxn_wr *wr = wr_list; wr != NULL; wr = wr->next)
+		fabric_count_wr(qp, wr, 1);
 }
 
 int
@@ -572,17 +590,21 @@ dtxn_qp_post(struct dtxn_qp *qp, struct dtxn_wr *wr_list)
 
 	if (qp == NULL || wr_list == NULL)
 		return -EINVAL;
+	/* one walk checks and counts the chain; a refused post takes its counts back */
 	for (wr = wr_list; wr != NULL; wr = wr->next) {
 		rc = fabric_wr_check(qp, wr);
-		if (rc != 0)
+		if (rc != 0) {
+			fabric_uncount(qp, wr_list, wr);
 			return rc;
+		}
+		fabric_count_wr(qp, wr, 1);
 	}
 	if (unlikely(__atomic_load_n(&qp->err_state, __ATOMIC_RELAXED) != FABRIC_QP_OK))
 		rc = fabric_post_errored(qp, wr_list); /* fault.c */
 	else
 		rc = qp->fabric->ops->post(qp, wr_list);
-	if (rc == 0)
-		fabric_count(qp, wr_list);
+	if (rc != 0)
+		fabric_uncount(qp, wr_list, NULL);
 	return rc;
 }
 

@@ -243,6 +243,17 @@ void dtxn_co_expect_lc(struct dtxn_co *co, unsigned n);
 void dtxn_co_complete_lc(struct dtxn_co *co, int status);
 
 /**
+ * Reports the failure of a WR of @p co that completes nothing: an
+ * unsignaled WR ahead of a signaled one on the same QP (selective
+ * signaling: the signaled WR's completion, which follows in the RC order,
+ * is the one counted). A non-zero @p status is remembered as by
+ * dtxn_co_complete_lc(), the first one returned by the next wait; the
+ * count of outstanding completions and the coroutine's state are left
+ * alone. No-op for @p co NULL or @p status 0. Owning lcore (a poller).
+ */
+void dtxn_co_fail_lc(struct dtxn_co *co, int status);
+
+/**
  * Yields until the count of outstanding completions is 0. Returns at once
  * if it is already 0.
  *

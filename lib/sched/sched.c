@@ -483,6 +483,13 @@ dtxn_co_complete_lc(struct dtxn_co *co, int status)
 		ready_push(co->s, co);
 }
 
+void
+dtxn_co_fail_lc(struct dtxn_co *co, int status)
+{
+	if (co != NULL && status != 0 && co->status == 0)
+		co->status = status;
+}
+
 int
 dtxn_co_wait_lc(struct dtxn_co *co)
 {

@@ -40,7 +40,10 @@ dtxn_store_bucket_raddr(const struct dtxn_table *t, uint16_t r, uint64_t b)
 {
 	if (r >= t->n_replicas)
 		return 0;
-	b %= t->n_buckets;
+	if (b >= t->n_buckets) /* a compare, not a division, for a bucket in range */
+		b %= t->n_buckets;
+	if (t->n_stripes == 1) /* stripe_buckets == n_buckets: two divisions less */
+		return DTXN_RADDR(t->mn[r], t->off[r] + b * t->bucket_size);
 	return DTXN_RADDR(store_stripe_mn(t, r, b / t->stripe_buckets),
 			  t->off[r] + (b % t->stripe_buckets) * t->bucket_size);
 }

@@ -27,6 +27,7 @@ dtxn_batch_init(struct dtxn_batch *b, struct dtxn_coord *c)
 	b->error = 0;
 	b->n_mut = 0;
 	b->sig_mask = 0;
+	b->tail_sig = 0;
 	memset(b->ops, 0, sizeof(b->ops));
 	b->bytes = 0;
 }
@@ -49,18 +50,26 @@ batch_wr(struct dtxn_batch *b, dtxn_raddr_t raddr, uint8_t opcode, uint32_t len,
 		b->error = -ENOBUFS;
 		return NULL;
 	}
+	if (b->n_wr == 0)
+		b->first = tc->wrs_used;
 	wr = &c->wrs[tc->wrs_used++];
 	memset(wr, 0, sizeof(*wr));
 	wr->opcode = opcode;
 	wr->raddr = raddr;
 	wr->len = len;
-	if (signaled) {
+	if (!signaled) {
+		wr->wr_id = (uintptr_t)c->co | TXN_WR_ID_UNSIGNALED;
+		b->tail_sig &= ~(UINT64_C(1) << mn);
+	} else if (tc->selective) {
+		/* signaled at post if it ends its chain (batch_signal_tails()) */
+		wr->wr_id = (uintptr_t)c->co | TXN_WR_ID_FAIL_ONLY;
+		b->sig_mask |= UINT64_C(1) << mn;
+		b->tail_sig |= UINT64_C(1) << mn;
+	} else {
 		wr->flags = DTXN_WR_F_SIGNALED;
 		wr->wr_id = (uintptr_t)c->co;
 		b->n_signaled++;
 		b->sig_mask |= UINT64_C(1) << mn;
-	} else {
-		wr->wr_id = (uintptr_t)c->co | TXN_WR_ID_UNSIGNALED;
 	}
 	if ((b->mn_mask & (UINT64_C(1) << mn)) == 0)
 		b->head[mn] = wr;
@@ -208,6 +217,40 @@ batch_debug_stall(struct dtxn_coord *c)
 	rte_delay_us_sleep((unsigned int)RTE_MIN(ns / 1000, (uint64_t)UINT32_MAX));
 }
 
+/*
+ * Signals what batch_post() posts. Every chain's last WR is signaled, so
+ * that the QP's WRs are reclaimed in order. Selective signaling
+ * (txn_coord.selective): the WRs the protocol asked to be signaled were
+ * added unsignaled (TXN_WR_ID_FAIL_ONLY), and a chain that ends with one
+ * is signaled by that last WR alone: its completion follows the others'
+ * (RC order), which complete only if they fail. A chain with such WRs
+ * that ends with a WR asked unsignaled (a commit record) gets them
+ * signaled back, as without selective signaling.
+ */
+static void
+batch_signal_tails(struct dtxn_batch *b)
+{
+	const uint64_t co = (uintptr_t)b->coord->co;
+	uint64_t mask;
+
+	for (mask = b->mn_mask & (b->tail_sig | ~b->sig_mask); mask != 0; mask &= mask - 1) {
+		struct dtxn_wr *tail = b->tail[__builtin_ctzll(mask)];
+
+		tail->flags |= DTXN_WR_F_SIGNALED;
+		tail->wr_id = co;
+		b->n_signaled++;
+	}
+	for (mask = b->sig_mask & ~b->tail_sig; mask != 0 && txn_coord_of(b->coord)->selective;
+	     mask &= mask - 1)
+		for (struct dtxn_wr *wr = b->head[__builtin_ctzll(mask)]; wr != NULL; wr = wr->next)
+			if (wr->wr_id == (co | TXN_WR_ID_FAIL_ONLY)) {
+				wr->flags |= DTXN_WR_F_SIGNALED;
+				wr->wr_id = co;
+				b->n_signaled++;
+			}
+	b->sig_mask |= b->mn_mask;
+}
+
 /* dtxn_batch_post(); @p early, if not NULL, is decided once the CPU that
  * builds the chains is spent, before the first doorbell (no yield between) */
 static int
@@ -249,15 +292,7 @@ batch_post(struct dtxn_batch *b, struct dtxn_txn *early)
 			dtxn_co_sleep_until_lc(c->co, dtxn_now_ns() +
 						      c->worker->db->conf.debug_decide_gap_ns);
 	}
-	for (mask = b->mn_mask & ~b->sig_mask; mask != 0; mask &= mask - 1) {
-		/* reclaim the QP's WRs in order: signal its last WR */
-		unsigned mn = (unsigned)__builtin_ctzll(mask);
-
-		b->tail[mn]->flags |= DTXN_WR_F_SIGNALED;
-		b->tail[mn]->wr_id = (uintptr_t)c->co;
-		b->n_signaled++;
-	}
-	b->sig_mask |= b->mn_mask;
+	batch_signal_tails(b);
 	/* the completions of every chain; a refused post gives back those of
 	 * its chain and of the ones after it (batch_post_refused()) */
 	dtxn_co_expect_lc(c->co, b->n_signaled);
@@ -438,21 +473,11 @@ void
 dtxn_batch_done(struct dtxn_batch *b)
 {
 	struct txn_coord *tc;
-	unsigned base = UINT32_MAX;
-	uint64_t mask;
 
 	if (b == NULL || b->coord == NULL || b->n_wr == 0)
 		return;
 	tc = txn_coord_of(b->coord);
-	/* the batch's first WR is the lowest chain head */
-	for (mask = b->mn_mask; mask != 0; mask &= mask - 1) {
-		unsigned mn = (unsigned)__builtin_ctzll(mask);
-		unsigned idx = (unsigned)(b->head[mn] - b->coord->wrs);
-
-		if (idx < base)
-			base = idx;
-	}
-	if (base != UINT32_MAX && base + b->n_wr == tc->wrs_used)
-		tc->wrs_used = base;
+	if (b->first + b->n_wr == tc->wrs_used) /* still on top of the pool */
+		tc->wrs_used = b->first;
 	dtxn_batch_init(b, b->coord);
 }

@@ -941,11 +941,15 @@ struct dtxn_batch {
 	struct dtxn_wr *head[DTXN_MASK_NODES];
 	struct dtxn_wr *tail[DTXN_MASK_NODES];
 	unsigned n_wr;           /**< WRs taken from the coordinator's pool */
+	unsigned first;          /**< the pool index of the first of them (valid when n_wr > 0) */
 	unsigned n_signaled;
 	uint64_t mn_mask;        /**< MNs with WRs */
 	int error;               /**< -ENOBUFS if the WR pool ran out */
 	unsigned n_mut;          /**< WRs that change MN memory (all but READs): the lease gate holds those */
-	uint64_t sig_mask;       /**< MNs whose chain has a signaled WR */
+	uint64_t sig_mask;       /**< MNs whose chain has a WR the protocol asked to be signaled */
+	/** selective signaling (dtxn_fabric_selective_signaling()): MNs whose
+	 *  chain's last WR so far was asked to be signaled */
+	uint64_t tail_sig;
 	/** the protocol's WRs by opcode and their bytes (commit records left
 	 *  out), counted as they are added: dtxn_coord_verbs() once posted */
 	uint32_t ops[DTXN_WR_OP_MAX];
@@ -986,7 +990,12 @@ void dtxn_batch_faa(struct dtxn_batch *b, dtxn_raddr_t dst, uint64_t *old,
  * signaled (so WR buffers are reclaimed in order); its completion is
  * counted against the coordinator and absorbed by its next wait.
  * Unsignaled WRs carry wr_id = coroutine | 1, so an error completion of
- * one is logged and never counted against the coordinator.
+ * one is logged and never counted against the coordinator. Where the
+ * fabric allows it (dtxn_fabric_selective_signaling(): not sim), a chain
+ * whose last WR was asked to be signaled is signaled by that WR alone:
+ * the chain's other WRs asked to be signaled complete only if they fail,
+ * and then give their error to the coordinator's next wait without being
+ * counted (wr_id = coroutine | 2); what a wait returns is the same.
  * @return 0; b->error (-ENOBUFS pool exhausted, -EINVAL no QP to that MN:
  *   nothing posted); or a dtxn_qp_post() error: QPs before the refusing
  *   one are posted and the coordinator's count stays balanced.

@@ -55,6 +55,17 @@ extern int dtxn_txn_logtype;
  */
 #define TXN_WR_ID_UNSIGNALED 1u
 
+/**
+ * wr_id of a WR the protocol asked to be signaled that a batch posts
+ * unsignaled, the last WR of its chain being signaled in its place
+ * (dtxn_fabric_selective_signaling()): the coordinator's coroutine with
+ * this bit set. Such a WR completes only on error; the poller gives that
+ * error to the coroutine (dtxn_co_fail_lc()) without counting a
+ * completion: the chain's signaled WR, which follows it, is the one
+ * counted.
+ */
+#define TXN_WR_ID_FAIL_ONLY 2u
+
 /** One arena chunk; chunks chain so pointers handed out stay valid. */
 struct txn_arena_chunk {
 	struct txn_arena_chunk *next;  /**< newer chunk */
@@ -103,6 +114,9 @@ struct txn_coord {
 	struct txn_aux_heap *aux_stripes;
 	struct dtxn_heap_chunk *delta_stripes;
 	bool lease_exempt;             /**< posts past the worker's lease gate (the agent) */
+	/** batches signal the last WR of each chain only (the fabric's
+	 *  dtxn_fabric_selective_signaling(), read at creation) */
+	bool selective;
 	const uint32_t *linger;        /**< dtxn_coord_set_linger(); NULL: none */
 };
 

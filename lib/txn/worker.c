@@ -41,6 +41,12 @@ worker_poll_cq(void *arg)
 				w->msg_cqe(w->msg_arg, &cqes[i]); /* lib/rpc */
 				continue;
 			}
+			if (id & TXN_WR_ID_FAIL_ONLY) {
+				/* ahead of its chain's signaled WR: its error, no count */
+				dtxn_co_fail_lc((struct dtxn_co *)(uintptr_t)(id & ~(uint64_t)TXN_WR_ID_FAIL_ONLY),
+						st);
+				continue;
+			}
 			if (id & TXN_WR_ID_UNSIGNALED) {
 				/* an unsignaled WR failed: nobody waits for it */
 				TXN_LOG(WARNING, "unsignaled %s failed (status %u)",
@@ -465,6 +471,7 @@ dtxn_coord_create(struct dtxn_worker *w, uint32_t gid, dtxn_coord_fn fn, void *a
 	c = &tc->pub;
 	c->worker = w;
 	c->gid = gid;
+	tc->selective = dtxn_fabric_selective_signaling(w->db->fabric);
 	c->fn = fn;
 	c->fn_arg = arg;
 	if (tw->gate != NULL) /* a restarted CN's txn ids follow its earlier incarnations' (txn.c) */

@@ -144,6 +144,9 @@ sim_open(const struct dtxn_fabric_conf *conf)
 		sf->nic[i].dm_atomic.one_thread = 1;
 		sf->nic[i].tx.one_thread = 1;
 	}
+	/* every WR signaled as the protocol asked: each CQE is charged by the
+	 * CPU model and counted as an event (dtxn_fabric_selective_signaling()) */
+	sf->base.signal_every_wr = true;
 	SIM_LOG(INFO, "fabric %s: %u MNs x %" PRIu64 " B, %u CNs, NIC model %s",
 		conf->name, conf->n_mn, conf->mn_region_size, conf->n_cn, conf->nic.name);
 	return &sf->base;
