@@ -36,6 +36,15 @@ exec_copy_to_mn(uint8_t *dst, const uint8_t *src, size_t len)
 		__atomic_store_n(dst + i, src[i], __ATOMIC_RELEASE);
 		i++;
 	}
+	for (; i + 32 <= len; i += 32) { /* the same stores, 4 a turn */
+		uint64_t v[4];
+
+		memcpy(v, src + i, 32);
+		__atomic_store_n((uint64_t *)(void *)(dst + i), v[0], __ATOMIC_RELEASE);
+		__atomic_store_n((uint64_t *)(void *)(dst + i + 8), v[1], __ATOMIC_RELEASE);
+		__atomic_store_n((uint64_t *)(void *)(dst + i + 16), v[2], __ATOMIC_RELEASE);
+		__atomic_store_n((uint64_t *)(void *)(dst + i + 24), v[3], __ATOMIC_RELEASE);
+	}
 	for (; i + 8 <= len; i += 8) {
 		uint64_t v;
 
@@ -55,6 +64,15 @@ exec_copy_from_mn(uint8_t *dst, const uint8_t *src, size_t len)
 	while (i < len && ((uintptr_t)(src + i) & 7) != 0) {
 		dst[i] = __atomic_load_n(src + i, __ATOMIC_ACQUIRE);
 		i++;
+	}
+	for (; i + 32 <= len; i += 32) { /* the same loads, 4 a turn */
+		uint64_t v[4];
+
+		v[0] = __atomic_load_n((const uint64_t *)(const void *)(src + i), __ATOMIC_ACQUIRE);
+		v[1] = __atomic_load_n((const uint64_t *)(const void *)(src + i + 8), __ATOMIC_ACQUIRE);
+		v[2] = __atomic_load_n((const uint64_t *)(const void *)(src + i + 16), __ATOMIC_ACQUIRE);
+		v[3] = __atomic_load_n((const uint64_t *)(const void *)(src + i + 24), __ATOMIC_ACQUIRE);
+		memcpy(dst + i, v, 32);
 	}
 	for (; i + 8 <= len; i += 8) {
 		uint64_t v = __atomic_load_n((const uint64_t *)(const void *)(src + i),

@@ -44,9 +44,13 @@ static void
 shm_post_direct(struct shm_qp *qp, const struct dtxn_wr *wr_list)
 {
 	struct dtxn_cqe_ring *ring = &qp->cq->core.ring;
+	/* the checks of shm_wr_execute() once for the chain, when none applies */
+	const bool plain = dtxn_fabric_node_plain(qp->base.fabric, qp->mn_base,
+						  qp->base.remote_node);
 
 	for (const struct dtxn_wr *wr = wr_list; wr != NULL; wr = wr->next) {
-		uint8_t st = shm_wr_execute(qp, wr);
+		uint8_t st = plain ? dtxn_fabric_mem_exec(qp->mn_base, qp->mn_size, wr) :
+				     shm_wr_execute(qp, wr);
 
 		if ((wr->flags & DTXN_WR_F_SIGNALED) || st != DTXN_WC_SUCCESS)
 			dtxn_cqe_ring_push(ring, wr->wr_id, st == DTXN_WC_SUCCESS ? wr->len : 0,
