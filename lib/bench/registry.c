@@ -145,7 +145,12 @@ dtxn_bench_register(const struct dtxn_bench_ops *ops)
 		return -EEXIST;
 	if (g_n_bench == BENCH_MAX)
 		return -ENOSPC;
-	g_bench[g_n_bench++] = ops;
+	/* in name order, whatever order the constructors ran in (LTO reverses it) */
+	unsigned k;
+
+	for (k = g_n_bench++; k > 0 && strcmp(g_bench[k - 1]->name, ops->name) > 0; k--)
+		g_bench[k] = g_bench[k - 1];
+	g_bench[k] = ops;
 	return 0;
 }
 

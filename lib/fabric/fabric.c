@@ -58,7 +58,10 @@ dtxn_fabric_register(const struct dtxn_fabric_ops *ops)
 			return -EEXIST;
 	if (g_fabric_n_drivers == FABRIC_MAX_DRIVERS)
 		return -ENOSPC;
-	g_fabric_drivers[g_fabric_n_drivers++] = ops;
+	/* in name order, whatever order the constructors ran in (LTO reverses it) */
+	for (i = g_fabric_n_drivers++; i > 0 && strcmp(g_fabric_drivers[i - 1]->name, ops->name) > 0; i--)
+		g_fabric_drivers[i] = g_fabric_drivers[i - 1];
+	g_fabric_drivers[i] = ops;
 	return 0;
 }
 

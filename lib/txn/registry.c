@@ -33,7 +33,12 @@ dtxn_cc_register(const struct dtxn_cc_ops *ops)
 		return -EEXIST;
 	if (g_cc_n >= REGISTRY_MAX)
 		return -ENOSPC;
-	g_cc_ops[g_cc_n++] = ops;
+	/* in name order, whatever order the constructors ran in (LTO reverses it) */
+	unsigned i;
+
+	for (i = g_cc_n++; i > 0 && strcmp(g_cc_ops[i - 1]->name, ops->name) > 0; i--)
+		g_cc_ops[i] = g_cc_ops[i - 1];
+	g_cc_ops[i] = ops;
 	return 0;
 }
 
